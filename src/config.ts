@@ -1,0 +1,96 @@
+import path from 'node:path';
+
+/** Every setting comes from the environment; the README's configuration table lists them all. */
+export interface Config {
+  env: 'development' | 'production' | 'test';
+  host: string;
+  port: number;
+  dataDir: string;
+  databaseUrl?: string;
+  embeddedPgPort: number;
+  temporalAddress?: string;
+  temporalNamespace: string;
+  taskQueue: string;
+  temporalPort: number;
+  temporalUiPort: number;
+  logLevel: string;
+  bodyLimit: string;
+  chainRegistryFile?: string;
+  allocator: { lockTag?: string; scope: 0 | 1; resetPeriod: number };
+  secrets: Partial<Secrets>;
+}
+
+export interface Secrets {
+  indexerApiKey: string;
+  orchestratorPrivateKey: `0x${string}`;
+  allocatorPrivateKey: `0x${string}`;
+}
+
+export class ConfigError extends Error {}
+
+function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0, max = 65535): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function privateKey(env: NodeJS.ProcessEnv, name: string): `0x${string}` | undefined {
+  const raw = env[name];
+  if (!raw) return undefined;
+  if (!/^0x[0-9a-fA-F]{64}$/.test(raw)) throw new ConfigError(`${name} must be a 0x-prefixed 32-byte hex private key`);
+  return raw as `0x${string}`;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const nodeEnv = env.NODE_ENV === 'production' ? 'production' : env.NODE_ENV === 'test' ? 'test' : 'development';
+  const lockTag = env.ALLOCATOR_LOCK_TAG;
+  if (lockTag !== undefined && lockTag !== '' && !/^0x[0-9a-fA-F]{24}$/.test(lockTag)) {
+    throw new ConfigError('ALLOCATOR_LOCK_TAG must be a 0x-prefixed 12-byte hex value');
+  }
+  return {
+    env: nodeEnv,
+    host: env.HOST || '0.0.0.0',
+    port: int(env, 'PORT', 3000),
+    dataDir: path.resolve(env.DATA_DIR || '.data'),
+    databaseUrl: env.DATABASE_URL || undefined,
+    embeddedPgPort: int(env, 'EMBEDDED_PG_PORT', 5488),
+    temporalAddress: env.TEMPORAL_ADDRESS || undefined,
+    temporalNamespace: env.TEMPORAL_NAMESPACE || 'default',
+    taskQueue: env.TEMPORAL_TASK_QUEUE || 'orchestrator',
+    temporalPort: int(env, 'TEMPORAL_PORT', 7233),
+    temporalUiPort: int(env, 'TEMPORAL_UI_PORT', 8233),
+    logLevel: env.LOG_LEVEL || (nodeEnv === 'test' ? 'warn' : 'info'),
+    bodyLimit: env.BODY_LIMIT || '1mb',
+    chainRegistryFile: env.CHAIN_REGISTRY_FILE || undefined,
+    allocator: {
+      lockTag: lockTag ? lockTag.toLowerCase() : undefined,
+      scope: int(env, 'ALLOCATOR_SCOPE', 0, 0, 1) as 0 | 1,
+      resetPeriod: int(env, 'ALLOCATOR_RESET_PERIOD', 6, 0, 7),
+    },
+    secrets: {
+      indexerApiKey: env.INDEXER_API_KEY || undefined,
+      orchestratorPrivateKey: privateKey(env, 'ORCHESTRATOR_PRIVATE_KEY'),
+      allocatorPrivateKey: privateKey(env, 'ALLOCATOR_PRIVATE_KEY'),
+    },
+  };
+}
+
+/** Processes started by `npm start` and by the test harness get the resolved settings through their environment. */
+export function toEnv(config: Config, secrets: Secrets): Record<string, string> {
+  return {
+    NODE_ENV: config.env,
+    DATA_DIR: config.dataDir,
+    ...(config.databaseUrl ? { DATABASE_URL: config.databaseUrl } : {}),
+    ...(config.temporalAddress ? { TEMPORAL_ADDRESS: config.temporalAddress } : {}),
+    TEMPORAL_NAMESPACE: config.temporalNamespace,
+    TEMPORAL_TASK_QUEUE: config.taskQueue,
+    LOG_LEVEL: config.logLevel,
+    INDEXER_API_KEY: secrets.indexerApiKey,
+    ORCHESTRATOR_PRIVATE_KEY: secrets.orchestratorPrivateKey,
+    ALLOCATOR_PRIVATE_KEY: secrets.allocatorPrivateKey,
+  };
+}

@@ -1,0 +1,33 @@
+import 'reflect-metadata';
+import { DataSource } from 'typeorm';
+import { entities } from './entities';
+import { Init1763800000000 } from './migrations/1763800000000-init';
+
+export function createDataSource(url: string, poolSize = 10): DataSource {
+  return new DataSource({
+    type: 'postgres',
+    url,
+    entities,
+    migrations: [Init1763800000000],
+    migrationsTransactionMode: 'all',
+    synchronize: false,
+    logging: false,
+    poolSize,
+  });
+}
+
+/** Opens the pool and applies pending migrations (concurrent starters serialise on an advisory lock). */
+export async function openDatabase(url: string, poolSize?: number): Promise<DataSource> {
+  // The lock holds one connection while the migrations use another, so the pool needs at least two.
+  const ds = await createDataSource(url, Math.max(poolSize ?? 10, 2)).initialize();
+  const lock = ds.createQueryRunner();
+  await lock.connect();
+  try {
+    await lock.query('SELECT pg_advisory_lock(727001)');
+    await ds.runMigrations({ transaction: 'all' });
+    await lock.query('SELECT pg_advisory_unlock(727001)');
+  } finally {
+    await lock.release();
+  }
+  return ds;
+}

@@ -1,0 +1,55 @@
+import Koa, { Middleware } from 'koa';
+import Router from '@koa/router';
+import { bodyParser } from '@koa/bodyparser';
+import { indexerRoutes } from '../indexer/routes';
+import { opsRoutes } from '../ops/routes';
+import { currentPortfolioRoute, legacyPortfolioRoute } from '../portfolio/routes';
+import { Host, openApiDocument } from './openapi';
+import { apiKeyAuth, apiVersion, errors, indexerAuth, observe } from './middleware';
+import { Auth, mount } from './route';
+import type { Services } from './services';
+
+/**
+ * Three hosts in one process: the current-generation host at `/`, the deposit processor at `/deposit-processor`,
+ * and the legacy bundle host under `/legacy` (a client configured with `<base>/legacy` sees its routes at its root).
+ */
+export function hosts(): Host[] {
+  return [
+    { prefix: '', name: 'current', routes: [...opsRoutes, currentPortfolioRoute, ...indexerRoutes] },
+    { prefix: '/legacy', name: 'legacy', routes: [legacyPortfolioRoute] },
+    { prefix: '/deposit-processor', name: 'deposit-processor', routes: [] },
+  ];
+}
+
+export function createApp(services: Services): Koa {
+  const app = new Koa({ proxy: true });
+  const auth: Record<Auth, Middleware> = {
+    apiKey: apiKeyAuth(services),
+    indexerKey: indexerAuth(services),
+    none: (_ctx, next) => next(),
+  };
+  const all = hosts();
+  const openapi = openApiDocument(all, services.registry.version);
+
+  app.use(observe(services));
+  app.use(errors(services));
+  app.use(bodyParser({ enableTypes: ['json'], jsonLimit: services.config.bodyLimit, encoding: 'utf-8' }));
+
+  for (const host of all) {
+    const router = new Router({ prefix: host.prefix || undefined });
+    // The legacy host predates dated versions (its client sends none); the others validate x-api-version.
+    mount(router, host.routes, services, auth, host.name === 'legacy' ? [] : [apiVersion()]);
+    if (host.name === 'current') {
+      router.get('/metrics', async (ctx) => {
+        ctx.type = services.metrics.registry.contentType;
+        ctx.body = await services.metrics.registry.metrics();
+      });
+      router.get('/openapi.json', (ctx) => {
+        ctx.body = openapi;
+      });
+    }
+    app.use(router.routes());
+    app.use(router.allowedMethods());
+  }
+  return app;
+}

@@ -1,0 +1,25 @@
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export interface Metrics {
+  registry: Registry;
+  requests: Counter<'method' | 'route' | 'status'>;
+  latency: Histogram<'method' | 'route'>;
+  workflowStarts: Counter<'workflow'>;
+}
+
+export function createMetrics(): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  return {
+    registry,
+    requests: new Counter({ name: 'http_requests_total', help: 'HTTP requests by route and status', labelNames: ['method', 'route', 'status'], registers: [registry] }),
+    latency: new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'HTTP request latency by route',
+      labelNames: ['method', 'route'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers: [registry],
+    }),
+    workflowStarts: new Counter({ name: 'workflow_starts_total', help: 'Temporal workflows started by the API', labelNames: ['workflow'], registers: [registry] }),
+  };
+}

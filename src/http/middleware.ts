@@ -1,0 +1,117 @@
+import { randomBytes, timingSafeEqual, createHash } from 'node:crypto';
+import type { Context, Middleware, Next } from 'koa';
+import { isGrpcServiceError } from '@temporalio/client';
+import { ApiError, unauthorized, VersionError } from './errors';
+import type { Services } from './services';
+
+export const TRACE_HEADER = 'x-trace-id';
+
+/** Trace id (echoed from the caller when well-formed), one log line per request, and the request metrics. */
+export function observe(services: Services): Middleware {
+  return async (ctx: Context, next: Next) => {
+    const incoming = ctx.get(TRACE_HEADER);
+    const traceId = /^[0-9a-zA-Z-]{8,64}$/.test(incoming) ? incoming : randomBytes(16).toString('hex');
+    ctx.state.traceId = traceId;
+    ctx.set(TRACE_HEADER, traceId);
+    const started = process.hrtime.bigint();
+    try {
+      await next();
+    } finally {
+      const route = (ctx as unknown as { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      services.metrics.requests.inc({ method: ctx.method, route, status: String(ctx.status) });
+      services.metrics.latency.observe({ method: ctx.method, route }, seconds);
+      services.logger.info({ traceId, method: ctx.method, path: ctx.path, route, status: ctx.status, ms: Math.round(seconds * 1e4) / 10 }, 'request');
+    }
+  };
+}
+
+type Style = 'standard' | 'deposit';
+
+/** The single error boundary: every failure becomes a documented JSON body; stack traces stay in the logs. */
+export function errors(services: Services): Middleware {
+  return async (ctx: Context, next: Next) => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) throw new ApiError(404, `Route ${ctx.method} ${ctx.path} not found`);
+      if (ctx.status === 405 && ctx.body === undefined) throw new ApiError(405, `Method ${ctx.method} not allowed on ${ctx.path}`);
+    } catch (raw) {
+      const err = toApiError(raw, services, ctx);
+      const traceId = ctx.state.traceId as string;
+      ctx.status = err.status;
+      for (const [k, v] of Object.entries(err.extra.headers ?? {})) ctx.set(k, v);
+      ctx.body = render(err, traceId, ctx.path.startsWith('/deposit-processor') ? 'deposit' : 'standard');
+    }
+  };
+}
+
+function render(err: ApiError, traceId: string, style: Style): Record<string, unknown> {
+  if (err.extra.body) return { ...err.extra.body, traceId };
+  if (err instanceof VersionError) {
+    return { code: err.extra.code, message: err.message, traceId, ...(err.extra.details ? { details: err.extra.details } : {}) };
+  }
+  if (style === 'deposit') {
+    return { error: err.message, ...(err.extra.code ? { code: err.extra.code } : {}), ...(err.extra.details ? { details: err.extra.details } : {}), traceId };
+  }
+  return { message: err.message, errors: err.extra.errors ?? [{ message: err.message }], traceId };
+}
+
+function toApiError(raw: unknown, services: Services, ctx: Context): ApiError {
+  if (raw instanceof ApiError) return raw;
+  const e = raw as { status?: number; statusCode?: number; type?: string; expose?: boolean; message?: string };
+  const status = e?.status ?? e?.statusCode;
+  if (status && status >= 400 && status < 500) {
+    // Body-parser failures keep their type as the message: the published client maps `entity.parse.failed` etc.
+    const type = e.type ?? (raw instanceof SyntaxError ? 'entity.parse.failed' : undefined);
+    if (type) return new ApiError(status, type, { errors: [{ message: type, context: { detail: e.message } }] });
+    return new ApiError(status, e.expose && e.message ? e.message : 'Bad Request');
+  }
+  // Temporal or Postgres out of reach: a retryable 503, which the published client backs off on.
+  if (isGrpcServiceError(raw) || ['ECONNREFUSED', 'ECONNRESET', '57P01', '53300'].includes(String((raw as { code?: unknown })?.code))) {
+    services.logger.error({ traceId: ctx.state.traceId, err: raw }, 'dependency unavailable');
+    return new ApiError(503, 'Service Unavailable', { headers: { 'retry-after': '5' } });
+  }
+  services.logger.error({ traceId: ctx.state.traceId, err: raw }, 'unhandled error');
+  return new ApiError(500, 'Internal Server Error');
+}
+
+export const SUPPORTED_VERSIONS = ['2026-01.alps'] as const;
+const VERSION_PATTERN = /^\d{4}-\d{2}\.[a-z0-9]+$/;
+
+/** Dated versions: no header means 2026-01.alps; malformed or unserved values are refused before any work. */
+export function apiVersion(): Middleware {
+  return async (ctx: Context, next: Next) => {
+    const header = ctx.get('x-api-version');
+    if (header) {
+      if (!VERSION_PATTERN.test(header)) throw new VersionError(`Malformed x-api-version "${header}": expected YYYY-MM.name`);
+      if (!(SUPPORTED_VERSIONS as readonly string[]).includes(header)) {
+        throw new VersionError(`Unsupported x-api-version "${header}"`, { supported: SUPPORTED_VERSIONS });
+      }
+    }
+    ctx.state.apiVersion = header || SUPPORTED_VERSIONS[0];
+    await next();
+  };
+}
+
+export function apiKeyAuth(services: Services): Middleware {
+  return async (ctx: Context, next: Next) => {
+    const key = ctx.get('x-api-key');
+    if (!key) throw unauthorized('Authentication is required');
+    const project = await services.apiKeys.resolve(key);
+    if (!project) throw unauthorized('Invalid API key');
+    ctx.state.projectId = project.projectId;
+    await next();
+  };
+}
+
+const digest = (s: string) => createHash('sha256').update(s).digest();
+
+export function indexerAuth(services: Services): Middleware {
+  const expected = digest(services.indexerApiKey);
+  return async (ctx: Context, next: Next) => {
+    const key = ctx.get('x-indexer-key');
+    if (!key) throw unauthorized('Authentication is required');
+    if (!timingSafeEqual(digest(key), expected)) throw unauthorized('Invalid indexer key');
+    await next();
+  };
+}

@@ -1,0 +1,57 @@
+import type { RouteDef } from './route';
+import type { Schema } from './schema';
+
+export interface Host { prefix: string; name: string; routes: RouteDef[] }
+
+const errorBody: Schema = {
+  type: 'object',
+  required: ['message', 'errors', 'traceId'],
+  properties: {
+    message: { type: 'string' },
+    errors: { type: 'array', items: { type: 'object', required: ['message'], properties: { message: { type: 'string' }, context: { type: 'object' } } } },
+    traceId: { type: 'string' },
+  },
+};
+
+function parameters(where: 'path' | 'query', schema: Schema | undefined) {
+  const props = (schema?.properties ?? {}) as Record<string, Schema>;
+  const required = new Set<string>((schema?.required as string[]) ?? []);
+  return Object.entries(props).map(([name, s]) => ({ name, in: where, required: where === 'path' || required.has(name), schema: s }));
+}
+
+/** OpenAPI 3.1 from the same schemas that validate requests, so the document cannot drift from behaviour. */
+export function openApiDocument(hosts: Host[], version: string) {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const host of hosts) {
+    for (const r of host.routes) {
+      const path = `${host.prefix}${r.path}`;
+      const security = r.auth === 'apiKey' ? [{ apiKey: [] }] : r.auth === 'indexerKey' ? [{ indexerKey: [] }] : [];
+      paths[path] ??= {};
+      paths[path][r.method] = {
+        summary: r.summary,
+        tags: [host.name, ...r.tags],
+        security,
+        parameters: [...parameters('path', r.params), ...parameters('query', r.query)],
+        ...(r.body ? { requestBody: { required: true, content: { 'application/json': { schema: r.body } } } } : {}),
+        responses: {
+          ...Object.fromEntries(Object.entries(r.responses).map(([status, res]) => [
+            status,
+            { description: res.description, ...(res.schema ? { content: { 'application/json': { schema: res.schema } } } : {}) },
+          ])),
+          '4XX': { description: 'client error', content: { 'application/json': { schema: errorBody } } },
+        },
+      };
+    }
+  }
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Cross-chain intent orchestrator', version },
+    components: {
+      securitySchemes: {
+        apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
+        indexerKey: { type: 'apiKey', in: 'header', name: 'x-indexer-key' },
+      },
+    },
+    paths,
+  };
+}

@@ -1,0 +1,23 @@
+import Ajv, { SchemaObject, ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+
+/** Bodies: unknown fields are ignored (left in place, never read), as the published clients send extra keys. */
+export const bodyAjv = addFormats(new Ajv({ allErrors: true, useDefaults: true, discriminator: true, strict: true, strictRequired: false }));
+/** Query strings and path params arrive as strings (or arrays of strings); coerce them to the declared types. */
+export const paramAjv = addFormats(new Ajv({ allErrors: true, coerceTypes: 'array', useDefaults: true, strict: true }));
+
+export type Schema = SchemaObject;
+
+export const patterns = {
+  address: '^0x[0-9a-fA-F]{40}$',
+  uint256: '^(0|[1-9][0-9]{0,77})$',
+  hex: '^0x([0-9a-fA-F]{2})*$',
+  bytes12: '^0x[0-9a-fA-F]{24}$',
+};
+
+export const address: Schema = { type: 'string', pattern: patterns.address, description: '20-byte hex address' };
+export const uint256: Schema = { type: 'string', pattern: patterns.uint256, maxLength: 78, description: 'decimal string' };
+
+export function compile(ajv: Ajv, schema: Schema): ValidateFunction {
+  return ajv.compile(schema);
+}

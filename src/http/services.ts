@@ -1,0 +1,39 @@
+import type { DataSource } from 'typeorm';
+import type { Client } from '@temporalio/client';
+import type { ChainRegistry } from '../chains/registry';
+import type { Config } from '../config';
+import type { Logger } from '../logger';
+import { createMetrics, Metrics } from './metrics';
+import { ApiKeyStore } from '../projects/api-keys';
+import type { Runtime } from '../runtime';
+
+/** What handlers may use: the DB for reads, Temporal for lifecycles, and read-only configuration. */
+export interface Services {
+  config: Config;
+  db: DataSource;
+  temporal: Client;
+  registry: ChainRegistry;
+  logger: Logger;
+  metrics: Metrics;
+  apiKeys: ApiKeyStore;
+  indexerApiKey: string;
+  allocatorAddress: `0x${string}`;
+  orchestratorAddress: `0x${string}`;
+  defaultLockTag: `0x${string}`;
+}
+
+export function createServices(rt: Runtime, db: DataSource, temporal: Client, logger: Logger): Services {
+  return {
+    config: rt.config,
+    db,
+    temporal,
+    registry: rt.registry,
+    logger,
+    metrics: createMetrics(),
+    apiKeys: new ApiKeyStore(db),
+    indexerApiKey: rt.secrets.indexerApiKey,
+    allocatorAddress: rt.allocatorAddress,
+    orchestratorAddress: rt.orchestratorAddress,
+    defaultLockTag: rt.defaultLockTag,
+  };
+}

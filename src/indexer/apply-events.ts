@@ -1,0 +1,58 @@
+import type { EntityManager } from 'typeorm';
+import type { BalanceEvent, IndexerEvent, IngestResult } from './types';
+
+type Balance = { chainId: number; account: string; token: string; lockTag?: string; amount: string; block: string };
+
+/**
+ * Records events by id and applies the new ones, in the caller's transaction. Re-sent ids change nothing, so the
+ * activity that calls this may run twice. A snapshot older than the stored block is ignored (out-of-order delivery).
+ */
+export async function applyEvents(tx: EntityManager, events: IndexerEvent[], defaultLockTag: string): Promise<IngestResult> {
+  const seen = new Set<string>();
+  const distinct = events.filter((e) => !seen.has(e.id) && seen.add(e.id)); // first occurrence of an id wins
+  const inserted: { id: string }[] = await tx.query(
+    `INSERT INTO indexer_events (id, type, payload)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::jsonb[])
+     ON CONFLICT (id) DO NOTHING RETURNING id`,
+    [distinct.map((e) => e.id), distinct.map((e) => e.type), distinct.map((e) => JSON.stringify(e))],
+  );
+  const fresh = new Set(inserted.map((r) => r.id));
+  const balances = distinct.filter((e): e is BalanceEvent => e.type === 'balance' && fresh.has(e.id));
+  await upsertBalances(tx, 'wallet_balances', latest(balances.filter((e) => e.unlocked !== undefined).map((e) => ({
+    chainId: e.chainId, account: e.account.toLowerCase(), token: e.token.toLowerCase(), amount: e.unlocked!, block: e.blockNumber,
+  }))));
+  await upsertBalances(tx, 'lock_balances', latest(balances.filter((e) => e.locked !== undefined).map((e) => ({
+    chainId: e.chainId, account: e.account.toLowerCase(), token: e.token.toLowerCase(), lockTag: (e.lockTag ?? defaultLockTag).toLowerCase(),
+    amount: e.locked!, block: e.blockNumber,
+  }))));
+  return { received: distinct.length, applied: fresh.size, duplicates: distinct.length - fresh.size };
+}
+
+/** One row per key: the highest block wins, and on a tie the later event in the batch. */
+export function latest(rows: Balance[]): Balance[] {
+  const best = new Map<string, Balance>();
+  for (const row of rows) {
+    const key = `${row.chainId}:${row.account}:${row.token}:${row.lockTag ?? ''}`;
+    const cur = best.get(key);
+    if (!cur || BigInt(row.block) >= BigInt(cur.block)) best.set(key, row);
+  }
+  // A fixed row order keeps concurrent batches that touch the same keys from deadlocking each other.
+  return [...best.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
+}
+
+async function upsertBalances(tx: EntityManager, table: 'wallet_balances' | 'lock_balances', rows: Balance[]): Promise<void> {
+  if (rows.length === 0) return;
+  const lock = table === 'lock_balances';
+  const cols = lock ? 'chain_id, account, token, lock_tag, amount, block_number' : 'chain_id, account, token, amount, block_number';
+  const types = lock ? '$1::bigint[], $2::text[], $3::text[], $4::text[], $5::numeric[], $6::bigint[]' : '$1::bigint[], $2::text[], $3::text[], $4::numeric[], $5::bigint[]';
+  const key = lock ? 'account, chain_id, token, lock_tag' : 'account, chain_id, token';
+  const params = [rows.map((r) => r.chainId), rows.map((r) => r.account), rows.map((r) => r.token)];
+  if (lock) params.push(rows.map((r) => r.lockTag!));
+  params.push(rows.map((r) => r.amount), rows.map((r) => r.block));
+  await tx.query(
+    `INSERT INTO ${table} (${cols}) SELECT * FROM unnest(${types})
+     ON CONFLICT (${key}) DO UPDATE SET amount = EXCLUDED.amount, block_number = EXCLUDED.block_number, updated_at = now()
+     WHERE ${table}.block_number <= EXCLUDED.block_number`,
+    params,
+  );
+}

@@ -1,0 +1,30 @@
+import { once } from 'node:events';
+import { openDatabase } from '../db/data-source';
+import { createApp } from '../http/app';
+import { createServices } from '../http/services';
+import { createLogger } from '../logger';
+import { exitOnError, loadRuntime } from '../runtime';
+import { createTemporalClient } from '../temporal/client';
+
+/** One stateless API process; run as many as needed against one Postgres and one Temporal cluster. */
+async function main() {
+  const rt = loadRuntime();
+  const logger = createLogger(rt.config.logLevel, 'api');
+  const db = await openDatabase(rt.databaseUrl);
+  const temporal = createTemporalClient(rt.temporalAddress, rt.config.temporalNamespace);
+  const app = createApp(createServices(rt, db, temporal, logger));
+  const server = app.listen(rt.config.port, rt.config.host);
+  await once(server, 'listening');
+  logger.info({ port: rt.config.port, allocatorAddress: rt.allocatorAddress, orchestratorAddress: rt.orchestratorAddress }, 'api listening');
+  const stop = async () => {
+    server.close();
+    await once(server, 'close');
+    await temporal.connection.close();
+    await db.destroy();
+    process.exit(0);
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+main().catch(exitOnError);

@@ -1,0 +1,39 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import { ApiKeyEntity, ProjectEntity } from '../db/entities';
+
+export const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
+
+export async function createProject(db: DataSource, name: string): Promise<{ projectId: string; apiKey: string }> {
+  const apiKey = `sk_${randomBytes(32).toString('base64url')}`;
+  return db.transaction(async (tx) => {
+    const project = await tx.getRepository(ProjectEntity).save({ name });
+    await tx.getRepository(ApiKeyEntity).save({ projectId: project.id, keyHash: hashKey(apiKey), keyPrefix: apiKey.slice(0, 10) });
+    return { projectId: project.id, apiKey };
+  });
+}
+
+/**
+ * Resolves API keys (stored as SHA-256 hashes) to projects. Hits are cached briefly so the hot path does not read
+ * the DB on every request; a revoked key stops working within `ttlMs`.
+ */
+export class ApiKeyStore {
+  private cache = new Map<string, { projectId: string | null; until: number }>();
+
+  constructor(private readonly db: DataSource, private readonly ttlMs = 30_000, private readonly maxEntries = 10_000) {}
+
+  async resolve(key: string): Promise<{ projectId: string } | null> {
+    const hash = hashKey(key);
+    const now = Date.now();
+    const hit = this.cache.get(hash);
+    if (hit && hit.until > now) return hit.projectId ? { projectId: hit.projectId } : null;
+    const row = await this.db.getRepository(ApiKeyEntity).createQueryBuilder('k')
+      .select('k.projectId', 'projectId')
+      .where('k.keyHash = :hash AND k.revokedAt IS NULL', { hash })
+      .getRawOne<{ projectId: string }>();
+    if (this.cache.size >= this.maxEntries) this.cache.clear();
+    // Unknown keys are cached for a shorter time so a freshly created key works almost at once.
+    this.cache.set(hash, { projectId: row?.projectId ?? null, until: now + (row ? this.ttlMs : 1000) });
+    return row ? { projectId: row.projectId } : null;
+  }
+}

@@ -1,0 +1,18 @@
+import fs from 'node:fs';
+
+/** What global setup provisioned, handed to the suites through a file named in the environment. */
+export interface TestEnv {
+  databaseUrl: string;
+  adminUrl: string;
+  database: string;
+  temporalAddress: string;
+  taskQueue: string;
+  dataDir: string;
+  env: Record<string, string>;
+}
+
+export function readTestEnv(): TestEnv {
+  const file = process.env.ORCHESTRATOR_TEST_STATE;
+  if (!file) throw new Error('integration suites run through jest global setup (npm test)');
+  return JSON.parse(fs.readFileSync(file, 'utf8'));
+}

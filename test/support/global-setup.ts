@@ -1,0 +1,60 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import net from 'node:net';
+import { randomBytes } from 'node:crypto';
+import type { ChildProcess } from 'node:child_process';
+import { ensureDatabase, RunningPostgres, startEmbeddedPostgres, withDatabase } from '../../src/db/provision';
+import { openDatabase } from '../../src/db/data-source';
+import { spawnEntry, startTemporalDevServer, projectRoot } from '../../src/dev/processes';
+import type { TestEnv } from './env';
+import { TEST_SECRETS } from './secrets';
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+    srv.on('error', reject);
+  });
+}
+
+export interface Handles { temporal: ChildProcess; worker: ChildProcess; postgres?: RunningPostgres; env: TestEnv; stateFile: string }
+
+/**
+ * Provisions what `npm start` does, isolated: a Temporal dev server on a free port (in memory), PostgreSQL
+ * (DATABASE_URL's server, else the embedded one) with a fresh database, and one real worker process.
+ */
+export default async function globalSetup(): Promise<void> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'orchestrator-test-'));
+  const temporal = await startTemporalDevServer({ port: await freePort(), namespace: 'default', logLevel: 'error' });
+
+  let postgres: RunningPostgres | undefined;
+  let adminUrl = process.env.DATABASE_URL;
+  if (!adminUrl) {
+    postgres = await startEmbeddedPostgres(path.join(projectRoot, '.data', 'test-postgres'), await freePort(), () => undefined);
+    adminUrl = postgres.url;
+  }
+  const database = `orchestrator_test_${randomBytes(4).toString('hex')}`;
+  await ensureDatabase(adminUrl, database);
+  const databaseUrl = withDatabase(adminUrl, database);
+  await (await openDatabase(databaseUrl, 1)).destroy();
+
+  const taskQueue = `test-${randomBytes(4).toString('hex')}`;
+  const env: Record<string, string> = {
+    NODE_ENV: 'test',
+    DATA_DIR: dataDir,
+    DATABASE_URL: databaseUrl,
+    TEMPORAL_ADDRESS: temporal.address,
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    LOG_LEVEL: 'warn',
+    ...TEST_SECRETS,
+  };
+  const worker = spawnEntry('worker', env);
+  const testEnv: TestEnv = { databaseUrl, adminUrl, database, temporalAddress: temporal.address, taskQueue, dataDir, env };
+  const stateFile = path.join(dataDir, 'state.json');
+  fs.writeFileSync(stateFile, JSON.stringify(testEnv));
+  process.env.ORCHESTRATOR_TEST_STATE = stateFile;
+  (globalThis as unknown as { __handles: Handles }).__handles = { temporal: temporal.process, worker, postgres, env: testEnv, stateFile };
+}

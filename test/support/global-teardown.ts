@@ -1,0 +1,14 @@
+import fs from 'node:fs';
+import { dropDatabase } from '../../src/db/provision';
+import { stopProcess } from '../../src/dev/processes';
+import type { Handles } from './global-setup';
+
+export default async function globalTeardown(): Promise<void> {
+  const h = (globalThis as unknown as { __handles?: Handles }).__handles;
+  if (!h) return;
+  await stopProcess(h.worker);
+  await dropDatabase(h.env.adminUrl, h.env.database);
+  await stopProcess(h.temporal);
+  await h.postgres?.stop();
+  fs.rmSync(h.env.dataDir, { recursive: true, force: true });
+}

@@ -1,0 +1,70 @@
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import type { DataSource } from 'typeorm';
+import { Client, Connection } from '@temporalio/client';
+import { openDatabase } from '../../src/db/data-source';
+import { createApp } from '../../src/http/app';
+import { createServices, Services } from '../../src/http/services';
+import { createLogger } from '../../src/logger';
+import { createProject } from '../../src/projects/api-keys';
+import { loadRuntime } from '../../src/runtime';
+import { readTestEnv, TestEnv } from './env';
+
+export interface Api {
+  url: string;
+  env: TestEnv;
+  services: Services;
+  db: DataSource;
+  temporal: Client;
+  apiKey: string;
+  indexerKey: string;
+  close(): Promise<void>;
+}
+
+/** The real HTTP app in this process, against the Postgres, Temporal and worker that global setup started. */
+export async function startApi(): Promise<Api> {
+  const env = readTestEnv();
+  const rt = loadRuntime({ ...process.env, ...env.env });
+  const db = await openDatabase(env.databaseUrl, 4);
+  const connection = await Connection.connect({ address: env.temporalAddress });
+  const temporal = new Client({ connection, namespace: 'default' });
+  const services = createServices(rt, db, temporal, createLogger('silent', 'test'));
+  const server: Server = createApp(services).listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { apiKey } = await createProject(db, 'test');
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    env,
+    services,
+    db,
+    temporal,
+    apiKey,
+    indexerKey: rt.secrets.indexerApiKey,
+    async close() {
+      server.close();
+      await once(server, 'close');
+      await connection.close();
+      await db.destroy();
+    },
+  };
+}
+
+export async function call(api: Api, method: string, path: string, opts: { body?: unknown; raw?: string; headers?: Record<string, string> } = {}) {
+  const res = await fetch(`${api.url}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', 'x-api-key': api.apiKey, ...opts.headers },
+    body: opts.raw ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body)),
+  });
+  const text = await res.text();
+  let json: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, headers: res.headers, json, text };
+}
+
+export const ingest = (api: Api, events: unknown[]) =>
+  call(api, 'POST', '/indexer/events', { body: { events }, headers: { 'x-indexer-key': api.indexerKey } });

@@ -1,0 +1,29 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../../src/config';
+import { resolveSecrets } from '../../src/secrets';
+
+test('defaults and validation', () => {
+  const c = loadConfig({});
+  expect(c).toMatchObject({ port: 3000, temporalUiPort: 8233, taskQueue: 'orchestrator', allocator: { scope: 0, resetPeriod: 6 } });
+  expect(() => loadConfig({ PORT: 'abc' })).toThrow(/PORT must be an integer/);
+  expect(() => loadConfig({ ALLOCATOR_PRIVATE_KEY: '0x12' })).toThrow(/ALLOCATOR_PRIVATE_KEY/);
+  expect(() => loadConfig({ ALLOCATOR_RESET_PERIOD: '8' })).toThrow(/ALLOCATOR_RESET_PERIOD/);
+});
+
+test('production refuses to start without secrets', () => {
+  expect(() => resolveSecrets(loadConfig({ NODE_ENV: 'production' }))).toThrow(/INDEXER_API_KEY, ORCHESTRATOR_PRIVATE_KEY, ALLOCATOR_PRIVATE_KEY/);
+});
+
+test('development generates missing secrets once and keeps them', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'secrets-'));
+  const first = resolveSecrets(loadConfig({ DATA_DIR: dir }));
+  expect(first.generated).toHaveLength(3);
+  const second = resolveSecrets(loadConfig({ DATA_DIR: dir }));
+  expect(second.generated).toEqual([]);
+  expect(second.secrets).toEqual(first.secrets);
+  const overridden = resolveSecrets(loadConfig({ DATA_DIR: dir, INDEXER_API_KEY: 'mine' }));
+  expect(overridden.secrets.indexerApiKey).toBe('mine');
+  fs.rmSync(dir, { recursive: true });
+});

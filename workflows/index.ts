@@ -1,0 +1,1 @@
+export { ingestIndexerEvents } from './ingest-indexer-events';
