@@ -16,15 +16,19 @@ async function main() {
   const server = app.listen(rt.config.port, rt.config.host);
   await once(server, 'listening');
   logger.info({ port: rt.config.port, allocatorAddress: rt.allocatorAddress, orchestratorAddress: rt.orchestratorAddress }, 'api listening');
+  let stopping = false;
   const stop = async () => {
+    if (stopping) return;
+    stopping = true;
     server.close();
     await once(server, 'close');
     await temporal.connection.close();
     await db.destroy();
     process.exit(0);
   };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  // `on`, not `once`: tsx exits the process itself when a signal finds no listener left.
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
 }
 
 main().catch(exitOnError);

@@ -20,7 +20,8 @@ function supervise(name: string, proc: ChildProcess): void {
   });
 }
 
-async function shutdown(code: number): Promise<never> {
+async function shutdown(code: number): Promise<void> {
+  if (stopping) return;
   stopping = true;
   for (const { proc } of children.slice().reverse()) await stopProcess(proc);
   await postgres?.stop();
@@ -30,8 +31,9 @@ async function shutdown(code: number): Promise<never> {
 /** `npm start`: Temporal dev server (+ Web UI), PostgreSQL, migrations, one worker and one API, all on loopback. */
 async function main() {
   const config = loadConfig();
-  process.once('SIGINT', () => void shutdown(0));
-  process.once('SIGTERM', () => void shutdown(0));
+  // `on`, not `once`: tsx exits the process itself when a signal finds no listener left.
+  process.on('SIGINT', () => void shutdown(0));
+  process.on('SIGTERM', () => void shutdown(0));
 
   let temporalAddress = config.temporalAddress;
   if (!temporalAddress) {

@@ -1,0 +1,89 @@
+import { ChildProcess, execFile, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { projectRoot, stopProcess } from '../../src/dev/processes';
+import { freePort } from '../support/global-setup';
+
+/**
+ * `npm start` as a newcomer runs it (embedded PostgreSQL, Temporal dev server with its Web UI, worker, API), on
+ * free ports and a scratch data folder; then Ctrl-C and a second start that must find the same data.
+ */
+const run = promisify(execFile);
+let dataDir: string;
+let env: Record<string, string>;
+let ports: { api: number; temporal: number; ui: number; pg: number };
+
+function start(): Promise<{ proc: ChildProcess; output: () => string }> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main/dev.ts'], { cwd: projectRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  proc.stdout!.on('data', (d) => (out += d));
+  proc.stderr!.on('data', (d) => (out += d));
+  return new Promise((resolve, reject) => {
+    const timer = setInterval(() => {
+      if (out.includes('Everything is up')) {
+        clearInterval(timer);
+        resolve({ proc, output: () => out });
+      } else if (proc.exitCode !== null) {
+        clearInterval(timer);
+        reject(new Error(`npm start exited early:\n${out}`));
+      }
+    }, 100);
+  });
+}
+
+const api = (p: string, init?: RequestInit) => fetch(`http://127.0.0.1:${ports.api}${p}`, init);
+
+beforeAll(async () => {
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'orchestrator-start-'));
+  fs.chmodSync(dataDir, 0o755); // the embedded PostgreSQL runs as the `postgres` user when we are root
+  ports = { api: await freePort(), temporal: await freePort(), ui: await freePort(), pg: await freePort() };
+  env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !['DATABASE_URL', 'TEMPORAL_ADDRESS', 'ORCHESTRATOR_PRIVATE_KEY', 'ALLOCATOR_PRIVATE_KEY', 'INDEXER_API_KEY', 'NODE_ENV'].includes(k))) as Record<string, string>;
+  Object.assign(env, { DATA_DIR: dataDir, PORT: String(ports.api), TEMPORAL_PORT: String(ports.temporal), TEMPORAL_UI_PORT: String(ports.ui), EMBEDDED_PG_PORT: String(ports.pg), LOG_LEVEL: 'warn' });
+}, 10_000);
+
+afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+test('npm start serves a portfolio fed through the indexer route, and keeps it across a restart', async () => {
+  const first = await start();
+  try {
+    expect(first.output()).toContain(`Temporal Web UI     http://127.0.0.1:${ports.ui}`);
+    expect((await api('/ready')).status).toBe(200);
+    expect((await fetch(`http://127.0.0.1:${ports.ui}/`)).status).toBe(200);
+
+    const cli = await run(process.execPath, ['--import', 'tsx', 'src/main/cli.ts', 'projects', 'create', 'newcomer'], { cwd: projectRoot, env });
+    const { apiKey, projectId } = JSON.parse(cli.stdout.trim().split('\n').pop()!);
+    expect(projectId).toMatch(/^[0-9a-f-]{36}$/);
+    const indexerKey = JSON.parse(fs.readFileSync(path.join(dataDir, 'secrets.json'), 'utf8')).indexerApiKey;
+    const ingest = await api('/indexer/events', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-indexer-key': indexerKey },
+      body: JSON.stringify({ events: [{ id: 'restart-1', type: 'balance', chainId: 8453, account: '0x3333333333333333333333333333333333333333', token: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', unlocked: '42', locked: '8', blockNumber: '1' }] }),
+    });
+    expect(ingest.status).toBe(200);
+    const res = await api('/accounts/0x3333333333333333333333333333333333333333/portfolio', { headers: { 'x-api-key': apiKey } });
+    expect(((await res.json()) as { portfolio: { balance: unknown }[] }).portfolio[0].balance).toEqual({ locked: '8', unlocked: '42' });
+  } finally {
+    await stopProcess(first.proc, 'SIGINT');
+  }
+  expect(first.proc.exitCode).toBe(0);
+
+  const second = await start();
+  try {
+    const keys = JSON.parse(fs.readFileSync(path.join(dataDir, 'secrets.json'), 'utf8'));
+    expect(second.output()).not.toContain('generated');
+    expect(second.output()).toContain(keys.indexerApiKey);
+    const cli = await run(process.execPath, ['--import', 'tsx', 'src/main/cli.ts', 'projects', 'create', 'second'], { cwd: projectRoot, env });
+    const { apiKey } = JSON.parse(cli.stdout.trim().split('\n').pop()!);
+    const res = await api('/accounts/0x3333333333333333333333333333333333333333/portfolio', { headers: { 'x-api-key': apiKey } });
+    const body = (await res.json()) as { portfolio: { balance: unknown }[] };
+    expect(body.portfolio[0].balance).toEqual({ locked: '8', unlocked: '42' });
+  } finally {
+    await stopProcess(second.proc, 'SIGINT');
+  }
+}, 180_000);
+
+test('the CLI rejects bad usage with exit code 2', async () => {
+  await expect(run(process.execPath, ['--import', 'tsx', 'src/main/cli.ts', 'projects', 'delete'], { cwd: projectRoot, env })).rejects.toMatchObject({ code: 2 });
+});
