@@ -2,7 +2,8 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { DataSource } from 'typeorm';
-import { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { openDatabase } from '../../src/db/data-source';
 import { createApp } from '../../src/http/app';
 import { createServices, Services } from '../../src/http/services';
@@ -27,8 +28,8 @@ export async function startApi(): Promise<Api> {
   const env = readTestEnv();
   const rt = loadRuntime({ ...process.env, ...env.env });
   const db = await openDatabase(env.databaseUrl, 4);
-  const connection = await Connection.connect({ address: env.temporalAddress });
-  const temporal = new Client({ connection, namespace: 'default' });
+  const temporalEnv = await TestWorkflowEnvironment.createFromExistingServer({ address: env.temporalAddress, namespace: 'default' });
+  const temporal = temporalEnv.client;
   const services = createServices(rt, db, temporal, createLogger('silent', 'test'));
   const server: Server = createApp(services).listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -44,7 +45,7 @@ export async function startApi(): Promise<Api> {
     async close() {
       server.close();
       await once(server, 'close');
-      await connection.close();
+      await temporalEnv.teardown();
       await db.destroy();
     },
   };
