@@ -17,6 +17,14 @@ export interface Config {
   bodyLimit: string;
   chainRegistryFile?: string;
   allocator: { lockTag?: string; scope: 0 | 1; resetPeriod: number };
+  intents: {
+    quoteTtlSeconds: number;
+    fillWindowSeconds: number;
+    claimWindowSeconds: number;
+    /** verifyingContract of the MultichainCompact domain the client signs (not the canonical Compact; see README) */
+    compactSigningContract: `0x${string}`;
+    arbiter: `0x${string}`;
+  };
   secrets: Partial<Secrets>;
 }
 
@@ -45,6 +53,12 @@ function privateKey(env: NodeJS.ProcessEnv, name: string): `0x${string}` | undef
   return raw as `0x${string}`;
 }
 
+function addressVar(env: NodeJS.ProcessEnv, name: string, fallback: `0x${string}`): `0x${string}` {
+  const raw = env[name] || fallback;
+  if (!/^0x[0-9a-fA-F]{40}$/.test(raw)) throw new ConfigError(`${name} must be a 0x-prefixed 20-byte address`);
+  return raw as `0x${string}`;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const nodeEnv = env.NODE_ENV === 'production' ? 'production' : env.NODE_ENV === 'test' ? 'test' : 'development';
   const lockTag = env.ALLOCATOR_LOCK_TAG;
@@ -70,6 +84,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       lockTag: lockTag ? lockTag.toLowerCase() : undefined,
       scope: int(env, 'ALLOCATOR_SCOPE', 0, 0, 1) as 0 | 1,
       resetPeriod: int(env, 'ALLOCATOR_RESET_PERIOD', 6, 0, 7),
+    },
+    intents: {
+      quoteTtlSeconds: int(env, 'INTENT_QUOTE_TTL_SECONDS', 300, 1, 86_400),
+      fillWindowSeconds: int(env, 'INTENT_FILL_WINDOW_SECONDS', 600, 1, 86_400),
+      claimWindowSeconds: int(env, 'INTENT_CLAIM_WINDOW_SECONDS', 3600, 60, 2_592_000),
+      compactSigningContract: addressVar(env, 'COMPACT_SIGNING_CONTRACT', '0x73d2dc0c21fca4ec1601895d50df7f5624f07d3f'),
+      arbiter: addressVar(env, 'INTENT_ARBITER', '0x000000000006e2569CaF8Ff021810790e0A0D740'),
     },
     secrets: {
       indexerApiKey: env.INDEXER_API_KEY || undefined,

@@ -1,1 +1,3 @@
 export { ingestIndexerEvents } from './ingest-indexer-events';
+export { intentLifecycle } from './intent-lifecycle';
+export { quoteIntent } from './quote-intent';

@@ -1,13 +1,29 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { getExternalWorkflowHandle, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { IndexerEvent, IngestResult } from '../src/indexer/types';
+import { claimSignal, failureSignal, fillSignal, intentWorkflowId, preconfirmationSignal } from './intent-lifecycle';
 
 const { applyIndexerEvents } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '200 milliseconds', maximumInterval: '10 seconds', backoffCoefficient: 2 },
 });
 
-/** One batch from an indexer: recorded and applied in one transaction by an idempotent activity. */
+/**
+ * One batch from an indexer: recorded and applied in one transaction by an idempotent activity; then each new
+ * lifecycle event is signalled to the workflow that owns its nonce. Events for nonces nobody waits on (unknown, or
+ * already finished) stay recorded and change nothing.
+ */
 export async function ingestIndexerEvents(events: IndexerEvent[]): Promise<IngestResult> {
-  return applyIndexerEvents(events);
+  const { deliveries, ...result } = await applyIndexerEvents(events);
+  for (const { nonce, event } of deliveries) {
+    const handle = getExternalWorkflowHandle(intentWorkflowId(nonce));
+    const tx = { chainId: event.chainId, transactionHash: event.transactionHash!, timestamp: event.timestamp! };
+    const sent =
+      event.type === 'fill' ? handle.signal(fillSignal, tx)
+      : event.type === 'claim' ? handle.signal(claimSignal, tx)
+      : event.type === 'failure' ? handle.signal(failureSignal, { chainId: event.chainId, reason: event.reason! })
+      : handle.signal(preconfirmationSignal, { chainId: event.chainId });
+    await sent.catch(() => undefined); // no running workflow for this nonce
+  }
+  return result;
 }

@@ -2,6 +2,7 @@ import Koa, { Middleware } from 'koa';
 import Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
 import { indexerRoutes } from '../indexer/routes';
+import { intentRoutes } from '../intents/routes';
 import { opsRoutes } from '../ops/routes';
 import { currentPortfolioRoute, legacyPortfolioRoute } from '../portfolio/routes';
 import { Host, openApiDocument } from './openapi';
@@ -15,7 +16,7 @@ import type { Services } from './services';
  */
 export function hosts(): Host[] {
   return [
-    { prefix: '', name: 'current', routes: [...opsRoutes, currentPortfolioRoute, ...indexerRoutes] },
+    { prefix: '', name: 'current', routes: [...opsRoutes, currentPortfolioRoute, ...intentRoutes, ...indexerRoutes] },
     { prefix: '/legacy', name: 'legacy', routes: [legacyPortfolioRoute] },
     { prefix: '/deposit-processor', name: 'deposit-processor', routes: [] },
   ];

@@ -1,4 +1,5 @@
 import type { DataSource } from 'typeorm';
+import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import type { Client } from '@temporalio/client';
 import type { ChainRegistry } from '../chains/registry';
 import type { Config } from '../config';
@@ -20,6 +21,7 @@ export interface Services {
   allocatorAddress: `0x${string}`;
   orchestratorAddress: `0x${string}`;
   defaultLockTag: `0x${string}`;
+  orchestrator: PrivateKeyAccount;
 }
 
 export function createServices(rt: Runtime, db: DataSource, temporal: Client, logger: Logger): Services {
@@ -35,5 +37,6 @@ export function createServices(rt: Runtime, db: DataSource, temporal: Client, lo
     allocatorAddress: rt.allocatorAddress,
     orchestratorAddress: rt.orchestratorAddress,
     defaultLockTag: rt.defaultLockTag,
+    orchestrator: privateKeyToAccount(rt.secrets.orchestratorPrivateKey),
   };
 }

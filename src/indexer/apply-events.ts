@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import type { BalanceEvent, IndexerEvent, IngestResult } from './types';
+import type { BalanceEvent, Delivery, GasEvent, IndexerEvent, IngestResult, LifecycleEvent, LiquidityEvent, PriceEvent } from './types';
 
 type Balance = { chainId: number; account: string; token: string; lockTag?: string; amount: string; block: string };
 
@@ -7,7 +7,7 @@ type Balance = { chainId: number; account: string; token: string; lockTag?: stri
  * Records events by id and applies the new ones, in the caller's transaction. Re-sent ids change nothing, so the
  * activity that calls this may run twice. A snapshot older than the stored block is ignored (out-of-order delivery).
  */
-export async function applyEvents(tx: EntityManager, events: IndexerEvent[], defaultLockTag: string): Promise<IngestResult> {
+export async function applyEvents(tx: EntityManager, events: IndexerEvent[], defaultLockTag: string): Promise<IngestResult & { deliveries: Delivery[] }> {
   const seen = new Set<string>();
   const distinct = events.filter((e) => !seen.has(e.id) && seen.add(e.id)); // first occurrence of an id wins
   const inserted: { id: string }[] = await tx.query(
@@ -25,7 +25,27 @@ export async function applyEvents(tx: EntityManager, events: IndexerEvent[], def
     chainId: e.chainId, account: e.account.toLowerCase(), token: e.token.toLowerCase(), lockTag: (e.lockTag ?? defaultLockTag).toLowerCase(),
     amount: e.locked!, block: e.blockNumber,
   }))));
-  return { received: distinct.length, applied: fresh.size, duplicates: distinct.length - fresh.size };
+  const of = <T extends IndexerEvent>(type: T['type']) => distinct.filter((e): e is T => e.type === type && fresh.has(e.id));
+  for (const p of of<PriceEvent>('price')) {
+    await tx.query('INSERT INTO prices (symbol, usd) VALUES ($1, $2) ON CONFLICT (symbol) DO UPDATE SET usd = EXCLUDED.usd, updated_at = now()', [p.symbol, p.usd]);
+  }
+  for (const g of of<GasEvent>('gas')) {
+    await tx.query('INSERT INTO gas_prices (chain_id, gas_price) VALUES ($1, $2) ON CONFLICT (chain_id) DO UPDATE SET gas_price = EXCLUDED.gas_price, updated_at = now()', [g.chainId, g.gasPrice]);
+  }
+  for (const l of of<LiquidityEvent>('liquidity')) {
+    await tx.query(
+      `INSERT INTO relayer_liquidity (chain_id, settlement_layer, token, amount) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (chain_id, settlement_layer, token) DO UPDATE SET amount = EXCLUDED.amount, updated_at = now()`,
+      [l.chainId, l.settlementLayer, l.token.toLowerCase(), l.amount],
+    );
+  }
+  const lifecycle = distinct.filter((e): e is LifecycleEvent => ['preconfirmation', 'fill', 'claim', 'failure'].includes(e.type) && fresh.has(e.id));
+  return {
+    received: distinct.length,
+    applied: fresh.size,
+    duplicates: distinct.length - fresh.size,
+    deliveries: lifecycle.map((event) => ({ nonce: BigInt(event.nonce).toString(), event })),
+  };
 }
 
 /** One row per key: the highest block wins, and on a tie the later event in the batch. */

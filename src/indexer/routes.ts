@@ -16,13 +16,13 @@ export const indexerRoutes = [
     responses: { 200: { description: 'events recorded', schema: ingestResponse } },
     async handler(ctx, { body }, { registry, temporal, config, metrics }) {
       body.events.forEach((event, index) => {
-        const chain = registry.chain(event.chainId);
-        if (!chain) throw badRequest(`Unsupported chain ${event.chainId}`, { index, id: event.id });
-        if (!registry.token(event.chainId, event.token)) {
+        if (!('chainId' in event)) return;
+        if (!registry.chain(event.chainId)) throw badRequest(`Unsupported chain ${event.chainId}`, { index, id: event.id });
+        if ('token' in event && !registry.token(event.chainId, event.token)) {
           throw badRequest(`Token ${event.token} not supported on chain ${event.chainId}`, { index, id: event.id });
         }
       });
-      const events = body.events.map((e) => ({ ...e, blockNumber: String(e.blockNumber) }));
+      const events = body.events.map((e) => (e.type === 'balance' ? { ...e, blockNumber: String(e.blockNumber) } : e));
       // Same batch, same workflow id: a retried POST joins the running ingestion instead of starting another.
       const workflowId = `indexer-batch-${createHash('sha256').update(JSON.stringify(events)).digest('hex')}`;
       metrics.workflowStarts.inc({ workflow: 'ingestIndexerEvents' });

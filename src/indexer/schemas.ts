@@ -1,3 +1,4 @@
+import { SETTLEMENT_LAYERS } from '../chains/registry';
 import { address, patterns, Schema, uint256 } from '../http/schema';
 
 const chainId: Schema = { type: 'integer', minimum: 1, maximum: 2 ** 53 - 1 };
@@ -21,8 +22,29 @@ export const balanceEvent: Schema = {
   anyOf: [{ required: ['unlocked'] }, { required: ['locked'] }],
 };
 
-/** One entry per event type; later features add theirs here and the `type` discriminator picks the schema. */
-export const eventSchemas: Record<string, Schema> = { balance: balanceEvent };
+const base = (type: string, description: string, required: string[], properties: Record<string, Schema>): Schema => ({
+  type: 'object',
+  description,
+  required: ['id', 'type', ...required],
+  properties: { id: { type: 'string', minLength: 1, maxLength: 200 }, type: { const: type }, ...properties },
+});
+const nonce = { ...uint256, description: 'the intent id / allocator nonce the on-chain event carries' };
+const txHash: Schema = { type: 'string', pattern: '^0x[0-9a-fA-F]{64}$' };
+const timestamp: Schema = { type: 'integer', minimum: 0, description: 'unix seconds' };
+
+/** One entry per event type; the `type` discriminator picks the schema. */
+export const eventSchemas: Record<string, Schema> = {
+  balance: balanceEvent,
+  preconfirmation: base('preconfirmation', 'a relayer committed to fill the intent', ['chainId', 'nonce'], { chainId, nonce }),
+  fill: base('fill', 'the intent was filled on its destination chain', ['chainId', 'nonce', 'transactionHash', 'timestamp'], { chainId, nonce, transactionHash: txHash, timestamp }),
+  claim: base('claim', 'a Claim was emitted on an origin chain (intents and withdrawals)', ['chainId', 'nonce', 'transactionHash', 'timestamp'], { chainId, nonce, transactionHash: txHash, timestamp }),
+  failure: base('failure', 'the execution failed', ['chainId', 'nonce', 'reason'], { chainId, nonce, reason: { type: 'string', maxLength: 2000 } }),
+  price: base('price', 'USD price of a token symbol', ['symbol', 'usd'], { symbol: { type: 'string', minLength: 1, maxLength: 32 }, usd: { type: 'number', exclusiveMinimum: 0 } }),
+  gas: base('gas', 'gas price of a chain', ['chainId', 'gasPrice'], { chainId, gasPrice: uint256 }),
+  liquidity: base('liquidity', 'what one relayer of a settlement layer can fill on a chain', ['chainId', 'settlementLayer', 'token', 'amount'], {
+    chainId, settlementLayer: { enum: [...SETTLEMENT_LAYERS] }, token: address, amount: uint256,
+  }),
+};
 
 export const ingestBody: Schema = {
   type: 'object',

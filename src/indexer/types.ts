@@ -11,6 +11,24 @@ export interface BalanceEvent {
   blockNumber: string;
 }
 
-export type IndexerEvent = BalanceEvent;
+/** Lifecycle events are keyed by the allocator nonce that on-chain Claim events carry (= the intent id). */
+export interface LifecycleEvent {
+  id: string;
+  type: 'preconfirmation' | 'fill' | 'claim' | 'failure';
+  chainId: number;
+  nonce: string;
+  transactionHash?: string;
+  timestamp?: number;
+  reason?: string;
+}
+
+export interface PriceEvent { id: string; type: 'price'; symbol: string; usd: number }
+export interface GasEvent { id: string; type: 'gas'; chainId: number; gasPrice: string }
+export interface LiquidityEvent { id: string; type: 'liquidity'; chainId: number; settlementLayer: string; token: string; amount: string }
+
+export type IndexerEvent = BalanceEvent | LifecycleEvent | PriceEvent | GasEvent | LiquidityEvent;
 
 export interface IngestResult { received: number; applied: number; duplicates: number }
+
+/** A fresh lifecycle event to hand to the workflow that owns the nonce. */
+export interface Delivery { nonce: string; event: LifecycleEvent }

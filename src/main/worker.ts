@@ -1,3 +1,4 @@
+import { privateKeyToAccount } from 'viem/accounts';
 import { openDatabase } from '../db/data-source';
 import { createLogger } from '../logger';
 import { exitOnError, loadRuntime } from '../runtime';
@@ -13,8 +14,7 @@ async function main() {
     address: rt.temporalAddress,
     namespace: rt.config.temporalNamespace,
     taskQueue: rt.config.taskQueue,
-    db,
-    defaultLockTag: rt.defaultLockTag,
+    deps: { db, config: rt.config, registry: rt.registry, defaultLockTag: rt.defaultLockTag, orchestrator: privateKeyToAccount(rt.secrets.orchestratorPrivateKey) },
   });
   logger.info({ taskQueue: rt.config.taskQueue, temporal: rt.temporalAddress }, 'worker running');
   // Worker.run() installs SIGINT/SIGTERM handlers itself and drains in-flight tasks before it resolves.

@@ -1,8 +1,7 @@
 import { DefaultLogger, LogLevel, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import type { DataSource } from 'typeorm';
-import { createActivities } from '../../activities';
+import { ActivityDeps, createActivities } from '../../activities';
 
-export interface WorkerOptions { address: string; namespace: string; taskQueue: string; db: DataSource; defaultLockTag: string }
+export interface WorkerOptions { address: string; namespace: string; taskQueue: string; deps: ActivityDeps }
 
 /** The SDK logs at INFO by default (including the webpack report); follow LOG_LEVEL instead. */
 export function installRuntime(level: string): void {
@@ -17,7 +16,7 @@ export async function createWorker(opts: WorkerOptions): Promise<{ worker: Worke
     namespace: opts.namespace,
     taskQueue: opts.taskQueue,
     workflowsPath: require.resolve('../../workflows'),
-    activities: createActivities({ db: opts.db, defaultLockTag: opts.defaultLockTag }),
+    activities: createActivities(opts.deps),
   });
   return { worker, connection };
 }

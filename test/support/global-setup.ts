@@ -48,7 +48,7 @@ export default async function globalSetup(): Promise<void> {
     DATABASE_URL: databaseUrl,
     TEMPORAL_ADDRESS: temporal.address,
     TEMPORAL_TASK_QUEUE: taskQueue,
-    LOG_LEVEL: 'warn',
+    LOG_LEVEL: 'error', // expected refusals (e.g. Insufficient balance) are logged as activity warnings
     ...TEST_SECRETS,
   };
   const worker = spawnEntry('worker', env);

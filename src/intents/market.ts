@@ -1,0 +1,52 @@
+import { createPublicClient, http } from 'viem';
+import type { EntityManager } from 'typeorm';
+import type { ChainRegistry } from '../chains/registry';
+import { DEFAULT_GAS_PRICE_WEI, DEFAULT_PRICES_USD, FALLBACK_GAS_PRICE_WEI } from './market-defaults';
+import type { Market } from './pricing';
+
+const RPC_CACHE_MS = 15_000;
+const rpcGas = new Map<number, { value: bigint; until: number }>();
+
+/** Live gas price for chains with RPC_URL_<chainId>, cached briefly; undefined when none is configured or it fails. */
+async function readRpcGasPrice(chainId: number, env: NodeJS.ProcessEnv): Promise<bigint | undefined> {
+  const url = env[`RPC_URL_${chainId}`];
+  if (!url) return undefined;
+  const hit = rpcGas.get(chainId);
+  if (hit && hit.until > Date.now()) return hit.value;
+  try {
+    const value = await createPublicClient({ transport: http(url, { timeout: 2000, retryCount: 0 }) }).getGasPrice();
+    rpcGas.set(chainId, { value, until: Date.now() + RPC_CACHE_MS });
+    return value;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A snapshot of prices and gas prices for one quote: indexer-reported figures first (`price` and `gas` events),
+ * then a live RPC read where configured, then the shipped defaults.
+ */
+export async function loadMarket(db: EntityManager, registry: ChainRegistry, chainIds: number[], env: NodeJS.ProcessEnv = process.env): Promise<Market & { snapshot(): { tokenPrices: Record<string, number>; gasPrices: Record<string, string> } }> {
+  const [prices, gas] = await Promise.all([
+    db.query('SELECT symbol, usd FROM prices') as Promise<{ symbol: string; usd: string }[]>,
+    db.query('SELECT chain_id, gas_price FROM gas_prices') as Promise<{ chain_id: string; gas_price: string }[]>,
+  ]);
+  const priceMap = new Map<string, number>(Object.entries(DEFAULT_PRICES_USD));
+  for (const p of prices) priceMap.set(p.symbol, Number(p.usd));
+  const gasMap = new Map<number, bigint>();
+  for (const g of gas) gasMap.set(Number(g.chain_id), BigInt(g.gas_price));
+  await Promise.all(chainIds.map(async (id) => {
+    const live = await readRpcGasPrice(id, env);
+    if (live !== undefined) gasMap.set(id, live);
+  }));
+  const gasPriceWei = (id: number) => gasMap.get(id) ?? DEFAULT_GAS_PRICE_WEI[id] ?? FALLBACK_GAS_PRICE_WEI;
+  return {
+    priceUsd: (symbol) => priceMap.get(symbol),
+    gasPriceWei,
+    nativeSymbol: (id) => registry.chain(id)?.nativeCurrency.symbol,
+    snapshot: () => ({
+      tokenPrices: Object.fromEntries(priceMap),
+      gasPrices: Object.fromEntries(chainIds.map((id) => [String(id), gasPriceWei(id).toString()])),
+    }),
+  };
+}

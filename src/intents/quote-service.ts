@@ -1,0 +1,74 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import type { PrivateKeyAccount } from 'viem/accounts';
+import type { ChainRegistry } from '../chains/registry';
+import type { Config } from '../config';
+import { availableSources } from '../ledger/ledger';
+import { allocateNonce } from '../ledger/nonces';
+import { DEFAULT_FEES } from './market-defaults';
+import { loadMarket } from './market';
+import { applyAccessList, buildIntentOp, IntentInput, intentCost, resolveRequests } from './quote';
+import { planIntent, RouteError } from './route-finder';
+import { signIntentOp } from './server-signature';
+import type { IntentOp } from './types';
+
+export interface QuoteDeps { registry: ChainRegistry; config: Config; lockTag: string; orchestrator: PrivateKeyAccount }
+
+/** A refused quote travels as data (through Temporal too) and becomes a 400 with the client's message. */
+export type QuoteOutcome<T> = { ok: true; value: T } | { ok: false; message: string };
+
+async function plan(manager: EntityManager, input: IntentInput, deps: QuoteDeps) {
+  const requests = resolveRequests(input, deps.registry);
+  const sources = applyAccessList(await availableSources(manager, input.account.address, deps.lockTag, deps.registry), input.accountAccessList);
+  const market = await loadMarket(manager, deps.registry, [input.destinationChainId, ...new Set(sources.map((s) => s.chainId))]);
+  const sponsor = input.options.sponsorSettings ?? {};
+  const result = planIntent(
+    {
+      destinationChainId: input.destinationChainId,
+      requests,
+      sources,
+      allowedLayers: input.options.settlementLayers,
+      destinationGasUnits: BigInt(input.destinationGasUnits ?? 0),
+      sponsor: { gas: !!sponsor.gasSponsored, bridge: !!sponsor.bridgeFeesSponsored, protocol: !!sponsor.protocolFeesSponsored },
+    },
+    deps.registry,
+    DEFAULT_FEES,
+    market,
+  );
+  return { plan: result, market };
+}
+
+async function outcome<T>(fn: () => Promise<T>): Promise<QuoteOutcome<T>> {
+  try {
+    return { ok: true, value: await fn() };
+  } catch (e) {
+    if (e instanceof RouteError) return { ok: false, message: e.message };
+    throw e;
+  }
+}
+
+/** POST /intents/cost: the price of the cheapest route, nothing stored. */
+export function quoteCost(db: DataSource, input: IntentInput, deps: QuoteDeps) {
+  return outcome(async () => intentCost((await plan(db.manager, input, deps)).plan, input.destinationChainId));
+}
+
+/**
+ * POST /intents/route: plan, allocate a fresh nonce, build and sign the operation, and store it with its
+ * time-to-live, all in one transaction (so a nonce is never handed out without its quote, nor twice).
+ */
+export function createQuote(db: DataSource, input: IntentInput, projectId: string | undefined, deps: QuoteDeps) {
+  return outcome(() =>
+    db.transaction(async (tx) => {
+      const { plan: p, market } = await plan(tx, input, deps);
+      const nonce = await allocateNonce(tx, input.account.address, 'intent');
+      const now = Math.floor(Date.now() / 1000);
+      const built = buildIntentOp({ input, plan: p, nonce, now, lockTag: deps.lockTag, config: deps.config.intents, registry: deps.registry, market: market.snapshot() });
+      const intentOp: IntentOp = { ...built.op, serverSignature: await signIntentOp(built.op, deps.orchestrator) };
+      await tx.query(
+        `INSERT INTO quotes (nonce, project_id, account, operation, cost, reservations, expires_at)
+         VALUES ($1, $2, $3, $4, $5, $6, to_timestamp($7))`,
+        [nonce.toString(), projectId ?? null, input.account.address.toLowerCase(), intentOp, built.cost, JSON.stringify(built.reservations), now + deps.config.intents.quoteTtlSeconds],
+      );
+      return { intentOp, intentCost: built.cost, ...(built.tokenRequirements ? { tokenRequirements: built.tokenRequirements } : {}) };
+    }),
+  );
+}

@@ -1,0 +1,150 @@
+import type { ChainRegistry, TokenInfo } from '../chains/registry';
+import { BRIDGE_LAYERS } from './market-defaults';
+import { computeCost, Cost, FeeSchedule, Market, PricingError, Sponsorship } from './pricing';
+
+/** A balance the account may spend: a resource lock of ours (COMPACT) or a wallet balance (PERMIT2). */
+export interface Source { chainId: number; token: TokenInfo; lockTag: string; funding: 'COMPACT' | 'PERMIT2'; available: bigint }
+
+export interface TokenRequest { token: TokenInfo; amount?: bigint }
+
+export interface PlanInput {
+  destinationChainId: number;
+  requests: TokenRequest[];
+  sources: Source[];
+  allowedLayers?: string[];
+  destinationGasUnits: bigint;
+  sponsor: Sponsorship;
+}
+
+export interface Spend { source: Source; amount: bigint }
+export interface PlannedRequest { token: TokenInfo; target: bigint; fee: bigint; spent: bigint }
+export interface Plan {
+  funding: 'COMPACT' | 'PERMIT2';
+  layers: Map<number, string>;
+  spends: Spend[];
+  received: PlannedRequest[];
+  cost: Cost;
+}
+
+export class RouteError extends Error {}
+
+/** Converts between the decimals of two tokens of one asset (USDC has 6 on most chains, 18 on BSC). */
+export function rescale(amount: bigint, from: number, to: number, roundUp: boolean): bigint {
+  if (from === to) return amount;
+  if (to > from) return amount * 10n ** BigInt(to - from);
+  const d = 10n ** BigInt(from - to);
+  return roundUp ? (amount + d - 1n) / d : amount / d;
+}
+
+function layerFor(origin: number, input: PlanInput, registry: ChainRegistry, schedule: FeeSchedule, token: TokenInfo, target: TokenInfo, amountUsd: number): string | undefined {
+  const allowed = (l: string) => !input.allowedLayers || input.allowedLayers.includes(l);
+  if (origin === input.destinationChainId) return allowed('SAME_CHAIN') ? 'SAME_CHAIN' : undefined;
+  const from = registry.chain(origin)?.settlementLayers ?? [];
+  const to = registry.chain(input.destinationChainId)?.settlementLayers ?? [];
+  const usable = BRIDGE_LAYERS.filter((l) => from.includes(l) && to.includes(l) && token.settlementLayers.includes(l) && target.settlementLayers.includes(l) && allowed(l));
+  const fee = (l: string) => ((schedule.layers[l]?.bps ?? 0) / 10_000) * amountUsd + (schedule.layers[l]?.fixedUsd ?? 0);
+  return usable.sort((a, b) => fee(a) - fee(b))[0];
+}
+
+/**
+ * Picks the sources that fulfil every token request at the lowest cost: same-chain funds first, then the chains
+ * whose claims cost least, one funding method (resource locks, else wallet funds) for the whole intent because the
+ * client signs one kind of typed data per intent. Fees are charged in the first requested token.
+ */
+export function planIntent(input: PlanInput, registry: ChainRegistry, schedule: FeeSchedule, market: Market): Plan {
+  if (input.requests.filter((r) => r.amount === undefined).length > 1) throw new RouteError('Only one target token amount can be unset');
+  if (input.requests.length === 0) throw new RouteError('No valid transfers sent for settlement quotes');
+  let sawRoute = false;
+  for (const funding of ['COMPACT', 'PERMIT2'] as const) {
+    const attempt = tryFunding(funding, input, registry, schedule, market);
+    if (attempt.plan) return attempt.plan;
+    sawRoute ||= attempt.sawRoute;
+  }
+  throw new RouteError(sawRoute ? 'Insufficient balance' : hasAnyBalance(input) ? 'No Path Found' : 'Insufficient balance');
+}
+
+const hasAnyBalance = (input: PlanInput) =>
+  input.requests.some((r) => input.sources.some((s) => s.token.symbol === r.token.symbol && s.available > 0n));
+
+function tryFunding(funding: 'COMPACT' | 'PERMIT2', input: PlanInput, registry: ChainRegistry, schedule: FeeSchedule, market: Market): { plan?: Plan; sawRoute: boolean } {
+  const layers = new Map<number, string>();
+  const remaining = new Map<Source, bigint>();
+  const candidates = input.requests.map((r) => {
+    const amountUsd = r.amount === undefined ? 0 : (Number(r.amount) / 10 ** r.token.decimals) * (market.priceUsd(r.token.symbol) ?? 0);
+    return input.sources
+      .filter((s) => s.funding === funding && s.token.symbol === r.token.symbol && s.available > 0n)
+      // Native coins cannot move through Permit2; they need wrapping first (not offered yet).
+      .filter((s) => funding === 'COMPACT' || BigInt(s.token.address) !== 0n)
+      .map((s) => ({ s, layer: layerFor(s.chainId, input, registry, schedule, s.token, r.token, amountUsd) }))
+      .filter((c): c is { s: Source; layer: string } => c.layer !== undefined)
+      .sort((a, b) => rank(a.s, input, schedule, market) - rank(b.s, input, schedule, market) || (b.s.available > a.s.available ? 1 : -1));
+  });
+  const sawRoute = candidates.some((c) => c.length > 0);
+  for (const list of candidates) for (const { s } of list) remaining.set(s, s.available);
+
+  const spends = new Map<Source, bigint>();
+  const received: PlannedRequest[] = input.requests.map((r) => ({ token: r.token, target: r.amount ?? 0n, fee: 0n, spent: 0n }));
+  const cost = (amount: bigint) =>
+    computeCost({ destinationChainId: input.destinationChainId, layers, destinationGasUnits: input.destinationGasUnits, feeToken: input.requests[0].token, amount, sponsor: input.sponsor }, schedule, market);
+
+  try {
+    // Fees depend on which chains are used, so settle them by iterating until the chain set is stable.
+    for (let round = 0; round < 4; round++) {
+      const chainsBefore = layers.size;
+      input.requests.forEach((r, i) => {
+        const maxOut = r.amount === undefined;
+        const take = (needed: bigint) => {
+          let covered = covering(i);
+          for (const { s, layer } of candidates[i]) {
+            if (!maxOut && covered >= needed) break;
+            const left = remaining.get(s)!;
+            if (left === 0n) continue;
+            const want = maxOut ? left : minBig(left, rescale(needed - covered, r.token.decimals, s.token.decimals, true));
+            remaining.set(s, left - want);
+            spends.set(s, (spends.get(s) ?? 0n) + want);
+            layers.set(s.chainId, layers.get(s.chainId) ?? layer);
+            covered = covering(i);
+          }
+          return covered;
+        };
+        if (maxOut) {
+          take(0n);
+          received[i].fee = i === 0 ? cost(covering(i)).userFee : 0n;
+          received[i].target = covering(i) - received[i].fee;
+        } else {
+          const fee = i === 0 ? cost(r.amount!).userFee : 0n;
+          received[i].fee = fee;
+          take(r.amount! + fee);
+        }
+      });
+      if (layers.size === chainsBefore && round > 0) break;
+    }
+  } catch (e) {
+    if (e instanceof PricingError) throw new RouteError('No Path Found');
+    throw e;
+  }
+
+  function covering(i: number): bigint {
+    let total = 0n;
+    for (const [s, amount] of spends) if (s.token.symbol === input.requests[i].token.symbol) total += rescale(amount, s.token.decimals, input.requests[i].token.decimals, false);
+    return total;
+  }
+
+  for (let i = 0; i < received.length; i++) {
+    received[i].spent = covering(i);
+    if (received[i].target <= 0n || received[i].spent < received[i].target + received[i].fee) return { sawRoute };
+  }
+  return {
+    sawRoute,
+    plan: { funding, layers, spends: [...spends].map(([source, amount]) => ({ source, amount })), received, cost: cost(received[0].target) },
+  };
+}
+
+const minBig = (a: bigint, b: bigint) => (a < b ? a : b);
+
+/** Cheapest first: the destination chain itself (no bridge), then by the claim's gas cost. */
+function rank(s: Source, input: PlanInput, schedule: FeeSchedule, market: Market): number {
+  if (s.chainId === input.destinationChainId) return -1;
+  const gas = market.gasPriceWei(s.chainId) ?? 0n;
+  return Number(schedule.originClaimGas * gas) / 1e18 * (market.priceUsd(market.nativeSymbol(s.chainId) ?? '') ?? 0);
+}

@@ -1,0 +1,164 @@
+import { randomUUID } from 'node:crypto';
+import { WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
+import { acceptUpdate, intentLifecycle, intentWorkflowId } from '../../workflows/intent-lifecycle';
+import { quoteIntent } from '../../workflows/quote-intent';
+import { ApiError, badRequest } from '../http/errors';
+import { defineRoute } from '../http/route';
+import type { Services } from '../http/services';
+import type { IntentInput } from './quote';
+import { quoteCost, QuoteOutcome } from './quote-service';
+import { intentInput, splitBody, statusParams, statusQuery, submitBody, submitResponse } from './schemas';
+import { splitIntents } from './split';
+import type { IntentOp, SignedIntentOp } from './types';
+import { verifySubmission } from './verify';
+
+const unwrap = <T>(outcome: QuoteOutcome<T>): T => {
+  if (!outcome.ok) throw badRequest(outcome.message);
+  return outcome.value;
+};
+
+const quoteDeps = (s: Services) => ({ registry: s.registry, config: s.config, lockTag: s.defaultLockTag, orchestrator: s.orchestrator });
+
+export const intentRoutes = [
+  defineRoute<IntentInput, unknown, unknown>({
+    method: 'post',
+    path: '/intents/route',
+    summary: 'Quote an intent: a signable operation and its cost (stored for INTENT_QUOTE_TTL_SECONDS)',
+    tags: ['intents'],
+    auth: 'apiKey',
+    body: intentInput,
+    responses: { 200: { description: '{intentOp, intentCost, tokenRequirements?}' } },
+    async handler(ctx, { body }, s) {
+      s.metrics.workflowStarts.inc({ workflow: 'quoteIntent' });
+      const outcome = await s.temporal.workflow.execute(quoteIntent, {
+        workflowId: `quote-${randomUUID()}`,
+        taskQueue: s.config.taskQueue,
+        args: [body, ctx.state.projectId],
+      });
+      return { status: 200, body: unwrap(outcome) };
+    },
+  }),
+  defineRoute<IntentInput, unknown, unknown>({
+    method: 'post',
+    path: '/intents/cost',
+    summary: 'The cost of the cheapest route for an intent (nothing is stored)',
+    tags: ['intents'],
+    auth: 'apiKey',
+    body: intentInput,
+    responses: { 200: { description: 'intent cost' } },
+    async handler(_ctx, { body }, s) {
+      return { status: 200, body: unwrap(await quoteCost(s.db, body, quoteDeps(s))) };
+    },
+  }),
+  defineRoute<{ signedIntentOp: SignedIntentOp }, unknown, unknown>({
+    method: 'post',
+    path: '/intent-operations',
+    summary: 'Submit a signed intent operation (idempotent: the same operation returns the same id)',
+    tags: ['intents'],
+    auth: 'apiKey',
+    body: submitBody,
+    responses: { 201: { description: 'accepted', schema: submitResponse }, 200: { description: 'dry run: verified, nothing changed', schema: submitResponse } },
+    async handler(_ctx, { body }, s) {
+      const signed = body.signedIntentOp;
+      const id = BigInt(signed.nonce).toString();
+      const [quote]: { operation: IntentOp; expired: boolean; submitted: boolean }[] = await s.db.query(
+        'SELECT q.operation, q.expires_at < now() AS expired, i.id IS NOT NULL AS submitted FROM quotes q LEFT JOIN intents i ON i.id = q.nonce WHERE q.nonce = $1',
+        [id],
+      );
+      // A resubmission of an accepted intent is answered even after the quote's time-to-live.
+      if (!quote || (quote.expired && !quote.submitted)) throw new ApiError(404, 'Quote expired or not found; request a new route');
+      const accountType = String((quote.operation.signedMetadata.account as { accountType?: string })?.accountType ?? 'ERC7579');
+      await verifySubmission(signed, quote.operation, accountType, { orchestratorAddress: s.orchestratorAddress, compactContract: s.config.intents.compactSigningContract, env: process.env });
+      if (signed.options?.dryRun) return { status: 200, body: { result: { id, status: 'VERIFIED' } } };
+
+      const submission = {
+        originSignatures: signed.originSignatures,
+        destinationSignature: signed.destinationSignature,
+        ...(signed.targetExecutionSignature ? { targetExecutionSignature: signed.targetExecutionSignature } : {}),
+        ...(signed.signedAuthorizations ? { signedAuthorizations: signed.signedAuthorizations } : {}),
+      };
+      s.metrics.workflowStarts.inc({ workflow: 'intentLifecycle' });
+      try {
+        const accepted = await s.temporal.workflow.executeUpdateWithStart(acceptUpdate, {
+          args: [submission],
+          startWorkflowOperation: new WithStartWorkflowOperation(intentLifecycle, {
+            workflowId: intentWorkflowId(id),
+            taskQueue: s.config.taskQueue,
+            args: [id],
+            workflowIdConflictPolicy: 'USE_EXISTING',
+          }),
+        });
+        return { status: 201, body: { result: { id, status: accepted.status } } };
+      } catch (e) {
+        if (e instanceof WorkflowUpdateFailedError) {
+          // update failure ← activity failure ← the ApplicationFailure the activity threw
+          let cause: Error | undefined = e;
+          while (cause?.cause instanceof Error) cause = cause.cause;
+          const message = cause?.message ?? 'Rejected';
+          throw message === 'Quote expired' || message === 'Quote not found' ? new ApiError(404, `${message}; request a new route`) : badRequest(message);
+        }
+        throw e;
+      }
+    },
+  }),
+  defineRoute<unknown, { full: boolean }, { id: string }>({
+    method: 'get',
+    path: '/intent-operation/{id}',
+    summary: 'Status of a submitted intent (full=true adds the operation, signatures and transition history)',
+    tags: ['intents'],
+    auth: 'apiKey',
+    params: statusParams,
+    query: statusQuery,
+    responses: { 200: { description: 'intent operation status record' } },
+    async handler(_ctx, { params, query }, s) {
+      const id = BigInt(params.id).toString();
+      const [row]: {
+        status: string; account: string; destination_chain_id: string; origin_chain_ids: string[]; fill: { transactionHash: string; timestamp: number } | null;
+        claims: Record<string, { transactionHash: string; timestamp: number }>; operation: unknown; signatures: unknown; history: unknown;
+      }[] = await s.db.query('SELECT status, account, destination_chain_id, origin_chain_ids, fill, claims, operation, signatures, history FROM intents WHERE id = $1', [id]);
+      if (!row) throw new ApiError(404, `No such intent with nonce ${id}`);
+      const claims = row.origin_chain_ids.map((chainId) => {
+        const claim = row.claims[chainId];
+        return claim
+          ? { chainId: Number(chainId), status: 'CLAIMED', claimTimestamp: claim.timestamp, claimTransactionHash: claim.transactionHash, depositId: id }
+          : { chainId: Number(chainId), status: row.status === 'EXPIRED' ? 'EXPIRED' : 'PENDING', depositId: id };
+      });
+      return {
+        status: 200,
+        body: {
+          status: row.status,
+          destinationChainId: Number(row.destination_chain_id),
+          userAddress: row.account,
+          claims,
+          ...(row.fill ? { fillTimestamp: row.fill.timestamp, fillTransactionHash: row.fill.transactionHash } : {}),
+          ...(query.full ? { intentOp: row.operation, signatures: row.signatures, history: row.history } : {}),
+        },
+      };
+    },
+  }),
+  defineRoute<{ chainId: number; tokens: Record<string, string>; settlementLayers?: string[] }, unknown, unknown>({
+    method: 'post',
+    path: '/intents/split',
+    summary: 'Split requested amounts into parts that one relayer each can fill',
+    tags: ['intents'],
+    auth: 'apiKey',
+    body: splitBody,
+    responses: { 200: { description: '{intents: [{token: amount}]}' }, 422: { description: 'INSUFFICIENT_LIQUIDITY' } },
+    async handler(_ctx, { body }, s) {
+      if (!s.registry.chain(body.chainId)) throw badRequest(`Unsupported chain ${body.chainId}`);
+      const rows: { settlement_layer: string; token: string; amount: string }[] = await s.db.query(
+        'SELECT settlement_layer, token, amount FROM relayer_liquidity WHERE chain_id = $1',
+        [body.chainId],
+      );
+      const requested = Object.fromEntries(Object.entries(body.tokens).map(([t, a]) => [t, BigInt(a)]));
+      const result = splitIntents(requested, rows.map((r) => ({ settlementLayer: r.settlement_layer, token: r.token, amount: BigInt(r.amount) })), body.settlementLayers);
+      const str = (m: Record<string, bigint>) => Object.fromEntries(Object.entries(m).map(([k, v]) => [k, v.toString()]));
+      if (!result.ok) {
+        throw new ApiError(422, 'Insufficient liquidity', {
+          body: { error: 'INSUFFICIENT_LIQUIDITY', availableIntents: result.availableIntents.map(str), unfillable: str(result.unfillable) },
+        });
+      }
+      return { status: 200, body: { intents: result.intents.map(str) } };
+    },
+  }),
+];

@@ -1,0 +1,148 @@
+import { SETTLEMENT_LAYERS } from '../chains/registry';
+import { address, patterns, Schema, uint256 } from '../http/schema';
+
+const hex: Schema = { type: 'string', pattern: patterns.hex };
+const bigintString: Schema = { anyOf: [uint256, { type: 'integer', minimum: 0 }] };
+const execution: Schema = {
+  type: 'object',
+  required: ['to'],
+  properties: { to: address, value: { ...bigintString, default: '0' }, data: { ...hex, default: '0x' } },
+};
+const account: Schema = {
+  type: 'object',
+  required: ['address'],
+  properties: {
+    address,
+    accountType: { enum: ['ERC7579', 'EOA', 'GENERIC', 'smartAccount'], default: 'ERC7579' },
+    setupOps: { type: 'array', items: { type: 'object', required: ['to', 'data'], properties: { to: address, data: hex } }, default: [] },
+    delegations: { type: 'object' },
+    emissaryConfig: { type: 'object' },
+  },
+};
+const tokenList: Schema = { type: 'array', items: { type: 'string', minLength: 1 } };
+const chainIdList: Schema = { type: 'array', items: { type: 'integer', minimum: 1 } };
+const chainTokens: Schema = { type: 'object', additionalProperties: tokenList };
+const structuredAccess: Schema = {
+  type: 'object',
+  properties: {
+    chainIds: chainIdList,
+    tokens: tokenList,
+    chainTokens,
+    exclude: { type: 'object', properties: { chainIds: chainIdList, tokens: tokenList, chainTokens } },
+  },
+};
+const layers: Schema = { type: 'array', items: { enum: [...SETTLEMENT_LAYERS] } };
+
+/** POST /intents/route and /intents/cost: what the published 1.x client sends (extra fields are ignored). */
+export const intentInput: Schema = {
+  type: 'object',
+  required: ['destinationChainId', 'tokenRequests', 'account'],
+  properties: {
+    destinationChainId: { type: 'integer', minimum: 0 },
+    tokenRequests: {
+      type: 'array',
+      maxItems: 20,
+      items: { type: 'object', required: ['tokenAddress'], properties: { tokenAddress: { type: 'string', minLength: 1 }, amount: bigintString } },
+    },
+    account,
+    recipient: account,
+    destinationExecutions: { type: 'array', items: execution, maxItems: 50, default: [] },
+    destinationGasUnits: bigintString,
+    accountAccessList: {
+      anyOf: [
+        { type: 'array', items: { type: 'object', required: ['chainId', 'tokenAddress'], properties: { chainId: { type: 'integer' }, tokenAddress: { type: 'string' } } } },
+        structuredAccess,
+      ],
+    },
+    options: {
+      type: 'object',
+      properties: {
+        topupCompact: { type: 'boolean' },
+        settlementLayers: layers,
+        sponsorSettings: {
+          type: 'object',
+          properties: {
+            gasSponsored: { type: 'boolean' },
+            bridgeFeesSponsored: { type: 'boolean' },
+            swapFeesSponsored: { type: 'boolean' },
+            protocolFeesSponsored: { type: 'boolean' },
+          },
+        },
+        feeToken: { type: 'string' },
+        customDeadline: { type: 'integer', minimum: 0 },
+      },
+      default: {},
+    },
+  },
+};
+
+const pair: Schema = { type: 'array', items: uint256, minItems: 2, maxItems: 2 };
+const op: Schema = { type: 'object', required: ['vt', 'ops'], properties: { vt: hex, ops: { type: 'array', items: execution } } };
+const element: Schema = {
+  type: 'object',
+  required: ['arbiter', 'chainId', 'idsAndAmounts', 'mandate'],
+  properties: {
+    arbiter: address,
+    chainId: uint256,
+    idsAndAmounts: { type: 'array', items: pair, minItems: 1 },
+    mandate: {
+      type: 'object',
+      required: ['recipient', 'tokenOut', 'destinationChainId', 'fillDeadline', 'minGas', 'preClaimOps', 'destinationOps', 'qualifier'],
+      properties: {
+        recipient: address,
+        tokenOut: { type: 'array', items: pair },
+        destinationChainId: uint256,
+        fillDeadline: uint256,
+        minGas: uint256,
+        preClaimOps: op,
+        destinationOps: op,
+        qualifier: { type: 'object', required: ['settlementContext', 'encodedVal'], properties: { encodedVal: hex, settlementContext: { type: 'object' } } },
+      },
+    },
+  },
+};
+const signature: Schema = { anyOf: [hex, { type: 'object', required: ['notarizedClaimSig', 'preClaimSig'], properties: { notarizedClaimSig: hex, preClaimSig: hex } }] };
+
+/** POST /intent-operations: the quoted operation echoed back with the sponsor's signatures. */
+export const submitBody: Schema = {
+  type: 'object',
+  required: ['signedIntentOp'],
+  properties: {
+    signedIntentOp: {
+      type: 'object',
+      required: ['sponsor', 'nonce', 'expires', 'elements', 'serverSignature', 'signedMetadata', 'originSignatures', 'destinationSignature'],
+      properties: {
+        sponsor: address,
+        nonce: uint256,
+        expires: uint256,
+        targetExecutionNonce: uint256,
+        elements: { type: 'array', items: element, minItems: 1, maxItems: 32 },
+        serverSignature: hex,
+        signedMetadata: { type: 'object' },
+        originSignatures: { type: 'array', items: signature, minItems: 1, maxItems: 32 },
+        destinationSignature: signature,
+        targetExecutionSignature: hex,
+        options: { type: 'object', properties: { dryRun: { type: 'boolean' } } },
+      },
+    },
+  },
+};
+
+export const submitResponse: Schema = {
+  type: 'object',
+  required: ['result'],
+  properties: { result: { type: 'object', required: ['id', 'status'], properties: { id: { type: 'string', pattern: '^\\d+$' }, status: { type: 'string' } } } },
+};
+
+export const statusParams: Schema = { type: 'object', required: ['id'], properties: { id: { type: 'string', pattern: '^\\d{1,80}$' } } };
+export const statusQuery: Schema = { type: 'object', properties: { full: { type: 'boolean', default: false } } };
+
+export const splitBody: Schema = {
+  type: 'object',
+  required: ['chainId', 'tokens'],
+  properties: {
+    chainId: { type: 'integer', minimum: 1 },
+    tokens: { type: 'object', minProperties: 1, maxProperties: 20, propertyNames: { pattern: patterns.address }, additionalProperties: uint256 },
+    settlementLayers: layers,
+  },
+};

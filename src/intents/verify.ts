@@ -1,0 +1,57 @@
+import canonicalize from 'canonicalize';
+import { createPublicClient, getAddress, http, isAddressEqual, recoverTypedDataAddress, type Hex, type TypedDataDefinition } from 'viem';
+import { ApiError } from '../http/errors';
+import { serverSigner } from './server-signature';
+import { originTypedData } from './typed-data';
+import type { IntentOp, OriginSignature, SignedIntentOp } from './types';
+
+export const invalidSignature = () => new ApiError(400, 'Invalid bundle signature');
+
+/** The fields the orchestrator signed; the client echoes them unchanged, so any difference is tampering. */
+const signedPart = (op: IntentOp) => canonicalize({
+  sponsor: op.sponsor.toLowerCase(), nonce: op.nonce, expires: op.expires, targetExecutionNonce: op.targetExecutionNonce,
+  elements: op.elements, signedMetadata: op.signedMetadata, serverSignature: op.serverSignature,
+});
+
+export interface VerifyDeps { orchestratorAddress: string; compactContract: string; env: NodeJS.ProcessEnv }
+
+/**
+ * A submission is accepted only if it is the operation we quoted (stored copy and server signature) and every
+ * origin signature and the destination signature come from the sponsor. EOAs are recovered locally; smart
+ * accounts (ERC-1271, or ERC-6492 while undeployed) are checked on chain through RPC_URL_<chainId>.
+ */
+export async function verifySubmission(signed: SignedIntentOp, stored: IntentOp, accountType: string, deps: VerifyDeps): Promise<void> {
+  if (signedPart(signed) !== signedPart(stored)) throw invalidSignature();
+  const signer = await serverSigner(signed);
+  if (!signer || !isAddressEqual(signer as Hex, deps.orchestratorAddress as Hex)) throw invalidSignature();
+  if (signed.originSignatures.length !== signed.elements.length) throw invalidSignature();
+
+  const messages = originTypedData(signed, deps.compactContract);
+  const checks = signed.originSignatures.map((sig, i) => ({ sig, typedData: messages[i] }));
+  checks.push({ sig: signed.destinationSignature, typedData: messages[messages.length - 1] });
+  for (const { sig, typedData } of checks) {
+    if (!(await signedBySponsor(signed.sponsor, sig, typedData, accountType, deps.env))) throw invalidSignature();
+  }
+}
+
+async function signedBySponsor(sponsor: string, sig: OriginSignature, typedData: TypedDataDefinition, accountType: string, env: NodeJS.ProcessEnv): Promise<boolean> {
+  if (accountType === 'EOA' && typeof sig === 'string') {
+    try {
+      return isAddressEqual(await recoverTypedDataAddress({ ...typedData, signature: sig }), getAddress(sponsor));
+    } catch {
+      return false;
+    }
+  }
+  const chainId = Number(typedData.domain?.chainId);
+  const url = env[`RPC_URL_${chainId}`];
+  if (!url) {
+    throw new ApiError(400, `Smart account signatures are verified on chain and no RPC is configured for chain ${chainId} (set RPC_URL_${chainId})`);
+  }
+  const signature = typeof sig === 'string' ? sig : sig.notarizedClaimSig;
+  const client = createPublicClient({ transport: http(url, { timeout: 5000 }) });
+  try {
+    return await client.verifyTypedData({ ...typedData, address: getAddress(sponsor), signature } as Parameters<typeof client.verifyTypedData>[0]);
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,188 @@
+import path from 'node:path';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { Api, call, ingest, startApi } from '../support/harness';
+
+/* eslint-disable @typescript-eslint/no-require-imports, @typescript-eslint/no-explicit-any */
+const sdkDir = path.dirname(require.resolve('@rhinestone/sdk'));
+const v1: any = require(path.join(sdkDir, 'orchestrator'));
+const { createAuthProvider }: any = require(path.join(sdkDir, 'auth/provider'));
+const { getCompactTypedData }: any = require(path.join(sdkDir, 'execution/compact'));
+/* eslint-enable @typescript-eslint/no-require-imports, @typescript-eslint/no-explicit-any */
+
+const BASE_USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
+const ARB_USDC = '0xaf88d065e77c8cC2239327C5EDb3A432268e5831';
+const TX = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
+
+let api: Api;
+let client: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+let seq = 0;
+const id = () => `intent-evt-${Date.now()}-${seq++}`;
+
+beforeAll(async () => {
+  api = await startApi();
+  client = v1.getOrchestrator(createAuthProvider({ apiKey: api.apiKey }), api.url);
+});
+afterAll(() => api.close());
+
+async function fundedAccount(locked: string) {
+  const account = privateKeyToAccount(generatePrivateKey());
+  await ingest(api, [{ id: id(), type: 'balance', chainId: 8453, account: account.address, token: BASE_USDC, locked, blockNumber: '1' }]);
+  return account;
+}
+
+const routeInput = (address: string, amount: bigint, extra: Record<string, unknown> = {}) => ({
+  account: { address, accountType: 'EOA', setupOps: [] },
+  destinationChainId: 42161,
+  destinationExecutions: [],
+  tokenRequests: [{ tokenAddress: ARB_USDC, amount }],
+  options: { topupCompact: false, signatureMode: 1, ...extra },
+});
+
+/** Signs with the client's own typed-data builder, as its EOA flow does: one signature for every element. */
+async function sign(account: ReturnType<typeof privateKeyToAccount>, intentOp: any) { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const signature = await account.signTypedData(getCompactTypedData(intentOp));
+  return { ...intentOp, originSignatures: intentOp.elements.map(() => signature), destinationSignature: signature };
+}
+
+async function statusOf(intentId: string, until: string[]): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  for (let i = 0; i < 150; i++) {
+    const status = await client.getIntentOpStatus(BigInt(intentId));
+    if (until.includes(status.status)) return status;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`intent ${intentId} never reached ${until}`);
+}
+
+const activeReservations = async (intentId: string) =>
+  Number((await api.db.query('SELECT count(*) AS n FROM reservations WHERE owner_id = $1 AND released_at IS NULL', [intentId]))[0].n);
+
+describe('the published 1.15.0 client, unchanged', () => {
+  test('route → sign → submit → status; fill and claim events complete it', async () => {
+    const account = await fundedAccount('5000000');
+    const route = await client.getIntentRoute(routeInput(account.address, 1_000_000n));
+    const op = route.intentOp;
+    expect(op.elements).toHaveLength(1);
+    expect(op.elements[0]).toMatchObject({ chainId: '8453', mandate: { destinationChainId: '42161', qualifier: { settlementContext: { fundingMethod: 'COMPACT', settlementLayer: 'ACROSS' } } } });
+    expect(BigInt(op.elements[0].idsAndAmounts[0][0]) >> 248n).not.toBe(0n); // lock ids carry a non-zero top byte
+    expect(BigInt(op.elements[0].idsAndAmounts[0][1])).toBeGreaterThan(1_000_000n); // amount plus fees
+    expect(route.intentCost.tokensReceived[0]).toMatchObject({ targetAmount: '1000000', hasFulfilled: true });
+
+    const submitted = await client.submitIntent(await sign(account, op));
+    expect(submitted.result).toEqual({ id: BigInt(op.nonce).toString(), status: 'PENDING' });
+    const intentId = submitted.result.id;
+    const pending = await client.getIntentOpStatus(BigInt(intentId));
+    expect(pending).toMatchObject({ status: 'PENDING', destinationChainId: 42161, userAddress: account.address.toLowerCase() });
+    expect(pending.claims).toEqual([{ chainId: 8453, status: 'PENDING', depositId: intentId }]);
+    expect(await activeReservations(intentId)).toBe(1);
+
+    // A claim before the fill, a duplicate, then the fill.
+    await ingest(api, [{ id: `claim-${intentId}`, type: 'claim', chainId: 8453, nonce: intentId, transactionHash: TX(2), timestamp: 1_800_000_100 }]);
+    await ingest(api, [{ id: `claim-${intentId}`, type: 'claim', chainId: 8453, nonce: intentId, transactionHash: TX(3), timestamp: 1 }]);
+    await ingest(api, [{ id: `fill-${intentId}`, type: 'fill', chainId: 42161, nonce: intentId, transactionHash: TX(1), timestamp: 1_800_000_000 }]);
+    const done = await statusOf(intentId, ['COMPLETED']);
+    expect(done).toMatchObject({ fillTransactionHash: TX(1), fillTimestamp: 1_800_000_000 });
+    expect(done.claims).toEqual([{ chainId: 8453, status: 'CLAIMED', claimTimestamp: 1_800_000_100, claimTransactionHash: TX(2), depositId: intentId }]);
+    expect(await activeReservations(intentId)).toBe(0);
+
+    const full = await call(api, 'GET', `/intent-operation/${intentId}?full=true`);
+    expect(full.json.history.map((h: { status: string }) => h.status)).toEqual(['PENDING', 'COMPLETED']);
+    expect(full.json.intentOp.nonce).toBe(op.nonce);
+  });
+
+  test('an intent not filled by its fill deadline expires and releases its reservation', async () => {
+    const account = await fundedAccount('3000000');
+    const route = await client.getIntentRoute(routeInput(account.address, 1_000_000n, { customDeadline: Math.floor(Date.now() / 1000) + 3 }));
+    const { result } = await client.submitIntent(await sign(account, route.intentOp));
+    expect(await activeReservations(result.id)).toBe(1);
+    const expired = await statusOf(result.id, ['EXPIRED']);
+    expect(expired.claims[0].status).toBe('EXPIRED');
+    expect(await activeReservations(result.id)).toBe(0);
+    // A late fill changes nothing.
+    await ingest(api, [{ id: id(), type: 'fill', chainId: 42161, nonce: result.id, transactionHash: TX(9), timestamp: 1 }]);
+    expect((await client.getIntentOpStatus(BigInt(result.id))).status).toBe('EXPIRED');
+  });
+
+  test('Insufficient balance and unsupported inputs map to the client error classes', async () => {
+    const account = await fundedAccount('100');
+    await expect(client.getIntentRoute(routeInput(account.address, 1_000_000n))).rejects.toBeInstanceOf(v1.InsufficientBalanceError);
+    await expect(client.getIntentRoute({ ...routeInput(account.address, 1n), destinationChainId: 999999 })).rejects.toBeInstanceOf(v1.UnsupportedChainError);
+    await expect(client.getIntentRoute({ ...routeInput(account.address, 1n), tokenRequests: [{ tokenAddress: BASE_USDC, amount: 1n }] })).rejects.toBeInstanceOf(v1.TokenNotSupportedError);
+    await expect(client.getIntentRoute({ ...routeInput(account.address, 1n), tokenRequests: [{ tokenAddress: ARB_USDC }, { tokenAddress: '0x82aF49447D8a07e3bd95BD0d56f35241523fBab1' }] })).rejects.toBeInstanceOf(v1.OnlyOneTargetTokenAmountCanBeUnsetError);
+  });
+});
+
+describe('submission checks', () => {
+  async function quoted(locked = '5000000', amount = 1_000_000n) {
+    const account = await fundedAccount(locked);
+    const route = await client.getIntentRoute(routeInput(account.address, amount));
+    return { account, op: route.intentOp };
+  }
+
+  test('a tampered operation or a foreign signature: 400 Invalid bundle signature, nothing reserved', async () => {
+    const { account, op } = await quoted();
+    const tampered = await sign(account, { ...op, elements: [{ ...op.elements[0], mandate: { ...op.elements[0].mandate, recipient: '0x000000000000000000000000000000000000dEaD' } }] });
+    await expect(client.submitIntent(tampered)).rejects.toBeInstanceOf(v1.InvalidIntentSignatureError);
+    const foreign = await sign(privateKeyToAccount(generatePrivateKey()), op);
+    await expect(client.submitIntent(foreign)).rejects.toBeInstanceOf(v1.InvalidIntentSignatureError);
+    const res = await call(api, 'POST', '/intent-operations', { body: { signedIntentOp: { ...(await sign(account, op)), serverSignature: `0x${'11'.repeat(65)}` } } });
+    expect(res.status).toBe(400);
+    expect(res.json.message).toBe('Invalid bundle signature');
+    expect(await activeReservations(BigInt(op.nonce).toString())).toBe(0);
+  });
+
+  test('dry run verifies and changes nothing; an expired quote is refused', async () => {
+    const { account, op } = await quoted();
+    const signed = await sign(account, op);
+    const dry = await client.submitIntent(signed, true);
+    expect(dry.result.status).toBe('VERIFIED');
+    expect((await call(api, 'GET', `/intent-operation/${BigInt(op.nonce)}`)).status).toBe(404);
+    await api.db.query("UPDATE quotes SET expires_at = now() - interval '1 second' WHERE nonce = $1", [BigInt(op.nonce).toString()]);
+    const res = await call(api, 'POST', '/intent-operations', { body: { signedIntentOp: signed } });
+    expect(res.status).toBe(404);
+    expect(res.json.message).toMatch(/^Quote expired or not found/);
+  });
+
+  test('the same signed operation submitted twice returns the same id and starts one workflow', async () => {
+    const { account, op } = await quoted();
+    const signed = await sign(account, op);
+    const [a, b] = await Promise.all([client.submitIntent(signed), client.submitIntent(signed)]);
+    expect(a.result.id).toBe(b.result.id);
+    const again = await client.submitIntent(signed);
+    expect(again.result.id).toBe(a.result.id);
+    expect(await activeReservations(a.result.id)).toBe(1);
+    const runs: string[] = [];
+    for await (const wf of api.temporal.workflow.list({ query: `WorkflowId = 'intent-${a.result.id}'` })) runs.push(wf.runId);
+    expect(runs.length).toBeLessThanOrEqual(1);
+    expect((await api.temporal.workflow.getHandle(`intent-${a.result.id}`).describe()).status.name).toBe('RUNNING');
+  });
+
+  test('concurrent submits over one balance never reserve more than it holds', async () => {
+    const account = privateKeyToAccount(generatePrivateKey());
+    await ingest(api, [{ id: id(), type: 'balance', chainId: 8453, account: account.address, token: BASE_USDC, locked: '10000000', blockNumber: '1' }]);
+    // Quotes do not reserve: five quotes of ~4 USDC each are all valid until submitted.
+    const ops = await Promise.all(Array.from({ length: 5 }, () => client.getIntentRoute(routeInput(account.address, 4_000_000n)).then((r: { intentOp: unknown }) => sign(account, r.intentOp))));
+    const results = await Promise.allSettled(ops.map((op) => client.submitIntent(op)));
+    const accepted = results.filter((r) => r.status === 'fulfilled');
+    const refused = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+    expect(accepted).toHaveLength(2);
+    expect(refused.map((r) => `${r.reason?.constructor?.name}: ${r.reason?.message}`)).toEqual(Array(3).fill('InsufficientBalanceError: Insufficient balance'));
+    const [{ reserved }] = await api.db.query('SELECT sum(amount) AS reserved FROM reservations WHERE account = $1 AND released_at IS NULL', [account.address.toLowerCase()]);
+    expect(BigInt(reserved)).toBeLessThanOrEqual(10_000_000n);
+  });
+});
+
+describe('POST /intents/split', () => {
+  test('splits across relayers, and answers 422 INSUFFICIENT_LIQUIDITY with what is available', async () => {
+    const OP_USDC = '0x0b2c639c533813f4aa9d7837caf62653d097ff85';
+    await ingest(api, [
+      { id: id(), type: 'liquidity', chainId: 10, settlementLayer: 'ACROSS', token: OP_USDC, amount: '600' },
+      { id: id(), type: 'liquidity', chainId: 10, settlementLayer: 'RELAY', token: OP_USDC, amount: '500' },
+    ]);
+    expect(await client.splitIntents({ chain: { id: 10 }, tokens: { [OP_USDC]: 1000n } })).toEqual({ intents: [{ [OP_USDC]: 600n }, { [OP_USDC]: 400n }] });
+    const err = await client.splitIntents({ chain: { id: 10 }, tokens: { [OP_USDC]: 1500n }, settlementLayers: ['ACROSS', 'RELAY'] }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(v1.InsufficientLiquidityError);
+    const res = await call(api, 'POST', '/intents/split', { body: { chainId: 10, tokens: { [OP_USDC]: '1500' } } });
+    expect(res.status).toBe(422);
+    expect(res.json).toEqual({ error: 'INSUFFICIENT_LIQUIDITY', availableIntents: [{ [OP_USDC]: '600' }, { [OP_USDC]: '500' }], unfillable: { [OP_USDC]: '400' }, traceId: expect.any(String) });
+  });
+});
