@@ -8,6 +8,8 @@ export interface TestEnv {
   temporalAddress: string;
   taskQueue: string;
   dataDir: string;
+  /** pids of every worker process the run started (suites may kill and replace workers) */
+  workerPidFile: string;
   env: Record<string, string>;
 }
 

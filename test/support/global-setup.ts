@@ -52,7 +52,9 @@ export default async function globalSetup(): Promise<void> {
     ...TEST_SECRETS,
   };
   const worker = spawnEntry('worker', env);
-  const testEnv: TestEnv = { databaseUrl, adminUrl, database, temporalAddress: temporal.address, taskQueue, dataDir, env };
+  const workerPidFile = path.join(dataDir, 'workers.pid');
+  fs.writeFileSync(workerPidFile, `${worker.pid}\n`);
+  const testEnv: TestEnv = { databaseUrl, adminUrl, database, temporalAddress: temporal.address, taskQueue, dataDir, workerPidFile, env };
   const stateFile = path.join(dataDir, 'state.json');
   fs.writeFileSync(stateFile, JSON.stringify(testEnv));
   process.env.ORCHESTRATOR_TEST_STATE = stateFile;

@@ -7,6 +7,14 @@ export default async function globalTeardown(): Promise<void> {
   const h = (globalThis as unknown as { __handles?: Handles }).__handles;
   if (!h) return;
   await stopProcess(h.worker);
+  // Workers that suites started to replace a killed one.
+  for (const pid of fs.readFileSync(h.env.workerPidFile, 'utf8').split('\n').filter(Boolean).map(Number)) {
+    try {
+      process.kill(pid, 'SIGTERM');
+    } catch {
+      // already gone
+    }
+  }
   await dropDatabase(h.env.adminUrl, h.env.database);
   await stopProcess(h.temporal);
   await h.postgres?.stop();

@@ -1,10 +1,12 @@
 import { once } from 'node:events';
+import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { DataSource } from 'typeorm';
 import type { Client } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { openDatabase } from '../../src/db/data-source';
+import { spawnEntry } from '../../src/dev/processes';
 import { createApp } from '../../src/http/app';
 import { createServices, Services } from '../../src/http/services';
 import { createLogger } from '../../src/logger';
@@ -49,6 +51,23 @@ export async function startApi(): Promise<Api> {
       await db.destroy();
     },
   };
+}
+
+/** Kills every worker of this test run at once (SIGKILL: no draining, as in a crash). */
+export function killWorkers(env: TestEnv): void {
+  for (const pid of fs.readFileSync(env.workerPidFile, 'utf8').split('\n').filter(Boolean).map(Number)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+}
+
+/** Starts a fresh worker process (left running; global teardown stops it). */
+export function startWorker(env: TestEnv): void {
+  const worker = spawnEntry('worker', env.env);
+  fs.appendFileSync(env.workerPidFile, `${worker.pid}\n`);
 }
 
 export async function call(api: Api, method: string, path: string, opts: { body?: unknown; raw?: string; headers?: Record<string, string> } = {}) {

@@ -1,0 +1,68 @@
+import path from 'node:path';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { Api, call, ingest, killWorkers, startApi, startWorker } from '../support/harness';
+
+/* eslint-disable @typescript-eslint/no-require-imports, @typescript-eslint/no-explicit-any */
+const sdkDir = path.dirname(require.resolve('@rhinestone/sdk'));
+const { getCompactTypedData }: any = require(path.join(sdkDir, 'execution/compact'));
+/* eslint-enable @typescript-eslint/no-require-imports, @typescript-eslint/no-explicit-any */
+
+const BASE_USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
+const ARB_USDC = '0xaf88d065e77c8cC2239327C5EDb3A432268e5831';
+const TX = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
+
+let api: Api;
+beforeAll(async () => {
+  api = await startApi();
+});
+afterAll(() => api.close());
+
+async function submitIntent(deadlineInSeconds?: number): Promise<string> {
+  const account = privateKeyToAccount(generatePrivateKey());
+  await ingest(api, [{ id: `dur-${account.address}`, type: 'balance', chainId: 8453, account: account.address, token: BASE_USDC, locked: '5000000', blockNumber: '1' }]);
+  const route = await call(api, 'POST', '/intents/route', {
+    body: {
+      account: { address: account.address, accountType: 'EOA', setupOps: [] },
+      destinationChainId: 42161,
+      tokenRequests: [{ tokenAddress: ARB_USDC, amount: '1000000' }],
+      options: deadlineInSeconds ? { customDeadline: Math.floor(Date.now() / 1000) + deadlineInSeconds } : {},
+    },
+  });
+  const op = route.json.intentOp;
+  const signature = await account.signTypedData(getCompactTypedData(op));
+  const res = await call(api, 'POST', '/intent-operations', { body: { signedIntentOp: { ...op, originSignatures: [signature], destinationSignature: signature } } });
+  expect(res.status).toBe(201);
+  return res.json.result.id;
+}
+
+async function waitForStatus(id: string, status: string): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    if ((await call(api, 'GET', `/intent-operation/${id}`)).json.status === status) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`intent ${id} did not reach ${status}`);
+}
+
+test('intents in flight reach the right terminal state after the worker process is killed and replaced', async () => {
+  const toComplete = await submitIntent();
+  const toExpire = await submitIntent(4);
+  const toFail = await submitIntent();
+
+  killWorkers(api.env);
+  // Indexer events arrive while no worker runs: the route's workflow waits for one.
+  const events = ingest(api, [
+    { id: `dur-fill-${toComplete}`, type: 'fill', chainId: 42161, nonce: toComplete, transactionHash: TX(1), timestamp: 1 },
+    { id: `dur-claim-${toComplete}`, type: 'claim', chainId: 8453, nonce: toComplete, transactionHash: TX(2), timestamp: 2 },
+    { id: `dur-failure-${toFail}`, type: 'failure', chainId: 42161, nonce: toFail, reason: 'destination call reverted' },
+  ]);
+  await new Promise((r) => setTimeout(r, 5000)); // the short fill deadline passes with no worker alive
+  expect((await call(api, 'GET', `/intent-operation/${toExpire}`)).json.status).toBe('PENDING');
+
+  startWorker(api.env);
+  expect((await events).status).toBe(200);
+  await waitForStatus(toComplete, 'COMPLETED');
+  await waitForStatus(toExpire, 'EXPIRED');
+  await waitForStatus(toFail, 'FAILED');
+  const [{ n }] = await api.db.query('SELECT count(*) AS n FROM reservations WHERE owner_id = ANY($1) AND released_at IS NULL', [[toComplete, toExpire, toFail]]);
+  expect(Number(n)).toBe(0);
+}, 120_000);
