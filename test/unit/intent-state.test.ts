@@ -1,0 +1,37 @@
+import { applyEvent, IntentState } from '../../workflows/intent-state';
+
+const start: IntentState = { status: 'PENDING', originChainIds: [1, 8453], claims: {} };
+const tx = (chainId: number, n: number) => ({ chainId, transactionHash: `0x${n}`, timestamp: n });
+
+test('the happy path: preconfirmed, filled, claimed per origin chain, completed', () => {
+  let s = applyEvent(start, { type: 'preconfirmation', chainId: 42161 });
+  expect(s.status).toBe('PRECONFIRMED');
+  s = applyEvent(s, { type: 'fill', ...tx(42161, 1) });
+  expect(s.status).toBe('FILLED');
+  s = applyEvent(s, { type: 'claim', ...tx(1, 2) });
+  expect(s.status).toBe('CLAIMED');
+  s = applyEvent(s, { type: 'claim', ...tx(8453, 3) });
+  expect(s.status).toBe('COMPLETED');
+});
+
+test('claims before the fill are kept; duplicates and foreign chains change nothing; first fill wins', () => {
+  let s = applyEvent(start, { type: 'claim', ...tx(1, 2) });
+  s = applyEvent(s, { type: 'claim', ...tx(1, 99) });
+  s = applyEvent(s, { type: 'claim', ...tx(10, 5) });
+  expect(s.status).toBe('PENDING');
+  expect(Object.keys(s.claims)).toEqual(['1']);
+  expect(s.claims['1'].transactionHash).toBe('0x2');
+  s = applyEvent(s, { type: 'claim', ...tx(8453, 3) });
+  s = applyEvent(s, { type: 'fill', ...tx(42161, 7) });
+  expect(s.status).toBe('COMPLETED');
+  expect(applyEvent({ ...s, status: 'FILLED' }, { type: 'fill', ...tx(42161, 8) }).fill!.transactionHash).toBe('0x7');
+});
+
+test('status never moves backwards; failure only before a fill; terminal states are final', () => {
+  const filled = applyEvent(start, { type: 'fill', ...tx(42161, 1) });
+  expect(applyEvent(filled, { type: 'preconfirmation', chainId: 1 }).status).toBe('FILLED');
+  expect(applyEvent(filled, { type: 'failure', chainId: 1, reason: 'x' }).status).toBe('FILLED');
+  const failed = applyEvent(start, { type: 'failure', chainId: 1, reason: 'x' });
+  expect(failed.status).toBe('FAILED');
+  expect(applyEvent(failed, { type: 'fill', ...tx(42161, 1) })).toBe(failed);
+});
