@@ -9,8 +9,9 @@ import type { IntentInput } from '../src/intents/quote';
 import { acceptIntent, recordTransition } from '../src/intents/store';
 import type { Submission } from '../src/intents/types';
 import type { IntentEvent, IntentStatus } from '../workflows/intent-state';
+import { allocateWithdrawal, finishWithdrawal, type WithdrawalRequest } from '../src/withdrawals/allocate';
 
-export interface ActivityDeps { db: DataSource; config: Config; registry: ChainRegistry; defaultLockTag: string; orchestrator: PrivateKeyAccount }
+export interface ActivityDeps { db: DataSource; config: Config; registry: ChainRegistry; defaultLockTag: string; orchestrator: PrivateKeyAccount; allocator: PrivateKeyAccount }
 
 /** Activities get their dependencies injected once per worker process; each is safe to run twice. */
 export function createActivities(deps: ActivityDeps) {
@@ -21,6 +22,9 @@ export function createActivities(deps: ActivityDeps) {
       createQuote(db, input, projectId, { registry: deps.registry, config: deps.config, lockTag: deps.defaultLockTag, orchestrator: deps.orchestrator }),
     acceptIntent: (id: string, submission: Submission) => acceptIntent(db, id, submission),
     recordTransition: (id: string, status: IntentStatus, event?: IntentEvent) => recordTransition(db, id, status, event),
+    allocateWithdrawal: (req: WithdrawalRequest, projectId?: string) =>
+      allocateWithdrawal(db, req, projectId, { registry: deps.registry, config: deps.config, lockTag: deps.defaultLockTag, allocator: deps.allocator }),
+    finishWithdrawal: (nonce: string, status: 'CLAIMED' | 'EXPIRED') => finishWithdrawal(db, nonce, status),
   };
 }
 

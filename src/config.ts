@@ -16,7 +16,7 @@ export interface Config {
   logLevel: string;
   bodyLimit: string;
   chainRegistryFile?: string;
-  allocator: { lockTag?: string; scope: 0 | 1; resetPeriod: number };
+  allocator: { lockTag?: string; scope: 0 | 1; resetPeriod: number; compactAddress: `0x${string}`; withdrawalExpirySeconds: number };
   intents: {
     quoteTtlSeconds: number;
     fillWindowSeconds: number;
@@ -84,6 +84,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       lockTag: lockTag ? lockTag.toLowerCase() : undefined,
       scope: int(env, 'ALLOCATOR_SCOPE', 0, 0, 1) as 0 | 1,
       resetPeriod: int(env, 'ALLOCATOR_RESET_PERIOD', 6, 0, 7),
+      compactAddress: addressVar(env, 'COMPACT_ADDRESS', '0x00000000000000171ede64904551eeDF3C6C9788'),
+      withdrawalExpirySeconds: int(env, 'WITHDRAWAL_EXPIRY_SECONDS', 600, 1, 2_592_000),
     },
     intents: {
       quoteTtlSeconds: int(env, 'INTENT_QUOTE_TTL_SECONDS', 300, 1, 86_400),

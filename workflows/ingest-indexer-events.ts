@@ -2,6 +2,7 @@ import { getExternalWorkflowHandle, proxyActivities } from '@temporalio/workflow
 import type { Activities } from '../activities';
 import type { IndexerEvent, IngestResult } from '../src/indexer/types';
 import { claimSignal, failureSignal, fillSignal, intentWorkflowId, preconfirmationSignal } from './intent-lifecycle';
+import { withdrawalClaimSignal, withdrawalWorkflowId } from './withdrawal';
 
 const { applyIndexerEvents } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
@@ -23,7 +24,9 @@ export async function ingestIndexerEvents(events: IndexerEvent[]): Promise<Inges
       : event.type === 'claim' ? handle.signal(claimSignal, tx)
       : event.type === 'failure' ? handle.signal(failureSignal, { chainId: event.chainId, reason: event.reason! })
       : handle.signal(preconfirmationSignal, { chainId: event.chainId });
-    await sent.catch(() => undefined); // no running workflow for this nonce
+    await sent.catch(() => undefined); // no running intent for this nonce
+    // The same Claim event also ends an allocated withdrawal with that nonce.
+    if (event.type === 'claim') await getExternalWorkflowHandle(withdrawalWorkflowId(nonce)).signal(withdrawalClaimSignal, tx).catch(() => undefined);
   }
   return result;
 }

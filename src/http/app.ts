@@ -3,6 +3,7 @@ import Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
 import { indexerRoutes } from '../indexer/routes';
 import { intentRoutes } from '../intents/routes';
+import { withdrawalRoutes } from '../withdrawals/routes';
 import { opsRoutes } from '../ops/routes';
 import { currentPortfolioRoute, legacyPortfolioRoute } from '../portfolio/routes';
 import { Host, openApiDocument } from './openapi';
@@ -16,7 +17,7 @@ import type { Services } from './services';
  */
 export function hosts(): Host[] {
   return [
-    { prefix: '', name: 'current', routes: [...opsRoutes, currentPortfolioRoute, ...intentRoutes, ...indexerRoutes] },
+    { prefix: '', name: 'current', routes: [...opsRoutes, currentPortfolioRoute, ...intentRoutes, ...withdrawalRoutes, ...indexerRoutes] },
     { prefix: '/legacy', name: 'legacy', routes: [legacyPortfolioRoute] },
     { prefix: '/deposit-processor', name: 'deposit-processor', routes: [] },
   ];

@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import type { BalanceEvent, Delivery, GasEvent, IndexerEvent, IngestResult, LifecycleEvent, LiquidityEvent, PriceEvent } from './types';
+import type { BalanceEvent, Delivery, ForcedWithdrawalEvent, GasEvent, IndexerEvent, IngestResult, LifecycleEvent, LiquidityEvent, PriceEvent } from './types';
 
 type Balance = { chainId: number; account: string; token: string; lockTag?: string; amount: string; block: string };
 
@@ -37,6 +37,13 @@ export async function applyEvents(tx: EntityManager, events: IndexerEvent[], def
       `INSERT INTO relayer_liquidity (chain_id, settlement_layer, token, amount) VALUES ($1, $2, $3, $4)
        ON CONFLICT (chain_id, settlement_layer, token) DO UPDATE SET amount = EXCLUDED.amount, updated_at = now()`,
       [l.chainId, l.settlementLayer, l.token.toLowerCase(), l.amount],
+    );
+  }
+  for (const f of of<ForcedWithdrawalEvent>('forced-withdrawal')) {
+    await tx.query(
+      `INSERT INTO forced_withdrawals (chain_id, account, lock_id, status) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (account, chain_id, lock_id) DO UPDATE SET status = EXCLUDED.status, updated_at = now()`,
+      [f.chainId, f.account.toLowerCase(), f.lockId, f.status],
     );
   }
   const lifecycle = distinct.filter((e): e is LifecycleEvent => ['preconfirmation', 'fill', 'claim', 'failure'].includes(e.type) && fresh.has(e.id));

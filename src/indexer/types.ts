@@ -26,7 +26,9 @@ export interface PriceEvent { id: string; type: 'price'; symbol: string; usd: nu
 export interface GasEvent { id: string; type: 'gas'; chainId: number; gasPrice: string }
 export interface LiquidityEvent { id: string; type: 'liquidity'; chainId: number; settlementLayer: string; token: string; amount: string }
 
-export type IndexerEvent = BalanceEvent | LifecycleEvent | PriceEvent | GasEvent | LiquidityEvent;
+export interface ForcedWithdrawalEvent { id: string; type: 'forced-withdrawal'; chainId: number; account: string; lockId: string; status: 'disabled' | 'pending' | 'enabled' }
+
+export type IndexerEvent = BalanceEvent | LifecycleEvent | PriceEvent | GasEvent | LiquidityEvent | ForcedWithdrawalEvent;
 
 export interface IngestResult { received: number; applied: number; duplicates: number }
 

@@ -14,7 +14,7 @@ async function main() {
     address: rt.temporalAddress,
     namespace: rt.config.temporalNamespace,
     taskQueue: rt.config.taskQueue,
-    deps: { db, config: rt.config, registry: rt.registry, defaultLockTag: rt.defaultLockTag, orchestrator: privateKeyToAccount(rt.secrets.orchestratorPrivateKey) },
+    deps: { db, config: rt.config, registry: rt.registry, defaultLockTag: rt.defaultLockTag, orchestrator: privateKeyToAccount(rt.secrets.orchestratorPrivateKey), allocator: privateKeyToAccount(rt.secrets.allocatorPrivateKey) },
   });
   logger.info({ taskQueue: rt.config.taskQueue, temporal: rt.temporalAddress }, 'worker running');
   // Worker.run() installs SIGINT/SIGTERM handlers itself and drains in-flight tasks before it resolves.

@@ -48,6 +48,7 @@ export default async function globalSetup(): Promise<void> {
     DATABASE_URL: databaseUrl,
     TEMPORAL_ADDRESS: temporal.address,
     TEMPORAL_TASK_QUEUE: taskQueue,
+    WITHDRAWAL_EXPIRY_SECONDS: '4', // so a test can watch an unclaimed withdrawal expire
     LOG_LEVEL: 'error', // expected refusals (e.g. Insufficient balance) are logged as activity warnings
     ...TEST_SECRETS,
   };

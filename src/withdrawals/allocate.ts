@@ -1,0 +1,113 @@
+import { getAddress } from 'viem';
+import type { PrivateKeyAccount } from 'viem/accounts';
+import type { DataSource, EntityManager } from 'typeorm';
+import type { ChainRegistry } from '../chains/registry';
+import type { Config } from '../config';
+import { InsufficientBalance, release, reserve } from '../ledger/ledger';
+import { allocateNonce } from '../ledger/nonces';
+import { tokenId } from '../intents/quote';
+import { batchCompactAuthorization, compactAuthorization, Lock } from './typed-data';
+
+/** Reset period index → seconds (The Compact's ResetPeriod table; 6 = seven days and one hour). */
+export const RESET_PERIOD_SECONDS = [1, 15, 60, 600, 3900, 86_400, 608_400, 2_592_000];
+
+export interface WithdrawalRequest {
+  kind: 'single' | 'batch';
+  account: string;
+  chainId: number;
+  transfers: { recipient: string; tokenAddress: string; amount: string; lockTag?: string }[];
+}
+
+export interface AllocatorDeps { registry: ChainRegistry; config: Config; lockTag: string; allocator: PrivateKeyAccount }
+
+/** Strings only: the result crosses Temporal; the HTTP layer writes the 256-bit fields as integer literals. */
+export interface Allocation {
+  nonce: string;
+  expires: string;
+  allocatorData: `0x${string}`;
+  transfers: { id: string; portions: { claimant: string; amount: string }[] }[];
+  msUntilExpiry: number;
+}
+
+export type AllocationOutcome = { ok: true; value: Allocation } | { ok: false; message: string };
+
+class Refusal extends Error {}
+
+/**
+ * Allocates a withdrawal (an allocated transfer whose claimants carry lock tag 0) in one transaction: checks, a fresh
+ * nonce recorded before signing, the reservation on the shared ledger, the allocator's signature over the Compact
+ * (or BatchCompact) exactly as The Compact rebuilds it, and the stored record. Any refusal rolls all of it back
+ * (the nonce's sequence value stays spent, so it is never handed out again).
+ */
+export async function allocateWithdrawal(db: DataSource, req: WithdrawalRequest, projectId: string | undefined, deps: AllocatorDeps): Promise<AllocationOutcome> {
+  try {
+    return { ok: true, value: await db.transaction((tx) => allocate(tx, req, projectId, deps)) };
+  } catch (e) {
+    if (e instanceof Refusal || e instanceof InsufficientBalance) return { ok: false, message: e.message };
+    throw e;
+  }
+}
+
+async function allocate(tx: EntityManager, req: WithdrawalRequest, projectId: string | undefined, deps: AllocatorDeps): Promise<Allocation> {
+  if (!deps.registry.chain(req.chainId)) throw new Refusal(`Unsupported chain ${req.chainId}`);
+  const lockTags = new Set(req.transfers.map((t) => (t.lockTag ?? deps.lockTag).toLowerCase()));
+  if (lockTags.size > 1) throw new Refusal('All transfers of a batch must spend locks of one allocator');
+  // The lock tag's low 92 bits are the allocator id; its top nibble (scope, reset period) may differ.
+  if (![...lockTags].every((t) => /^0x[0-9a-f]{24}$/.test(t) && t.slice(3) === deps.lockTag.slice(3))) {
+    throw new Refusal(`Lock tag ${[...lockTags][0]} is not allocated by this allocator (${deps.allocator.address})`);
+  }
+  const lockTag = [...lockTags][0] as `0x${string}`;
+
+  // Group by token, keeping the order in which tokens first appear: one id per token, one portion per recipient.
+  const byToken = new Map<string, { recipient: string; amount: bigint }[]>();
+  for (const t of req.transfers) {
+    const token = deps.registry.token(req.chainId, t.tokenAddress);
+    if (!token) throw new Refusal(`Token ${t.tokenAddress} not supported on chain ${req.chainId}`);
+    const amount = BigInt(t.amount);
+    if (amount <= 0n) throw new Refusal('Amount must be greater than zero');
+    byToken.set(token.address, [...(byToken.get(token.address) ?? []), { recipient: getAddress(t.recipient), amount }]);
+  }
+  const account = getAddress(req.account);
+  for (const token of byToken.keys()) {
+    const forced: { status: string }[] = await tx.query(
+      "SELECT status FROM forced_withdrawals WHERE account = $1 AND chain_id = $2 AND lock_id = $3 AND status <> 'disabled'",
+      [account.toLowerCase(), req.chainId, tokenId(lockTag, token)],
+    );
+    if (forced.length) throw new Refusal(`A forced withdrawal is ${forced[0].status} for lock ${tokenId(lockTag, token)}; the allocator no longer allocates it`);
+  }
+
+  const nonce = await allocateNonce(tx, account, 'withdrawal');
+  const locks: Lock[] = [...byToken].map(([token, portions]) => ({ lockTag, token: token as `0x${string}`, amount: portions.reduce((s, p) => s + p.amount, 0n) }));
+  await reserve(tx, { kind: 'withdrawal', id: nonce.toString() }, account, locks.map((l) => ({ chainId: req.chainId, token: l.token.toLowerCase(), lockTag, amount: l.amount.toString() })));
+
+  const now = Math.floor(Date.now() / 1000);
+  // Never past the lock's reset period: a forced withdrawal could complete before a longer authorization expires.
+  const resetPeriod = parseInt(lockTag[2], 16) & 0x7;
+  const lifetime = Math.min(deps.config.allocator.withdrawalExpirySeconds, RESET_PERIOD_SECONDS[resetPeriod]);
+  const expires = BigInt(now + lifetime);
+  const contract = deps.config.allocator.compactAddress;
+  const typedData = req.kind === 'single'
+    ? compactAuthorization(req.chainId, contract, account, nonce, expires, locks[0])
+    : batchCompactAuthorization(req.chainId, contract, account, nonce, expires, locks);
+  const allocatorData = await deps.allocator.signTypedData(typedData);
+
+  const transfers = [...byToken].map(([token, portions]) => ({
+    id: tokenId(lockTag, token),
+    // claimant = lockTag (here bytes12(0): withdraw the underlying token) << 160 | recipient
+    portions: portions.map((p) => ({ claimant: BigInt(p.recipient).toString(), amount: p.amount.toString() })),
+  }));
+  const allocation = { nonce: nonce.toString(), expires: expires.toString(), allocatorData, transfers, msUntilExpiry: lifetime * 1000 };
+  await tx.query(
+    'INSERT INTO withdrawals (nonce, project_id, account, chain_id, kind, response, expires_at) VALUES ($1, $2, $3, $4, $5, $6, to_timestamp($7))',
+    [nonce.toString(), projectId ?? null, account.toLowerCase(), req.chainId, req.kind, allocation, Number(expires)],
+  );
+  return allocation;
+}
+
+/** Claimed (the indexer saw its Claim) or expired: the reservation goes; the nonce stays spent either way. */
+export async function finishWithdrawal(db: DataSource, nonce: string, status: 'CLAIMED' | 'EXPIRED'): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx.query("UPDATE withdrawals SET status = $2, updated_at = now() WHERE nonce = $1 AND status = 'ALLOCATED'", [nonce, status]);
+    await release(tx, { kind: 'withdrawal', id: nonce });
+  });
+}

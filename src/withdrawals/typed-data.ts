@@ -1,0 +1,53 @@
+import type { TypedDataDefinition } from 'viem';
+
+/** The Compact v1 domain of one chain (name "The Compact", version "1"; DomainLib.sol). */
+export const compactDomain = (chainId: number, verifyingContract: string) =>
+  ({ name: 'The Compact', version: '1', chainId, verifyingContract: verifyingContract as `0x${string}` }) as const;
+
+const LOCK = [
+  { name: 'lockTag', type: 'bytes12' },
+  { name: 'token', type: 'address' },
+  { name: 'amount', type: 'uint256' },
+] as const;
+
+export interface Lock { lockTag: `0x${string}`; token: `0x${string}`; amount: bigint }
+
+/**
+ * What the allocator authorizes for an allocated transfer: a Compact with arbiter = sponsor = the account (the
+ * contract rebuilds it with msg.sender in both places), over the total amount of the lock.
+ */
+export function compactAuthorization(chainId: number, contract: string, sponsor: `0x${string}`, nonce: bigint, expires: bigint, lock: Lock): TypedDataDefinition {
+  return {
+    domain: compactDomain(chainId, contract),
+    types: {
+      Compact: [
+        { name: 'arbiter', type: 'address' },
+        { name: 'sponsor', type: 'address' },
+        { name: 'nonce', type: 'uint256' },
+        { name: 'expires', type: 'uint256' },
+        ...LOCK,
+      ],
+    },
+    primaryType: 'Compact',
+    message: { arbiter: sponsor, sponsor, nonce, expires, ...lock },
+  };
+}
+
+/** The batch form: one Lock per transferred id, in the order of the transfers (the contract does not sort). */
+export function batchCompactAuthorization(chainId: number, contract: string, sponsor: `0x${string}`, nonce: bigint, expires: bigint, locks: Lock[]): TypedDataDefinition {
+  return {
+    domain: compactDomain(chainId, contract),
+    types: {
+      BatchCompact: [
+        { name: 'arbiter', type: 'address' },
+        { name: 'sponsor', type: 'address' },
+        { name: 'nonce', type: 'uint256' },
+        { name: 'expires', type: 'uint256' },
+        { name: 'commitments', type: 'Lock[]' },
+      ],
+      Lock: LOCK,
+    },
+    primaryType: 'BatchCompact',
+    message: { arbiter: sponsor, sponsor, nonce, expires, commitments: locks },
+  };
+}

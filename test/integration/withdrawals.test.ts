@@ -1,0 +1,181 @@
+import path from 'node:path';
+import { hashTypedData, recoverAddress, type Hex } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { Api, call, ingest, startApi } from '../support/harness';
+
+/* eslint-disable @typescript-eslint/no-require-imports, @typescript-eslint/no-explicit-any */
+const sdkDir = path.dirname(require.resolve('@rhinestone/sdk'));
+const { getCompactTypedData }: any = require(path.join(sdkDir, 'execution/compact'));
+/* eslint-enable @typescript-eslint/no-require-imports, @typescript-eslint/no-explicit-any */
+
+const COMPACT = '0x00000000000000171ede64904551eeDF3C6C9788';
+const BASE_USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
+const BASE_WETH = '0x4200000000000000000000000000000000000006';
+const ARB_USDC = '0xaf88d065e77c8cC2239327C5EDb3A432268e5831';
+const OTHER_ALLOCATOR_TAG = '0x60e6d13bb05699a31a457679';
+
+let api: Api;
+let allocator: Hex;
+let lockTag: Hex;
+let seq = 0;
+
+/** 256-bit integers arrive as exact literals; quote them before JSON.parse so nothing is rounded. */
+const parseExact = (text: string) => JSON.parse(text.replace(/([:[,]\s*)(\d+)(?=\s*[,}\]])/g, '$1"$2"'));
+
+beforeAll(async () => {
+  api = await startApi();
+  const health = (await call(api, 'GET', '/health')).json;
+  allocator = health.allocatorAddress;
+  lockTag = health.lockTag;
+});
+afterAll(() => api.close());
+
+async function funded(locked: Record<string, string>) {
+  const account = privateKeyToAccount(generatePrivateKey()).address;
+  await ingest(api, Object.entries(locked).map(([token, amount]) => ({ id: `w-${account}-${seq++}`, type: 'balance', chainId: 8453, account, token, locked: amount, blockNumber: '1' })));
+  return account;
+}
+const withdraw = (body: Record<string, unknown>) => call(api, 'POST', '/withdrawals', { body });
+const reservedFor = async (account: string) =>
+  BigInt((await api.db.query('SELECT coalesce(sum(amount), 0) AS s FROM reservations WHERE account = $1 AND released_at IS NULL', [account.toLowerCase()]))[0].s);
+const lockId = (token: string) => BigInt(`${lockTag}${token.slice(2).toLowerCase()}`);
+
+test('single withdrawal: the Compact digest recomputed with viem recovers to the allocator', async () => {
+  const account = await funded({ [BASE_USDC]: '5000000' });
+  const recipient = privateKeyToAccount(generatePrivateKey()).address;
+  const res = await withdraw({ account, chainId: 8453, tokenAddress: BASE_USDC, amount: 1_250_000, recipient });
+  expect(res.status).toBe(200);
+  expect(res.text).toMatch(/"nonce":\d{40,}/); // a 256-bit integer literal, not a string and not rounded
+  const { allocatorData, transferDetails: t } = parseExact(res.text);
+  expect(BigInt(t.id)).toBe(lockId(BASE_USDC));
+  expect(t.recipients).toEqual([{ claimant: BigInt(recipient).toString(), amount: '1250000' }]); // lock tag 0: withdraw
+  expect(BigInt(t.nonce) >> 96n).toBe(BigInt(account)); // sponsor-prefixed nonce
+  const digest = hashTypedData({
+    domain: { name: 'The Compact', version: '1', chainId: 8453, verifyingContract: COMPACT },
+    types: { Compact: [
+      { name: 'arbiter', type: 'address' }, { name: 'sponsor', type: 'address' }, { name: 'nonce', type: 'uint256' }, { name: 'expires', type: 'uint256' },
+      { name: 'lockTag', type: 'bytes12' }, { name: 'token', type: 'address' }, { name: 'amount', type: 'uint256' },
+    ] },
+    primaryType: 'Compact',
+    message: { arbiter: account, sponsor: account, nonce: BigInt(t.nonce), expires: BigInt(t.expires), lockTag, token: BASE_USDC, amount: 1_250_000n },
+  });
+  expect(await recoverAddress({ hash: digest, signature: allocatorData })).toBe(allocator);
+  expect(await reservedFor(account)).toBe(1_250_000n);
+});
+
+test('batch withdrawal: BatchCompact over locks in transfer order, portions per recipient; mixed allocators refused', async () => {
+  const account = await funded({ [BASE_USDC]: '5000000', [BASE_WETH]: '10000000000000000000' });
+  const [r1, r2] = [privateKeyToAccount(generatePrivateKey()).address, privateKeyToAccount(generatePrivateKey()).address];
+  const res = await call(api, 'POST', '/batch-withdrawals', {
+    body: { account, chainId: 8453, transfers: [
+      { recipient: r1, tokenAddress: BASE_WETH, amount: '2000000000000000000' },
+      { recipient: r1, tokenAddress: BASE_USDC, amount: 100 },
+      { recipient: r2, tokenAddress: BASE_USDC, amount: 200 },
+    ] },
+  });
+  expect(res.status).toBe(200);
+  const { allocatorData, batchTransferDetails: b } = parseExact(res.text);
+  expect(b.transfers.map((t: { id: string }) => BigInt(t.id))).toEqual([lockId(BASE_WETH), lockId(BASE_USDC)]);
+  expect(b.transfers[1].portions).toEqual([{ claimant: BigInt(r1).toString(), amount: '100' }, { claimant: BigInt(r2).toString(), amount: '200' }]);
+  const lockType = [{ name: 'lockTag', type: 'bytes12' }, { name: 'token', type: 'address' }, { name: 'amount', type: 'uint256' }] as const;
+  const digest = hashTypedData({
+    domain: { name: 'The Compact', version: '1', chainId: 8453, verifyingContract: COMPACT },
+    types: {
+      BatchCompact: [{ name: 'arbiter', type: 'address' }, { name: 'sponsor', type: 'address' }, { name: 'nonce', type: 'uint256' }, { name: 'expires', type: 'uint256' }, { name: 'commitments', type: 'Lock[]' }],
+      Lock: lockType,
+    },
+    primaryType: 'BatchCompact',
+    message: { arbiter: account, sponsor: account, nonce: BigInt(b.nonce), expires: BigInt(b.expires), commitments: [
+      { lockTag, token: BASE_WETH, amount: 2_000_000_000_000_000_000n },
+      { lockTag, token: BASE_USDC, amount: 300n },
+    ] },
+  });
+  expect(await recoverAddress({ hash: digest, signature: allocatorData })).toBe(allocator);
+
+  const mixed = await call(api, 'POST', '/batch-withdrawals', {
+    body: { account, chainId: 8453, transfers: [{ recipient: r1, tokenAddress: BASE_USDC, amount: 1 }, { recipient: r1, tokenAddress: BASE_WETH, amount: 1, lockTag: OTHER_ALLOCATOR_TAG }] },
+  });
+  expect(mixed.status).toBe(400);
+  expect(mixed.json.message).toBe('All transfers of a batch must spend locks of one allocator');
+  const foreign = await withdraw({ account, chainId: 8453, tokenAddress: BASE_USDC, amount: 1, recipient: r1, lockTag: OTHER_ALLOCATOR_TAG });
+  expect(foreign.json.message).toMatch(/is not allocated by this allocator/);
+});
+
+test('bad inputs get clear 4xx bodies and change nothing', async () => {
+  const account = await funded({ [BASE_USDC]: '1000' });
+  const recipient = privateKeyToAccount(generatePrivateKey()).address;
+  const cases: [Record<string, unknown>, RegExp][] = [
+    [{ account, chainId: 8453, tokenAddress: BASE_USDC, amount: 0, recipient }, /greater than zero/],
+    [{ account, chainId: 8453, tokenAddress: BASE_USDC, amount: 1, recipient: '0x1234' }, /body\.recipient must match pattern/],
+    [{ account, chainId: 424242, tokenAddress: BASE_USDC, amount: 1, recipient }, /^Unsupported chain 424242$/],
+    [{ account, chainId: 8453, tokenAddress: ARB_USDC, amount: 1, recipient }, /not supported on chain 8453/],
+    [{ account, chainId: 8453, tokenAddress: BASE_USDC, amount: 1001, recipient }, /^Insufficient balance$/],
+    [{ account, chainId: 8453, tokenAddress: BASE_USDC, amount: -5, recipient }, /body\.amount/],
+  ];
+  for (const [body, message] of cases) {
+    const res = await withdraw(body);
+    expect(res.status).toBe(400);
+    expect(res.json.message).toMatch(message);
+  }
+  expect(await reservedFor(account)).toBe(0n);
+  expect((await api.db.query('SELECT count(*) AS n FROM withdrawals WHERE account = $1', [account.toLowerCase()]))[0].n).toBe('0');
+});
+
+test('a pending or enabled forced withdrawal stops allocation of that lock', async () => {
+  const account = await funded({ [BASE_USDC]: '1000' });
+  const forced = (status: string) => ingest(api, [{ id: `fw-${account}-${seq++}`, type: 'forced-withdrawal', chainId: 8453, account, lockId: lockId(BASE_USDC).toString(), status }]);
+  await forced('pending');
+  const res = await withdraw({ account, chainId: 8453, tokenAddress: BASE_USDC, amount: 1, recipient: account });
+  expect(res.status).toBe(400);
+  expect(res.json.message).toMatch(/forced withdrawal is pending/);
+  await forced('disabled');
+  expect((await withdraw({ account, chainId: 8453, tokenAddress: BASE_USDC, amount: 1, recipient: account })).status).toBe(200);
+});
+
+async function until(check: () => Promise<boolean>) {
+  for (let i = 0; i < 100; i++) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error('condition never held');
+}
+
+test('expiry releases the reservation; a reported claim releases it and the nonce is never handed out again', async () => {
+  const account = await funded({ [BASE_USDC]: '1000' });
+  const first = parseExact((await withdraw({ account, chainId: 8453, tokenAddress: BASE_USDC, amount: 600, recipient: account })).text).transferDetails;
+  expect((await withdraw({ account, chainId: 8453, tokenAddress: BASE_USDC, amount: 600, recipient: account })).json.message).toBe('Insufficient balance');
+  await until(async () => (await reservedFor(account)) === 0n); // WITHDRAWAL_EXPIRY_SECONDS=4 in tests
+  expect((await api.db.query('SELECT status FROM withdrawals WHERE nonce = $1', [first.nonce]))[0].status).toBe('EXPIRED');
+
+  const second = parseExact((await withdraw({ account, chainId: 8453, tokenAddress: BASE_USDC, amount: 600, recipient: account })).text).transferDetails;
+  expect(second.nonce).not.toBe(first.nonce);
+  await ingest(api, [{ id: `w-claim-${second.nonce}`, type: 'claim', chainId: 8453, nonce: second.nonce, transactionHash: `0x${'ab'.repeat(32)}`, timestamp: 1 }]);
+  await until(async () => (await api.db.query('SELECT status FROM withdrawals WHERE nonce = $1', [second.nonce]))[0].status === 'CLAIMED');
+  expect(await reservedFor(account)).toBe(0n);
+  expect((await api.db.query('SELECT purpose FROM allocator_nonces WHERE nonce = $1', [second.nonce]))[0].purpose).toBe('withdrawal');
+});
+
+test('property: concurrent withdrawals and intent submits over one balance never over-reserve; nonces are unique', async () => {
+  for (let round = 0; round < 3; round++) {
+    const signer = privateKeyToAccount(generatePrivateKey());
+    const balance = 10_000_000n + BigInt(Math.floor(Math.random() * 5_000_000));
+    await ingest(api, [{ id: `prop-${signer.address}`, type: 'balance', chainId: 8453, account: signer.address, token: BASE_USDC, locked: balance.toString(), blockNumber: '1' }]);
+    const intents = await Promise.all(Array.from({ length: 3 }, async () => {
+      const route = await call(api, 'POST', '/intents/route', { body: { account: { address: signer.address, accountType: 'EOA' }, destinationChainId: 42161, tokenRequests: [{ tokenAddress: ARB_USDC, amount: '2500000' }] } });
+      const sig = await signer.signTypedData(getCompactTypedData(route.json.intentOp));
+      return { ...route.json.intentOp, originSignatures: [sig], destinationSignature: sig };
+    }));
+    const amounts = Array.from({ length: 8 }, () => 500_000 + Math.floor(Math.random() * 2_000_000));
+    const results = await Promise.all([
+      ...intents.map((op) => call(api, 'POST', '/intent-operations', { body: { signedIntentOp: op } })),
+      ...amounts.map((amount) => withdraw({ account: signer.address, chainId: 8453, tokenAddress: BASE_USDC, amount, recipient: signer.address })),
+    ]);
+    for (const r of results) expect([200, 201, 400]).toContain(r.status);
+    expect(results.filter((r) => r.status === 400).every((r) => r.json.message === 'Insufficient balance')).toBe(true);
+    expect(await reservedFor(signer.address)).toBeLessThanOrEqual(balance);
+    expect(results.some((r) => r.status === 200)).toBe(true);
+    const nonces = results.filter((r) => r.status === 200).map((r) => parseExact(r.text).transferDetails.nonce as string);
+    const intentIds = results.filter((r) => r.status === 201).map((r) => r.json.result.id as string);
+    expect(new Set([...nonces, ...intentIds]).size).toBe(nonces.length + intentIds.length);
+  }
+}, 60_000);
