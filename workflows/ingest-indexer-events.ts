@@ -1,10 +1,10 @@
-import { getExternalWorkflowHandle, proxyActivities } from '@temporalio/workflow';
+import { getExternalWorkflowHandle, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { IndexerEvent, IngestResult } from '../src/indexer/types';
 import { claimSignal, failureSignal, fillSignal, intentWorkflowId, preconfirmationSignal } from './intent-lifecycle';
 import { withdrawalClaimSignal, withdrawalWorkflowId } from './withdrawal';
 
-const { applyIndexerEvents } = proxyActivities<Activities>({
+const { applyIndexerEvents } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '200 milliseconds', maximumInterval: '10 seconds', backoffCoefficient: 2 },
 });

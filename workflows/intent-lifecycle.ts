@@ -1,4 +1,4 @@
-import { allHandlersFinished, condition, defineQuery, defineSignal, defineUpdate, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
+import { allHandlersFinished, condition, defineQuery, defineSignal, defineUpdate, proxyActivities, proxyLocalActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { Acceptance, Submission } from '../src/intents/types';
 import { applyEvent, ChainTx, IntentEvent, IntentState, isTerminal } from './intent-state';
@@ -9,6 +9,12 @@ const acts = proxyActivities<Activities>({
 });
 
 /** Signals (also sent by POST /indexer/events for events carrying the intent's nonce). */
+/** Acceptance answers the submit request, so it runs as a local activity (no task-queue round trips). */
+const { acceptIntent } = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '200 milliseconds', maximumInterval: '10 seconds', backoffCoefficient: 2, nonRetryableErrorTypes: ['Rejected'] },
+});
+
 export const preconfirmationSignal = defineSignal<[{ chainId: number }]>('preconfirmation');
 export const fillSignal = defineSignal<[ChainTx]>('fill');
 export const claimSignal = defineSignal<[ChainTx]>('claim');
@@ -27,7 +33,7 @@ export async function intentLifecycle(id: string): Promise<string> {
   let acceptance: Promise<Acceptance> | undefined;
   let state: IntentState | undefined;
   const queue: IntentEvent[] = [];
-  setHandler(acceptUpdate, (submission) => (acceptance ??= acts.acceptIntent(id, submission)));
+  setHandler(acceptUpdate, (submission) => (acceptance ??= acceptIntent(id, submission)));
   setHandler(stateQuery, () => state);
   setHandler(preconfirmationSignal, (e) => void queue.push({ type: 'preconfirmation', ...e }));
   setHandler(fillSignal, (e) => void queue.push({ type: 'fill', ...e }));

@@ -1,8 +1,13 @@
-import { condition, defineSignal, ParentClosePolicy, proxyActivities, setHandler, startChild } from '@temporalio/workflow';
+import { condition, defineSignal, ParentClosePolicy, proxyActivities, proxyLocalActivities, setHandler, startChild } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { WithdrawalRequest } from '../src/withdrawals/allocate';
 
 const acts = proxyActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '200 milliseconds', maximumInterval: '10 seconds', backoffCoefficient: 2 },
+});
+
+const { allocateWithdrawal } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '200 milliseconds', maximumInterval: '10 seconds', backoffCoefficient: 2 },
 });
@@ -15,7 +20,7 @@ export const withdrawalWorkflowId = (nonce: string) => `withdrawal-${nonce}`;
  * reservation to a workflow keyed by the nonce, which outlives this one.
  */
 export async function requestWithdrawal(req: WithdrawalRequest, projectId?: string): ReturnType<Activities['allocateWithdrawal']> {
-  const outcome = await acts.allocateWithdrawal(req, projectId);
+  const outcome = await allocateWithdrawal(req, projectId);
   if (outcome.ok) {
     await startChild(holdWithdrawal, {
       workflowId: withdrawalWorkflowId(outcome.value.nonce),
