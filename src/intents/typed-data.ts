@@ -1,4 +1,5 @@
 import { hashTypedData, keccak256, pad, slice, toHex, type TypedDataDefinition } from 'viem';
+import { compactDomain, LOCK } from '../compact/eip712';
 import type { Element, IntentOp } from './types';
 
 /** Domains and type sets exactly as @rhinestone/sdk 1.x builds them (execution/compact.js, permit2.js, singleChainOps.js). */
@@ -57,7 +58,7 @@ function mandate(element: Element) {
 
 export function compactTypedData(op: Pick<IntentOp, 'sponsor' | 'nonce' | 'expires' | 'elements'>, verifyingContract: string) {
   return {
-    domain: { name: 'The Compact', version: '1', chainId: Number(op.elements[0].chainId), verifyingContract: verifyingContract as `0x${string}` },
+    domain: compactDomain(Number(op.elements[0].chainId), verifyingContract),
     types: {
       MultichainCompact: [
         { name: 'sponsor', type: 'address' },
@@ -71,11 +72,7 @@ export function compactTypedData(op: Pick<IntentOp, 'sponsor' | 'nonce' | 'expir
         { name: 'commitments', type: 'Lock[]' },
         { name: 'mandate', type: 'Mandate' },
       ],
-      Lock: [
-        { name: 'lockTag', type: 'bytes12' },
-        { name: 'token', type: 'address' },
-        { name: 'amount', type: 'uint256' },
-      ],
+      Lock: LOCK,
       ...MANDATE_TYPES,
     },
     primaryType: 'MultichainCompact',

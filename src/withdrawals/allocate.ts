@@ -6,7 +6,7 @@ import type { Config } from '../config';
 import { InsufficientBalance, release, reserve } from '../ledger/ledger';
 import { allocateNonce } from '../ledger/nonces';
 import { tokenId } from '../intents/quote';
-import { batchCompactAuthorization, compactAuthorization, Lock } from './typed-data';
+import { batchCompactAuthorization, compactAuthorization, Lock } from '../compact/eip712';
 
 /** Reset period index → seconds (The Compact's ResetPeriod table; 6 = seven days and one hour). */
 export const RESET_PERIOD_SECONDS = [1, 15, 60, 600, 3900, 86_400, 608_400, 2_592_000];

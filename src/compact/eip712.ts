@@ -4,10 +4,19 @@ import type { TypedDataDefinition } from 'viem';
 export const compactDomain = (chainId: number, verifyingContract: string) =>
   ({ name: 'The Compact', version: '1', chainId, verifyingContract: verifyingContract as `0x${string}` }) as const;
 
-const LOCK = [
+/** Lock(bytes12 lockTag,address token,uint256 amount), shared by every Compact struct. */
+export const LOCK = [
   { name: 'lockTag', type: 'bytes12' },
   { name: 'token', type: 'address' },
   { name: 'amount', type: 'uint256' },
+] as const;
+
+/** The fields a Compact and a BatchCompact start with. */
+const HEAD = [
+  { name: 'arbiter', type: 'address' },
+  { name: 'sponsor', type: 'address' },
+  { name: 'nonce', type: 'uint256' },
+  { name: 'expires', type: 'uint256' },
 ] as const;
 
 export interface Lock { lockTag: `0x${string}`; token: `0x${string}`; amount: bigint }
@@ -20,13 +29,7 @@ export function compactAuthorization(chainId: number, contract: string, sponsor:
   return {
     domain: compactDomain(chainId, contract),
     types: {
-      Compact: [
-        { name: 'arbiter', type: 'address' },
-        { name: 'sponsor', type: 'address' },
-        { name: 'nonce', type: 'uint256' },
-        { name: 'expires', type: 'uint256' },
-        ...LOCK,
-      ],
+      Compact: [...HEAD, ...LOCK],
     },
     primaryType: 'Compact',
     message: { arbiter: sponsor, sponsor, nonce, expires, ...lock },
@@ -38,13 +41,7 @@ export function batchCompactAuthorization(chainId: number, contract: string, spo
   return {
     domain: compactDomain(chainId, contract),
     types: {
-      BatchCompact: [
-        { name: 'arbiter', type: 'address' },
-        { name: 'sponsor', type: 'address' },
-        { name: 'nonce', type: 'uint256' },
-        { name: 'expires', type: 'uint256' },
-        { name: 'commitments', type: 'Lock[]' },
-      ],
+      BatchCompact: [...HEAD, { name: 'commitments', type: 'Lock[]' }],
       Lock: LOCK,
     },
     primaryType: 'BatchCompact',
