@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
+import { getAddress } from 'viem';
 import { acceptUpdate, intentLifecycle, intentWorkflowId } from '../../workflows/intent-lifecycle';
 import { quoteIntent } from '../../workflows/quote-intent';
 import { ApiError, badRequest } from '../http/errors';
@@ -128,7 +129,7 @@ export const intentRoutes = [
         body: {
           status: row.status,
           destinationChainId: Number(row.destination_chain_id),
-          userAddress: row.account,
+          userAddress: getAddress(row.account),
           claims,
           ...(row.fill ? { fillTimestamp: row.fill.timestamp, fillTransactionHash: row.fill.transactionHash } : {}),
           ...(query.full ? { intentOp: row.operation, signatures: row.signatures, history: row.history } : {}),

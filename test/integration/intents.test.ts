@@ -7,6 +7,7 @@ const sdkDir = path.dirname(require.resolve('@rhinestone/sdk'));
 const v1: any = require(path.join(sdkDir, 'orchestrator'));
 const { createAuthProvider }: any = require(path.join(sdkDir, 'auth/provider'));
 const { getCompactTypedData }: any = require(path.join(sdkDir, 'execution/compact'));
+const permit2: any = require(path.join(sdkDir, 'execution/permit2'));
 /* eslint-enable @typescript-eslint/no-require-imports, @typescript-eslint/no-explicit-any */
 
 const BASE_USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
@@ -71,7 +72,7 @@ describe('the published 1.15.0 client, unchanged', () => {
     expect(submitted.result).toEqual({ id: BigInt(op.nonce).toString(), status: 'PENDING' });
     const intentId = submitted.result.id;
     const pending = await client.getIntentOpStatus(BigInt(intentId));
-    expect(pending).toMatchObject({ status: 'PENDING', destinationChainId: 42161, userAddress: account.address.toLowerCase() });
+    expect(pending).toMatchObject({ status: 'PENDING', destinationChainId: 42161, userAddress: account.address });
     expect(pending.claims).toEqual([{ chainId: 8453, status: 'PENDING', depositId: intentId }]);
     expect(await activeReservations(intentId)).toBe(1);
 
@@ -108,6 +109,32 @@ describe('the published 1.15.0 client, unchanged', () => {
     await expect(client.getIntentRoute({ ...routeInput(account.address, 1n), destinationChainId: 999999 })).rejects.toBeInstanceOf(v1.UnsupportedChainError);
     await expect(client.getIntentRoute({ ...routeInput(account.address, 1n), tokenRequests: [{ tokenAddress: BASE_USDC, amount: 1n }] })).rejects.toBeInstanceOf(v1.TokenNotSupportedError);
     await expect(client.getIntentRoute({ ...routeInput(account.address, 1n), tokenRequests: [{ tokenAddress: ARB_USDC }, { tokenAddress: '0x82aF49447D8a07e3bd95BD0d56f35241523fBab1' }] })).rejects.toBeInstanceOf(v1.OnlyOneTargetTokenAmountCanBeUnsetError);
+  });
+});
+
+describe('funding and account kinds', () => {
+  test('wallet funds only: a Permit2 route with the approvals an EOA needs, signed per element and accepted', async () => {
+    const account = privateKeyToAccount(generatePrivateKey());
+    await ingest(api, [{ id: id(), type: 'balance', chainId: 8453, account: account.address, token: BASE_USDC, unlocked: '5000000', blockNumber: '1' }]);
+    const route = await client.getIntentRoute(routeInput(account.address, 1_000_000n));
+    const element = route.intentOp.elements[0];
+    expect(element.mandate.qualifier.settlementContext.fundingMethod).toBe('PERMIT2');
+    expect(route.tokenRequirements['8453'][BASE_USDC]).toEqual({ type: 'approval', amount: element.idsAndAmounts[0][1], spender: '0x000000000022D473030F116dDEE9F6B43aC78BA3' });
+    const signatures = await Promise.all(route.intentOp.elements.map((e: unknown) => account.signTypedData(permit2.getTypedData(e, BigInt(route.intentOp.nonce), BigInt(route.intentOp.expires)))));
+    const { result } = await client.submitIntent({ ...route.intentOp, originSignatures: signatures, destinationSignature: signatures.at(-1) });
+    expect(result.status).toBe('PENDING');
+    const [{ lock_tag }] = await api.db.query('SELECT lock_tag FROM reservations WHERE owner_id = $1', [result.id]);
+    expect(lock_tag).toBe('wallet');
+  });
+
+  test('a smart account signature without an RPC for its chain is refused with a clear message', async () => {
+    const account = privateKeyToAccount(generatePrivateKey());
+    await ingest(api, [{ id: id(), type: 'balance', chainId: 8453, account: account.address, token: BASE_USDC, locked: '5000000', blockNumber: '1' }]);
+    const route = await client.getIntentRoute({ ...routeInput(account.address, 1_000_000n), account: { address: account.address, accountType: 'ERC7579', setupOps: [] } });
+    expect(route.intentOp.elements[0].smartAccountStatus).toMatchObject({ accountType: 'smartAccount' });
+    const res = await call(api, 'POST', '/intent-operations', { body: { signedIntentOp: await sign(account, route.intentOp) } });
+    expect(res.status).toBe(400);
+    expect(res.json.message).toMatch(/set RPC_URL_8453/);
   });
 });
 
