@@ -14,9 +14,13 @@ export default tseslint.config(
     // or randomness outside the SDK (the same rule Temporal's samples use).
     files: ['workflows/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { paths: [...builtinModules, ...builtinModules.map((m) => `node:${m}`)], patterns: ['../activities/*', '../src/**/!(types)'] }],
+      '@typescript-eslint/no-restricted-imports': ['error', {
+        paths: [...builtinModules, ...builtinModules.map((m) => `node:${m}`)],
+        // Types only from the I/O side: its values (DB, viem, config) must never enter the workflow bundle.
+        patterns: [{ group: ['../src/*', '../src/**', '../activities', '../activities/*'], allowTypeImports: true }],
+      }],
       'no-restricted-globals': ['error', 'setTimeout', 'setInterval', 'fetch', 'process'],
-      'no-restricted-properties': ['error', { object: 'Date', property: 'now', message: 'use workflow time (Date in the sandbox is deterministic) via wf APIs' }, { object: 'Math', property: 'random', message: 'use wf.uuid4() or deterministic input' }],
+      'no-restricted-properties': ['error', { object: 'Date', property: 'now', message: 'take time from timers (sleep/condition) or activity results' }, { object: 'Math', property: 'random', message: 'use wf.uuid4() or deterministic input' }],
     },
   },
 );
