@@ -59,12 +59,13 @@ export const intentRoutes = [
     auth: 'apiKey',
     body: submitBody,
     responses: { 201: { description: 'accepted', schema: submitResponse }, 200: { description: 'dry run: verified, nothing changed', schema: submitResponse } },
-    async handler(_ctx, { body }, s) {
+    async handler(ctx, { body }, s) {
       const signed = body.signedIntentOp;
       const id = BigInt(signed.nonce).toString();
       const [quote]: { operation: IntentOp; expired: boolean; submitted: boolean }[] = await s.db.query(
-        'SELECT q.operation, q.expires_at < now() AS expired, i.id IS NOT NULL AS submitted FROM quotes q LEFT JOIN intents i ON i.id = q.nonce WHERE q.nonce = $1',
-        [id],
+        // Quotes and intents belong to the project whose key asked for them; other projects see nothing.
+        'SELECT q.operation, q.expires_at < now() AS expired, i.id IS NOT NULL AS submitted FROM quotes q LEFT JOIN intents i ON i.id = q.nonce WHERE q.nonce = $1 AND q.project_id = $2',
+        [id, ctx.state.projectId],
       );
       // A resubmission of an accepted intent is answered even after the quote's time-to-live.
       if (!quote || (quote.expired && !quote.submitted)) throw new ApiError(404, 'Quote expired or not found; request a new route');
@@ -111,12 +112,16 @@ export const intentRoutes = [
     params: statusParams,
     query: statusQuery,
     responses: { 200: { description: 'intent operation status record' } },
-    async handler(_ctx, { params, query }, s) {
+    async handler(ctx, { params, query }, s) {
       const id = BigInt(params.id).toString();
       const [row]: {
         status: string; account: string; destination_chain_id: string; origin_chain_ids: string[]; fill: { transactionHash: string; timestamp: number } | null;
         claims: Record<string, { transactionHash: string; timestamp: number }>; operation: unknown; signatures: unknown; history: unknown;
-      }[] = await s.db.query('SELECT status, account, destination_chain_id, origin_chain_ids, fill, claims, operation, signatures, history FROM intents WHERE id = $1', [id]);
+      }[] = await s.db.query(
+        `SELECT i.status, i.account, i.destination_chain_id, i.origin_chain_ids, i.fill, i.claims, i.operation, i.signatures, i.history
+         FROM intents i JOIN quotes q ON q.nonce = i.id WHERE i.id = $1 AND q.project_id = $2`,
+        [id, ctx.state.projectId],
+      );
       if (!row) throw new ApiError(404, `No such intent with nonce ${id}`);
       const claims = row.origin_chain_ids.map((chainId) => {
         const claim = row.claims[chainId];

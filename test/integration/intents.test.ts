@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { createProject } from '../../src/projects/api-keys';
 import { Api, call, ingest, startApi } from '../support/harness';
 
 /* eslint-disable @typescript-eslint/no-require-imports, @typescript-eslint/no-explicit-any */
@@ -84,6 +85,11 @@ describe('the published 1.15.0 client, unchanged', () => {
     expect(done).toMatchObject({ fillTransactionHash: TX(1), fillTimestamp: 1_800_000_000 });
     expect(done.claims).toEqual([{ chainId: 8453, status: 'CLAIMED', claimTimestamp: 1_800_000_100, claimTransactionHash: TX(2), depositId: intentId }]);
     expect(await activeReservations(intentId)).toBe(0);
+
+    const { apiKey: otherProject } = await createProject(api.db, 'other');
+    const foreign = await call(api, 'GET', `/intent-operation/${intentId}`, { headers: { 'x-api-key': otherProject } });
+    expect(foreign.status).toBe(404);
+    expect(foreign.json.message).toBe(`No such intent with nonce ${intentId}`);
 
     const full = await call(api, 'GET', `/intent-operation/${intentId}?full=true`);
     expect(full.json.history.map((h: { status: string }) => h.status)).toEqual(['PENDING', 'COMPLETED']);
