@@ -6,7 +6,8 @@ import { withdrawalClaimSignal, withdrawalWorkflowId } from './withdrawal';
 
 const { applyIndexerEvents } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '200 milliseconds', maximumInterval: '10 seconds', backoffCoefficient: 2 },
+  // Bounded: a batch that keeps failing fails the request (5xx) instead of holding it open.
+  retry: { initialInterval: '200 milliseconds', maximumInterval: '10 seconds', backoffCoefficient: 2, maximumAttempts: 8 },
 });
 
 /**

@@ -12,7 +12,7 @@ const acts = proxyActivities<Activities>({
 /** Acceptance answers the submit request, so it runs as a local activity (no task-queue round trips). */
 const { acceptIntent } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '200 milliseconds', maximumInterval: '10 seconds', backoffCoefficient: 2, nonRetryableErrorTypes: ['Rejected'] },
+  retry: { initialInterval: '200 milliseconds', maximumInterval: '10 seconds', backoffCoefficient: 2, maximumAttempts: 8, nonRetryableErrorTypes: ['Rejected'] },
 });
 
 export const preconfirmationSignal = defineSignal<[{ chainId: number }]>('preconfirmation');

@@ -9,7 +9,7 @@ const acts = proxyActivities<Activities>({
 
 const { allocateWithdrawal } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '200 milliseconds', maximumInterval: '10 seconds', backoffCoefficient: 2 },
+  retry: { initialInterval: '200 milliseconds', maximumInterval: '10 seconds', backoffCoefficient: 2, maximumAttempts: 8 },
 });
 
 export const withdrawalClaimSignal = defineSignal<[{ chainId: number; transactionHash: string; timestamp: number }]>('claim');

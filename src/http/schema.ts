@@ -16,6 +16,8 @@ export const patterns = {
 };
 
 export const address: Schema = { type: 'string', pattern: patterns.address, description: '20-byte hex address' };
+/** JSON numbers are accepted only while exact: larger values must come as decimal strings. */
+export const safeUint = (minimum = 0): Schema => ({ type: 'integer', minimum, maximum: Number.MAX_SAFE_INTEGER });
 export const uint256: Schema = { type: 'string', pattern: patterns.uint256, maxLength: 78, description: 'decimal string' };
 
 export function compile(ajv: Ajv, schema: Schema): ValidateFunction {

@@ -1,8 +1,8 @@
 import { SETTLEMENT_LAYERS } from '../chains/registry';
-import { address, patterns, Schema, uint256 } from '../http/schema';
+import { address, patterns, safeUint, Schema, uint256 } from '../http/schema';
 
-const chainId: Schema = { type: 'integer', minimum: 1, maximum: 2 ** 53 - 1 };
-const blockNumber: Schema = { anyOf: [{ type: 'string', pattern: '^(0|[1-9][0-9]{0,19})$' }, { type: 'integer', minimum: 0 }] };
+const chainId: Schema = safeUint(1);
+const blockNumber: Schema = { anyOf: [{ type: 'string', pattern: '^(0|[1-9][0-9]{0,19})$' }, safeUint()] };
 
 export const balanceEvent: Schema = {
   type: 'object',
@@ -30,7 +30,7 @@ const base = (type: string, description: string, required: string[], properties:
 });
 const nonce = { ...uint256, description: 'the intent id / allocator nonce the on-chain event carries' };
 const txHash: Schema = { type: 'string', pattern: '^0x[0-9a-fA-F]{64}$' };
-const timestamp: Schema = { type: 'integer', minimum: 0, description: 'unix seconds' };
+const timestamp: Schema = { ...safeUint(), description: 'unix seconds' };
 
 /** One entry per event type; the `type` discriminator picks the schema. */
 export const eventSchemas: Record<string, Schema> = {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
+import { ApplicationFailure, WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
 import { getAddress } from 'viem';
 import { acceptUpdate, intentLifecycle, intentWorkflowId } from '../../workflows/intent-lifecycle';
 import { quoteIntent } from '../../workflows/quote-intent';
@@ -92,12 +92,11 @@ export const intentRoutes = [
         });
         return { status: 201, body: { result: { id, status: accepted.status } } };
       } catch (e) {
-        if (e instanceof WorkflowUpdateFailedError) {
-          // update failure ← activity failure ← the ApplicationFailure the activity threw
-          let cause: Error | undefined = e;
-          while (cause?.cause instanceof Error) cause = cause.cause;
-          const message = cause?.message ?? 'Rejected';
-          throw message === 'Quote expired' || message === 'Quote not found' ? new ApiError(404, `${message}; request a new route`) : badRequest(message);
+        // update failure ← activity failure ← the ApplicationFailure the activity threw; only refusals are the client's
+        let cause: Error | undefined = e instanceof Error ? e : undefined;
+        while (cause?.cause instanceof Error) cause = cause.cause;
+        if (e instanceof WorkflowUpdateFailedError && cause instanceof ApplicationFailure && cause.type === 'Rejected') {
+          throw cause.message.startsWith('Quote ') ? new ApiError(404, `${cause.message}; request a new route`) : badRequest(cause.message);
         }
         throw e;
       }

@@ -1,8 +1,8 @@
 import { SETTLEMENT_LAYERS } from '../chains/registry';
-import { address, patterns, Schema, uint256 } from '../http/schema';
+import { address, patterns, safeUint, Schema, uint256 } from '../http/schema';
 
 const hex: Schema = { type: 'string', pattern: patterns.hex };
-const bigintString: Schema = { anyOf: [uint256, { type: 'integer', minimum: 0 }] };
+const bigintString: Schema = { anyOf: [uint256, safeUint()] };
 const execution: Schema = {
   type: 'object',
   required: ['to'],
@@ -20,7 +20,7 @@ const account: Schema = {
   },
 };
 const tokenList: Schema = { type: 'array', items: { type: 'string', minLength: 1 } };
-const chainIdList: Schema = { type: 'array', items: { type: 'integer', minimum: 1 } };
+const chainIdList: Schema = { type: 'array', items: safeUint(1) };
 const chainTokens: Schema = { type: 'object', additionalProperties: tokenList };
 const structuredAccess: Schema = {
   type: 'object',
@@ -38,7 +38,7 @@ export const intentInput: Schema = {
   type: 'object',
   required: ['destinationChainId', 'tokenRequests', 'account'],
   properties: {
-    destinationChainId: { type: 'integer', minimum: 0 },
+    destinationChainId: safeUint(),
     tokenRequests: {
       type: 'array',
       maxItems: 20,
@@ -50,7 +50,7 @@ export const intentInput: Schema = {
     destinationGasUnits: bigintString,
     accountAccessList: {
       anyOf: [
-        { type: 'array', items: { type: 'object', required: ['chainId', 'tokenAddress'], properties: { chainId: { type: 'integer' }, tokenAddress: { type: 'string' } } } },
+        { type: 'array', items: { type: 'object', required: ['chainId', 'tokenAddress'], properties: { chainId: safeUint(1), tokenAddress: { type: 'string' } } } },
         structuredAccess,
       ],
     },
@@ -69,7 +69,7 @@ export const intentInput: Schema = {
           },
         },
         feeToken: { type: 'string' },
-        customDeadline: { type: 'integer', minimum: 0 },
+        customDeadline: safeUint(),
       },
       default: {},
     },
@@ -141,7 +141,7 @@ export const splitBody: Schema = {
   type: 'object',
   required: ['chainId', 'tokens'],
   properties: {
-    chainId: { type: 'integer', minimum: 1 },
+    chainId: safeUint(1),
     tokens: { type: 'object', minProperties: 1, maxProperties: 20, propertyNames: { pattern: patterns.address }, additionalProperties: uint256 },
     settlementLayers: layers,
   },

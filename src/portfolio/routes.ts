@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { address, patterns, Schema } from '../http/schema';
+import { address, patterns, safeUint, Schema } from '../http/schema';
 import { defineRoute, RouteDef } from '../http/route';
 import { BalanceRow, buildPortfolio, presentAlps, presentLegacy } from './portfolio';
 import { normalizePortfolioQuery } from './query';
@@ -11,7 +11,7 @@ const params: Schema = { type: 'object', required: ['userAddress'], properties: 
 const query: Schema = {
   type: 'object',
   properties: {
-    chainIds: { type: 'array', items: { type: 'integer', minimum: 1 }, maxItems: 200, description: 'comma list, or repeated chainIds[]' },
+    chainIds: { type: 'array', items: safeUint(1), maxItems: 200, description: 'comma list, or repeated chainIds[]' },
     tokens: { type: 'array', items: { type: 'string', pattern: `^[1-9][0-9]*:${patterns.address.slice(1, -1)}$` }, maxItems: 500, description: 'comma list of chainId:tokenAddress, or repeated tokens[]' },
     filterEmpty: { type: 'boolean', default: false },
   },

@@ -4,25 +4,25 @@ import { requestWithdrawal } from '../../workflows/withdrawal';
 import { badRequest } from '../http/errors';
 import { stringifyWithBigInts } from '../http/json';
 import { defineRoute } from '../http/route';
-import { address, patterns, Schema } from '../http/schema';
+import { address, patterns, safeUint, Schema } from '../http/schema';
 import type { Services } from '../http/services';
 import type { Allocation, WithdrawalRequest } from './allocate';
 
-const amount: Schema = { anyOf: [{ type: 'string', pattern: patterns.uint256 }, { type: 'integer', minimum: 0 }] };
+const amount: Schema = { anyOf: [{ type: 'string', pattern: patterns.uint256 }, safeUint()] };
 const lockTag: Schema = { type: 'string', pattern: patterns.bytes12, description: "optional: a lock tag of this allocator (default: /health's lockTag)" };
 const uint = { type: 'integer', description: 'exact integer literal (up to 256 bits): parse with a big-number-aware JSON parser' };
 
 const single: Schema = {
   type: 'object',
   required: ['account', 'chainId', 'tokenAddress', 'amount', 'recipient'],
-  properties: { account: address, chainId: { type: 'integer', minimum: 1 }, tokenAddress: address, amount, recipient: address, lockTag },
+  properties: { account: address, chainId: safeUint(1), tokenAddress: address, amount, recipient: address, lockTag },
 };
 const batch: Schema = {
   type: 'object',
   required: ['account', 'chainId', 'transfers'],
   properties: {
     account: address,
-    chainId: { type: 'integer', minimum: 1 },
+    chainId: safeUint(1),
     transfers: {
       type: 'array',
       minItems: 1,

@@ -111,6 +111,7 @@ test('bad inputs get clear 4xx bodies and change nothing', async () => {
     [{ account, chainId: 8453, tokenAddress: ARB_USDC, amount: 1, recipient }, /not supported on chain 8453/],
     [{ account, chainId: 8453, tokenAddress: BASE_USDC, amount: 1001, recipient }, /^Insufficient balance$/],
     [{ account, chainId: 8453, tokenAddress: BASE_USDC, amount: -5, recipient }, /body\.amount/],
+    [{ account, chainId: 8453, tokenAddress: BASE_USDC, amount: 1e30, recipient }, /body\.amount/], // not exact as a JSON number
   ];
   for (const [body, message] of cases) {
     const res = await withdraw(body);
