@@ -16,7 +16,9 @@ export interface Config {
   logLevel: string;
   bodyLimit: string;
   chainRegistryFile?: string;
-  allocator: { lockTag?: string; scope: 0 | 1; resetPeriod: number; compactAddress: `0x${string}`; withdrawalExpirySeconds: number };
+  allocator: { lockTag?: string; scope: 0 | 1; resetPeriod: number; compactAddress: `0x${string}`; withdrawalExpirySeconds: number; maxOutstandingWithdrawals: number };
+  /** the outbox sweeper: how often it runs, and how old a row must be before it takes it over from its request */
+  outbox: { sweepSeconds: number; graceSeconds: number };
   intents: {
     quoteTtlSeconds: number;
     fillWindowSeconds: number;
@@ -86,6 +88,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       resetPeriod: int(env, 'ALLOCATOR_RESET_PERIOD', 6, 0, 7),
       compactAddress: addressVar(env, 'COMPACT_ADDRESS', '0x00000000000000171ede64904551eeDF3C6C9788'),
       withdrawalExpirySeconds: int(env, 'WITHDRAWAL_EXPIRY_SECONDS', 600, 1, 2_592_000),
+      maxOutstandingWithdrawals: int(env, 'WITHDRAWAL_MAX_OUTSTANDING', 10, 1, 10_000),
+    },
+    outbox: {
+      sweepSeconds: int(env, 'OUTBOX_SWEEP_SECONDS', 15, 1, 3600),
+      graceSeconds: int(env, 'OUTBOX_GRACE_SECONDS', 10, 0, 3600),
     },
     intents: {
       quoteTtlSeconds: int(env, 'INTENT_QUOTE_TTL_SECONDS', 300, 1, 86_400),
@@ -112,6 +119,8 @@ export function toEnv(config: Config, secrets: Secrets): Record<string, string> 
     TEMPORAL_NAMESPACE: config.temporalNamespace,
     TEMPORAL_TASK_QUEUE: config.taskQueue,
     LOG_LEVEL: config.logLevel,
+    OUTBOX_SWEEP_SECONDS: String(config.outbox.sweepSeconds),
+    OUTBOX_GRACE_SECONDS: String(config.outbox.graceSeconds),
     INDEXER_API_KEY: secrets.indexerApiKey,
     ORCHESTRATOR_PRIVATE_KEY: secrets.orchestratorPrivateKey,
     ALLOCATOR_PRIVATE_KEY: secrets.allocatorPrivateKey,

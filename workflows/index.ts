@@ -1,4 +1,3 @@
-export { ingestIndexerEvents } from './ingest-indexer-events';
 export { intentLifecycle } from './intent-lifecycle';
-export { quoteIntent } from './quote-intent';
-export { holdWithdrawal, requestWithdrawal } from './withdrawal';
+export { sweepOutbox } from './sweep-outbox';
+export { holdWithdrawal } from './withdrawal';

@@ -1,67 +1,58 @@
-import { allHandlersFinished, condition, defineQuery, defineSignal, defineUpdate, proxyActivities, proxyLocalActivities, setHandler, sleep } from '@temporalio/workflow';
+import { allHandlersFinished, condition, defineQuery, defineSignal, proxyLocalActivities, setCurrentDetails, setDefaultSignalHandler, setHandler, sleep, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { Acceptance, Submission } from '../src/intents/types';
-import { applyEvent, ChainTx, IntentEvent, IntentState, isTerminal } from './intent-state';
+import { applyEvent, ChainTx, IntentEvent, IntentState, IntentStatus, isTerminal } from './intent-state';
+import { IntentStatus as IntentStatusKey } from './search-attributes';
 
-const acts = proxyActivities<Activities>({
+/**
+ * Transitions are short idempotent DB writes that make a status visible: local activities (no task-queue round
+ * trips), retried until they succeed, since a lifecycle must never stop on a passing DB failure.
+ */
+const { recordTransition } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '200 milliseconds', maximumInterval: '10 seconds', backoffCoefficient: 2, nonRetryableErrorTypes: ['Rejected'] },
+  retry: { initialInterval: '200 milliseconds', maximumInterval: '30 seconds', backoffCoefficient: 2 },
 });
 
-/** Signals (also sent by POST /indexer/events for events carrying the intent's nonce). */
-/** Acceptance answers the submit request, so it runs as a local activity (no task-queue round trips). */
-const { acceptIntent } = proxyLocalActivities<Activities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '200 milliseconds', maximumInterval: '10 seconds', backoffCoefficient: 2, maximumAttempts: 8, nonRetryableErrorTypes: ['Rejected'] },
-});
-
+/** Signals (delivered from the indexer route's outbox; operators may send them directly). */
 export const preconfirmationSignal = defineSignal<[{ chainId: number }]>('preconfirmation');
 export const fillSignal = defineSignal<[ChainTx]>('fill');
 export const claimSignal = defineSignal<[ChainTx]>('claim');
 export const failureSignal = defineSignal<[{ chainId: number; reason: string }]>('failure');
-export const acceptUpdate = defineUpdate<Acceptance, [Submission]>('accept');
-export const stateQuery = defineQuery<IntentState | undefined>('state');
+export const stateQuery = defineQuery<IntentState>('state');
 
 export const intentWorkflowId = (id: string) => `intent-${id}`;
 
-/**
- * One intent, from submission to a terminal state. The `accept` update (sent with update-with-start by the
- * submit route) reserves the funds and records the intent; later submits of the same operation get the same
- * answer. Then the workflow waits for indexer events until the fill deadline, persisting every transition.
- */
-export async function intentLifecycle(id: string): Promise<string> {
-  let acceptance: Promise<Acceptance> | undefined;
-  let state: IntentState | undefined;
-  const queue: IntentEvent[] = [];
-  setHandler(acceptUpdate, (submission) => (acceptance ??= acceptIntent(id, submission)));
-  setHandler(stateQuery, () => state);
-  setHandler(preconfirmationSignal, (e) => void queue.push({ type: 'preconfirmation', ...e }));
-  setHandler(fillSignal, (e) => void queue.push({ type: 'fill', ...e }));
-  setHandler(claimSignal, (e) => void queue.push({ type: 'claim', ...e }));
-  setHandler(failureSignal, (e) => void queue.push({ type: 'failure', ...e }));
+/** What the submit route recorded, handed to the lifecycle it starts (or the outbox sweeper starts for it). */
+export interface LifecycleStart { id: string; originChainIds: number[]; fillDeadline: number }
 
-  await condition(() => acceptance !== undefined);
-  let accepted: Acceptance;
-  try {
-    accepted = await acceptance!;
-  } catch {
-    return 'REJECTED';
-  }
-  state = { status: accepted.status, originChainIds: accepted.originChainIds, claims: {} };
-  if (!accepted.created) return accepted.status; // an earlier run owns this intent
+/**
+ * One accepted intent, from its recorded PENDING state to a terminal one: waits for indexer events until the fill
+ * deadline, persisting every transition (terminal ones with the release of the reservations) before it is visible,
+ * and keeps the IntentStatus search attribute and the current details current for operators.
+ */
+export async function intentLifecycle(start: LifecycleStart): Promise<IntentStatus> {
+  let state: IntentState = { status: 'PENDING', originChainIds: start.originChainIds, claims: {} };
+  const queue: IntentEvent[] = [];
+  setHandler(stateQuery, () => state);
+  // One handler for every event signal: signals that arrived before the workflow first ran are then dispatched in
+  // the order the server accepted them (per-signal handlers would replay them grouped by name).
+  const events: string[] = [preconfirmationSignal.name, fillSignal.name, claimSignal.name, failureSignal.name];
+  setDefaultSignalHandler((name, payload) => {
+    if (events.includes(name)) queue.push({ ...(payload as object), type: name } as IntentEvent);
+  });
+  setCurrentDetails('PENDING');
 
   let deadlinePassed = false;
-  void sleep(Math.max(accepted.msUntilFillDeadline, 0)).then(() => (deadlinePassed = true));
+  void sleep(Math.max(start.fillDeadline * 1000 - workflowInfo().startTime.getTime(), 1)).then(() => (deadlinePassed = true));
   while (!isTerminal(state.status)) {
-    await condition(() => queue.length > 0 || (deadlinePassed && !state!.fill));
-    if (queue.length === 0) {
-      state = { ...state, status: 'EXPIRED' };
-      await acts.recordTransition(id, 'EXPIRED');
-      break;
+    await condition(() => queue.length > 0 || (deadlinePassed && !state.fill));
+    const event = queue.shift();
+    const next: IntentState = event ? applyEvent(state, event) : { ...state, status: 'EXPIRED' };
+    if (next === state) continue; // a duplicate or out-of-date event: nothing to persist
+    await recordTransition(start.id, next.status, event);
+    if (next.status !== state.status) {
+      upsertSearchAttributes([{ key: IntentStatusKey, value: next.status }]);
+      setCurrentDetails(next.status);
     }
-    const event = queue.shift()!;
-    const next = applyEvent(state, event);
-    if (next !== state) await acts.recordTransition(id, next.status, event);
     state = next;
   }
   await condition(allHandlersFinished);

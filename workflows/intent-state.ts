@@ -1,7 +1,8 @@
 /** The intent state machine, pure so it can be unit-tested and replayed deterministically. */
 export type IntentStatus = 'PENDING' | 'PRECONFIRMED' | 'FILLED' | 'CLAIMED' | 'COMPLETED' | 'EXPIRED' | 'FAILED';
 
-export interface ChainTx { chainId: number; transactionHash: string; timestamp: number }
+/** `blockNumber` (claims): the block of the Claim, so its reservation is released once a snapshot that recent arrives. */
+export interface ChainTx { chainId: number; transactionHash: string; timestamp: number; blockNumber?: string }
 
 export type IntentEvent =
   | { type: 'preconfirmation'; chainId: number }
@@ -22,9 +23,15 @@ export const isTerminal = (s: IntentStatus) => TERMINAL.includes(s);
 /**
  * PENDING → PRECONFIRMED → FILLED → CLAIMED → COMPLETED, with FAILED on a reported failure before the fill.
  * Events may repeat or arrive out of order: the first fill and the first claim per chain win, a claim that arrives
- * before the fill is kept and counted when the fill comes, and a status never moves backwards.
+ * before the fill is kept and counted when the fill comes, and a status never moves backwards. An event that changes
+ * nothing returns the same state object, so the workflow persists (and schedules an activity for) real changes only.
  */
 export function applyEvent(state: IntentState, event: IntentEvent): IntentState {
+  const next = transition(state, event);
+  return JSON.stringify(next) === JSON.stringify(state) ? state : next;
+}
+
+function transition(state: IntentState, event: IntentEvent): IntentState {
   if (isTerminal(state.status)) return state;
   const next: IntentState = { ...state, claims: { ...state.claims } };
   switch (event.type) {
@@ -35,11 +42,11 @@ export function applyEvent(state: IntentState, event: IntentEvent): IntentState 
       if (!next.fill) next.status = 'FAILED';
       return next;
     case 'fill':
-      next.fill ??= { chainId: event.chainId, transactionHash: event.transactionHash, timestamp: event.timestamp };
+      next.fill ??= chainTx(event);
       break;
     case 'claim':
       if (!next.originChainIds.includes(event.chainId)) return state;
-      next.claims[String(event.chainId)] ??= { chainId: event.chainId, transactionHash: event.transactionHash, timestamp: event.timestamp };
+      next.claims[String(event.chainId)] ??= chainTx(event);
       break;
   }
   if (next.fill) {
@@ -48,3 +55,6 @@ export function applyEvent(state: IntentState, event: IntentEvent): IntentState 
   }
   return next;
 }
+
+const chainTx = ({ chainId, transactionHash, timestamp, blockNumber }: ChainTx): ChainTx =>
+  ({ chainId, transactionHash, timestamp, ...(blockNumber !== undefined ? { blockNumber } : {}) });

@@ -1,41 +1,27 @@
-import { condition, defineSignal, ParentClosePolicy, proxyActivities, proxyLocalActivities, setHandler, startChild } from '@temporalio/workflow';
+import { condition, defineSignal, proxyLocalActivities, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { WithdrawalRequest } from '../src/withdrawals/allocate';
+import type { ChainTx } from './intent-state';
+import { IntentStatus } from './search-attributes';
 
-const acts = proxyActivities<Activities>({
+const { finishWithdrawal } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '200 milliseconds', maximumInterval: '10 seconds', backoffCoefficient: 2 },
+  retry: { initialInterval: '200 milliseconds', maximumInterval: '30 seconds', backoffCoefficient: 2 },
 });
 
-const { allocateWithdrawal } = proxyLocalActivities<Activities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '200 milliseconds', maximumInterval: '10 seconds', backoffCoefficient: 2, maximumAttempts: 8 },
-});
-
-export const withdrawalClaimSignal = defineSignal<[{ chainId: number; transactionHash: string; timestamp: number }]>('claim');
+export type WithdrawalClaim = ChainTx;
+export const withdrawalClaimSignal = defineSignal<[WithdrawalClaim]>('claim');
 export const withdrawalWorkflowId = (nonce: string) => `withdrawal-${nonce}`;
 
 /**
- * POST /withdrawals and /batch-withdrawals: allocate (checks, nonce, reservation, signature, record) and hand the
- * reservation to a workflow keyed by the nonce, which outlives this one.
+ * Holds an allocated withdrawal's reservation (started through the outbox by POST /withdrawals) until the indexer
+ * reports the transfer's Claim or `expires` (unix seconds) passes.
  */
-export async function requestWithdrawal(req: WithdrawalRequest, projectId?: string): ReturnType<Activities['allocateWithdrawal']> {
-  const outcome = await allocateWithdrawal(req, projectId);
-  if (outcome.ok) {
-    await startChild(holdWithdrawal, {
-      workflowId: withdrawalWorkflowId(outcome.value.nonce),
-      args: [outcome.value.nonce, outcome.value.msUntilExpiry],
-      parentClosePolicy: ParentClosePolicy.ABANDON,
-    });
-  }
-  return outcome;
-}
-
-/** Holds the reservation until the indexer reports the transfer's Claim or `expires` passes. */
-export async function holdWithdrawal(nonce: string, msUntilExpiry: number): Promise<'CLAIMED' | 'EXPIRED'> {
-  let claimed = false;
-  setHandler(withdrawalClaimSignal, () => void (claimed = true));
-  const status = (await condition(() => claimed, Math.max(msUntilExpiry, 1))) ? 'CLAIMED' : 'EXPIRED';
-  await acts.finishWithdrawal(nonce, status);
+export async function holdWithdrawal(nonce: string, expires: number): Promise<'CLAIMED' | 'EXPIRED'> {
+  let claim: WithdrawalClaim | undefined;
+  setHandler(withdrawalClaimSignal, (c) => void (claim ??= c));
+  await condition(() => claim !== undefined, Math.max(expires * 1000 - workflowInfo().startTime.getTime(), 1));
+  const status = claim ? 'CLAIMED' : 'EXPIRED';
+  await finishWithdrawal(nonce, status, claim);
+  upsertSearchAttributes([{ key: IntentStatus, value: status }]);
   return status;
 }

@@ -22,6 +22,9 @@ export function stopProcess(proc: ChildProcess, signal: NodeJS.Signals = 'SIGTER
   });
 }
 
+/** Backoff between restarts of a crashed app process: 1 s doubling to 30 s (a process up for a minute starts over). */
+export const restartDelayMs = (crashesInARow: number) => Math.min(1000 * 2 ** Math.max(crashesInARow - 1, 0), 30_000);
+
 /** Runs one of our entry points (`src/main/*.ts`) as its own process. */
 export function spawnEntry(entry: 'api' | 'worker', env: Record<string, string>, stdio: StdioOptions = ['ignore', 'inherit', 'inherit']): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', `src/main/${entry}.ts`], { cwd: projectRoot, env: { ...process.env, ...env }, stdio });

@@ -6,6 +6,7 @@ import type { Config } from '../config';
 import type { Logger } from '../logger';
 import { createMetrics, Metrics } from './metrics';
 import { ApiKeyStore } from '../projects/api-keys';
+import { Outbox } from '../outbox/outbox';
 import type { Runtime } from '../runtime';
 
 /** What handlers may use: the DB for reads, Temporal for lifecycles, and read-only configuration. */
@@ -13,6 +14,8 @@ export interface Services {
   config: Config;
   db: DataSource;
   temporal: Client;
+  /** performs workflow starts and signals recorded with a transaction (src/outbox/outbox.ts) */
+  outbox: Outbox;
   registry: ChainRegistry;
   logger: Logger;
   metrics: Metrics;
@@ -22,6 +25,7 @@ export interface Services {
   orchestratorAddress: `0x${string}`;
   defaultLockTag: `0x${string}`;
   orchestrator: PrivateKeyAccount;
+  allocator: PrivateKeyAccount;
 }
 
 export function createServices(rt: Runtime, db: DataSource, temporal: Client, logger: Logger): Services {
@@ -29,6 +33,7 @@ export function createServices(rt: Runtime, db: DataSource, temporal: Client, lo
     config: rt.config,
     db,
     temporal,
+    outbox: new Outbox(db, temporal, rt.config.taskQueue),
     registry: rt.registry,
     logger,
     metrics: createMetrics(),
@@ -38,5 +43,6 @@ export function createServices(rt: Runtime, db: DataSource, temporal: Client, lo
     orchestratorAddress: rt.orchestratorAddress,
     defaultLockTag: rt.defaultLockTag,
     orchestrator: privateKeyToAccount(rt.secrets.orchestratorPrivateKey),
+    allocator: privateKeyToAccount(rt.secrets.allocatorPrivateKey),
   };
 }

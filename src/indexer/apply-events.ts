@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import { releaseSettled } from '../ledger/ledger';
 import type { BalanceEvent, Delivery, ForcedWithdrawalEvent, GasEvent, IndexerEvent, IngestResult, LifecycleEvent, LiquidityEvent, PriceEvent } from './types';
 
 type Balance = { chainId: number; account: string; token: string; lockTag?: string; amount: string; block: string };
@@ -25,6 +26,8 @@ export async function applyEvents(tx: EntityManager, events: IndexerEvent[], def
     chainId: e.chainId, account: e.account.toLowerCase(), token: e.token.toLowerCase(), lockTag: (e.lockTag ?? defaultLockTag).toLowerCase(),
     amount: e.locked!, block: e.blockNumber,
   }))));
+  // Claimed reservations of these accounts go once the new snapshots show the claim.
+  await releaseSettled(tx, [...new Set(balances.map((e) => e.account.toLowerCase()))]);
   const of = <T extends IndexerEvent>(type: T['type']) => distinct.filter((e): e is T => e.type === type && fresh.has(e.id));
   for (const p of of<PriceEvent>('price')) {
     await tx.query('INSERT INTO prices (symbol, usd) VALUES ($1, $2) ON CONFLICT (symbol) DO UPDATE SET usd = EXCLUDED.usd, updated_at = now()', [p.symbol, p.usd]);
@@ -51,7 +54,7 @@ export async function applyEvents(tx: EntityManager, events: IndexerEvent[], def
     received: distinct.length,
     applied: fresh.size,
     duplicates: distinct.length - fresh.size,
-    deliveries: lifecycle.map((event) => ({ nonce: BigInt(event.nonce).toString(), event })),
+    deliveries: lifecycle.map((event) => ({ nonce: BigInt(event.nonce).toString(), event: event.blockNumber === undefined ? event : { ...event, blockNumber: String(event.blockNumber) } })),
   };
 }
 

@@ -1,20 +1,21 @@
-import { createHash } from 'node:crypto';
-import { ingestIndexerEvents } from '../../workflows';
+import { crashPoint } from '../faults';
 import { badRequest } from '../http/errors';
 import { defineRoute } from '../http/route';
-import { ingestBody, ingestResponse } from './schemas';
+import { ingestEvents } from './ingest';
+import { ingestBody, ingestQuery, ingestResponse } from './schemas';
 import type { IndexerEvent } from './types';
 
 export const indexerRoutes = [
-  defineRoute<{ events: IndexerEvent[] }, unknown, unknown>({
+  defineRoute<{ events: IndexerEvent[] }, { wait: boolean }, unknown>({
     method: 'post',
     path: '/indexer/events',
-    summary: 'Ingest chain-indexer events (idempotent by event id)',
+    summary: 'Ingest chain-indexer events (idempotent by event id); answers once the batch is durable',
     tags: ['indexer'],
     auth: 'indexerKey',
     body: ingestBody,
-    responses: { 200: { description: 'events recorded', schema: ingestResponse } },
-    async handler(ctx, { body }, { registry, temporal, config, metrics }) {
+    query: ingestQuery,
+    responses: { 200: { description: 'events recorded and applied to balances; lifecycle events queued for delivery', schema: ingestResponse } },
+    async handler(_ctx, { body, query }, { registry, db, outbox, logger, defaultLockTag }) {
       body.events.forEach((event, index) => {
         if (!('chainId' in event)) return;
         if (!registry.chain(event.chainId)) throw badRequest(`Unsupported chain ${event.chainId}`, { index, id: event.id });
@@ -23,17 +24,12 @@ export const indexerRoutes = [
         }
       });
       const events = body.events.map((e) => (e.type === 'balance' ? { ...e, blockNumber: String(e.blockNumber) } : e));
-      // Same batch, same workflow id: a retried POST joins the running ingestion instead of starting another.
-      const workflowId = `indexer-batch-${createHash('sha256').update(JSON.stringify(events)).digest('hex')}`;
-      metrics.workflowStarts.inc({ workflow: 'ingestIndexerEvents' });
-      const result = await temporal.workflow.execute(ingestIndexerEvents, {
-        workflowId,
-        taskQueue: config.taskQueue,
-        args: [events],
-        workflowIdConflictPolicy: 'USE_EXISTING',
-        workflowExecutionTimeout: '5 minutes',
-      });
-      ctx.set('x-workflow-id', workflowId);
+      const { result, signals } = await ingestEvents(db, events, defaultLockTag);
+      crashPoint('ingest-after-commit');
+      // Durable from here: what this process does not deliver, the outbox sweeper does.
+      const delivery = outbox.deliver(signals);
+      if (query.wait) await delivery;
+      else delivery.catch((err) => logger.warn({ err }, 'lifecycle signals left to the outbox sweeper'));
       return { status: 200, body: result };
     },
   }),

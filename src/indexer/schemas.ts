@@ -2,7 +2,8 @@ import { SETTLEMENT_LAYERS } from '../chains/registry';
 import { address, patterns, safeUint, Schema, uint256 } from '../http/schema';
 
 const chainId: Schema = safeUint(1);
-const blockNumber: Schema = { anyOf: [{ type: 'string', pattern: '^(0|[1-9][0-9]{0,19})$' }, safeUint()] };
+// Up to 18 digits: always inside PostgreSQL's bigint, so a block number can never fail the batch at write time.
+const blockNumber: Schema = { anyOf: [{ type: 'string', pattern: '^(0|[1-9][0-9]{0,17})$' }, safeUint()] };
 
 export const balanceEvent: Schema = {
   type: 'object',
@@ -37,7 +38,9 @@ export const eventSchemas: Record<string, Schema> = {
   balance: balanceEvent,
   preconfirmation: base('preconfirmation', 'a relayer committed to fill the intent', ['chainId', 'nonce'], { chainId, nonce }),
   fill: base('fill', 'the intent was filled on its destination chain', ['chainId', 'nonce', 'transactionHash', 'timestamp'], { chainId, nonce, transactionHash: txHash, timestamp }),
-  claim: base('claim', 'a Claim was emitted on an origin chain (intents and withdrawals)', ['chainId', 'nonce', 'transactionHash', 'timestamp'], { chainId, nonce, transactionHash: txHash, timestamp }),
+  claim: base('claim', 'a Claim was emitted on an origin chain (intents and withdrawals); blockNumber (recommended) is its block', ['chainId', 'nonce', 'transactionHash', 'timestamp'], {
+    chainId, nonce, transactionHash: txHash, timestamp, blockNumber,
+  }),
   failure: base('failure', 'the execution failed', ['chainId', 'nonce', 'reason'], { chainId, nonce, reason: { type: 'string', maxLength: 2000 } }),
   price: base('price', 'USD price of a token symbol', ['symbol', 'usd'], { symbol: { type: 'string', minLength: 1, maxLength: 32 }, usd: { type: 'number', exclusiveMinimum: 0 } }),
   gas: base('gas', 'gas price of a chain', ['chainId', 'gasPrice'], { chainId, gasPrice: uint256 }),
@@ -75,5 +78,12 @@ export const ingestResponse: Schema = {
     received: { type: 'integer', description: 'distinct event ids in the request' },
     applied: { type: 'integer', description: 'events recorded for the first time' },
     duplicates: { type: 'integer', description: 'events whose id was already recorded (ignored)' },
+  },
+};
+
+export const ingestQuery: Schema = {
+  type: 'object',
+  properties: {
+    wait: { type: 'boolean', default: false, description: 'true: answer only after every lifecycle event of the batch was delivered to the workflow that waits for it' },
   },
 };

@@ -19,6 +19,8 @@ export interface LifecycleEvent {
   nonce: string;
   transactionHash?: string;
   timestamp?: number;
+  /** claims: the block of the Claim (decimal string); its reservation is released once a snapshot that recent arrives */
+  blockNumber?: string;
   reason?: string;
 }
 

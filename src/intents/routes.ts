@@ -1,15 +1,13 @@
-import { randomUUID } from 'node:crypto';
-import { ApplicationFailure, WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
 import { getAddress } from 'viem';
-import { acceptUpdate, intentLifecycle, intentWorkflowId } from '../../workflows/intent-lifecycle';
-import { quoteIntent } from '../../workflows/quote-intent';
+import { crashPoint } from '../faults';
 import { ApiError, badRequest } from '../http/errors';
 import { defineRoute } from '../http/route';
 import type { Services } from '../http/services';
 import type { IntentInput } from './quote';
-import { quoteCost, QuoteOutcome } from './quote-service';
+import { createQuote, quoteCost, QuoteOutcome } from './quote-service';
 import { intentInput, splitBody, statusParams, statusQuery, submitBody, submitResponse } from './schemas';
 import { splitIntents } from './split';
+import { acceptIntent, SubmitRefused } from './store';
 import type { IntentOp, SignedIntentOp } from './types';
 import { verifySubmission } from './verify';
 
@@ -30,13 +28,7 @@ export const intentRoutes = [
     body: intentInput,
     responses: { 200: { description: '{intentOp, intentCost, tokenRequirements?}' } },
     async handler(ctx, { body }, s) {
-      s.metrics.workflowStarts.inc({ workflow: 'quoteIntent' });
-      const outcome = await s.temporal.workflow.execute(quoteIntent, {
-        workflowId: `quote-${randomUUID()}`,
-        taskQueue: s.config.taskQueue,
-        args: [body, ctx.state.projectId],
-      });
-      return { status: 200, body: unwrap(outcome) };
+      return { status: 200, body: unwrap(await createQuote(s.db, body, ctx.state.projectId, quoteDeps(s))) };
     },
   }),
   defineRoute<IntentInput, unknown, unknown>({
@@ -79,27 +71,20 @@ export const intentRoutes = [
         ...(signed.targetExecutionSignature ? { targetExecutionSignature: signed.targetExecutionSignature } : {}),
         ...(signed.signedAuthorizations ? { signedAuthorizations: signed.signedAuthorizations } : {}),
       };
-      s.metrics.workflowStarts.inc({ workflow: 'intentLifecycle' });
+      let accepted;
       try {
-        const accepted = await s.temporal.workflow.executeUpdateWithStart(acceptUpdate, {
-          args: [submission],
-          startWorkflowOperation: new WithStartWorkflowOperation(intentLifecycle, {
-            workflowId: intentWorkflowId(id),
-            taskQueue: s.config.taskQueue,
-            args: [id],
-            workflowIdConflictPolicy: 'USE_EXISTING',
-          }),
-        });
-        return { status: 201, body: { result: { id, status: accepted.status } } };
+        accepted = await acceptIntent(s.db, id, submission, ctx.state.projectId);
       } catch (e) {
-        // update failure ← activity failure ← the ApplicationFailure the activity threw; only refusals are the client's
-        let cause: Error | undefined = e instanceof Error ? e : undefined;
-        while (cause?.cause instanceof Error) cause = cause.cause;
-        if (e instanceof WorkflowUpdateFailedError && cause instanceof ApplicationFailure && cause.type === 'Rejected') {
-          throw cause.message.startsWith('Quote ') ? new ApiError(404, `${cause.message}; request a new route`) : badRequest(cause.message);
-        }
+        if (e instanceof SubmitRefused) throw e.quoteGone ? new ApiError(404, `${e.message}; request a new route`) : badRequest(e.message);
         throw e;
       }
+      crashPoint('submit-after-commit');
+      if (accepted.start) {
+        s.metrics.workflowStarts.inc({ workflow: 'intentLifecycle' });
+        // The intent is recorded with its start queued: if Temporal is unreachable now, the outbox sweeper starts it.
+        await s.outbox.start(accepted.start).catch((err) => s.logger.warn({ err, id }, 'lifecycle start deferred to the outbox sweeper'));
+      }
+      return { status: 201, body: { result: { id, status: accepted.status } } };
     },
   }),
   defineRoute<unknown, { full: boolean }, { id: string }>({

@@ -1,46 +1,72 @@
-import { ApplicationFailure } from '@temporalio/activity';
 import type { DataSource } from 'typeorm';
-import { InsufficientBalance, release, reserve } from '../ledger/ledger';
+import { InsufficientBalance, release, reserve, settleOnClaim } from '../ledger/ledger';
+import { queueStart, type QueuedStart } from '../outbox/outbox';
+import { proveAccount } from '../projects/accounts';
 import { isTerminal, type IntentEvent, type IntentStatus } from '../../workflows/intent-state';
-import type { Acceptance, Submission } from './types';
+import { intentWorkflowId, type LifecycleStart } from '../../workflows/intent-lifecycle';
+import type { Submission } from './types';
 
 const owner = (id: string) => ({ kind: 'intent', id });
 
+/** A submit the ledger or the quote's lifetime refuses; nothing was changed. */
+export class SubmitRefused extends Error {
+  constructor(message: string, readonly quoteGone = false) {
+    super(message);
+  }
+}
+
+export interface Accepted { status: IntentStatus; start?: QueuedStart }
+
 /**
- * Records a verified submission and reserves what it spends, in one transaction: either the intent exists with
- * its reservations, or nothing changed. Running it again for the same id returns the recorded state.
+ * Records a verified submission in one transaction: the reservation of what it spends, the intent, the sponsor's
+ * proof of its account to the project, and the queued start of its lifecycle (performed after the commit, or by the
+ * outbox sweeper if this process dies first). The same submission again returns the recorded status, and the
+ * queued start when it has not been performed yet.
  */
-export async function acceptIntent(db: DataSource, id: string, submission: Submission): Promise<Acceptance> {
+export async function acceptIntent(db: DataSource, id: string, submission: Submission, projectId: string): Promise<Accepted> {
   return db.transaction(async (tx) => {
     const quote: { account: string; operation: { elements: { chainId: string; mandate: { destinationChainId: string; fillDeadline: string } }[] }; reservations: { chainId: number; token: string; lockTag: string; amount: string }[]; expired: boolean }[] =
       await tx.query('SELECT account, operation, reservations, expires_at < now() AS expired FROM quotes WHERE nonce = $1 FOR UPDATE', [id]);
-    if (!quote.length) throw ApplicationFailure.nonRetryable('Quote not found', 'Rejected');
+    if (!quote.length) throw new SubmitRefused('Quote not found', true);
     const { account, operation, reservations, expired } = quote[0];
     const originChainIds = [...new Set(operation.elements.map((e) => Number(e.chainId)))];
+    const destinationChainId = Number(operation.elements[0].mandate.destinationChainId);
     const fillDeadline = Number(operation.elements[0].mandate.fillDeadline);
-    const msUntilFillDeadline = fillDeadline * 1000 - Date.now();
+    const start: QueuedStart = {
+      workflowId: intentWorkflowId(id),
+      workflowType: 'intentLifecycle',
+      args: [{ id, originChainIds, fillDeadline } satisfies LifecycleStart],
+      searchAttributes: { IntentStatus: 'PENDING', Account: account, Project: projectId, Chains: [...new Set([...originChainIds, destinationChainId])].map(String) },
+      summary: `Intent ${id}: ${account} → chain ${destinationChainId}`,
+    };
 
-    const existing: { status: IntentStatus }[] = await tx.query('SELECT status FROM intents WHERE id = $1', [id]);
-    if (existing.length) return { status: existing[0].status, created: false, originChainIds, msUntilFillDeadline };
-    if (expired) throw ApplicationFailure.nonRetryable('Quote expired', 'Rejected');
+    const existing: { status: IntentStatus; queued: boolean }[] = await tx.query(
+      'SELECT i.status, EXISTS (SELECT 1 FROM workflow_outbox o WHERE o.workflow_id = $2) AS queued FROM intents i WHERE i.id = $1',
+      [id, start.workflowId],
+    );
+    if (existing.length) return { status: existing[0].status, ...(existing[0].queued ? { start } : {}) };
+    if (expired) throw new SubmitRefused('Quote expired', true);
     try {
       await reserve(tx, owner(id), account, reservations);
     } catch (e) {
-      if (e instanceof InsufficientBalance) throw ApplicationFailure.nonRetryable(e.message, 'Rejected');
+      if (e instanceof InsufficientBalance) throw new SubmitRefused(e.message);
       throw e;
     }
     await tx.query(
       `INSERT INTO intents (id, account, status, destination_chain_id, origin_chain_ids, fill_deadline, operation, signatures, history)
        VALUES ($1, $2, 'PENDING', $3, $4, $5, $6, $7, jsonb_build_array(jsonb_build_object('status', 'PENDING', 'at', now())))`,
-      [id, account, Number(operation.elements[0].mandate.destinationChainId), originChainIds, fillDeadline, operation, submission],
+      [id, account, destinationChainId, originChainIds, fillDeadline, operation, submission],
     );
-    return { status: 'PENDING', created: true, originChainIds, msUntilFillDeadline };
+    await proveAccount(tx, projectId, account, 'intent');
+    await queueStart(tx, start);
+    return { status: 'PENDING', start };
   });
 }
 
 /**
- * Persists a transition: the event (if any), the status it leads to and, for a terminal status, the release of
- * every reservation the intent held, in one transaction. Safe to repeat (first fill and first claim per chain win).
+ * Persists a transition: the event (if any) and the status it leads to, in one transaction. A claim hands the
+ * reservations of its chain over to settlement (released once a balance snapshot shows the claim); EXPIRED and
+ * FAILED release every reservation. Safe to repeat (first fill and first claim per chain win).
  */
 export async function recordTransition(db: DataSource, id: string, status: IntentStatus, event?: IntentEvent): Promise<void> {
   const tx = event && 'transactionHash' in event ? { chainId: event.chainId, transactionHash: event.transactionHash, timestamp: event.timestamp } : null;
@@ -57,6 +83,7 @@ export async function recordTransition(db: DataSource, id: string, status: Inten
        WHERE id = $1`,
       [id, event?.type ?? null, tx ? JSON.stringify(tx) : null, String(event?.chainId ?? ''), status, event ? JSON.stringify(event) : null],
     );
-    if (isTerminal(status)) await release(m, owner(id));
+    if (event?.type === 'claim') await settleOnClaim(m, owner(id), event.chainId, event.blockNumber);
+    if (isTerminal(status) && status !== 'COMPLETED') await release(m, owner(id));
   });
 }

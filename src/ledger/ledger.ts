@@ -41,7 +41,9 @@ export async function availableSources(db: EntityManager, account: string, lockT
  */
 export async function reserve(tx: EntityManager, owner: { kind: string; id: string }, account: string, items: Reservation[]): Promise<void> {
   const acct = account.toLowerCase();
-  const sorted = [...items].sort((a, b) => `${a.chainId}:${a.token}:${a.lockTag}`.localeCompare(`${b.chainId}:${b.token}:${b.lockTag}`));
+  const key = (r: Reservation) => `${r.chainId}:${r.token.toLowerCase()}:${r.lockTag}`;
+  // Code-unit order, as ingestion orders its upserts, so the two always lock rows in the same order.
+  const sorted = [...items].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
   for (const item of sorted) {
     const token = item.token.toLowerCase();
     const balance: { amount: string }[] = item.lockTag === WALLET
@@ -62,4 +64,30 @@ export async function reserve(tx: EntityManager, owner: { kind: string; id: stri
 /** Releases an owner's active reservations; releasing twice changes nothing. */
 export async function release(tx: EntityManager, owner: { kind: string; id: string }): Promise<void> {
   await tx.query('UPDATE reservations SET released_at = now() WHERE owner_kind = $1 AND owner_id = $2 AND released_at IS NULL', [owner.kind, owner.id]);
+}
+
+/** The block of the stored snapshot a reservation is checked against (wallet or lock balance of the same key). */
+const SNAPSHOT_BLOCK = `CASE WHEN r.lock_tag = '${WALLET}'
+  THEN (SELECT w.block_number FROM wallet_balances w WHERE w.account = r.account AND w.chain_id = r.chain_id AND w.token = r.token)
+  ELSE (SELECT l.block_number FROM lock_balances l WHERE l.account = r.account AND l.chain_id = r.chain_id AND l.token = r.token AND l.lock_tag = r.lock_tag) END`;
+const SETTLED = `r.released_at IS NULL AND r.release_after_block IS NOT NULL AND r.release_after_block <= ${SNAPSHOT_BLOCK}`;
+
+/**
+ * A claim spent an owner's reservations on one chain. They are not released yet: until the indexer reports a balance
+ * snapshot at or after the claim's block, the stored balance still counts the claimed funds, and releasing now would
+ * let them be allocated twice. Without the claim's block, the next newer snapshot than the stored one is awaited.
+ */
+export async function settleOnClaim(tx: EntityManager, owner: { kind: string; id: string }, chainId: number, claimBlock?: string): Promise<void> {
+  await tx.query(
+    `UPDATE reservations r SET release_after_block = coalesce($4::bigint, coalesce(${SNAPSHOT_BLOCK}, 0) + 1)
+     WHERE owner_kind = $1 AND owner_id = $2 AND chain_id = $3 AND released_at IS NULL AND release_after_block IS NULL`,
+    [owner.kind, owner.id, chainId, claimBlock ?? null],
+  );
+  await tx.query(`UPDATE reservations r SET released_at = now() WHERE owner_kind = $1 AND owner_id = $2 AND ${SETTLED}`, [owner.kind, owner.id]);
+}
+
+/** Releases claimed reservations of these accounts whose balance snapshot has caught up with the claim. */
+export async function releaseSettled(tx: EntityManager, accounts: string[]): Promise<void> {
+  if (!accounts.length) return;
+  await tx.query(`UPDATE reservations r SET released_at = now() WHERE r.account = ANY($1) AND ${SETTLED}`, [accounts]);
 }

@@ -3,13 +3,14 @@ import path from 'node:path';
 import { loadConfig, toEnv } from '../config';
 import { openDatabase } from '../db/data-source';
 import { ensureDatabase, RunningPostgres, startEmbeddedPostgres } from '../db/provision';
-import { spawnEntry, startTemporalDevServer, stopProcess, waitFor } from '../dev/processes';
+import { restartDelayMs, spawnEntry, startTemporalDevServer, stopProcess, waitFor } from '../dev/processes';
 import { EMBEDDED_DATABASE, exitOnError, loadRuntime } from '../runtime';
 
 const children: { name: string; proc: ChildProcess }[] = [];
 let postgres: RunningPostgres | undefined;
 let stopping = false;
 
+/** Temporal's dev server is the one child everything depends on: if it dies, everything stops. */
 function supervise(name: string, proc: ChildProcess): void {
   children.push({ name, proc });
   proc.on('exit', (code, signal) => {
@@ -18,6 +19,26 @@ function supervise(name: string, proc: ChildProcess): void {
       void shutdown(1);
     }
   });
+}
+
+/** The worker and the API are stateless: a crashed one is started again (with backoff), the rest keeps running. */
+function keepRunning(name: 'worker' | 'api', start: () => ChildProcess): void {
+  let crashes = 0;
+  const run = () => {
+    const proc = start();
+    const entry = { name, proc };
+    children.push(entry);
+    const startedAt = Date.now();
+    proc.on('exit', (code, signal) => {
+      children.splice(children.indexOf(entry), 1);
+      if (stopping) return;
+      crashes = Date.now() - startedAt > 60_000 ? 1 : crashes + 1;
+      const delay = restartDelayMs(crashes);
+      console.error(`[start] ${name} exited (${signal ?? code}); restarting in ${delay / 1000}s (crash ${crashes} in a row)`);
+      setTimeout(() => !stopping && run(), delay);
+    });
+  };
+  run();
 }
 
 async function shutdown(code: number): Promise<void> {
@@ -56,8 +77,8 @@ async function main() {
   await (await openDatabase(rt.databaseUrl, 1)).destroy(); // migrations run once here, before the processes start
 
   const env = { ...toEnv({ ...rt.config, temporalAddress, databaseUrl: rt.databaseUrl }, rt.secrets), PORT: String(config.port) };
-  supervise('worker', spawnEntry('worker', env));
-  supervise('api', spawnEntry('api', env));
+  keepRunning('worker', () => spawnEntry('worker', env));
+  keepRunning('api', () => spawnEntry('api', env));
   const api = `http://127.0.0.1:${config.port}`;
   await waitFor('API', async () => (await fetch(`${api}/ready`)).ok, 60_000);
 

@@ -1,5 +1,7 @@
-import { privateKeyToAccount } from 'viem/accounts';
 import { openDatabase } from '../db/data-source';
+import { Outbox } from '../outbox/outbox';
+import { ensureSweeperSchedule } from '../outbox/sweeper';
+import { createTemporalClient } from '../temporal/client';
 import { createLogger } from '../logger';
 import { exitOnError, loadRuntime } from '../runtime';
 import { createWorker, installRuntime } from '../worker/worker';
@@ -10,16 +12,19 @@ async function main() {
   const logger = createLogger(rt.config.logLevel, 'worker');
   installRuntime(rt.config.logLevel === 'info' ? 'warn' : rt.config.logLevel);
   const db = await openDatabase(rt.databaseUrl);
+  const client = createTemporalClient(rt.temporalAddress, rt.config.temporalNamespace);
   const { worker, connection } = await createWorker({
     address: rt.temporalAddress,
     namespace: rt.config.temporalNamespace,
     taskQueue: rt.config.taskQueue,
-    deps: { db, config: rt.config, registry: rt.registry, defaultLockTag: rt.defaultLockTag, orchestrator: privateKeyToAccount(rt.secrets.orchestratorPrivateKey), allocator: privateKeyToAccount(rt.secrets.allocatorPrivateKey) },
+    deps: { db, config: rt.config, outbox: new Outbox(db, client, rt.config.taskQueue) },
   });
+  await ensureSweeperSchedule(client, rt.config.taskQueue, rt.config.outbox.sweepSeconds, rt.config.outbox.graceSeconds);
   logger.info({ taskQueue: rt.config.taskQueue, temporal: rt.temporalAddress }, 'worker running');
   // Worker.run() installs SIGINT/SIGTERM handlers itself and drains in-flight tasks before it resolves.
   await worker.run();
   await connection.close();
+  await client.connection.close();
   await db.destroy();
 }
 

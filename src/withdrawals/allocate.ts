@@ -3,8 +3,12 @@ import type { PrivateKeyAccount } from 'viem/accounts';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { ChainRegistry } from '../chains/registry';
 import type { Config } from '../config';
-import { InsufficientBalance, release, reserve } from '../ledger/ledger';
+import { InsufficientBalance, release, reserve, settleOnClaim } from '../ledger/ledger';
 import { allocateNonce } from '../ledger/nonces';
+import { queueStart, type QueuedStart } from '../outbox/outbox';
+import { isProven, proveAccount } from '../projects/accounts';
+import { withdrawalWorkflowId, type WithdrawalClaim } from '../../workflows/withdrawal';
+import { withdrawalRequestDigest, type SponsorAuthorization } from './sponsor-signature';
 import { tokenId } from '../intents/quote';
 import { batchCompactAuthorization, compactAuthorization, Lock } from '../compact/eip712';
 
@@ -16,22 +20,28 @@ export interface WithdrawalRequest {
   account: string;
   chainId: number;
   transfers: { recipient: string; tokenAddress: string; amount: string; lockTag?: string }[];
+  /** the account's own signature over this request (see sponsor-signature.ts): proves the account to the project */
+  authorization?: SponsorAuthorization;
 }
 
 export interface AllocatorDeps { registry: ChainRegistry; config: Config; lockTag: string; allocator: PrivateKeyAccount }
 
-/** Strings only: the result crosses Temporal; the HTTP layer writes the 256-bit fields as integer literals. */
+/** Strings only (stored as JSON); the HTTP layer writes the 256-bit fields as integer literals. */
 export interface Allocation {
   nonce: string;
   expires: string;
   allocatorData: `0x${string}`;
   transfers: { id: string; portions: { claimant: string; amount: string }[] }[];
-  msUntilExpiry: number;
 }
 
-export type AllocationOutcome = { ok: true; value: Allocation } | { ok: false; message: string };
+/** `status`: 400 for a request the allocator refuses, 403 for an account that has not proved itself, 429 over the limit. */
+export type AllocationOutcome = { ok: true; value: Allocation; start: QueuedStart } | { ok: false; message: string; status: 400 | 403 | 429 };
 
-class Refusal extends Error {}
+class Refusal extends Error {
+  constructor(message: string, readonly status: 400 | 403 | 429 = 400) {
+    super(message);
+  }
+}
 
 /**
  * Allocates a withdrawal (an allocated transfer whose claimants carry lock tag 0) in one transaction: checks, a fresh
@@ -39,16 +49,44 @@ class Refusal extends Error {}
  * (or BatchCompact) exactly as The Compact rebuilds it, and the stored record. Any refusal rolls all of it back
  * (the nonce's sequence value stays spent, so it is never handed out again).
  */
-export async function allocateWithdrawal(db: DataSource, req: WithdrawalRequest, projectId: string | undefined, deps: AllocatorDeps): Promise<AllocationOutcome> {
+export async function allocateWithdrawal(db: DataSource, req: WithdrawalRequest, projectId: string, deps: AllocatorDeps): Promise<AllocationOutcome> {
   try {
-    return { ok: true, value: await db.transaction((tx) => allocate(tx, req, projectId, deps)) };
+    return { ok: true, ...(await db.transaction((tx) => allocate(tx, req, projectId, deps))) };
   } catch (e) {
-    if (e instanceof Refusal || e instanceof InsufficientBalance) return { ok: false, message: e.message };
+    if (e instanceof Refusal) return { ok: false, message: e.message, status: e.status };
+    if (e instanceof InsufficientBalance) return { ok: false, message: e.message, status: 400 };
+    if ((e as { code?: string }).code === '23505' && String((e as { constraint?: string }).constraint).includes('request_digest')) {
+      return { ok: false, message: 'This signed withdrawal request was already used; sign a new one', status: 400 };
+    }
     throw e;
   }
 }
 
-async function allocate(tx: EntityManager, req: WithdrawalRequest, projectId: string | undefined, deps: AllocatorDeps): Promise<Allocation> {
+/**
+ * Only accounts that proved themselves to the project are allocated for (a signed request proves it on the spot),
+ * and each has a bounded number of outstanding authorizations, so no key can tie up someone else's funds.
+ */
+async function authorize(tx: EntityManager, req: WithdrawalRequest, projectId: string, deps: AllocatorDeps): Promise<string | null> {
+  const account = getAddress(req.account);
+  let digest: string | null = null;
+  if (req.authorization) {
+    digest = await withdrawalRequestDigest(req, req.authorization);
+    if (!digest) throw new Refusal('sponsorSignature is not a valid signature of this request by the account (or its deadline passed)', 403);
+    await proveAccount(tx, projectId, account, 'withdrawal-signature');
+  } else if (!(await isProven(tx, projectId, account))) {
+    throw new Refusal(`Account ${account} has not authorized this project: send sponsorSignature and deadline signed by the account`, 403);
+  }
+  const [{ n }]: { n: number }[] = await tx.query(
+    "SELECT count(*)::int AS n FROM withdrawals WHERE account = $1 AND status = 'ALLOCATED' AND expires_at > now()",
+    [account.toLowerCase()],
+  );
+  if (n >= deps.config.allocator.maxOutstandingWithdrawals) {
+    throw new Refusal(`Account ${account} has ${n} outstanding withdrawal authorizations (limit ${deps.config.allocator.maxOutstandingWithdrawals}); wait for one to be claimed or expire`, 429);
+  }
+  return digest;
+}
+
+async function allocate(tx: EntityManager, req: WithdrawalRequest, projectId: string, deps: AllocatorDeps): Promise<{ value: Allocation; start: QueuedStart }> {
   if (!deps.registry.chain(req.chainId)) throw new Refusal(`Unsupported chain ${req.chainId}`);
   const lockTags = new Set(req.transfers.map((t) => (t.lockTag ?? deps.lockTag).toLowerCase()));
   if (lockTags.size > 1) throw new Refusal('All transfers of a batch must spend locks of one allocator');
@@ -68,6 +106,7 @@ async function allocate(tx: EntityManager, req: WithdrawalRequest, projectId: st
     byToken.set(token.address, [...(byToken.get(token.address) ?? []), { recipient: getAddress(t.recipient), amount }]);
   }
   const account = getAddress(req.account);
+  const digest = await authorize(tx, req, projectId, deps);
   for (const token of byToken.keys()) {
     const forced: { status: string }[] = await tx.query(
       "SELECT status FROM forced_withdrawals WHERE account = $1 AND chain_id = $2 AND lock_id = $3 AND status <> 'disabled'",
@@ -96,18 +135,30 @@ async function allocate(tx: EntityManager, req: WithdrawalRequest, projectId: st
     // claimant = lockTag (here bytes12(0): withdraw the underlying token) << 160 | recipient
     portions: portions.map((p) => ({ claimant: BigInt(p.recipient).toString(), amount: p.amount.toString() })),
   }));
-  const allocation = { nonce: nonce.toString(), expires: expires.toString(), allocatorData, transfers, msUntilExpiry: lifetime * 1000 };
+  const allocation: Allocation = { nonce: nonce.toString(), expires: expires.toString(), allocatorData, transfers };
   await tx.query(
-    'INSERT INTO withdrawals (nonce, project_id, account, chain_id, kind, response, expires_at) VALUES ($1, $2, $3, $4, $5, $6, to_timestamp($7))',
-    [nonce.toString(), projectId ?? null, account.toLowerCase(), req.chainId, req.kind, allocation, Number(expires)],
+    'INSERT INTO withdrawals (nonce, project_id, account, chain_id, kind, response, expires_at, request_digest) VALUES ($1, $2, $3, $4, $5, $6, to_timestamp($7), $8)',
+    [nonce.toString(), projectId, account.toLowerCase(), req.chainId, req.kind, allocation, Number(expires), digest],
   );
-  return allocation;
+  const start: QueuedStart = {
+    workflowId: withdrawalWorkflowId(allocation.nonce),
+    workflowType: 'holdWithdrawal',
+    args: [allocation.nonce, Number(expires)],
+    searchAttributes: { IntentStatus: 'ALLOCATED', Account: account.toLowerCase(), Project: projectId, Chains: [String(req.chainId)] },
+    summary: `Withdrawal ${allocation.nonce}: ${account} on chain ${req.chainId}`,
+  };
+  await queueStart(tx, start);
+  return { value: allocation, start };
 }
 
-/** Claimed (the indexer saw its Claim) or expired: the reservation goes; the nonce stays spent either way. */
-export async function finishWithdrawal(db: DataSource, nonce: string, status: 'CLAIMED' | 'EXPIRED'): Promise<void> {
+/**
+ * Claimed (the indexer saw its Claim): the reservation settles, released once a snapshot shows the transfer.
+ * Expired: the authorization can no longer be used, so the reservation goes. The nonce stays spent either way.
+ */
+export async function finishWithdrawal(db: DataSource, nonce: string, status: 'CLAIMED' | 'EXPIRED', claim?: WithdrawalClaim): Promise<void> {
   await db.transaction(async (tx) => {
     await tx.query("UPDATE withdrawals SET status = $2, updated_at = now() WHERE nonce = $1 AND status = 'ALLOCATED'", [nonce, status]);
-    await release(tx, { kind: 'withdrawal', id: nonce });
+    if (claim) await settleOnClaim(tx, { kind: 'withdrawal', id: nonce }, claim.chainId, claim.blockNumber);
+    else await release(tx, { kind: 'withdrawal', id: nonce });
   });
 }

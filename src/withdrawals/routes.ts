@@ -1,21 +1,26 @@
-import { randomUUID } from 'node:crypto';
 import type { Context } from 'koa';
-import { requestWithdrawal } from '../../workflows/withdrawal';
-import { badRequest } from '../http/errors';
+import { crashPoint } from '../faults';
+import { ApiError } from '../http/errors';
 import { stringifyWithBigInts } from '../http/json';
 import { defineRoute } from '../http/route';
 import { address, patterns, safeUint, Schema } from '../http/schema';
 import type { Services } from '../http/services';
-import type { Allocation, WithdrawalRequest } from './allocate';
+import { allocateWithdrawal, type Allocation, type WithdrawalRequest } from './allocate';
+import { MAX_DEADLINE_SECONDS } from './sponsor-signature';
 
 const amount: Schema = { anyOf: [{ type: 'string', pattern: patterns.uint256 }, safeUint()] };
 const lockTag: Schema = { type: 'string', pattern: patterns.bytes12, description: "optional: a lock tag of this allocator (default: /health's lockTag)" };
+/** Optional proof that the account itself asks for this withdrawal (README: Allocator → who may withdraw). */
+const sponsorSignature: Schema = { type: 'string', pattern: '^0x[0-9a-fA-F]{130}$', description: "the account's EIP-712 signature of WithdrawalRequest(account, transfers, deadline); send with deadline" };
+const deadline: Schema = { ...safeUint(1), description: `unix seconds the signature is valid until (at most ${MAX_DEADLINE_SECONDS} s ahead)` };
+const signed = { sponsorSignature, deadline };
 const uint = { type: 'integer', description: 'exact integer literal (up to 256 bits): parse with a big-number-aware JSON parser' };
 
 const single: Schema = {
   type: 'object',
   required: ['account', 'chainId', 'tokenAddress', 'amount', 'recipient'],
-  properties: { account: address, chainId: safeUint(1), tokenAddress: address, amount, recipient: address, lockTag },
+  properties: { account: address, chainId: safeUint(1), tokenAddress: address, amount, recipient: address, lockTag, ...signed },
+  dependencies: { sponsorSignature: ['deadline'], deadline: ['sponsorSignature'] },
 };
 const batch: Schema = {
   type: 'object',
@@ -29,7 +34,9 @@ const batch: Schema = {
       maxItems: 100,
       items: { type: 'object', required: ['recipient', 'tokenAddress', 'amount'], properties: { recipient: address, tokenAddress: address, amount, lockTag } },
     },
+    ...signed,
   },
+  dependencies: { sponsorSignature: ['deadline'], deadline: ['sponsorSignature'] },
 };
 const portions: Schema = { type: 'array', items: { type: 'object', required: ['claimant', 'amount'], properties: { claimant: uint, amount: uint } } };
 const allocatorData: Schema = { type: 'string', pattern: '^0x[a-fA-F0-9]*$' };
@@ -65,16 +72,22 @@ function present(kind: 'single' | 'batch', a: Allocation): string {
   });
 }
 
+/** Allocated in this process (checks, nonce, reservation, signature, record, queued hold in one transaction). */
 async function allocate(ctx: Context, s: Services, req: WithdrawalRequest) {
-  s.metrics.workflowStarts.inc({ workflow: 'requestWithdrawal' });
-  const outcome = await s.temporal.workflow.execute(requestWithdrawal, { workflowId: `withdrawal-request-${randomUUID()}`, taskQueue: s.config.taskQueue, args: [req, ctx.state.projectId] });
-  if (!outcome.ok) throw badRequest(outcome.message);
+  const outcome = await allocateWithdrawal(s.db, req, ctx.state.projectId, { registry: s.registry, config: s.config, lockTag: s.defaultLockTag, allocator: s.allocator });
+  if (!outcome.ok) throw new ApiError(outcome.status, outcome.message);
+  crashPoint('withdrawal-after-commit');
+  s.metrics.workflowStarts.inc({ workflow: 'holdWithdrawal' });
+  await s.outbox.start(outcome.start).catch((err) => s.logger.warn({ err, nonce: outcome.value.nonce }, 'withdrawal hold deferred to the outbox sweeper'));
   ctx.type = 'application/json';
   return { status: 200, body: present(req.kind, outcome.value) };
 }
 
-type SingleBody = { account: string; chainId: number; tokenAddress: string; amount: string | number; recipient: string; lockTag?: string };
-type BatchBody = { account: string; chainId: number; transfers: { recipient: string; tokenAddress: string; amount: string | number; lockTag?: string }[] };
+type Signed = { sponsorSignature?: `0x${string}`; deadline?: number };
+type SingleBody = Signed & { account: string; chainId: number; tokenAddress: string; amount: string | number; recipient: string; lockTag?: string };
+type BatchBody = Signed & { account: string; chainId: number; transfers: { recipient: string; tokenAddress: string; amount: string | number; lockTag?: string }[] };
+
+const authorization = (b: Signed) => (b.sponsorSignature ? { authorization: { signature: b.sponsorSignature, deadline: b.deadline! } } : {});
 
 export const withdrawalRoutes = [
   defineRoute<SingleBody, unknown, unknown>({
@@ -84,9 +97,9 @@ export const withdrawalRoutes = [
     tags: ['withdrawals'],
     auth: 'apiKey',
     body: single,
-    responses: { 200: { description: 'call allocatedTransfer with these details from the account', schema: singleResponse } },
+    responses: { 200: { description: 'call allocatedTransfer with these details from the account', schema: singleResponse }, 403: { description: 'the account has not authorized this project' }, 429: { description: 'too many outstanding authorizations for the account' } },
     handler: (ctx, { body }, s) =>
-      allocate(ctx, s, { kind: 'single', account: body.account, chainId: body.chainId, transfers: [{ recipient: body.recipient, tokenAddress: body.tokenAddress, amount: String(body.amount), lockTag: body.lockTag }] }),
+      allocate(ctx, s, { kind: 'single', account: body.account, chainId: body.chainId, transfers: [{ recipient: body.recipient, tokenAddress: body.tokenAddress, amount: String(body.amount), lockTag: body.lockTag }], ...authorization(body) }),
   }),
   defineRoute<BatchBody, unknown, unknown>({
     method: 'post',
@@ -95,8 +108,8 @@ export const withdrawalRoutes = [
     tags: ['withdrawals'],
     auth: 'apiKey',
     body: batch,
-    responses: { 200: { description: 'call allocatedBatchTransfer with these details from the account', schema: batchResponse } },
+    responses: { 200: { description: 'call allocatedBatchTransfer with these details from the account', schema: batchResponse }, 403: { description: 'the account has not authorized this project' }, 429: { description: 'too many outstanding authorizations for the account' } },
     handler: (ctx, { body }, s) =>
-      allocate(ctx, s, { kind: 'batch', account: body.account, chainId: body.chainId, transfers: body.transfers.map((t) => ({ ...t, amount: String(t.amount) })) }),
+      allocate(ctx, s, { kind: 'batch', account: body.account, chainId: body.chainId, transfers: body.transfers.map((t) => ({ ...t, amount: String(t.amount) })), ...authorization(body) }),
   }),
 ];

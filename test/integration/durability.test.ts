@@ -49,7 +49,7 @@ test('intents in flight reach the right terminal state after the worker process 
   const toFail = await submitIntent();
 
   killWorkers(api.env);
-  // Indexer events arrive while no worker runs: the route's workflow waits for one.
+  // Indexer events arrive while no worker runs: recorded and answered at once, applied when a worker is back.
   const events = ingest(api, [
     { id: `dur-fill-${toComplete}`, type: 'fill', chainId: 42161, nonce: toComplete, transactionHash: TX(1), timestamp: 1 },
     { id: `dur-claim-${toComplete}`, type: 'claim', chainId: 8453, nonce: toComplete, transactionHash: TX(2), timestamp: 2 },
@@ -63,6 +63,9 @@ test('intents in flight reach the right terminal state after the worker process 
   await waitForStatus(toComplete, 'COMPLETED');
   await waitForStatus(toExpire, 'EXPIRED');
   await waitForStatus(toFail, 'FAILED');
+  // The completed intent's reservation goes with the first snapshot after its claim.
+  const [{ account }] = await api.db.query('SELECT account FROM intents WHERE id = $1', [toComplete]);
+  await ingest(api, [{ id: `dur-after-${toComplete}`, type: 'balance', chainId: 8453, account, token: BASE_USDC, locked: '3900000', blockNumber: '2' }]);
   const [{ n }] = await api.db.query('SELECT count(*) AS n FROM reservations WHERE owner_id = ANY($1) AND released_at IS NULL', [[toComplete, toExpire, toFail]]);
   expect(Number(n)).toBe(0);
 }, 120_000);

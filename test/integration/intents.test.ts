@@ -84,6 +84,9 @@ describe('the published 1.15.0 client, unchanged', () => {
     const done = await statusOf(intentId, ['COMPLETED']);
     expect(done).toMatchObject({ fillTransactionHash: TX(1), fillTimestamp: 1_800_000_000 });
     expect(done.claims).toEqual([{ chainId: 8453, status: 'CLAIMED', claimTimestamp: 1_800_000_100, claimTransactionHash: TX(2), depositId: intentId }]);
+    // Released once the indexer's next snapshot shows the claimed funds gone, not before.
+    expect(await activeReservations(intentId)).toBe(1);
+    await ingest(api, [{ id: id(), type: 'balance', chainId: 8453, account: account.address, token: BASE_USDC, locked: '3900000', blockNumber: '2' }]);
     expect(await activeReservations(intentId)).toBe(0);
 
     const { apiKey: otherProject } = await createProject(api.db, 'other');

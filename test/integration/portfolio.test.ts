@@ -130,18 +130,6 @@ describe('indexer ingestion and portfolio', () => {
       { tokenName: 'USDC', tokenDecimals: 6, balance: '6000000', tokenChainBalance: [{ chainId: 8453, tokenAddress: BASE_USDC, balance: '6000000' }] },
     ]);
   });
-
-  test('the ingestion runs as a workflow on the real worker, observable through the Temporal client', async () => {
-    const res = await ingest(api, [{ id: id(), type: 'balance', chainId: 10, account: account(), token: '0x0b2c639c533813f4aa9d7837caf62653d097ff85', unlocked: '3', blockNumber: '1' }]);
-    const workflowId = res.headers.get('x-workflow-id')!;
-    expect(workflowId).toMatch(/^indexer-batch-[0-9a-f]{64}$/);
-    const handle = api.temporal.workflow.getHandle(workflowId);
-    const description = await handle.describe();
-    expect(description.type).toBe('ingestIndexerEvents');
-    expect(description.taskQueue).toBe(api.env.taskQueue);
-    expect(description.status.name).toBe('COMPLETED');
-    expect(await handle.result()).toEqual({ received: 1, applied: 1, duplicates: 0 });
-  });
 });
 
 describe('bad input gets a documented 4xx', () => {

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { hashTypedData, recoverAddress, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { proveAccount } from '../../src/projects/accounts';
 import { Api, call, ingest, startApi } from '../support/harness';
 
 /* eslint-disable @typescript-eslint/no-require-imports, @typescript-eslint/no-explicit-any */
@@ -33,6 +34,7 @@ afterAll(() => api.close());
 async function funded(locked: Record<string, string>) {
   const account = privateKeyToAccount(generatePrivateKey()).address;
   await ingest(api, Object.entries(locked).map(([token, amount]) => ({ id: `w-${account}-${seq++}`, type: 'balance', chainId: 8453, account, token, locked: amount, blockNumber: '1' })));
+  await proveAccount(api.db.manager, api.projectId, account, 'operator'); // the project may withdraw for it
   return account;
 }
 const withdraw = (body: Record<string, unknown>) => call(api, 'POST', '/withdrawals', { body });
@@ -152,6 +154,9 @@ test('expiry releases the reservation; a reported claim releases it and the nonc
   expect(second.nonce).not.toBe(first.nonce);
   await ingest(api, [{ id: `w-claim-${second.nonce}`, type: 'claim', chainId: 8453, nonce: second.nonce, transactionHash: `0x${'ab'.repeat(32)}`, timestamp: 1 }]);
   await until(async () => (await api.db.query('SELECT status FROM withdrawals WHERE nonce = $1', [second.nonce]))[0].status === 'CLAIMED');
+  // Released once the indexer's next snapshot shows the transfer, not before.
+  expect(await reservedFor(account)).toBe(600n);
+  await ingest(api, [{ id: `w-after-${second.nonce}`, type: 'balance', chainId: 8453, account, token: BASE_USDC, locked: '400', blockNumber: '2' }]);
   expect(await reservedFor(account)).toBe(0n);
   expect((await api.db.query('SELECT purpose FROM allocator_nonces WHERE nonce = $1', [second.nonce]))[0].purpose).toBe('withdrawal');
 });
@@ -161,6 +166,7 @@ test('property: concurrent withdrawals and intent submits over one balance never
     const signer = privateKeyToAccount(generatePrivateKey());
     const balance = 10_000_000n + BigInt(Math.floor(Math.random() * 5_000_000));
     await ingest(api, [{ id: `prop-${signer.address}`, type: 'balance', chainId: 8453, account: signer.address, token: BASE_USDC, locked: balance.toString(), blockNumber: '1' }]);
+    await proveAccount(api.db.manager, api.projectId, signer.address, 'operator');
     const intents = await Promise.all(Array.from({ length: 3 }, async () => {
       const route = await call(api, 'POST', '/intents/route', { body: { account: { address: signer.address, accountType: 'EOA' }, destinationChainId: 42161, tokenRequests: [{ tokenAddress: ARB_USDC, amount: '2500000' }] } });
       const sig = await signer.signTypedData(getCompactTypedData(route.json.intentOp));

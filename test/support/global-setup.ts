@@ -49,6 +49,8 @@ export default async function globalSetup(): Promise<void> {
     TEMPORAL_ADDRESS: temporal.address,
     TEMPORAL_TASK_QUEUE: taskQueue,
     WITHDRAWAL_EXPIRY_SECONDS: '4', // so a test can watch an unclaimed withdrawal expire
+    OUTBOX_SWEEP_SECONDS: '1', // so a test can watch the sweeper take over what a killed API left
+    OUTBOX_GRACE_SECONDS: '1',
     LOG_LEVEL: 'error', // expected refusals (e.g. Insufficient balance) are logged as activity warnings
     ...TEST_SECRETS,
   };

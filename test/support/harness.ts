@@ -21,6 +21,7 @@ export interface Api {
   db: DataSource;
   temporal: Client;
   apiKey: string;
+  projectId: string;
   indexerKey: string;
   close(): Promise<void>;
 }
@@ -35,7 +36,7 @@ export async function startApi(): Promise<Api> {
   const services = createServices(rt, db, temporal, createLogger('silent', 'test'));
   const server: Server = createApp(services).listen(0, '127.0.0.1');
   await once(server, 'listening');
-  const { apiKey } = await createProject(db, 'test');
+  const { apiKey, projectId } = await createProject(db, 'test');
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     env,
@@ -43,6 +44,7 @@ export async function startApi(): Promise<Api> {
     db,
     temporal,
     apiKey,
+    projectId,
     indexerKey: rt.secrets.indexerApiKey,
     async close() {
       server.close();

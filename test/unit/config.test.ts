@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../src/config';
 import { resolveSecrets } from '../../src/secrets';
+import { restartDelayMs } from '../../src/dev/processes';
 
 test('defaults and validation', () => {
   const c = loadConfig({});
@@ -26,4 +27,8 @@ test('development generates missing secrets once and keeps them', () => {
   const overridden = resolveSecrets(loadConfig({ DATA_DIR: dir, INDEXER_API_KEY: 'mine' }));
   expect(overridden.secrets.indexerApiKey).toBe('mine');
   fs.rmSync(dir, { recursive: true });
+});
+
+test('npm start restarts a crashed worker or API with a doubling, capped backoff', () => {
+  expect([1, 2, 3, 4, 5, 6, 7, 20].map(restartDelayMs)).toEqual([1000, 2000, 4000, 8000, 16000, 30000, 30000, 30000]);
 });

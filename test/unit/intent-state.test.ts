@@ -35,3 +35,12 @@ test('status never moves backwards; failure only before a fill; terminal states 
   expect(failed.status).toBe('FAILED');
   expect(applyEvent(failed, { type: 'fill', ...tx(42161, 1) })).toBe(failed);
 });
+
+test('an event that changes nothing returns the same state (no transition to persist)', () => {
+  const claimed = applyEvent(start, { type: 'claim', ...tx(1, 2) });
+  expect(applyEvent(claimed, { type: 'claim', ...tx(1, 2) })).toBe(claimed);
+  expect(applyEvent(claimed, { type: 'claim', ...tx(1, 9) })).toBe(claimed);
+  const filled = applyEvent(claimed, { type: 'fill', ...tx(42161, 1) });
+  expect(applyEvent(filled, { type: 'fill', ...tx(42161, 1) })).toBe(filled);
+  expect(applyEvent(filled, { type: 'preconfirmation', chainId: 1 })).toBe(filled);
+});

@@ -1,0 +1,141 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { SearchAttributePair } from '@temporalio/common';
+import * as keys from '../../workflows/search-attributes';
+
+/**
+ * The transactional outbox between PostgreSQL and Temporal. A request records its state change and the workflow
+ * start or signals that must follow in one transaction; after the commit it performs them and deletes the rows.
+ * A process that dies in between leaves the rows, and the sweeper (a Temporal schedule, src/outbox/sweeper.ts)
+ * performs them later. Starts are idempotent (deterministic ids, conflict policy use-existing, no reuse of a closed
+ * id) and lifecycle signals are idempotent in the workflows, so performing a row twice is harmless.
+ */
+export interface QueuedStart {
+  workflowId: string;
+  workflowType: string;
+  args: unknown[];
+  searchAttributes: Partial<Record<keyof typeof keys, string | string[]>>;
+  summary: string;
+}
+
+export interface QueuedSignal { id: string; workflowId: string; signal: string; payload: unknown }
+
+export async function queueStart(tx: EntityManager, start: QueuedStart): Promise<void> {
+  await tx.query(
+    'INSERT INTO workflow_outbox (workflow_id, workflow_type, args, search_attributes, summary) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (workflow_id) DO NOTHING',
+    [start.workflowId, start.workflowType, JSON.stringify(start.args), start.searchAttributes, start.summary],
+  );
+}
+
+/** Multi-row: one statement whatever the batch size. */
+export async function queueSignals(tx: EntityManager, signals: Omit<QueuedSignal, 'id'>[]): Promise<QueuedSignal[]> {
+  if (!signals.length) return [];
+  const rows: { id: string }[] = await tx.query(
+    `INSERT INTO signal_outbox (workflow_id, signal, payload)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::jsonb[]) RETURNING id`,
+    [signals.map((s) => s.workflowId), signals.map((s) => s.signal), signals.map((s) => JSON.stringify(s.payload))],
+  );
+  return signals.map((s, i) => ({ ...s, id: rows[i].id }));
+}
+
+const typed = (attrs: QueuedStart['searchAttributes']): SearchAttributePair[] =>
+  Object.entries(attrs).map(([name, value]) => ({ key: keys[name as keyof typeof keys], value }) as SearchAttributePair);
+
+/** How many signals are in flight at once during a fan-out. */
+const FAN_OUT = 32;
+
+export class Outbox {
+  /** The last signal under way per workflow: a process delivers one workflow's signals in the order it recorded them. */
+  private readonly tails = new Map<string, Promise<unknown>>();
+
+  constructor(private readonly db: DataSource, private readonly temporal: Client, private readonly taskQueue: string) {}
+
+  /** Starts a queued workflow (at most once per id) and clears its row. */
+  async start(start: QueuedStart): Promise<void> {
+    try {
+      await this.temporal.workflow.start(start.workflowType, {
+        workflowId: start.workflowId,
+        taskQueue: this.taskQueue,
+        args: start.args,
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        typedSearchAttributes: typed(start.searchAttributes),
+        staticSummary: start.summary,
+      });
+    } catch (e) {
+      if (!(e instanceof WorkflowExecutionAlreadyStartedError)) throw e; // it ran and finished: nothing left to do
+    }
+    await this.db.query('DELETE FROM workflow_outbox WHERE workflow_id = $1', [start.workflowId]);
+  }
+
+  /**
+   * Sends signals concurrently (at most FAN_OUT at once per process) and clears the rows that are done: delivered,
+   * or addressed to a workflow that does not exist and is not queued for a start (an unknown nonce, or a lifecycle
+   * that already ended). Rows for a workflow still queued for a start stay for the sweeper. Each signal is chained
+   * behind the previous one to the same workflow, synchronously, so one process keeps a workflow's events in order
+   * across calls. Returns how many were delivered.
+   */
+  async deliver(signals: QueuedSignal[]): Promise<number> {
+    const sends = signals.map((s) => {
+      const send = (this.tails.get(s.workflowId) ?? Promise.resolve()).then(() => this.send(s));
+      const tail = send.catch(() => undefined);
+      this.tails.set(s.workflowId, tail);
+      void tail.then(() => this.tails.get(s.workflowId) === tail && this.tails.delete(s.workflowId));
+      return send;
+    });
+    const outcomes = await Promise.allSettled(sends);
+    const done = signals.filter((_, i) => outcomes[i].status === 'fulfilled' && (outcomes[i] as PromiseFulfilledResult<string>).value !== 'queued').map((s) => s.id);
+    if (done.length) await this.db.query('DELETE FROM signal_outbox WHERE id = ANY($1::bigint[])', [done]);
+    const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+    if (failed) throw failed.reason;
+    return outcomes.filter((o) => o.status === 'fulfilled' && o.value === 'delivered').length;
+  }
+
+  private async send(s: QueuedSignal): Promise<'delivered' | 'gone' | 'queued'> {
+    await this.slot();
+    try {
+      await this.temporal.workflow.getHandle(s.workflowId).signal(s.signal, s.payload);
+      return 'delivered';
+    } catch (e) {
+      if (!(e instanceof WorkflowNotFoundError)) throw e;
+      const queued = await this.db.query('SELECT 1 FROM workflow_outbox WHERE workflow_id = $1', [s.workflowId]);
+      return queued.length ? 'queued' : 'gone';
+    } finally {
+      this.release();
+    }
+  }
+
+  private inFlight = 0;
+  private readonly waiting: (() => void)[] = [];
+  private async slot(): Promise<void> {
+    if (this.inFlight < FAN_OUT) {
+      this.inFlight++;
+      return;
+    }
+    await new Promise<void>((resolve) => this.waiting.push(resolve)); // the releaser hands its slot over
+  }
+  private release(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.inFlight--;
+  }
+
+  /** The sweeper's pass: rows older than `graceSeconds` (their own request had time to perform them). */
+  async sweep(graceSeconds: number, limit = 1000): Promise<{ started: number; delivered: number }> {
+    const starts: { workflow_id: string; workflow_type: string; args: unknown[]; search_attributes: QueuedStart['searchAttributes']; summary: string }[] = await this.db.query(
+      `SELECT workflow_id, workflow_type, args, search_attributes, summary FROM workflow_outbox
+       WHERE created_at < now() - make_interval(secs => $1) ORDER BY created_at LIMIT $2`,
+      [graceSeconds, limit],
+    );
+    for (const r of starts) {
+      await this.start({ workflowId: r.workflow_id, workflowType: r.workflow_type, args: r.args, searchAttributes: r.search_attributes, summary: r.summary });
+    }
+    const signals: { id: string; workflow_id: string; signal: string; payload: unknown }[] = await this.db.query(
+      `SELECT id, workflow_id, signal, payload FROM signal_outbox
+       WHERE created_at < now() - make_interval(secs => $1) ORDER BY id LIMIT $2`,
+      [graceSeconds, limit],
+    );
+    const delivered = await this.deliver(signals.map((r) => ({ id: r.id, workflowId: r.workflow_id, signal: r.signal, payload: r.payload })));
+    return { started: starts.length, delivered };
+  }
+}

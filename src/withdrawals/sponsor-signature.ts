@@ -1,0 +1,53 @@
+import { getAddress, hashTypedData, recoverTypedDataAddress, isAddressEqual, type Hex } from 'viem';
+import type { WithdrawalRequest } from './allocate';
+
+/** The account's signature over a withdrawal request and the unix-second deadline it signed with it. */
+export interface SponsorAuthorization { signature: Hex; deadline: number }
+
+/** A signed request is good for this long at most, so a leaked one cannot be held back and replayed later. */
+export const MAX_DEADLINE_SECONDS = 3600;
+
+/**
+ * EIP-712 typed data the account signs to let a project withdraw for it (domain `IntentOrchestrator`/`1` on the
+ * withdrawal's chain, as the quote's server signature). One signature authorizes one allocation.
+ */
+export function withdrawalRequestTypedData(req: Pick<WithdrawalRequest, 'account' | 'chainId' | 'transfers'>, deadline: number, defaultLockTag = `0x${'0'.repeat(24)}`) {
+  return {
+    domain: { name: 'IntentOrchestrator', version: '1', chainId: req.chainId },
+    types: {
+      WithdrawalRequest: [
+        { name: 'account', type: 'address' },
+        { name: 'transfers', type: 'Transfer[]' },
+        { name: 'deadline', type: 'uint256' },
+      ],
+      Transfer: [
+        { name: 'recipient', type: 'address' },
+        { name: 'token', type: 'address' },
+        { name: 'amount', type: 'uint256' },
+        { name: 'lockTag', type: 'bytes12' },
+      ],
+    },
+    primaryType: 'WithdrawalRequest',
+    message: {
+      account: getAddress(req.account),
+      transfers: req.transfers.map((t) => ({ recipient: getAddress(t.recipient), token: getAddress(t.tokenAddress), amount: BigInt(t.amount), lockTag: (t.lockTag ?? defaultLockTag) as Hex })),
+      deadline: BigInt(deadline),
+    },
+  } as const;
+}
+
+/**
+ * The request's digest when the signature is the account's (an EOA: smart accounts register through a signed
+ * intent or the operator) and the deadline is in the future and not too far; otherwise null.
+ */
+export async function withdrawalRequestDigest(req: WithdrawalRequest, auth: SponsorAuthorization): Promise<string | null> {
+  const now = Math.floor(Date.now() / 1000);
+  if (auth.deadline <= now || auth.deadline > now + MAX_DEADLINE_SECONDS) return null;
+  const typedData = withdrawalRequestTypedData(req, auth.deadline);
+  try {
+    const signer = await recoverTypedDataAddress({ ...typedData, signature: auth.signature });
+    return isAddressEqual(signer, getAddress(req.account)) ? hashTypedData(typedData) : null;
+  } catch {
+    return null;
+  }
+}

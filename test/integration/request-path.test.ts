@@ -1,0 +1,188 @@
+import path from 'node:path';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { spawnEntry, stopProcess, waitFor } from '../../src/dev/processes';
+import { createProject } from '../../src/projects/api-keys';
+import { withdrawalRequestTypedData } from '../../src/withdrawals/sponsor-signature';
+import { freePort } from '../support/global-setup';
+import { Api, call, ingest, killWorkers, startApi, startWorker } from '../support/harness';
+
+/* eslint-disable @typescript-eslint/no-require-imports, @typescript-eslint/no-explicit-any */
+const sdkDir = path.dirname(require.resolve('@rhinestone/sdk'));
+const { getCompactTypedData }: any = require(path.join(sdkDir, 'execution/compact'));
+/* eslint-enable @typescript-eslint/no-require-imports, @typescript-eslint/no-explicit-any */
+
+const BASE_USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
+const ARB_USDC = '0xaf88d065e77c8cC2239327C5EDb3A432268e5831';
+const TX = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
+
+let api: Api;
+let seq = 0;
+const eventId = () => `rp-${Date.now()}-${seq++}`;
+
+beforeAll(async () => {
+  api = await startApi();
+});
+afterAll(() => api.close());
+
+async function funded(locked = '5000000', block = '1') {
+  const account = privateKeyToAccount(generatePrivateKey());
+  await ingest(api, [{ id: eventId(), type: 'balance', chainId: 8453, account: account.address, token: BASE_USDC, locked, blockNumber: block }]);
+  return account;
+}
+
+async function signedQuote(account: ReturnType<typeof privateKeyToAccount>, base = api.url) {
+  const route = await call({ ...api, url: base }, 'POST', '/intents/route', {
+    body: { account: { address: account.address, accountType: 'EOA', setupOps: [] }, destinationChainId: 42161, tokenRequests: [{ tokenAddress: ARB_USDC, amount: '1000000' }] },
+  });
+  expect(route.status).toBe(200);
+  const op = route.json.intentOp;
+  const signature = await account.signTypedData(getCompactTypedData(op));
+  return { id: BigInt(op.nonce).toString(), signedIntentOp: { ...op, originSignatures: [signature], destinationSignature: signature } };
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
+  let value: T | undefined;
+  await waitFor(what, async () => (value = await probe()) !== undefined, ms);
+  return value!;
+}
+
+const statusOf = async (id: string) => (await call(api, 'GET', `/intent-operation/${id}`)).json.status as string;
+const activeReservations = async (owner: string) =>
+  Number((await api.db.query('SELECT count(*) AS n FROM reservations WHERE owner_id = $1 AND released_at IS NULL', [owner]))[0].n);
+
+test('an API killed between the submit commit and the workflow start: the sweeper starts the lifecycle', async () => {
+  const port = await freePort();
+  const faulty = spawnEntry('api', { ...api.env.env, PORT: String(port), HOST: '127.0.0.1', FAULT_INJECTION: 'submit-after-commit' }, 'ignore');
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await waitFor('faulty API', async () => (await fetch(`${url}/ready`)).ok, 30_000);
+    const account = await funded();
+    const { id, signedIntentOp } = await signedQuote(account, url);
+    // The process dies after committing the intent and before starting its workflow: the request gets no answer.
+    await expect(fetch(`${url}/intent-operations`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': api.apiKey }, body: JSON.stringify({ signedIntentOp }) })).rejects.toThrow();
+    expect(await statusOf(id)).toBe('PENDING');
+    expect(await activeReservations(id)).toBe(1);
+    const description = await until('lifecycle started by the sweeper', async () =>
+      api.temporal.workflow.getHandle(`intent-${id}`).describe().catch(() => undefined), 30_000);
+    expect(description.status.name).toBe('RUNNING');
+    expect(description.type).toBe('intentLifecycle');
+    expect((await api.db.query('SELECT count(*)::int AS n FROM workflow_outbox WHERE workflow_id = $1', [`intent-${id}`]))[0].n).toBe(0);
+    // The client retries the lost request: the same answer, still one reservation and one workflow.
+    const retry = await call(api, 'POST', '/intent-operations', { body: { signedIntentOp } });
+    expect(retry.json.result).toEqual({ id, status: 'PENDING' });
+    expect(await activeReservations(id)).toBe(1);
+    await ingest(api, [
+      { id: eventId(), type: 'fill', chainId: 42161, nonce: id, transactionHash: TX(1), timestamp: 1 },
+      { id: eventId(), type: 'claim', chainId: 8453, nonce: id, transactionHash: TX(2), timestamp: 2, blockNumber: '7' },
+    ]);
+    await until('COMPLETED', async () => ((await statusOf(id)) === 'COMPLETED' ? true : undefined));
+  } finally {
+    await stopProcess(faulty, 'SIGKILL');
+  }
+}, 90_000);
+
+test('ingestion is answered while no worker runs, and applied once a worker starts', async () => {
+  const account = await funded();
+  const { id, signedIntentOp } = await signedQuote(account);
+  expect((await call(api, 'POST', '/intent-operations', { body: { signedIntentOp } })).status).toBe(201);
+  killWorkers(api.env);
+  try {
+    const res = await ingest(api, [
+      { id: eventId(), type: 'balance', chainId: 8453, account: account.address, token: BASE_USDC, unlocked: '777', blockNumber: '2' },
+      { id: eventId(), type: 'fill', chainId: 42161, nonce: id, transactionHash: TX(3), timestamp: 3 },
+    ]);
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({ received: 2, applied: 2, duplicates: 0 });
+    // Balances are applied by the request itself; the fill waits in its workflow for a worker.
+    const portfolio = await call(api, 'GET', `/accounts/${account.address}/portfolio`);
+    expect(portfolio.json.portfolio[0].balance.unlocked).toBe('777');
+    expect(await statusOf(id)).toBe('PENDING');
+  } finally {
+    startWorker(api.env);
+  }
+  await until('FILLED', async () => ((await statusOf(id)) === 'FILLED' ? true : undefined));
+}, 90_000);
+
+test('wait=true answers after every lifecycle signal of the batch was delivered', async () => {
+  const account = await funded();
+  const { id, signedIntentOp } = await signedQuote(account);
+  await call(api, 'POST', '/intent-operations', { body: { signedIntentOp } });
+  const res = await call(api, 'POST', '/indexer/events?wait=true', {
+    body: { events: [{ id: eventId(), type: 'preconfirmation', chainId: 42161, nonce: id }, { id: eventId(), type: 'fill', chainId: 42161, nonce: '123456789', transactionHash: TX(4), timestamp: 4 }] },
+    headers: { 'x-indexer-key': api.indexerKey },
+  });
+  expect(res.status).toBe(200);
+  const left = await api.db.query('SELECT workflow_id FROM signal_outbox WHERE workflow_id = ANY($1)', [[`intent-${id}`, 'intent-123456789']]);
+  expect(left).toEqual([]); // delivered, and the one for an unknown nonce dropped
+  await until('PRECONFIRMED', async () => ((await statusOf(id)) === 'PRECONFIRMED' ? true : undefined));
+});
+
+test('a claimed reservation is released only when a balance snapshot at or after the claim block arrives', async () => {
+  const account = await funded('5000000', '10');
+  const { id, signedIntentOp } = await signedQuote(account);
+  await call(api, 'POST', '/intent-operations', { body: { signedIntentOp } });
+  await ingest(api, [
+    { id: eventId(), type: 'fill', chainId: 42161, nonce: id, transactionHash: TX(5), timestamp: 5 },
+    { id: eventId(), type: 'claim', chainId: 8453, nonce: id, transactionHash: TX(6), timestamp: 6, blockNumber: '20' },
+  ]);
+  await until('COMPLETED', async () => ((await statusOf(id)) === 'COMPLETED' ? true : undefined));
+  // The stored balance (block 10) still counts the claimed funds: releasing now would let them be spent twice.
+  expect(await activeReservations(id)).toBe(1);
+  await ingest(api, [{ id: eventId(), type: 'balance', chainId: 8453, account: account.address, token: BASE_USDC, locked: '5000000', blockNumber: '19' }]);
+  expect(await activeReservations(id)).toBe(1);
+  await ingest(api, [{ id: eventId(), type: 'balance', chainId: 8453, account: account.address, token: BASE_USDC, locked: '3900000', blockNumber: '20' }]);
+  expect(await activeReservations(id)).toBe(0);
+});
+
+test('operators find lifecycles in Temporal by status, account and project (typed search attributes)', async () => {
+  const account = await funded();
+  const { id, signedIntentOp } = await signedQuote(account);
+  await call(api, 'POST', '/intent-operations', { body: { signedIntentOp } });
+  const list = async (query: string) => {
+    const ids: string[] = [];
+    for await (const wf of api.temporal.workflow.list({ query })) ids.push(wf.workflowId);
+    return ids;
+  };
+  const acct = account.address.toLowerCase();
+  await until('listed as PENDING', async () => ((await list(`IntentStatus = 'PENDING' AND Account = '${acct}'`)).includes(`intent-${id}`) ? true : undefined), 20_000);
+  expect(await list(`Project = '${api.projectId}' AND Chains = '42161' AND Account = '${acct}'`)).toEqual([`intent-${id}`]);
+  await ingest(api, [{ id: eventId(), type: 'failure', chainId: 42161, nonce: id, reason: 'reverted' }]);
+  await until('listed as FAILED', async () => ((await list(`IntentStatus = 'FAILED' AND Account = '${acct}'`)).includes(`intent-${id}`) ? true : undefined), 20_000);
+  const described = await api.temporal.workflow.getHandle(`intent-${id}`).describe();
+  expect(await described.staticSummary()).toBe(`Intent ${id}: ${acct} → chain 42161`);
+});
+
+describe('withdrawals cannot be used to grief', () => {
+  const withdraw = (key: string, body: Record<string, unknown>) => call(api, 'POST', '/withdrawals', { body, headers: { 'x-api-key': key } });
+
+  test('a project may allocate only for accounts that proved themselves to it', async () => {
+    const account = await funded();
+    const { apiKey: foreign } = await createProject(api.db, 'griefer');
+    const body = { account: account.address, chainId: 8453, tokenAddress: BASE_USDC, amount: '1000', recipient: account.address };
+    const refused = await withdraw(foreign, body);
+    expect(refused.status).toBe(403);
+    expect(refused.json.message).toMatch(/has not authorized this project/);
+    expect(await api.db.query('SELECT 1 FROM withdrawals WHERE account = $1', [account.address.toLowerCase()])).toEqual([]);
+
+    // A signature by the account over the request proves it, once.
+    const deadline = Math.floor(Date.now() / 1000) + 600;
+    const sponsorSignature = await account.signTypedData(withdrawalRequestTypedData({ account: account.address, chainId: 8453, transfers: [{ recipient: account.address, tokenAddress: BASE_USDC, amount: '1000', lockTag: (await call(api, 'GET', '/health')).json.lockTag }] }, deadline));
+    const withSignature = await call(api, 'POST', '/withdrawals', { body: { ...body, lockTag: (await call(api, 'GET', '/health')).json.lockTag, sponsorSignature, deadline }, headers: { 'x-api-key': foreign } });
+    expect(withSignature.status).toBe(200);
+    const replay = await call(api, 'POST', '/withdrawals', { body: { ...body, lockTag: (await call(api, 'GET', '/health')).json.lockTag, sponsorSignature, deadline }, headers: { 'x-api-key': foreign } });
+    expect(replay.status).toBe(400);
+    expect(replay.json.message).toMatch(/already used/);
+    const forged = await withdraw(foreign, { ...body, amount: '2000', sponsorSignature, deadline });
+    expect(forged.status).toBe(403);
+  });
+
+  test('outstanding authorizations per account are limited (429 past the limit)', async () => {
+    const account = await funded('100000000');
+    const { apiKey, projectId } = await createProject(api.db, 'busy');
+    await api.db.query("INSERT INTO project_accounts (project_id, account, proof) VALUES ($1, $2, 'operator')", [projectId, account.address.toLowerCase()]);
+    const body = { account: account.address, chainId: 8453, tokenAddress: BASE_USDC, amount: '10', recipient: account.address };
+    const statuses: number[] = [];
+    for (let i = 0; i < 11; i++) statuses.push((await withdraw(apiKey, body)).status);
+    expect(statuses).toEqual([...Array(10).fill(200), 429]);
+  });
+});
