@@ -28,6 +28,9 @@ import { verifySubmission } from '../src/intents/verify';
 import { acceptIntent } from '../src/intents/store';
 import { ingestEvents } from '../src/indexer/ingest';
 import type { IntentOp, SignedIntentOp } from '../src/intents/types';
+import type { IntentInput } from '../src/intents/quote';
+import { intentInput } from '../src/intents/schemas';
+import { bodyAjv } from '../src/http/schema';
 
 const REQUESTS = Number(process.argv[process.argv.indexOf('--requests') + 1]) || 120;
 const LEVELS = [1, 8, 32];
@@ -176,6 +179,7 @@ async function main() {
     for (;;) {
       const res = await fetch(`${url}/intent-operation/${id}`, { headers });
       if (((await res.json()) as { status: string }).status === 'FILLED') break;
+      await new Promise((r) => setTimeout(r, 2)); // a reader's pace, not a busy loop competing for the 2 cores
     }
     fillLatencies.push(performance.now() - t);
   }
@@ -184,12 +188,18 @@ async function main() {
 
   // Where the time goes: each route's domain steps timed one by one in this process, against the same DB and Temporal.
   const services = createServices(rt, db, temporalClient, createLogger('silent', 'bench'));
-  const deps = { registry: rt.registry, config: rt.config, lockTag: rt.defaultLockTag, orchestrator: services.orchestrator };
+  const deps = { registry: rt.registry, config: rt.config, lockTag: rt.defaultLockTag, orchestrator: services.orchestrator, nonces: services.nonces };
   const spare = accounts.slice(cursor, cursor + 60);
   const steps: Record<string, number> = {};
   const ops: IntentOp[] = [];
+  const validateInput = bodyAjv.compile(intentInput); // the route's own schema fills the same defaults
+  const quoteInput = (address: string) => {
+    const body = routeBody(address);
+    if (!validateInput(body)) throw new Error(JSON.stringify(validateInput.errors));
+    return body as unknown as IntentInput;
+  };
   steps['quote: createQuote (read balances and market, nonce, sign, insert)'] = await median(spare.length, async (i) => {
-    const outcome = await createQuote(db, routeBody(spare[i].address) as never, projectId, deps);
+    const outcome = await createQuote(db, quoteInput(spare[i].address), projectId, deps);
     if (!outcome.ok) throw new Error(outcome.message);
     ops.push(outcome.value.intentOp);
   });

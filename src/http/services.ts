@@ -7,6 +7,7 @@ import type { Logger } from '../logger';
 import { createMetrics, Metrics } from './metrics';
 import { ApiKeyStore } from '../projects/api-keys';
 import { Outbox } from '../outbox/outbox';
+import { NonceBlock } from '../ledger/nonces';
 import type { Runtime } from '../runtime';
 
 /** What handlers may use: the DB for reads, Temporal for lifecycles, and read-only configuration. */
@@ -26,6 +27,8 @@ export interface Services {
   defaultLockTag: `0x${string}`;
   orchestrator: PrivateKeyAccount;
   allocator: PrivateKeyAccount;
+  /** quote nonces, a block of sequence values at a time */
+  nonces: NonceBlock;
 }
 
 export function createServices(rt: Runtime, db: DataSource, temporal: Client, logger: Logger): Services {
@@ -44,5 +47,6 @@ export function createServices(rt: Runtime, db: DataSource, temporal: Client, lo
     defaultLockTag: rt.defaultLockTag,
     orchestrator: privateKeyToAccount(rt.secrets.orchestratorPrivateKey),
     allocator: privateKeyToAccount(rt.secrets.allocatorPrivateKey),
+    nonces: new NonceBlock(db),
   };
 }

@@ -26,10 +26,12 @@ async function readRpcGasPrice(chainId: number, env: NodeJS.ProcessEnv): Promise
  * A snapshot of prices and gas prices for one quote: indexer-reported figures first (`price` and `gas` events),
  * then a live RPC read where configured, then the shipped defaults.
  */
-export async function loadMarket(db: EntityManager, registry: ChainRegistry, chainIds: number[], env: NodeJS.ProcessEnv = process.env): Promise<Market & { snapshot(): { tokenPrices: Record<string, number>; gasPrices: Record<string, string> } }> {
-  const [prices, gas] = await Promise.all([
+export async function loadMarket(db: EntityManager, registry: ChainRegistry, chainIdsOf: number[] | Promise<number[]>, env: NodeJS.ProcessEnv = process.env): Promise<Market & { snapshot(): { tokenPrices: Record<string, number>; gasPrices: Record<string, string> } }> {
+  // The chain ids may still be loading (the quote reads balances at the same time): the reads start first.
+  const [prices, gas, chainIds] = await Promise.all([
     db.query('SELECT symbol, usd FROM prices') as Promise<{ symbol: string; usd: string }[]>,
     db.query('SELECT chain_id, gas_price FROM gas_prices') as Promise<{ chain_id: string; gas_price: string }[]>,
+    chainIdsOf,
   ]);
   const priceMap = new Map<string, number>(Object.entries(DEFAULT_PRICES_USD));
   for (const p of prices) priceMap.set(p.symbol, Number(p.usd));

@@ -26,6 +26,8 @@ export interface CostInput {
   feeToken: { symbol: string; decimals: number };
   /** amount delivered on the destination, in fee-token units (bps fees apply to it) */
   amount: bigint;
+  /** the other requested tokens: each pays the percentage fees on its own amount, in its own token */
+  otherLegs?: { token: { symbol: string; decimals: number }; amount: bigint }[];
   sponsor: Sponsorship;
 }
 
@@ -55,38 +57,54 @@ export function gasUsd(units: bigint, chainId: number, market: Market): number {
   return (Number(units * gasPrice) / 1e18) * price;
 }
 
+/** Prices are fixed-point with 18 decimals here, so a token worth a tiny fraction of a dollar still divides. */
+const PRICE_SCALE = 10n ** 18n;
+
 /** USD → token units, rounded up so the user never underpays a fee. */
 export function usdToToken(usd: number, token: { symbol: string; decimals: number }, market: Market): bigint {
   const price = market.priceUsd(token.symbol);
   if (!price) throw new PricingError(`No price for ${token.symbol}`);
   if (usd <= 0) return 0n;
-  return ceilDiv(BigInt(Math.ceil(usd * MICRO)) * 10n ** BigInt(token.decimals), BigInt(Math.round(price * MICRO)));
+  const scaledPrice = BigInt(Math.round(price * 1e18));
+  if (scaledPrice === 0n) throw new PricingError(`Price of ${token.symbol} too small to price fees in it`);
+  return ceilDiv(BigInt(Math.ceil(usd * MICRO)) * 10n ** BigInt(token.decimals) * PRICE_SCALE, scaledPrice * BigInt(MICRO));
 }
 
 export function tokenToUsd(amount: bigint, token: { symbol: string; decimals: number }, market: Market): number {
   return (Number(amount) / 10 ** token.decimals) * (market.priceUsd(token.symbol) ?? 0);
 }
 
+/**
+ * The percentage fees of one leg (each settlement layer's bps and the protocol's), in that leg's token, and the part
+ * the user pays. Every requested token pays them on its own amount, so the order of the requests changes nothing.
+ */
+export function percentageFees(amount: bigint, layers: Iterable<string>, schedule: FeeSchedule, sponsor: Sponsorship): { layer: bigint; protocol: bigint; user: bigint } {
+  let layer = 0n;
+  for (const l of new Set(layers)) layer += bpsOf(amount, schedule.layers[l]?.bps ?? 0);
+  const protocol = bpsOf(amount, schedule.protocolBps);
+  return { layer, protocol, user: (sponsor.bridge ? 0n : layer) + (sponsor.protocol ? 0n : protocol) };
+}
+
+/** Gas and the layers' fixed fees are charged once, in the first requested token (the fee token). */
 export function computeCost(input: CostInput, schedule: FeeSchedule, market: Market): Cost {
   const originGasUsd = [...input.layers.keys()].map((chainId) => ({ chainId, gasUSD: gasUsd(schedule.originClaimGas, chainId, market) }));
   const destinationGasUsd = gasUsd(schedule.destinationFillGas + input.destinationGasUnits, input.destinationChainId, market);
   const gasTotal = originGasUsd.reduce((s, o) => s + o.gasUSD, 0) + destinationGasUsd;
 
-  let layerBpsFee = 0n;
-  let layerFixedUsd = 0;
-  for (const layer of new Set(input.layers.values())) {
-    const fee = schedule.layers[layer] ?? { bps: 0, fixedUsd: 0 };
-    layerBpsFee += bpsOf(input.amount, fee.bps);
-    layerFixedUsd += fee.fixedUsd;
+  const layerFixedUsd = [...new Set(input.layers.values())].reduce((sum, l) => sum + (schedule.layers[l]?.fixedUsd ?? 0), 0);
+  const first = percentageFees(input.amount, input.layers.values(), schedule, input.sponsor);
+  let layerFeeUsd = tokenToUsd(first.layer, input.feeToken, market) + layerFixedUsd;
+  let protocolFeeUsd = tokenToUsd(first.protocol, input.feeToken, market);
+  for (const leg of input.otherLegs ?? []) {
+    const fees = percentageFees(leg.amount, input.layers.values(), schedule, input.sponsor);
+    layerFeeUsd += tokenToUsd(fees.layer, leg.token, market);
+    protocolFeeUsd += tokenToUsd(fees.protocol, leg.token, market);
   }
-  const protocolFee = bpsOf(input.amount, schedule.protocolBps);
-  const layerFeeUsd = tokenToUsd(layerBpsFee, input.feeToken, market) + layerFixedUsd;
-  const protocolFeeUsd = tokenToUsd(protocolFee, input.feeToken, market);
 
   const userFee =
     (input.sponsor.gas ? 0n : usdToToken(gasTotal, input.feeToken, market)) +
-    (input.sponsor.bridge ? 0n : layerBpsFee + usdToToken(layerFixedUsd, input.feeToken, market)) +
-    (input.sponsor.protocol ? 0n : protocolFee);
+    (input.sponsor.bridge ? 0n : usdToToken(layerFixedUsd, input.feeToken, market)) +
+    first.user;
   return {
     originGasUsd,
     destinationGasUsd,

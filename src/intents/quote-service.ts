@@ -3,7 +3,7 @@ import type { PrivateKeyAccount } from 'viem/accounts';
 import type { ChainRegistry } from '../chains/registry';
 import type { Config } from '../config';
 import { availableSources } from '../ledger/ledger';
-import { allocateNonce } from '../ledger/nonces';
+import type { NonceBlock } from '../ledger/nonces';
 import { DEFAULT_FEES } from './market-defaults';
 import { loadMarket } from './market';
 import { applyAccessList, buildIntentOp, IntentInput, intentCost, resolveRequests } from './quote';
@@ -11,15 +11,17 @@ import { planIntent, RouteError } from './route-finder';
 import { signIntentOp } from './server-signature';
 import type { IntentOp } from './types';
 
-export interface QuoteDeps { registry: ChainRegistry; config: Config; lockTag: string; orchestrator: PrivateKeyAccount }
+export interface QuoteDeps { registry: ChainRegistry; config: Config; lockTag: string; orchestrator: PrivateKeyAccount; nonces: NonceBlock }
 
 /** A refused quote travels as data (through Temporal too) and becomes a 400 with the client's message. */
 export type QuoteOutcome<T> = { ok: true; value: T } | { ok: false; message: string };
 
 async function plan(manager: EntityManager, input: IntentInput, deps: QuoteDeps) {
   const requests = resolveRequests(input, deps.registry);
-  const sources = applyAccessList(await availableSources(manager, input.account.address, deps.lockTag, deps.registry), input.accountAccessList);
-  const market = await loadMarket(manager, deps.registry, [input.destinationChainId, ...new Set(sources.map((s) => s.chainId))]);
+  // Balances and market data are read concurrently (on separate pooled connections when `manager` is the pool's).
+  const reading = availableSources(manager, input.account.address, deps.lockTag, deps.registry).then((s) => applyAccessList(s, input.accountAccessList));
+  const market = await loadMarket(manager, deps.registry, reading.then((s) => [input.destinationChainId, ...new Set(s.map((x) => x.chainId))]));
+  const sources = await reading;
   const sponsor = input.options.sponsorSettings ?? {};
   const result = planIntent(
     {
@@ -52,23 +54,27 @@ export function quoteCost(db: DataSource, input: IntentInput, deps: QuoteDeps) {
 }
 
 /**
- * POST /intents/route: plan, allocate a fresh nonce, build and sign the operation, and store it with its
- * time-to-live, all in one transaction (so a nonce is never handed out without its quote, nor twice).
+ * POST /intents/route: plan over the balances as read now (nothing is reserved until a submit), take a nonce, build
+ * and sign the operation, and store it with its time-to-live and its nonce record in one statement.
  */
 export function createQuote(db: DataSource, input: IntentInput, projectId: string | undefined, deps: QuoteDeps) {
-  return outcome(() =>
-    db.transaction(async (tx) => {
-      const { plan: p, market } = await plan(tx, input, deps);
-      const nonce = await allocateNonce(tx, input.account.address, 'intent');
-      const now = Math.floor(Date.now() / 1000);
-      const built = buildIntentOp({ input, plan: p, nonce, now, lockTag: deps.lockTag, config: deps.config.intents, registry: deps.registry, market: market.snapshot() });
-      const intentOp: IntentOp = { ...built.op, serverSignature: await signIntentOp(built.op, deps.orchestrator) };
+  return outcome(async () => {
+    const { plan: p, market } = await plan(db.manager, input, deps);
+    const nonce = await deps.nonces.next(input.account.address);
+    const now = Math.floor(Date.now() / 1000);
+    const built = buildIntentOp({ input, plan: p, nonce, now, lockTag: deps.lockTag, config: deps.config.intents, registry: deps.registry, market: market.snapshot() });
+    const intentOp: IntentOp = { ...built.op, serverSignature: await signIntentOp(built.op, deps.orchestrator) };
+    await db.transaction(async (tx) => {
+      // A quote moves no money: if the database crashes right after this commit, the quote is gone and its submit
+      // gets 404 (request a new route). So its commit does not wait for the WAL flush.
+      await tx.query('SET LOCAL synchronous_commit = off');
       await tx.query(
-        `INSERT INTO quotes (nonce, project_id, account, operation, cost, reservations, expires_at)
+        `WITH recorded AS (INSERT INTO allocator_nonces (nonce, sponsor, purpose) VALUES ($1, $3, 'intent'))
+         INSERT INTO quotes (nonce, project_id, account, operation, cost, reservations, expires_at)
          VALUES ($1, $2, $3, $4, $5, $6, to_timestamp($7))`,
         [nonce.toString(), projectId ?? null, input.account.address.toLowerCase(), intentOp, built.cost, JSON.stringify(built.reservations), now + deps.config.intents.quoteTtlSeconds],
       );
-      return { intentOp, intentCost: built.cost, ...(built.tokenRequirements ? { tokenRequirements: built.tokenRequirements } : {}) };
-    }),
-  );
+    });
+    return { intentOp, intentCost: built.cost, ...(built.tokenRequirements ? { tokenRequirements: built.tokenRequirements } : {}) };
+  });
 }

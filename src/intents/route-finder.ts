@@ -1,6 +1,6 @@
 import type { ChainRegistry, TokenInfo } from '../chains/registry';
 import { BRIDGE_LAYERS } from './market-defaults';
-import { computeCost, Cost, FeeSchedule, Market, PricingError, Sponsorship } from './pricing';
+import { computeCost, Cost, FeeSchedule, Market, percentageFees, PricingError, Sponsorship } from './pricing';
 
 /** A balance the account may spend: a resource lock of ours (COMPACT) or a wallet balance (PERMIT2). */
 export interface Source { chainId: number; token: TokenInfo; lockTag: string; funding: 'COMPACT' | 'PERMIT2'; available: bigint }
@@ -84,8 +84,10 @@ function tryFunding(funding: 'COMPACT' | 'PERMIT2', input: PlanInput, registry: 
 
   const spends = new Map<Source, bigint>();
   const received: PlannedRequest[] = input.requests.map((r) => ({ token: r.token, target: r.amount ?? 0n, fee: 0n, spent: 0n }));
-  const cost = (amount: bigint) =>
-    computeCost({ destinationChainId: input.destinationChainId, layers, destinationGasUnits: input.destinationGasUnits, feeToken: input.requests[0].token, amount, sponsor: input.sponsor }, schedule, market);
+  const cost = (amount: bigint, otherLegs: { token: TokenInfo; amount: bigint }[] = []) =>
+    computeCost({ destinationChainId: input.destinationChainId, layers, destinationGasUnits: input.destinationGasUnits, feeToken: input.requests[0].token, amount, otherLegs, sponsor: input.sponsor }, schedule, market);
+  // The first leg pays gas and fixed fees too; every leg pays the percentage fees on its own amount.
+  const legFee = (i: number, amount: bigint) => (i === 0 ? cost(amount).userFee : percentageFees(amount, layers.values(), schedule, input.sponsor).user);
 
   try {
     // Fees depend on which chains are used, so settle them by iterating until the chain set is stable.
@@ -109,10 +111,10 @@ function tryFunding(funding: 'COMPACT' | 'PERMIT2', input: PlanInput, registry: 
         };
         if (maxOut) {
           take(0n);
-          received[i].fee = i === 0 ? cost(covering(i)).userFee : 0n;
+          received[i].fee = legFee(i, covering(i));
           received[i].target = covering(i) - received[i].fee;
         } else {
-          const fee = i === 0 ? cost(r.amount!).userFee : 0n;
+          const fee = legFee(i, r.amount!);
           received[i].fee = fee;
           take(r.amount! + fee);
         }
@@ -136,7 +138,7 @@ function tryFunding(funding: 'COMPACT' | 'PERMIT2', input: PlanInput, registry: 
   }
   return {
     sawRoute,
-    plan: { funding, layers, spends: [...spends].map(([source, amount]) => ({ source, amount })), received, cost: cost(received[0].target) },
+    plan: { funding, layers, spends: [...spends].map(([source, amount]) => ({ source, amount })), received, cost: cost(received[0].target, received.slice(1).map((r) => ({ token: r.token, amount: r.target }))) },
   };
 }
 

@@ -16,7 +16,7 @@ const unwrap = <T>(outcome: QuoteOutcome<T>): T => {
   return outcome.value;
 };
 
-const quoteDeps = (s: Services) => ({ registry: s.registry, config: s.config, lockTag: s.defaultLockTag, orchestrator: s.orchestrator });
+const quoteDeps = (s: Services) => ({ registry: s.registry, config: s.config, lockTag: s.defaultLockTag, orchestrator: s.orchestrator, nonces: s.nonces });
 
 export const intentRoutes = [
   defineRoute<IntentInput, unknown, unknown>({

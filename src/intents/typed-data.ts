@@ -121,7 +121,9 @@ export function permit2TypedData(element: Element, nonce: string, expires: strin
 /** What each origin signature of an intent covers, chosen for the whole intent the way the client chooses it. */
 export function originTypedData(op: Pick<IntentOp, 'sponsor' | 'nonce' | 'expires' | 'elements'>, compactContract: string): TypedDataDefinition[] {
   const permit2 = op.elements.some((e) => e.mandate.qualifier.settlementContext.fundingMethod === 'PERMIT2');
-  return op.elements.map((e) => (permit2 ? permit2TypedData(e, op.nonce, op.expires) : compactTypedData(op, compactContract)) as TypedDataDefinition);
+  if (permit2) return op.elements.map((e) => permit2TypedData(e, op.nonce, op.expires) as TypedDataDefinition);
+  const compact = compactTypedData(op, compactContract) as TypedDataDefinition; // one Compact covers every element
+  return op.elements.map(() => compact);
 }
 
 export const digestOf = (typedData: TypedDataDefinition) => hashTypedData(typedData);

@@ -1,7 +1,6 @@
 import canonicalize from 'canonicalize';
-import { createPublicClient, getAddress, http, isAddressEqual, recoverTypedDataAddress, type Hex, type TypedDataDefinition } from 'viem';
+import { createPublicClient, getAddress, hashTypedData, http, isAddressEqual, recoverAddress, type TypedDataDefinition } from 'viem';
 import { ApiError } from '../http/errors';
-import { serverSigner } from './server-signature';
 import { originTypedData } from './typed-data';
 import type { IntentOp, OriginSignature, SignedIntentOp } from './types';
 
@@ -16,28 +15,32 @@ const signedPart = (op: IntentOp) => canonicalize({
 export interface VerifyDeps { orchestratorAddress: string; compactContract: string; env: NodeJS.ProcessEnv }
 
 /**
- * A submission is accepted only if it is the operation we quoted (stored copy and server signature) and every
- * origin signature and the destination signature come from the sponsor. EOAs are recovered locally; smart
- * accounts (ERC-1271, or ERC-6492 while undeployed) are checked on chain through RPC_URL_<chainId>.
+ * A submission is accepted only if it is the operation we quoted and every origin signature and the destination
+ * signature come from the sponsor. The stored copy carries the server signature we made, so equality with it (server
+ * signature included) proves the operation is ours and unchanged without recovering that signature again. EOAs are
+ * recovered locally, each distinct (message, signature) pair once (the client signs one Compact for every element
+ * and the destination); smart accounts (ERC-1271, or ERC-6492 while undeployed) are checked on chain through
+ * RPC_URL_<chainId>.
  */
 export async function verifySubmission(signed: SignedIntentOp, stored: IntentOp, accountType: string, deps: VerifyDeps): Promise<void> {
   if (signedPart(signed) !== signedPart(stored)) throw invalidSignature();
-  const signer = await serverSigner(signed);
-  if (!signer || !isAddressEqual(signer as Hex, deps.orchestratorAddress as Hex)) throw invalidSignature();
   if (signed.originSignatures.length !== signed.elements.length) throw invalidSignature();
 
   const messages = originTypedData(signed, deps.compactContract);
   const checks = signed.originSignatures.map((sig, i) => ({ sig, typedData: messages[i] }));
   checks.push({ sig: signed.destinationSignature, typedData: messages[messages.length - 1] });
+  const verified = new Map<TypedDataDefinition, Set<OriginSignature>>();
   for (const { sig, typedData } of checks) {
+    if (verified.get(typedData)?.has(sig)) continue;
     if (!(await signedBySponsor(signed.sponsor, sig, typedData, accountType, deps.env))) throw invalidSignature();
+    verified.set(typedData, (verified.get(typedData) ?? new Set()).add(sig));
   }
 }
 
 async function signedBySponsor(sponsor: string, sig: OriginSignature, typedData: TypedDataDefinition, accountType: string, env: NodeJS.ProcessEnv): Promise<boolean> {
   if (accountType === 'EOA' && typeof sig === 'string') {
     try {
-      return isAddressEqual(await recoverTypedDataAddress({ ...typedData, signature: sig }), getAddress(sponsor));
+      return isAddressEqual(await recoverAddress({ hash: hashTypedData(typedData), signature: sig }), getAddress(sponsor));
     } catch {
       return false;
     }

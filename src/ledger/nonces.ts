@@ -1,4 +1,4 @@
-import type { EntityManager } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 
 /**
  * A fresh allocator nonce: the sponsor's address in the top 160 bits (The Compact's sponsor-prefixed nonce space)
@@ -10,4 +10,26 @@ export async function allocateNonce(tx: EntityManager, sponsor: string, purpose:
   const nonce = (BigInt(sponsor) << 96n) | BigInt(seq);
   await tx.query('INSERT INTO allocator_nonces (nonce, sponsor, purpose) VALUES ($1, $2, $3)', [nonce.toString(), sponsor.toLowerCase(), purpose]);
   return nonce;
+}
+
+/**
+ * Sequence values for quote nonces, drawn a block at a time per process so a quote costs no round trip for its
+ * nonce. A value is recorded (allocator_nonces) only with the quote that signs it; a process that dies leaves the
+ * rest of its block unused, and a sequence never hands a value out twice.
+ */
+export class NonceBlock {
+  private values: bigint[] = [];
+  private refill?: Promise<void>;
+
+  constructor(private readonly db: DataSource, private readonly size = 64) {}
+
+  async next(sponsor: string): Promise<bigint> {
+    while (!this.values.length) {
+      this.refill ??= this.db.query("SELECT nextval('allocator_nonce_seq') AS v FROM generate_series(1, $1)", [this.size])
+        .then((rows: { v: string }[]) => void this.values.push(...rows.map((r) => BigInt(r.v))))
+        .finally(() => (this.refill = undefined));
+      await this.refill;
+    }
+    return (BigInt(sponsor) << 96n) | this.values.shift()!;
+  }
 }

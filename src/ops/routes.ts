@@ -38,6 +38,8 @@ const chainsResponse: Schema = {
   },
 };
 
+export const READY_TIMEOUT_MS = 2000;
+
 export const opsRoutes: RouteDef[] = [
   defineRoute({
     method: 'get',
@@ -68,10 +70,18 @@ export const opsRoutes: RouteDef[] = [
     auth: 'none',
     responses: { 200: { description: 'ready' }, 503: { description: 'a dependency is down' } },
     async handler(_ctx, _input, s) {
-      const check = async (fn: () => Promise<unknown>) => fn().then(() => 'ok', (e: Error) => `down: ${e.message}`);
+      // Each dependency gets READY_TIMEOUT_MS; the reason goes to the logs, not to whoever can reach this route.
+      const check = (dependency: string, fn: () => Promise<unknown>) => {
+        let timer: NodeJS.Timeout | undefined;
+        const timeout = new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS)));
+        return Promise.race([fn(), timeout]).then(
+          () => 'ok',
+          (err) => (s.logger.warn({ err, dependency }, 'readiness check failed'), 'down'),
+        ).finally(() => clearTimeout(timer));
+      };
       const [database, temporal] = await Promise.all([
-        check(() => s.db.query('SELECT 1')),
-        check(() => s.temporal.connection.withDeadline(Date.now() + 2000, () => s.temporal.workflowService.getSystemInfo({}))),
+        check('database', () => s.db.query('SELECT 1')),
+        check('temporal', () => s.temporal.connection.withDeadline(Date.now() + READY_TIMEOUT_MS, () => s.temporal.workflowService.getSystemInfo({}))),
       ]);
       const ok = database === 'ok' && temporal === 'ok';
       return { status: ok ? 200 : 503, body: { status: ok ? 'ready' : 'unavailable', database, temporal } };

@@ -65,7 +65,11 @@ export class Outbox {
     } catch (e) {
       if (!(e instanceof WorkflowExecutionAlreadyStartedError)) throw e; // it ran and finished: nothing left to do
     }
-    await this.db.query('DELETE FROM workflow_outbox WHERE workflow_id = $1', [start.workflowId]);
+    // Losing this delete in a crash only makes the sweeper repeat an idempotent start: no need to wait for the flush.
+    await this.db.transaction(async (tx) => {
+      await tx.query('SET LOCAL synchronous_commit = off');
+      await tx.query('DELETE FROM workflow_outbox WHERE workflow_id = $1', [start.workflowId]);
+    });
   }
 
   /**
@@ -85,7 +89,12 @@ export class Outbox {
     });
     const outcomes = await Promise.allSettled(sends);
     const done = signals.filter((_, i) => outcomes[i].status === 'fulfilled' && (outcomes[i] as PromiseFulfilledResult<string>).value !== 'queued').map((s) => s.id);
-    if (done.length) await this.db.query('DELETE FROM signal_outbox WHERE id = ANY($1::bigint[])', [done]);
+    if (done.length) {
+      await this.db.transaction(async (tx) => {
+        await tx.query('SET LOCAL synchronous_commit = off'); // a lost delete only repeats idempotent signals
+        await tx.query('DELETE FROM signal_outbox WHERE id = ANY($1::bigint[])', [done]);
+      });
+    }
     const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
     if (failed) throw failed.reason;
     return outcomes.filter((o) => o.status === 'fulfilled' && o.value === 'delivered').length;

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { projectRoot, stopProcess } from '../../src/dev/processes';
+import { projectRoot, stopProcess, waitFor } from '../../src/dev/processes';
 import { freePort } from '../support/global-setup';
 
 /**
@@ -64,6 +64,21 @@ test('npm start serves a portfolio fed through the indexer route, and keeps it a
     expect(ingest.status).toBe(200);
     const res = await api('/accounts/0x3333333333333333333333333333333333333333/portfolio', { headers: { 'x-api-key': apiKey } });
     expect(((await res.json()) as { portfolio: { balance: unknown }[] }).portfolio[0].balance).toEqual({ locked: '8', unlocked: '42' });
+
+    // The operator lets the project withdraw for an account.
+    const added = await run(process.execPath, ['--import', 'tsx', 'src/main/cli.ts', 'accounts', 'add', projectId, '0x3333333333333333333333333333333333333333'], { cwd: projectRoot, env });
+    expect(JSON.parse(added.stdout.trim().split('\n').pop()!)).toEqual({ projectId, account: '0x3333333333333333333333333333333333333333' });
+    const withdrawal = await api('/withdrawals', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+      body: JSON.stringify({ account: '0x3333333333333333333333333333333333333333', chainId: 8453, tokenAddress: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', amount: '3', recipient: '0x3333333333333333333333333333333333333333' }),
+    });
+    expect(withdrawal.status).toBe(200);
+
+    // A crashed API is restarted; the rest keeps running.
+    const { stdout: pids } = await run('pgrep', ['-P', String(first.proc.pid), '-f', 'src/main/api.ts']);
+    process.kill(Number(pids.trim().split('\n')[0]), 'SIGKILL');
+    await waitFor('restarted API', async () => first.output().includes('[start] api exited (SIGKILL); restarting') && (await api('/ready')).ok, 30_000);
   } finally {
     await stopProcess(first.proc, 'SIGINT');
   }

@@ -81,6 +81,35 @@ test('an API killed between the submit commit and the workflow start: the sweepe
   }
 }, 90_000);
 
+test('an API killed after committing a batch and before signalling: the sweeper delivers its lifecycle events', async () => {
+  const account = await funded();
+  const { id, signedIntentOp } = await signedQuote(account);
+  expect((await call(api, 'POST', '/intent-operations', { body: { signedIntentOp } })).status).toBe(201);
+  const port = await freePort();
+  const faulty = spawnEntry('api', { ...api.env.env, PORT: String(port), HOST: '127.0.0.1', FAULT_INJECTION: 'ingest-after-commit' }, 'ignore');
+  try {
+    await waitFor('faulty API', async () => (await fetch(`http://127.0.0.1:${port}/ready`)).ok, 30_000);
+    const events = [{ id: eventId(), type: 'fill', chainId: 42161, nonce: id, transactionHash: TX(7), timestamp: 7 }];
+    await expect(fetch(`http://127.0.0.1:${port}/indexer/events`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-indexer-key': api.indexerKey }, body: JSON.stringify({ events }) })).rejects.toThrow();
+    // The batch is recorded (a retry is a duplicate) and its signal waits in the outbox until the sweeper sends it.
+    expect((await ingest(api, events)).json).toEqual({ received: 1, applied: 0, duplicates: 1 });
+    await until('FILLED', async () => ((await statusOf(id)) === 'FILLED' ? true : undefined));
+  } finally {
+    await stopProcess(faulty, 'SIGKILL');
+  }
+}, 90_000);
+
+test('a block number too large for the ledger is refused with 400 and the batch changes nothing', async () => {
+  const account = privateKeyToAccount(generatePrivateKey()).address;
+  const res = await ingest(api, [
+    { id: eventId(), type: 'balance', chainId: 8453, account, token: BASE_USDC, locked: '1', blockNumber: '1' },
+    { id: eventId(), type: 'balance', chainId: 8453, account, token: BASE_USDC, locked: '1', blockNumber: '12345678901234567890' },
+  ]);
+  expect(res.status).toBe(400);
+  expect(res.json.errors[0].context.path).toMatch(/blockNumber/);
+  expect(await api.db.query('SELECT 1 FROM lock_balances WHERE account = $1', [account.toLowerCase()])).toEqual([]);
+});
+
 test('ingestion is answered while no worker runs, and applied once a worker starts', async () => {
   const account = await funded();
   const { id, signedIntentOp } = await signedQuote(account);

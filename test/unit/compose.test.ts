@@ -42,3 +42,17 @@ test('every build context the topology names exists, and the app services share 
   expect(services.api.command).toEqual(['npm', 'run', 'api']);
   expect(services.worker.command).toEqual(['npm', 'run', 'worker']);
 });
+
+test('only the API is published on the host: Temporal (no authentication) stays on the internal network', () => {
+  const services = compose.services as Record<string, { ports?: unknown[] }>;
+  expect(Object.entries(services).filter(([, s]) => s.ports).map(([name]) => name)).toEqual(['api']);
+});
+
+test('the cluster registers every search attribute the dev server does', () => {
+  const registered = fs.readFileSync(path.resolve(__dirname, '../../temporal/search-attributes.txt'), 'utf8').split('\n').filter((l) => l && !l.startsWith('#'));
+  const setup = JSON.stringify(compose.services['temporal-search-attributes'].command);
+  for (const line of registered) {
+    const [name, type] = line.split('=');
+    expect(setup).toContain(`--name ${name} --type ${type}`);
+  }
+});

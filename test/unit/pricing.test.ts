@@ -1,4 +1,4 @@
-import { bpsOf, computeCost, FeeSchedule, Market, usdToToken } from '../../src/intents/pricing';
+import { bpsOf, computeCost, FeeSchedule, Market, PricingError, usdToToken } from '../../src/intents/pricing';
 
 const market: Market = {
   priceUsd: (s) => ({ ETH: 2000, USDC: 1 })[s],
@@ -32,4 +32,10 @@ test('sponsor settings move fees off the user', () => {
   expect(sponsored.sponsoredUsd.relayer).toBeGreaterThan(2);
   const gasOnly = computeCost({ ...base, sponsor: { gas: true, bridge: false, protocol: false } }, schedule, market);
   expect(gasOnly.userFee).toBe(50_000n + 100_000n + 100_000n);
+});
+
+test('a tiny token price still converts (no division by zero), and a zero-scaled one is a pricing error', () => {
+  const tiny = { priceUsd: () => 1e-9, gasPriceWei: () => 1n, nativeSymbol: () => 'ETH' };
+  expect(usdToToken(1, { symbol: 'TINY', decimals: 18 }, tiny)).toBe(10n ** 27n);
+  expect(() => usdToToken(1, { symbol: 'DUST', decimals: 18 }, { ...tiny, priceUsd: () => 1e-30 })).toThrow(PricingError);
 });

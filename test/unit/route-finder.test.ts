@@ -1,10 +1,10 @@
 import { loadChainRegistry } from '../../src/chains/registry';
 import { DEFAULT_FEES } from '../../src/intents/market-defaults';
-import type { Market } from '../../src/intents/pricing';
+import { bpsOf, type Market } from '../../src/intents/pricing';
 import { planIntent, rescale, Source } from '../../src/intents/route-finder';
 
 const registry = loadChainRegistry();
-const market: Market = { priceUsd: (s) => ({ ETH: 3000, USDC: 1, BNB: 600 })[s], gasPriceWei: () => 1_000_000n, nativeSymbol: (id) => registry.chain(id)?.nativeCurrency.symbol };
+const market: Market = { priceUsd: (s) => ({ ETH: 3000, WETH: 3000, USDC: 1, BNB: 600 })[s], gasPriceWei: () => 1_000_000n, nativeSymbol: (id) => registry.chain(id)?.nativeCurrency.symbol };
 const usdc = (chainId: number) => registry.tokenBySymbol(chainId, 'USDC')!;
 const src = (chainId: number, available: bigint, funding: 'COMPACT' | 'PERMIT2' = 'COMPACT'): Source => ({ chainId, token: usdc(chainId), lockTag: funding === 'COMPACT' ? '0x600000000000000000000001' : 'wallet', funding, available });
 const plan = (sources: Source[], amount?: bigint, extra = {}) =>
@@ -46,4 +46,20 @@ test('decimals differ across chains for one asset (BSC USDC has 18)', () => {
   expect(rescale(10n ** 18n + 1n, 18, 6, false)).toBe(1_000_000n);
   const p = plan([src(56, 5n * 10n ** 18n)], 1_000_000n);
   expect(p.spends[0].amount % 10n ** 12n).toBe(0n);
+});
+
+test('every requested token pays the percentage fees on its own amount, whatever the order of the requests', () => {
+  const weth = (chainId: number) => registry.tokenBySymbol(chainId, 'WETH')!;
+  const sources: Source[] = [src(8453, 10_000_000n), { chainId: 8453, token: weth(8453), lockTag: '0x600000000000000000000001', funding: 'COMPACT', available: 200n * 10n ** 18n }];
+  const both = (first: 'USDC' | 'WETH') => {
+    const requests = [{ token: usdc(42161), amount: 1n }, { token: weth(42161), amount: 100n * 10n ** 18n }];
+    return planIntent({ destinationChainId: 42161, requests: first === 'USDC' ? requests : requests.reverse(), sources, destinationGasUnits: 0n, sponsor: { gas: false, bridge: false, protocol: false } }, registry, DEFAULT_FEES, market);
+  };
+  const wethFee = (p: ReturnType<typeof both>) => p.received.find((r) => r.token.symbol === 'WETH')!.fee;
+  const usdcFirst = both('USDC');
+  // At least the protocol's 3 bps of 100 WETH, though USDC (1 unit) is the fee token that pays gas.
+  expect(wethFee(usdcFirst)).toBeGreaterThanOrEqual(bpsOf(100n * 10n ** 18n, DEFAULT_FEES.protocolBps));
+  expect(wethFee(both('WETH'))).toBeGreaterThanOrEqual(bpsOf(100n * 10n ** 18n, DEFAULT_FEES.protocolBps));
+  expect(usdcFirst.received.find((r) => r.token.symbol === 'WETH')!.spent).toBeGreaterThanOrEqual(100n * 10n ** 18n + wethFee(usdcFirst));
+  expect(usdcFirst.cost.protocolFeeUsd).toBeGreaterThan(1); // 3 bps of 100 WETH at 3000 USD is 90 USD
 });
