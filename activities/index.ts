@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { Config } from '../src/config';
-import { recordTransition } from '../src/intents/store';
+import { recordTransition, releaseIntent } from '../src/intents/store';
 import type { Outbox } from '../src/outbox/outbox';
 import type { IntentEvent, IntentStatus } from '../workflows/intent-state';
 import type { WithdrawalClaim } from '../workflows/withdrawal';
@@ -13,6 +13,7 @@ export function createActivities(deps: ActivityDeps) {
   const { db } = deps;
   return {
     recordTransition: (id: string, status: IntentStatus, event?: IntentEvent) => recordTransition(db, id, status, event),
+    releaseIntent: (id: string) => releaseIntent(db, id),
     finishWithdrawal: (nonce: string, status: 'CLAIMED' | 'EXPIRED', claim?: WithdrawalClaim) => finishWithdrawal(db, nonce, status, claim),
     sweepOutbox: (graceSeconds: number) => deps.outbox.sweep(graceSeconds),
   };

@@ -209,7 +209,7 @@ async function main() {
   steps['submit: verify (stored quote, server signature, sponsor signatures)'] = await median(signedOps.length, (i) => verifySubmission(signedOps[i], ops[i], 'EOA', verifyDeps));
   const starts: Parameters<typeof services.outbox.start>[0][] = [];
   steps['submit: record (reserve, intent, outbox row in one transaction)'] = await median(signedOps.length, async (i) => {
-    const accepted = await acceptIntent(db, BigInt(ops[i].nonce).toString(), { originSignatures: signedOps[i].originSignatures, destinationSignature: signedOps[i].destinationSignature }, projectId);
+    const accepted = await acceptIntent(db, BigInt(ops[i].nonce).toString(), { originSignatures: signedOps[i].originSignatures, destinationSignature: signedOps[i].destinationSignature }, projectId, rt.config.intents.fillGraceSeconds);
     starts.push(accepted.start!);
   });
   steps['submit: start the lifecycle (workflow start, outbox row cleared)'] = await median(starts.length, (i) => services.outbox.start(starts[i]));

@@ -7,7 +7,7 @@ import { IntentStatus as IntentStatusKey } from './search-attributes';
  * Transitions are short idempotent DB writes that make a status visible: local activities (no task-queue round
  * trips), retried until they succeed, since a lifecycle must never stop on a passing DB failure.
  */
-const { recordTransition } = proxyLocalActivities<Activities>({
+const { recordTransition, releaseIntent } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '200 milliseconds', maximumInterval: '30 seconds', backoffCoefficient: 2 },
 });
@@ -21,16 +21,22 @@ export const stateQuery = defineQuery<IntentState>('state');
 
 export const intentWorkflowId = (id: string) => `intent-${id}`;
 
-/** What the submit route recorded, handed to the lifecycle it starts (or the outbox sweeper starts for it). */
-export interface LifecycleStart { id: string; originChainIds: number[]; fillDeadline: number }
+/**
+ * What the submit route recorded, handed to the lifecycle it starts (or the outbox sweeper starts for it). Times are
+ * unix seconds: the fill deadline, how long after it a fill may still arrive, and `expires` (the end of claims).
+ */
+export interface LifecycleStart { id: string; originChainIds: number[]; fillDeadline: number; fillGraceSeconds: number; expires: number }
 
 /**
- * One accepted intent, from its recorded PENDING state to a terminal one: waits for indexer events until the fill
- * deadline, persisting every transition (terminal ones with the release of the reservations) before it is visible,
- * and keeps the IntentStatus search attribute and the current details current for operators.
+ * One accepted intent, from its recorded PENDING state until nothing more can happen to its funds: it persists
+ * every transition before it is visible and keeps the IntentStatus search attribute and current details current.
+ * A fill counts by its on-chain timestamp, so one that arrives within the grace after the deadline still fills it;
+ * without one the intent EXPIRES. The reservations stay until the signature can no longer be claimed: claims settle
+ * their chain (EXPIRED and FAILED intents included: the arbiter may still claim), and at `expires` whatever no claim
+ * spent is released.
  */
 export async function intentLifecycle(start: LifecycleStart): Promise<IntentStatus> {
-  let state: IntentState = { status: 'PENDING', originChainIds: start.originChainIds, claims: {} };
+  let state: IntentState = { status: 'PENDING', originChainIds: start.originChainIds, claims: {}, fillDeadline: start.fillDeadline };
   const queue: IntentEvent[] = [];
   setHandler(stateQuery, () => state);
   // One handler for every event signal: signals that arrived before the workflow first ran are then dispatched in
@@ -41,11 +47,24 @@ export async function intentLifecycle(start: LifecycleStart): Promise<IntentStat
   });
   setCurrentDetails('PENDING');
 
+  const startedAt = workflowInfo().startTime.getTime();
   let deadlinePassed = false;
-  void sleep(Math.max(start.fillDeadline * 1000 - workflowInfo().startTime.getTime(), 1)).then(() => (deadlinePassed = true));
-  while (!isTerminal(state.status)) {
-    await condition(() => queue.length > 0 || (deadlinePassed && !state.fill));
+  let claimable = true;
+  void sleep(Math.max((start.fillDeadline + start.fillGraceSeconds) * 1000 - startedAt, 1)).then(() => (deadlinePassed = true));
+  void sleep(Math.max(start.expires * 1000 - startedAt, 1)).then(() => (claimable = false));
+  const waitingForFill = () => !state.fill && !isTerminal(state.status);
+  while (state.status !== 'COMPLETED') {
+    await condition(() => queue.length > 0 || !claimable || (deadlinePassed && waitingForFill()));
     const event = queue.shift();
+    if (!event && !(deadlinePassed && waitingForFill())) break; // `expires` passed: nothing more can be claimed
+    if (event?.type === 'claim' && isTerminal(state.status)) {
+      // EXPIRED or FAILED, and the arbiter claimed all the same: that chain's reservation settles with the snapshots.
+      if (!state.claims[String(event.chainId)] && state.originChainIds.includes(event.chainId)) {
+        state = { ...state, claims: { ...state.claims, [String(event.chainId)]: event } };
+        await recordTransition(start.id, state.status, event);
+      }
+      continue;
+    }
     const next: IntentState = event ? applyEvent(state, event) : { ...state, status: 'EXPIRED' };
     if (next === state) continue; // a duplicate or out-of-date event: nothing to persist
     await recordTransition(start.id, next.status, event);
@@ -55,6 +74,7 @@ export async function intentLifecycle(start: LifecycleStart): Promise<IntentStat
     }
     state = next;
   }
+  if (state.status !== 'COMPLETED') await releaseIntent(start.id);
   await condition(allHandlersFinished);
   return state.status;
 }

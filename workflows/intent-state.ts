@@ -13,6 +13,8 @@ export type IntentEvent =
 export interface IntentState {
   status: IntentStatus;
   originChainIds: number[];
+  /** unix seconds: a fill whose on-chain timestamp is later does not count (the arbiter will not pay for it) */
+  fillDeadline?: number;
   fill?: ChainTx;
   claims: Record<string, ChainTx>;
 }
@@ -42,6 +44,7 @@ function transition(state: IntentState, event: IntentEvent): IntentState {
       if (!next.fill) next.status = 'FAILED';
       return next;
     case 'fill':
+      if (state.fillDeadline !== undefined && event.timestamp > state.fillDeadline) return state;
       next.fill ??= chainTx(event);
       break;
     case 'claim':

@@ -21,3 +21,15 @@ export function lockTagFor(allocator: string, scope: 0 | 1, resetPeriod: number)
   const tag = (BigInt(scope) << 95n) | (BigInt(resetPeriod) << 92n) | allocatorId(allocator);
   return `0x${tag.toString(16).padStart(24, '0')}`;
 }
+
+/** Reset period index → seconds (The Compact's ResetPeriod table; 6 = seven days and one hour). */
+export const RESET_PERIOD_SECONDS = [1, 15, 60, 600, 3900, 86_400, 608_400, 2_592_000];
+
+/** After a lock's reset period its sponsor can complete a forced withdrawal: no authorization may outlive it. */
+export const resetPeriodSeconds = (lockTag: string) => RESET_PERIOD_SECONDS[parseInt(lockTag[2], 16) & 0x7];
+
+/** A resource lock id is lockTag (12 bytes) ‖ token (20 bytes); lowercase hex parts. */
+export function splitLockId(lockId: string | bigint): { lockTag: string; token: string } {
+  const id = BigInt(lockId);
+  return { lockTag: `0x${(id >> 160n).toString(16).padStart(24, '0')}`, token: `0x${(id & ((1n << 160n) - 1n)).toString(16).padStart(40, '0')}` };
+}

@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import { releaseSettled } from '../ledger/ledger';
+import { splitLockId } from '../chains/lock-tag';
 import type { BalanceEvent, Delivery, ForcedWithdrawalEvent, GasEvent, IndexerEvent, IngestResult, LifecycleEvent, LiquidityEvent, PriceEvent } from './types';
 
 type Balance = { chainId: number; account: string; token: string; lockTag?: string; amount: string; block: string };
@@ -43,10 +44,14 @@ export async function applyEvents(tx: EntityManager, events: IndexerEvent[], def
     );
   }
   for (const f of of<ForcedWithdrawalEvent>('forced-withdrawal')) {
+    // The status at the highest block wins, so out-of-order delivery cannot re-enable a lock.
+    const { lockTag, token } = splitLockId(f.lockId);
     await tx.query(
-      `INSERT INTO forced_withdrawals (chain_id, account, lock_id, status) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (account, chain_id, lock_id) DO UPDATE SET status = EXCLUDED.status, updated_at = now()`,
-      [f.chainId, f.account.toLowerCase(), f.lockId, f.status],
+      `INSERT INTO forced_withdrawals (chain_id, account, lock_id, status, lock_tag, token, block_number) VALUES ($1, $2, $3, $4, $5, $6, $7)
+       ON CONFLICT (account, chain_id, lock_id) DO UPDATE SET status = EXCLUDED.status, block_number = EXCLUDED.block_number,
+         lock_tag = EXCLUDED.lock_tag, token = EXCLUDED.token, updated_at = now()
+       WHERE forced_withdrawals.block_number <= EXCLUDED.block_number`,
+      [f.chainId, f.account.toLowerCase(), f.lockId, f.status, lockTag, token, f.blockNumber ?? '0'],
     );
   }
   const lifecycle = distinct.filter((e): e is LifecycleEvent => ['preconfirmation', 'fill', 'claim', 'failure'].includes(e.type) && fresh.has(e.id));
@@ -54,7 +59,7 @@ export async function applyEvents(tx: EntityManager, events: IndexerEvent[], def
     received: distinct.length,
     applied: fresh.size,
     duplicates: distinct.length - fresh.size,
-    deliveries: lifecycle.map((event) => ({ nonce: BigInt(event.nonce).toString(), event: event.blockNumber === undefined ? event : { ...event, blockNumber: String(event.blockNumber) } })),
+    deliveries: lifecycle.map((event) => ({ nonce: BigInt(event.nonce).toString(), event })),
   };
 }
 

@@ -23,7 +23,8 @@ export const indexerRoutes = [
           throw badRequest(`Token ${event.token} not supported on chain ${event.chainId}`, { index, id: event.id });
         }
       });
-      const events = body.events.map((e) => (e.type === 'balance' ? { ...e, blockNumber: String(e.blockNumber) } : e));
+      // Block numbers travel as decimal strings from here on (the wire accepts integers too).
+      const events = body.events.map((e) => ('blockNumber' in e && e.blockNumber !== undefined ? { ...e, blockNumber: String(e.blockNumber) } : e));
       const { result, signals } = await ingestEvents(db, events, defaultLockTag);
       crashPoint('ingest-after-commit');
       // Durable from here: what this process does not deliver, the outbox sweeper does.

@@ -44,8 +44,8 @@ export const eventSchemas: Record<string, Schema> = {
   failure: base('failure', 'the execution failed', ['chainId', 'nonce', 'reason'], { chainId, nonce, reason: { type: 'string', maxLength: 2000 } }),
   price: base('price', 'USD price of a token symbol', ['symbol', 'usd'], { symbol: { type: 'string', minLength: 1, maxLength: 32 }, usd: { type: 'number', exclusiveMinimum: 0 } }),
   gas: base('gas', 'gas price of a chain', ['chainId', 'gasPrice'], { chainId, gasPrice: uint256 }),
-  'forced-withdrawal': base('forced-withdrawal', "a lock's forced-withdrawal status (ForcedWithdrawalStatusUpdated); the allocator stops allocating it unless disabled", ['chainId', 'account', 'lockId', 'status'], {
-    chainId, account: address, lockId: uint256, status: { enum: ['disabled', 'pending', 'enabled'] },
+  'forced-withdrawal': base('forced-withdrawal', "a lock's forced-withdrawal status (ForcedWithdrawalStatusUpdated) at blockNumber (recommended: the highest block wins); the allocator allocates nothing from it unless disabled", ['chainId', 'account', 'lockId', 'status'], {
+    chainId, account: address, lockId: uint256, status: { enum: ['disabled', 'pending', 'enabled'] }, blockNumber,
   }),
   liquidity: base('liquidity', 'what one relayer of a settlement layer can fill on a chain', ['chainId', 'settlementLayer', 'token', 'amount'], {
     chainId, settlementLayer: { enum: [...SETTLEMENT_LAYERS] }, token: address, amount: uint256,

@@ -28,7 +28,7 @@ export interface PriceEvent { id: string; type: 'price'; symbol: string; usd: nu
 export interface GasEvent { id: string; type: 'gas'; chainId: number; gasPrice: string }
 export interface LiquidityEvent { id: string; type: 'liquidity'; chainId: number; settlementLayer: string; token: string; amount: string }
 
-export interface ForcedWithdrawalEvent { id: string; type: 'forced-withdrawal'; chainId: number; account: string; lockId: string; status: 'disabled' | 'pending' | 'enabled' }
+export interface ForcedWithdrawalEvent { id: string; type: 'forced-withdrawal'; chainId: number; account: string; lockId: string; status: 'disabled' | 'pending' | 'enabled'; blockNumber?: string }
 
 export type IndexerEvent = BalanceEvent | LifecycleEvent | PriceEvent | GasEvent | LiquidityEvent | ForcedWithdrawalEvent;
 

@@ -1,5 +1,6 @@
 import { encodeAbiParameters, getAddress, isAddress, zeroHash } from 'viem';
 import type { ChainRegistry, TokenInfo } from '../chains/registry';
+import { resetPeriodSeconds } from '../chains/lock-tag';
 import type { Config } from '../config';
 import { Plan, RouteError, Source, TokenRequest } from './route-finder';
 import { PERMIT2_ADDRESS } from './typed-data';
@@ -92,7 +93,10 @@ export function buildIntentOp(args: {
   const recipient = getAddress(input.recipient?.address ?? input.account.address);
   const using7579 = input.account.accountType !== 'EOA';
   const fillDeadline = input.options.customDeadline && input.options.customDeadline > now ? input.options.customDeadline : now + config.fillWindowSeconds;
-  const expires = fillDeadline + config.claimWindowSeconds;
+  // Locked funds can be force-withdrawn after the lock's reset period: nothing may stay claimable past it.
+  const lockLimit = plan.funding === 'COMPACT' ? now + resetPeriodSeconds(args.lockTag) : Infinity;
+  if (fillDeadline >= lockLimit) throw new RouteError(`customDeadline must be before ${lockLimit} (the resource lock's reset period)`);
+  const expires = Math.min(fillDeadline + config.claimWindowSeconds, lockLimit);
   const tokenOut: [string, string][] = plan.received.map((r) => [tokenId(args.lockTag, r.token.address), r.target.toString()]);
   const destinationOps = {
     vt: zeroHash as Hex,

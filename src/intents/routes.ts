@@ -73,7 +73,7 @@ export const intentRoutes = [
       };
       let accepted;
       try {
-        accepted = await acceptIntent(s.db, id, submission, ctx.state.projectId);
+        accepted = await acceptIntent(s.db, id, submission, ctx.state.projectId, s.config.intents.fillGraceSeconds);
       } catch (e) {
         if (e instanceof SubmitRefused) throw e.quoteGone ? new ApiError(404, `${e.message}; request a new route`) : badRequest(e.message);
         throw e;

@@ -1,8 +1,8 @@
 import type { DataSource } from 'typeorm';
-import { InsufficientBalance, release, reserve, settleOnClaim } from '../ledger/ledger';
+import { InsufficientBalance, releaseUnclaimed, reserve, settleOnClaim } from '../ledger/ledger';
 import { queueStart, type QueuedStart } from '../outbox/outbox';
 import { proveAccount } from '../projects/accounts';
-import { isTerminal, type IntentEvent, type IntentStatus } from '../../workflows/intent-state';
+import type { IntentEvent, IntentStatus } from '../../workflows/intent-state';
 import { intentWorkflowId, type LifecycleStart } from '../../workflows/intent-lifecycle';
 import type { Submission } from './types';
 
@@ -23,9 +23,9 @@ export interface Accepted { status: IntentStatus; start?: QueuedStart }
  * outbox sweeper if this process dies first). The same submission again returns the recorded status, and the
  * queued start when it has not been performed yet.
  */
-export async function acceptIntent(db: DataSource, id: string, submission: Submission, projectId: string): Promise<Accepted> {
+export async function acceptIntent(db: DataSource, id: string, submission: Submission, projectId: string, fillGraceSeconds: number): Promise<Accepted> {
   return db.transaction(async (tx) => {
-    const quote: { account: string; operation: { elements: { chainId: string; mandate: { destinationChainId: string; fillDeadline: string } }[] }; reservations: { chainId: number; token: string; lockTag: string; amount: string }[]; expired: boolean }[] =
+    const quote: { account: string; operation: { expires: string; elements: { chainId: string; mandate: { destinationChainId: string; fillDeadline: string } }[] }; reservations: { chainId: number; token: string; lockTag: string; amount: string }[]; expired: boolean }[] =
       await tx.query('SELECT account, operation, reservations, expires_at < now() AS expired FROM quotes WHERE nonce = $1 FOR UPDATE', [id]);
     if (!quote.length) throw new SubmitRefused('Quote not found', true);
     const { account, operation, reservations, expired } = quote[0];
@@ -35,7 +35,7 @@ export async function acceptIntent(db: DataSource, id: string, submission: Submi
     const start: QueuedStart = {
       workflowId: intentWorkflowId(id),
       workflowType: 'intentLifecycle',
-      args: [{ id, originChainIds, fillDeadline } satisfies LifecycleStart],
+      args: [{ id, originChainIds, fillDeadline, fillGraceSeconds, expires: Number(operation.expires) } satisfies LifecycleStart],
       searchAttributes: { IntentStatus: 'PENDING', Account: account, Project: projectId, Chains: [...new Set([...originChainIds, destinationChainId])].map(String) },
       summary: `Intent ${id}: ${account} → chain ${destinationChainId}`,
     };
@@ -65,8 +65,9 @@ export async function acceptIntent(db: DataSource, id: string, submission: Submi
 
 /**
  * Persists a transition: the event (if any) and the status it leads to, in one transaction. A claim hands the
- * reservations of its chain over to settlement (released once a balance snapshot shows the claim); EXPIRED and
- * FAILED release every reservation. Safe to repeat (first fill and first claim per chain win).
+ * reservations of its chain over to settlement (released once a balance snapshot shows the claim), whatever the
+ * status (the arbiter may claim an EXPIRED or FAILED intent until `expires`). Safe to repeat (first fill and first
+ * claim per chain win).
  */
 export async function recordTransition(db: DataSource, id: string, status: IntentStatus, event?: IntentEvent): Promise<void> {
   const tx = event && 'transactionHash' in event ? { chainId: event.chainId, transactionHash: event.transactionHash, timestamp: event.timestamp } : null;
@@ -84,6 +85,10 @@ export async function recordTransition(db: DataSource, id: string, status: Inten
       [id, event?.type ?? null, tx ? JSON.stringify(tx) : null, String(event?.chainId ?? ''), status, event ? JSON.stringify(event) : null],
     );
     if (event?.type === 'claim') await settleOnClaim(m, owner(id), event.chainId, event.blockNumber);
-    if (isTerminal(status) && status !== 'COMPLETED') await release(m, owner(id));
   });
+}
+
+/** At `expires` nothing more can be claimed: what no claim spent goes back to the account. */
+export async function releaseIntent(db: DataSource, id: string): Promise<void> {
+  await db.transaction((m) => releaseUnclaimed(m, owner(id)));
 }

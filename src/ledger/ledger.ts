@@ -13,11 +13,15 @@ export class InsufficientBalance extends Error {
   }
 }
 
+/** A lock whose sponsor started a forced withdrawal (pending or enabled) is allocated to nothing, as withdrawals check. */
+const NOT_FORCED = `NOT EXISTS (SELECT 1 FROM forced_withdrawals f WHERE f.account = lb.account AND f.chain_id = lb.chain_id
+  AND f.lock_tag = lb.lock_tag AND f.token = lb.token AND f.status <> 'disabled')`;
+
 /** Spendable balances of an account: this allocator's locks and the wallet, each minus its active reservations. */
 export async function availableSources(db: EntityManager, account: string, lockTag: string, registry: ChainRegistry): Promise<Source[]> {
   const rows: { chain_id: string; token: string; lock_tag: string; available: string }[] = await db.query(
     `WITH balances AS (
-       SELECT chain_id, token, lock_tag, amount FROM lock_balances WHERE account = $1 AND lock_tag = $2
+       SELECT chain_id, token, lock_tag, amount FROM lock_balances lb WHERE account = $1 AND lock_tag = $2 AND ${NOT_FORCED}
        UNION ALL
        SELECT chain_id, token, '${WALLET}', amount FROM wallet_balances WHERE account = $1)
      SELECT b.chain_id, b.token, b.lock_tag, b.amount - coalesce(sum(r.amount), 0) AS available
@@ -48,7 +52,7 @@ export async function reserve(tx: EntityManager, owner: { kind: string; id: stri
     const token = item.token.toLowerCase();
     const balance: { amount: string }[] = item.lockTag === WALLET
       ? await tx.query('SELECT amount FROM wallet_balances WHERE account = $1 AND chain_id = $2 AND token = $3 FOR UPDATE', [acct, item.chainId, token])
-      : await tx.query('SELECT amount FROM lock_balances WHERE account = $1 AND chain_id = $2 AND token = $3 AND lock_tag = $4 FOR UPDATE', [acct, item.chainId, token, item.lockTag]);
+      : await tx.query(`SELECT amount FROM lock_balances lb WHERE account = $1 AND chain_id = $2 AND token = $3 AND lock_tag = $4 AND ${NOT_FORCED} FOR UPDATE`, [acct, item.chainId, token, item.lockTag]);
     const [{ reserved }]: { reserved: string }[] = await tx.query(
       'SELECT coalesce(sum(amount), 0) AS reserved FROM reservations WHERE account = $1 AND chain_id = $2 AND token = $3 AND lock_tag = $4 AND released_at IS NULL',
       [acct, item.chainId, token, item.lockTag],
@@ -59,6 +63,11 @@ export async function reserve(tx: EntityManager, owner: { kind: string; id: stri
       [owner.kind, owner.id, acct, item.chainId, token, item.lockTag, item.amount],
     );
   }
+}
+
+/** Releases what an owner still holds that no claim spent (a claimed part settles with the snapshots). */
+export async function releaseUnclaimed(tx: EntityManager, owner: { kind: string; id: string }): Promise<void> {
+  await tx.query('UPDATE reservations SET released_at = now() WHERE owner_kind = $1 AND owner_id = $2 AND released_at IS NULL AND release_after_block IS NULL', [owner.kind, owner.id]);
 }
 
 /** Releases an owner's active reservations; releasing twice changes nothing. */

@@ -10,10 +10,9 @@ import { isProven, proveAccount } from '../projects/accounts';
 import { withdrawalWorkflowId, type WithdrawalClaim } from '../../workflows/withdrawal';
 import { withdrawalRequestDigest, type SponsorAuthorization } from './sponsor-signature';
 import { tokenId } from '../intents/quote';
+import { resetPeriodSeconds } from '../chains/lock-tag';
 import { batchCompactAuthorization, compactAuthorization, Lock } from '../compact/eip712';
 
-/** Reset period index → seconds (The Compact's ResetPeriod table; 6 = seven days and one hour). */
-export const RESET_PERIOD_SECONDS = [1, 15, 60, 600, 3900, 86_400, 608_400, 2_592_000];
 
 export interface WithdrawalRequest {
   kind: 'single' | 'batch';
@@ -121,8 +120,7 @@ async function allocate(tx: EntityManager, req: WithdrawalRequest, projectId: st
 
   const now = Math.floor(Date.now() / 1000);
   // Never past the lock's reset period: a forced withdrawal could complete before a longer authorization expires.
-  const resetPeriod = parseInt(lockTag[2], 16) & 0x7;
-  const lifetime = Math.min(deps.config.allocator.withdrawalExpirySeconds, RESET_PERIOD_SECONDS[resetPeriod]);
+  const lifetime = Math.min(deps.config.allocator.withdrawalExpirySeconds, resetPeriodSeconds(lockTag));
   const expires = BigInt(now + lifetime);
   const contract = deps.config.allocator.compactAddress;
   const typedData = req.kind === 'single'

@@ -80,9 +80,9 @@ describe('the published 1.15.0 client, unchanged', () => {
     // A claim before the fill, a duplicate, then the fill.
     await ingest(api, [{ id: `claim-${intentId}`, type: 'claim', chainId: 8453, nonce: intentId, transactionHash: TX(2), timestamp: 1_800_000_100 }]);
     await ingest(api, [{ id: `claim-${intentId}`, type: 'claim', chainId: 8453, nonce: intentId, transactionHash: TX(3), timestamp: 1 }]);
-    await ingest(api, [{ id: `fill-${intentId}`, type: 'fill', chainId: 42161, nonce: intentId, transactionHash: TX(1), timestamp: 1_800_000_000 }]);
+    await ingest(api, [{ id: `fill-${intentId}`, type: 'fill', chainId: 42161, nonce: intentId, transactionHash: TX(1), timestamp: 1_700_000_000 }]);
     const done = await statusOf(intentId, ['COMPLETED']);
-    expect(done).toMatchObject({ fillTransactionHash: TX(1), fillTimestamp: 1_800_000_000 });
+    expect(done).toMatchObject({ fillTransactionHash: TX(1), fillTimestamp: 1_700_000_000 });
     expect(done.claims).toEqual([{ chainId: 8453, status: 'CLAIMED', claimTimestamp: 1_800_000_100, claimTransactionHash: TX(2), depositId: intentId }]);
     // Released once the indexer's next snapshot shows the claimed funds gone, not before.
     expect(await activeReservations(intentId)).toBe(1);
@@ -106,7 +106,10 @@ describe('the published 1.15.0 client, unchanged', () => {
     expect(await activeReservations(result.id)).toBe(1);
     const expired = await statusOf(result.id, ['EXPIRED']);
     expect(expired.claims[0].status).toBe('EXPIRED');
+    // Held until `expires` (INTENT_CLAIM_WINDOW_SECONDS=5 in tests: the arbiter could still claim), then released.
+    for (let i = 0; i < 100 && (await activeReservations(result.id)) > 0; i++) await new Promise((r) => setTimeout(r, 200));
     expect(await activeReservations(result.id)).toBe(0);
+    expect(Date.now() / 1000).toBeGreaterThanOrEqual(Number(route.intentOp.expires));
     // A late fill changes nothing.
     await ingest(api, [{ id: id(), type: 'fill', chainId: 42161, nonce: result.id, transactionHash: TX(9), timestamp: 1 }]);
     expect((await client.getIntentOpStatus(BigInt(result.id))).status).toBe('EXPIRED');

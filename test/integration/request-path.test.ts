@@ -99,6 +99,25 @@ test('an API killed after committing a batch and before signalling: the sweeper 
   }
 }, 90_000);
 
+test('an API killed after committing a withdrawal: the sweeper starts its hold, and expiry releases the reservation', async () => {
+  const account = await funded('1000');
+  await api.db.query("INSERT INTO project_accounts (project_id, account, proof) VALUES ($1, $2, 'operator')", [api.projectId, account.address.toLowerCase()]);
+  const port = await freePort();
+  const faulty = spawnEntry('api', { ...api.env.env, PORT: String(port), HOST: '127.0.0.1', FAULT_INJECTION: 'withdrawal-after-commit' }, 'ignore');
+  try {
+    await waitFor('faulty API', async () => (await fetch(`http://127.0.0.1:${port}/ready`)).ok, 30_000);
+    const body = { account: account.address, chainId: 8453, tokenAddress: BASE_USDC, amount: '600', recipient: account.address };
+    await expect(fetch(`http://127.0.0.1:${port}/withdrawals`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': api.apiKey }, body: JSON.stringify(body) })).rejects.toThrow();
+    const [{ nonce }] = await api.db.query('SELECT nonce FROM withdrawals WHERE account = $1', [account.address.toLowerCase()]);
+    expect(await activeReservations(nonce)).toBe(1);
+    // The answer was lost, the reservation is not: its hold is started by the sweeper and ends at expiry (4 s in tests).
+    await until('released at expiry', async () => ((await activeReservations(nonce)) === 0 ? true : undefined), 30_000);
+    expect((await api.db.query('SELECT status FROM withdrawals WHERE nonce = $1', [nonce]))[0].status).toBe('EXPIRED');
+  } finally {
+    await stopProcess(faulty, 'SIGKILL');
+  }
+}, 90_000);
+
 test('a block number too large for the ledger is refused with 400 and the batch changes nothing', async () => {
   const account = privateKeyToAccount(generatePrivateKey()).address;
   const res = await ingest(api, [
@@ -213,5 +232,70 @@ describe('withdrawals cannot be used to grief', () => {
     const statuses: number[] = [];
     for (let i = 0; i < 11; i++) statuses.push((await withdraw(apiKey, body)).status);
     expect(statuses).toEqual([...Array(10).fill(200), 429]);
+  });
+});
+
+describe('reservations stay while the signature can be claimed', () => {
+  test('FAILED keeps the reservation (the arbiter may still claim until expires); a claim after the failure settles it', async () => {
+    const account = await funded('5000000', '3');
+    const { id, signedIntentOp } = await signedQuote(account);
+    await call(api, 'POST', '/intent-operations', { body: { signedIntentOp } });
+    await ingest(api, [{ id: eventId(), type: 'failure', chainId: 42161, nonce: id, reason: 'reverted' }]);
+    await until('FAILED', async () => ((await statusOf(id)) === 'FAILED' ? true : undefined));
+    expect(await activeReservations(id)).toBe(1); // expires is ten minutes away
+    await ingest(api, [{ id: eventId(), type: 'claim', chainId: 8453, nonce: id, transactionHash: TX(8), timestamp: 8, blockNumber: '4' }]);
+    await until('claim recorded', async () => ((await call(api, 'GET', `/intent-operation/${id}`)).json.claims[0].status === 'CLAIMED' ? true : undefined));
+    expect((await call(api, 'GET', `/intent-operation/${id}`)).json.status).toBe('FAILED');
+    expect(await activeReservations(id)).toBe(1);
+    await ingest(api, [{ id: eventId(), type: 'balance', chainId: 8453, account: account.address, token: BASE_USDC, locked: '3900000', blockNumber: '4' }]);
+    expect(await activeReservations(id)).toBe(0);
+  });
+
+  test('a fill that arrives after the deadline counts when its on-chain timestamp is before it', async () => {
+    const account = await funded();
+    const deadline = Math.floor(Date.now() / 1000) + 2;
+    const route = await call(api, 'POST', '/intents/route', {
+      body: { account: { address: account.address, accountType: 'EOA', setupOps: [] }, destinationChainId: 42161, tokenRequests: [{ tokenAddress: ARB_USDC, amount: '1000000' }], options: { customDeadline: deadline } },
+    });
+    const op = route.json.intentOp;
+    const signature = await account.signTypedData(getCompactTypedData(op));
+    const { json } = await call(api, 'POST', '/intent-operations', { body: { signedIntentOp: { ...op, originSignatures: [signature], destinationSignature: signature } } });
+    await waitFor('the deadline', async () => Date.now() / 1000 > deadline, 10_000);
+    const fills = [
+      { id: eventId(), type: 'fill', chainId: 42161, nonce: json.result.id, transactionHash: TX(10), timestamp: deadline + 1 }, // too late on chain
+      { id: eventId(), type: 'fill', chainId: 42161, nonce: json.result.id, transactionHash: TX(11), timestamp: deadline - 1 },
+    ];
+    await ingest(api, fills);
+    await until('FILLED', async () => ((await statusOf(json.result.id)) === 'FILLED' ? true : undefined));
+    expect((await call(api, 'GET', `/intent-operation/${json.result.id}`)).json.fillTransactionHash).toBe(TX(11));
+  });
+
+  test("expires never outlives the lock's reset period: a custom deadline past it is refused", async () => {
+    const account = await funded();
+    const res = await call(api, 'POST', '/intents/route', {
+      body: { account: { address: account.address, accountType: 'EOA', setupOps: [] }, destinationChainId: 42161, tokenRequests: [{ tokenAddress: ARB_USDC, amount: '1000000' }], options: { customDeadline: Math.floor(Date.now() / 1000) + 8 * 86_400 } },
+    });
+    expect(res.status).toBe(400);
+    expect(res.json.message).toMatch(/reset period/);
+    const ok = await call(api, 'POST', '/intents/route', {
+      body: { account: { address: account.address, accountType: 'EOA', setupOps: [] }, destinationChainId: 42161, tokenRequests: [{ tokenAddress: ARB_USDC, amount: '1000000' }], options: { customDeadline: Math.floor(Date.now() / 1000) + 7 * 86_400 } },
+    });
+    expect(Number(ok.json.intentOp.expires)).toBeLessThanOrEqual(Math.floor(Date.now() / 1000) + 608_400 + 5);
+  });
+
+  test('intents spend nothing from a lock with a forced withdrawal under way; the latest block decides', async () => {
+    const account = await funded();
+    const lockTag = (await call(api, 'GET', '/health')).json.lockTag as string;
+    const lockId = BigInt(`${lockTag}${BASE_USDC.slice(2)}`).toString();
+    const status = (s: string, block: string) => ({ id: eventId(), type: 'forced-withdrawal', chainId: 8453, account: account.address, lockId, status: s, blockNumber: block });
+    const quote = () => call(api, 'POST', '/intents/route', {
+      body: { account: { address: account.address, accountType: 'EOA', setupOps: [] }, destinationChainId: 42161, tokenRequests: [{ tokenAddress: ARB_USDC, amount: '1000000' }] },
+    });
+    expect((await ingest(api, [status('pending', '10')])).json).toEqual({ received: 1, applied: 1, duplicates: 0 });
+    expect((await quote()).json.message).toBe('Insufficient balance');
+    await ingest(api, [status('disabled', '9')]); // older than the pending one: ignored
+    expect((await quote()).json.message).toBe('Insufficient balance');
+    await ingest(api, [status('disabled', '11')]);
+    expect((await quote()).status).toBe(200);
   });
 });

@@ -51,6 +51,8 @@ export default async function globalSetup(): Promise<void> {
     WITHDRAWAL_EXPIRY_SECONDS: '4', // so a test can watch an unclaimed withdrawal expire
     OUTBOX_SWEEP_SECONDS: '1', // so a test can watch the sweeper take over what a killed API left
     OUTBOX_GRACE_SECONDS: '1',
+    INTENT_FILL_GRACE_SECONDS: '1', // a fill may arrive this long after its deadline
+    INTENT_CLAIM_WINDOW_SECONDS: '5', // so a test can watch an expired intent's reservation held until `expires`
     LOG_LEVEL: 'error', // expected refusals (e.g. Insufficient balance) are logged as activity warnings
     ...TEST_SECRETS,
   };

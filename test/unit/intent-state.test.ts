@@ -44,3 +44,9 @@ test('an event that changes nothing returns the same state (no transition to per
   expect(applyEvent(filled, { type: 'fill', ...tx(42161, 1) })).toBe(filled);
   expect(applyEvent(filled, { type: 'preconfirmation', chainId: 1 })).toBe(filled);
 });
+
+test('a fill is judged by its on-chain timestamp: one after the fill deadline does not count', () => {
+  const s = { ...start, fillDeadline: 100 };
+  expect(applyEvent(s, { type: 'fill', ...tx(42161, 101) })).toBe(s);
+  expect(applyEvent(s, { type: 'fill', ...tx(42161, 100) }).status).toBe('FILLED');
+});
