@@ -1,15 +1,7 @@
-import path from 'node:path';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { ARB_USDC, BASE_USDC, getCompactTypedData, TX } from '../support/fixtures';
 import { Api, call, ingest, killWorkers, startApi, startWorker } from '../support/harness';
 
-/* eslint-disable @typescript-eslint/no-require-imports, @typescript-eslint/no-explicit-any */
-const sdkDir = path.dirname(require.resolve('@rhinestone/sdk'));
-const { getCompactTypedData }: any = require(path.join(sdkDir, 'execution/compact'));
-/* eslint-enable @typescript-eslint/no-require-imports, @typescript-eslint/no-explicit-any */
-
-const BASE_USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
-const ARB_USDC = '0xaf88d065e77c8cC2239327C5EDb3A432268e5831';
-const TX = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
 
 let api: Api;
 beforeAll(async () => {

@@ -1,0 +1,11 @@
+import path from 'node:path';
+
+/** What the integration suites share: the published 1.x client's own Compact typed-data builder, tokens, hashes. */
+/* eslint-disable @typescript-eslint/no-require-imports, @typescript-eslint/no-explicit-any */
+const sdkDir = path.dirname(require.resolve('@rhinestone/sdk'));
+export const { getCompactTypedData }: { getCompactTypedData: (op: any) => any } = require(path.join(sdkDir, 'execution/compact'));
+/* eslint-enable @typescript-eslint/no-require-imports, @typescript-eslint/no-explicit-any */
+
+export const BASE_USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
+export const ARB_USDC = '0xaf88d065e77c8cC2239327C5EDb3A432268e5831';
+export const TX = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
