@@ -57,12 +57,5 @@ export interface SignedIntentOp extends IntentOp {
   options?: { dryRun?: boolean };
 }
 
-/** What the submit route hands the intent workflow (already verified). */
+/** The signatures of a verified submit, recorded with the intent. */
 export interface Submission { originSignatures: OriginSignature[]; destinationSignature: Hex; targetExecutionSignature?: Hex; signedAuthorizations?: unknown[] }
-
-export interface Acceptance {
-  status: 'PENDING' | 'PRECONFIRMED' | 'FILLED' | 'CLAIMED' | 'COMPLETED' | 'EXPIRED' | 'FAILED';
-  created: boolean;
-  originChainIds: number[];
-  msUntilFillDeadline: number;
-}
