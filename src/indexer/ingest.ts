@@ -7,26 +7,34 @@ import type { Delivery, IndexerEvent, IngestResult } from './types';
 
 /**
  * One indexer batch in one transaction: events recorded by id, new snapshots applied, and a signal queued in the
- * outbox for every new lifecycle event. Once this commits the batch is durable; the caller delivers the signals.
+ * outbox for every new lifecycle event that has a recorded owner. Once this commits the batch is durable; the caller
+ * delivers the signals.
  */
 export async function ingestEvents(db: DataSource, events: IndexerEvent[], defaultLockTag: string): Promise<{ result: IngestResult; signals: QueuedSignal[] }> {
   return db.transaction(async (tx) => {
     const { deliveries, ...result } = await applyEvents(tx, events, defaultLockTag);
-    return { result, signals: await queueSignals(tx, deliveries.flatMap(signalsFor)) };
+    if (!deliveries.length) return { result, signals: [] };
+    // Nonces nobody waits on (unknown, or another kind of owner) get no signal: they stay recorded and change nothing.
+    const owners: { nonce: string; intent: boolean; withdrawal: boolean }[] = await tx.query(
+      `SELECT n::text AS nonce, EXISTS (SELECT 1 FROM intents WHERE id = n) AS intent, EXISTS (SELECT 1 FROM withdrawals w WHERE w.nonce = n) AS withdrawal
+       FROM unnest($1::numeric[]) AS n`,
+      [[...new Set(deliveries.map((d) => d.nonce))]],
+    );
+    const ownersOf = new Map(owners.map((o) => [o.nonce, o]));
+    return { result, signals: await queueSignals(tx, deliveries.flatMap((d) => signalsFor(d, ownersOf.get(d.nonce)!))) };
   });
 }
 
 /** Who waits for a lifecycle event: the intent whose id is the nonce and, for a Claim, the withdrawal with it. */
-function signalsFor({ nonce, event }: Delivery): Omit<QueuedSignal, 'id'>[] {
+function signalsFor({ nonce, event }: Delivery, owner: { intent: boolean; withdrawal: boolean }): Omit<QueuedSignal, 'id'>[] {
   const to = intentWorkflowId(nonce);
   const tx = { chainId: event.chainId, transactionHash: event.transactionHash!, timestamp: event.timestamp!, ...(event.blockNumber ? { blockNumber: event.blockNumber } : {}) };
+  if (event.type === 'claim' && owner.withdrawal) return [{ workflowId: withdrawalWorkflowId(nonce), signal: withdrawalClaimSignal.name, payload: tx }];
+  if (!owner.intent) return [];
   switch (event.type) {
     case 'preconfirmation': return [{ workflowId: to, signal: preconfirmationSignal.name, payload: { chainId: event.chainId } }];
     case 'failure': return [{ workflowId: to, signal: failureSignal.name, payload: { chainId: event.chainId, reason: event.reason! } }];
     case 'fill': return [{ workflowId: to, signal: fillSignal.name, payload: tx }];
-    case 'claim': return [
-      { workflowId: to, signal: claimSignal.name, payload: tx },
-      { workflowId: withdrawalWorkflowId(nonce), signal: withdrawalClaimSignal.name, payload: tx },
-    ];
+    case 'claim': return [{ workflowId: to, signal: claimSignal.name, payload: tx }];
   }
 }

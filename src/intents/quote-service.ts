@@ -13,7 +13,7 @@ import type { IntentOp } from './types';
 
 export interface QuoteDeps { registry: ChainRegistry; config: Config; lockTag: string; orchestrator: PrivateKeyAccount; nonces: NonceBlock }
 
-/** A refused quote travels as data (through Temporal too) and becomes a 400 with the client's message. */
+/** A refused quote travels as data and becomes a 400 with the client's message. */
 export type QuoteOutcome<T> = { ok: true; value: T } | { ok: false; message: string };
 
 async function plan(manager: EntityManager, input: IntentInput, deps: QuoteDeps) {

@@ -65,15 +65,11 @@ export async function reserve(tx: EntityManager, owner: { kind: string; id: stri
   }
 }
 
-/** Releases what an owner still holds that no claim spent (a claimed part settles with the snapshots). */
+/** Releases what an owner still holds that no claim spent (a claimed part settles with the snapshots); safe to repeat. */
 export async function releaseUnclaimed(tx: EntityManager, owner: { kind: string; id: string }): Promise<void> {
   await tx.query('UPDATE reservations SET released_at = now() WHERE owner_kind = $1 AND owner_id = $2 AND released_at IS NULL AND release_after_block IS NULL', [owner.kind, owner.id]);
 }
 
-/** Releases an owner's active reservations; releasing twice changes nothing. */
-export async function release(tx: EntityManager, owner: { kind: string; id: string }): Promise<void> {
-  await tx.query('UPDATE reservations SET released_at = now() WHERE owner_kind = $1 AND owner_id = $2 AND released_at IS NULL', [owner.kind, owner.id]);
-}
 
 /** The block of the stored snapshot a reservation is checked against (wallet or lock balance of the same key). */
 const SNAPSHOT_BLOCK = `CASE WHEN r.lock_tag = '${WALLET}'

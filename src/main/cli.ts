@@ -1,6 +1,7 @@
 import { openDatabase } from '../db/data-source';
 import { proveAccount } from '../projects/accounts';
 import { createProject } from '../projects/api-keys';
+import { ConfigError } from '../config';
 import { exitOnError, loadRuntime } from '../runtime';
 
 const USAGE = [
@@ -16,6 +17,7 @@ async function main(argv: string[]) {
       ? async (db: Awaited<ReturnType<typeof openDatabase>>) => createProject(db, rest[0].trim())
       : group === 'accounts' && command === 'add' && rest.length === 2 && /^[0-9a-f-]{36}$/i.test(rest[0]) && /^0x[0-9a-fA-F]{40}$/.test(rest[1])
         ? async (db: Awaited<ReturnType<typeof openDatabase>>) => {
+          if (!(await db.query('SELECT 1 FROM projects WHERE id = $1', [rest[0]])).length) throw new ConfigError(`no project ${rest[0]}`);
           await proveAccount(db.manager, rest[0], rest[1], 'operator');
           return { projectId: rest[0], account: rest[1].toLowerCase() };
         }

@@ -3,7 +3,7 @@ import type { PrivateKeyAccount } from 'viem/accounts';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { ChainRegistry } from '../chains/registry';
 import type { Config } from '../config';
-import { InsufficientBalance, release, reserve, settleOnClaim } from '../ledger/ledger';
+import { InsufficientBalance, releaseUnclaimed, reserve, settleOnClaim } from '../ledger/ledger';
 import { allocateNonce } from '../ledger/nonces';
 import { queueStart, type QueuedStart } from '../outbox/outbox';
 import { isProven, proveAccount } from '../projects/accounts';
@@ -49,8 +49,13 @@ class Refusal extends Error {
  * (the nonce's sequence value stays spent, so it is never handed out again).
  */
 export async function allocateWithdrawal(db: DataSource, req: WithdrawalRequest, projectId: string, deps: AllocatorDeps): Promise<AllocationOutcome> {
+  // The signature is checked before the transaction: pure CPU has no business holding a connection and row locks.
+  const digest = req.authorization ? await withdrawalRequestDigest(req, req.authorization, deps.lockTag) : null;
+  if (req.authorization && !digest) {
+    return { ok: false, message: 'sponsorSignature is not a valid signature of this request by the account (or its deadline passed)', status: 403 };
+  }
   try {
-    return { ok: true, ...(await db.transaction((tx) => allocate(tx, req, projectId, deps))) };
+    return { ok: true, ...(await db.transaction((tx) => allocate(tx, req, projectId, digest, deps))) };
   } catch (e) {
     if (e instanceof Refusal) return { ok: false, message: e.message, status: e.status };
     if (e instanceof InsufficientBalance) return { ok: false, message: e.message, status: 400 };
@@ -65,12 +70,9 @@ export async function allocateWithdrawal(db: DataSource, req: WithdrawalRequest,
  * Only accounts that proved themselves to the project are allocated for (a signed request proves it on the spot),
  * and each has a bounded number of outstanding authorizations, so no key can tie up someone else's funds.
  */
-async function authorize(tx: EntityManager, req: WithdrawalRequest, projectId: string, deps: AllocatorDeps): Promise<string | null> {
+async function authorize(tx: EntityManager, req: WithdrawalRequest, projectId: string, digest: string | null, deps: AllocatorDeps): Promise<void> {
   const account = getAddress(req.account);
-  let digest: string | null = null;
-  if (req.authorization) {
-    digest = await withdrawalRequestDigest(req, req.authorization);
-    if (!digest) throw new Refusal('sponsorSignature is not a valid signature of this request by the account (or its deadline passed)', 403);
+  if (digest) {
     await proveAccount(tx, projectId, account, 'withdrawal-signature');
   } else if (!(await isProven(tx, projectId, account))) {
     throw new Refusal(`Account ${account} has not authorized this project: send sponsorSignature and deadline signed by the account`, 403);
@@ -82,10 +84,9 @@ async function authorize(tx: EntityManager, req: WithdrawalRequest, projectId: s
   if (n >= deps.config.allocator.maxOutstandingWithdrawals) {
     throw new Refusal(`Account ${account} has ${n} outstanding withdrawal authorizations (limit ${deps.config.allocator.maxOutstandingWithdrawals}); wait for one to be claimed or expire`, 429);
   }
-  return digest;
 }
 
-async function allocate(tx: EntityManager, req: WithdrawalRequest, projectId: string, deps: AllocatorDeps): Promise<{ value: Allocation; start: QueuedStart }> {
+async function allocate(tx: EntityManager, req: WithdrawalRequest, projectId: string, digest: string | null, deps: AllocatorDeps): Promise<{ value: Allocation; start: QueuedStart }> {
   if (!deps.registry.chain(req.chainId)) throw new Refusal(`Unsupported chain ${req.chainId}`);
   const lockTags = new Set(req.transfers.map((t) => (t.lockTag ?? deps.lockTag).toLowerCase()));
   if (lockTags.size > 1) throw new Refusal('All transfers of a batch must spend locks of one allocator');
@@ -105,7 +106,7 @@ async function allocate(tx: EntityManager, req: WithdrawalRequest, projectId: st
     byToken.set(token.address, [...(byToken.get(token.address) ?? []), { recipient: getAddress(t.recipient), amount }]);
   }
   const account = getAddress(req.account);
-  const digest = await authorize(tx, req, projectId, deps);
+  await authorize(tx, req, projectId, digest, deps);
   for (const token of byToken.keys()) {
     const forced: { status: string }[] = await tx.query(
       "SELECT status FROM forced_withdrawals WHERE account = $1 AND chain_id = $2 AND lock_id = $3 AND status <> 'disabled'",
@@ -157,6 +158,6 @@ export async function finishWithdrawal(db: DataSource, nonce: string, status: 'C
   await db.transaction(async (tx) => {
     await tx.query("UPDATE withdrawals SET status = $2, updated_at = now() WHERE nonce = $1 AND status = 'ALLOCATED'", [nonce, status]);
     if (claim) await settleOnClaim(tx, { kind: 'withdrawal', id: nonce }, claim.chainId, claim.blockNumber);
-    else await release(tx, { kind: 'withdrawal', id: nonce });
+    else await releaseUnclaimed(tx, { kind: 'withdrawal', id: nonce });
   });
 }

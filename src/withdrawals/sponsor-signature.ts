@@ -9,9 +9,10 @@ export const MAX_DEADLINE_SECONDS = 3600;
 
 /**
  * EIP-712 typed data the account signs to let a project withdraw for it (domain `IntentOrchestrator`/`1` on the
- * withdrawal's chain, as the quote's server signature). One signature authorizes one allocation.
+ * withdrawal's chain, as the quote's server signature). A transfer without a lock tag signs this allocator's
+ * (`/health`'s `lockTag`), the one it spends. One signature authorizes one allocation.
  */
-export function withdrawalRequestTypedData(req: Pick<WithdrawalRequest, 'account' | 'chainId' | 'transfers'>, deadline: number, defaultLockTag = `0x${'0'.repeat(24)}`) {
+export function withdrawalRequestTypedData(req: Pick<WithdrawalRequest, 'account' | 'chainId' | 'transfers'>, deadline: number, defaultLockTag: string) {
   return {
     domain: { name: 'IntentOrchestrator', version: '1', chainId: req.chainId },
     types: {
@@ -40,10 +41,10 @@ export function withdrawalRequestTypedData(req: Pick<WithdrawalRequest, 'account
  * The request's digest when the signature is the account's (an EOA: smart accounts register through a signed
  * intent or the operator) and the deadline is in the future and not too far; otherwise null.
  */
-export async function withdrawalRequestDigest(req: WithdrawalRequest, auth: SponsorAuthorization): Promise<string | null> {
+export async function withdrawalRequestDigest(req: WithdrawalRequest, auth: SponsorAuthorization, defaultLockTag: string): Promise<string | null> {
   const now = Math.floor(Date.now() / 1000);
   if (auth.deadline <= now || auth.deadline > now + MAX_DEADLINE_SECONDS) return null;
-  const typedData = withdrawalRequestTypedData(req, auth.deadline);
+  const typedData = withdrawalRequestTypedData(req, auth.deadline, defaultLockTag);
   try {
     const signer = await recoverTypedDataAddress({ ...typedData, signature: auth.signature });
     return isAddressEqual(signer, getAddress(req.account)) ? hashTypedData(typedData) : null;

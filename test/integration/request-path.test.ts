@@ -204,12 +204,14 @@ describe('withdrawals cannot be used to grief', () => {
     expect(refused.json.message).toMatch(/has not authorized this project/);
     expect(await api.db.query('SELECT 1 FROM withdrawals WHERE account = $1', [account.address.toLowerCase()])).toEqual([]);
 
-    // A signature by the account over the request proves it, once.
+    // A signature by the account over the request proves it, once. The request names no lock tag, so the account
+    // signs this allocator's (/health's lockTag), as the README says.
     const deadline = Math.floor(Date.now() / 1000) + 600;
-    const sponsorSignature = await account.signTypedData(withdrawalRequestTypedData({ account: account.address, chainId: 8453, transfers: [{ recipient: account.address, tokenAddress: BASE_USDC, amount: '1000', lockTag: (await call(api, 'GET', '/health')).json.lockTag }] }, deadline));
-    const withSignature = await call(api, 'POST', '/withdrawals', { body: { ...body, lockTag: (await call(api, 'GET', '/health')).json.lockTag, sponsorSignature, deadline }, headers: { 'x-api-key': foreign } });
+    const lockTag = (await call(api, 'GET', '/health')).json.lockTag;
+    const sponsorSignature = await account.signTypedData(withdrawalRequestTypedData({ account: account.address, chainId: 8453, transfers: [{ recipient: account.address, tokenAddress: BASE_USDC, amount: '1000' }] }, deadline, lockTag));
+    const withSignature = await withdraw(foreign, { ...body, sponsorSignature, deadline });
     expect(withSignature.status).toBe(200);
-    const replay = await call(api, 'POST', '/withdrawals', { body: { ...body, lockTag: (await call(api, 'GET', '/health')).json.lockTag, sponsorSignature, deadline }, headers: { 'x-api-key': foreign } });
+    const replay = await withdraw(foreign, { ...body, sponsorSignature, deadline });
     expect(replay.status).toBe(400);
     expect(replay.json.message).toMatch(/already used/);
     const forged = await withdraw(foreign, { ...body, amount: '2000', sponsorSignature, deadline });
