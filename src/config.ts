@@ -29,7 +29,26 @@ export interface Config {
     compactSigningContract: `0x${string}`;
     arbiter: `0x${string}`;
   };
+  webhooks: WebhookConfig;
   secrets: Partial<Secrets>;
+}
+
+export interface WebhookConfig {
+  /** per attempt: connect, send and the receiver's answer */
+  timeoutSeconds: number;
+  /** seconds between attempts (the first attempt is immediate), jittered by up to a tenth */
+  retryDelaysSeconds: number[];
+  /** an endpoint that has failed every attempt for this long is disabled */
+  disableAfterSeconds: number;
+  /** how long a rotated-out secret still signs (both signatures are sent) */
+  secretOverlapSeconds: number;
+  /** SSRF policy: plain http, loopback and private targets are refused unless allowed */
+  allowHttp: boolean;
+  allowLoopback: boolean;
+  allowPrivate: boolean;
+  /** attempts in flight per worker process, in all and per endpoint */
+  concurrency: number;
+  endpointConcurrency: number;
 }
 
 export interface Secrets {
@@ -48,6 +67,25 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0, ma
     throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
   }
   return value;
+}
+
+function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw !== 'true' && raw !== 'false') throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+  return raw === 'true';
+}
+
+/** Svix's schedule continued daily, about 3 days in all: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, 24 h, 24 h. */
+const DEFAULT_RETRY_DELAYS = '5,300,1800,7200,18000,36000,36000,86400,86400';
+
+function seconds(env: NodeJS.ProcessEnv, name: string, fallback: string): number[] {
+  const raw = env[name] || fallback;
+  const values = raw.split(',').map((v) => Number(v.trim()));
+  if (values.length > 30 || values.some((v) => !Number.isInteger(v) || v < 0 || v > 604_800)) {
+    throw new ConfigError(`${name} must be up to 30 comma-separated whole seconds (each at most a week), got "${raw}"`);
+  }
+  return values;
 }
 
 function privateKey(env: NodeJS.ProcessEnv, name: string): `0x${string}` | undefined {
@@ -103,6 +141,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       fillGraceSeconds: int(env, 'INTENT_FILL_GRACE_SECONDS', 30, 0, 3600),
       compactSigningContract: addressVar(env, 'COMPACT_SIGNING_CONTRACT', '0x73d2dc0c21fca4ec1601895d50df7f5624f07d3f'),
       arbiter: addressVar(env, 'INTENT_ARBITER', '0x000000000006e2569CaF8Ff021810790e0A0D740'),
+    },
+    webhooks: {
+      timeoutSeconds: int(env, 'WEBHOOK_TIMEOUT_SECONDS', 10, 1, 60),
+      retryDelaysSeconds: seconds(env, 'WEBHOOK_RETRY_DELAYS', DEFAULT_RETRY_DELAYS),
+      disableAfterSeconds: int(env, 'WEBHOOK_DISABLE_AFTER_SECONDS', 5 * 86_400, 1, 90 * 86_400),
+      secretOverlapSeconds: int(env, 'WEBHOOK_SECRET_OVERLAP_SECONDS', 86_400, 0, 30 * 86_400),
+      allowHttp: bool(env, 'WEBHOOK_ALLOW_HTTP', nodeEnv !== 'production'),
+      allowLoopback: bool(env, 'WEBHOOK_ALLOW_LOOPBACK', nodeEnv !== 'production'),
+      allowPrivate: bool(env, 'WEBHOOK_ALLOW_PRIVATE', false),
+      concurrency: int(env, 'WEBHOOK_CONCURRENCY', 200, 1, 10_000),
+      endpointConcurrency: int(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 10, 1, 1000),
     },
     secrets: {
       indexerApiKey: env.INDEXER_API_KEY || undefined,

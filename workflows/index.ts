@@ -1,3 +1,4 @@
 export { intentLifecycle } from './intent-lifecycle';
 export { sweepOutbox } from './sweep-outbox';
 export { holdWithdrawal } from './withdrawal';
+export { deliverWebhook } from './webhook-delivery';

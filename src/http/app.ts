@@ -6,6 +6,7 @@ import { intentRoutes } from '../intents/routes';
 import { withdrawalRoutes } from '../withdrawals/routes';
 import { opsRoutes } from '../ops/routes';
 import { currentPortfolioRoute, legacyPortfolioRoute } from '../portfolio/routes';
+import { webhookRoutes } from '../webhooks/routes';
 import { Host, openApiDocument } from './openapi';
 import { apiKeyAuth, apiVersion, errors, indexerAuth, observe } from './middleware';
 import { Auth, mount } from './route';
@@ -19,7 +20,7 @@ export function hosts(): Host[] {
   return [
     { prefix: '', name: 'current', routes: [...opsRoutes, currentPortfolioRoute, ...intentRoutes, ...withdrawalRoutes, ...indexerRoutes] },
     { prefix: '/legacy', name: 'legacy', routes: [legacyPortfolioRoute] },
-    { prefix: '/deposit-processor', name: 'deposit-processor', routes: [] },
+    { prefix: '/deposit-processor', name: 'deposit-processor', routes: [...webhookRoutes] },
   ];
 }
 

@@ -13,6 +13,18 @@ const errorBody: Schema = {
   },
 };
 
+/** The deposit processor's error body (spec: Errors → Deposit-processing error body). */
+const depositErrorBody: Schema = {
+  type: 'object',
+  required: ['error'],
+  properties: {
+    error: { type: 'string' },
+    code: { type: 'string' },
+    details: { type: 'array', items: { type: 'object', required: ['message'], properties: { message: { type: 'string' }, path: { type: 'array' }, code: { type: 'string' } } } },
+    traceId: { type: 'string' },
+  },
+};
+
 function parameters(where: 'path' | 'query', schema: Schema | undefined) {
   const props = (schema?.properties ?? {}) as Record<string, Schema>;
   const required = new Set<string>((schema?.required as string[]) ?? []);
@@ -38,7 +50,7 @@ export function openApiDocument(hosts: Host[], version: string) {
             status,
             { description: res.description, ...(res.schema ? { content: { 'application/json': { schema: res.schema } } } : {}) },
           ])),
-          '4XX': { description: 'client error', content: { 'application/json': { schema: errorBody } } },
+          '4XX': { description: 'client error', content: { 'application/json': { schema: host.name === 'deposit-processor' ? depositErrorBody : errorBody } } },
         },
       };
     }

@@ -10,7 +10,7 @@ export interface RouteInput<B, Q, P> { body: B; query: Q; params: P }
 
 /** A route is data: its schemas validate requests and feed the OpenAPI document; its handler sees valid input only. */
 export interface RouteDef<B = unknown, Q = unknown, P = unknown> {
-  method: 'get' | 'post';
+  method: 'get' | 'post' | 'delete';
   path: string;
   summary: string;
   tags: string[];

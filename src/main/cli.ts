@@ -1,34 +1,64 @@
+import type { DataSource } from 'typeorm';
 import { openDatabase } from '../db/data-source';
 import { proveAccount } from '../projects/accounts';
 import { createProject } from '../projects/api-keys';
 import { ConfigError } from '../config';
-import { exitOnError, loadRuntime } from '../runtime';
+import { exitOnError, loadRuntime, type Runtime } from '../runtime';
+import { addEndpoint, EndpointError } from '../webhooks/endpoints';
+import { WEBHOOK_TYPES, type WebhookType } from '../webhooks/types';
 
 const USAGE = [
   'usage: npm run cli -- projects create <name>',
   '       npm run cli -- accounts add <projectId> <accountAddress>   (the project may request withdrawals for it)',
+  '       npm run cli -- webhooks add <projectId> <url> [--types a,b]  (prints {id, url, secret})',
 ].join('\n');
 
-/** Operator CLI. Prints JSON; the created key is only shown once (it is stored hashed). */
-async function main(argv: string[]) {
+type Command = (db: DataSource, rt: Runtime) => Promise<unknown>;
+const uuid = /^[0-9a-f-]{36}$/i;
+
+async function requireProject(db: DataSource, projectId: string): Promise<void> {
+  if (!(await db.query('SELECT 1 FROM projects WHERE id = $1', [projectId])).length) throw new ConfigError(`no project ${projectId}`);
+}
+
+function parse(argv: string[]): Command | undefined {
   const [group, command, ...rest] = argv;
-  const run =
-    group === 'projects' && command === 'create' && rest.length === 1 && rest[0].trim()
-      ? async (db: Awaited<ReturnType<typeof openDatabase>>) => createProject(db, rest[0].trim())
-      : group === 'accounts' && command === 'add' && rest.length === 2 && /^[0-9a-f-]{36}$/i.test(rest[0]) && /^0x[0-9a-fA-F]{40}$/.test(rest[1])
-        ? async (db: Awaited<ReturnType<typeof openDatabase>>) => {
-          if (!(await db.query('SELECT 1 FROM projects WHERE id = $1', [rest[0]])).length) throw new ConfigError(`no project ${rest[0]}`);
-          await proveAccount(db.manager, rest[0], rest[1], 'operator');
-          return { projectId: rest[0], account: rest[1].toLowerCase() };
-        }
-        : undefined;
+  if (group === 'projects' && command === 'create' && rest.length === 1 && rest[0].trim()) {
+    return (db) => createProject(db, rest[0].trim());
+  }
+  if (group === 'accounts' && command === 'add' && rest.length === 2 && uuid.test(rest[0]) && /^0x[0-9a-fA-F]{40}$/.test(rest[1])) {
+    return async (db) => {
+      await requireProject(db, rest[0]);
+      await proveAccount(db.manager, rest[0], rest[1], 'operator');
+      return { projectId: rest[0], account: rest[1].toLowerCase() };
+    };
+  }
+  if (group === 'webhooks' && command === 'add' && (rest.length === 2 || (rest.length === 4 && rest[2] === '--types')) && uuid.test(rest[0])) {
+    const types = rest[3]?.split(',').map((t) => t.trim());
+    if (types?.some((t) => !(WEBHOOK_TYPES as readonly string[]).includes(t))) throw new ConfigError(`--types takes a comma list of: ${WEBHOOK_TYPES.join(', ')}`);
+    return async (db, rt) => {
+      await requireProject(db, rest[0]);
+      try {
+        const endpoint = await addEndpoint(db, rest[0], rest[1], (types as WebhookType[] | undefined) ?? null, rt.config.webhooks);
+        return { id: endpoint.id, url: endpoint.url, types: endpoint.types, secret: endpoint.secret };
+      } catch (e) {
+        throw e instanceof EndpointError ? new ConfigError(e.message) : e;
+      }
+    };
+  }
+  return undefined;
+}
+
+/** Operator CLI. Prints JSON on its last line; created keys and secrets are only shown once. */
+async function main(argv: string[]) {
+  const run = parse(argv);
   if (!run) {
     console.error(USAGE);
     process.exit(2);
   }
-  const db = await openDatabase(loadRuntime().databaseUrl, 1);
+  const rt = loadRuntime();
+  const db = await openDatabase(rt.databaseUrl, 1);
   try {
-    console.log(JSON.stringify(await run(db)));
+    console.log(JSON.stringify(await run(db, rt)));
   } finally {
     await db.destroy();
   }

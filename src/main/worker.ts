@@ -4,7 +4,7 @@ import { ensureSweeperSchedule } from '../outbox/sweeper';
 import { createTemporalClient } from '../temporal/client';
 import { createLogger } from '../logger';
 import { exitOnError, loadRuntime } from '../runtime';
-import { createWorker, installRuntime } from '../worker/worker';
+import { createWorkers, installRuntime } from '../worker/worker';
 
 /** One stateless worker process: polls the task queue, runs workflows and activities. Scale by running more. */
 async function main() {
@@ -13,7 +13,7 @@ async function main() {
   installRuntime(rt.config.logLevel === 'info' ? 'warn' : rt.config.logLevel);
   const db = await openDatabase(rt.databaseUrl);
   const client = createTemporalClient(rt.temporalAddress, rt.config.temporalNamespace);
-  const { worker, connection } = await createWorker({
+  const { workers, connection } = await createWorkers({
     address: rt.temporalAddress,
     namespace: rt.config.temporalNamespace,
     taskQueue: rt.config.taskQueue,
@@ -22,7 +22,7 @@ async function main() {
   await ensureSweeperSchedule(client, rt.config.taskQueue, rt.config.outbox.sweepSeconds, rt.config.outbox.graceSeconds);
   logger.info({ taskQueue: rt.config.taskQueue, temporal: rt.temporalAddress }, 'worker running');
   // Worker.run() installs SIGINT/SIGTERM handlers itself and drains in-flight tasks before it resolves.
-  await worker.run();
+  await Promise.all(workers.map((w) => w.run()));
   await connection.close();
   await client.connection.close();
   await db.destroy();

@@ -1,5 +1,6 @@
 import { DefaultLogger, LogLevel, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { ActivityDeps, createActivities } from '../../activities';
+import { webhookTaskQueue } from '../../workflows/webhook-delivery';
 
 export interface WorkerOptions { address: string; namespace: string; taskQueue: string; deps: ActivityDeps }
 
@@ -9,14 +10,23 @@ export function installRuntime(level: string): void {
   Runtime.install({ logger: new DefaultLogger(map[level] ?? 'WARN') });
 }
 
-export async function createWorker(opts: WorkerOptions): Promise<{ worker: Worker; connection: NativeConnection }> {
+/**
+ * Two pollers on one connection: workflows and lifecycle activities on the task queue, and webhook delivery
+ * attempts on their own queue with their own slots, so slow receivers can never take the slots intents need.
+ */
+export async function createWorkers(opts: WorkerOptions): Promise<{ workers: Worker[]; connection: NativeConnection }> {
   const connection = await NativeConnection.connect({ address: opts.address });
-  const worker = await Worker.create({
-    connection,
-    namespace: opts.namespace,
-    taskQueue: opts.taskQueue,
-    workflowsPath: require.resolve('../../workflows'),
-    activities: createActivities(opts.deps),
-  });
-  return { worker, connection };
+  const activities = createActivities(opts.deps);
+  const { attemptWebhook, ...lifecycle } = activities;
+  const workers = await Promise.all([
+    Worker.create({ connection, namespace: opts.namespace, taskQueue: opts.taskQueue, workflowsPath: require.resolve('../../workflows'), activities: lifecycle }),
+    Worker.create({
+      connection,
+      namespace: opts.namespace,
+      taskQueue: webhookTaskQueue(opts.taskQueue),
+      activities: { attemptWebhook },
+      maxConcurrentActivityTaskExecutions: opts.deps.config.webhooks.concurrency,
+    }),
+  ]);
+  return { workers, connection };
 }

@@ -53,6 +53,8 @@ export default async function globalSetup(): Promise<void> {
     OUTBOX_GRACE_SECONDS: '1',
     INTENT_FILL_GRACE_SECONDS: '1', // a fill may arrive this long after its deadline
     INTENT_CLAIM_WINDOW_SECONDS: '5', // so a test can watch an expired intent's reservation held until `expires`
+    WEBHOOK_RETRY_DELAYS: '1,1,1', // four attempts, a second apart: retries and exhaustion in seconds
+    WEBHOOK_TIMEOUT_SECONDS: '2', // a receiver that never answers fails an attempt after 2 s
     LOG_LEVEL: 'error', // expected refusals (e.g. Insufficient balance) are logged as activity warnings
     ...TEST_SECRETS,
   };

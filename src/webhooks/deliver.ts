@@ -1,0 +1,172 @@
+import type { DataSource } from 'typeorm';
+import type { WebhookConfig } from '../config';
+import { post, type SendResult } from './send';
+import { signedHeaders } from './signing';
+import type { AttemptOutcome } from './types';
+
+export interface AttemptInput {
+  eventId: string;
+  endpointId: string;
+  round: number;
+  attempt: number;
+  /** the wait before the next attempt if this one fails; null when it is the last */
+  nextDelaySeconds: number | null;
+}
+
+export interface AttemptResult { outcome: AttemptOutcome; waitSeconds?: number }
+
+/** A receiver's Retry-After is honoured up to this long. */
+const MAX_RETRY_AFTER_SECONDS = 86_400;
+
+/**
+ * Attempts in flight per endpoint in this process. An endpoint at its share gets no more until one returns, so a
+ * slow or dead receiver holds a bounded number of activity slots and every other endpoint keeps its pace.
+ */
+export class EndpointSlots {
+  private readonly inFlight = new Map<string, number>();
+  constructor(private readonly perEndpoint: number) {}
+  tryTake(endpointId: string): boolean {
+    const n = this.inFlight.get(endpointId) ?? 0;
+    if (n >= this.perEndpoint) return false;
+    this.inFlight.set(endpointId, n + 1);
+    return true;
+  }
+  give(endpointId: string): void {
+    const n = (this.inFlight.get(endpointId) ?? 1) - 1;
+    if (n > 0) this.inFlight.set(endpointId, n);
+    else this.inFlight.delete(endpointId);
+  }
+}
+
+interface Target {
+  seq: string;
+  type: string;
+  payload: unknown;
+  test: boolean;
+  created_at: Date;
+  event_round: number;
+  url: string;
+  secret: string;
+  previous_secret: string | null;
+  previous_live: boolean;
+  disabled_at: Date | null;
+  removed_at: Date | null;
+  delivery_round: number;
+  delivery_status: string;
+  recorded_status: number | null;
+  recorded: boolean;
+}
+
+/** The body every receiver gets: `{type, timestamp, data}` (plus `test: true` for POST /webhooks/test events). */
+export const envelope = (t: Pick<Target, 'type' | 'created_at' | 'payload' | 'test'>) =>
+  JSON.stringify({ type: t.type, timestamp: t.created_at.toISOString(), data: t.payload, ...(t.test ? { test: true } : {}) });
+
+const ok = (status: number | null | undefined) => status !== null && status !== undefined && status >= 200 && status < 300;
+
+/**
+ * One delivery attempt (the `attemptWebhook` activity). Safe to run again for the same attempt: a recorded attempt
+ * is answered from its record, and a POST repeated after a crash carries the same webhook-id, which receivers
+ * deduplicate on.
+ */
+export async function attemptDelivery(db: DataSource, config: WebhookConfig, slots: EndpointSlots, a: AttemptInput): Promise<AttemptResult> {
+  const [t]: Target[] = await db.query(
+    `SELECT ev.seq, ev.type, ev.payload, ev.test, ev.created_at, ev.round AS event_round,
+       en.url, en.secret, en.previous_secret, coalesce(en.previous_secret_expires_at > now(), false) AS previous_live, en.disabled_at, en.removed_at,
+       d.round AS delivery_round, d.status AS delivery_status,
+       at.status_code AS recorded_status, at.event_seq IS NOT NULL AS recorded
+     FROM webhook_events ev
+     JOIN webhook_deliveries d ON d.event_seq = ev.seq AND d.endpoint_id = $2
+     JOIN webhook_endpoints en ON en.id = d.endpoint_id
+     LEFT JOIN webhook_attempts at ON at.event_seq = ev.seq AND at.endpoint_id = $2 AND at.round = $3 AND at.attempt = $4
+     WHERE ev.event_id = $1`,
+    [a.eventId, a.endpointId, a.round, a.attempt],
+  );
+  if (!t || t.delivery_round !== a.round) return { outcome: 'stopped' }; // a newer round took over
+  if (t.recorded) return ok(t.recorded_status) ? { outcome: 'delivered' } : { outcome: a.nextDelaySeconds === null ? 'stopped' : 'retry', waitSeconds: a.nextDelaySeconds ?? undefined };
+  if (t.delivery_status !== 'pending') return { outcome: t.delivery_status === 'delivered' ? 'delivered' : 'stopped' };
+  if (t.removed_at || t.disabled_at) {
+    await finish(db, t.seq, a, { status: 'failed', error: t.removed_at ? 'endpoint removed' : 'endpoint disabled' });
+    return { outcome: 'stopped' };
+  }
+  if (!slots.tryTake(a.endpointId)) return { outcome: 'busy' };
+  let result: SendResult;
+  const at = new Date();
+  try {
+    const body = envelope(t);
+    const secrets = [t.secret, ...(t.previous_secret && t.previous_live ? [t.previous_secret] : [])];
+    result = await post(t.url, signedHeaders(a.eventId, at, body, secrets), body, config.timeoutSeconds * 1000, config);
+  } finally {
+    slots.give(a.endpointId);
+  }
+  const delivered = ok(result.statusCode);
+  const gone = result.statusCode === 410;
+  const last = a.nextDelaySeconds === null;
+  const waitSeconds = last ? undefined : Math.max(a.nextDelaySeconds!, Math.min(result.retryAfterSeconds ?? 0, MAX_RETRY_AFTER_SECONDS));
+  await finish(db, t.seq, a, {
+    status: delivered ? 'delivered' : gone || last ? 'failed' : 'pending',
+    attempt: { at, result },
+    waitSeconds,
+    endpoint: delivered ? 'healthy' : gone ? 'gone' : 'failing',
+    disableAfterSeconds: config.disableAfterSeconds,
+    error: result.error ?? (delivered ? undefined : `HTTP ${result.statusCode}`),
+  });
+  return delivered ? { outcome: 'delivered' } : gone || last ? { outcome: 'stopped' } : { outcome: 'retry', waitSeconds };
+}
+
+interface Finish {
+  status: 'pending' | 'delivered' | 'failed';
+  attempt?: { at: Date; result: SendResult };
+  waitSeconds?: number;
+  endpoint?: 'healthy' | 'failing' | 'gone';
+  disableAfterSeconds?: number;
+  error?: string;
+}
+
+/**
+ * Records an attempt and its consequences in one transaction: the attempt row, the delivery, the event's status
+ * (the event row is locked first so concurrent deliveries of one event see each other's results), and the
+ * endpoint's health (a 410, or failures for `disableAfterSeconds`, disables it).
+ */
+async function finish(db: DataSource, seq: string, a: AttemptInput, f: Finish): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx.query('SELECT 1 FROM webhook_events WHERE seq = $1 FOR UPDATE', [seq]);
+    let counted = 0;
+    if (f.attempt) {
+      const r = f.attempt.result;
+      const rows = await tx.query(
+        `INSERT INTO webhook_attempts (event_seq, endpoint_id, round, attempt, attempted_at, status_code, latency_ms, response_body, error)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING RETURNING 1`,
+        [seq, a.endpointId, a.round, a.attempt, f.attempt.at, r.statusCode ?? null, r.latencyMs, r.responseBody ?? null, r.error ?? null],
+      );
+      counted = rows.length;
+      if (!counted) return; // a repeated activity: this attempt is already recorded
+    }
+    await tx.query(
+      `UPDATE webhook_deliveries SET status = $3, attempts = attempts + $4, last_error = $5,
+         delivered_at = CASE WHEN $3 = 'delivered' THEN now() END,
+         next_attempt_at = CASE WHEN $3 = 'pending' THEN now() + make_interval(secs => $6) END
+       WHERE event_seq = $1 AND endpoint_id = $2 AND round = $7`,
+      [seq, a.endpointId, f.status, counted, f.status === 'delivered' ? null : (f.error ?? null), f.waitSeconds ?? 0, a.round],
+    );
+    await tx.query(
+      `UPDATE webhook_events ev SET attempts = ev.attempts + $2, status = s.status, delivered_at = CASE WHEN s.status = 'delivered' THEN s.delivered_at END
+       FROM (SELECT CASE WHEN bool_or(d.status = 'pending') THEN 'pending' WHEN bool_and(d.status = 'delivered') THEN 'delivered' ELSE 'failed' END AS status,
+                    max(d.delivered_at) AS delivered_at
+             FROM webhook_deliveries d JOIN webhook_events e ON e.seq = d.event_seq AND d.round = e.round WHERE d.event_seq = $1) s
+       WHERE ev.seq = $1`,
+      [seq, counted],
+    );
+    if (f.endpoint === 'healthy') {
+      await tx.query('UPDATE webhook_endpoints SET failing_since = NULL, updated_at = now() WHERE id = $1 AND failing_since IS NOT NULL', [a.endpointId]);
+    } else if (f.endpoint) {
+      await tx.query(
+        `UPDATE webhook_endpoints SET failing_since = coalesce(failing_since, now()), updated_at = now(),
+           disabled_at = CASE WHEN disabled_at IS NULL AND ($2 OR failing_since < now() - make_interval(secs => $3)) THEN now() ELSE disabled_at END,
+           disabled_reason = CASE WHEN disabled_at IS NOT NULL THEN disabled_reason WHEN $2 THEN 'the receiver answered 410 Gone'
+             WHEN failing_since < now() - make_interval(secs => $3) THEN 'every attempt failed since ' || to_char(failing_since AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') END
+         WHERE id = $1`,
+        [a.endpointId, f.endpoint === 'gone', f.disableAfterSeconds ?? 0],
+      );
+    }
+  });
+}

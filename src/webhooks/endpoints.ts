@@ -1,0 +1,97 @@
+import type { DataSource } from 'typeorm';
+import type { WebhookConfig } from '../config';
+import { newSecret } from './signing';
+import { checkTarget } from './url-policy';
+import type { WebhookType } from './types';
+
+/** A project may configure this many live endpoints. */
+export const MAX_ENDPOINTS = 20;
+
+export interface Endpoint {
+  id: string;
+  url: string;
+  /** null: every type */
+  types: WebhookType[] | null;
+  status: 'enabled' | 'disabled';
+  disabledAt: string | null;
+  disabledReason: string | null;
+  /** when the current run of failed attempts began (null while it is healthy) */
+  failingSince: string | null;
+  /** until when the rotated-out secret still signs */
+  previousSecretExpiresAt: string | null;
+  createdAt: string;
+}
+
+export class EndpointError extends Error {
+  constructor(readonly status: 400 | 404 | 409, message: string) {
+    super(message);
+  }
+}
+
+const COLUMNS = `id, url, types, disabled_at, disabled_reason, failing_since, created_at,
+  CASE WHEN previous_secret_expires_at > now() THEN previous_secret_expires_at END AS previous_secret_expires_at`;
+
+interface Row { id: string; url: string; types: WebhookType[] | null; disabled_at: Date | null; disabled_reason: string | null; failing_since: Date | null; previous_secret_expires_at: Date | null; created_at: Date }
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+const present = (r: Row): Endpoint => ({
+  id: r.id,
+  url: r.url,
+  types: r.types,
+  status: r.disabled_at ? 'disabled' : 'enabled',
+  disabledAt: iso(r.disabled_at),
+  disabledReason: r.disabled_reason,
+  failingSince: iso(r.failing_since),
+  previousSecretExpiresAt: iso(r.previous_secret_expires_at),
+  createdAt: r.created_at.toISOString(),
+});
+
+/** Checks the target against the SSRF policy (again at every delivery) and stores it with a fresh secret. */
+export async function addEndpoint(db: DataSource, projectId: string, url: string, types: WebhookType[] | null, policy: WebhookConfig): Promise<Endpoint & { secret: string }> {
+  try {
+    await checkTarget(url, policy);
+  } catch (e) {
+    throw new EndpointError(400, (e as Error).message);
+  }
+  const secret = newSecret();
+  return db.transaction(async (tx) => {
+    await tx.query('SELECT id FROM projects WHERE id = $1 FOR UPDATE', [projectId]); // serialises the count below
+    const [{ count }] = await tx.query('SELECT count(*)::int AS count FROM webhook_endpoints WHERE project_id = $1 AND removed_at IS NULL', [projectId]);
+    if (count >= MAX_ENDPOINTS) throw new EndpointError(409, `A project may have at most ${MAX_ENDPOINTS} webhook endpoints`);
+    const [row]: Row[] = await tx.query(
+      `INSERT INTO webhook_endpoints (project_id, url, types, secret) VALUES ($1, $2, $3, $4) RETURNING ${COLUMNS}`,
+      [projectId, url, types && [...new Set(types)], secret],
+    );
+    return { ...present(row), secret };
+  });
+}
+
+export async function listEndpoints(db: DataSource, projectId: string): Promise<Endpoint[]> {
+  const rows: Row[] = await db.query(`SELECT ${COLUMNS} FROM webhook_endpoints WHERE project_id = $1 AND removed_at IS NULL ORDER BY created_at, id`, [projectId]);
+  return rows.map(present);
+}
+
+async function update(db: DataSource, projectId: string, id: string, set: string, params: unknown[] = []): Promise<Row> {
+  const [rows]: [Row[]] = await db.query(
+    `UPDATE webhook_endpoints SET ${set}, updated_at = now() WHERE id = $1 AND project_id = $2 AND removed_at IS NULL RETURNING ${COLUMNS}`,
+    [id, projectId, ...params],
+  );
+  if (!rows.length) throw new EndpointError(404, 'Webhook endpoint not found');
+  return rows[0];
+}
+
+/** Deliveries still under way to it stop at their next attempt. */
+export async function removeEndpoint(db: DataSource, projectId: string, id: string): Promise<void> {
+  await update(db, projectId, id, 'removed_at = now()');
+}
+
+/** A new secret signs from now on; the old one keeps signing too for `overlapSeconds`. */
+export async function rotateSecret(db: DataSource, projectId: string, id: string, overlapSeconds: number): Promise<Endpoint & { secret: string }> {
+  const secret = newSecret();
+  const row = await update(db, projectId, id, 'previous_secret = secret, previous_secret_expires_at = now() + make_interval(secs => $4), secret = $3', [secret, overlapSeconds]);
+  return { ...present(row), secret };
+}
+
+/** Turns a disabled endpoint back on (after a 410 or days of failures); earlier failed events can then be replayed. */
+export async function enableEndpoint(db: DataSource, projectId: string, id: string): Promise<Endpoint> {
+  return present(await update(db, projectId, id, 'disabled_at = NULL, disabled_reason = NULL, failing_since = NULL'));
+}

@@ -1,0 +1,210 @@
+import { randomBytes } from 'node:crypto';
+import type { DataSource, EntityManager } from 'typeorm';
+import type { WebhookConfig } from '../config';
+import { queueStart, type QueuedStart } from '../outbox/outbox';
+import type { DeliveryPlan, EventStatus, WebhookType } from './types';
+
+export interface NewEvent {
+  projectId: string;
+  type: WebhookType;
+  /** the emitter's key for the cause (e.g. `deposit:<id>:received`): emitting it again returns the first event */
+  idempotencyKey: string;
+  depositId?: string | null;
+  payload: unknown;
+  test?: boolean;
+}
+
+/** The spec's webhook event record. */
+export interface EventRecord {
+  eventId: string;
+  type: WebhookType;
+  time: string;
+  status: EventStatus;
+  attempts: number;
+  depositId: string | null;
+  deliveredAt: string | null;
+  payload: unknown;
+  test?: true;
+}
+
+export const deliveryWorkflowId = (eventId: string, round: number) => `webhook-${eventId}-${round}`;
+
+const newEventId = () => `evt_${randomBytes(16).toString('base64url')}`;
+
+function planStart(projectId: string, plan: DeliveryPlan, type: string): QueuedStart {
+  return {
+    workflowId: deliveryWorkflowId(plan.eventId, plan.round),
+    workflowType: 'deliverWebhook',
+    args: [plan],
+    searchAttributes: { Project: projectId },
+    summary: `${type} ${plan.eventId} to ${plan.endpointIds.length} endpoint(s), round ${plan.round}`,
+  };
+}
+
+/**
+ * Opens a delivery round for an event inside the caller's transaction: one pending delivery per live endpoint that
+ * takes the type, and the workflow start queued in the outbox. Without such an endpoint the event is `failed` with
+ * no attempt (a replay delivers it once an endpoint exists).
+ */
+async function openRound(tx: EntityManager, seq: string, eventId: string, projectId: string, type: string, round: number, config: WebhookConfig): Promise<QueuedStart | undefined> {
+  const endpoints: { id: string }[] = await tx.query(
+    `INSERT INTO webhook_deliveries (event_seq, endpoint_id, round, status)
+     SELECT $1, id, $2, 'pending' FROM webhook_endpoints
+     WHERE project_id = $3 AND removed_at IS NULL AND disabled_at IS NULL AND (types IS NULL OR $4 = ANY(types))
+     ON CONFLICT (event_seq, endpoint_id) DO UPDATE SET round = EXCLUDED.round, status = 'pending', next_attempt_at = NULL, last_error = NULL
+     RETURNING endpoint_id AS id`,
+    [seq, round, projectId, type],
+  );
+  await tx.query(
+    `UPDATE webhook_events SET round = $2, status = $3, delivered_at = NULL WHERE seq = $1`,
+    [seq, round, endpoints.length ? 'pending' : 'failed'],
+  );
+  if (!endpoints.length) return undefined;
+  const plan: DeliveryPlan = { eventId, round, endpointIds: endpoints.map((e) => e.id), retryDelaysSeconds: config.retryDelaysSeconds, timeoutSeconds: config.timeoutSeconds };
+  const start = planStart(projectId, plan, type);
+  await queueStart(tx, start);
+  return start;
+}
+
+/**
+ * Records an event and queues its delivery in the caller's transaction (so the event exists exactly when the state
+ * change that caused it does). Idempotent per (project, idempotencyKey). The caller performs `start` after commit.
+ */
+export async function emitEvent(tx: EntityManager, e: NewEvent, config: WebhookConfig): Promise<{ eventId: string; created: boolean; start?: QueuedStart }> {
+  const inserted: { seq: string; event_id: string }[] = await tx.query(
+    `INSERT INTO webhook_events (event_id, project_id, idempotency_key, type, deposit_id, payload, test, status)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending') ON CONFLICT (project_id, idempotency_key) DO NOTHING RETURNING seq, event_id`,
+    [newEventId(), e.projectId, e.idempotencyKey, e.type, e.depositId ?? null, JSON.stringify(e.payload), e.test ?? false],
+  );
+  if (!inserted.length) {
+    const [existing] = await tx.query('SELECT event_id FROM webhook_events WHERE project_id = $1 AND idempotency_key = $2', [e.projectId, e.idempotencyKey]);
+    return { eventId: existing.event_id, created: false };
+  }
+  const [{ seq, event_id: eventId }] = inserted;
+  return { eventId, created: true, start: await openRound(tx, seq, eventId, e.projectId, e.type, 1, config) };
+}
+
+/** The live endpoints that would receive an event of this type now. */
+export async function receiverCount(db: DataSource | EntityManager, projectId: string, type: WebhookType): Promise<number> {
+  const [{ count }] = await db.query(
+    'SELECT count(*)::int AS count FROM webhook_endpoints WHERE project_id = $1 AND removed_at IS NULL AND disabled_at IS NULL AND (types IS NULL OR $2 = ANY(types))',
+    [projectId, type],
+  );
+  return count;
+}
+
+interface EventRow { seq: string; event_id: string; type: WebhookType; created_at: Date; status: EventStatus; attempts: number; deposit_id: string | null; delivered_at: Date | null; payload: unknown; test: boolean }
+const EVENT_COLUMNS = 'seq, event_id, type, created_at, status, attempts, deposit_id, delivered_at, payload, test';
+
+const present = (r: EventRow): EventRecord => ({
+  eventId: r.event_id,
+  type: r.type,
+  time: r.created_at.toISOString(),
+  status: r.status,
+  attempts: r.attempts,
+  depositId: r.deposit_id,
+  deliveredAt: r.delivered_at ? r.delivered_at.toISOString() : null,
+  payload: r.payload,
+  ...(r.test ? { test: true as const } : {}),
+});
+
+/** The cursor is the lowest position of the previous page, opaque to clients (base64url of the sequence number). */
+export const encodeCursor = (seq: string) => Buffer.from(`s:${seq}`).toString('base64url');
+export function decodeCursor(cursor: string): string | undefined {
+  const m = /^s:([1-9][0-9]{0,18})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  return m?.[1];
+}
+
+export interface EventFilter { since?: string; type?: WebhookType; status?: EventStatus; depositId?: string; limit: number; before?: string }
+
+/**
+ * Newest first by sequence. A page continues strictly below the previous page's lowest sequence, so events created
+ * while a client pages (always above it) never shift, repeat or hide what it has not read yet.
+ */
+export async function listEvents(db: DataSource, projectId: string, f: EventFilter): Promise<{ events: EventRecord[]; nextCursor: string | null }> {
+  const where = ['project_id = $1'];
+  const params: unknown[] = [projectId];
+  const add = (sql: string, value: unknown) => {
+    params.push(value);
+    where.push(sql.replace('?', `$${params.length}`));
+  };
+  if (f.before) add('seq < ?', f.before);
+  if (f.since) add('created_at >= ?', f.since);
+  if (f.type) add('type = ?', f.type);
+  if (f.status) add('status = ?', f.status);
+  if (f.depositId) add('deposit_id = ?', f.depositId);
+  params.push(f.limit + 1);
+  const rows: EventRow[] = await db.query(`SELECT ${EVENT_COLUMNS} FROM webhook_events WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT $${params.length}`, params);
+  const page = rows.slice(0, f.limit);
+  return { events: page.map(present), nextCursor: rows.length > f.limit ? encodeCursor(page[page.length - 1].seq) : null };
+}
+
+export interface DeliveryView { endpointId: string; url: string; status: EventStatus; attempts: number; nextAttemptAt: string | null; deliveredAt: string | null; lastError: string | null }
+export interface AttemptView { endpointId: string; round: number; attempt: number; at: string; statusCode: number | null; latencyMs: number; response: string | null; error: string | null }
+
+export async function getEvent(db: DataSource, projectId: string, eventId: string): Promise<(EventRecord & { deliveries: DeliveryView[]; attemptLog: AttemptView[] }) | undefined> {
+  const [row]: EventRow[] = await db.query(`SELECT ${EVENT_COLUMNS} FROM webhook_events WHERE project_id = $1 AND event_id = $2`, [projectId, eventId]);
+  if (!row) return undefined;
+  const [deliveries, attempts] = await Promise.all([
+    db.query(
+      `SELECT d.endpoint_id, e.url, d.status, d.attempts, d.next_attempt_at, d.delivered_at, d.last_error
+       FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id WHERE d.event_seq = $1 ORDER BY e.created_at`,
+      [row.seq],
+    ),
+    db.query(
+      `SELECT endpoint_id, round, attempt, attempted_at, status_code, latency_ms, response_body, error
+       FROM webhook_attempts WHERE event_seq = $1 ORDER BY attempted_at, round, attempt`,
+      [row.seq],
+    ),
+  ]);
+  const iso = (d: Date | null) => (d ? d.toISOString() : null);
+  return {
+    ...present(row),
+    deliveries: deliveries.map((d: Record<string, never>) => ({
+      endpointId: d.endpoint_id, url: d.url, status: d.status, attempts: d.attempts, nextAttemptAt: iso(d.next_attempt_at), deliveredAt: iso(d.delivered_at), lastError: d.last_error,
+    })),
+    attemptLog: attempts.map((a: Record<string, never>) => ({
+      endpointId: a.endpoint_id, round: a.round, attempt: a.attempt, at: iso(a.attempted_at), statusCode: a.status_code, latencyMs: a.latency_ms, response: a.response_body, error: a.error,
+    })),
+  };
+}
+
+export type Resend = { eventId: string; status: EventStatus; attempts: number } & ({ kind: 'nudge'; workflowId: string } | { kind: 'round'; start?: QueuedStart });
+
+/**
+ * Delivers a stored event again under its original eventId (so receivers' deduplication still holds). An event
+ * still pending is nudged: its waiting attempts happen now. A finished one gets a new round to today's endpoints.
+ */
+export async function resendEvent(db: DataSource, projectId: string, eventId: string, config: WebhookConfig): Promise<Resend | undefined> {
+  return db.transaction(async (tx) => {
+    const [row]: (EventRow & { round: number })[] = await tx.query(
+      `SELECT ${EVENT_COLUMNS}, round FROM webhook_events WHERE project_id = $1 AND event_id = $2 FOR UPDATE`,
+      [projectId, eventId],
+    );
+    if (!row) return undefined;
+    if (row.status === 'pending') return { kind: 'nudge', workflowId: deliveryWorkflowId(eventId, row.round), eventId, status: row.status, attempts: row.attempts };
+    const start = await openRound(tx, row.seq, eventId, projectId, row.type, row.round + 1, config);
+    return { kind: 'round', start, eventId, status: start ? 'pending' : 'failed', attempts: row.attempts };
+  });
+}
+
+/** Most events one replay reopens; the answer says how many it took, so a client can narrow the window and repeat. */
+export const REPLAY_LIMIT = 1000;
+
+/** Opens a new round for every failed event of the project created in [since, until). */
+export async function replayFailed(db: DataSource, projectId: string, since: string, until: string | undefined, config: WebhookConfig): Promise<QueuedStart[]> {
+  return db.transaction(async (tx) => {
+    const rows: { seq: string; event_id: string; type: string; round: number }[] = await tx.query(
+      `SELECT seq, event_id, type, round FROM webhook_events
+       WHERE project_id = $1 AND status = 'failed' AND created_at >= $2 AND ($3::timestamptz IS NULL OR created_at < $3)
+       ORDER BY seq LIMIT $4 FOR UPDATE`,
+      [projectId, since, until ?? null, REPLAY_LIMIT],
+    );
+    const starts: QueuedStart[] = [];
+    for (const r of rows) {
+      const start = await openRound(tx, r.seq, r.event_id, projectId, r.type, r.round + 1, config);
+      if (start) starts.push(start);
+    }
+    return starts;
+  });
+}

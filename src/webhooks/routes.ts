@@ -1,0 +1,180 @@
+import { randomUUID } from 'node:crypto';
+import type { Context } from 'koa';
+import { ApiError } from '../http/errors';
+import { defineRoute, type RouteDef } from '../http/route';
+import type { Services } from '../http/services';
+import type { QueuedStart } from '../outbox/outbox';
+import { retryNowSignal } from '../../workflows/webhook-delivery';
+import { addEndpoint, enableEndpoint, EndpointError, listEndpoints, removeEndpoint, rotateSecret } from './endpoints';
+import { decodeCursor, emitEvent, getEvent, listEvents, receiverCount, replayFailed, REPLAY_LIMIT, resendEvent } from './events';
+import * as schema from './schemas';
+import { testPayload } from './test-events';
+import type { EventStatus, WebhookType } from './types';
+
+/** Starts recorded with their transaction; one that fails now is left to the outbox sweeper. */
+async function startQueued(s: Services, starts: QueuedStart[]): Promise<void> {
+  for (const start of starts) {
+    s.metrics.workflowStarts.inc({ workflow: 'deliverWebhook' });
+    await s.outbox.start(start).catch((err) => s.logger.warn({ err, workflowId: start.workflowId }, 'webhook delivery start deferred to the outbox sweeper'));
+  }
+}
+
+async function endpointCall<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (e) {
+    if (e instanceof EndpointError) throw new ApiError(e.status, e.message);
+    throw e;
+  }
+}
+
+const project = (ctx: Context) => ctx.state.projectId as string;
+
+/** Under /deposit-processor: error bodies are `{error, code?, details?}` (src/http/middleware.ts). */
+export const webhookRoutes: RouteDef[] = [
+  defineRoute<{ type: WebhookType }, unknown, unknown>({
+    method: 'post',
+    path: '/webhooks/test',
+    summary: 'Create a test event of the given type (payload marked test) and deliver it to the endpoints that take the type',
+    tags: ['webhooks'],
+    auth: 'apiKey',
+    body: schema.testBody,
+    responses: { 200: { description: 'the event was recorded and its delivery started', schema: schema.testResponse } },
+    async handler(ctx, { body }, s) {
+      if (!(await receiverCount(s.db, project(ctx), body.type))) {
+        throw new ApiError(400, `No enabled webhook endpoint takes ${body.type} events`, { code: 'WEBHOOK_NO_ENDPOINT' });
+      }
+      const { depositId, payload } = testPayload(body.type);
+      const emitted = await s.db.transaction((tx) =>
+        emitEvent(tx, { projectId: project(ctx), type: body.type, idempotencyKey: `test:${randomUUID()}`, depositId, payload, test: true }, s.config.webhooks));
+      await startQueued(s, emitted.start ? [emitted.start] : []);
+      return { status: 200, body: { message: 'Test webhook event created', eventId: emitted.eventId } };
+    },
+  }),
+  defineRoute<unknown, { since?: string; type?: string; status?: EventStatus; depositId?: string; limit: number; cursor?: string }, unknown>({
+    method: 'get',
+    path: '/webhooks/events',
+    summary: "The project's webhook events, newest first, with cursor paging and filters",
+    tags: ['webhooks'],
+    auth: 'apiKey',
+    query: schema.listQuery,
+    responses: { 200: { description: 'a page of events', schema: schema.listResponse } },
+    async handler(ctx, { query }, s) {
+      const before = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+      if (query.cursor !== undefined && !before) {
+        throw new ApiError(400, 'query.cursor is not a cursor this API issued', { details: [{ message: 'is not a cursor this API issued', path: ['query', 'cursor'], code: 'cursor' }] });
+      }
+      const page = await listEvents(s.db, project(ctx), { ...query, type: query.type as WebhookType | undefined, before });
+      return { status: 200, body: page };
+    },
+  }),
+  defineRoute<unknown, unknown, { eventId: string }>({
+    method: 'get',
+    path: '/webhooks/events/{eventId}',
+    summary: 'One event with its deliveries (per endpoint) and every attempt',
+    tags: ['webhooks'],
+    auth: 'apiKey',
+    params: schema.eventParams,
+    responses: { 200: { description: 'the event', schema: schema.eventDetail }, 404: { description: 'no such event in this project' } },
+    async handler(ctx, { params }, s) {
+      const event = await getEvent(s.db, project(ctx), params.eventId);
+      if (!event) throw new ApiError(404, 'Webhook event not found');
+      return { status: 200, body: event };
+    },
+  }),
+  defineRoute<unknown, unknown, { eventId: string }>({
+    method: 'post',
+    path: '/webhooks/events/{eventId}/resend',
+    summary: 'Deliver an event again under its original eventId (a pending one is attempted now)',
+    tags: ['webhooks'],
+    auth: 'apiKey',
+    params: schema.eventParams,
+    responses: { 202: { description: 'redelivery under way', schema: schema.resendResponse }, 404: { description: 'no such event in this project' } },
+    async handler(ctx, { params }, s) {
+      const resend = await resendEvent(s.db, project(ctx), params.eventId, s.config.webhooks);
+      if (!resend) throw new ApiError(404, 'Webhook event not found');
+      if (resend.kind === 'nudge') {
+        // Not yet started (its start still queued): the first attempt is immediate anyway.
+        await s.temporal.workflow.getHandle(resend.workflowId).signal(retryNowSignal).catch((err) => s.logger.info({ err }, 'resend of an event not yet under way'));
+      } else {
+        await startQueued(s, resend.start ? [resend.start] : []);
+      }
+      const message = resend.status === 'pending' ? 'Webhook event redelivery started' : 'No enabled webhook endpoint takes this event type';
+      return { status: 202, body: { message, eventId: resend.eventId, status: resend.status, attempts: resend.attempts } };
+    },
+  }),
+  defineRoute<{ since: string; until?: string }, unknown, unknown>({
+    method: 'post',
+    path: '/webhooks/replay',
+    summary: `Deliver again every failed event created in [since, until) (at most ${REPLAY_LIMIT} per call, oldest first)`,
+    tags: ['webhooks'],
+    auth: 'apiKey',
+    body: schema.replayBody,
+    responses: { 202: { description: 'how many events were reopened', schema: schema.replayResponse } },
+    async handler(ctx, { body }, s) {
+      const starts = await replayFailed(s.db, project(ctx), body.since, body.until, s.config.webhooks);
+      void startQueued(s, starts); // recorded with the transaction: the answer need not wait for a thousand starts
+      return { status: 202, body: { message: `${starts.length} failed event(s) are being delivered again`, count: starts.length } };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/webhooks/endpoints',
+    summary: "The project's webhook endpoints and their health (disabled ones say why)",
+    tags: ['webhooks'],
+    auth: 'apiKey',
+    responses: { 200: { description: '{endpoints}', schema: { type: 'object', required: ['endpoints'], properties: { endpoints: { type: 'array', items: schema.endpoint } } } } },
+    async handler(ctx, _input, s) {
+      return { status: 200, body: { endpoints: await listEndpoints(s.db, project(ctx)) } };
+    },
+  }),
+  defineRoute<{ url: string; types?: WebhookType[] }, unknown, unknown>({
+    method: 'post',
+    path: '/webhooks/endpoints',
+    summary: 'Add an endpoint (all types unless `types` is given); the answer carries its signing secret, shown only here',
+    tags: ['webhooks'],
+    auth: 'apiKey',
+    body: schema.endpointBody,
+    responses: { 201: { description: 'the endpoint with its secret', schema: schema.endpointWithSecret }, 400: { description: 'url refused (scheme, or a non-public target)' } },
+    async handler(ctx, { body }, s) {
+      return { status: 201, body: await endpointCall(() => addEndpoint(s.db, project(ctx), body.url, body.types ?? null, s.config.webhooks)) };
+    },
+  }),
+  defineRoute<unknown, unknown, { endpointId: string }>({
+    method: 'delete',
+    path: '/webhooks/endpoints/{endpointId}',
+    summary: 'Remove an endpoint; deliveries to it stop at their next attempt',
+    tags: ['webhooks'],
+    auth: 'apiKey',
+    params: schema.endpointParams,
+    responses: { 200: { description: '{message}' }, 404: { description: 'no such endpoint in this project' } },
+    async handler(ctx, { params }, s) {
+      await endpointCall(() => removeEndpoint(s.db, project(ctx), params.endpointId));
+      return { status: 200, body: { message: 'Webhook endpoint removed' } };
+    },
+  }),
+  defineRoute<unknown, unknown, { endpointId: string }>({
+    method: 'post',
+    path: '/webhooks/endpoints/{endpointId}/rotate-secret',
+    summary: 'Replace the signing secret; the previous one keeps signing alongside for the configured overlap',
+    tags: ['webhooks'],
+    auth: 'apiKey',
+    params: schema.endpointParams,
+    responses: { 200: { description: 'the endpoint with its new secret', schema: schema.endpointWithSecret }, 404: { description: 'no such endpoint in this project' } },
+    async handler(ctx, { params }, s) {
+      return { status: 200, body: await endpointCall(() => rotateSecret(s.db, project(ctx), params.endpointId, s.config.webhooks.secretOverlapSeconds)) };
+    },
+  }),
+  defineRoute<unknown, unknown, { endpointId: string }>({
+    method: 'post',
+    path: '/webhooks/endpoints/{endpointId}/enable',
+    summary: 'Enable a disabled endpoint again (then replay what failed meanwhile)',
+    tags: ['webhooks'],
+    auth: 'apiKey',
+    params: schema.endpointParams,
+    responses: { 200: { description: 'the endpoint', schema: schema.endpoint }, 404: { description: 'no such endpoint in this project' } },
+    async handler(ctx, { params }, s) {
+      return { status: 200, body: await endpointCall(() => enableEndpoint(s.db, project(ctx), params.endpointId)) };
+    },
+  }),
+];

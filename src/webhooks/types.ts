@@ -1,0 +1,35 @@
+/** The webhook types of the spec (Events → Webhook types); an emitter may only use these. */
+export const WEBHOOK_TYPES = [
+  'deposit-received',
+  'bridge-started',
+  'bridge-delayed',
+  'bridge-complete',
+  'bridge-failed',
+  'deposit-rejected',
+  'deposit-delayed',
+  'deposit-refunded',
+  'onramp-order',
+] as const;
+export type WebhookType = (typeof WEBHOOK_TYPES)[number];
+
+export const EVENT_STATUSES = ['pending', 'delivered', 'failed'] as const;
+export type EventStatus = (typeof EVENT_STATUSES)[number];
+
+/** What the delivery workflow needs, fixed when the round is queued so a configuration change never alters a running one. */
+export interface DeliveryPlan {
+  eventId: string;
+  round: number;
+  endpointIds: string[];
+  retryDelaysSeconds: number[];
+  timeoutSeconds: number;
+}
+
+/** One attempt's outcome as the workflow sees it. */
+export type AttemptOutcome =
+  | 'delivered'
+  /** failed; try again on the schedule (or give up if this was the last attempt) */
+  | 'retry'
+  /** the endpoint was disabled or removed, or answered 410 Gone: no more attempts */
+  | 'stopped'
+  /** this process already has its share of attempts in flight to the endpoint: not attempted, not counted */
+  | 'busy';
