@@ -9,6 +9,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import net from 'node:net';
+import http from 'node:http';
+import { once } from 'node:events';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
@@ -184,6 +186,7 @@ async function main() {
     fillLatencies.push(performance.now() - t);
   }
   fillLatencies.sort((a, b) => a - b);
+  const webhooks = await benchWebhooks(url, headers, results);
   const rss = { api: processRss(apiProcess.pid!), worker: processRss(worker.pid!) };
 
   // Where the time goes: each route's domain steps timed one by one in this process, against the same DB and Temporal.
@@ -215,9 +218,70 @@ async function main() {
   steps['submit: start the lifecycle (workflow start, outbox row cleared)'] = await median(starts.length, (i) => services.outbox.start(starts[i]));
   steps['indexer: one-event batch transaction (record, apply, queue signals)'] = await median(60, (i) => ingestEvents(db, [balance(spare[i].address, String(100_000 + i)) as never], rt.defaultLockTag));
 
-  const lines = report(results, { eventsPerSecond, fillP50: percentile(fillLatencies, 50), fillP99: percentile(fillLatencies, 99), rss, steps });
+  const lines = [...report(results, { eventsPerSecond, fillP50: percentile(fillLatencies, 50), fillP99: percentile(fillLatencies, 99), rss, steps }), ...webhooks];
   console.log(lines.join('\n'));
   fs.writeFileSync(path.join(projectRoot, 'bench', 'RESULTS.md'), lines.join('\n') + '\n');
+}
+
+/**
+ * Webhooks: POST /deposit-processor/webhooks/test emits events (each recorded, its delivery workflow started) at 1
+ * and 8 clients to a receiver in this process that answers 200; measured: emits per second, deliveries per second
+ * (first emit → last arrival), and event created → first attempt arriving at the receiver, beside a bare workflow
+ * start at the same concurrency.
+ */
+async function benchWebhooks(url: string, headers: Record<string, string>, results: Result[]): Promise<string[]> {
+  const arrivals = new Map<string, number>();
+  const created = new Map<string, number>();
+  const receiver = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const id = String(req.headers['webhook-id']);
+      if (!arrivals.has(id)) arrivals.set(id, Date.now());
+      created.set(id, Date.parse((JSON.parse(Buffer.concat(chunks).toString('utf8')) as { timestamp: string }).timestamp));
+      res.end('{"ok":true}');
+    });
+  }).listen(0, '127.0.0.1');
+  await once(receiver, 'listening');
+  cleanup.push(() => void receiver.close());
+  const res = await fetch(`${url}/deposit-processor/webhooks/endpoints`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook` }),
+  });
+  if (res.status !== 201) throw new Error(`endpoint: ${res.status} ${await res.text()}`);
+
+  const rows: string[] = [];
+  for (const c of [1, 8]) {
+    const ids: string[] = [];
+    const first = Date.now();
+    const emit = await measure('POST /deposit-processor/webhooks/test (emit)', c, REQUESTS, async () => {
+      const r = await fetch(`${url}/deposit-processor/webhooks/test`, { method: 'POST', headers, body: JSON.stringify({ type: 'deposit-received' }) });
+      if (r.status !== 200) throw new Error(`webhooks/test: ${r.status} ${await r.text()}`);
+      ids.push(((await r.json()) as { eventId: string }).eventId);
+    });
+    results.push(emit);
+    await waitFor('every webhook delivered', async () => ids.every((id) => arrivals.has(id)), 120_000);
+    const last = Math.max(...ids.map((id) => arrivals.get(id)!));
+    const latency = ids.map((id) => arrivals.get(id)! - created.get(id)!).sort((a, b) => a - b);
+    const start = results.find((r) => r.concurrency === c && r.name.includes('workflow start'))!;
+    rows.push(
+      `| ${c} | ${emit.rps.toFixed(0)} | ${(ids.length / ((last - first) / 1000)).toFixed(0)} | ${start.rps.toFixed(0)} | ${(emit.rps / start.rps).toFixed(2)} | ` +
+        `${percentile(latency, 50).toFixed(0)} / ${percentile(latency, 99).toFixed(0)} | ${start.p50.toFixed(1)} / ${start.p99.toFixed(1)} |`,
+    );
+  }
+  return [
+    '',
+    '## Webhooks',
+    '',
+    'Events emitted through `POST /deposit-processor/webhooks/test` (record the event and its delivery, start its workflow)',
+    'to one endpoint, a receiver in the benchmark process answering 200. Created → first attempt is the receiver\'s arrival',
+    "time minus the event's creation time (whole milliseconds; both clocks are this machine's).",
+    '',
+    '| clients | events emitted/s | events delivered/s | baseline: bare workflow starts/s | emitted/s vs starts/s | created → first attempt p50 / p99 ms | baseline: workflow start p50 / p99 ms |',
+    '|---|---|---|---|---|---|---|',
+    ...rows,
+  ];
 }
 
 function secretsEnv(rt: ReturnType<typeof loadRuntime>) {
