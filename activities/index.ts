@@ -6,6 +6,9 @@ import type { IntentEvent, IntentStatus } from '../workflows/intent-state';
 import type { WithdrawalClaim } from '../workflows/withdrawal';
 import { finishWithdrawal } from '../src/withdrawals/allocate';
 import { attemptDelivery, EndpointSlots, type AttemptInput } from '../src/webhooks/deliver';
+import { recordVerification } from '../src/compliance/store';
+import type { ProviderState } from '../src/compliance/provider';
+import type { QueuedStart } from '../src/outbox/outbox';
 
 export interface ActivityDeps { db: DataSource; config: Config; outbox: Outbox }
 
@@ -13,11 +16,17 @@ export interface ActivityDeps { db: DataSource; config: Config; outbox: Outbox }
 export function createActivities(deps: ActivityDeps) {
   const { db } = deps;
   const slots = new EndpointSlots(deps.config.webhooks.endpointConcurrency);
+  /** The webhook a recorded change emitted is started now; if that fails the outbox sweeper starts it. */
+  const started = async (start: QueuedStart | undefined) => {
+    if (start) await deps.outbox.start(start).catch(() => undefined);
+  };
   return {
     recordTransition: (id: string, status: IntentStatus, event?: IntentEvent) => recordTransition(db, id, status, event),
     releaseIntent: (id: string) => releaseIntent(db, id),
     finishWithdrawal: (nonce: string, status: 'CLAIMED' | 'EXPIRED', claim?: WithdrawalClaim) => finishWithdrawal(db, nonce, status, claim),
     sweepOutbox: (graceSeconds: number) => deps.outbox.sweep(graceSeconds),
+    recordVerificationStatus: async (id: string, status: ProviderState) => started(await recordVerification(db, id, { status }, deps.config.webhooks)),
+    markVerificationStale: async (id: string) => started(await recordVerification(db, id, { stale: true }, deps.config.webhooks)),
     attemptWebhook: (a: AttemptInput) => attemptDelivery(db, deps.config.webhooks, slots, a),
   };
 }

@@ -30,7 +30,24 @@ export interface Config {
     arbiter: `0x${string}`;
   };
   webhooks: WebhookConfig;
+  compliance: ComplianceConfig;
   secrets: Partial<Secrets>;
+}
+
+export interface ComplianceConfig {
+  /** which identity provider hosts verification; `none` answers 503 */
+  provider: 'sandbox' | 'persona' | 'none';
+  /** a switch that answers 503 to new verification calls (e.g. during a provider incident) */
+  paused: boolean;
+  /** how long a hosted verification link is offered for */
+  linkTtlSeconds: number;
+  /** a verification pending (waiting for the customer or in review) this long is marked stale and reported */
+  pendingTimeoutSeconds: number;
+  /** CSP frame-ancestors of the sandbox's hosted page: the origins that may embed it */
+  frameAncestors: string;
+  /** this API's public base URL, for hosted links and provider callbacks (default: the request's own origin) */
+  publicUrl?: string;
+  persona: { apiUrl: string; apiKey?: string; templateId?: string; webhookSecret?: string };
 }
 
 export interface WebhookConfig {
@@ -53,6 +70,8 @@ export interface WebhookConfig {
 
 export interface Secrets {
   indexerApiKey: string;
+  /** signs compliance session bearers (HS256) */
+  complianceSessionKey: string;
   orchestratorPrivateKey: `0x${string}`;
   allocatorPrivateKey: `0x${string}`;
 }
@@ -86,6 +105,19 @@ function seconds(env: NodeJS.ProcessEnv, name: string, fallback: string): number
     throw new ConfigError(`${name} must be up to 30 comma-separated whole seconds (each at most a week), got "${raw}"`);
   }
   return values;
+}
+
+function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, values: readonly T[], fallback: T): T {
+  const raw = env[name] || fallback;
+  if (!values.includes(raw as T)) throw new ConfigError(`${name} must be one of ${values.join(', ')}, got "${raw}"`);
+  return raw as T;
+}
+
+function sessionKey(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const raw = env[name];
+  if (!raw) return undefined;
+  if (raw.length < 32) throw new ConfigError(`${name} must be at least 32 characters (an HS256 key)`);
+  return raw;
 }
 
 function privateKey(env: NodeJS.ProcessEnv, name: string): `0x${string}` | undefined {
@@ -153,8 +185,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       concurrency: int(env, 'WEBHOOK_CONCURRENCY', 200, 1, 10_000),
       endpointConcurrency: int(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 10, 1, 1000),
     },
+    compliance: {
+      provider: oneOf(env, 'COMPLIANCE_PROVIDER', ['sandbox', 'persona', 'none'] as const, nodeEnv === 'production' ? 'none' : 'sandbox'),
+      paused: bool(env, 'COMPLIANCE_SESSIONS_PAUSED', false),
+      linkTtlSeconds: int(env, 'COMPLIANCE_LINK_TTL_SECONDS', 600, 30, 86_400),
+      pendingTimeoutSeconds: int(env, 'COMPLIANCE_PENDING_TIMEOUT_SECONDS', 7 * 86_400, 1, 90 * 86_400),
+      frameAncestors: env.COMPLIANCE_FRAME_ANCESTORS || "'self' http://localhost:* http://127.0.0.1:*",
+      publicUrl: env.PUBLIC_URL ? env.PUBLIC_URL.replace(/\/+$/, '') : undefined,
+      persona: {
+        apiUrl: env.PERSONA_API_URL || 'https://withpersona.com/api/v1',
+        apiKey: env.PERSONA_API_KEY || undefined,
+        templateId: env.PERSONA_TEMPLATE_ID || undefined,
+        webhookSecret: env.PERSONA_WEBHOOK_SECRET || undefined,
+      },
+    },
     secrets: {
       indexerApiKey: env.INDEXER_API_KEY || undefined,
+      complianceSessionKey: sessionKey(env, 'COMPLIANCE_SESSION_KEY'),
       orchestratorPrivateKey: privateKey(env, 'ORCHESTRATOR_PRIVATE_KEY'),
       allocatorPrivateKey: privateKey(env, 'ALLOCATOR_PRIVATE_KEY'),
     },
@@ -174,6 +221,7 @@ export function toEnv(config: Config, secrets: Secrets): Record<string, string> 
     OUTBOX_SWEEP_SECONDS: String(config.outbox.sweepSeconds),
     OUTBOX_GRACE_SECONDS: String(config.outbox.graceSeconds),
     INDEXER_API_KEY: secrets.indexerApiKey,
+    COMPLIANCE_SESSION_KEY: secrets.complianceSessionKey,
     ORCHESTRATOR_PRIVATE_KEY: secrets.orchestratorPrivateKey,
     ALLOCATOR_PRIVATE_KEY: secrets.allocatorPrivateKey,
   };

@@ -6,12 +6,15 @@ import { Config, ConfigError, Secrets } from './config';
 
 const NAMES: Record<keyof Secrets, string> = {
   indexerApiKey: 'INDEXER_API_KEY',
+  complianceSessionKey: 'COMPLIANCE_SESSION_KEY',
   orchestratorPrivateKey: 'ORCHESTRATOR_PRIVATE_KEY',
   allocatorPrivateKey: 'ALLOCATOR_PRIVATE_KEY',
 };
 
 function generate(name: keyof Secrets): string {
-  return name === 'indexerApiKey' ? `idx_${randomBytes(24).toString('hex')}` : generatePrivateKey();
+  if (name === 'indexerApiKey') return `idx_${randomBytes(24).toString('hex')}`;
+  if (name === 'complianceSessionKey') return randomBytes(32).toString('base64url');
+  return generatePrivateKey();
 }
 
 /**

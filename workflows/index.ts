@@ -2,3 +2,4 @@ export { intentLifecycle } from './intent-lifecycle';
 export { sweepOutbox } from './sweep-outbox';
 export { holdWithdrawal } from './withdrawal';
 export { deliverWebhook } from './webhook-delivery';
+export { verifyCustomer } from './verification';

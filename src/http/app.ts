@@ -7,6 +7,8 @@ import { withdrawalRoutes } from '../withdrawals/routes';
 import { opsRoutes } from '../ops/routes';
 import { currentPortfolioRoute, legacyPortfolioRoute } from '../portfolio/routes';
 import { webhookRoutes } from '../webhooks/routes';
+import { complianceRoutes } from '../compliance/routes';
+import { sessionAuth } from '../compliance/session-auth';
 import { Host, openApiDocument } from './openapi';
 import { apiKeyAuth, apiVersion, errors, indexerAuth, observe } from './middleware';
 import { Auth, mount } from './route';
@@ -20,7 +22,7 @@ export function hosts(): Host[] {
   return [
     { prefix: '', name: 'current', routes: [...opsRoutes, currentPortfolioRoute, ...intentRoutes, ...withdrawalRoutes, ...indexerRoutes] },
     { prefix: '/legacy', name: 'legacy', routes: [legacyPortfolioRoute] },
-    { prefix: '/deposit-processor', name: 'deposit-processor', routes: [...webhookRoutes] },
+    { prefix: '/deposit-processor', name: 'deposit-processor', routes: [...webhookRoutes, ...complianceRoutes] },
   ];
 }
 
@@ -29,6 +31,7 @@ export function createApp(services: Services): Koa {
   const auth: Record<Auth, Middleware> = {
     apiKey: apiKeyAuth(services),
     indexerKey: indexerAuth(services),
+    session: sessionAuth(services),
     none: (_ctx, next) => next(),
   };
   const all = hosts();

@@ -37,7 +37,7 @@ export function openApiDocument(hosts: Host[], version: string) {
   for (const host of hosts) {
     for (const r of host.routes) {
       const path = `${host.prefix}${r.path}`;
-      const security = r.auth === 'apiKey' ? [{ apiKey: [] }] : r.auth === 'indexerKey' ? [{ indexerKey: [] }] : [];
+      const security = r.auth === 'none' ? [] : [{ [r.auth]: [] }];
       paths[path] ??= {};
       paths[path][r.method] = {
         summary: r.summary,
@@ -62,6 +62,7 @@ export function openApiDocument(hosts: Host[], version: string) {
       securitySchemes: {
         apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
         indexerKey: { type: 'apiKey', in: 'header', name: 'x-indexer-key' },
+        session: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'a compliance customer session (POST /deposit-processor/compliance/sessions), 15 minutes' },
       },
     },
     paths,

@@ -4,7 +4,8 @@ import { bodyAjv, paramAjv, Schema } from './schema';
 import { Location, validationError } from './errors';
 import type { Services } from './services';
 
-export type Auth = 'apiKey' | 'indexerKey' | 'none';
+/** `session`: a compliance customer's browser bearer (src/compliance/session-auth.ts). */
+export type Auth = 'apiKey' | 'indexerKey' | 'session' | 'none';
 
 export interface RouteInput<B, Q, P> { body: B; query: Q; params: P }
 

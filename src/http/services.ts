@@ -9,6 +9,10 @@ import { ApiKeyStore } from '../projects/api-keys';
 import { Outbox } from '../outbox/outbox';
 import { NonceBlock } from '../ledger/nonces';
 import type { Runtime } from '../runtime';
+import { ConfigError } from '../config';
+import type { VerificationProvider } from '../compliance/provider';
+import { SandboxProvider } from '../compliance/sandbox';
+import { PersonaProvider } from '../compliance/persona';
 
 /** What handlers may use: the DB for reads, Temporal for lifecycles, and read-only configuration. */
 export interface Services {
@@ -29,9 +33,27 @@ export interface Services {
   allocator: PrivateKeyAccount;
   /** quote nonces, a block of sequence values at a time */
   nonces: NonceBlock;
+  /** the time, injectable so tests can move it (session expiry) without sleeping */
+  clock: () => Date;
+  /** signs compliance session bearers */
+  complianceSessionKey: string;
+  /** the configured identity provider; undefined when COMPLIANCE_PROVIDER=none */
+  compliance?: VerificationProvider;
+}
+
+function complianceProvider(rt: Runtime, db: DataSource, clock: () => Date): VerificationProvider | undefined {
+  const c = rt.config.compliance;
+  if (c.provider === 'sandbox') return new SandboxProvider(db, rt.secrets.complianceSessionKey, c.linkTtlSeconds, clock);
+  if (c.provider === 'persona') {
+    const { apiKey, templateId, webhookSecret, apiUrl } = c.persona;
+    if (!apiKey || !templateId || !webhookSecret) throw new ConfigError('COMPLIANCE_PROVIDER=persona needs PERSONA_API_KEY, PERSONA_TEMPLATE_ID and PERSONA_WEBHOOK_SECRET');
+    return new PersonaProvider({ apiKey, templateId, webhookSecret, apiUrl }, clock);
+  }
+  return undefined;
 }
 
 export function createServices(rt: Runtime, db: DataSource, temporal: Client, logger: Logger): Services {
+  const clock = () => new Date();
   return {
     config: rt.config,
     db,
@@ -48,5 +70,8 @@ export function createServices(rt: Runtime, db: DataSource, temporal: Client, lo
     orchestrator: privateKeyToAccount(rt.secrets.orchestratorPrivateKey),
     allocator: privateKeyToAccount(rt.secrets.allocatorPrivateKey),
     nonces: new NonceBlock(db),
+    clock,
+    complianceSessionKey: rt.secrets.complianceSessionKey,
+    compliance: complianceProvider(rt, db, clock),
   };
 }

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { WebhookType } from './types';
 
 const hex = (bytes: number) => `0x${randomBytes(bytes).toString('hex')}`;
@@ -56,6 +56,17 @@ export function testPayload(type: WebhookType): { depositId: string | null; payl
         exchange: null,
       };
     },
+    'verification-updated': () => ({
+      verificationId: randomUUID(),
+      customerId: `cus_test_${randomBytes(4).toString('hex')}`,
+      currency: 'EUR',
+      provider: 'sandbox',
+      status: 'completed',
+      inReview: false,
+      stale: false,
+      updatedAt: new Date().toISOString(),
+    }),
   };
-  return { depositId: type === 'onramp-order' ? null : depositId, payload: payloads[type]() };
+  const aboutDeposit = !['onramp-order', 'verification-updated'].includes(type);
+  return { depositId: aboutDeposit ? depositId : null, payload: payloads[type]() };
 }

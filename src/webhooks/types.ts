@@ -1,4 +1,4 @@
-/** The webhook types of the spec (Events → Webhook types); an emitter may only use these. */
+/** The webhook types: the spec's nine (Events → Webhook types) and `verification-updated` (compliance). */
 export const WEBHOOK_TYPES = [
   'deposit-received',
   'bridge-started',
@@ -9,6 +9,7 @@ export const WEBHOOK_TYPES = [
   'deposit-delayed',
   'deposit-refunded',
   'onramp-order',
+  'verification-updated',
 ] as const;
 export type WebhookType = (typeof WEBHOOK_TYPES)[number];
 

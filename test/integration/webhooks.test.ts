@@ -1,11 +1,11 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { projectRoot, waitFor } from '../../src/dev/processes';
-import { createProject } from '../../src/projects/api-keys';
 import { emitEvent } from '../../src/webhooks/events';
 import { WEBHOOK_TYPES, type WebhookType } from '../../src/webhooks/types';
 import { Api, call, killWorkers, startApi, startWorker } from '../support/harness';
 import { Receiver } from '../support/receiver';
+import { newProject, subscribe, type Project } from '../support/projects';
 
 const DP = '/deposit-processor';
 let api: Api;
@@ -19,26 +19,12 @@ afterAll(async () => {
   await api.close();
 });
 
-/** A fresh project, so each test sees only its own endpoints and events. */
-async function project(name = 'webhooks') {
-  const { apiKey, projectId } = await createProject(api.db, name);
-  return { ...api, apiKey, projectId };
-}
-type Project = Awaited<ReturnType<typeof project>>;
+const project = (name = 'webhooks') => newProject(api, name);
 
 async function receiver(behaviour?: ConstructorParameters<typeof Receiver>[1]): Promise<Receiver> {
   const r = await new Receiver([], behaviour).start();
   receivers.push(r);
   return r;
-}
-
-/** Adds the receiver as an endpoint through the API and gives it the secret the API answered. */
-async function subscribe(p: Project, r: Receiver, types?: WebhookType[]) {
-  const res = await call(p, 'POST', `${DP}/webhooks/endpoints`, { body: { url: r.url, ...(types ? { types } : {}) } });
-  expect(res.status).toBe(201);
-  expect(res.json.secret).toMatch(/^whsec_/);
-  r.secrets.push(res.json.secret);
-  return res.json as { id: string; secret: string };
 }
 
 const sendTest = async (p: Project, type: WebhookType = 'deposit-received') => {

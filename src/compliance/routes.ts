@@ -1,0 +1,209 @@
+import type { Context } from 'koa';
+import { ApiError } from '../http/errors';
+import { defineRoute, type RouteDef } from '../http/route';
+import { address, type Schema } from '../http/schema';
+import type { Services } from '../http/services';
+import { CallbackRejected, ProviderFailed, ProviderRefused, type Applicant } from './provider';
+import { hostedPage, SandboxConflict, SandboxProvider, type Decision } from './sandbox';
+import type { SessionClaims } from './session-token';
+import { acceptCallback, createSession, findVerification, recordApplicant, resolveCustomer, revokeSession, wireStatus, type Currency, type CustomerDetails } from './store';
+
+const dateTime: Schema = { type: 'string', format: 'date-time' };
+const sessionBody: Schema = {
+  type: 'object',
+  required: ['customerId'],
+  additionalProperties: false,
+  properties: {
+    customerId: { type: 'string', minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9._:@-]+$', description: "your own id for the customer" },
+    account: { ...address, description: "optional: the customer's account; an account belongs to the first customer that names it" },
+    email: { type: 'string', format: 'email', maxLength: 254, description: 'optional, passed to the provider' },
+    country: { type: 'string', pattern: '^[A-Za-z]{2}$', description: 'optional ISO 3166-1 alpha-2, passed to the provider' },
+  },
+};
+const verificationSession: Schema = {
+  type: 'object',
+  required: ['id', 'status', 'expiresAt'],
+  additionalProperties: false,
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    status: { type: 'string', enum: ['pending', 'completed', 'failed'] },
+    expiresAt: { ...dateTime, description: "when the hosted link expires; without a link, when the customer's session does" },
+    nextAction: {
+      type: 'object',
+      required: ['type', 'url', 'presentation'],
+      additionalProperties: false,
+      properties: { type: { const: 'hosted' }, url: { type: 'string', format: 'uri' }, presentation: { const: 'iframe' } },
+    },
+  },
+};
+const decisionBody = (decisions: Decision[]): Schema => ({ type: 'object', required: ['decision'], additionalProperties: false, properties: { decision: { type: 'string', enum: decisions } } });
+
+const origin = (ctx: Context, s: Services) => s.config.compliance.publicUrl ?? `${ctx.protocol}://${ctx.host}`;
+
+function sandbox(s: Services): SandboxProvider {
+  if (!(s.compliance instanceof SandboxProvider)) throw new ApiError(404, 'The sandbox provider is not enabled');
+  return s.compliance;
+}
+
+async function decide(s: Services, ctx: Context, applicant: Awaited<ReturnType<SandboxProvider['applicantOfLink']>>, decision: Decision) {
+  if (!applicant) throw new ApiError(404, 'This verification link is invalid or has expired');
+  try {
+    return { status: 200, body: { applicantId: applicant.id, state: await sandbox(s).decide(applicant, decision, origin(ctx, s)) } };
+  } catch (e) {
+    if (e instanceof SandboxConflict) throw new ApiError(409, e.message);
+    if (e instanceof ProviderFailed) throw new ApiError(502, e.message);
+    throw e;
+  }
+}
+
+/** Under /deposit-processor: error bodies are `{error, code?, details?}`. README: Compliance. */
+export const complianceRoutes: RouteDef[] = [
+  defineRoute<CustomerDetails, unknown, unknown>({
+    method: 'post',
+    path: '/compliance/sessions',
+    summary: "Mint a 15-minute browser session (JWT bearer) for one of the project's customers; call it from your backend only",
+    tags: ['compliance'],
+    auth: 'apiKey',
+    body: sessionBody,
+    responses: { 201: { description: '{sessionId, token, expiresAt}' } },
+    async handler(ctx, { body }, s) {
+      const minted = await createSession(s.db, ctx.state.projectId, body, s.complianceSessionKey, s.clock());
+      return { status: 201, body: { sessionId: minted.sessionId, token: minted.token, expiresAt: minted.expiresAt.toISOString() } };
+    },
+  }),
+  defineRoute<unknown, unknown, { sessionId: string }>({
+    method: 'delete',
+    path: '/compliance/sessions/{sessionId}',
+    summary: 'Revoke a session before it expires',
+    tags: ['compliance'],
+    auth: 'apiKey',
+    params: { type: 'object', required: ['sessionId'], properties: { sessionId: { type: 'string', format: 'uuid' } } },
+    responses: { 200: { description: '{message}' }, 404: { description: 'no such session in this project' } },
+    async handler(ctx, { params }, s) {
+      if (!(await revokeSession(s.db, ctx.state.projectId, params.sessionId))) throw new ApiError(404, 'Session not found');
+      return { status: 200, body: { message: 'Session revoked' } };
+    },
+  }),
+  defineRoute<{ currency: Currency }, unknown, unknown>({
+    method: 'post',
+    path: '/compliance/verification',
+    summary: "Create or resume provider-hosted verification for the session's customer (browser route, bearer only)",
+    tags: ['compliance'],
+    auth: 'session',
+    body: { type: 'object', required: ['currency'], additionalProperties: false, properties: { currency: { type: 'string', enum: ['EUR', 'USD'] } } },
+    responses: {
+      200: { description: 'hosted verification session', schema: verificationSession },
+      403: { description: 'the session does not match the resolved customer, or the provider refused the customer' },
+      500: { description: 'failed to create the verification session' },
+      502: { description: 'the provider rejected or failed the request' },
+      503: { description: 'no provider configured, or sessions paused' },
+    },
+    async handler(ctx, { body }, s) {
+      const session = ctx.state.session as SessionClaims;
+      if (s.config.compliance.paused) throw new ApiError(503, 'Verification sessions are paused');
+      if (!s.compliance) throw new ApiError(503, 'No verification provider is configured');
+      const customer = await resolveCustomer(s.db, session);
+      if (customer.mismatch) throw new ApiError(403, 'Session does not match the customer');
+      const existing = await findVerification(s.db, session.projectId, session.customerId, body.currency);
+      const answer = (id: string, state: Applicant['state'], link?: Applicant['link']) => ({
+        status: 200,
+        body: {
+          id,
+          status: wireStatus(state),
+          expiresAt: (link?.expiresAt ?? session.expiresAt).toISOString(),
+          ...(link && state === 'needs_input' ? { nextAction: { type: 'hosted', url: link.url, presentation: 'iframe' } } : {}),
+        },
+      });
+      // Decided or in review: nothing for the customer to do, and no call to the provider.
+      if (existing && existing.status !== 'needs_input') return answer(existing.id, existing.status);
+      let applicant: Applicant;
+      try {
+        applicant = await s.compliance.createOrResume({
+          applicantId: existing?.provider === s.compliance.name ? existing.applicant_id : undefined,
+          reference: `${session.projectId}:${session.customerId}:${body.currency}`,
+          currency: body.currency,
+          email: customer.email,
+          country: customer.country,
+          origin: origin(ctx, s),
+        });
+      } catch (e) {
+        if (e instanceof ProviderRefused) throw new ApiError(403, e.message);
+        if (e instanceof ProviderFailed) throw new ApiError(502, e.message);
+        s.logger.error({ err: e, traceId: ctx.state.traceId }, 'verification provider call failed');
+        throw new ApiError(500, 'Failed to create the verification session');
+      }
+      const recorded = await recordApplicant(s.db, session.projectId, session.customerId, body.currency, s.compliance.name, applicant, s.config.compliance.pendingTimeoutSeconds);
+      if (recorded.start) await s.outbox.start(recorded.start).catch((err) => s.logger.warn({ err }, 'verification start deferred to the outbox sweeper'));
+      return answer(recorded.id, applicant.state, applicant.link);
+    },
+  }),
+  defineRoute<unknown, unknown, { provider: string }>({
+    method: 'post',
+    path: '/compliance/callbacks/{provider}',
+    summary: "The identity provider's signed status callbacks (recorded once each, then applied by the verification's lifecycle)",
+    tags: ['compliance'],
+    auth: 'none',
+    params: { type: 'object', required: ['provider'], properties: { provider: { type: 'string', enum: ['sandbox', 'persona'] } } },
+    responses: { 200: { description: '{received: true}' }, 401: { description: 'bad signature' } },
+    async handler(ctx, { params }, s) {
+      if (s.compliance?.name !== params.provider) throw new ApiError(404, `Provider ${params.provider} is not configured`);
+      const raw = (ctx.request as unknown as { rawBody?: string }).rawBody ?? '';
+      let accepted;
+      try {
+        accepted = await acceptCallback(s.db, params.provider, s.compliance.verifyCallback(raw, ctx.headers));
+      } catch (e) {
+        if (e instanceof CallbackRejected) throw new ApiError(e.status, e.message);
+        throw e;
+      }
+      if (accepted.signals.length) await s.outbox.deliver(accepted.signals).catch((err) => s.logger.warn({ err }, 'verification signal deferred to the outbox sweeper'));
+      // Unknown applicants are acknowledged too (a provider account may serve other systems), so they are not retried.
+      return { status: 200, body: { received: true, known: accepted.known } };
+    },
+  }),
+  defineRoute<unknown, unknown, { token: string }>({
+    method: 'get',
+    path: '/compliance/sandbox/hosted/{token}',
+    summary: "The sandbox provider's hosted verification page (framable only by COMPLIANCE_FRAME_ANCESTORS)",
+    tags: ['compliance', 'sandbox'],
+    auth: 'none',
+    params: { type: 'object', required: ['token'], properties: { token: { type: 'string', minLength: 1, maxLength: 2048 } } },
+    responses: { 200: { description: 'text/html' }, 404: { description: 'invalid or expired link' } },
+    async handler(ctx, { params }, s) {
+      const applicant = await sandbox(s).applicantOfLink(params.token);
+      if (!applicant) throw new ApiError(404, 'This verification link is invalid or has expired');
+      ctx.set('content-security-policy', `frame-ancestors ${s.config.compliance.frameAncestors}; default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'`);
+      ctx.set('cache-control', 'no-store');
+      ctx.set('referrer-policy', 'no-referrer');
+      ctx.type = 'html';
+      return { status: 200, body: hostedPage(applicant) };
+    },
+  }),
+  defineRoute<{ decision: Decision }, unknown, { token: string }>({
+    method: 'post',
+    path: '/compliance/sandbox/hosted/{token}/decision',
+    summary: "The sandbox hosted page's buttons: approve, reject or needs review (sends the provider callback)",
+    tags: ['compliance', 'sandbox'],
+    auth: 'none',
+    params: { type: 'object', required: ['token'], properties: { token: { type: 'string', minLength: 1, maxLength: 2048 } } },
+    body: decisionBody(['approve', 'reject', 'review']),
+    responses: { 200: { description: '{applicantId, state}' }, 404: { description: 'invalid or expired link' }, 409: { description: 'already decided' } },
+    async handler(ctx, { params, body }, s) {
+      return decide(s, ctx, await sandbox(s).applicantOfLink(params.token), body.decision);
+    },
+  }),
+  defineRoute<{ decision: Decision }, unknown, { applicantId: string }>({
+    method: 'post',
+    path: '/compliance/sandbox/applicants/{applicantId}/review',
+    summary: "The sandbox reviewer's decision on an applicant in review (approve or reject)",
+    tags: ['compliance', 'sandbox'],
+    auth: 'apiKey',
+    params: { type: 'object', required: ['applicantId'], properties: { applicantId: { type: 'string', minLength: 1, maxLength: 64 } } },
+    body: decisionBody(['approve', 'reject']),
+    responses: { 200: { description: '{applicantId, state}' }, 404: { description: 'no such applicant in this project' }, 409: { description: 'not in review' } },
+    async handler(ctx, { params, body }, s) {
+      const applicant = await sandbox(s).applicantOfProject(ctx.state.projectId, params.applicantId);
+      if (applicant && applicant.state !== 'in_review') throw new ApiError(409, `The applicant is ${applicant.state}, not in review`);
+      return decide(s, ctx, applicant, body.decision);
+    },
+  }),
+];

@@ -1,0 +1,141 @@
+import type { DataSource } from 'typeorm';
+import type { WebhookConfig } from '../config';
+import { queueSignals, queueStart, type QueuedSignal, type QueuedStart } from '../outbox/outbox';
+import { emitEvent } from '../webhooks/events';
+import { providerUpdateSignal, verificationWorkflowId, type VerificationStart } from '../../workflows/verification';
+import type { Applicant, ProviderCallback, ProviderState } from './provider';
+import { mintSession, type SessionClaims } from './session-token';
+
+export type Currency = 'EUR' | 'USD';
+export interface CustomerDetails { customerId: string; account?: string; email?: string; country?: string }
+
+/** Mints a bearer for one customer of the project and records it (so it can be revoked) and the customer. */
+export async function createSession(db: DataSource, projectId: string, c: CustomerDetails, secret: string, now: Date) {
+  const account = c.account?.toLowerCase() ?? null;
+  const minted = await mintSession(secret, { projectId, customerId: c.customerId, account }, now);
+  await db.transaction(async (tx) => {
+    await tx.query('INSERT INTO compliance_sessions (id, project_id, customer_id, account, expires_at) VALUES ($1, $2, $3, $4, $5)', [minted.sessionId, projectId, c.customerId, account, minted.expiresAt]);
+    // The first customer to name an account owns it; details given later fill what is still empty.
+    await tx.query(
+      `INSERT INTO compliance_customers (project_id, customer_id, account, email, country) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (project_id, customer_id) DO UPDATE SET email = coalesce(EXCLUDED.email, compliance_customers.email), country = coalesce(EXCLUDED.country, compliance_customers.country)`,
+      [projectId, c.customerId, null, c.email ?? null, c.country?.toUpperCase() ?? null],
+    );
+    if (account) {
+      await tx.query(
+        `UPDATE compliance_customers SET account = $3 WHERE project_id = $1 AND customer_id = $2 AND account IS NULL
+         AND NOT EXISTS (SELECT 1 FROM compliance_customers WHERE project_id = $1 AND account = $3)`,
+        [projectId, c.customerId, account],
+      );
+    }
+  });
+  return minted;
+}
+
+export async function revokeSession(db: DataSource, projectId: string, sessionId: string): Promise<boolean> {
+  const [, count] = await db.query('UPDATE compliance_sessions SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 AND project_id = $2', [sessionId, projectId]);
+  return count > 0;
+}
+
+export async function sessionLive(db: DataSource, claims: SessionClaims): Promise<boolean> {
+  const rows = await db.query('SELECT 1 FROM compliance_sessions WHERE id = $1 AND project_id = $2 AND customer_id = $3 AND revoked_at IS NULL', [claims.sessionId, claims.projectId, claims.customerId]);
+  return rows.length > 0;
+}
+
+/**
+ * The customer the session resolves to: the owner of its account when it names one (the canonical binding), else
+ * its customer. `mismatch` when the account belongs to another customer of the project.
+ */
+export async function resolveCustomer(db: DataSource, s: SessionClaims): Promise<{ mismatch: true } | { mismatch: false; email: string | null; country: string | null }> {
+  const [row]: { customer_id: string; email: string | null; country: string | null }[] = await db.query(
+    s.account
+      ? 'SELECT customer_id, email, country FROM compliance_customers WHERE project_id = $1 AND account = $2'
+      : 'SELECT customer_id, email, country FROM compliance_customers WHERE project_id = $1 AND customer_id = $2',
+    [s.projectId, s.account ?? s.customerId],
+  );
+  if (!row || row.customer_id !== s.customerId) return { mismatch: true };
+  return { mismatch: false, email: row.email, country: row.country };
+}
+
+export interface VerificationRow { id: string; status: ProviderState; applicant_id: string; provider: string }
+
+export async function findVerification(db: DataSource, projectId: string, customerId: string, currency: Currency): Promise<VerificationRow | undefined> {
+  const [row] = await db.query('SELECT id, status, applicant_id, provider FROM verifications WHERE project_id = $1 AND customer_id = $2 AND currency = $3', [projectId, customerId, currency]);
+  return row;
+}
+
+/**
+ * Records what the provider answered: a new verification with its lifecycle start queued (one per customer and
+ * currency), or the applicant of an existing one. Statuses move only through the lifecycle (callbacks), never here.
+ */
+export async function recordApplicant(
+  db: DataSource, projectId: string, customerId: string, currency: Currency, provider: string, applicant: Applicant, pendingTimeoutSeconds: number,
+): Promise<{ id: string; start?: QueuedStart }> {
+  return db.transaction(async (tx) => {
+    const [created]: { id: string }[] = await tx.query(
+      `INSERT INTO verifications (project_id, customer_id, currency, provider, applicant_id, status) VALUES ($1, $2, $3, $4, $5, 'needs_input')
+       ON CONFLICT (project_id, customer_id, currency) DO NOTHING RETURNING id`,
+      [projectId, customerId, currency, provider, applicant.applicantId],
+    );
+    if (!created) {
+      const [row] = await tx.query(
+        'UPDATE verifications SET applicant_id = $4, provider = $5, updated_at = now() WHERE project_id = $1 AND customer_id = $2 AND currency = $3 RETURNING id',
+        [projectId, customerId, currency, applicant.applicantId, provider],
+      );
+      return { id: row[0].id };
+    }
+    const args: VerificationStart = { verificationId: created.id, pendingTimeoutSeconds };
+    const start: QueuedStart = {
+      workflowId: verificationWorkflowId(created.id),
+      workflowType: 'verifyCustomer',
+      args: [args],
+      searchAttributes: { Project: projectId },
+      summary: `verification of ${customerId} for ${currency} (${provider})`,
+    };
+    await queueStart(tx, start);
+    return { id: created.id, start };
+  });
+}
+
+/** A verified provider callback, recorded once and queued for its verification's lifecycle. */
+export async function acceptCallback(db: DataSource, provider: string, cb: ProviderCallback): Promise<{ known: boolean; signals: QueuedSignal[] }> {
+  return db.transaction(async (tx) => {
+    const [v]: { id: string }[] = await tx.query('SELECT id FROM verifications WHERE provider = $1 AND applicant_id = $2', [provider, cb.applicantId]);
+    if (!v) return { known: false, signals: [] };
+    const fresh = await tx.query(
+      `INSERT INTO verification_callbacks (provider, event_id, verification_id, state, occurred_at) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT DO NOTHING RETURNING 1`,
+      [provider, cb.eventId, v.id, cb.state, cb.occurredAt],
+    );
+    if (!fresh.length) return { known: true, signals: [] };
+    const signals = await queueSignals(tx, [{ workflowId: verificationWorkflowId(v.id), signal: providerUpdateSignal.name, payload: { eventId: cb.eventId, state: cb.state, occurredAt: cb.occurredAt.getTime() } }]);
+    return { known: true, signals };
+  });
+}
+
+/** The wire status of the spec: in review is `pending` too (without a next action). */
+export const wireStatus = (s: ProviderState) => (s === 'approved' ? 'completed' : s === 'declined' ? 'failed' : 'pending');
+
+/**
+ * Persists a status the lifecycle reached, or that it went stale, and emits `verification-updated` in the same
+ * transaction (idempotent per state: each state is reached at most once). Returns the webhook start to perform.
+ */
+export async function recordVerification(db: DataSource, verificationId: string, change: { status: ProviderState } | { stale: true }, webhooks: WebhookConfig): Promise<QueuedStart | undefined> {
+  return db.transaction(async (tx) => {
+    const [[v]]: [{ project_id: string; customer_id: string; currency: Currency; provider: string; status: ProviderState; stale_at: Date | null; updated_at: Date }[]] = await tx.query(
+      `UPDATE verifications SET ${'status' in change ? 'status = $2, stale_at = NULL' : 'stale_at = coalesce(stale_at, now())'}, updated_at = now()
+       WHERE id = $1 RETURNING project_id, customer_id, currency, provider, status, stale_at, updated_at`,
+      'status' in change ? [verificationId, change.status] : [verificationId],
+    );
+    const { start } = await emitEvent(tx, {
+      projectId: v.project_id,
+      type: 'verification-updated',
+      idempotencyKey: `verification:${verificationId}:${'status' in change ? change.status : `stale:${v.status}`}`,
+      payload: {
+        verificationId, customerId: v.customer_id, currency: v.currency, provider: v.provider,
+        status: wireStatus(v.status), inReview: v.status === 'in_review', stale: v.stale_at !== null, updatedAt: v.updated_at.toISOString(),
+      },
+    }, webhooks);
+    return start;
+  });
+}

@@ -1,0 +1,43 @@
+import { condition, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import { applyUpdate, isFinal, type ProviderUpdate, type VerificationState } from './verification-state';
+
+export interface VerificationStart { verificationId: string; pendingTimeoutSeconds: number }
+
+export const providerUpdateSignal = defineSignal<[ProviderUpdate]>('providerUpdate');
+export const verificationWorkflowId = (verificationId: string) => `verification-${verificationId}`;
+
+const { recordVerificationStatus, markVerificationStale } = proxyActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
+});
+
+/**
+ * One customer's verification for one currency, from the first hosted link to the provider's decision. Provider
+ * callbacks arrive as signals (recorded by the callback route, so none is lost while no worker runs); each change is
+ * persisted and sent as a `verification-updated` webhook; a verification that stays pending (the customer never
+ * finishes, or review takes too long) for `pendingTimeoutSeconds` is marked stale and reported once, and still waits.
+ */
+export async function verifyCustomer(start: VerificationStart): Promise<string> {
+  let state: VerificationState = { status: 'needs_input', lastAt: 0, seen: [] };
+  const inbox: ProviderUpdate[] = [];
+  setHandler(providerUpdateSignal, (u) => void inbox.push(u));
+  let stale = false;
+  while (!isFinal(state.status)) {
+    const arrived = stale ? await condition(() => inbox.length > 0).then(() => true) : await condition(() => inbox.length > 0, `${start.pendingTimeoutSeconds}s`);
+    if (!arrived) {
+      await markVerificationStale(start.verificationId);
+      stale = true;
+      continue;
+    }
+    while (inbox.length) {
+      const applied = applyUpdate(state, inbox.shift()!);
+      state = applied.state;
+      if (applied.changed) {
+        await recordVerificationStatus(start.verificationId, state.status);
+        stale = false;
+      }
+    }
+  }
+  return state.status;
+}
