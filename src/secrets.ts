@@ -6,9 +6,9 @@ import { Config, ConfigError, Secrets } from './config';
 
 const NAMES: Record<keyof Secrets, string> = {
   indexerApiKey: 'INDEXER_API_KEY',
-  complianceSessionKey: 'COMPLIANCE_SESSION_KEY',
   orchestratorPrivateKey: 'ORCHESTRATOR_PRIVATE_KEY',
   allocatorPrivateKey: 'ALLOCATOR_PRIVATE_KEY',
+  complianceSessionKey: 'COMPLIANCE_SESSION_KEY',
 };
 
 function generate(name: keyof Secrets): string {

@@ -14,13 +14,14 @@ test('defaults and validation', () => {
 });
 
 test('production refuses to start without secrets', () => {
-  expect(() => resolveSecrets(loadConfig({ NODE_ENV: 'production' }))).toThrow(/INDEXER_API_KEY, ORCHESTRATOR_PRIVATE_KEY, ALLOCATOR_PRIVATE_KEY/);
+  expect(() => resolveSecrets(loadConfig({ NODE_ENV: 'production' }))).toThrow(/INDEXER_API_KEY, ORCHESTRATOR_PRIVATE_KEY, ALLOCATOR_PRIVATE_KEY, COMPLIANCE_SESSION_KEY/);
 });
 
 test('development generates missing secrets once and keeps them', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'secrets-'));
   const first = resolveSecrets(loadConfig({ DATA_DIR: dir }));
-  expect(first.generated).toHaveLength(3);
+  expect(first.generated).toEqual(['INDEXER_API_KEY', 'ORCHESTRATOR_PRIVATE_KEY', 'ALLOCATOR_PRIVATE_KEY', 'COMPLIANCE_SESSION_KEY']);
+  expect(first.secrets.complianceSessionKey.length).toBeGreaterThanOrEqual(32);
   const second = resolveSecrets(loadConfig({ DATA_DIR: dir }));
   expect(second.generated).toEqual([]);
   expect(second.secrets).toEqual(first.secrets);
