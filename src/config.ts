@@ -31,6 +31,8 @@ export interface Config {
   };
   webhooks: WebhookConfig;
   compliance: ComplianceConfig;
+  /** default per-project quota on API-key routes (a project may have its own: `npm run cli -- projects limit`) */
+  rateLimit: { rps: number; burst: number };
   secrets: Partial<Secrets>;
 }
 
@@ -198,6 +200,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         templateId: env.PERSONA_TEMPLATE_ID || undefined,
         webhookSecret: env.PERSONA_WEBHOOK_SECRET || undefined,
       },
+    },
+    rateLimit: {
+      rps: int(env, 'RATE_LIMIT_RPS', 100, 1, 1_000_000),
+      burst: int(env, 'RATE_LIMIT_BURST', 200, 0, 10_000_000),
     },
     secrets: {
       indexerApiKey: env.INDEXER_API_KEY || undefined,

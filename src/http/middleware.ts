@@ -93,13 +93,24 @@ export function apiVersion(): Middleware {
   };
 }
 
+/**
+ * API-key routes: the key resolves to a project, whose quota is then charged (README: Rate limits). Every answer
+ * carries RateLimit-* headers; over quota is 429 with Retry-After, which the published client turns into
+ * RateLimitedError.
+ */
 export function apiKeyAuth(services: Services): Middleware {
+  const defaults = services.config.rateLimit;
   return async (ctx: Context, next: Next) => {
     const key = ctx.get('x-api-key');
     if (!key) throw unauthorized('Authentication is required');
     const project = await services.apiKeys.resolve(key);
     if (!project) throw unauthorized('Invalid API key');
     ctx.state.projectId = project.projectId;
+    const verdict = await services.rateLimits.consume(project.projectId, { rps: project.quota.rps ?? defaults.rps, burst: project.quota.burst ?? defaults.burst });
+    ctx.set('ratelimit-limit', String(verdict.limit));
+    ctx.set('ratelimit-remaining', String(verdict.remaining));
+    ctx.set('ratelimit-reset', String(verdict.resetSeconds));
+    if (!verdict.allowed) throw new ApiError(429, 'Too Many Requests', { headers: { 'retry-after': String(verdict.resetSeconds) } });
     await next();
   };
 }

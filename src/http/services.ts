@@ -6,6 +6,7 @@ import type { Config } from '../config';
 import type { Logger } from '../logger';
 import { createMetrics, Metrics } from './metrics';
 import { ApiKeyStore } from '../projects/api-keys';
+import { RateLimits } from '../projects/rate-limits';
 import { Outbox } from '../outbox/outbox';
 import { NonceBlock } from '../ledger/nonces';
 import type { Runtime } from '../runtime';
@@ -25,6 +26,8 @@ export interface Services {
   logger: Logger;
   metrics: Metrics;
   apiKeys: ApiKeyStore;
+  /** per-project quotas, counted in PostgreSQL for every API process */
+  rateLimits: RateLimits;
   indexerApiKey: string;
   allocatorAddress: `0x${string}`;
   orchestratorAddress: `0x${string}`;
@@ -63,6 +66,7 @@ export function createServices(rt: Runtime, db: DataSource, temporal: Client, lo
     logger,
     metrics: createMetrics(),
     apiKeys: new ApiKeyStore(db),
+    rateLimits: new RateLimits(db),
     indexerApiKey: rt.secrets.indexerApiKey,
     allocatorAddress: rt.allocatorAddress,
     orchestratorAddress: rt.orchestratorAddress,

@@ -9,6 +9,7 @@ import { WEBHOOK_TYPES, type WebhookType } from '../webhooks/types';
 
 const USAGE = [
   'usage: npm run cli -- projects create <name>',
+  '       npm run cli -- projects limit <projectId> <rps> <burst>      (its own quota; "default" for both resets it)',
   '       npm run cli -- accounts add <projectId> <accountAddress>   (the project may request withdrawals for it)',
   '       npm run cli -- webhooks add <projectId> <url> [--types a,b]  (prints {id, url, secret})',
 ].join('\n');
@@ -24,6 +25,16 @@ function parse(argv: string[]): Command | undefined {
   const [group, command, ...rest] = argv;
   if (group === 'projects' && command === 'create' && rest.length === 1 && rest[0].trim()) {
     return (db) => createProject(db, rest[0].trim());
+  }
+  if (group === 'projects' && command === 'limit' && rest.length === 3 && uuid.test(rest[0])) {
+    const reset = rest[1] === 'default' && rest[2] === 'default';
+    const [rps, burst] = [Number(rest[1]), Number(rest[2])];
+    if (!reset && !(Number.isInteger(rps) && rps >= 1 && Number.isInteger(burst) && burst >= 0)) throw new ConfigError('rps must be an integer >= 1 and burst an integer >= 0');
+    return async (db) => {
+      await requireProject(db, rest[0]);
+      await db.query('UPDATE projects SET rate_limit_rps = $2, rate_limit_burst = $3 WHERE id = $1', [rest[0], reset ? null : rps, reset ? null : burst]);
+      return { projectId: rest[0], rateLimit: reset ? 'default' : { rps, burst } };
+    };
   }
   if (group === 'accounts' && command === 'add' && rest.length === 2 && uuid.test(rest[0]) && /^0x[0-9a-fA-F]{40}$/.test(rest[1])) {
     return async (db) => {

@@ -17,23 +17,27 @@ export async function createProject(db: DataSource, name: string): Promise<{ pro
  * Resolves API keys (stored as SHA-256 hashes) to projects. Hits are cached briefly so the hot path does not read
  * the DB on every request; a revoked key stops working within `ttlMs`.
  */
+export interface ResolvedKey { projectId: string; quota: { rps: number | null; burst: number | null } }
+
 export class ApiKeyStore {
-  private cache = new Map<string, { projectId: string | null; until: number }>();
+  private cache = new Map<string, { hit: ResolvedKey | null; until: number }>();
 
   constructor(private readonly db: DataSource, private readonly ttlMs = 30_000, private readonly maxEntries = 10_000) {}
 
-  async resolve(key: string): Promise<{ projectId: string } | null> {
+  /** The key's project and the project's own quota (null: the configured default). */
+  async resolve(key: string): Promise<ResolvedKey | null> {
     const hash = hashKey(key);
     const now = Date.now();
-    const hit = this.cache.get(hash);
-    if (hit && hit.until > now) return hit.projectId ? { projectId: hit.projectId } : null;
-    const row = await this.db.getRepository(ApiKeyEntity).createQueryBuilder('k')
-      .select('k.projectId', 'projectId')
-      .where('k.keyHash = :hash AND k.revokedAt IS NULL', { hash })
-      .getRawOne<{ projectId: string }>();
+    const cached = this.cache.get(hash);
+    if (cached && cached.until > now) return cached.hit;
+    const [row]: { project_id: string; rate_limit_rps: number | null; rate_limit_burst: number | null }[] = await this.db.query(
+      'SELECT k.project_id, p.rate_limit_rps, p.rate_limit_burst FROM api_keys k JOIN projects p ON p.id = k.project_id WHERE k.key_hash = $1 AND k.revoked_at IS NULL',
+      [hash],
+    );
+    const hit = row ? { projectId: row.project_id, quota: { rps: row.rate_limit_rps, burst: row.rate_limit_burst } } : null;
     if (this.cache.size >= this.maxEntries) this.cache.clear();
     // Unknown keys are cached for a shorter time so a freshly created key works almost at once.
-    this.cache.set(hash, { projectId: row?.projectId ?? null, until: now + (row ? this.ttlMs : 1000) });
-    return row ? { projectId: row.projectId } : null;
+    this.cache.set(hash, { hit, until: now + (row ? this.ttlMs : 1000) });
+    return hit;
   }
 }
