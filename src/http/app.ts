@@ -8,6 +8,7 @@ import { opsRoutes } from '../ops/routes';
 import { currentPortfolioRoute, legacyPortfolioRoute } from '../portfolio/routes';
 import { webhookRoutes } from '../webhooks/routes';
 import { complianceRoutes } from '../compliance/routes';
+import { analyticsRoutes, ingestCors } from '../analytics/routes';
 import { sessionAuth } from '../compliance/session-auth';
 import { Host, openApiDocument } from './openapi';
 import { apiKeyAuth, apiVersion, errors, indexerAuth, observe } from './middleware';
@@ -20,7 +21,7 @@ import type { Services } from './services';
  */
 export function hosts(): Host[] {
   return [
-    { prefix: '', name: 'current', routes: [...opsRoutes, currentPortfolioRoute, ...intentRoutes, ...withdrawalRoutes, ...indexerRoutes] },
+    { prefix: '', name: 'current', routes: [...opsRoutes, currentPortfolioRoute, ...intentRoutes, ...withdrawalRoutes, ...indexerRoutes, ...analyticsRoutes] },
     { prefix: '/legacy', name: 'legacy', routes: [legacyPortfolioRoute] },
     { prefix: '/deposit-processor', name: 'deposit-processor', routes: [...webhookRoutes, ...complianceRoutes] },
   ];
@@ -39,6 +40,7 @@ export function createApp(services: Services): Koa {
 
   app.use(observe(services));
   app.use(errors(services));
+  app.use(ingestCors());
   app.use(bodyParser({ enableTypes: ['json'], jsonLimit: services.config.bodyLimit, encoding: 'utf-8' }));
 
   for (const host of all) {
