@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import type { Context, Middleware, Next } from 'koa';
 import { ApiError } from '../http/errors';
 import { defineRoute, type RouteDef } from '../http/route';
@@ -11,7 +12,8 @@ import { validateEvent, type AcceptedEvent } from './validate';
 
 /** Events per ingest call; a larger batch is refused whole (400) so the widget splits it. */
 export const MAX_BATCH = 500;
-const CHART_JS = require.resolve('chart.js/dist/chart.umd.min.js');
+// The UMD bundle is not among the package's exports: find it beside the CommonJS entry.
+const CHART_JS = path.join(path.dirname(require.resolve('chart.js')), 'chart.umd.min.js');
 const DAY = 86_400_000;
 
 const funnelQuery: Schema = {
