@@ -16,7 +16,7 @@ export function reportPage(f: Funnel, chartUrl: string): string {
   <title>Widget funnel: ${escape(f.modal)}</title>
   <style>
     body { font-family: system-ui, sans-serif; margin: 1.5rem; color: #1a1a2e; }
-    .grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(280px, 1fr)); gap: 1rem; }
+    .grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(380px, 1fr)); gap: 1rem; }
     .card { border: 1px solid #ddd; border-radius: 10px; padding: 1rem; }
     table { border-collapse: collapse; width: 100%; } td, th { text-align: left; padding: .25rem .5rem; border-bottom: 1px solid #eee; }
     #chart-box { max-width: 900px; height: 360px; }
