@@ -25,8 +25,8 @@ export function createActivities(deps: ActivityDeps) {
     releaseIntent: (id: string) => releaseIntent(db, id),
     finishWithdrawal: (nonce: string, status: 'CLAIMED' | 'EXPIRED', claim?: WithdrawalClaim) => finishWithdrawal(db, nonce, status, claim),
     sweepOutbox: (graceSeconds: number) => deps.outbox.sweep(graceSeconds),
-    recordVerificationStatus: async (id: string, status: ProviderState) => started(await recordVerification(db, id, { status }, deps.config.webhooks)),
-    markVerificationStale: async (id: string) => started(await recordVerification(db, id, { stale: true }, deps.config.webhooks)),
+    recordVerificationStatus: async (id: string, status: ProviderState, cause: string) => started(await recordVerification(db, id, { status, cause }, deps.config.webhooks)),
+    markVerificationStale: async (id: string, cause: string) => started(await recordVerification(db, id, { stale: true, cause }, deps.config.webhooks)),
     attemptWebhook: (a: AttemptInput) => attemptDelivery(db, deps.config.webhooks, slots, a),
   };
 }

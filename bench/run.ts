@@ -326,7 +326,7 @@ async function benchAnalytics(url: string, headers: Record<string, string>, db: 
   const loadStarted = performance.now();
   await db.query(
     `INSERT INTO analytics_events (project_id, dedupe_key, session_id, event, modal, step, outcome, reason, reason_family, funding_method, deposit_id, occurred_at, data)
-     SELECT $1, sha256(convert_to($1::text || s || ':' || k, 'UTF8')), 's' || s,
+     SELECT $1::uuid, sha256(convert_to($1::uuid::text || s || ':' || k, 'UTF8')), 's' || s,
             CASE WHEN k <= 4 THEN 'deposit_modal_step_open' ELSE 'deposit_modal_ui_outcome' END, 'deposit',
             (ARRAY['method', 'amount', 'quote', 'wallet_processing', 'wallet_processing'])[CASE WHEN k = 5 AND s % 4 = 0 THEN 2 ELSE k END],
             CASE WHEN k < 5 THEN NULL WHEN s % 4 = 0 THEN 'abandoned' WHEN s % 7 = 0 THEN 'failed' ELSE 'completed' END,

@@ -1,8 +1,9 @@
 import { condition, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { Activities } from '../activities';
+import type { ProviderState } from '../src/compliance/provider';
 import { applyUpdate, isFinal, type ProviderUpdate, type VerificationState } from './verification-state';
 
-export interface VerificationStart { verificationId: string; pendingTimeoutSeconds: number }
+export interface VerificationStart { verificationId: string; pendingTimeoutSeconds: number; status: ProviderState }
 
 export const providerUpdateSignal = defineSignal<[ProviderUpdate]>('providerUpdate');
 export const verificationWorkflowId = (verificationId: string) => `verification-${verificationId}`;
@@ -19,22 +20,23 @@ const { recordVerificationStatus, markVerificationStale } = proxyActivities<Acti
  * finishes, or review takes too long) for `pendingTimeoutSeconds` is marked stale and reported once, and still waits.
  */
 export async function verifyCustomer(start: VerificationStart): Promise<string> {
-  let state: VerificationState = { status: 'needs_input', lastAt: 0, seen: [] };
+  let state: VerificationState = { status: start.status, lastAt: 0, seen: [] };
   const inbox: ProviderUpdate[] = [];
   setHandler(providerUpdateSignal, (u) => void inbox.push(u));
   let stale = false;
   while (!isFinal(state.status)) {
     const arrived = stale ? await condition(() => inbox.length > 0).then(() => true) : await condition(() => inbox.length > 0, `${start.pendingTimeoutSeconds}s`);
     if (!arrived) {
-      await markVerificationStale(start.verificationId);
+      await markVerificationStale(start.verificationId, `stale:${state.seen.at(-1) ?? 'start'}`);
       stale = true;
       continue;
     }
     while (inbox.length) {
-      const applied = applyUpdate(state, inbox.shift()!);
+      const update = inbox.shift()!;
+      const applied = applyUpdate(state, update);
       state = applied.state;
       if (applied.changed) {
-        await recordVerificationStatus(start.verificationId, state.status);
+        await recordVerificationStatus(start.verificationId, state.status, update.eventId);
         stale = false;
       }
     }

@@ -1,7 +1,7 @@
-import { condition, defineSignal, proxyActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
+import { condition, defineSignal, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { DeliveryPlan } from '../src/webhooks/types';
-import { busyDelayMs, delayAfter, unitHash } from './webhook-schedule';
+import { delayAfter, unitHash } from './webhook-schedule';
 
 /** Cuts every waiting retry short (POST /webhooks/events/{id}/resend of a pending event). */
 export const retryNowSignal = defineSignal('retryNow');
@@ -18,26 +18,19 @@ export async function deliverWebhook(plan: DeliveryPlan): Promise<void> {
   const { attemptWebhook } = proxyActivities<Activities>({
     taskQueue: webhookTaskQueue(workflowInfo().taskQueue),
     startToCloseTimeout: `${plan.timeoutSeconds + 5}s`,
-    // Receiver failures are outcomes, not errors: only infrastructure (the database) fails the activity, so retry on.
-    retry: { initialInterval: '1s', maximumInterval: '1 minute', backoffCoefficient: 2 },
+    // Receiver failures are outcomes, not errors: the activity fails only on infrastructure (the database) or while
+    // its endpoint has its share of attempts in flight, so it is retried on, backing off to a minute.
+    retry: { initialInterval: '500 milliseconds', maximumInterval: '1 minute', backoffCoefficient: 2 },
   });
   let nudges = 0;
   setHandler(retryNowSignal, () => void nudges++);
 
   await Promise.all(plan.endpointIds.map(async (endpointId) => {
-    let busy = 0;
-    for (let attempt = 1; ; ) {
+    for (let attempt = 1; ; attempt++) {
       const seen = nudges;
-      const key = `${plan.eventId}/${endpointId}/${plan.round}/${attempt}`;
-      const nextDelaySeconds = delayAfter(plan.retryDelaysSeconds, attempt, unitHash(key));
+      const nextDelaySeconds = delayAfter(plan.retryDelaysSeconds, attempt, unitHash(`${plan.eventId}/${endpointId}/${plan.round}/${attempt}`));
       const { outcome, waitSeconds } = await attemptWebhook({ eventId: plan.eventId, endpointId, round: plan.round, attempt, nextDelaySeconds });
-      if (outcome === 'busy') {
-        await sleep(busyDelayMs(busy, unitHash(`${key}/${busy++}`)));
-        continue;
-      }
       if (outcome !== 'retry') return;
-      busy = 0;
-      attempt++;
       await condition(() => nudges !== seen, Math.max(1, Math.round((waitSeconds ?? 0) * 1000)));
     }
   }));

@@ -9,9 +9,6 @@ export function delayAfter(delaysSeconds: number[], attempt: number, random: num
   return Math.max(0, Math.round(base * (0.9 + 0.2 * random) * 1000) / 1000);
 }
 
-/** While a process has its share of attempts in flight to an endpoint: wait 0.5 s, 1 s, 2 s, ... up to 30 s, jittered. */
-export const busyDelayMs = (times: number, random: number) => Math.round(Math.min(30_000, 500 * 2 ** Math.min(times, 6)) * (0.75 + 0.5 * random));
-
 /** A stable number in [0, 1) from a key (FNV-1a), so jitter differs per event and attempt yet replays identically. */
 export function unitHash(key: string): number {
   let h = 0x811c9dc5;

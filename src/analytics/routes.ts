@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Context, Middleware, Next } from 'koa';
 import { ApiError } from '../http/errors';
 import { defineRoute, type RouteDef } from '../http/route';
-import type { Schema } from '../http/schema';
+import { dateTime, type Schema } from '../http/schema';
 import { MODALS } from './rules';
 import { funnel, storeEvents, type FunnelQuery } from './store';
 import { mintToken, readToken } from './tokens';
@@ -20,8 +20,8 @@ const funnelQuery: Schema = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    from: { type: 'string', format: 'date-time', description: 'default: 7 days before `to`' },
-    to: { type: 'string', format: 'date-time', description: 'default: now' },
+    from: { ...dateTime, description: 'default: 7 days before `to`' },
+    to: { ...dateTime, description: 'default: now' },
     modal: { type: 'string', enum: [...MODALS], default: 'deposit' },
     fundingMethod: { type: 'string', pattern: '^[a-z][a-z0-9_]{0,63}$', description: 'only sessions that chose this funding method' },
   },

@@ -76,6 +76,12 @@ export class PersonaProvider implements VerificationProvider {
     if (!event.data?.id || !a?.name?.startsWith('inquiry.') || !inquiry?.id || Number.isNaN(occurredAt.getTime())) throw new CallbackRejected(400, 'Not a Persona inquiry event');
     // The decision events name the outcome; the others carry it in the inquiry's status.
     const byName: Record<string, ProviderState> = { 'inquiry.approved': 'approved', 'inquiry.declined': 'declined', 'inquiry.marked-for-review': 'in_review', 'inquiry.failed': 'declined' };
-    return { eventId: event.data.id, applicantId: inquiry.id, state: byName[a.name] ?? personaState(inquiry.attributes.status), occurredAt };
+    let state = byName[a.name];
+    try {
+      state ??= personaState(inquiry.attributes.status);
+    } catch {
+      throw new CallbackRejected(400, `Unknown Persona inquiry status "${inquiry.attributes.status}"`);
+    }
+    return { eventId: event.data.id, applicantId: inquiry.id, state, occurredAt };
   }
 }

@@ -1,14 +1,13 @@
 import type { Context } from 'koa';
 import { ApiError } from '../http/errors';
 import { defineRoute, type RouteDef } from '../http/route';
-import { address, type Schema } from '../http/schema';
+import { address, dateTime, type Schema } from '../http/schema';
 import type { Services } from '../http/services';
 import { CallbackRejected, ProviderFailed, ProviderRefused, type Applicant } from './provider';
 import { hostedPage, SandboxConflict, SandboxProvider, type Decision } from './sandbox';
 import type { SessionClaims } from './session-token';
-import { acceptCallback, createSession, findVerification, recordApplicant, resolveCustomer, revokeSession, wireStatus, type Currency, type CustomerDetails } from './store';
+import { acceptCallback, withCustomerLock, createSession, findVerification, recordApplicant, resolveCustomer, revokeSession, wireStatus, type Currency, type CustomerDetails } from './store';
 
-const dateTime: Schema = { type: 'string', format: 'date-time' };
 const sessionBody: Schema = {
   type: 'object',
   required: ['customerId'],
@@ -38,7 +37,16 @@ const verificationSession: Schema = {
 };
 const decisionBody = (decisions: Decision[]): Schema => ({ type: 'object', required: ['decision'], additionalProperties: false, properties: { decision: { type: 'string', enum: decisions } } });
 
+/** Where links point: PUBLIC_URL, else the request's own origin. */
 const origin = (ctx: Context, s: Services) => s.config.compliance.publicUrl ?? `${ctx.protocol}://${ctx.host}`;
+/**
+ * Where the sandbox sends its callbacks: the listener that took this request (never a host the request names, which
+ * a forwarded Host header could point anywhere).
+ */
+function selfUrl(ctx: Context): string {
+  const address = (ctx.req.socket.localAddress ?? '127.0.0.1').replace(/^::ffff:/, '');
+  return `http://${address.includes(':') ? `[${address}]` : address}:${ctx.req.socket.localPort}`;
+}
 
 function sandbox(s: Services): SandboxProvider {
   if (!(s.compliance instanceof SandboxProvider)) throw new ApiError(404, 'The sandbox provider is not enabled');
@@ -48,7 +56,7 @@ function sandbox(s: Services): SandboxProvider {
 async function decide(s: Services, ctx: Context, applicant: Awaited<ReturnType<SandboxProvider['applicantOfLink']>>, decision: Decision) {
   if (!applicant) throw new ApiError(404, 'This verification link is invalid or has expired');
   try {
-    return { status: 200, body: { applicantId: applicant.id, state: await sandbox(s).decide(applicant, decision, origin(ctx, s)) } };
+    return { status: 200, body: { applicantId: applicant.id, state: await sandbox(s).decide(applicant, decision, selfUrl(ctx)) } };
   } catch (e) {
     if (e instanceof SandboxConflict) throw new ApiError(409, e.message);
     if (e instanceof ProviderFailed) throw new ApiError(502, e.message);
@@ -101,40 +109,43 @@ export const complianceRoutes: RouteDef[] = [
     async handler(ctx, { body }, s) {
       const session = ctx.state.session as SessionClaims;
       if (s.config.compliance.paused) throw new ApiError(503, 'Verification sessions are paused');
-      if (!s.compliance) throw new ApiError(503, 'No verification provider is configured');
+      const provider = s.compliance;
+      if (!provider) throw new ApiError(503, 'No verification provider is configured');
       const customer = await resolveCustomer(s.db, session);
       if (customer.mismatch) throw new ApiError(403, 'Session does not match the customer');
-      const existing = await findVerification(s.db, session.projectId, session.customerId, body.currency);
-      const answer = (id: string, state: Applicant['state'], link?: Applicant['link']) => ({
-        status: 200,
-        body: {
-          id,
-          status: wireStatus(state),
-          expiresAt: (link?.expiresAt ?? session.expiresAt).toISOString(),
-          ...(link && state === 'needs_input' ? { nextAction: { type: 'hosted', url: link.url, presentation: 'iframe' } } : {}),
-        },
-      });
-      // Decided or in review: nothing for the customer to do, and no call to the provider.
-      if (existing && existing.status !== 'needs_input') return answer(existing.id, existing.status);
-      let applicant: Applicant;
-      try {
-        applicant = await s.compliance.createOrResume({
-          applicantId: existing?.provider === s.compliance.name ? existing.applicant_id : undefined,
-          reference: `${session.projectId}:${session.customerId}:${body.currency}`,
-          currency: body.currency,
-          email: customer.email,
-          country: customer.country,
-          origin: origin(ctx, s),
+      return withCustomerLock(s.db, `${session.projectId}:${session.customerId}:${body.currency}`, async () => {
+        const existing = await findVerification(s.db, session.projectId, session.customerId, body.currency);
+        const answer = (id: string, state: Applicant['state'], link?: Applicant['link']) => ({
+          status: 200,
+          body: {
+            id,
+            status: wireStatus(state),
+            expiresAt: (link?.expiresAt ?? session.expiresAt).toISOString(),
+            ...(link && state === 'needs_input' ? { nextAction: { type: 'hosted', url: link.url, presentation: 'iframe' } } : {}),
+          },
         });
-      } catch (e) {
-        if (e instanceof ProviderRefused) throw new ApiError(403, e.message);
-        if (e instanceof ProviderFailed) throw new ApiError(502, e.message);
-        s.logger.error({ err: e, traceId: ctx.state.traceId }, 'verification provider call failed');
-        throw new ApiError(500, 'Failed to create the verification session');
-      }
-      const recorded = await recordApplicant(s.db, session.projectId, session.customerId, body.currency, s.compliance.name, applicant, s.config.compliance.pendingTimeoutSeconds);
-      if (recorded.start) await s.outbox.start(recorded.start).catch((err) => s.logger.warn({ err }, 'verification start deferred to the outbox sweeper'));
-      return answer(recorded.id, applicant.state, applicant.link);
+        // Decided or in review: nothing for the customer to do, and no call to the provider.
+        if (existing && existing.status !== 'needs_input') return answer(existing.id, existing.status);
+        let applicant: Applicant;
+        try {
+          applicant = await provider.createOrResume({
+            applicantId: existing?.provider === provider.name ? existing.applicant_id : undefined,
+            reference: `${session.projectId}:${session.customerId}:${body.currency}`,
+            currency: body.currency,
+            email: customer.email,
+            country: customer.country,
+            origin: origin(ctx, s),
+          });
+        } catch (e) {
+          if (e instanceof ProviderRefused) throw new ApiError(403, e.message);
+          if (e instanceof ProviderFailed) throw new ApiError(502, e.message);
+          s.logger.error({ err: e, traceId: ctx.state.traceId }, 'verification provider call failed');
+          throw new ApiError(500, 'Failed to create the verification session');
+        }
+        const recorded = await recordApplicant(s.db, session.projectId, session.customerId, body.currency, provider.name, applicant, s.config.compliance.pendingTimeoutSeconds);
+        if (recorded.start) await s.outbox.start(recorded.start).catch((err) => s.logger.warn({ err }, 'verification start deferred to the outbox sweeper'));
+        return answer(recorded.id, applicant.state, applicant.link);
+      });
     },
   }),
   defineRoute<unknown, unknown, { provider: string }>({
@@ -144,7 +155,7 @@ export const complianceRoutes: RouteDef[] = [
     tags: ['compliance'],
     auth: 'none',
     params: { type: 'object', required: ['provider'], properties: { provider: { type: 'string', enum: ['sandbox', 'persona'] } } },
-    responses: { 200: { description: '{received: true}' }, 401: { description: 'bad signature' } },
+    responses: { 200: { description: '{received: true}' }, 401: { description: 'bad signature' }, 404: { description: 'unknown applicant (the provider retries)' } },
     async handler(ctx, { params }, s) {
       if (s.compliance?.name !== params.provider) throw new ApiError(404, `Provider ${params.provider} is not configured`);
       const raw = (ctx.request as unknown as { rawBody?: string }).rawBody ?? '';
@@ -155,9 +166,10 @@ export const complianceRoutes: RouteDef[] = [
         if (e instanceof CallbackRejected) throw new ApiError(e.status, e.message);
         throw e;
       }
+      // An applicant not (yet) recorded: the provider retries later, so a callback that overtook its create-or-resume is not lost.
+      if (!accepted.known) throw new ApiError(404, 'Unknown applicant');
       if (accepted.signals.length) await s.outbox.deliver(accepted.signals).catch((err) => s.logger.warn({ err }, 'verification signal deferred to the outbox sweeper'));
-      // Unknown applicants are acknowledged too (a provider account may serve other systems), so they are not retried.
-      return { status: 200, body: { received: true, known: accepted.known } };
+      return { status: 200, body: { received: true } };
     },
   }),
   defineRoute<unknown, unknown, { token: string }>({

@@ -9,6 +9,22 @@ import { mintSession, type SessionClaims } from './session-token';
 export type Currency = 'EUR' | 'USD';
 export interface CustomerDetails { customerId: string; account?: string; email?: string; country?: string }
 
+/**
+ * Runs `work` holding a PostgreSQL advisory lock on `key` (a session-level lock on one pooled connection), so two
+ * concurrent create-or-resume calls for one customer and currency never open two applicants at the provider.
+ */
+export async function withCustomerLock<T>(db: DataSource, key: string, work: () => Promise<T>): Promise<T> {
+  const runner = db.createQueryRunner();
+  await runner.connect();
+  try {
+    await runner.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [key]);
+    return await work();
+  } finally {
+    await runner.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [key]).catch(() => undefined);
+    await runner.release();
+  }
+}
+
 /** Mints a bearer for one customer of the project and records it (so it can be revoked) and the customer. */
 export async function createSession(db: DataSource, projectId: string, c: CustomerDetails, secret: string, now: Date) {
   const account = c.account?.toLowerCase() ?? null;
@@ -22,6 +38,8 @@ export async function createSession(db: DataSource, projectId: string, c: Custom
       [projectId, c.customerId, null, c.email ?? null, c.country?.toUpperCase() ?? null],
     );
     if (account) {
+      // Serialises claims of one account, so two customers naming it at once cannot both pass the NOT EXISTS.
+      await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`${projectId}:${account}`]);
       await tx.query(
         `UPDATE compliance_customers SET account = $3 WHERE project_id = $1 AND customer_id = $2 AND account IS NULL
          AND NOT EXISTS (SELECT 1 FROM compliance_customers WHERE project_id = $1 AND account = $3)`,
@@ -73,9 +91,9 @@ export async function recordApplicant(
 ): Promise<{ id: string; start?: QueuedStart }> {
   return db.transaction(async (tx) => {
     const [created]: { id: string }[] = await tx.query(
-      `INSERT INTO verifications (project_id, customer_id, currency, provider, applicant_id, status) VALUES ($1, $2, $3, $4, $5, 'needs_input')
+      `INSERT INTO verifications (project_id, customer_id, currency, provider, applicant_id, status) VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (project_id, customer_id, currency) DO NOTHING RETURNING id`,
-      [projectId, customerId, currency, provider, applicant.applicantId],
+      [projectId, customerId, currency, provider, applicant.applicantId, applicant.state],
     );
     if (!created) {
       const [row] = await tx.query(
@@ -84,7 +102,7 @@ export async function recordApplicant(
       );
       return { id: row[0].id };
     }
-    const args: VerificationStart = { verificationId: created.id, pendingTimeoutSeconds };
+    const args: VerificationStart = { verificationId: created.id, pendingTimeoutSeconds, status: applicant.state };
     const start: QueuedStart = {
       workflowId: verificationWorkflowId(created.id),
       workflowType: 'verifyCustomer',
@@ -118,19 +136,22 @@ export const wireStatus = (s: ProviderState) => (s === 'approved' ? 'completed' 
 
 /**
  * Persists a status the lifecycle reached, or that it went stale, and emits `verification-updated` in the same
- * transaction (idempotent per state: each state is reached at most once). Returns the webhook start to perform.
+ * transaction, once per cause (the provider callback applied, or the stale mark after it). Returns the webhook start.
  */
-export async function recordVerification(db: DataSource, verificationId: string, change: { status: ProviderState } | { stale: true }, webhooks: WebhookConfig): Promise<QueuedStart | undefined> {
+export async function recordVerification(
+  db: DataSource, verificationId: string, change: { status: ProviderState; cause: string } | { stale: true; cause: string }, webhooks: WebhookConfig,
+): Promise<QueuedStart | undefined> {
   return db.transaction(async (tx) => {
     const [[v]]: [{ project_id: string; customer_id: string; currency: Currency; provider: string; status: ProviderState; stale_at: Date | null; updated_at: Date }[]] = await tx.query(
       `UPDATE verifications SET ${'status' in change ? 'status = $2, stale_at = NULL' : 'stale_at = coalesce(stale_at, now())'}, updated_at = now()
        WHERE id = $1 RETURNING project_id, customer_id, currency, provider, status, stale_at, updated_at`,
       'status' in change ? [verificationId, change.status] : [verificationId],
     );
+    if (!v) return undefined; // deleted with its project: nothing left to report
     const { start } = await emitEvent(tx, {
       projectId: v.project_id,
       type: 'verification-updated',
-      idempotencyKey: `verification:${verificationId}:${'status' in change ? change.status : `stale:${v.status}`}`,
+      idempotencyKey: `verification:${verificationId}:${change.cause}`,
       payload: {
         verificationId, customerId: v.customer_id, currency: v.currency, provider: v.provider,
         status: wireStatus(v.status), inReview: v.status === 'in_review', stale: v.stale_at !== null, updatedAt: v.updated_at.toISOString(),

@@ -18,6 +18,8 @@ export const patterns = {
 export const address: Schema = { type: 'string', pattern: patterns.address, description: '20-byte hex address' };
 /** JSON numbers are accepted only while exact: larger values must come as decimal strings. */
 export const safeUint = (minimum = 0): Schema => ({ type: 'integer', minimum, maximum: Number.MAX_SAFE_INTEGER });
+/** An RFC 3339 date-time PostgreSQL can store (years 1970 to 9999): `format` alone admits year 0000. */
+export const dateTime: Schema = { type: 'string', format: 'date-time', pattern: '^(19[7-9][0-9]|[2-9][0-9]{3})-' };
 export const uint256: Schema = { type: 'string', pattern: patterns.uint256, maxLength: 78, description: 'decimal string' };
 
 export function compile(ajv: Ajv, schema: Schema): ValidateFunction {

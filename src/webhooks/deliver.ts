@@ -1,4 +1,5 @@
 import type { DataSource } from 'typeorm';
+import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
 import type { WebhookConfig } from '../config';
 import { post, type SendResult } from './send';
 import { signedHeaders } from './signing';
@@ -19,8 +20,9 @@ export interface AttemptResult { outcome: AttemptOutcome; waitSeconds?: number }
 const MAX_RETRY_AFTER_SECONDS = 86_400;
 
 /**
- * Attempts in flight per endpoint in this process. An endpoint at its share gets no more until one returns, so a
- * slow or dead receiver holds a bounded number of activity slots and every other endpoint keeps its pace.
+ * Attempts in flight per endpoint in this process. An endpoint at its share gets no more until one returns (the
+ * activity fails retryably and Temporal retries it on its backoff), so a slow or dead receiver holds a bounded
+ * number of activity slots and every other endpoint keeps its pace.
  */
 export class EndpointSlots {
   private readonly inFlight = new Map<string, number>();
@@ -82,13 +84,19 @@ export async function attemptDelivery(db: DataSource, config: WebhookConfig, slo
     [a.eventId, a.endpointId, a.round, a.attempt],
   );
   if (!t || t.delivery_round !== a.round) return { outcome: 'stopped' }; // a newer round took over
-  if (t.recorded) return ok(t.recorded_status) ? { outcome: 'delivered' } : { outcome: a.nextDelaySeconds === null ? 'stopped' : 'retry', waitSeconds: a.nextDelaySeconds ?? undefined };
+  if (t.recorded) {
+    if (ok(t.recorded_status)) return { outcome: 'delivered' };
+    return t.recorded_status === 410 || a.nextDelaySeconds === null ? { outcome: 'stopped' } : { outcome: 'retry', waitSeconds: a.nextDelaySeconds };
+  }
   if (t.delivery_status !== 'pending') return { outcome: t.delivery_status === 'delivered' ? 'delivered' : 'stopped' };
   if (t.removed_at || t.disabled_at) {
     await finish(db, t.seq, a, { status: 'failed', error: t.removed_at ? 'endpoint removed' : 'endpoint disabled' });
     return { outcome: 'stopped' };
   }
-  if (!slots.tryTake(a.endpointId)) return { outcome: 'busy' };
+  // Not an attempt: the activity is retried on its own backoff, which adds nothing to the workflow's history.
+  if (!slots.tryTake(a.endpointId)) {
+    throw ApplicationFailure.create({ message: `endpoint ${a.endpointId} has its share of attempts in flight`, type: 'EndpointBusy', category: ApplicationFailureCategory.BENIGN });
+  }
   let result: SendResult;
   const at = new Date();
   try {
@@ -145,7 +153,7 @@ async function finish(db: DataSource, seq: string, a: AttemptInput, f: Finish): 
       `UPDATE webhook_deliveries SET status = $3, attempts = attempts + $4, last_error = $5,
          delivered_at = CASE WHEN $3 = 'delivered' THEN now() END,
          next_attempt_at = CASE WHEN $3 = 'pending' THEN now() + make_interval(secs => $6) END
-       WHERE event_seq = $1 AND endpoint_id = $2 AND round = $7`,
+       WHERE event_seq = $1 AND endpoint_id = $2 AND round = $7 AND status = 'pending'`,
       [seq, a.endpointId, f.status, counted, f.status === 'delivered' ? null : (f.error ?? null), f.waitSeconds ?? 0, a.round],
     );
     await tx.query(

@@ -112,7 +112,7 @@ const present = (r: EventRow): EventRecord => ({
 export const encodeCursor = (seq: string) => Buffer.from(`s:${seq}`).toString('base64url');
 export function decodeCursor(cursor: string): string | undefined {
   const m = /^s:([1-9][0-9]{0,18})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  return m?.[1];
+  return m && BigInt(m[1]) <= 9_223_372_036_854_775_807n ? m[1] : undefined;
 }
 
 export interface EventFilter { since?: string; type?: WebhookType; status?: EventStatus; depositId?: string; limit: number; before?: string }
@@ -169,22 +169,25 @@ export async function getEvent(db: DataSource, projectId: string, eventId: strin
   };
 }
 
-export type Resend = { eventId: string; status: EventStatus; attempts: number } & ({ kind: 'nudge'; workflowId: string } | { kind: 'round'; start?: QueuedStart });
+export type Resend = { eventId: string; status: EventStatus; attempts: number } & ({ kind: 'nudge'; workflowId: string } | { kind: 'round'; start: QueuedStart } | { kind: 'no-endpoint' });
 
 /**
  * Delivers a stored event again under its original eventId (so receivers' deduplication still holds). An event
- * still pending is nudged: its waiting attempts happen now. A finished one gets a new round to today's endpoints.
+ * still pending is nudged: its waiting attempts happen now (`reopen` when its workflow is gone: a new round). A
+ * finished one gets a new round to today's endpoints; with none, nothing changes.
  */
-export async function resendEvent(db: DataSource, projectId: string, eventId: string, config: WebhookConfig): Promise<Resend | undefined> {
+export async function resendEvent(db: DataSource, projectId: string, eventId: string, config: WebhookConfig, reopen = false): Promise<Resend | undefined> {
   return db.transaction(async (tx) => {
     const [row]: (EventRow & { round: number })[] = await tx.query(
       `SELECT ${EVENT_COLUMNS}, round FROM webhook_events WHERE project_id = $1 AND event_id = $2 FOR UPDATE`,
       [projectId, eventId],
     );
     if (!row) return undefined;
-    if (row.status === 'pending') return { kind: 'nudge', workflowId: deliveryWorkflowId(eventId, row.round), eventId, status: row.status, attempts: row.attempts };
-    const start = await openRound(tx, row.seq, eventId, projectId, row.type, row.round + 1, config);
-    return { kind: 'round', start, eventId, status: start ? 'pending' : 'failed', attempts: row.attempts };
+    const at = { eventId, status: row.status, attempts: row.attempts };
+    if (row.status === 'pending' && !reopen) return { kind: 'nudge', workflowId: deliveryWorkflowId(eventId, row.round), ...at };
+    if (!(await receiverCount(tx, projectId, row.type))) return { kind: 'no-endpoint', ...at };
+    const start = (await openRound(tx, row.seq, eventId, projectId, row.type, row.round + 1, config))!;
+    return { kind: 'round', start, ...at, status: 'pending' };
   });
 }
 

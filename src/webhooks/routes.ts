@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Context } from 'koa';
 import { ApiError } from '../http/errors';
 import { defineRoute, type RouteDef } from '../http/route';
@@ -89,18 +90,23 @@ export const webhookRoutes: RouteDef[] = [
     tags: ['webhooks'],
     auth: 'apiKey',
     params: schema.eventParams,
-    responses: { 202: { description: 'redelivery under way', schema: schema.resendResponse }, 404: { description: 'no such event in this project' } },
+    responses: { 202: { description: 'redelivery under way', schema: schema.resendResponse }, 404: { description: 'no such event in this project' }, 409: { description: 'no enabled endpoint takes its type' } },
     async handler(ctx, { params }, s) {
-      const resend = await resendEvent(s.db, project(ctx), params.eventId, s.config.webhooks);
+      let resend = await resendEvent(s.db, project(ctx), params.eventId, s.config.webhooks);
       if (!resend) throw new ApiError(404, 'Webhook event not found');
       if (resend.kind === 'nudge') {
-        // Not yet started (its start still queued): the first attempt is immediate anyway.
-        await s.temporal.workflow.getHandle(resend.workflowId).signal(retryNowSignal).catch((err) => s.logger.info({ err }, 'resend of an event not yet under way'));
-      } else {
-        await startQueued(s, resend.start ? [resend.start] : []);
+        const nudged = await s.temporal.workflow.getHandle(resend.workflowId).signal(retryNowSignal).then(() => true, (e) => {
+          if (e instanceof WorkflowNotFoundError) return false;
+          throw e;
+        });
+        // Gone without finishing (terminated by an operator): a new round, unless its start is still queued.
+        if (!nudged && !(await s.db.query('SELECT 1 FROM workflow_outbox WHERE workflow_id = $1', [resend.workflowId])).length) {
+          resend = (await resendEvent(s.db, project(ctx), params.eventId, s.config.webhooks, true))!;
+        }
       }
-      const message = resend.status === 'pending' ? 'Webhook event redelivery started' : 'No enabled webhook endpoint takes this event type';
-      return { status: 202, body: { message, eventId: resend.eventId, status: resend.status, attempts: resend.attempts } };
+      if (resend.kind === 'no-endpoint') throw new ApiError(409, 'No enabled webhook endpoint takes this event type', { code: 'WEBHOOK_NO_ENDPOINT' });
+      if (resend.kind === 'round') await startQueued(s, [resend.start]);
+      return { status: 202, body: { message: 'Webhook event redelivery started', eventId: resend.eventId, status: resend.status, attempts: resend.attempts } };
     },
   }),
   defineRoute<{ since: string; until?: string }, unknown, unknown>({

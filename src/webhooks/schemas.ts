@@ -1,8 +1,7 @@
-import type { Schema } from '../http/schema';
+import { dateTime, type Schema } from '../http/schema';
 import { EVENT_STATUSES, WEBHOOK_TYPES } from './types';
 
-const dateTime: Schema = { type: 'string', format: 'date-time' };
-const nullableDateTime: Schema = { type: ['string', 'null'], format: 'date-time' };
+const nullableDateTime: Schema = { anyOf: [dateTime, { type: 'null' }] };
 export const webhookType: Schema = { type: 'string', enum: [...WEBHOOK_TYPES] };
 
 export const testBody: Schema = { type: 'object', required: ['type'], additionalProperties: false, properties: { type: webhookType } };

@@ -47,7 +47,8 @@ export function post(rawUrl: string, headers: Record<string, string>, body: stri
         done({
           statusCode: res.statusCode,
           latencyMs: latencyMs(),
-          responseBody: Buffer.concat(chunks).subarray(0, RESPONSE_BYTES).toString('utf8'),
+          // PostgreSQL text cannot hold NUL: a binary answer is kept without them.
+          responseBody: Buffer.concat(chunks).subarray(0, RESPONSE_BYTES).toString('utf8').replace(/\u0000/g, ''),
           ...(Number.isFinite(retryAfter) && retryAfter > 0 ? { retryAfterSeconds: Math.ceil(retryAfter) } : {}),
         });
       };

@@ -31,6 +31,4 @@ export type AttemptOutcome =
   /** failed; try again on the schedule (or give up if this was the last attempt) */
   | 'retry'
   /** the endpoint was disabled or removed, or answered 410 Gone: no more attempts */
-  | 'stopped'
-  /** this process already has its share of attempts in flight to the endpoint: not attempted, not counted */
-  | 'busy';
+  | 'stopped';

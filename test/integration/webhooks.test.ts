@@ -107,6 +107,10 @@ test('410 Gone disables the endpoint at once; an endpoint failing for days is di
   let endpoints = (await call(p, 'GET', `${DP}/webhooks/endpoints`)).json.endpoints;
   expect(endpoints).toEqual([expect.objectContaining({ id, status: 'disabled', disabledReason: 'the receiver answered 410 Gone', disabledAt: expect.any(String) })]);
   expect((await call(p, 'POST', `${DP}/webhooks/test`, { body: { type: 'deposit-received' } })).status).toBe(400);
+  // Nothing to resend to: refused, and the event's record is left as it was.
+  const resend = await call(p, 'POST', `${DP}/webhooks/events/${eventId}/resend`);
+  expect([resend.status, resend.json.code]).toEqual([409, 'WEBHOOK_NO_ENDPOINT']);
+  expect(await event(p, eventId)).toMatchObject({ status: 'failed', attempts: 1 });
 
   // Enabled again and pointed at a receiver that has failed for six days: the next failure disables it.
   expect((await call(p, 'POST', `${DP}/webhooks/endpoints/${id}/enable`)).json).toMatchObject({ status: 'enabled', disabledReason: null });

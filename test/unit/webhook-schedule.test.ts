@@ -1,5 +1,5 @@
 import { loadConfig } from '../../src/config';
-import { busyDelayMs, delayAfter, unitHash } from '../../workflows/webhook-schedule';
+import { delayAfter, unitHash } from '../../workflows/webhook-schedule';
 
 const delays = loadConfig({}).webhooks.retryDelaysSeconds;
 
@@ -28,12 +28,6 @@ test('jitter comes from a stable hash of the attempt, spread over [0, 1)', () =>
   expect(values.filter((v) => v < 0.5).length).toBeLessThan(600);
 });
 
-test('a busy endpoint is polled less and less often, at most every 30 s', () => {
-  expect(busyDelayMs(0, 0.5)).toBe(500);
-  expect(busyDelayMs(3, 0.5)).toBe(4000);
-  expect(busyDelayMs(50, 0.999)).toBeLessThanOrEqual(37_500);
-  expect(busyDelayMs(50, 0.5)).toBe(30_000);
-});
 
 test('the schedule and limits come from the environment and are checked', () => {
   expect(loadConfig({ WEBHOOK_RETRY_DELAYS: '1, 2,3' }).webhooks.retryDelaysSeconds).toEqual([1, 2, 3]);
