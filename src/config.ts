@@ -32,7 +32,7 @@ export interface Config {
   webhooks: WebhookConfig;
   compliance: ComplianceConfig;
   /** default per-project quota on API-key routes (a project may have its own: `npm run cli -- projects limit`) */
-  rateLimit: { rps: number; burst: number };
+  rateLimit: { rps: number; burst: number; redisUrl?: string };
   secrets: Partial<Secrets>;
 }
 
@@ -204,6 +204,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimit: {
       rps: int(env, 'RATE_LIMIT_RPS', 100, 1, 1_000_000),
       burst: int(env, 'RATE_LIMIT_BURST', 200, 0, 10_000_000),
+      redisUrl: env.REDIS_URL || undefined,
     },
     secrets: {
       indexerApiKey: env.INDEXER_API_KEY || undefined,

@@ -66,7 +66,7 @@ export function createServices(rt: Runtime, db: DataSource, temporal: Client, lo
     logger,
     metrics: createMetrics(),
     apiKeys: new ApiKeyStore(db),
-    rateLimits: new RateLimits(db),
+    rateLimits: new RateLimits(db, rt.config.rateLimit.redisUrl),
     indexerApiKey: rt.secrets.indexerApiKey,
     allocatorAddress: rt.allocatorAddress,
     orchestratorAddress: rt.orchestratorAddress,

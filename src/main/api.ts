@@ -12,7 +12,8 @@ async function main() {
   const logger = createLogger(rt.config.logLevel, 'api');
   const db = await openDatabase(rt.databaseUrl);
   const temporal = createTemporalClient(rt.temporalAddress, rt.config.temporalNamespace);
-  const app = createApp(createServices(rt, db, temporal, logger));
+  const services = createServices(rt, db, temporal, logger);
+  const app = createApp(services);
   const server = app.listen(rt.config.port, rt.config.host);
   // Idle keep-alive connections outlive the clients' and proxies' own idle timeouts (60 s is common), so a client
   // never sends a request on a socket the server is closing at that moment.
@@ -27,6 +28,7 @@ async function main() {
     server.close();
     await once(server, 'close');
     await temporal.connection.close();
+    await services.rateLimits.close();
     await db.destroy();
     process.exit(0);
   };

@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
-import { BurstyRateLimiter, RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
+import Redis from 'ioredis';
+import { BurstyRateLimiter, RateLimiterMemory, RateLimiterPostgres, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 
 export interface Quota { rps: number; burst: number }
 
@@ -10,23 +11,39 @@ export type Verdict = { allowed: boolean; limit: number; remaining: number; rese
 
 /**
  * Per-project quotas on API-key routes: `rps` requests per second, plus up to `burst` more per
- * BURST_WINDOW_SECONDS, counted in PostgreSQL (rate-limiter-flexible's store) so every API process shares them.
+ * BURST_WINDOW_SECONDS, counted in a store every API process shares: PostgreSQL (rate-limiter-flexible's table), or
+ * Redis when REDIS_URL is set. If the store fails, a per-process in-memory count stands in (the library's insurance
+ * limiter), so a store outage never takes the API down.
  */
 export class RateLimits {
   private readonly limiters = new Map<string, { consume(key: string): Promise<RateLimiterRes> }>();
+  private readonly redis?: Redis;
 
-  constructor(private readonly db: DataSource) {}
+  constructor(private readonly db: DataSource, redisUrl?: string) {
+    // No offline queue: while Redis is away a call fails at once and the insurance limiter answers.
+    if (redisUrl) this.redis = new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false });
+  }
+
+  private store(keyPrefix: string, points: number, duration: number) {
+    const insuranceLimiter = new RateLimiterMemory({ keyPrefix, points, duration });
+    return this.redis
+      ? new RateLimiterRedis({ storeClient: this.redis, keyPrefix: `rl:${keyPrefix}`, points, duration, insuranceLimiter })
+      : new RateLimiterPostgres({ storeClient: this.db, storeType: 'typeorm', tableName: 'rate_limits', tableCreated: true, keyPrefix, points, duration, insuranceLimiter });
+  }
 
   private limiter(q: Quota) {
     const id = `${q.rps}/${q.burst}`;
     let limiter = this.limiters.get(id);
     if (!limiter) {
-      const store = { storeClient: this.db, storeType: 'typeorm', tableName: 'rate_limits', tableCreated: true };
-      const rate = new RateLimiterPostgres({ ...store, keyPrefix: 'rps', points: q.rps, duration: 1 });
-      limiter = q.burst > 0 ? new BurstyRateLimiter(rate, new RateLimiterPostgres({ ...store, keyPrefix: 'burst', points: q.burst, duration: BURST_WINDOW_SECONDS })) : rate;
+      const rate = this.store('rps', q.rps, 1);
+      limiter = q.burst > 0 ? new BurstyRateLimiter(rate, this.store('burst', q.burst, BURST_WINDOW_SECONDS)) : rate;
       this.limiters.set(id, limiter);
     }
     return limiter;
+  }
+
+  async close(): Promise<void> {
+    await this.redis?.quit().catch(() => undefined);
   }
 
   async consume(projectId: string, q: Quota): Promise<Verdict> {

@@ -50,6 +50,7 @@ export async function startApi(): Promise<Api> {
       server.close();
       await once(server, 'close');
       await temporalEnv.teardown();
+      await services.rateLimits.close();
       await db.destroy();
     },
   };
