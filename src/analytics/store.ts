@@ -46,35 +46,42 @@ export interface Funnel {
  * it opened when it never completed.
  */
 export async function funnel(db: DataSource, q: FunnelQuery): Promise<Funnel> {
-  const params = [q.projectId, q.modal, q.from, q.to, q.fundingMethod ?? null];
+  const params = [q.projectId, q.modal, q.from, q.to, ...(q.fundingMethod ? [q.fundingMethod] : [])];
+  // The funding-method filter is added only when asked for, so the planner can make it a hashed semi-join.
   const scope = `WITH scoped AS (
       SELECT session_id, event, step, outcome, reason_family, deposit_id, occurred_at FROM analytics_events
       WHERE project_id = $1 AND modal = $2 AND occurred_at >= $3 AND occurred_at < $4
-        AND ($5::text IS NULL OR session_id IN (SELECT session_id FROM analytics_events WHERE project_id = $1 AND modal = $2 AND occurred_at >= $3 AND occurred_at < $4 AND funding_method = $5))),
-    firsts AS (SELECT session_id, step, min(occurred_at) AS t FROM scoped WHERE event = 'deposit_modal_step_open' GROUP BY 1, 2),
-    completed AS (SELECT session_id, min(occurred_at) AS t FROM scoped WHERE outcome = 'completed' GROUP BY 1)`;
-  const [steps, outcomes, reasons, timing, deposits] = await Promise.all([
-    db.query(
+      ${q.fundingMethod ? 'AND session_id IN (SELECT session_id FROM analytics_events WHERE project_id = $1 AND modal = $2 AND occurred_at >= $3 AND occurred_at < $4 AND funding_method = $5)' : ''})`;
+  // Sorting and hashing a range's sessions wants more than the default 4 MB of work memory: each query gets its own.
+  const run = (sql: string) => db.transaction(async (tx) => {
+    await tx.query("SET LOCAL work_mem = '64MB'");
+    return tx.query(sql, params);
+  });
+  const [steps, outcomes, deposits] = await Promise.all([
+    // Per session: when it started and completed; per session and step: its first opening, numbered from the start
+    // (the step's position) and from the end (1 = the last step the session reached).
+    run(
       `${scope},
-       ranked AS (SELECT step, session_id, row_number() OVER (PARTITION BY session_id ORDER BY t) AS position FROM firsts),
-       last AS (SELECT DISTINCT ON (session_id) session_id, step FROM firsts ORDER BY session_id, t DESC)
-       SELECT r.step, count(*)::int AS sessions, avg(r.position)::float AS position,
-              (SELECT count(*)::int FROM last l WHERE l.step = r.step AND l.session_id NOT IN (SELECT session_id FROM completed)) AS drop_off,
-              (SELECT count(DISTINCT session_id)::int FROM firsts) AS entered
-       FROM ranked r GROUP BY r.step ORDER BY position, r.step`,
-      params,
+       firsts AS (SELECT session_id, step, min(occurred_at) AS t FROM scoped WHERE event = 'deposit_modal_step_open' GROUP BY 1, 2),
+       sessions AS (SELECT session_id, min(occurred_at) AS started, min(occurred_at) FILTER (WHERE outcome = 'completed') AS completed_at FROM scoped GROUP BY 1),
+       ranked AS (SELECT step, session_id, row_number() OVER (PARTITION BY session_id ORDER BY t) AS position,
+                         row_number() OVER (PARTITION BY session_id ORDER BY t DESC) AS from_end FROM firsts),
+       timing AS (SELECT count(*)::int AS completed,
+                         percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM completed_at - started))::float AS p50,
+                         percentile_cont(0.9) WITHIN GROUP (ORDER BY extract(epoch FROM completed_at - started))::float AS p90
+                  FROM sessions WHERE completed_at IS NOT NULL)
+       SELECT NULL AS step, 0 AS sessions, 0::float AS position, 0 AS last_here, 0 AS drop_off, row_to_json(timing) AS timing FROM timing
+       UNION ALL
+       SELECT * FROM (SELECT r.step, count(*)::int, avg(r.position)::float, (count(*) FILTER (WHERE r.from_end = 1))::int,
+                             (count(*) FILTER (WHERE r.from_end = 1 AND s.completed_at IS NULL))::int, NULL::json
+                      FROM ranked r JOIN sessions s USING (session_id) GROUP BY r.step ORDER BY 3, 1) per_step`,
     ),
-    db.query(`${scope} SELECT outcome, count(DISTINCT session_id)::int AS sessions FROM scoped WHERE outcome IS NOT NULL GROUP BY 1`, params),
-    db.query(`${scope} SELECT outcome, reason_family AS family, count(*)::int AS count FROM scoped WHERE outcome IN ('failed', 'friction') GROUP BY 1, 2 ORDER BY 3 DESC, 2`, params),
-    db.query(
-      `${scope}, starts AS (SELECT session_id, min(occurred_at) AS t FROM scoped GROUP BY 1)
-       SELECT count(*)::int AS sessions,
-              percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM c.t - s.t))::float AS p50,
-              percentile_cont(0.9) WITHIN GROUP (ORDER BY extract(epoch FROM c.t - s.t))::float AS p90
-       FROM completed c JOIN starts s USING (session_id)`,
-      params,
+    // Sessions per outcome, and events per outcome and reason family.
+    run(
+      `${scope} SELECT outcome, reason_family AS family, GROUPING(reason_family) = 1 AS whole, count(*)::int AS count, count(DISTINCT session_id)::int AS sessions
+       FROM scoped WHERE outcome IS NOT NULL GROUP BY GROUPING SETS ((outcome), (outcome, reason_family)) ORDER BY count DESC, family`,
     ),
-    db.query(
+    run(
       `${scope},
        seen AS (SELECT deposit_id, (array_agg(session_id))[1] AS session_id FROM scoped WHERE deposit_id IS NOT NULL GROUP BY 1),
        widget AS (SELECT DISTINCT ON (s.deposit_id) s.deposit_id, coalesce(o.outcome, 'none') AS outcome
@@ -87,22 +94,28 @@ export async function funnel(db: DataSource, q: FunnelQuery): Promise<Funnel> {
                    WHEN p.type IN ('bridge-failed', 'deposit-rejected') THEN 'failed' ELSE 'processing' END AS processed,
               count(*)::int AS count
        FROM widget w LEFT JOIN processed p USING (deposit_id) GROUP BY 1, 2 ORDER BY 1, 2`,
-      params,
     ),
   ]);
-  const entered: number = steps[0]?.entered ?? 0;
+  type StepRow = { step: string | null; sessions: number; last_here: number; drop_off: number; timing: { completed: number; p50: number | null; p90: number | null } | null };
+  type OutcomeRow = { outcome: string; family: string | null; whole: boolean; count: number; sessions: number };
+  const [timingRow, ...perStep] = steps as StepRow[];
+  const timing = timingRow.timing!;
+  // Every session that entered the funnel has exactly one last step.
+  const entered = perStep.reduce((n, r) => n + r.last_here, 0);
   const round = (x: number | null) => (x === null ? null : Math.round(x * 1000) / 1000);
+  const families = (outcome: string) =>
+    (outcomes as OutcomeRow[]).filter((r) => !r.whole && r.outcome === outcome && r.family !== null).map((r) => ({ family: r.family!, count: r.count }));
   return {
     from: q.from.toISOString(),
     to: q.to.toISOString(),
     modal: q.modal,
     fundingMethod: q.fundingMethod ?? null,
     sessions: entered,
-    steps: steps.map((s: { step: string; sessions: number; drop_off: number }) => ({ step: s.step, sessions: s.sessions, conversion: entered ? round(s.sessions / entered)! : 0, dropOff: s.drop_off })),
-    outcomes: Object.fromEntries(outcomes.map((o: { outcome: string; sessions: number }) => [o.outcome, o.sessions])),
-    failures: reasons.filter((r: { outcome: string }) => r.outcome === 'failed').map(({ family, count }: { family: string; count: number }) => ({ family, count })),
-    friction: reasons.filter((r: { outcome: string }) => r.outcome === 'friction').map(({ family, count }: { family: string; count: number }) => ({ family, count })),
-    timeToComplete: { sessions: timing[0].sessions, p50Seconds: round(timing[0].p50), p90Seconds: round(timing[0].p90) },
+    steps: perStep.map((s) => ({ step: s.step!, sessions: s.sessions, conversion: entered ? round(s.sessions / entered)! : 0, dropOff: s.drop_off })),
+    outcomes: Object.fromEntries((outcomes as OutcomeRow[]).filter((r) => r.whole).map((r) => [r.outcome, r.sessions])),
+    failures: families('failed'),
+    friction: families('friction'),
+    timeToComplete: { sessions: timing.completed, p50Seconds: round(timing.p50), p90Seconds: round(timing.p90) },
     deposits: {
       observed: deposits.reduce((n: number, d: { count: number }) => n + d.count, 0),
       byOutcome: deposits.map((d: { widget: string; processed: string; count: number }) => ({ widget: d.widget, processed: d.processed, count: d.count })),
