@@ -35,6 +35,8 @@ const verificationSession: Schema = {
     },
   },
 };
+/** A sandbox hosted link's signed token, in the path. */
+const linkParams: Schema = { type: 'object', required: ['token'], properties: { token: { type: 'string', minLength: 1, maxLength: 2048 } } };
 const decisionBody = (decisions: Decision[]): Schema => ({ type: 'object', required: ['decision'], additionalProperties: false, properties: { decision: { type: 'string', enum: decisions } } });
 
 /** Where links point: PUBLIC_URL, else the request's own origin. */
@@ -178,7 +180,7 @@ export const complianceRoutes: RouteDef[] = [
     summary: "The sandbox provider's hosted verification page (framable only by COMPLIANCE_FRAME_ANCESTORS)",
     tags: ['compliance', 'sandbox'],
     auth: 'none',
-    params: { type: 'object', required: ['token'], properties: { token: { type: 'string', minLength: 1, maxLength: 2048 } } },
+    params: linkParams,
     responses: { 200: { description: 'text/html' }, 404: { description: 'invalid or expired link' } },
     async handler(ctx, { params }, s) {
       const applicant = await sandbox(s).applicantOfLink(params.token);
@@ -196,7 +198,7 @@ export const complianceRoutes: RouteDef[] = [
     summary: "The sandbox hosted page's buttons: approve, reject or needs review (sends the provider callback)",
     tags: ['compliance', 'sandbox'],
     auth: 'none',
-    params: { type: 'object', required: ['token'], properties: { token: { type: 'string', minLength: 1, maxLength: 2048 } } },
+    params: linkParams,
     body: decisionBody(['approve', 'reject', 'review']),
     responses: { 200: { description: '{applicantId, state}' }, 404: { description: 'invalid or expired link' }, 409: { description: 'already decided' } },
     async handler(ctx, { params, body }, s) {
