@@ -33,6 +33,8 @@ export interface Config {
   compliance: ComplianceConfig;
   /** default per-project quota on API-key routes (a project may have its own: `npm run cli -- projects limit`) */
   rateLimit: { rps: number; burst: number; redisUrl?: string };
+  /** the deprecation notice alps responses carry (Deprecation, Sunset, Link headers) */
+  versions: { alpsDeprecatedAt: Date; alpsSunsetAt?: Date; alpsMigrationUrl: string };
   secrets: Partial<Secrets>;
 }
 
@@ -107,6 +109,14 @@ function seconds(env: NodeJS.ProcessEnv, name: string, fallback: string): number
     throw new ConfigError(`${name} must be up to 30 comma-separated whole seconds (each at most a week), got "${raw}"`);
   }
   return values;
+}
+
+function dateVar(env: NodeJS.ProcessEnv, name: string, fallback?: string): Date | undefined {
+  const raw = env[name] || fallback;
+  if (!raw) return undefined;
+  const date = new Date(raw);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(raw) || Number.isNaN(date.getTime())) throw new ConfigError(`${name} must be an ISO 8601 date, got "${raw}"`);
+  return date;
 }
 
 function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, values: readonly T[], fallback: T): T {
@@ -205,6 +215,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       rps: int(env, 'RATE_LIMIT_RPS', 100, 1, 1_000_000),
       burst: int(env, 'RATE_LIMIT_BURST', 200, 0, 10_000_000),
       redisUrl: env.REDIS_URL || undefined,
+    },
+    versions: {
+      alpsDeprecatedAt: dateVar(env, 'ALPS_DEPRECATED_AT', '2026-04-01T00:00:00Z')!,
+      alpsSunsetAt: dateVar(env, 'ALPS_SUNSET_AT'),
+      alpsMigrationUrl: env.ALPS_MIGRATION_URL || '/versions',
     },
     secrets: {
       indexerApiKey: env.INDEXER_API_KEY || undefined,

@@ -3,15 +3,20 @@ import Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
 import { indexerRoutes } from '../indexer/routes';
 import { intentRoutes } from '../intents/routes';
+import { blancIntentRoutes } from '../intents/blanc-routes';
 import { withdrawalRoutes } from '../withdrawals/routes';
 import { opsRoutes } from '../ops/routes';
-import { currentPortfolioRoute, legacyPortfolioRoute } from '../portfolio/routes';
+import { currentPortfolioRoutes, legacyPortfolioRoute } from '../portfolio/routes';
 import { webhookRoutes } from '../webhooks/routes';
 import { complianceRoutes } from '../compliance/routes';
 import { analyticsRoutes, ingestCors } from '../analytics/routes';
 import { sessionAuth } from '../compliance/session-auth';
 import { Host, openApiDocument } from './openapi';
-import { apiKeyAuth, apiVersion, errors, indexerAuth, observe } from './middleware';
+import { apiKeyAuth, errors, indexerAuth, observe } from './middleware';
+import { apiVersion, SUPPORTED_VERSIONS, type ApiVersion } from '../versions/versions';
+import { ApiError } from './errors';
+import { deprecationNotice } from '../versions/deprecation';
+import { versionRoutes } from '../versions/routes';
 import { Auth, mount } from './route';
 import type { Services } from './services';
 
@@ -21,7 +26,7 @@ import type { Services } from './services';
  */
 export function hosts(): Host[] {
   return [
-    { prefix: '', name: 'current', routes: [...opsRoutes, currentPortfolioRoute, ...intentRoutes, ...withdrawalRoutes, ...indexerRoutes, ...analyticsRoutes] },
+    { prefix: '', name: 'current', routes: [...opsRoutes, ...versionRoutes, ...currentPortfolioRoutes, ...intentRoutes, ...blancIntentRoutes, ...withdrawalRoutes, ...indexerRoutes, ...analyticsRoutes] },
     { prefix: '/legacy', name: 'legacy', routes: [legacyPortfolioRoute] },
     { prefix: '/deposit-processor', name: 'deposit-processor', routes: [...webhookRoutes, ...complianceRoutes] },
   ];
@@ -36,7 +41,7 @@ export function createApp(services: Services): Koa {
     none: (_ctx, next) => next(),
   };
   const all = hosts();
-  const openapi = openApiDocument(all, services.registry.version);
+  const openapi = Object.fromEntries(SUPPORTED_VERSIONS.map((v) => [v, openApiDocument(all, services.registry.version, v)]));
 
   app.use(observe(services));
   app.use(errors(services));
@@ -46,14 +51,20 @@ export function createApp(services: Services): Koa {
   for (const host of all) {
     const router = new Router({ prefix: host.prefix || undefined });
     // The legacy host predates dated versions (its client sends none); the others validate x-api-version.
-    mount(router, host.routes, services, auth, host.name === 'legacy' ? [] : [apiVersion()]);
+    mount(router, host.routes, services, auth, host.name === 'legacy' ? [] : [apiVersion(), deprecationNotice(services.config.versions)]);
     if (host.name === 'current') {
       router.get('/metrics', async (ctx) => {
         ctx.type = services.metrics.registry.contentType;
         ctx.body = await services.metrics.registry.metrics();
       });
-      router.get('/openapi.json', (ctx) => {
-        ctx.body = openapi;
+      // The document of the version the request names (x-api-version, alps when absent), or of the one in the path.
+      router.get('/openapi.json', apiVersion(), (ctx) => {
+        ctx.body = openapi[ctx.state.apiVersion as ApiVersion];
+      });
+      router.get('/openapi/:version.json', (ctx) => {
+        const doc = openapi[ctx.params.version];
+        if (!doc) throw new ApiError(404, `No OpenAPI document for version ${ctx.params.version}; served: ${SUPPORTED_VERSIONS.join(', ')}`);
+        ctx.body = doc;
       });
     }
     app.use(router.routes());

@@ -3,6 +3,8 @@ import type { Context, Middleware, Next } from 'koa';
 import { isGrpcServiceError } from '@temporalio/client';
 import { ApiError, unauthorized, VersionError } from './errors';
 import type { Services } from './services';
+import { BLANC, requestedVersion } from '../versions/versions';
+import { envelope } from '../versions/envelope';
 
 export const TRACE_HEADER = 'x-trace-id';
 
@@ -26,7 +28,14 @@ export function observe(services: Services): Middleware {
   };
 }
 
-type Style = 'standard' | 'deposit';
+type Style = 'standard' | 'deposit' | 'envelope';
+
+/** The deposit processor has its own body; the legacy host predates versions; elsewhere the version decides. */
+function styleOf(ctx: Context): Style {
+  if (ctx.path.startsWith('/deposit-processor')) return 'deposit';
+  if (ctx.path.startsWith('/legacy')) return 'standard';
+  return requestedVersion(ctx) === BLANC ? 'envelope' : 'standard';
+}
 
 /** The single error boundary: every failure becomes a documented JSON body; stack traces stay in the logs. */
 export function errors(services: Services): Middleware {
@@ -40,16 +49,14 @@ export function errors(services: Services): Middleware {
       const traceId = ctx.state.traceId as string;
       ctx.status = err.status;
       for (const [k, v] of Object.entries(err.extra.headers ?? {})) ctx.set(k, v);
-      ctx.body = render(err, traceId, ctx.path.startsWith('/deposit-processor') ? 'deposit' : 'standard');
+      ctx.body = render(err, traceId, styleOf(ctx));
     }
   };
 }
 
 function render(err: ApiError, traceId: string, style: Style): Record<string, unknown> {
+  if (style === 'envelope' || err instanceof VersionError) return envelope(err, traceId);
   if (err.extra.body) return { ...err.extra.body, traceId };
-  if (err instanceof VersionError) {
-    return { code: err.extra.code, message: err.message, traceId, ...(err.extra.details ? { details: err.extra.details } : {}) };
-  }
   if (style === 'deposit') {
     return { error: err.message, ...(err.extra.code ? { code: err.extra.code } : {}), ...(err.extra.details ? { details: err.extra.details } : {}), traceId };
   }
@@ -73,24 +80,6 @@ function toApiError(raw: unknown, services: Services, ctx: Context): ApiError {
   }
   services.logger.error({ traceId: ctx.state.traceId, err: raw }, 'unhandled error');
   return new ApiError(500, 'Internal Server Error');
-}
-
-export const SUPPORTED_VERSIONS = ['2026-01.alps'] as const;
-const VERSION_PATTERN = /^\d{4}-\d{2}\.[a-z0-9]+$/;
-
-/** Dated versions: no header means 2026-01.alps; malformed or unserved values are refused before any work. */
-export function apiVersion(): Middleware {
-  return async (ctx: Context, next: Next) => {
-    const header = ctx.get('x-api-version');
-    if (header) {
-      if (!VERSION_PATTERN.test(header)) throw new VersionError(`Malformed x-api-version "${header}": expected YYYY-MM.name`);
-      if (!(SUPPORTED_VERSIONS as readonly string[]).includes(header)) {
-        throw new VersionError(`Unsupported x-api-version "${header}"`, { supported: SUPPORTED_VERSIONS });
-      }
-    }
-    ctx.state.apiVersion = header || SUPPORTED_VERSIONS[0];
-    await next();
-  };
 }
 
 /**

@@ -1,8 +1,9 @@
 import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { bodyAjv, paramAjv, Schema } from './schema';
-import { Location, validationError } from './errors';
+import { ApiError, Location, validationError } from './errors';
 import type { Services } from './services';
+import type { ApiVersion } from '../versions/versions';
 
 /** `session`: a compliance customer's browser bearer (src/compliance/session-auth.ts). */
 export type Auth = 'apiKey' | 'indexerKey' | 'session' | 'none';
@@ -16,6 +17,8 @@ export interface RouteDef<B = unknown, Q = unknown, P = unknown> {
   summary: string;
   tags: string[];
   auth: Auth;
+  /** The API versions that serve this route (all when absent); under any other the path is unknown (404). */
+  versions?: readonly ApiVersion[];
   params?: Schema;
   query?: Schema;
   body?: Schema;
@@ -37,21 +40,35 @@ function validator(location: Location, schema: Schema | undefined, coerce: boole
 }
 
 export function mount(router: Router, routes: RouteDef[], services: Services, auth: Record<Auth, Middleware>, before: Middleware[]): void {
-  for (const route of routes) {
-    const body = validator('body', route.body, false);
-    const query = validator('query', route.query, true);
-    const params = validator('params', route.params, true);
-    const koaPath = route.path.replace(/\{(\w+)\}/g, ':$1');
-    router[route.method](koaPath, ...before, auth[route.auth], async (ctx) => {
-      const rawQuery = { ...(ctx.query as Record<string, string | string[] | undefined>) };
-      const input = {
-        params: params({ ...ctx.params }),
-        query: query(route.normalizeQuery ? route.normalizeQuery(rawQuery) : rawQuery),
-        body: body((ctx.request as unknown as { body?: unknown }).body ?? {}),
-      };
-      const result = await route.handler(ctx, input as RouteInput<unknown, unknown, unknown>, services);
-      ctx.status = result.status;
-      ctx.body = result.body;
+  // One router entry per method and path: versions that shape a path differently share it, and the request's
+  // version picks the definition.
+  const groups = new Map<string, RouteDef[]>();
+  for (const route of routes) groups.set(`${route.method} ${route.path}`, [...(groups.get(`${route.method} ${route.path}`) ?? []), route]);
+  for (const group of groups.values()) {
+    const serve = group.map((route) => ({ route, run: handle(route, services, auth[route.auth]) }));
+    const { method, path } = group[0];
+    router[method](path.replace(/\{(\w+)\}/g, ':$1'), ...before, async (ctx, next) => {
+      const match = serve.find(({ route }) => !route.versions || route.versions.includes(ctx.state.apiVersion));
+      if (!match) throw new ApiError(404, `Route ${ctx.method} ${ctx.path} not found in version ${ctx.state.apiVersion}`);
+      if (match.route.versions) ctx.state.versionedRoute = true;
+      await match.run(ctx, next);
     });
   }
+}
+
+function handle(route: RouteDef, services: Services, authenticate: Middleware): Middleware {
+  const body = validator('body', route.body, false);
+  const query = validator('query', route.query, true);
+  const params = validator('params', route.params, true);
+  return (ctx) => authenticate(ctx, async () => {
+    const rawQuery = { ...(ctx.query as Record<string, string | string[] | undefined>) };
+    const input = {
+      params: params({ ...ctx.params }),
+      query: query(route.normalizeQuery ? route.normalizeQuery(rawQuery) : rawQuery),
+      body: body((ctx.request as unknown as { body?: unknown }).body ?? {}),
+    };
+    const result = await route.handler(ctx, input as RouteInput<unknown, unknown, unknown>, services);
+    ctx.status = result.status;
+    ctx.body = result.body;
+  });
 }

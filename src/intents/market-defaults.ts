@@ -32,3 +32,8 @@ export const DEFAULT_FEES: FeeSchedule = {
 
 /** Settlement layers a route may bridge with, cheapest first at equal availability. */
 export const BRIDGE_LAYERS = ['ACROSS', 'RELAY', 'CCTP', 'ECO', 'OFT', 'LZ', 'NEAR', 'RHINO'] as const;
+
+/** Typical seconds from submit to fill per settlement layer: ranks routes of equal value (faster first). */
+export const LAYER_SECONDS: Record<string, number> = {
+  SAME_CHAIN: 5, INTENT_EXECUTOR: 10, RELAY: 15, ACROSS: 20, ECO: 30, CCTP: 60, OFT: 60, LZ: 60, NEAR: 90, RHINO: 90,
+};

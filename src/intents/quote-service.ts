@@ -7,23 +7,23 @@ import type { NonceBlock } from '../ledger/nonces';
 import { DEFAULT_FEES } from './market-defaults';
 import { loadMarket } from './market';
 import { applyAccessList, buildIntentOp, IntentInput, intentCost, resolveRequests } from './quote';
-import { planIntent, RouteError } from './route-finder';
+import { planAlternatives, rankPlans, RouteError, type Plan, type RefusalCode } from './route-finder';
 import { signIntentOp } from './server-signature';
 import type { IntentOp } from './types';
 
 export interface QuoteDeps { registry: ChainRegistry; config: Config; lockTag: string; orchestrator: PrivateKeyAccount; nonces: NonceBlock }
 
-/** A refused quote travels as data and becomes a 400 with the client's message. */
-export type QuoteOutcome<T> = { ok: true; value: T } | { ok: false; message: string };
+/** A refused quote travels as data: a 400 with the client's message, and the current version's code for it. */
+export type QuoteOutcome<T> = { ok: true; value: T } | { ok: false; message: string; code: RefusalCode };
 
-async function plan(manager: EntityManager, input: IntentInput, deps: QuoteDeps) {
+async function plan(manager: EntityManager, input: IntentInput, deps: QuoteDeps, alternatives = 1) {
   const requests = resolveRequests(input, deps.registry);
   // Balances and market data are read concurrently (on separate pooled connections when `manager` is the pool's).
   const reading = availableSources(manager, input.account.address, deps.lockTag, deps.registry).then((s) => applyAccessList(s, input.accountAccessList));
   const market = await loadMarket(manager, deps.registry, reading.then((s) => [input.destinationChainId, ...new Set(s.map((x) => x.chainId))]));
   const sources = await reading;
   const sponsor = input.options.sponsorSettings ?? {};
-  const result = planIntent(
+  const plans = planAlternatives(
     {
       destinationChainId: input.destinationChainId,
       requests,
@@ -35,46 +35,79 @@ async function plan(manager: EntityManager, input: IntentInput, deps: QuoteDeps)
     deps.registry,
     DEFAULT_FEES,
     market,
+    alternatives,
   );
-  return { plan: result, market };
+  return { plans: alternatives > 1 ? rankPlans(plans, market) : plans, market };
 }
 
 async function outcome<T>(fn: () => Promise<T>): Promise<QuoteOutcome<T>> {
   try {
     return { ok: true, value: await fn() };
   } catch (e) {
-    if (e instanceof RouteError) return { ok: false, message: e.message };
+    if (e instanceof RouteError) return { ok: false, message: e.message, code: e.code };
     throw e;
   }
 }
 
 /** POST /intents/cost: the price of the cheapest route, nothing stored. */
 export function quoteCost(db: DataSource, input: IntentInput, deps: QuoteDeps) {
-  return outcome(async () => intentCost((await plan(db.manager, input, deps)).plan, input.destinationChainId));
+  return outcome(async () => intentCost((await plan(db.manager, input, deps)).plans[0], input.destinationChainId));
+}
+
+/** A stored, signed quote: what each version presents of it. */
+export interface IssuedQuote {
+  intentOp: IntentOp;
+  intentCost: Record<string, unknown>;
+  tokenRequirements?: Record<string, Record<string, unknown>>;
+  plan: Plan;
+  expiresAt: number;
 }
 
 /**
- * POST /intents/route: plan over the balances as read now (nothing is reserved until a submit), take a nonce, build
- * and sign the operation, and store it with its time-to-live and its nonce record in one statement.
+ * Plans over the balances as read now (nothing is reserved until a submit), then for each plan takes a nonce,
+ * builds and signs the operation, and stores it with its time-to-live and its nonce record.
  */
-export function createQuote(db: DataSource, input: IntentInput, projectId: string | undefined, deps: QuoteDeps) {
-  return outcome(async () => {
-    const { plan: p, market } = await plan(db.manager, input, deps);
+async function issue(db: DataSource, input: IntentInput, projectId: string | undefined, deps: QuoteDeps, alternatives: number): Promise<IssuedQuote[]> {
+  const { plans, market } = await plan(db.manager, input, deps, alternatives);
+  const now = Math.floor(Date.now() / 1000);
+  const expiresAt = now + deps.config.intents.quoteTtlSeconds;
+  const issued = await Promise.all(plans.map(async (p) => {
     const nonce = await deps.nonces.next(input.account.address);
-    const now = Math.floor(Date.now() / 1000);
     const built = buildIntentOp({ input, plan: p, nonce, now, lockTag: deps.lockTag, config: deps.config.intents, registry: deps.registry, market: market.snapshot() });
     const intentOp: IntentOp = { ...built.op, serverSignature: await signIntentOp(built.op, deps.orchestrator) };
-    await db.transaction(async (tx) => {
-      // A quote moves no money: if the database crashes right after this commit, the quote is gone and its submit
-      // gets 404 (request a new route). So its commit does not wait for the WAL flush.
-      await tx.query('SET LOCAL synchronous_commit = off');
+    return { nonce, intentOp, built, plan: p };
+  }));
+  await db.transaction(async (tx) => {
+    // A quote moves no money: if the database crashes right after this commit, the quote is gone and its submit
+    // gets 404 (request a new route). So its commit does not wait for the WAL flush.
+    await tx.query('SET LOCAL synchronous_commit = off');
+    for (const { nonce, intentOp, built } of issued) {
       await tx.query(
         `WITH recorded AS (INSERT INTO allocator_nonces (nonce, sponsor, purpose) VALUES ($1, $3, 'intent'))
          INSERT INTO quotes (nonce, project_id, account, operation, cost, reservations, expires_at)
          VALUES ($1, $2, $3, $4, $5, $6, to_timestamp($7))`,
-        [nonce.toString(), projectId ?? null, input.account.address.toLowerCase(), intentOp, built.cost, JSON.stringify(built.reservations), now + deps.config.intents.quoteTtlSeconds],
+        [nonce.toString(), projectId ?? null, input.account.address.toLowerCase(), intentOp, built.cost, JSON.stringify(built.reservations), expiresAt],
       );
-    });
-    return { intentOp, intentCost: built.cost, ...(built.tokenRequirements ? { tokenRequirements: built.tokenRequirements } : {}) };
+    }
   });
+  return issued.map(({ intentOp, built, plan: p }) => ({
+    intentOp,
+    intentCost: built.cost,
+    ...(built.tokenRequirements ? { tokenRequirements: built.tokenRequirements } : {}),
+    plan: p,
+    expiresAt,
+  }));
 }
+
+/** POST /intents/route (alps): the cheapest route as one signed operation. */
+export function createQuote(db: DataSource, input: IntentInput, projectId: string | undefined, deps: QuoteDeps) {
+  return outcome(async () => (await issue(db, input, projectId, deps, 1))[0]);
+}
+
+/** POST /quotes (blanc): every distinct route the ledger and the settlement layers allow, best first. */
+export function createQuotes(db: DataSource, input: IntentInput, projectId: string | undefined, deps: QuoteDeps) {
+  return outcome(() => issue(db, input, projectId, deps, MAX_ROUTES));
+}
+
+/** Each route is a stored quote with its own nonce; four covers locks and wallet funds over two layers each. */
+const MAX_ROUTES = 4;

@@ -18,7 +18,7 @@ export interface IntentInput {
   accountAccessList?: { chainId: number; tokenAddress: string }[] | AccessList;
   options: {
     settlementLayers?: string[];
-    sponsorSettings?: { gasSponsored?: boolean; bridgeFeesSponsored?: boolean; protocolFeesSponsored?: boolean };
+    sponsorSettings?: { gasSponsored?: boolean; bridgeFeesSponsored?: boolean; swapFeesSponsored?: boolean; protocolFeesSponsored?: boolean };
     feeToken?: string;
     customDeadline?: number;
   };
@@ -29,11 +29,11 @@ type AccessList = AccessFilter & { exclude?: AccessFilter };
 /** Resolves the requested tokens on the destination chain with the messages the client maps. */
 export function resolveRequests(input: IntentInput, registry: ChainRegistry): TokenRequest[] {
   const chain = registry.chain(input.destinationChainId);
-  if (!chain) throw new RouteError(`Unsupported chain ${input.destinationChainId}`);
+  if (!chain) throw new RouteError(`Unsupported chain ${input.destinationChainId}`, 'UNSUPPORTED_CHAIN');
   return input.tokenRequests.map((r) => {
     const token = isAddress(r.tokenAddress, { strict: false }) ? registry.token(chain.id, r.tokenAddress) : registry.tokenBySymbol(chain.id, r.tokenAddress);
     if (!token) {
-      throw new RouteError(isAddress(r.tokenAddress, { strict: false }) ? `Token ${r.tokenAddress} not supported on chain ${chain.id}` : `Unsupported token ${r.tokenAddress} for chain ${chain.id}`);
+      throw new RouteError(isAddress(r.tokenAddress, { strict: false }) ? `Token ${r.tokenAddress} not supported on chain ${chain.id}` : `Unsupported token ${r.tokenAddress} for chain ${chain.id}`, 'UNSUPPORTED_TOKEN');
     }
     return { token, amount: r.amount === undefined ? undefined : BigInt(r.amount) };
   });
@@ -95,7 +95,7 @@ export function buildIntentOp(args: {
   const fillDeadline = input.options.customDeadline && input.options.customDeadline > now ? input.options.customDeadline : now + config.fillWindowSeconds;
   // Locked funds can be force-withdrawn after the lock's reset period: nothing may stay claimable past it.
   const lockLimit = plan.funding === 'COMPACT' ? now + resetPeriodSeconds(args.lockTag) : Infinity;
-  if (fillDeadline >= lockLimit) throw new RouteError(`customDeadline must be before ${lockLimit} (the resource lock's reset period)`);
+  if (fillDeadline >= lockLimit) throw new RouteError(`customDeadline must be before ${lockLimit} (the resource lock's reset period)`, 'VALIDATION_ERROR');
   const expires = Math.min(fillDeadline + config.claimWindowSeconds, lockLimit);
   const tokenOut: [string, string][] = plan.received.map((r) => [tokenId(args.lockTag, r.token.address), r.target.toString()]);
   const destinationOps = {

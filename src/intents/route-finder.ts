@@ -1,6 +1,6 @@
-import type { ChainRegistry, TokenInfo } from '../chains/registry';
-import { BRIDGE_LAYERS } from './market-defaults';
-import { computeCost, Cost, FeeSchedule, Market, percentageFees, PricingError, Sponsorship } from './pricing';
+import { SETTLEMENT_LAYERS, type ChainRegistry, type TokenInfo } from '../chains/registry';
+import { BRIDGE_LAYERS, LAYER_SECONDS } from './market-defaults';
+import { computeCost, Cost, FeeSchedule, Market, percentageFees, PricingError, Sponsorship, tokenToUsd } from './pricing';
 
 /** A balance the account may spend: a resource lock of ours (COMPACT) or a wallet balance (PERMIT2). */
 export interface Source { chainId: number; token: TokenInfo; lockTag: string; funding: 'COMPACT' | 'PERMIT2'; available: bigint }
@@ -26,7 +26,13 @@ export interface Plan {
   cost: Cost;
 }
 
-export class RouteError extends Error {}
+/** Why no route can be quoted; `code` is the current version's error code for it (src/versions/envelope.ts). */
+export type RefusalCode = 'NO_ROUTE' | 'INSUFFICIENT_BALANCE' | 'UNSUPPORTED_CHAIN' | 'UNSUPPORTED_TOKEN' | 'VALIDATION_ERROR';
+export class RouteError extends Error {
+  constructor(message: string, readonly code: RefusalCode = 'NO_ROUTE') {
+    super(message);
+  }
+}
 
 /** Converts between the decimals of two tokens of one asset (USDC has 6 on most chains, 18 on BSC). */
 export function rescale(amount: bigint, from: number, to: number, roundUp: boolean): bigint {
@@ -52,15 +58,34 @@ function layerFor(origin: number, input: PlanInput, registry: ChainRegistry, sch
  * client signs one kind of typed data per intent. Fees are charged in the first requested token.
  */
 export function planIntent(input: PlanInput, registry: ChainRegistry, schedule: FeeSchedule, market: Market): Plan {
-  if (input.requests.filter((r) => r.amount === undefined).length > 1) throw new RouteError('Only one target token amount can be unset');
-  if (input.requests.length === 0) throw new RouteError('No valid transfers sent for settlement quotes');
+  return planAlternatives(input, registry, schedule, market, 1)[0];
+}
+
+/**
+ * Up to `max` distinct ways to fulfil the intent: resource locks, then wallet funds, and for each the same funds
+ * over other settlement layers than the cheapest when any is allowed. Callers that offer a choice rank them
+ * (rankPlans); the first is the one planIntent picks.
+ */
+export function planAlternatives(input: PlanInput, registry: ChainRegistry, schedule: FeeSchedule, market: Market, max = 4): Plan[] {
+  if (input.requests.filter((r) => r.amount === undefined).length > 1) throw new RouteError('Only one target token amount can be unset', 'VALIDATION_ERROR');
+  if (input.requests.length === 0) throw new RouteError('No valid transfers sent for settlement quotes', 'VALIDATION_ERROR');
+  const plans: Plan[] = [];
   let sawRoute = false;
   for (const funding of ['COMPACT', 'PERMIT2'] as const) {
     const attempt = tryFunding(funding, input, registry, schedule, market);
-    if (attempt.plan) return attempt.plan;
     sawRoute ||= attempt.sawRoute;
+    if (!attempt.plan) continue;
+    plans.push(attempt.plan);
+    const bridges = new Set([...attempt.plan.layers.values()].filter((l) => l !== 'SAME_CHAIN'));
+    if (plans.length < max && bridges.size) {
+      const others = (input.allowedLayers ?? SETTLEMENT_LAYERS).filter((l) => !bridges.has(l));
+      const alternative = tryFunding(funding, { ...input, allowedLayers: others }, registry, schedule, market).plan;
+      if (alternative) plans.push(alternative);
+    }
+    if (plans.length >= max) return plans.slice(0, max);
   }
-  throw new RouteError(sawRoute ? 'Insufficient balance' : hasAnyBalance(input) ? 'No Path Found' : 'Insufficient balance');
+  if (plans.length) return plans;
+  throw sawRoute || !hasAnyBalance(input) ? new RouteError('Insufficient balance', 'INSUFFICIENT_BALANCE') : new RouteError('No Path Found');
 }
 
 const hasAnyBalance = (input: PlanInput) =>
@@ -143,6 +168,19 @@ function tryFunding(funding: 'COMPACT' | 'PERMIT2', input: PlanInput, registry: 
 }
 
 const minBig = (a: bigint, b: bigint) => (a < b ? a : b);
+
+/** The slowest layer a plan uses bounds when it is filled. */
+export const planSeconds = (plan: Plan): number => Math.max(0, ...[...plan.layers.values()].map((l) => LAYER_SECONDS[l] ?? 120));
+
+/** What the user receives net of what it spends, in USD: the value a route keeps after every fee. */
+export const netUsd = (plan: Plan, market: Market): number =>
+  plan.received.reduce((sum, r) => sum + tokenToUsd(r.target, r.token, market), 0) - plan.spends.reduce((sum, s) => sum + tokenToUsd(s.amount, s.source.token, market), 0);
+
+/** Best first: the most the user keeps net of fees, then the fastest. */
+export function rankPlans(plans: Plan[], market: Market): Plan[] {
+  const keyed = plans.map((plan) => ({ plan, net: netUsd(plan, market), seconds: planSeconds(plan) }));
+  return keyed.sort((a, b) => b.net - a.net || a.seconds - b.seconds).map((k) => k.plan);
+}
 
 /** Cheapest first: the destination chain itself (no bridge), then by the claim's gas cost. */
 function rank(s: Source, input: PlanInput, schedule: FeeSchedule, market: Market): number {

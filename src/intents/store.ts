@@ -4,9 +4,74 @@ import { queueStart, type QueuedStart } from '../outbox/outbox';
 import { proveAccount } from '../projects/accounts';
 import type { IntentEvent, IntentStatus } from '../../workflows/intent-state';
 import { intentWorkflowId, type LifecycleStart } from '../../workflows/intent-lifecycle';
-import type { Submission } from './types';
+import type { IntentOp, Submission } from './types';
+import type { Liquidity } from './split';
+import { ApiError } from '../http/errors';
 
 const owner = (id: string) => ({ kind: 'intent', id });
+
+export interface StoredQuote { operation: IntentOp; expired: boolean; submitted: boolean }
+
+/** A project's quote by nonce, whether its time-to-live has passed, and whether it was already submitted. */
+export async function findQuote(db: DataSource, id: string, projectId: string): Promise<StoredQuote | undefined> {
+  const [quote]: StoredQuote[] = await db.query(
+    // Quotes and intents belong to the project whose key asked for them; other projects see nothing.
+    'SELECT q.operation, q.expires_at < now() AS expired, i.id IS NOT NULL AS submitted FROM quotes q LEFT JOIN intents i ON i.id = q.nonce WHERE q.nonce = $1 AND q.project_id = $2',
+    [id, projectId],
+  );
+  return quote;
+}
+
+/** An intent as every version reports it: its status, chains, fill and claims, and on request its full record. */
+export interface IntentRecord {
+  id: string;
+  status: IntentStatus;
+  account: string;
+  destinationChainId: number;
+  fill?: { transactionHash: string; timestamp: number };
+  claims: { chainId: number; status: 'CLAIMED' | 'EXPIRED' | 'PENDING'; transactionHash?: string; timestamp?: number }[];
+  operation: unknown;
+  signatures: unknown;
+  history: { status: string; at: string }[];
+}
+
+/** A project's intent by id; 404 for an unknown id and for another project's intent alike. */
+export async function readIntent(db: DataSource, id: string, projectId: string): Promise<IntentRecord> {
+  const [row]: {
+    status: IntentStatus; account: string; destination_chain_id: string; origin_chain_ids: string[]; fill: { transactionHash: string; timestamp: number } | null;
+    claims: Record<string, { transactionHash: string; timestamp: number }>; operation: unknown; signatures: unknown; history: IntentRecord['history'];
+  }[] = await db.query(
+    `SELECT i.status, i.account, i.destination_chain_id, i.origin_chain_ids, i.fill, i.claims, i.operation, i.signatures, i.history
+     FROM intents i JOIN quotes q ON q.nonce = i.id WHERE i.id = $1 AND q.project_id = $2`,
+    [id, projectId],
+  );
+  if (!row) throw new ApiError(404, `No such intent with nonce ${id}`, { code: 'NOT_FOUND' });
+  return {
+    id,
+    status: row.status,
+    account: row.account,
+    destinationChainId: Number(row.destination_chain_id),
+    ...(row.fill ? { fill: row.fill } : {}),
+    claims: row.origin_chain_ids.map((chainId) => {
+      const claim = row.claims[chainId];
+      return claim
+        ? { chainId: Number(chainId), status: 'CLAIMED', transactionHash: claim.transactionHash, timestamp: claim.timestamp }
+        : { chainId: Number(chainId), status: row.status === 'EXPIRED' ? 'EXPIRED' : 'PENDING' };
+    }),
+    operation: row.operation,
+    signatures: row.signatures,
+    history: row.history,
+  };
+}
+
+/** What each settlement layer's relayers can fill on a chain (indexer `liquidity` events). */
+export async function liquidityOn(db: DataSource, chainId: number): Promise<Liquidity[]> {
+  const rows: { settlement_layer: string; token: string; amount: string }[] = await db.query(
+    'SELECT settlement_layer, token, amount FROM relayer_liquidity WHERE chain_id = $1',
+    [chainId],
+  );
+  return rows.map((r) => ({ settlementLayer: r.settlement_layer, token: r.token, amount: BigInt(r.amount) }));
+}
 
 /** A submit the ledger or the quote's lifetime refuses; nothing was changed. */
 export class SubmitRefused extends Error {

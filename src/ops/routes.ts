@@ -1,5 +1,7 @@
 import { defineRoute, RouteDef } from '../http/route';
 import { address, Schema } from '../http/schema';
+import { caip2 } from '../intents/blanc-schemas';
+import { BLANC, SUPPORTED_VERSIONS, type ApiVersion } from '../versions/versions';
 
 const health: Schema = {
   type: 'object',
@@ -14,7 +16,7 @@ const health: Schema = {
   },
 };
 
-const chainsResponse: Schema = {
+const chainsResponse = (version: ApiVersion): Schema => ({
   type: 'object',
   required: ['version', 'chains'],
   properties: {
@@ -25,7 +27,7 @@ const chainsResponse: Schema = {
         type: 'object',
         required: ['id', 'name', 'caip2', 'testnet', 'nativeCurrency', 'settlementLayers', 'tokens'],
         properties: {
-          id: { type: 'integer' },
+          id: version === BLANC ? caip2 : { type: 'integer' },
           name: { type: 'string' },
           caip2: { type: 'string' },
           testnet: { type: 'boolean' },
@@ -36,7 +38,7 @@ const chainsResponse: Schema = {
       },
     },
   },
-};
+});
 
 export const READY_TIMEOUT_MS = 2000;
 
@@ -87,15 +89,20 @@ export const opsRoutes: RouteDef[] = [
       return { status: ok ? 200 : 503, body: { status: ok ? 'ready' : 'unavailable', database, temporal } };
     },
   }),
-  defineRoute({
-    method: 'get',
-    path: '/chains',
-    summary: 'Supported chains, tokens and settlement layers',
-    tags: ['chains'],
-    auth: 'apiKey',
-    responses: { 200: { description: 'the chain registry', schema: chainsResponse } },
-    async handler(_ctx, _input, { registry }) {
-      return { status: 200, body: { version: registry.version, chains: registry.chains } };
-    },
-  }),
+  ...SUPPORTED_VERSIONS.map((version) =>
+    defineRoute({
+      method: 'get',
+      path: '/chains',
+      summary: 'Supported chains, tokens and settlement layers',
+      tags: ['chains'],
+      auth: 'apiKey',
+      versions: [version],
+      responses: { 200: { description: 'the chain registry', schema: chainsResponse(version) } },
+      async handler(_ctx, _input, { registry }) {
+        // blanc names every chain by its CAIP-2 id, alps by its number.
+        const chains = version === BLANC ? registry.chains.map((c) => ({ ...c, id: c.caip2 })) : registry.chains;
+        return { status: 200, body: { version: registry.version, chains } };
+      },
+    }),
+  ),
 ];

@@ -1,4 +1,4 @@
-import type { ChainRegistry } from '../chains/registry';
+import { toCaip2, type ChainRegistry } from '../chains/registry';
 
 export interface BalanceRow { chainId: number; token: string; unlocked: bigint; locked: bigint }
 
@@ -55,5 +55,15 @@ export function presentLegacy(p: TokenPortfolio[]) {
     tokenDecimals: t.decimals,
     balance: (t.locked + t.unlocked).toString(),
     tokenChainBalance: t.chains.map((c) => ({ chainId: c.chainId, tokenAddress: c.tokenAddress, balance: (c.locked + c.unlocked).toString() })),
+  }));
+}
+
+/** 2026-04.blanc shape: `symbol`, `chains`, per-chain `address`/`decimals`, CAIP-2 chain ids. */
+export function presentBlanc(p: TokenPortfolio[]) {
+  return p.map((t) => ({
+    symbol: t.symbol,
+    decimals: t.decimals,
+    balance: { locked: t.locked.toString(), unlocked: t.unlocked.toString() },
+    chains: t.chains.map((c) => ({ chainId: toCaip2(c.chainId), address: c.tokenAddress, decimals: t.decimals, balance: { locked: c.locked.toString(), unlocked: c.unlocked.toString() } })),
   }));
 }

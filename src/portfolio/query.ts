@@ -20,3 +20,14 @@ export function normalizePortfolioQuery(raw: RawQuery): Record<string, unknown> 
   if (raw.filterEmpty !== undefined) out.filterEmpty = Array.isArray(raw.filterEmpty) ? raw.filterEmpty[0] : raw.filterEmpty;
   return out;
 }
+
+/** 2026-04.blanc: each filter value is its own repeated parameter (`chainIds=eip155:1&chainIds=eip155:10`). */
+export function normalizeRepeatedQuery(raw: RawQuery): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const name of ['chainIds', 'tokens']) {
+    const values = [raw[name]].flat().filter((v): v is string => typeof v === 'string' && v !== '');
+    if (values.length) out[name] = values;
+  }
+  if (raw.filterEmpty !== undefined) out.filterEmpty = Array.isArray(raw.filterEmpty) ? raw.filterEmpty[0] : raw.filterEmpty;
+  return out;
+}

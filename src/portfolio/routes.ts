@@ -1,10 +1,13 @@
 import type { DataSource } from 'typeorm';
 import { address, patterns, safeUint, Schema } from '../http/schema';
 import { defineRoute, RouteDef } from '../http/route';
-import { BalanceRow, buildPortfolio, presentAlps, presentLegacy } from './portfolio';
-import { normalizePortfolioQuery } from './query';
+import { BalanceRow, buildPortfolio, presentAlps, presentBlanc, presentLegacy, TokenPortfolio } from './portfolio';
+import { normalizePortfolioQuery, normalizeRepeatedQuery } from './query';
+import { fromCaip2 } from '../chains/registry';
+import { caip2 } from '../intents/blanc-schemas';
+import { ALPS, BLANC, type ApiVersion } from '../versions/versions';
 
-interface Query { chainIds?: number[]; tokens?: string[]; filterEmpty: boolean }
+interface Query { chainIds?: (number | string)[]; tokens?: string[]; filterEmpty: boolean }
 interface Params { userAddress: string }
 
 const params: Schema = { type: 'object', required: ['userAddress'], properties: { userAddress: address } };
@@ -32,7 +35,7 @@ const entry = (balance: Schema): Schema => ({
     },
   },
 });
-const response = (balance: Schema): Schema => ({ type: 'object', required: ['portfolio'], properties: { portfolio: { type: 'array', items: entry(balance) } } });
+const response = (item: Schema): Schema => ({ type: 'object', required: ['portfolio'], properties: { portfolio: { type: 'array', items: item } } });
 
 async function readBalances(db: DataSource, account: string): Promise<BalanceRow[]> {
   const rows: { chain_id: string; token: string; unlocked: string; locked: string }[] = await db.query(
@@ -46,29 +49,76 @@ async function readBalances(db: DataSource, account: string): Promise<BalanceRow
   return rows.map((r) => ({ chainId: Number(r.chain_id), token: r.token, unlocked: BigInt(r.unlocked), locked: BigInt(r.locked) }));
 }
 
-function portfolioRoute(host: 'current' | 'legacy'): RouteDef {
-  const present = host === 'current' ? presentAlps : presentLegacy;
+interface Variant {
+  summary: string;
+  versions?: readonly ApiVersion[];
+  query: Schema;
+  normalizeQuery: RouteDef['normalizeQuery'];
+  /** the query's chain and token filters as the core reads them */
+  filter(q: Query): { chainIds?: number[]; tokens?: { chainId: number; token: string }[] };
+  balance: Schema;
+  entry?: Schema;
+  present(p: TokenPortfolio[]): unknown[];
+}
+
+function portfolioRoute(v: Variant): RouteDef {
   return defineRoute<unknown, Query, Params>({
     method: 'get',
     path: '/accounts/{userAddress}/portfolio',
-    summary: host === 'current' ? 'Portfolio with locked and unlocked balances' : 'Portfolio with one balance per token (legacy shape)',
+    summary: v.summary,
     tags: ['portfolio'],
     auth: 'apiKey',
+    ...(v.versions ? { versions: v.versions } : {}),
     params,
-    query,
-    normalizeQuery: normalizePortfolioQuery,
-    responses: { 200: { description: 'balances per token, across chains', schema: response(host === 'current' ? split : amount) } },
+    query: v.query,
+    normalizeQuery: v.normalizeQuery,
+    responses: { 200: { description: 'balances per token, across chains', schema: response(v.entry ?? entry(v.balance)) } },
     async handler(_ctx, input, { db, registry }) {
-      const tokens = input.query.tokens?.map((t) => {
-        const [chainId, token] = t.split(':');
-        return { chainId: Number(chainId), token };
-      });
       const rows = await readBalances(db, input.params.userAddress);
-      const portfolio = buildPortfolio(rows, registry, { chainIds: input.query.chainIds, tokens, filterEmpty: input.query.filterEmpty });
-      return { status: 200, body: { portfolio: present(portfolio) } };
+      const portfolio = buildPortfolio(rows, registry, { ...v.filter(input.query), filterEmpty: input.query.filterEmpty });
+      return { status: 200, body: { portfolio: v.present(portfolio) } };
     },
   });
 }
 
-export const currentPortfolioRoute = portfolioRoute('current');
-export const legacyPortfolioRoute = portfolioRoute('legacy');
+/** `chainId:tokenAddress` (alps, legacy) or `eip155:<chainId>:tokenAddress` (blanc): the chain is before the last colon. */
+const tokenFilter = (toChain: (chain: string) => number) => (q: Query) => ({
+  chainIds: q.chainIds?.map((c) => (typeof c === 'number' ? c : toChain(c))),
+  tokens: q.tokens?.map((t) => ({ chainId: toChain(t.slice(0, t.lastIndexOf(':'))), token: t.slice(t.lastIndexOf(':') + 1) })),
+});
+
+const blancEntry: Schema = {
+  type: 'object',
+  required: ['symbol', 'decimals', 'balance', 'chains'],
+  properties: {
+    symbol: { type: 'string' },
+    decimals: { type: 'integer' },
+    balance: split,
+    chains: {
+      type: 'array',
+      items: { type: 'object', required: ['chainId', 'address', 'decimals', 'balance'], properties: { chainId: caip2, address, decimals: { type: 'integer' }, balance: split } },
+    },
+  },
+};
+
+export const currentPortfolioRoutes = [
+  portfolioRoute({ summary: 'Portfolio with locked and unlocked balances', versions: [ALPS], query, normalizeQuery: normalizePortfolioQuery, filter: tokenFilter(Number), balance: split, present: presentAlps }),
+  portfolioRoute({
+    summary: 'Portfolio with locked and unlocked balances (repeated chainIds and tokens=eip155:<id>:<address> filters)',
+    versions: [BLANC],
+    query: {
+      type: 'object',
+      properties: {
+        chainIds: { type: 'array', items: caip2, maxItems: 200 },
+        tokens: { type: 'array', items: { type: 'string', pattern: `^eip155:[1-9][0-9]{0,15}:${patterns.address.slice(1, -1)}$` }, maxItems: 500 },
+        filterEmpty: { type: 'boolean', default: false },
+      },
+    },
+    normalizeQuery: normalizeRepeatedQuery,
+    filter: tokenFilter((c) => fromCaip2(c)!),
+    balance: split,
+    entry: blancEntry,
+    present: presentBlanc,
+  }),
+];
+export const legacyPortfolioRoute = portfolioRoute({ summary: 'Portfolio with one balance per token (legacy shape)', query, normalizeQuery: normalizePortfolioQuery, filter: tokenFilter(Number), balance: amount, present: presentLegacy });

@@ -7,6 +7,7 @@ import { address, patterns, safeUint, Schema } from '../http/schema';
 import type { Services } from '../http/services';
 import { allocateWithdrawal, type Allocation, type WithdrawalRequest } from './allocate';
 import { MAX_DEADLINE_SECONDS } from './sponsor-signature';
+import { ALPS } from '../versions/versions';
 
 const amount: Schema = { anyOf: [{ type: 'string', pattern: patterns.uint256 }, safeUint()] };
 const lockTag: Schema = { type: 'string', pattern: patterns.bytes12, description: "optional: a lock tag of this allocator (default: /health's lockTag)" };
@@ -96,6 +97,8 @@ export const withdrawalRoutes = [
     summary: 'Allocator-signed withdrawal from a resource lock (an allocated transfer to a recipient)',
     tags: ['withdrawals'],
     auth: 'apiKey',
+    // The resource-lock surface has no equivalent in 2026-04.blanc.
+    versions: [ALPS],
     body: single,
     responses: { 200: { description: 'call allocatedTransfer with these details from the account', schema: singleResponse }, 403: { description: 'the account has not authorized this project' }, 429: { description: 'too many outstanding authorizations for the account' } },
     handler: (ctx, { body }, s) =>
@@ -107,6 +110,8 @@ export const withdrawalRoutes = [
     summary: 'Allocator-signed batch withdrawal (several tokens and recipients on one chain)',
     tags: ['withdrawals'],
     auth: 'apiKey',
+    // The resource-lock surface has no equivalent in 2026-04.blanc.
+    versions: [ALPS],
     body: batch,
     responses: { 200: { description: 'call allocatedBatchTransfer with these details from the account', schema: batchResponse }, 403: { description: 'the account has not authorized this project' }, 429: { description: 'too many outstanding authorizations for the account' } },
     handler: (ctx, { body }, s) =>

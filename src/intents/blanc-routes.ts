@@ -1,0 +1,69 @@
+import { fromCaip2 } from '../chains/registry';
+import { defineRoute } from '../http/route';
+import { BLANC } from '../versions/versions';
+import { BlancQuoteRequest, presentBlancStatus, presentRoute, quoteInput, withSignatures } from './blanc-presenter';
+import { quoteRequest, quoteResponse, splitRequest, statusParams, statusResponse, submitRequest, submitResponse } from './blanc-schemas';
+import { quoteDeps, splitOrRefuse, submitDeps, unwrap } from './handler-support';
+import { createQuotes } from './quote-service';
+import { readIntent } from './store';
+import { submitIntent } from './submit';
+import type { Hex } from './types';
+
+/** The 2026-04.blanc intent routes: the same quotes, submits and lifecycles as alps, in the current wire format. */
+export const blancIntentRoutes = [
+  defineRoute<BlancQuoteRequest, unknown, unknown>({
+    method: 'post',
+    path: '/quotes',
+    summary: 'Quote an intent: every route the balances and settlement layers allow, best first (routes[0] is recommended)',
+    tags: ['intents'],
+    auth: 'apiKey',
+    versions: [BLANC],
+    body: quoteRequest,
+    responses: { 200: { description: 'ranked routes, each a stored intent to sign and submit before expiresAt', schema: quoteResponse } },
+    async handler(ctx, { body }, s) {
+      const input = quoteInput(body);
+      const issued = unwrap(await createQuotes(s.db, input, ctx.state.projectId, quoteDeps(s)));
+      return { status: 200, body: { routes: issued.map((q) => presentRoute(q, input.destinationChainId, s.config.intents.compactSigningContract)) } };
+    },
+  }),
+  defineRoute<{ intentId: string; signatures: { origin: Hex[]; destination: Hex } }, unknown, unknown>({
+    method: 'post',
+    path: '/intents',
+    summary: 'Submit a quoted route with its signatures (idempotent: the same intent returns the same id)',
+    tags: ['intents'],
+    auth: 'apiKey',
+    versions: [BLANC],
+    body: submitRequest,
+    responses: { 201: { description: 'accepted', schema: submitResponse } },
+    async handler(ctx, { body }, s) {
+      const result = await submitIntent(submitDeps(s), ctx.state.projectId, BigInt(body.intentId).toString(), (stored) => withSignatures(stored, body.signatures));
+      return { status: 201, body: { intentId: result.id } };
+    },
+  }),
+  defineRoute<unknown, unknown, { id: string }>({
+    method: 'get',
+    path: '/intents/{id}',
+    summary: 'Status of a submitted intent',
+    tags: ['intents'],
+    auth: 'apiKey',
+    versions: [BLANC],
+    params: statusParams,
+    responses: { 200: { description: 'intent status', schema: statusResponse } },
+    async handler(ctx, { params }, s) {
+      return { status: 200, body: presentBlancStatus(await readIntent(s.db, BigInt(params.id).toString(), ctx.state.projectId)) };
+    },
+  }),
+  defineRoute<{ chainId: string; tokens: Record<string, string>; settlementLayers?: string[] }, unknown, unknown>({
+    method: 'post',
+    path: '/intents/splits',
+    summary: 'Split requested amounts into parts that one relayer each can fill',
+    tags: ['intents'],
+    auth: 'apiKey',
+    versions: [BLANC],
+    body: splitRequest,
+    responses: { 200: { description: '{intents: [{token: amount}]}' }, 422: { description: 'INSUFFICIENT_LIQUIDITY, with availableIntents and unfillable in details' } },
+    async handler(_ctx, { body }, s) {
+      return { status: 200, body: { intents: await splitOrRefuse(s, fromCaip2(body.chainId)!, body.tokens, body.settlementLayers) } };
+    },
+  }),
+];

@@ -1,0 +1,141 @@
+import { SETTLEMENT_LAYERS } from '../chains/registry';
+import { address, patterns, safeUint, Schema, uint256 } from '../http/schema';
+
+/** 2026-04.blanc wire schemas: CAIP-2 chain ids, integer Unix seconds, the renamed fields (README: Versions). */
+export const caip2: Schema = { type: 'string', pattern: '^eip155:[1-9][0-9]{0,15}$', description: 'CAIP-2 chain id, eip155:<chainId>' };
+const hex: Schema = { type: 'string', pattern: patterns.hex };
+const amount: Schema = { anyOf: [uint256, safeUint()] };
+const execution: Schema = { type: 'object', required: ['to'], properties: { to: address, value: { ...amount, default: '0' }, data: { ...hex, default: '0x' } } };
+const tokenList: Schema = { type: 'array', items: { type: 'string', minLength: 1 } };
+const chainTokens: Schema = { type: 'object', propertyNames: { pattern: caip2.pattern }, additionalProperties: tokenList };
+const accessFilter = { chainIds: { type: 'array', items: caip2 }, tokens: tokenList, chainTokens };
+const account: Schema = {
+  type: 'object',
+  required: ['address'],
+  properties: {
+    address,
+    accountType: { enum: ['ERC7579', 'EOA', 'GENERIC'], default: 'ERC7579' },
+    setupOps: { type: 'array', items: { type: 'object', required: ['to', 'data'], properties: { to: address, data: hex } }, default: [] },
+    delegations: { type: 'object' },
+    mockSignatures: { type: 'object', propertyNames: { pattern: caip2.pattern }, additionalProperties: hex, description: 'per-chain placeholder signatures (accepted; quotes are not simulated)' },
+  },
+};
+
+/** POST /quotes */
+export const quoteRequest: Schema = {
+  type: 'object',
+  required: ['destinationChainId', 'tokenRequests', 'account'],
+  properties: {
+    destinationChainId: caip2,
+    tokenRequests: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 20,
+      items: { type: 'object', required: ['tokenAddress'], properties: { tokenAddress: { type: 'string', minLength: 1 }, amount } },
+    },
+    account,
+    recipient: account,
+    destinationExecutions: { type: 'array', items: execution, maxItems: 50, default: [] },
+    destinationGasLimit: amount,
+    accountAccessList: { type: 'object', properties: { ...accessFilter, exclude: { type: 'object', properties: accessFilter } } },
+    options: {
+      type: 'object',
+      properties: {
+        settlementLayers: { type: 'array', items: { enum: [...SETTLEMENT_LAYERS] } },
+        sponsorSettings: { type: 'object', properties: { gas: { type: 'boolean' }, bridgeFees: { type: 'boolean' }, swapFees: { type: 'boolean' } } },
+        feeToken: { type: 'string' },
+        customDeadline: { ...safeUint(), description: 'fill deadline, Unix seconds' },
+      },
+      default: {},
+    },
+  },
+};
+
+const usd: Schema = { type: 'number' };
+const tokenAmount: Schema = {
+  type: 'object',
+  required: ['chainId', 'tokenAddress', 'symbol', 'decimals', 'amount'],
+  properties: { chainId: caip2, tokenAddress: address, symbol: { type: 'string' }, decimals: { type: 'integer' }, amount: uint256 },
+};
+const typedData: Schema = { type: 'object', required: ['domain', 'types', 'primaryType', 'message'], description: 'EIP-712 typed data: sign exactly as served' };
+
+/** One route of a quote: a stored, signable intent and what it costs. */
+export const route: Schema = {
+  type: 'object',
+  required: ['intentId', 'expiresAt', 'fillDeadline', 'funding', 'settlementLayers', 'estimatedFillSeconds', 'cost', 'signData'],
+  properties: {
+    intentId: { type: 'string', pattern: '^\\d+$' },
+    expiresAt: { type: 'integer', description: 'Unix seconds: submit before this' },
+    fillDeadline: { type: 'integer' },
+    funding: { enum: ['LOCKED', 'UNLOCKED'], description: 'resource-locked funds, or wallet funds pulled with Permit2' },
+    settlementLayers: { type: 'array', items: { type: 'string' } },
+    estimatedFillSeconds: { type: 'integer' },
+    cost: {
+      type: 'object',
+      required: ['input', 'output', 'fees'],
+      properties: {
+        input: { type: 'array', items: tokenAmount },
+        output: { type: 'array', items: tokenAmount },
+        fees: {
+          type: 'object',
+          required: ['total', 'breakdown'],
+          properties: {
+            total: { type: 'object', required: ['usd', 'tokens'], properties: { usd, tokens: { type: 'array', items: tokenAmount } } },
+            breakdown: {
+              type: 'object',
+              required: ['gas', 'settlement', 'protocol', 'sponsored'],
+              properties: { gas: { type: 'object', required: ['usd'], properties: { usd } }, settlement: { type: 'object', properties: { usd } }, protocol: { type: 'object', properties: { usd } }, sponsored: { type: 'object', properties: { usd } } },
+            },
+          },
+        },
+      },
+    },
+    signData: { type: 'object', required: ['origin', 'destination'], properties: { origin: { type: 'array', items: typedData }, destination: typedData } },
+    tokenRequirements: { type: 'object', propertyNames: { pattern: caip2.pattern }, description: 'EOAs only: approvals needed per chain and token' },
+  },
+};
+export const quoteResponse: Schema = { type: 'object', required: ['routes'], properties: { routes: { type: 'array', minItems: 1, items: route } } };
+
+/** POST /intents */
+export const submitRequest: Schema = {
+  type: 'object',
+  required: ['intentId', 'signatures'],
+  properties: {
+    intentId: { type: 'string', pattern: '^\\d{1,80}$' },
+    signatures: {
+      type: 'object',
+      required: ['origin', 'destination'],
+      properties: { origin: { type: 'array', items: hex, minItems: 1, maxItems: 32 }, destination: hex },
+    },
+  },
+};
+export const submitResponse: Schema = { type: 'object', required: ['intentId'], properties: { intentId: { type: 'string' } } };
+
+export const statusParams: Schema = { type: 'object', required: ['id'], properties: { id: { type: 'string', pattern: '^\\d{1,80}$' } } };
+export const statusResponse: Schema = {
+  type: 'object',
+  required: ['intentId', 'status', 'destinationChainId', 'accountAddress', 'claims'],
+  properties: {
+    intentId: { type: 'string' },
+    status: { enum: ['PENDING', 'FILLED', 'CLAIMED', 'COMPLETED', 'FAILED', 'EXPIRED'], description: 'clients handle values added later' },
+    destinationChainId: caip2,
+    accountAddress: address,
+    claims: {
+      type: 'array',
+      items: { type: 'object', required: ['chainId', 'status'], properties: { chainId: caip2, status: { type: 'string' }, claimTimestamp: { type: 'integer' }, claimTransactionHash: hex } },
+    },
+    fillTimestamp: { type: 'integer' },
+    fillTransactionHash: hex,
+  },
+};
+
+/** POST /intents/splits */
+export const splitRequest: Schema = {
+  type: 'object',
+  required: ['chainId', 'tokens'],
+  properties: {
+    chainId: caip2,
+    tokens: { type: 'object', minProperties: 1, maxProperties: 20, propertyNames: { pattern: patterns.address }, additionalProperties: uint256 },
+    settlementLayers: { type: 'array', items: { enum: [...SETTLEMENT_LAYERS] } },
+  },
+};
