@@ -4,7 +4,7 @@ import { ApiError } from '../http/errors';
 import { originTypedData } from './typed-data';
 import type { IntentOp, OriginSignature, SignedIntentOp } from './types';
 
-export const invalidSignature = () => new ApiError(400, 'Invalid bundle signature');
+export const invalidSignature = () => new ApiError(400, 'Invalid bundle signature', { code: 'INVALID_SIGNATURE' });
 
 /** The fields the orchestrator signed; the client echoes them unchanged, so any difference is tampering. */
 const signedPart = (op: IntentOp) => canonicalize({

@@ -1,7 +1,7 @@
 import { loadChainRegistry } from '../../src/chains/registry';
 import { DEFAULT_FEES } from '../../src/intents/market-defaults';
 import { bpsOf, type Market } from '../../src/intents/pricing';
-import { planIntent, rescale, Source } from '../../src/intents/route-finder';
+import { netUsd, planAlternatives, planIntent, planSeconds, rankPlans, rescale, RouteError, Source } from '../../src/intents/route-finder';
 
 const registry = loadChainRegistry();
 const market: Market = { priceUsd: (s) => ({ ETH: 3000, WETH: 3000, USDC: 1, BNB: 600 })[s], gasPriceWei: () => 1_000_000n, nativeSymbol: (id) => registry.chain(id)?.nativeCurrency.symbol };
@@ -62,4 +62,42 @@ test('every requested token pays the percentage fees on its own amount, whatever
   expect(wethFee(both('WETH'))).toBeGreaterThanOrEqual(bpsOf(100n * 10n ** 18n, DEFAULT_FEES.protocolBps));
   expect(usdcFirst.received.find((r) => r.token.symbol === 'WETH')!.spent).toBeGreaterThanOrEqual(100n * 10n ** 18n + wethFee(usdcFirst));
   expect(usdcFirst.cost.protocolFeeUsd).toBeGreaterThan(1); // 3 bps of 100 WETH at 3000 USD is 90 USD
+});
+
+const alternatives = (sources: Source[], amount?: bigint, extra = {}) =>
+  planAlternatives({ destinationChainId: 42161, requests: [{ token: usdc(42161), amount }], sources, destinationGasUnits: 0n, sponsor: { gas: false, bridge: false, protocol: false }, ...extra }, registry, DEFAULT_FEES, market);
+const signature = (p: ReturnType<typeof plan>) => `${p.funding}:${[...p.layers.values()].join(',')}`;
+
+test('alternatives: each funding method, each over its cheapest layer and one other; the first is planIntent\'s', () => {
+  const sources = [src(8453, 10_000_000n), src(8453, 10_000_000n, 'PERMIT2')];
+  const plans = alternatives(sources, 1_000_000n);
+  expect(plans.map(signature)).toEqual(['COMPACT:ACROSS', 'COMPACT:RELAY', 'PERMIT2:ACROSS', 'PERMIT2:RELAY']);
+  expect(signature(plans[0])).toBe(signature(plan(sources, 1_000_000n)));
+  // A caller's layer list bounds the alternatives too; same-chain funds have no other layer.
+  expect(alternatives(sources, 1_000_000n, { allowedLayers: ['ACROSS'] }).map(signature)).toEqual(['COMPACT:ACROSS', 'PERMIT2:ACROSS']);
+  expect(alternatives([src(42161, 10_000_000n)], 1_000_000n).map(signature)).toEqual(['COMPACT:SAME_CHAIN']);
+});
+
+test('ranking: the most kept net of fees first, then the fastest', () => {
+  const plans = alternatives([src(8453, 10_000_000n), src(8453, 10_000_000n, 'PERMIT2')], 1_000_000n);
+  const ranked = rankPlans([...plans].reverse(), market);
+  for (let i = 1; i < ranked.length; i++) {
+    const [a, b] = [ranked[i - 1], ranked[i]];
+    expect(netUsd(a, market) > netUsd(b, market) || (netUsd(a, market) === netUsd(b, market) && planSeconds(a) <= planSeconds(b))).toBe(true);
+  }
+  expect([...ranked[0].layers.values()]).toEqual(['ACROSS']); // cheaper than RELAY at these fees
+  expect(netUsd(ranked[0], market)).toBeLessThan(0); // fees are paid on top of the amount
+});
+
+test('refusals carry the current version\'s codes', () => {
+  const code = (fn: () => unknown) => {
+    try {
+      fn();
+    } catch (e) {
+      return (e as RouteError).code;
+    }
+  };
+  expect(code(() => alternatives([src(8453, 100n)], 1_000_000n))).toBe('INSUFFICIENT_BALANCE');
+  expect(code(() => alternatives([src(8453, 10_000_000n)], 1_000_000n, { allowedLayers: ['OFT'] }))).toBe('NO_ROUTE');
+  expect(code(() => alternatives([], undefined, { requests: [] }))).toBe('VALIDATION_ERROR');
 });
