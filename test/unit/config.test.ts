@@ -33,3 +33,21 @@ test('development generates missing secrets once and keeps them', () => {
 test('npm start restarts a crashed worker or API with a doubling, capped backoff', () => {
   expect([1, 2, 3, 4, 5, 6, 7, 20].map(restartDelayMs)).toEqual([1000, 2000, 4000, 8000, 16000, 30000, 30000, 30000]);
 });
+
+test('alps deprecation dates: a default deprecation, no sunset until set, bad dates refused', () => {
+  expect(loadConfig({}).versions).toEqual({ alpsDeprecatedAt: new Date('2026-04-01T00:00:00Z'), alpsMigrationUrl: '/versions' });
+  expect(loadConfig({ ALPS_SUNSET_AT: '2027-01-31' }).versions.alpsSunsetAt).toEqual(new Date('2027-01-31T00:00:00Z'));
+  expect(() => loadConfig({ ALPS_SUNSET_AT: 'next year' })).toThrow(/ALPS_SUNSET_AT must be an ISO 8601 date/);
+});
+
+test('an alps answer with a sunset configured carries its HTTP date', async () => {
+  const { deprecationNotice } = await import('../../src/versions/deprecation');
+  const headers: Record<string, string> = {};
+  const ctx = { state: { apiVersion: '2026-01.alps', versionedRoute: true }, set: (k: string, v: string) => (headers[k] = v) };
+  await deprecationNotice({ alpsDeprecatedAt: new Date('2026-04-01T00:00:00Z'), alpsSunsetAt: new Date('2027-01-31T00:00:00Z'), alpsMigrationUrl: 'https://docs.example/migrate' })(ctx as never, async () => undefined);
+  expect(headers).toEqual({
+    deprecation: '@1775001600',
+    sunset: 'Sun, 31 Jan 2027 00:00:00 GMT',
+    link: '<https://docs.example/migrate>; rel="deprecation", </openapi/2026-04.blanc.json>; rel="successor-version"',
+  });
+});
