@@ -3,6 +3,7 @@ import Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
 import { indexerRoutes } from '../indexer/routes';
 import { intentRoutes } from '../intents/routes';
+import { bundleRoutes } from '../bundles/routes';
 import { withdrawalRoutes } from '../withdrawals/routes';
 import { opsRoutes } from '../ops/routes';
 import { currentPortfolioRoute, legacyPortfolioRoute } from '../portfolio/routes';
@@ -22,7 +23,7 @@ import type { Services } from './services';
 export function hosts(): Host[] {
   return [
     { prefix: '', name: 'current', routes: [...opsRoutes, currentPortfolioRoute, ...intentRoutes, ...withdrawalRoutes, ...indexerRoutes, ...analyticsRoutes] },
-    { prefix: '/legacy', name: 'legacy', routes: [legacyPortfolioRoute] },
+    { prefix: '/legacy', name: 'legacy', routes: [legacyPortfolioRoute, ...bundleRoutes] },
     { prefix: '/deposit-processor', name: 'deposit-processor', routes: [...webhookRoutes, ...complianceRoutes] },
   ];
 }

@@ -8,7 +8,9 @@ import { createQuote, quoteCost, QuoteOutcome } from './quote-service';
 import { intentInput, splitBody, statusParams, statusQuery, submitBody, submitResponse } from './schemas';
 import { splitIntents } from './split';
 import { acceptIntent, SubmitRefused } from './store';
+import { presentClaims } from './claims';
 import type { IntentOp, SignedIntentOp } from './types';
+import type { IntentStatus } from '../../workflows/intent-state';
 import { verifySubmission } from './verify';
 
 const unwrap = <T>(outcome: QuoteOutcome<T>): T => {
@@ -99,7 +101,7 @@ export const intentRoutes = [
     async handler(ctx, { params, query }, s) {
       const id = BigInt(params.id).toString();
       const [row]: {
-        status: string; account: string; destination_chain_id: string; origin_chain_ids: string[]; fill: { transactionHash: string; timestamp: number } | null;
+        status: IntentStatus; account: string; destination_chain_id: string; origin_chain_ids: string[]; fill: { transactionHash: string; timestamp: number } | null;
         claims: Record<string, { transactionHash: string; timestamp: number }>; operation: unknown; signatures: unknown; history: unknown;
       }[] = await s.db.query(
         `SELECT i.status, i.account, i.destination_chain_id, i.origin_chain_ids, i.fill, i.claims, i.operation, i.signatures, i.history
@@ -107,12 +109,7 @@ export const intentRoutes = [
         [id, ctx.state.projectId],
       );
       if (!row) throw new ApiError(404, `No such intent with nonce ${id}`);
-      const claims = row.origin_chain_ids.map((chainId) => {
-        const claim = row.claims[chainId];
-        return claim
-          ? { chainId: Number(chainId), status: 'CLAIMED', claimTimestamp: claim.timestamp, claimTransactionHash: claim.transactionHash, depositId: id }
-          : { chainId: Number(chainId), status: row.status === 'EXPIRED' ? 'EXPIRED' : 'PENDING', depositId: id };
-      });
+      const claims = presentClaims(id, row.status, row.origin_chain_ids, row.claims);
       return {
         status: 200,
         body: {

@@ -6,7 +6,10 @@ import type { IntentEvent, IntentStatus } from '../../workflows/intent-state';
 import { intentWorkflowId, type LifecycleStart } from '../../workflows/intent-lifecycle';
 import type { Submission } from './types';
 
-const owner = (id: string) => ({ kind: 'intent', id });
+/** Intents and legacy bundles share the lifecycle and its transition columns (src/bundles). */
+export type LifecycleKind = 'intent' | 'bundle';
+const owner = (id: string, kind: LifecycleKind = 'intent') => ({ kind, id });
+const TABLE: Record<LifecycleKind, string> = { intent: 'intents', bundle: 'bundles' };
 
 /** A submit the ledger or the quote's lifetime refuses; nothing was changed. */
 export class SubmitRefused extends Error {
@@ -69,11 +72,11 @@ export async function acceptIntent(db: DataSource, id: string, submission: Submi
  * status (the arbiter may claim an EXPIRED or FAILED intent until `expires`). Safe to repeat (first fill and first
  * claim per chain win).
  */
-export async function recordTransition(db: DataSource, id: string, status: IntentStatus, event?: IntentEvent): Promise<void> {
+export async function recordTransition(db: DataSource, id: string, status: IntentStatus, event?: IntentEvent, kind: LifecycleKind = 'intent'): Promise<void> {
   const tx = event && 'transactionHash' in event ? { chainId: event.chainId, transactionHash: event.transactionHash, timestamp: event.timestamp } : null;
   await db.transaction(async (m) => {
     await m.query(
-      `UPDATE intents SET
+      `UPDATE ${TABLE[kind]} SET
          fill = CASE WHEN $2 = 'fill' THEN coalesce(fill, $3::jsonb) ELSE fill END,
          claims = CASE WHEN $2 = 'claim' AND NOT claims ? $4 THEN claims || jsonb_build_object($4, $3::jsonb) ELSE claims END,
          history = CASE WHEN status IS DISTINCT FROM $5
@@ -84,11 +87,11 @@ export async function recordTransition(db: DataSource, id: string, status: Inten
        WHERE id = $1`,
       [id, event?.type ?? null, tx ? JSON.stringify(tx) : null, String(event?.chainId ?? ''), status, event ? JSON.stringify(event) : null],
     );
-    if (event?.type === 'claim') await settleOnClaim(m, owner(id), event.chainId, event.blockNumber);
+    if (event?.type === 'claim') await settleOnClaim(m, owner(id, kind), event.chainId, event.blockNumber);
   });
 }
 
 /** At `expires` nothing more can be claimed: what no claim spent goes back to the account. */
-export async function releaseIntent(db: DataSource, id: string): Promise<void> {
-  await db.transaction((m) => releaseUnclaimed(m, owner(id)));
+export async function releaseIntent(db: DataSource, id: string, kind: LifecycleKind = 'intent'): Promise<void> {
+  await db.transaction((m) => releaseUnclaimed(m, owner(id, kind)));
 }
