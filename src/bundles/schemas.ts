@@ -81,6 +81,29 @@ const signedOrderBundle: Schema = {
   },
 };
 
+/** The session path's userOp: viem's prepared v0.7 UserOperation as the 0.5.4 client sends it (bigints as strings). */
+const userOperation: Schema = {
+  type: 'object',
+  required: ['sender', 'nonce', 'callData', 'callGasLimit', 'verificationGasLimit', 'preVerificationGas', 'maxFeePerGas', 'maxPriorityFeePerGas', 'signature'],
+  properties: {
+    sender: address,
+    nonce: bigintString,
+    factory: address,
+    factoryData: hex,
+    callData: hex,
+    callGasLimit: bigintString,
+    verificationGasLimit: bigintString,
+    preVerificationGas: bigintString,
+    maxFeePerGas: bigintString,
+    maxPriorityFeePerGas: bigintString,
+    paymaster: address,
+    paymasterVerificationGasLimit: bigintString,
+    paymasterPostOpGasLimit: bigintString,
+    paymasterData: hex,
+    signature: hex,
+  },
+};
+
 /** POST /bundles: `initCode` (factory ‖ factoryData) accompanies an account that may not be deployed yet. */
 export const submitBody: Schema = {
   type: 'object',
@@ -90,7 +113,7 @@ export const submitBody: Schema = {
       type: 'array',
       minItems: 1,
       maxItems: 10,
-      items: { type: 'object', required: ['signedOrderBundle'], properties: { signedOrderBundle, initCode: { type: 'string', pattern: '^0x([0-9a-fA-F]{2}){20,}$' }, userOp: { type: 'object' } } },
+      items: { type: 'object', required: ['signedOrderBundle'], properties: { signedOrderBundle, initCode: { type: 'string', pattern: '^0x([0-9a-fA-F]{2}){20,}$' }, userOp: userOperation } },
     },
   },
 };

@@ -16,6 +16,11 @@ export const v0: any = require(path.resolve(__dirname, '../../node_modules/rhine
 export async function signAsClient(orderPath: any, targetExecutions: unknown[], owner: PrivateKeyAccount) { // eslint-disable-line @typescript-eslint/no-explicit-any
   const bundle = orderPath[0].orderBundle;
   bundle.segments[0].witness.execs = [...orderPath[0].injectedExecutions, ...targetExecutions];
+  return signBundle(bundle, owner);
+}
+
+/** The signing step alone (the session path changes `userOpHash` instead of `execs` before it). */
+export async function signBundle(bundle: any, owner: PrivateKeyAccount) { // eslint-disable-line @typescript-eslint/no-explicit-any
   const hash: Hex = v0.getOrderBundleHash(bundle);
   const packed = encodePacked(['address', 'bytes'], [OWNABLE_VALIDATOR, await owner.signMessage({ message: { raw: hash } })]);
   return { ...bundle, originSignatures: Array(bundle.segments.length).fill(packed), targetSignature: packed };
