@@ -22,7 +22,7 @@ export interface OrderBundle { sponsor: string; nonce: string; expires: string; 
 export interface SignedOrderBundle extends OrderBundle { originSignatures: Hex[]; targetSignature: Hex }
 
 /** The hook the 0.5.x client names as the verifying contract of its bundle domain. */
-export const HOOK_ADDRESS = '0x0000000000f6Ed8Be424d673c63eeFF8b9267420';
+const HOOK_ADDRESS = '0x0000000000f6Ed8Be424d673c63eeFF8b9267420';
 
 /**
  * Presents a quoted operation as the order bundle /bundles/path serves: the same ids, amounts, deadlines and

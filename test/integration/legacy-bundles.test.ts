@@ -147,25 +147,25 @@ describe('the published 0.5.4 client, unchanged, against /legacy', () => {
     }
     expect(seen).toEqual(submitted);
   });
-});
 
-test('session path: the first segment carries the hash of the userOp sent with the bundle', async () => {
-  const account = await fundedAccount('5000000', true);
-  const intent = { targetChainId: 42161, tokenTransfers: [{ tokenAddress: ARB_USDC, amount: 1_000_000n }], targetAccount: account.address, userOp: v0.getEmptyUserOp() };
-  const orderPath = await client.getOrderPath(intent, account.address);
-  const userOp = {
-    sender: account.address, nonce: 1n, callData: '0x1234' as const, callGasLimit: 100_000n, verificationGasLimit: 200_000n,
-    preVerificationGas: 50_000n, maxFeePerGas: 1_000n, maxPriorityFeePerGas: 10n, signature: '0x' as const,
-  };
-  const bundle = orderPath[0].orderBundle;
-  bundle.segments[0].witness.userOpHash = getUserOperationHash({ userOperation: userOp, chainId: 42161, entryPointAddress: entryPoint07Address, entryPointVersion: '0.7' });
-  const signedOrderBundle = await signBundle(bundle, account.owner);
-  await expect(client.postSignedOrderBundle([{ signedOrderBundle, userOp: { ...userOp, callData: '0x5678' } }])).rejects.toThrow('Invalid bundle signature');
-  await expect(client.postSignedOrderBundle([{ signedOrderBundle }])).rejects.toThrow('Invalid bundle signature');
-  const malformed = await call(api, 'POST', '/legacy/bundles', { body: { bundles: [{ signedOrderBundle: JSON.parse(JSON.stringify(signedOrderBundle, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))), userOp: { sender: account.address } }] } });
-  expect(malformed.status).toBe(400);
-  expect(malformed.json.errors[0].message).toMatch(/^body\.bundles\.0\.userOp/);
-  expect((await client.postSignedOrderBundle([{ signedOrderBundle, userOp }]))[0].status).toBe('PENDING');
+  test('session path: the first segment carries the hash of the userOp sent with the bundle', async () => {
+    const account = await fundedAccount('5000000', true);
+    const intent = { targetChainId: 42161, tokenTransfers: [{ tokenAddress: ARB_USDC, amount: 1_000_000n }], targetAccount: account.address, userOp: v0.getEmptyUserOp() };
+    const orderPath = await client.getOrderPath(intent, account.address);
+    const userOp = {
+      sender: account.address, nonce: 1n, callData: '0x1234' as const, callGasLimit: 100_000n, verificationGasLimit: 200_000n,
+      preVerificationGas: 50_000n, maxFeePerGas: 1_000n, maxPriorityFeePerGas: 10n, signature: '0x' as const,
+    };
+    const bundle = orderPath[0].orderBundle;
+    bundle.segments[0].witness.userOpHash = getUserOperationHash({ userOperation: userOp, chainId: 42161, entryPointAddress: entryPoint07Address, entryPointVersion: '0.7' });
+    const signedOrderBundle = await signBundle(bundle, account.owner);
+    await expect(client.postSignedOrderBundle([{ signedOrderBundle, userOp: { ...userOp, callData: '0x5678' } }])).rejects.toThrow('Invalid bundle signature');
+    await expect(client.postSignedOrderBundle([{ signedOrderBundle }])).rejects.toThrow('Invalid bundle signature');
+    const malformed = await call(api, 'POST', '/legacy/bundles', { body: { bundles: [{ signedOrderBundle: JSON.parse(JSON.stringify(signedOrderBundle, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))), userOp: { sender: account.address } }] } });
+    expect(malformed.status).toBe(400);
+    expect(malformed.json.errors[0].message).toMatch(/^body\.bundles\.0\.userOp/);
+    expect((await client.postSignedOrderBundle([{ signedOrderBundle, userOp }]))[0].status).toBe('PENDING');
+  });
 });
 
 describe('refusals', () => {
