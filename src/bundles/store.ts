@@ -29,13 +29,13 @@ export async function acceptBundles(db: DataSource, projectId: string, bundles: 
   return db.transaction(async (tx) => {
     const accepted: AcceptedBundle[] = [];
     for (const { id, signed } of bundles) {
-      // A quote is spent once: one submitted as an alps intent is no bundle any more.
       const quote: { account: string; operation: IntentOp; reservations: Reservation[]; expired: boolean }[] = await tx.query(
-        `SELECT account, operation, reservations, expires_at < now() AS expired FROM quotes q
-         WHERE nonce = $1 AND project_id = $2 AND NOT EXISTS (SELECT 1 FROM intents i WHERE i.id = q.nonce) FOR UPDATE`,
+        'SELECT account, operation, reservations, expires_at < now() AS expired FROM quotes WHERE nonce = $1 AND project_id = $2 FOR UPDATE',
         [id, projectId],
       );
       if (!quote.length) throw new BundleRefused(`Bundle ${id} not found`, true);
+      // A quote is spent once: one accepted as an alps intent is no bundle (checked under the row lock).
+      if ((await tx.query('SELECT 1 FROM intents WHERE id = $1', [id])).length) throw new BundleRefused(`Bundle ${id} not found`, true);
       const { account, operation, reservations, expired } = quote[0];
       const originChainIds = [...new Set(operation.elements.map((e) => Number(e.chainId)))];
       const targetChainId = Number(operation.elements[0].mandate.destinationChainId);

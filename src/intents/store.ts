@@ -31,6 +31,8 @@ export async function acceptIntent(db: DataSource, id: string, submission: Submi
     const quote: { account: string; operation: { expires: string; elements: { chainId: string; mandate: { destinationChainId: string; fillDeadline: string } }[] }; reservations: { chainId: number; token: string; lockTag: string; amount: string }[]; expired: boolean }[] =
       await tx.query('SELECT account, operation, reservations, expires_at < now() AS expired FROM quotes WHERE nonce = $1 FOR UPDATE', [id]);
     if (!quote.length) throw new SubmitRefused('Quote not found', true);
+    // A quote is spent once: one accepted as a legacy bundle (src/bundles) is no intent (checked under the row lock).
+    if ((await tx.query('SELECT 1 FROM bundles WHERE id = $1', [id])).length) throw new SubmitRefused('Quote not found', true);
     const { account, operation, reservations, expired } = quote[0];
     const originChainIds = [...new Set(operation.elements.map((e) => Number(e.chainId)))];
     const destinationChainId = Number(operation.elements[0].mandate.destinationChainId);

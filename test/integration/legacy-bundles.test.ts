@@ -189,6 +189,18 @@ describe('refusals', () => {
     expect((await client.postSignedOrderBundle([{ signedOrderBundle: signed, initCode: account.initCode }]))[0].status).toBe('PENDING');
   });
 
+  test('a path is spent once: accepted as a bundle, its quote cannot also be submitted as an alps intent', async () => {
+    const account = await fundedAccount('5000000', true);
+    const { result } = await submitBundle(account);
+    const [{ operation }] = await api.db.query('SELECT operation FROM quotes WHERE nonce = $1', [result.bundleId.toString()]);
+    const signature = concat([OWNABLE_VALIDATOR, await account.owner.signTypedData(getCompactTypedData(operation))]);
+    const res = await call(api, 'POST', '/intent-operations', { body: { signedIntentOp: { ...operation, originSignatures: [signature], destinationSignature: signature } } });
+    expect(res.status).toBe(404);
+    expect(res.json.message).toBe('Quote not found; request a new route');
+    expect(await activeReservations(result.bundleId)).toBe(1);
+    expect(Number((await api.db.query("SELECT count(*) AS n FROM reservations WHERE owner_kind = 'intent' AND owner_id = $1", [result.bundleId.toString()]))[0].n)).toBe(0);
+  });
+
   test('an unknown bundle id: 404 with the errors array the client reads', async () => {
     const error = await client.getBundleStatus(123456789n).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(v0.OrchestratorError);
