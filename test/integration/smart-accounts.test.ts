@@ -154,7 +154,7 @@ describe('0.5.x bundle submit', () => {
     for (const b of [foreign, genuine]) expect(await reserved(BigInt(b.nonce).toString())).toBe(0);
   });
 
-  test('RPC down: 503 with retry-after, nothing reserved; accepted once the RPC is back', async () => {
+  test('RPC down: 503 with retry-after, nothing reserved; no RPC: 400; accepted once the RPC is back', async () => {
     const a = await account(false);
     const signed = await signedPath(a);
     const down = await withRpcDown(() => post(signed, a.initCode));
@@ -162,6 +162,11 @@ describe('0.5.x bundle submit', () => {
     expect(down.headers.get('retry-after')).toBe('5');
     expect(down.json.errors[0].message).toMatch(/^The RPC of chain 8453 is unavailable/);
     expect(await reserved(BigInt(signed.nonce).toString())).toBe(0);
+    // No RPC configured for the chain at all: the clear 400 naming the variable.
+    delete process.env.RPC_URL_8453;
+    const unconfigured = await post(signed, a.initCode).finally(() => (process.env.RPC_URL_8453 = chain.url));
+    expect(unconfigured.status).toBe(400);
+    expect(unconfigured.json.errors[0].message).toMatch(/set RPC_URL_8453\)$/);
     expect((await post(signed, a.initCode)).json.bundleResults[0].status).toBe('PENDING');
   });
 });
