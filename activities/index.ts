@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { Config } from '../src/config';
-import { recordTransition, releaseIntent } from '../src/intents/store';
+import { recordTransition, releaseIntent, type LifecycleKind } from '../src/intents/store';
 import type { Outbox } from '../src/outbox/outbox';
 import type { IntentEvent, IntentStatus } from '../workflows/intent-state';
 import type { WithdrawalClaim } from '../workflows/withdrawal';
@@ -21,8 +21,8 @@ export function createActivities(deps: ActivityDeps) {
     if (start) await deps.outbox.start(start).catch(() => undefined);
   };
   return {
-    recordTransition: (id: string, status: IntentStatus, event?: IntentEvent) => recordTransition(db, id, status, event),
-    releaseIntent: (id: string) => releaseIntent(db, id),
+    recordTransition: (id: string, status: IntentStatus, event?: IntentEvent, kind?: LifecycleKind) => recordTransition(db, id, status, event, kind),
+    releaseIntent: (id: string, kind?: LifecycleKind) => releaseIntent(db, id, kind),
     finishWithdrawal: (nonce: string, status: 'CLAIMED' | 'EXPIRED', claim?: WithdrawalClaim) => finishWithdrawal(db, nonce, status, claim),
     sweepOutbox: (graceSeconds: number) => deps.outbox.sweep(graceSeconds),
     recordVerificationStatus: async (id: string, status: ProviderState, cause: string) => started(await recordVerification(db, id, { status, cause }, deps.config.webhooks)),

@@ -1,4 +1,5 @@
 export { intentLifecycle } from './intent-lifecycle';
+export { bundleLifecycle } from './bundle-lifecycle';
 export { sweepOutbox } from './sweep-outbox';
 export { holdWithdrawal } from './withdrawal';
 export { deliverWebhook } from './webhook-delivery';

@@ -36,6 +36,11 @@ export interface LifecycleStart { id: string; originChainIds: number[]; fillDead
  * spent is released.
  */
 export async function intentLifecycle(start: LifecycleStart): Promise<IntentStatus> {
+  return runLifecycle(start, 'intent');
+}
+
+/** The lifecycle both intents and legacy bundles run (workflows/bundle-lifecycle.ts); `kind` picks their records. */
+export async function runLifecycle(start: LifecycleStart, kind: 'intent' | 'bundle'): Promise<IntentStatus> {
   let state: IntentState = { status: 'PENDING', originChainIds: start.originChainIds, claims: {}, fillDeadline: start.fillDeadline };
   const queue: IntentEvent[] = [];
   setHandler(stateQuery, () => state);
@@ -61,20 +66,20 @@ export async function intentLifecycle(start: LifecycleStart): Promise<IntentStat
       // EXPIRED or FAILED, and the arbiter claimed all the same: that chain's reservation settles with the snapshots.
       if (!state.claims[String(event.chainId)] && state.originChainIds.includes(event.chainId)) {
         state = { ...state, claims: { ...state.claims, [String(event.chainId)]: event } };
-        await recordTransition(start.id, state.status, event);
+        await recordTransition(start.id, state.status, event, kind);
       }
       continue;
     }
     const next: IntentState = event ? applyEvent(state, event) : { ...state, status: 'EXPIRED' };
     if (next === state) continue; // a duplicate or out-of-date event: nothing to persist
-    await recordTransition(start.id, next.status, event);
+    await recordTransition(start.id, next.status, event, kind);
     if (next.status !== state.status) {
       upsertSearchAttributes([{ key: IntentStatusKey, value: next.status }]);
       setCurrentDetails(next.status);
     }
     state = next;
   }
-  if (state.status !== 'COMPLETED') await releaseIntent(start.id);
+  if (state.status !== 'COMPLETED') await releaseIntent(start.id, kind);
   await condition(allHandlersFinished);
   return state.status;
 }

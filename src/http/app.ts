@@ -4,6 +4,7 @@ import { bodyParser } from '@koa/bodyparser';
 import { indexerRoutes } from '../indexer/routes';
 import { intentRoutes } from '../intents/routes';
 import { blancIntentRoutes } from '../intents/blanc-routes';
+import { bundleRoutes } from '../bundles/routes';
 import { withdrawalRoutes } from '../withdrawals/routes';
 import { opsRoutes } from '../ops/routes';
 import { currentPortfolioRoutes, legacyPortfolioRoute } from '../portfolio/routes';
@@ -27,7 +28,7 @@ import type { Services } from './services';
 export function hosts(): Host[] {
   return [
     { prefix: '', name: 'current', routes: [...opsRoutes, ...versionRoutes, ...currentPortfolioRoutes, ...intentRoutes, ...blancIntentRoutes, ...withdrawalRoutes, ...indexerRoutes, ...analyticsRoutes] },
-    { prefix: '/legacy', name: 'legacy', routes: [legacyPortfolioRoute] },
+    { prefix: '/legacy', name: 'legacy', routes: [legacyPortfolioRoute, ...bundleRoutes] },
     { prefix: '/deposit-processor', name: 'deposit-processor', routes: [...webhookRoutes, ...complianceRoutes] },
   ];
 }

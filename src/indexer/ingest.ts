@@ -1,6 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { claimSignal, failureSignal, fillSignal, intentWorkflowId, preconfirmationSignal } from '../../workflows/intent-lifecycle';
 import { withdrawalClaimSignal, withdrawalWorkflowId } from '../../workflows/withdrawal';
+import { bundleWorkflowId } from '../../workflows/bundle-lifecycle';
 import { queueSignals, type QueuedSignal } from '../outbox/outbox';
 import { applyEvents } from './apply-events';
 import type { Delivery, IndexerEvent, IngestResult } from './types';
@@ -15,8 +16,9 @@ export async function ingestEvents(db: DataSource, events: IndexerEvent[], defau
     const { deliveries, ...result } = await applyEvents(tx, events, defaultLockTag);
     if (!deliveries.length) return { result, signals: [] };
     // Nonces nobody waits on (unknown, or another kind of owner) get no signal: they stay recorded and change nothing.
-    const owners: { nonce: string; intent: boolean; withdrawal: boolean }[] = await tx.query(
-      `SELECT n::text AS nonce, EXISTS (SELECT 1 FROM intents WHERE id = n) AS intent, EXISTS (SELECT 1 FROM withdrawals w WHERE w.nonce = n) AS withdrawal
+    const owners: Owner[] = await tx.query(
+      `SELECT n::text AS nonce, EXISTS (SELECT 1 FROM intents WHERE id = n) AS intent, EXISTS (SELECT 1 FROM bundles WHERE id = n) AS bundle,
+         EXISTS (SELECT 1 FROM withdrawals w WHERE w.nonce = n) AS withdrawal
        FROM unnest($1::numeric[]) AS n`,
       [[...new Set(deliveries.map((d) => d.nonce))]],
     );
@@ -25,12 +27,17 @@ export async function ingestEvents(db: DataSource, events: IndexerEvent[], defau
   });
 }
 
-/** Who waits for a lifecycle event: the intent whose id is the nonce and, for a Claim, the withdrawal with it. */
-function signalsFor({ nonce, event }: Delivery, owner: { intent: boolean; withdrawal: boolean }): Omit<QueuedSignal, 'id'>[] {
-  const to = intentWorkflowId(nonce);
+interface Owner { nonce: string; intent: boolean; bundle: boolean; withdrawal: boolean }
+
+/**
+ * Who waits for a lifecycle event: the intent or legacy bundle whose id is the nonce (both run the same lifecycle)
+ * and, for a Claim, the withdrawal with it.
+ */
+function signalsFor({ nonce, event }: Delivery, owner: Owner): Omit<QueuedSignal, 'id'>[] {
+  const to = owner.bundle ? bundleWorkflowId(nonce) : intentWorkflowId(nonce);
   const tx = { chainId: event.chainId, transactionHash: event.transactionHash!, timestamp: event.timestamp!, ...(event.blockNumber ? { blockNumber: event.blockNumber } : {}) };
   if (event.type === 'claim' && owner.withdrawal) return [{ workflowId: withdrawalWorkflowId(nonce), signal: withdrawalClaimSignal.name, payload: tx }];
-  if (!owner.intent) return [];
+  if (!owner.intent && !owner.bundle) return [];
   switch (event.type) {
     case 'preconfirmation': return [{ workflowId: to, signal: preconfirmationSignal.name, payload: { chainId: event.chainId } }];
     case 'failure': return [{ workflowId: to, signal: failureSignal.name, payload: { chainId: event.chainId, reason: event.reason! } }];

@@ -1,4 +1,5 @@
 import { getAddress } from 'viem';
+import { presentClaims } from './claims';
 import type { IntentRecord } from './store';
 
 /** GET /intent-operation/{id} as the 1.x client parses it: numeric chain ids, `userAddress`, `depositId` per claim. */
@@ -7,12 +8,7 @@ export function presentAlpsStatus(intent: IntentRecord, full: boolean) {
     status: intent.status,
     destinationChainId: intent.destinationChainId,
     userAddress: getAddress(intent.account),
-    claims: intent.claims.map((c) => ({
-      chainId: c.chainId,
-      status: c.status,
-      ...(c.transactionHash ? { claimTimestamp: c.timestamp, claimTransactionHash: c.transactionHash } : {}),
-      depositId: intent.id,
-    })),
+    claims: presentClaims(intent.id, intent.claims),
     ...(intent.fill ? { fillTimestamp: intent.fill.timestamp, fillTransactionHash: intent.fill.transactionHash } : {}),
     ...(full ? { intentOp: intent.operation, signatures: intent.signatures, history: intent.history } : {}),
   };

@@ -7,7 +7,7 @@ import type { NonceBlock } from '../ledger/nonces';
 import { DEFAULT_FEES } from './market-defaults';
 import { loadMarket } from './market';
 import { applyAccessList, buildIntentOp, IntentInput, intentCost, resolveRequests } from './quote';
-import { planAlternatives, rankPlans, RouteError, type Plan, type RefusalCode } from './route-finder';
+import { planAlternatives, rankPlans, rescale, RouteError, type Plan, type RefusalCode } from './route-finder';
 import { signIntentOp } from './server-signature';
 import type { IntentOp } from './types';
 
@@ -16,12 +16,16 @@ export interface QuoteDeps { registry: ChainRegistry; config: Config; lockTag: s
 /** A refused quote travels as data: a 400 with the client's message, and the current version's code for it. */
 export type QuoteOutcome<T> = { ok: true; value: T } | { ok: false; message: string; code: RefusalCode };
 
-async function plan(manager: EntityManager, input: IntentInput, deps: QuoteDeps, alternatives = 1) {
+async function load(manager: EntityManager, input: IntentInput, deps: QuoteDeps) {
   const requests = resolveRequests(input, deps.registry);
   // Balances and market data are read concurrently (on separate pooled connections when `manager` is the pool's).
   const reading = availableSources(manager, input.account.address, deps.lockTag, deps.registry).then((s) => applyAccessList(s, input.accountAccessList));
   const market = await loadMarket(manager, deps.registry, reading.then((s) => [input.destinationChainId, ...new Set(s.map((x) => x.chainId))]));
-  const sources = await reading;
+  return { requests, sources: await reading, market };
+}
+
+async function plan(manager: EntityManager, input: IntentInput, deps: QuoteDeps, alternatives = 1) {
+  const { requests, sources, market } = await load(manager, input, deps);
   const sponsor = input.options.sponsorSettings ?? {};
   const plans = planAlternatives(
     {
@@ -47,6 +51,22 @@ async function outcome<T>(fn: () => Promise<T>): Promise<QuoteOutcome<T>> {
     if (e instanceof RouteError) return { ok: false, message: e.message, code: e.code };
     throw e;
   }
+}
+
+/**
+ * When no route covers a request: per requested token, the amount asked and what the account can spend of that
+ * asset on any chain (in the requested token's decimals), with its USD price. Nothing stored.
+ */
+export function quoteShortfall(db: DataSource, input: IntentInput, deps: QuoteDeps) {
+  return outcome(async () => {
+    const { requests, sources, market } = await load(db.manager, input, deps);
+    return requests.map((r) => ({
+      token: r.token,
+      requested: r.amount ?? 0n,
+      available: sources.filter((s) => s.token.symbol === r.token.symbol).reduce((sum, s) => sum + rescale(s.available, s.token.decimals, r.token.decimals, false), 0n),
+      priceUsd: market.priceUsd(r.token.symbol) ?? 0,
+    }));
+  });
 }
 
 /** POST /intents/cost: the price of the cheapest route, nothing stored. */

@@ -6,9 +6,13 @@ import type { IntentEvent, IntentStatus } from '../../workflows/intent-state';
 import { intentWorkflowId, type LifecycleStart } from '../../workflows/intent-lifecycle';
 import type { IntentOp, Submission } from './types';
 import type { Liquidity } from './split';
+import { claimStates, type ClaimState } from './claims';
 import { ApiError } from '../http/errors';
 
-const owner = (id: string) => ({ kind: 'intent', id });
+/** Intents and legacy bundles share the lifecycle and its transition columns (src/bundles). */
+export type LifecycleKind = 'intent' | 'bundle';
+const owner = (id: string, kind: LifecycleKind = 'intent') => ({ kind, id });
+const TABLE: Record<LifecycleKind, string> = { intent: 'intents', bundle: 'bundles' };
 
 export interface StoredQuote { operation: IntentOp; expired: boolean; submitted: boolean }
 
@@ -29,7 +33,7 @@ export interface IntentRecord {
   account: string;
   destinationChainId: number;
   fill?: { transactionHash: string; timestamp: number };
-  claims: { chainId: number; status: 'CLAIMED' | 'EXPIRED' | 'PENDING'; transactionHash?: string; timestamp?: number }[];
+  claims: ClaimState[];
   operation: unknown;
   signatures: unknown;
   history: { status: string; at: string }[];
@@ -52,12 +56,7 @@ export async function readIntent(db: DataSource, id: string, projectId: string):
     account: row.account,
     destinationChainId: Number(row.destination_chain_id),
     ...(row.fill ? { fill: row.fill } : {}),
-    claims: row.origin_chain_ids.map((chainId) => {
-      const claim = row.claims[chainId];
-      return claim
-        ? { chainId: Number(chainId), status: 'CLAIMED', transactionHash: claim.transactionHash, timestamp: claim.timestamp }
-        : { chainId: Number(chainId), status: row.status === 'EXPIRED' ? 'EXPIRED' : 'PENDING' };
-    }),
+    claims: claimStates(row.status, row.origin_chain_ids, row.claims),
     operation: row.operation,
     signatures: row.signatures,
     history: row.history,
@@ -93,6 +92,8 @@ export async function acceptIntent(db: DataSource, id: string, submission: Submi
     const quote: { account: string; operation: { expires: string; elements: { chainId: string; mandate: { destinationChainId: string; fillDeadline: string } }[] }; reservations: { chainId: number; token: string; lockTag: string; amount: string }[]; expired: boolean }[] =
       await tx.query('SELECT account, operation, reservations, expires_at < now() AS expired FROM quotes WHERE nonce = $1 FOR UPDATE', [id]);
     if (!quote.length) throw new SubmitRefused('Quote not found', true);
+    // A quote is spent once: one accepted as a legacy bundle (src/bundles) is no intent (checked under the row lock).
+    if ((await tx.query('SELECT 1 FROM bundles WHERE id = $1', [id])).length) throw new SubmitRefused('Quote not found', true);
     const { account, operation, reservations, expired } = quote[0];
     const originChainIds = [...new Set(operation.elements.map((e) => Number(e.chainId)))];
     const destinationChainId = Number(operation.elements[0].mandate.destinationChainId);
@@ -134,11 +135,11 @@ export async function acceptIntent(db: DataSource, id: string, submission: Submi
  * status (the arbiter may claim an EXPIRED or FAILED intent until `expires`). Safe to repeat (first fill and first
  * claim per chain win).
  */
-export async function recordTransition(db: DataSource, id: string, status: IntentStatus, event?: IntentEvent): Promise<void> {
+export async function recordTransition(db: DataSource, id: string, status: IntentStatus, event?: IntentEvent, kind: LifecycleKind = 'intent'): Promise<void> {
   const tx = event && 'transactionHash' in event ? { chainId: event.chainId, transactionHash: event.transactionHash, timestamp: event.timestamp } : null;
   await db.transaction(async (m) => {
     await m.query(
-      `UPDATE intents SET
+      `UPDATE ${TABLE[kind]} SET
          fill = CASE WHEN $2 = 'fill' THEN coalesce(fill, $3::jsonb) ELSE fill END,
          claims = CASE WHEN $2 = 'claim' AND NOT claims ? $4 THEN claims || jsonb_build_object($4, $3::jsonb) ELSE claims END,
          history = CASE WHEN status IS DISTINCT FROM $5
@@ -149,11 +150,11 @@ export async function recordTransition(db: DataSource, id: string, status: Inten
        WHERE id = $1`,
       [id, event?.type ?? null, tx ? JSON.stringify(tx) : null, String(event?.chainId ?? ''), status, event ? JSON.stringify(event) : null],
     );
-    if (event?.type === 'claim') await settleOnClaim(m, owner(id), event.chainId, event.blockNumber);
+    if (event?.type === 'claim') await settleOnClaim(m, owner(id, kind), event.chainId, event.blockNumber);
   });
 }
 
 /** At `expires` nothing more can be claimed: what no claim spent goes back to the account. */
-export async function releaseIntent(db: DataSource, id: string): Promise<void> {
-  await db.transaction((m) => releaseUnclaimed(m, owner(id)));
+export async function releaseIntent(db: DataSource, id: string, kind: LifecycleKind = 'intent'): Promise<void> {
+  await db.transaction((m) => releaseUnclaimed(m, owner(id, kind)));
 }

@@ -1,6 +1,7 @@
 import canonicalize from 'canonicalize';
-import { createPublicClient, getAddress, hashTypedData, http, isAddressEqual, recoverAddress, type TypedDataDefinition } from 'viem';
+import { getAddress, hashTypedData, isAddressEqual, recoverAddress, type TypedDataDefinition } from 'viem';
 import { ApiError } from '../http/errors';
+import { verifyOnChain } from '../signatures/smart-account';
 import { originTypedData } from './typed-data';
 import type { IntentOp, OriginSignature, SignedIntentOp } from './types';
 
@@ -19,8 +20,8 @@ export interface VerifyDeps { orchestratorAddress: string; compactContract: stri
  * signature come from the sponsor. The stored copy carries the server signature we made, so equality with it (server
  * signature included) proves the operation is ours and unchanged without recovering that signature again. EOAs are
  * recovered locally, each distinct (message, signature) pair once (the client signs one Compact for every element
- * and the destination); smart accounts (ERC-1271, or ERC-6492 while undeployed) are checked on chain through
- * RPC_URL_<chainId>.
+ * and the destination); smart accounts (ERC-1271, or ERC-6492 while undeployed) are checked on chain
+ * (src/signatures/smart-account.ts).
  */
 export async function verifySubmission(signed: SignedIntentOp, stored: IntentOp, accountType: string, deps: VerifyDeps): Promise<void> {
   if (signedPart(signed) !== signedPart(stored)) throw invalidSignature();
@@ -45,16 +46,6 @@ async function signedBySponsor(sponsor: string, sig: OriginSignature, typedData:
       return false;
     }
   }
-  const chainId = Number(typedData.domain?.chainId);
-  const url = env[`RPC_URL_${chainId}`];
-  if (!url) {
-    throw new ApiError(400, `Smart account signatures are verified on chain and no RPC is configured for chain ${chainId} (set RPC_URL_${chainId})`);
-  }
   const signature = typeof sig === 'string' ? sig : sig.notarizedClaimSig;
-  const client = createPublicClient({ transport: http(url, { timeout: 5000 }) });
-  try {
-    return await client.verifyTypedData({ ...typedData, address: getAddress(sponsor), signature } as Parameters<typeof client.verifyTypedData>[0]);
-  } catch {
-    return false;
-  }
+  return verifyOnChain(env, Number(typedData.domain?.chainId), { address: sponsor, hash: hashTypedData(typedData), signature });
 }

@@ -1,13 +1,37 @@
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { ARB_USDC, BASE_USDC, getCompactTypedData, TX } from '../support/fixtures';
 import { Api, call, ingest, killWorkers, startApi, startWorker } from '../support/harness';
-
+import { LocalChain, smartAccount, startChain } from '../support/chain';
+import { signAsClient, v0 } from '../support/legacy-client';
 
 let api: Api;
+let chain: LocalChain;
 beforeAll(async () => {
   api = await startApi();
+  chain = await startChain(); // legacy bundles come from smart accounts, verified on chain
+  process.env.RPC_URL_8453 = chain.url;
+  process.env.RPC_URL_42161 = chain.url;
 });
-afterAll(() => api.close());
+afterAll(async () => {
+  delete process.env.RPC_URL_8453;
+  delete process.env.RPC_URL_42161;
+  await chain.stop();
+  await api.close();
+});
+
+/** A legacy bundle through the published 0.5.4 client, from a counterfactual smart account (ERC-6492). */
+async function submitBundle(fillWindowSeconds?: number): Promise<string> {
+  const account = smartAccount(chain, privateKeyToAccount(generatePrivateKey()));
+  await ingest(api, [{ id: `dur-${account.address}`, type: 'balance', chainId: 8453, account: account.address, token: BASE_USDC, locked: '5000000', blockNumber: '1' }]);
+  const client = v0.getOrchestrator(api.apiKey, `${api.url}/legacy`);
+  const intent = { targetChainId: 42161, tokenTransfers: [{ tokenAddress: ARB_USDC, amount: 1_000_000n }], targetAccount: account.address, targetExecutions: [] };
+  const window = api.services.config.intents.fillWindowSeconds;
+  if (fillWindowSeconds) api.services.config.intents.fillWindowSeconds = fillWindowSeconds;
+  const orderPath = await client.getOrderPath(intent, account.address).finally(() => (api.services.config.intents.fillWindowSeconds = window));
+  const [result] = await client.postSignedOrderBundle([{ signedOrderBundle: await signAsClient(orderPath, [], account.owner), initCode: account.initCode }]);
+  expect(result.status).toBe('PENDING');
+  return result.bundleId.toString();
+}
 
 async function submitIntent(deadlineInSeconds?: number): Promise<string> {
   const account = privateKeyToAccount(generatePrivateKey());
@@ -27,18 +51,20 @@ async function submitIntent(deadlineInSeconds?: number): Promise<string> {
   return res.json.result.id;
 }
 
-async function waitForStatus(id: string, status: string): Promise<void> {
+async function waitForStatus(id: string, status: string, path = `/intent-operation/${id}`): Promise<void> {
   for (let i = 0; i < 300; i++) {
-    if ((await call(api, 'GET', `/intent-operation/${id}`)).json.status === status) return;
+    if ((await call(api, 'GET', path)).json.status === status) return;
     await new Promise((r) => setTimeout(r, 200));
   }
   throw new Error(`intent ${id} did not reach ${status}`);
 }
 
-test('intents in flight reach the right terminal state after the worker process is killed and replaced', async () => {
+test('intents and bundles in flight reach the right terminal state after the worker process is killed and replaced', async () => {
   const toComplete = await submitIntent();
   const toExpire = await submitIntent(4);
   const toFail = await submitIntent();
+  const bundleToComplete = await submitBundle();
+  const bundleToExpire = await submitBundle(4);
 
   killWorkers(api.env);
   // Indexer events arrive while no worker runs: recorded and answered at once, applied when a worker is back.
@@ -46,22 +72,28 @@ test('intents in flight reach the right terminal state after the worker process 
     { id: `dur-fill-${toComplete}`, type: 'fill', chainId: 42161, nonce: toComplete, transactionHash: TX(1), timestamp: 1 },
     { id: `dur-claim-${toComplete}`, type: 'claim', chainId: 8453, nonce: toComplete, transactionHash: TX(2), timestamp: 2 },
     { id: `dur-failure-${toFail}`, type: 'failure', chainId: 42161, nonce: toFail, reason: 'destination call reverted' },
+    { id: `dur-fill-${bundleToComplete}`, type: 'fill', chainId: 42161, nonce: bundleToComplete, transactionHash: TX(3), timestamp: 3 },
+    { id: `dur-claim-${bundleToComplete}`, type: 'claim', chainId: 8453, nonce: bundleToComplete, transactionHash: TX(4), timestamp: 4 },
   ]);
   await new Promise((r) => setTimeout(r, 5000)); // the short fill deadline passes with no worker alive
   expect((await call(api, 'GET', `/intent-operation/${toExpire}`)).json.status).toBe('PENDING');
+  expect((await call(api, 'GET', `/legacy/bundles/${bundleToExpire}`)).json.status).toBe('PENDING');
 
   startWorker(api.env);
   expect((await events).status).toBe(200);
   await waitForStatus(toComplete, 'COMPLETED');
   await waitForStatus(toExpire, 'EXPIRED');
   await waitForStatus(toFail, 'FAILED');
+  await waitForStatus(bundleToComplete, 'COMPLETED', `/legacy/bundles/${bundleToComplete}`);
+  await waitForStatus(bundleToExpire, 'EXPIRED', `/legacy/bundles/${bundleToExpire}`);
   // The completed intent's reservation goes with the first snapshot after its claim.
   const [{ account }] = await api.db.query('SELECT account FROM intents WHERE id = $1', [toComplete]);
   await ingest(api, [{ id: `dur-after-${toComplete}`, type: 'balance', chainId: 8453, account, token: BASE_USDC, locked: '3900000', blockNumber: '2' }]);
   const held = async (ids: string[]) => Number((await api.db.query('SELECT count(*) AS n FROM reservations WHERE owner_id = ANY($1) AND released_at IS NULL', [ids]))[0].n);
   // The expired one is released at its `expires` (5 s after its deadline in tests); the failed one stays reserved
   // until its own `expires`, since the arbiter could still claim it.
-  for (let i = 0; i < 100 && (await held([toComplete, toExpire])) > 0; i++) await new Promise((r) => setTimeout(r, 200));
-  expect(await held([toComplete, toExpire])).toBe(0);
+  for (let i = 0; i < 100 && (await held([toComplete, toExpire, bundleToExpire])) > 0; i++) await new Promise((r) => setTimeout(r, 200));
+  expect(await held([toComplete, toExpire, bundleToExpire])).toBe(0);
+  expect(await held([bundleToComplete])).toBe(1); // claimed: settles with the next snapshot, as an intent does
   expect(await held([toFail])).toBe(1);
 }, 120_000);

@@ -1,0 +1,153 @@
+import { encodeAbiParameters, getAddress, zeroAddress } from 'viem';
+import type { TokenInfo } from '../chains/registry';
+import { splitLockId } from '../chains/lock-tag';
+import type { IntentStatus } from '../../workflows/intent-state';
+import type { SignedOrderBundle } from './order-bundle';
+
+/**
+ * The legacy (0.5.x) wire shapes, rendered from the domain's own results: the intent cost, the shortfall, the
+ * lifecycle status. Amounts are decimal strings where the client BigInt-parses them.
+ */
+interface Cost {
+  tokensSpent: Record<string, Record<string, { locked: string; unlocked: string }>>;
+  tokensReceived: { tokenAddress: string; amountSpent: string; targetAmount: string; fee: string; hasFulfilled: boolean }[];
+}
+
+/** The fulfilled form: one spent amount per chain and token (locked and wallet funds together). */
+export function presentCost(cost: Record<string, unknown>) {
+  const { tokensSpent, tokensReceived } = cost as unknown as Cost;
+  return {
+    hasFulfilledAll: true,
+    tokensSpent: Object.fromEntries(Object.entries(tokensSpent).map(([chainId, tokens]) => [
+      chainId,
+      Object.fromEntries(Object.entries(tokens).map(([token, a]) => [token, (BigInt(a.locked) + BigInt(a.unlocked)).toString()])),
+    ])),
+    tokensReceived: tokensReceived.map(({ tokenAddress, amountSpent, targetAmount, fee, hasFulfilled }) => ({ tokenAddress, amountSpent, targetAmount, fee, hasFulfilled })),
+  };
+}
+
+export interface Shortfall { token: TokenInfo; requested: bigint; available: bigint; priceUsd: number }
+
+/** The shortfall form: what each token lacks, and the total in whole USD rounded up (the client needs an integer). */
+export function presentShortfall(items: Shortfall[]) {
+  const missingUsd = items.reduce((sum, i) => sum + (Number(i.requested > i.available ? i.requested - i.available : 0n) / 10 ** i.token.decimals) * i.priceUsd, 0);
+  return {
+    hasFulfilledAll: false,
+    tokenShortfall: items.map((i) => ({
+      tokenAddress: i.token.address,
+      targetAmount: i.requested.toString(),
+      amountSpent: (i.available < i.requested ? i.available : i.requested).toString(),
+      fee: '0', // no route, so no fee was priced
+      tokenSymbol: i.token.symbol,
+      tokenDecimals: i.token.decimals,
+    })),
+    totalTokenShortfallInUSD: String(Math.ceil(missingUsd)),
+  };
+}
+
+/**
+ * The intent lifecycle's states under their legacy names. A PRECONFIRMED bundle is still PENDING to the client;
+ * CLAIMED (filled, some origin chains claimed) is PARTIALLY_COMPLETED.
+ */
+export const LEGACY_STATUS: Record<IntentStatus, string> = {
+  PENDING: 'PENDING',
+  PRECONFIRMED: 'PENDING',
+  FILLED: 'FILLED',
+  CLAIMED: 'PARTIALLY_COMPLETED',
+  COMPLETED: 'COMPLETED',
+  EXPIRED: 'EXPIRED',
+  FAILED: 'FAILED',
+};
+
+const EXEC = { type: 'tuple[]', components: [{ name: 'to', type: 'address' }, { name: 'value', type: 'uint256' }, { name: 'data', type: 'bytes' }] } as const;
+const ORDER = {
+  type: 'tuple',
+  components: [
+    { name: 'sponsor', type: 'address' },
+    { name: 'nonce', type: 'uint256' },
+    { name: 'expires', type: 'uint256' },
+    {
+      name: 'segments',
+      type: 'tuple[]',
+      components: [
+        { name: 'arbiter', type: 'address' },
+        { name: 'chainId', type: 'uint256' },
+        { name: 'idsAndAmounts', type: 'uint256[2][]' },
+        {
+          name: 'witness',
+          type: 'tuple',
+          components: [
+            { name: 'recipient', type: 'address' },
+            { name: 'tokenOut', type: 'uint256[2][]' },
+            { name: 'depositId', type: 'uint256' },
+            { name: 'targetChain', type: 'uint256' },
+            { name: 'fillDeadline', type: 'uint32' },
+            { name: 'execs', ...EXEC },
+            { name: 'userOpHash', type: 'bytes32' },
+            { name: 'maxFeeBps', type: 'uint32' },
+          ],
+        },
+      ],
+    },
+  ],
+} as const;
+
+const pairs = (p: [string, string][]) => p.map(([a, b]) => [BigInt(a), BigInt(b)] as const);
+
+/** The signed order ABI-encoded with its signatures: the calldata the arbiters take to fill and to claim. */
+function encodeSigned(b: SignedOrderBundle) {
+  return encodeAbiParameters([ORDER, { type: 'bytes[]' }, { type: 'bytes' }], [
+    {
+      sponsor: getAddress(b.sponsor),
+      nonce: BigInt(b.nonce),
+      expires: BigInt(b.expires),
+      segments: b.segments.map((s) => ({
+        arbiter: getAddress(s.arbiter),
+        chainId: BigInt(s.chainId),
+        idsAndAmounts: pairs(s.idsAndAmounts),
+        witness: {
+          recipient: getAddress(s.witness.recipient),
+          tokenOut: pairs(s.witness.tokenOut),
+          depositId: BigInt(s.witness.depositId),
+          targetChain: BigInt(s.witness.targetChain),
+          fillDeadline: Number(s.witness.fillDeadline),
+          execs: s.witness.execs.map((x) => ({ to: getAddress(x.to), value: BigInt(x.value), data: x.data })),
+          userOpHash: s.witness.userOpHash,
+          maxFeeBps: Number(s.witness.maxFeeBps),
+        },
+      })),
+    },
+    b.originSignatures,
+    b.targetSignature,
+  ]);
+}
+
+/**
+ * The event relayers page through (GET /bundles/events) for an accepted bundle: the fill on the target chain and,
+ * per origin segment, the deposit it claims (its first input and first output token).
+ */
+export function pendingBundleEvent(id: string, b: SignedOrderBundle, acceptedAt: number) {
+  const data = encodeSigned(b);
+  const target = b.segments[0].witness;
+  return {
+    type: 'PendingBundle',
+    bundleId: id,
+    targetFillPayload: { to: getAddress(b.segments[0].arbiter), data, value: '0', chainId: Number(target.targetChain) },
+    acrossDepositEvents: b.segments.map((s) => ({
+      message: '0x',
+      depositId: id,
+      depositor: getAddress(b.sponsor),
+      recipient: getAddress(s.witness.recipient),
+      inputToken: getAddress(splitLockId(s.idsAndAmounts[0][0]).token),
+      inputAmount: String(s.idsAndAmounts[0][1]),
+      outputToken: s.witness.tokenOut[0] ? getAddress(splitLockId(s.witness.tokenOut[0][0]).token) : zeroAddress,
+      outputAmount: String(s.witness.tokenOut[0]?.[1] ?? '0'),
+      fillDeadline: Number(s.witness.fillDeadline),
+      quoteTimestamp: acceptedAt,
+      exclusivityDeadline: 0,
+      exclusiveRelayer: zeroAddress,
+      destinationChainId: Number(s.witness.targetChain),
+      originClaimPayload: { to: getAddress(s.arbiter), data, value: '0', chainId: Number(s.chainId) },
+    })),
+  };
+}

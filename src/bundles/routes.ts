@@ -1,0 +1,211 @@
+import { getAddress, parseErc6492Signature, serializeErc6492Signature, slice, type Hex } from 'viem';
+import { crashPoint } from '../faults';
+import { ApiError, badRequest } from '../http/errors';
+import { defineRoute } from '../http/route';
+import type { Services } from '../http/services';
+import { claimStates, presentClaims } from '../intents/claims';
+import type { IntentInput } from '../intents/quote';
+import { createQuote, quoteCost, quoteShortfall, type QuoteOutcome } from '../intents/quote-service';
+import type { IntentOp } from '../intents/types';
+import { invalidSignature } from '../intents/verify';
+import { queueSignals } from '../outbox/outbox';
+import { verifyOnChain } from '../signatures/smart-account';
+import { preconfirmationSignal } from '../../workflows/intent-lifecycle';
+import { bundleWorkflowId } from '../../workflows/bundle-lifecycle';
+import type { IntentStatus } from '../../workflows/intent-state';
+import { canonicalBundle, expectedSigned, orderBundleHash, orderBundleOf, type SignedOrderBundle } from './order-bundle';
+import { LEGACY_STATUS, presentCost, presentShortfall } from './presenter';
+import { bundleEventBody, bundleParams, costBody, eventsQuery, pathBody, submitBody, userParams } from './schemas';
+import { acceptBundles, BundleRefused, type VerifiedBundle } from './store';
+
+type Amount = string | number;
+interface CostBody {
+  targetChainId: number;
+  tokenTransfers: { tokenAddress: string; amount?: Amount }[];
+  targetGasUnits?: Amount;
+  userOp?: { callGasLimit?: Amount; verificationGasLimit?: Amount; preVerificationGas?: Amount };
+  accountAccessList?: { chainId: number; tokenAddress: string }[];
+}
+interface PathBody extends CostBody { targetAccount: string; targetExecutions: { to: string; value: Amount; data: string }[] }
+interface SubmitBody { bundles: { signedOrderBundle: SignedOrderBundle; initCode?: Hex; userOp?: Record<string, unknown> }[] }
+
+const quoteDeps = (s: Services) => ({ registry: s.registry, config: s.config, lockTag: s.defaultLockTag, orchestrator: s.orchestrator, nonces: s.nonces });
+const unwrap = <T>(outcome: QuoteOutcome<T>): T => {
+  if (!outcome.ok) throw badRequest(outcome.message);
+  return outcome.value;
+};
+
+/**
+ * A legacy request in the domain's own input: every 0.5.x account is a smart account, its target gas is the
+ * userOp's gas when it sends one, and the path's recipient is its target account.
+ */
+function intentInputOf(userAddress: string, body: CostBody & Partial<PathBody>): IntentInput {
+  const gas = body.userOp && [body.userOp.callGasLimit, body.userOp.verificationGasLimit, body.userOp.preVerificationGas].reduce<bigint>((sum, g) => sum + BigInt(g ?? 0), 0n);
+  return {
+    destinationChainId: body.targetChainId,
+    tokenRequests: body.tokenTransfers,
+    account: { address: userAddress, accountType: 'ERC7579', setupOps: [] },
+    ...(body.targetAccount ? { recipient: { address: body.targetAccount, accountType: 'ERC7579' } } : {}),
+    destinationExecutions: body.targetExecutions ?? [],
+    destinationGasUnits: body.targetGasUnits ?? gas?.toString(),
+    accountAccessList: body.accountAccessList,
+    options: {},
+  };
+}
+
+const notFound = (id: string) => new ApiError(404, `Bundle ${id} not found`, { errors: [{ message: `Bundle ${id} not found`, context: { bundleId: id } }] });
+
+/**
+ * The sponsor's signatures over the bundle exactly as the client hashed it: each origin signature on its segment's
+ * chain and the target signature on the target chain, each distinct (chain, signature) once. They are the
+ * owner validator's address followed by the owners' ECDSA signatures, checked by the account itself (ERC-1271),
+ * or through the factory call in `initCode` (ERC-6492) while it is not deployed.
+ */
+async function verifyBundle(signed: SignedOrderBundle, initCode: Hex | undefined, env: NodeJS.ProcessEnv): Promise<void> {
+  if (signed.originSignatures.length !== signed.segments.length) throw invalidSignature();
+  const hash = orderBundleHash(signed);
+  const checks = new Map<string, { chainId: number; signature: Hex }>();
+  const add = (chainId: number, signature: Hex) => checks.set(`${chainId}:${signature.toLowerCase()}`, { chainId, signature });
+  signed.segments.forEach((s, i) => add(Number(s.chainId), signed.originSignatures[i]));
+  add(Number(signed.segments[0].witness.targetChain), signed.targetSignature);
+  for (const { chainId, signature } of checks.values()) {
+    const wrapped = initCode && !parseErc6492Signature(signature).address
+      ? serializeErc6492Signature({ address: getAddress(slice(initCode, 0, 20)), data: slice(initCode, 20), signature })
+      : signature;
+    if (!(await verifyOnChain(env, chainId, { address: signed.sponsor, hash, signature: wrapped }))) throw invalidSignature();
+  }
+}
+
+export const bundleRoutes = [
+  defineRoute<CostBody, unknown, { userAddress: string }>({
+    method: 'post',
+    path: '/accounts/{userAddress}/bundles/cost',
+    summary: 'The cost of a bundle, or what the account lacks for it (hasFulfilledAll false); nothing is stored',
+    tags: ['bundles'],
+    auth: 'apiKey',
+    params: userParams,
+    body: costBody,
+    responses: { 200: { description: 'fulfilled: {hasFulfilledAll, tokensSpent, tokensReceived}; shortfall: {hasFulfilledAll, tokenShortfall, totalTokenShortfallInUSD}' } },
+    async handler(_ctx, { params, body }, s) {
+      const input = intentInputOf(params.userAddress, body);
+      const cost = await quoteCost(s.db, input, quoteDeps(s));
+      if (cost.ok) return { status: 200, body: presentCost(cost.value) };
+      if (cost.message !== 'Insufficient balance') throw badRequest(cost.message);
+      return { status: 200, body: presentShortfall(unwrap(await quoteShortfall(s.db, input, quoteDeps(s)))) };
+    },
+  }),
+  defineRoute<PathBody, unknown, { userAddress: string }>({
+    method: 'post',
+    path: '/accounts/{userAddress}/bundles/path',
+    summary: 'Quote a bundle: the order bundle to sign and its cost (stored for INTENT_QUOTE_TTL_SECONDS)',
+    tags: ['bundles'],
+    auth: 'apiKey',
+    params: userParams,
+    body: pathBody,
+    responses: { 200: { description: '{orderBundles: [{orderBundle, injectedExecutions, intentCost}]}' } },
+    async handler(ctx, { params, body }, s) {
+      const quote = unwrap(await createQuote(s.db, intentInputOf(params.userAddress, body), ctx.state.projectId, quoteDeps(s)));
+      // Nothing is injected before the caller's executions: the fill delivers the tokens to the target account.
+      return { status: 200, body: { orderBundles: [{ orderBundle: orderBundleOf(quote.intentOp), injectedExecutions: [], intentCost: presentCost(quote.intentCost) }] } };
+    },
+  }),
+  defineRoute<SubmitBody, unknown, unknown>({
+    method: 'post',
+    path: '/bundles',
+    summary: 'Submit signed order bundles (idempotent: the same bundle returns the same id)',
+    tags: ['bundles'],
+    auth: 'apiKey',
+    body: submitBody,
+    responses: { 201: { description: '{bundleResults: [{bundleId, status}]}' } },
+    async handler(ctx, { body }, s) {
+      const verified: VerifiedBundle[] = [];
+      for (const { signedOrderBundle: signed, initCode, userOp } of body.bundles) {
+        const id = BigInt(signed.nonce).toString();
+        const [quote]: { operation: IntentOp; expired: boolean; submitted: boolean }[] = await s.db.query(
+          'SELECT q.operation, q.expires_at < now() AS expired, b.id IS NOT NULL AS submitted FROM quotes q LEFT JOIN bundles b ON b.id = q.nonce WHERE q.nonce = $1 AND q.project_id = $2',
+          [id, ctx.state.projectId],
+        );
+        // A resubmission of an accepted bundle is answered even after its path's time-to-live.
+        if (!quote || (quote.expired && !quote.submitted)) throw new ApiError(404, `Bundle ${id} expired or not found; request a new path`);
+        // Ours and unchanged: what we served, as the client alters it before signing, field for field.
+        if (canonicalBundle(signed) !== canonicalBundle(expectedSigned(orderBundleOf(quote.operation), userOp))) throw invalidSignature();
+        await verifyBundle(signed, initCode, process.env);
+        verified.push({ id, signed });
+      }
+      let accepted;
+      try {
+        accepted = await acceptBundles(s.db, ctx.state.projectId, verified, s.config.intents.fillGraceSeconds);
+      } catch (e) {
+        if (e instanceof BundleRefused) throw e.pathGone ? new ApiError(404, `${e.message}; request a new path`) : badRequest(e.message);
+        throw e;
+      }
+      crashPoint('submit-after-commit');
+      for (const { id, start } of accepted) {
+        if (!start) continue;
+        s.metrics.workflowStarts.inc({ workflow: 'bundleLifecycle' });
+        await s.outbox.start(start).catch((err) => s.logger.warn({ err, id }, 'lifecycle start deferred to the outbox sweeper'));
+      }
+      return { status: 201, body: { bundleResults: accepted.map(({ id, status }) => ({ bundleId: id, status: LEGACY_STATUS[status] })) } };
+    },
+  }),
+  defineRoute<unknown, { count: number; offset: number }, unknown>({
+    method: 'get',
+    path: '/bundles/events',
+    summary: "The project's accepted bundles as relayers consume them, oldest first, paged by offset",
+    tags: ['bundles'],
+    auth: 'apiKey',
+    query: eventsQuery,
+    responses: { 200: { description: '{events, nextOffset}' } },
+    async handler(ctx, { query }, s) {
+      const rows: { payload: unknown }[] = await s.db.query(
+        'SELECT payload FROM bundle_events WHERE project_id = $1 ORDER BY id OFFSET $2 LIMIT $3',
+        [ctx.state.projectId, query.offset, query.count],
+      );
+      return { status: 200, body: { events: rows.map((r) => r.payload), nextOffset: query.offset + rows.length } };
+    },
+  }),
+  defineRoute<unknown, unknown, { bundleId: string }>({
+    method: 'get',
+    path: '/bundles/{bundleId}',
+    summary: 'Status of a submitted bundle, its fill and its claims',
+    tags: ['bundles'],
+    auth: 'apiKey',
+    params: bundleParams,
+    responses: { 200: { description: '{status, fillTimestamp?, fillTransactionHash?, claims}' }, 404: { description: 'no such bundle' } },
+    async handler(ctx, { params }, s) {
+      const id = BigInt(params.bundleId).toString();
+      const [row]: { status: IntentStatus; origin_chain_ids: string[]; fill: { transactionHash: string; timestamp: number } | null; claims: Record<string, { transactionHash: string; timestamp: number }> }[] =
+        await s.db.query('SELECT status, origin_chain_ids, fill, claims FROM bundles WHERE id = $1 AND project_id = $2', [id, ctx.state.projectId]);
+      if (!row) throw notFound(id);
+      return {
+        status: 200,
+        body: {
+          status: LEGACY_STATUS[row.status],
+          ...(row.fill ? { fillTimestamp: row.fill.timestamp, fillTransactionHash: row.fill.transactionHash } : {}),
+          claims: presentClaims(id, claimStates(row.status, row.origin_chain_ids, row.claims)),
+        },
+      };
+    },
+  }),
+  defineRoute<{ type: 'FillPreconfirmation'; chainId: number; txHash: string }, unknown, { bundleId: string }>({
+    method: 'post',
+    path: '/bundles/{bundleId}/events',
+    summary: "A relayer's fill preconfirmation: the bundle's lifecycle gets it as the indexer's preconfirmation",
+    tags: ['bundles'],
+    auth: 'apiKey',
+    params: bundleParams,
+    body: bundleEventBody,
+    responses: { 201: { description: '{status: "Accepted"}' }, 404: { description: 'no such bundle' } },
+    async handler(ctx, { params, body }, s) {
+      const id = BigInt(params.bundleId).toString();
+      const signals = await s.db.transaction(async (tx) => {
+        const [row] = await tx.query('SELECT 1 FROM bundles WHERE id = $1 AND project_id = $2', [id, ctx.state.projectId]);
+        if (!row) throw notFound(id);
+        return queueSignals(tx, [{ workflowId: bundleWorkflowId(id), signal: preconfirmationSignal.name, payload: { chainId: body.chainId } }]);
+      });
+      // Recorded: what this process does not deliver, the outbox sweeper does.
+      await s.outbox.deliver(signals).catch((err) => s.logger.warn({ err, id }, 'preconfirmation left to the outbox sweeper'));
+      return { status: 201, body: { status: 'Accepted' } };
+    },
+  }),
+];

@@ -1,0 +1,131 @@
+import { address, patterns, safeUint, Schema, uint256 } from '../http/schema';
+
+/** What the published 0.5.4 client sends (clients.md 5.1); unknown keys are ignored, as viem leaves some in userOps. */
+const hex: Schema = { type: 'string', pattern: patterns.hex };
+const bytes32: Schema = { type: 'string', pattern: '^0x[0-9a-fA-F]{64}$' };
+const bigintString: Schema = { anyOf: [uint256, safeUint()] };
+const pair: Schema = { type: 'array', items: bigintString, minItems: 2, maxItems: 2 };
+const execution: Schema = {
+  type: 'object',
+  required: ['to'],
+  properties: { to: address, value: { ...bigintString, default: '0' }, data: { ...hex, default: '0x' } },
+};
+const tokenTransfers: Schema = {
+  type: 'array',
+  minItems: 1,
+  maxItems: 20,
+  items: { type: 'object', required: ['tokenAddress'], properties: { tokenAddress: { type: 'string', minLength: 1 }, amount: bigintString } },
+};
+const accessList: Schema = {
+  type: 'array',
+  items: { type: 'object', required: ['chainId', 'tokenAddress'], properties: { chainId: safeUint(1), tokenAddress: { type: 'string' } } },
+};
+const userOpGas: Schema = {
+  type: 'object',
+  properties: { callGasLimit: bigintString, verificationGasLimit: bigintString, preVerificationGas: bigintString },
+};
+
+export const userParams: Schema = { type: 'object', required: ['userAddress'], properties: { userAddress: address } };
+export const bundleParams: Schema = { type: 'object', required: ['bundleId'], properties: { bundleId: uint256 } };
+
+/** POST /accounts/{userAddress}/bundles/cost (`OrderFeeInput`). */
+export const costBody: Schema = {
+  type: 'object',
+  required: ['targetChainId', 'tokenTransfers'],
+  properties: { targetChainId: safeUint(), tokenTransfers, targetGasUnits: bigintString, userOp: userOpGas, accountAccessList: accessList },
+};
+
+/** POST /accounts/{userAddress}/bundles/path (`MetaIntent`): target executions, or a userOp on the session path. */
+export const pathBody: Schema = {
+  type: 'object',
+  required: ['targetChainId', 'tokenTransfers', 'targetAccount'],
+  properties: {
+    ...costBody.properties,
+    targetAccount: address,
+    targetExecutions: { type: 'array', items: execution, maxItems: 50, default: [] },
+    userOp: { type: 'object', properties: { ...userOpGas.properties, sender: address, nonce: bigintString, callData: hex } },
+    omniLock: { type: 'boolean', default: true },
+    lockMode: { enum: ['HOOK', 'COMPACT'] },
+  },
+};
+
+const witness: Schema = {
+  type: 'object',
+  required: ['recipient', 'tokenOut', 'depositId', 'targetChain', 'fillDeadline', 'execs', 'userOpHash', 'maxFeeBps'],
+  properties: {
+    recipient: address,
+    tokenOut: { type: 'array', items: pair, maxItems: 20 },
+    depositId: bigintString,
+    targetChain: bigintString,
+    fillDeadline: safeUint(),
+    execs: { type: 'array', items: { type: 'object', required: ['to', 'value', 'data'], properties: { to: address, value: bigintString, data: hex } }, maxItems: 60 },
+    userOpHash: bytes32,
+    maxFeeBps: safeUint(),
+  },
+};
+const segment: Schema = {
+  type: 'object',
+  required: ['arbiter', 'chainId', 'idsAndAmounts', 'witness'],
+  properties: { arbiter: address, chainId: bigintString, idsAndAmounts: { type: 'array', items: pair, minItems: 1, maxItems: 20 }, witness },
+};
+const signedOrderBundle: Schema = {
+  type: 'object',
+  required: ['sponsor', 'nonce', 'expires', 'segments', 'originSignatures', 'targetSignature'],
+  properties: {
+    sponsor: address,
+    nonce: bigintString,
+    expires: bigintString,
+    segments: { type: 'array', items: segment, minItems: 1, maxItems: 20 },
+    originSignatures: { type: 'array', items: hex, minItems: 1, maxItems: 20 },
+    targetSignature: hex,
+  },
+};
+
+/** The session path's userOp: viem's prepared v0.7 UserOperation as the 0.5.4 client sends it (bigints as strings). */
+const userOperation: Schema = {
+  type: 'object',
+  required: ['sender', 'nonce', 'callData', 'callGasLimit', 'verificationGasLimit', 'preVerificationGas', 'maxFeePerGas', 'maxPriorityFeePerGas', 'signature'],
+  properties: {
+    sender: address,
+    nonce: bigintString,
+    factory: address,
+    factoryData: hex,
+    callData: hex,
+    callGasLimit: bigintString,
+    verificationGasLimit: bigintString,
+    preVerificationGas: bigintString,
+    maxFeePerGas: bigintString,
+    maxPriorityFeePerGas: bigintString,
+    paymaster: address,
+    paymasterVerificationGasLimit: bigintString,
+    paymasterPostOpGasLimit: bigintString,
+    paymasterData: hex,
+    signature: hex,
+  },
+};
+
+/** POST /bundles: `initCode` (factory ‖ factoryData) accompanies an account that may not be deployed yet. */
+export const submitBody: Schema = {
+  type: 'object',
+  required: ['bundles'],
+  properties: {
+    bundles: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 10,
+      items: { type: 'object', required: ['signedOrderBundle'], properties: { signedOrderBundle, initCode: { type: 'string', pattern: '^0x([0-9a-fA-F]{2}){20,}$' }, userOp: userOperation } },
+    },
+  },
+};
+
+export const eventsQuery: Schema = {
+  type: 'object',
+  properties: { count: { type: 'integer', minimum: 1, maximum: 100, default: 20 }, offset: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 } },
+};
+
+/** POST /bundles/{bundleId}/events: a relayer's word that it has sent the fill. */
+export const bundleEventBody: Schema = {
+  type: 'object',
+  required: ['type', 'chainId', 'txHash'],
+  properties: { type: { enum: ['FillPreconfirmation'] }, chainId: safeUint(1), txHash: bytes32 },
+};

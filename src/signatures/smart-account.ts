@@ -1,0 +1,30 @@
+import { createPublicClient, getAddress, http, type Hex } from 'viem';
+import { ApiError } from '../http/errors';
+
+/**
+ * Verifies a smart account's signature over `hash` on chain `chainId` through RPC_URL_<chainId>: ERC-1271 for a
+ * deployed account, ERC-6492 (the signature wraps the factory call that would deploy it) for a counterfactual one,
+ * both through viem's universal validator. No RPC for the chain is the caller's 400; an RPC that cannot be reached
+ * is a 503 with retry-after, never a rejection of a signature nobody could check.
+ */
+export async function verifyOnChain(env: NodeJS.ProcessEnv, chainId: number, check: { address: string; hash: Hex; signature: Hex }): Promise<boolean> {
+  const url = env[`RPC_URL_${chainId}`];
+  if (!url) {
+    throw new ApiError(400, `Smart account signatures are verified on chain and no RPC is configured for chain ${chainId} (set RPC_URL_${chainId})`);
+  }
+  const client = createPublicClient({ transport: http(url, { timeout: 5000, retryCount: 1 }) });
+  let valid: boolean;
+  try {
+    valid = await client.verifyHash({ address: getAddress(check.address), hash: check.hash, signature: check.signature });
+  } catch {
+    throw rpcUnavailable(chainId);
+  }
+  // viem reports a failed eth_call (a transport failure included) as an invalid signature: a rejection stands
+  // only if the RPC answers.
+  if (!valid) await client.getChainId().catch(() => Promise.reject(rpcUnavailable(chainId)));
+  return valid;
+}
+
+// The cause stays out of the answer: RPC URLs often carry provider keys.
+const rpcUnavailable = (chainId: number) =>
+  new ApiError(503, `The RPC of chain ${chainId} is unavailable; signatures cannot be verified now, retry later`, { headers: { 'retry-after': '5' } });

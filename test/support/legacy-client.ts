@@ -1,0 +1,27 @@
+import path from 'node:path';
+import { encodePacked, type Hex } from 'viem';
+import type { PrivateKeyAccount } from 'viem/accounts';
+import { OWNABLE_VALIDATOR } from './chain';
+
+/** The published 0.5.4 client, unchanged (installed as rhinestone-sdk-v0; jest transpiles its ESM). */
+/* eslint-disable @typescript-eslint/no-require-imports, @typescript-eslint/no-explicit-any */
+export const v0: any = require(path.resolve(__dirname, '../../node_modules/rhinestone-sdk-v0/dist/src/orchestrator/index.js'));
+/* eslint-enable @typescript-eslint/no-require-imports, @typescript-eslint/no-explicit-any */
+
+/**
+ * Signs the first order path as the client's intent flow does (execution/index.js sendTransactionAsIntent): the
+ * first segment's execs become the injected executions followed by the target executions, the owner signs the
+ * client's bundle hash as a raw message, and the owner-validator address prefixes the signature everywhere.
+ */
+export async function signAsClient(orderPath: any, targetExecutions: unknown[], owner: PrivateKeyAccount) { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const bundle = orderPath[0].orderBundle;
+  bundle.segments[0].witness.execs = [...orderPath[0].injectedExecutions, ...targetExecutions];
+  return signBundle(bundle, owner);
+}
+
+/** The signing step alone (the session path changes `userOpHash` instead of `execs` before it). */
+export async function signBundle(bundle: any, owner: PrivateKeyAccount) { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const hash: Hex = v0.getOrderBundleHash(bundle);
+  const packed = encodePacked(['address', 'bytes'], [OWNABLE_VALIDATOR, await owner.signMessage({ message: { raw: hash } })]);
+  return { ...bundle, originSignatures: Array(bundle.segments.length).fill(packed), targetSignature: packed };
+}
