@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { ChainRegistry } from '../chains/registry';
@@ -91,6 +92,7 @@ async function issue(db: DataSource, input: IntentInput, projectId: string | und
   const { plans, market } = await plan(db.manager, input, deps, alternatives);
   const now = Math.floor(Date.now() / 1000);
   const expiresAt = now + deps.config.intents.quoteTtlSeconds;
+  const group = plans.length > 1 ? randomUUID() : null;
   const issued = await Promise.all(plans.map(async (p) => {
     const nonce = await deps.nonces.next(input.account.address);
     const built = buildIntentOp({ input, plan: p, nonce, now, lockTag: deps.lockTag, config: deps.config.intents, registry: deps.registry, market: market.snapshot() });
@@ -104,9 +106,9 @@ async function issue(db: DataSource, input: IntentInput, projectId: string | und
     for (const { nonce, intentOp, built } of issued) {
       await tx.query(
         `WITH recorded AS (INSERT INTO allocator_nonces (nonce, sponsor, purpose) VALUES ($1, $3, 'intent'))
-         INSERT INTO quotes (nonce, project_id, account, operation, cost, reservations, expires_at)
-         VALUES ($1, $2, $3, $4, $5, $6, to_timestamp($7))`,
-        [nonce.toString(), projectId ?? null, input.account.address.toLowerCase(), intentOp, built.cost, JSON.stringify(built.reservations), expiresAt],
+         INSERT INTO quotes (nonce, project_id, account, operation, cost, reservations, expires_at, route_group)
+         VALUES ($1, $2, $3, $4, $5, $6, to_timestamp($7), $8)`,
+        [nonce.toString(), projectId ?? null, input.account.address.toLowerCase(), intentOp, built.cost, JSON.stringify(built.reservations), expiresAt, group],
       );
     }
   });

@@ -72,9 +72,9 @@ export async function liquidityOn(db: DataSource, chainId: number): Promise<Liqu
   return rows.map((r) => ({ settlementLayer: r.settlement_layer, token: r.token, amount: BigInt(r.amount) }));
 }
 
-/** A submit the ledger or the quote's lifetime refuses; nothing was changed. */
+/** A submit the ledger, the quote's lifetime or a sibling route refuses; nothing was changed. */
 export class SubmitRefused extends Error {
-  constructor(message: string, readonly quoteGone = false) {
+  constructor(message: string, readonly quoteGone = false, readonly conflict = false) {
     super(message);
   }
 }
@@ -89,9 +89,20 @@ export interface Accepted { status: IntentStatus; start?: QueuedStart }
  */
 export async function acceptIntent(db: DataSource, id: string, submission: Submission, projectId: string, fillGraceSeconds: number): Promise<Accepted> {
   return db.transaction(async (tx) => {
-    const quote: { account: string; operation: { expires: string; elements: { chainId: string; mandate: { destinationChainId: string; fillDeadline: string } }[] }; reservations: { chainId: number; token: string; lockTag: string; amount: string }[]; expired: boolean }[] =
-      await tx.query('SELECT account, operation, reservations, expires_at < now() AS expired FROM quotes WHERE nonce = $1 FOR UPDATE', [id]);
+    // The quote and its sibling routes (one blanc quote's alternatives), locked in nonce order so that concurrent
+    // submits of two siblings queue rather than deadlock.
+    const rows: { nonce: string; account: string; operation: { expires: string; elements: { chainId: string; mandate: { destinationChainId: string; fillDeadline: string } }[] }; reservations: { chainId: number; token: string; lockTag: string; amount: string }[]; expired: boolean }[] =
+      await tx.query(
+        `SELECT nonce, account, operation, reservations, expires_at < now() AS expired FROM quotes
+         WHERE nonce = $1 OR route_group = (SELECT route_group FROM quotes WHERE nonce = $1) ORDER BY nonce FOR UPDATE`,
+        [id],
+      );
+    const quote = rows.filter((r) => r.nonce === id);
     if (!quote.length) throw new SubmitRefused('Quote not found', true);
+    const siblings = rows.filter((r) => r.nonce !== id).map((r) => r.nonce);
+    if (siblings.length && (await tx.query('SELECT 1 FROM intents WHERE id = ANY($1::numeric[])', [siblings])).length) {
+      throw new SubmitRefused('Another route of this quote was already submitted', false, true);
+    }
     // A quote is spent once: one accepted as a legacy bundle (src/bundles) is no intent (checked under the row lock).
     if ((await tx.query('SELECT 1 FROM bundles WHERE id = $1', [id])).length) throw new SubmitRefused('Quote not found', true);
     const { account, operation, reservations, expired } = quote[0];

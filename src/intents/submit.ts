@@ -43,9 +43,9 @@ export async function submitIntent(deps: SubmitDeps, projectId: string, id: stri
     accepted = await acceptIntent(deps.db, id, submission, projectId, deps.fillGraceSeconds);
   } catch (e) {
     if (e instanceof SubmitRefused) {
-      throw e.quoteGone
-        ? new ApiError(404, `${e.message}; request a new route`, { code: 'NOT_FOUND' })
-        : new ApiError(400, e.message, { errors: [{ message: e.message }], code: 'INSUFFICIENT_BALANCE' });
+      if (e.quoteGone) throw new ApiError(404, `${e.message}; request a new route`, { code: 'NOT_FOUND' });
+      if (e.conflict) throw new ApiError(409, e.message, { code: 'CONFLICT' });
+      throw new ApiError(400, e.message, { errors: [{ message: e.message }], code: 'INSUFFICIENT_BALANCE' });
     }
     throw e;
   }

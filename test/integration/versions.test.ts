@@ -145,6 +145,15 @@ describe.each([
     expect(runs.length).toBeLessThanOrEqual(1); // visibility may lag; the describe below proves it exists
     await api.temporal.workflow.getHandle(intentWorkflowId(quoted.intentId)).describe();
 
+    if (version === '2026-04.blanc') {
+      // The other routes were alternatives: once one is submitted they are refused, whatever the balance allows.
+      const sibling = quoted.response.routes[1];
+      const origin = await Promise.all(sibling.signData.origin.map((td: any) => account.signTypedData(td)));
+      const res = await call(api, 'POST', '/intents', { headers: BLANC, body: { intentId: sibling.intentId, signatures: { origin, destination: await account.signTypedData(sibling.signData.destination) } } });
+      expect([res.status, res.json.code]).toEqual([409, 'CONFLICT']);
+      expect(await activeReservations(sibling.intentId)).toBe(0);
+    }
+
     const pending = await driver.status(quoted.intentId);
     expect(pending.status).toBe('PENDING');
 
