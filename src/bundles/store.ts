@@ -4,8 +4,7 @@ import { queueStart, type QueuedStart } from '../outbox/outbox';
 import { proveAccount } from '../projects/accounts';
 import type { IntentOp } from '../intents/types';
 import type { IntentStatus } from '../../workflows/intent-state';
-import type { LifecycleStart } from '../../workflows/intent-lifecycle';
-import { bundleWorkflowId } from '../../workflows/bundle-lifecycle';
+import { lifecycleOf } from '../intents/store';
 import type { SignedOrderBundle } from './order-bundle';
 import { pendingBundleEvent } from './presenter';
 
@@ -37,16 +36,7 @@ export async function acceptBundles(db: DataSource, projectId: string, bundles: 
       // A quote is spent once: one accepted as an alps intent is no bundle (checked under the row lock).
       if ((await tx.query('SELECT 1 FROM intents WHERE id = $1', [id])).length) throw new BundleRefused(`Bundle ${id} not found`, true);
       const { account, operation, reservations, expired } = quote[0];
-      const originChainIds = [...new Set(operation.elements.map((e) => Number(e.chainId)))];
-      const targetChainId = Number(operation.elements[0].mandate.destinationChainId);
-      const fillDeadline = Number(operation.elements[0].mandate.fillDeadline);
-      const start: QueuedStart = {
-        workflowId: bundleWorkflowId(id),
-        workflowType: 'bundleLifecycle',
-        args: [{ id, originChainIds, fillDeadline, fillGraceSeconds, expires: Number(operation.expires) } satisfies LifecycleStart],
-        searchAttributes: { IntentStatus: 'PENDING', Account: account, Project: projectId, Chains: [...new Set([...originChainIds, targetChainId])].map(String) },
-        summary: `Bundle ${id}: ${account} → chain ${targetChainId}`,
-      };
+      const { start, originChainIds, destinationChainId: targetChainId, fillDeadline } = lifecycleOf('bundle', id, account, projectId, operation, fillGraceSeconds);
       const existing: { status: IntentStatus; queued: boolean }[] = await tx.query(
         'SELECT b.status, EXISTS (SELECT 1 FROM workflow_outbox o WHERE o.workflow_id = $2) AS queued FROM bundles b WHERE b.id = $1',
         [id, start.workflowId],

@@ -4,6 +4,7 @@ import { queueStart, type QueuedStart } from '../outbox/outbox';
 import { proveAccount } from '../projects/accounts';
 import type { IntentEvent, IntentStatus } from '../../workflows/intent-state';
 import { intentWorkflowId, type LifecycleStart } from '../../workflows/intent-lifecycle';
+import { bundleWorkflowId } from '../../workflows/bundle-lifecycle';
 import type { IntentOp, Submission } from './types';
 import type { Liquidity } from './split';
 import { claimStates, type ClaimState } from './claims';
@@ -72,6 +73,23 @@ export async function liquidityOn(db: DataSource, chainId: number): Promise<Liqu
   return rows.map((r) => ({ settlementLayer: r.settlement_layer, token: r.token, amount: BigInt(r.amount) }));
 }
 
+type StoredOperation = { expires: string; elements: { chainId: string; mandate: { destinationChainId: string; fillDeadline: string } }[] };
+
+/** The chains and deadlines of a stored operation, and the queued start of the lifecycle that tracks it (intent or bundle). */
+export function lifecycleOf(kind: LifecycleKind, id: string, account: string, projectId: string, operation: StoredOperation, fillGraceSeconds: number) {
+  const originChainIds = [...new Set(operation.elements.map((e) => Number(e.chainId)))];
+  const destinationChainId = Number(operation.elements[0].mandate.destinationChainId);
+  const fillDeadline = Number(operation.elements[0].mandate.fillDeadline);
+  const start: QueuedStart = {
+    workflowId: kind === 'intent' ? intentWorkflowId(id) : bundleWorkflowId(id),
+    workflowType: kind === 'intent' ? 'intentLifecycle' : 'bundleLifecycle',
+    args: [{ id, originChainIds, fillDeadline, fillGraceSeconds, expires: Number(operation.expires) } satisfies LifecycleStart],
+    searchAttributes: { IntentStatus: 'PENDING', Account: account, Project: projectId, Chains: [...new Set([...originChainIds, destinationChainId])].map(String) },
+    summary: `${kind === 'intent' ? 'Intent' : 'Bundle'} ${id}: ${account} → chain ${destinationChainId}`,
+  };
+  return { start, originChainIds, destinationChainId, fillDeadline };
+}
+
 /** A submit the ledger, the quote's lifetime or a sibling route refuses; nothing was changed. */
 export class SubmitRefused extends Error {
   constructor(message: string, readonly quoteGone = false, readonly conflict = false) {
@@ -91,7 +109,7 @@ export async function acceptIntent(db: DataSource, id: string, submission: Submi
   return db.transaction(async (tx) => {
     // The quote and its sibling routes (one blanc quote's alternatives), locked in nonce order so that concurrent
     // submits of two siblings queue rather than deadlock.
-    const rows: { nonce: string; account: string; operation: { expires: string; elements: { chainId: string; mandate: { destinationChainId: string; fillDeadline: string } }[] }; reservations: { chainId: number; token: string; lockTag: string; amount: string }[]; expired: boolean }[] =
+    const rows: { nonce: string; account: string; operation: StoredOperation; reservations: { chainId: number; token: string; lockTag: string; amount: string }[]; expired: boolean }[] =
       await tx.query(
         `SELECT nonce, account, operation, reservations, expires_at < now() AS expired FROM quotes
          WHERE nonce = $1 OR route_group = (SELECT route_group FROM quotes WHERE nonce = $1) ORDER BY nonce FOR UPDATE`,
@@ -106,16 +124,7 @@ export async function acceptIntent(db: DataSource, id: string, submission: Submi
     // A quote is spent once: one accepted as a legacy bundle (src/bundles) is no intent (checked under the row lock).
     if ((await tx.query('SELECT 1 FROM bundles WHERE id = $1', [id])).length) throw new SubmitRefused('Quote not found', true);
     const { account, operation, reservations, expired } = quote[0];
-    const originChainIds = [...new Set(operation.elements.map((e) => Number(e.chainId)))];
-    const destinationChainId = Number(operation.elements[0].mandate.destinationChainId);
-    const fillDeadline = Number(operation.elements[0].mandate.fillDeadline);
-    const start: QueuedStart = {
-      workflowId: intentWorkflowId(id),
-      workflowType: 'intentLifecycle',
-      args: [{ id, originChainIds, fillDeadline, fillGraceSeconds, expires: Number(operation.expires) } satisfies LifecycleStart],
-      searchAttributes: { IntentStatus: 'PENDING', Account: account, Project: projectId, Chains: [...new Set([...originChainIds, destinationChainId])].map(String) },
-      summary: `Intent ${id}: ${account} → chain ${destinationChainId}`,
-    };
+    const { start, originChainIds, destinationChainId, fillDeadline } = lifecycleOf('intent', id, account, projectId, operation, fillGraceSeconds);
 
     const existing: { status: IntentStatus; queued: boolean }[] = await tx.query(
       'SELECT i.status, EXISTS (SELECT 1 FROM workflow_outbox o WHERE o.workflow_id = $2) AS queued FROM intents i WHERE i.id = $1',
