@@ -8,6 +8,7 @@ import { opsRoutes } from '../ops/routes';
 import { currentPortfolioRoute, legacyPortfolioRoute } from '../portfolio/routes';
 import { webhookRoutes } from '../webhooks/routes';
 import { complianceRoutes } from '../compliance/routes';
+import { accountRoutes } from '../deposits/account-routes';
 import { analyticsRoutes, ingestCors } from '../analytics/routes';
 import { sessionAuth } from '../compliance/session-auth';
 import { Host, openApiDocument } from './openapi';
@@ -23,7 +24,7 @@ export function hosts(): Host[] {
   return [
     { prefix: '', name: 'current', routes: [...opsRoutes, currentPortfolioRoute, ...intentRoutes, ...withdrawalRoutes, ...indexerRoutes, ...analyticsRoutes] },
     { prefix: '/legacy', name: 'legacy', routes: [legacyPortfolioRoute] },
-    { prefix: '/deposit-processor', name: 'deposit-processor', routes: [...webhookRoutes, ...complianceRoutes] },
+    { prefix: '/deposit-processor', name: 'deposit-processor', routes: [...webhookRoutes, ...complianceRoutes, ...accountRoutes] },
   ];
 }
 

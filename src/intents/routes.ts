@@ -7,9 +7,8 @@ import type { IntentInput } from './quote';
 import { createQuote, quoteCost, QuoteOutcome } from './quote-service';
 import { intentInput, splitBody, statusParams, statusQuery, submitBody, submitResponse } from './schemas';
 import { splitIntents } from './split';
-import { acceptIntent, SubmitRefused } from './store';
-import type { IntentOp, SignedIntentOp } from './types';
-import { verifySubmission } from './verify';
+import { submitSignedIntent } from './submit';
+import type { SignedIntentOp } from './types';
 
 const unwrap = <T>(outcome: QuoteOutcome<T>): T => {
   if (!outcome.ok) throw badRequest(outcome.message);
@@ -52,39 +51,16 @@ export const intentRoutes = [
     body: submitBody,
     responses: { 201: { description: 'accepted', schema: submitResponse }, 200: { description: 'dry run: verified, nothing changed', schema: submitResponse } },
     async handler(ctx, { body }, s) {
-      const signed = body.signedIntentOp;
-      const id = BigInt(signed.nonce).toString();
-      const [quote]: { operation: IntentOp; expired: boolean; submitted: boolean }[] = await s.db.query(
-        // Quotes and intents belong to the project whose key asked for them; other projects see nothing.
-        'SELECT q.operation, q.expires_at < now() AS expired, i.id IS NOT NULL AS submitted FROM quotes q LEFT JOIN intents i ON i.id = q.nonce WHERE q.nonce = $1 AND q.project_id = $2',
-        [id, ctx.state.projectId],
-      );
-      // A resubmission of an accepted intent is answered even after the quote's time-to-live.
-      if (!quote || (quote.expired && !quote.submitted)) throw new ApiError(404, 'Quote expired or not found; request a new route');
-      const accountType = String((quote.operation.signedMetadata.account as { accountType?: string })?.accountType ?? 'ERC7579');
-      await verifySubmission(signed, quote.operation, accountType, { orchestratorAddress: s.orchestratorAddress, compactContract: s.config.intents.compactSigningContract, env: process.env });
-      if (signed.options?.dryRun) return { status: 200, body: { result: { id, status: 'VERIFIED' } } };
-
-      const submission = {
-        originSignatures: signed.originSignatures,
-        destinationSignature: signed.destinationSignature,
-        ...(signed.targetExecutionSignature ? { targetExecutionSignature: signed.targetExecutionSignature } : {}),
-        ...(signed.signedAuthorizations ? { signedAuthorizations: signed.signedAuthorizations } : {}),
-      };
-      let accepted;
-      try {
-        accepted = await acceptIntent(s.db, id, submission, ctx.state.projectId, s.config.intents.fillGraceSeconds);
-      } catch (e) {
-        if (e instanceof SubmitRefused) throw e.quoteGone ? new ApiError(404, `${e.message}; request a new route`) : badRequest(e.message);
-        throw e;
-      }
+      const deps = { db: s.db, verify: { orchestratorAddress: s.orchestratorAddress, compactContract: s.config.intents.compactSigningContract, env: process.env }, fillGraceSeconds: s.config.intents.fillGraceSeconds };
+      const { id, status, start } = await submitSignedIntent(deps, ctx.state.projectId, body.signedIntentOp);
+      if (status === 'VERIFIED') return { status: 200, body: { result: { id, status } } };
       crashPoint('submit-after-commit');
-      if (accepted.start) {
+      if (start) {
         s.metrics.workflowStarts.inc({ workflow: 'intentLifecycle' });
         // The intent is recorded with its start queued: if Temporal is unreachable now, the outbox sweeper starts it.
-        await s.outbox.start(accepted.start).catch((err) => s.logger.warn({ err, id }, 'lifecycle start deferred to the outbox sweeper'));
+        await s.outbox.start(start).catch((err) => s.logger.warn({ err, id }, 'lifecycle start deferred to the outbox sweeper'));
       }
-      return { status: 201, body: { result: { id, status: accepted.status } } };
+      return { status: 201, body: { result: { id, status } } };
     },
   }),
   defineRoute<unknown, { full: boolean }, { id: string }>({
