@@ -9,6 +9,7 @@ import { currentPortfolioRoute, legacyPortfolioRoute } from '../portfolio/routes
 import { webhookRoutes } from '../webhooks/routes';
 import { complianceRoutes } from '../compliance/routes';
 import { accountRoutes } from '../deposits/account-routes';
+import { depositRoutes } from '../deposits/routes';
 import { analyticsRoutes, ingestCors } from '../analytics/routes';
 import { sessionAuth } from '../compliance/session-auth';
 import { Host, openApiDocument } from './openapi';
@@ -24,7 +25,7 @@ export function hosts(): Host[] {
   return [
     { prefix: '', name: 'current', routes: [...opsRoutes, currentPortfolioRoute, ...intentRoutes, ...withdrawalRoutes, ...indexerRoutes, ...analyticsRoutes] },
     { prefix: '/legacy', name: 'legacy', routes: [legacyPortfolioRoute] },
-    { prefix: '/deposit-processor', name: 'deposit-processor', routes: [...webhookRoutes, ...complianceRoutes, ...accountRoutes] },
+    { prefix: '/deposit-processor', name: 'deposit-processor', routes: [...webhookRoutes, ...complianceRoutes, ...accountRoutes, ...depositRoutes] },
   ];
 }
 

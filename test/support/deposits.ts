@@ -28,3 +28,18 @@ export async function registerManaged(p: Project, target: { chain: string; token
   if (res.status !== 201) throw new Error(`register-managed: ${res.status} ${res.text}`);
   return { owner, address, record: res.json };
 }
+
+let seq = 0;
+const eventId = (kind: string) => `${kind}-${Date.now()}-${seq++}`;
+
+/** What an indexer reports for a transfer into an account: its balance snapshot and the deposit itself. */
+export const depositEvents = (d: { chainId: number; token: string; amount: string; account: string; sender: string; txHash: string; logIndex?: number; balance?: string; block?: number }) => [
+  ...(d.balance ? [{ id: eventId('balance'), type: 'balance', chainId: d.chainId, account: d.account, token: d.token, unlocked: d.balance, blockNumber: String(d.block ?? 100) }] : []),
+  { id: eventId('deposit'), type: 'deposit', chainId: d.chainId, transactionHash: d.txHash, logIndex: d.logIndex ?? 0, token: d.token, amount: d.amount, sender: d.sender, account: d.account, blockNumber: d.block ?? 100 },
+];
+
+export const fillAndClaim = (intentId: string, fill: { chainId: number; txHash: string }, claim: { chainId: number; txHash: string }) => [
+  { id: eventId('fill'), type: 'fill', chainId: fill.chainId, nonce: intentId, transactionHash: fill.txHash, timestamp: Math.floor(Date.now() / 1000) },
+  { id: eventId('claim'), type: 'claim', chainId: claim.chainId, nonce: intentId, transactionHash: claim.txHash, timestamp: Math.floor(Date.now() / 1000) },
+];
+export const intentFailure = (intentId: string, chainId: number) => ({ id: eventId('failure'), type: 'failure', chainId, nonce: intentId, reason: 'relayer reverted' });
