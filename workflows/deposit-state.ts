@@ -29,11 +29,12 @@ export const bridgeErrorCode = (outcome: Exclude<BridgeOutcome, 'COMPLETED'>) =>
 /**
  * While an attempt cannot start (funds not in the balance yet, or held by the previous attempt until it expires):
  * without a route, or once the funds wait is over, the deposit ends (rejected before any intent, refunded after);
- * else the delay is reported once it is due, and the attempt is tried again.
+ * else the deposit's delay is reported once it is due (before its first bridge only: a retry's wait follows a
+ * `bridge-failed`), and the attempt is tried again.
  */
 export function whileWaiting(w: { noRoute: boolean; fundsWaitOver: boolean; delayDue: boolean; delayReported: boolean; attempt: number }): 'reject' | 'refund' | 'report-delay' | 'retry' {
   if (w.noRoute || w.fundsWaitOver) return w.attempt === 1 ? 'reject' : 'refund';
-  return w.delayDue && !w.delayReported ? 'report-delay' : 'retry';
+  return w.attempt === 1 && w.delayDue && !w.delayReported ? 'report-delay' : 'retry';
 }
 
 /** The wire status of a stage (GET /deposits): in progress, done, failed (a refund may be under way), refunded. */

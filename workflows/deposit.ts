@@ -58,7 +58,7 @@ export async function processDeposit(start: DepositStart): Promise<DepositStage>
         delayReported = true;
       }
       // Try again after the retry pause, or as soon as the delay falls due or the wait is over.
-      await condition(() => (delayDue && !delayReported) || fundsWaitOver, timing.retrySeconds * 1000);
+      await condition(() => (attempt === 1 && delayDue && !delayReported) || fundsWaitOver, timing.retrySeconds * 1000);
       bridge = await acts.startBridge(id, attempt);
     }
     const intentId = bridge.intentId;

@@ -58,9 +58,9 @@ async function recordDeposit(tx: EntityManager, e: DepositEvent, deps: DepositIn
 /** The refund transfer of a deposit awaiting it (the oldest one it matches): the deposit is refunded. */
 async function recordRefund(tx: EntityManager, e: DepositRefundEvent, config: Config): Promise<QueuedStart | undefined> {
   const [row]: DepositRow[] = await tx.query(
-    `UPDATE deposits SET stage = 'refunded', refund_tx_hash = $5, completed_at = now()
-     WHERE id = (SELECT id FROM deposits WHERE account = $1 AND chain_id = $2 AND token = $3 AND refund_recipient = $4 AND stage = 'refunding' ORDER BY id LIMIT 1 FOR UPDATE)
-     RETURNING *`,
+    `WITH u AS (UPDATE deposits SET stage = 'refunded', refund_tx_hash = $5, completed_at = now()
+       WHERE id = (SELECT id FROM deposits WHERE account = $1 AND chain_id = $2 AND token = $3 AND refund_recipient = $4 AND stage = 'refunding' ORDER BY id LIMIT 1 FOR UPDATE)
+       RETURNING *) SELECT * FROM u`,
     [e.account.toLowerCase(), e.chainId, e.token.toLowerCase(), e.recipient.toLowerCase(), e.transactionHash.toLowerCase()],
   );
   if (!row) return undefined;

@@ -145,7 +145,7 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
   /** Nothing more will be tried: the funds go back to the sender (deposit-refunded once the indexer reports it). */
   const refund = async (tx: EntityManager, r: DepositRow, code: DepositErrorCode, message: string, attempt: number) => {
     await tx.query("UPDATE deposits SET stage = 'refunding', error_code = $2, refund_recipient = sender WHERE id = $1 AND stage IN ('received', 'bridging')", [r.id, code]);
-    return emitDepositEvent(tx, r, 'bridge-failed', `bridge-failed:${attempt}`, { errorCode: code, message, retryable: false, attempt, deposit: depositPart(r) }, webhooks);
+    return emitDepositEvent(tx, r, 'bridge-failed', `bridge-failed:${attempt}`, { intentId: r.intent_id, errorCode: code, message, retryable: false, attempt, deposit: depositPart(r) }, webhooks);
   };
 
   /** A retry could not start (no route, or the funds never freed): refunded. */

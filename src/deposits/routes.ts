@@ -42,7 +42,7 @@ export const depositRoutes: RouteDef[] = [
       const owner = (await findAccount(s.db, found.account))!.owner;
       // Rejected (nothing was moved) or refunding after failed bridges: the owner, not the sender, gets the funds.
       const [row] = await s.db.query(
-        "UPDATE deposits SET stage = 'refunding', refund_recipient = $2 WHERE id = $1 AND stage IN ('rejected', 'refunding') RETURNING *",
+        "WITH u AS (UPDATE deposits SET stage = 'refunding', refund_recipient = $2 WHERE id = $1 AND stage IN ('rejected', 'refunding') RETURNING *) SELECT * FROM u",
         [found.id, owner],
       );
       if (!row) {

@@ -100,3 +100,175 @@ describe('a deposit end to end', () => {
     expect(events.json.events.map((e: { type: string }) => e.type)).toEqual(['bridge-complete', 'bridge-started', 'deposit-received']);
   });
 });
+
+describe('paths', () => {
+  test('an unsupported token is rejected with TOKEN-1; recovery sends it to the owner; the refund transfer makes it refunded', async () => {
+    const { p, r } = await subscribed();
+    const { owner, address } = await registerManaged(p, baseToArb);
+    const odd = '0x1111111111111111111111111111111111111111';
+    const txHash = nextTx();
+    const from = sender();
+    expect((await ingest(api, depositEvents({ chainId: 8453, token: odd, amount: '7', account: address, sender: from, txHash }))).status).toBe(200);
+    const id = await depositIdOf(p, txHash);
+    const rejected = await until(r, id, 'deposit-rejected');
+    expect(rejected).toEqual({
+      depositId: id, account: address.toLowerCase(), errorCode: 'TOKEN-1', message: 'Token not supported on this chain',
+      deposit: { transactionHash: txHash, chain: 'eip155:8453', token: odd, asset: odd, amount: '7', sender: from.toLowerCase() },
+    });
+    expect((await byTx(p, txHash))[0]).toMatchObject({ status: 'failed', stage: 'rejected', errorCode: 'TOKEN-1', refund: null, completedAt: expect.any(String) });
+
+    const recovery = await call(p, 'POST', `${DP}/deposits/recovery`, { body: { depositId: id } });
+    expect(recovery.status).toBe(202);
+    expect(recovery.json).toMatchObject({ id, status: 'failed', stage: 'refunding', refund: { recipient: owner.address, transactionHash: null } });
+    expect((await call(p, 'POST', `${DP}/deposits/recovery`, { body: { depositId: id } })).status).toBe(202); // idempotent
+    const other = await newProject(api, 'other');
+    expect((await call(other, 'POST', `${DP}/deposits/recovery`, { body: { depositId: id } })).status).toBe(404);
+
+    const refundTx = nextTx();
+    const refund = { id: `refund-${refundTx}`, type: 'deposit-refund', chainId: 8453, transactionHash: refundTx, account: address, token: odd, amount: '7', recipient: owner.address };
+    expect((await ingest(api, [refund])).status).toBe(200);
+    const refunded = await until(r, id, 'deposit-refunded');
+    expect(refunded).toMatchObject({ depositId: id, refund: { transactionHash: refundTx, chain: 'eip155:8453', asset: odd, amount: '7', recipient: owner.address.toLowerCase() } });
+    expect((await byTx(p, txHash))[0]).toMatchObject({ status: 'refunded', stage: 'refunded', refund: { recipient: owner.address, transactionHash: refundTx } });
+    const again = await call(p, 'POST', `${DP}/deposits/recovery`, { body: { depositId: id } });
+    expect(again.status).toBe(400);
+    expect(again.json).toEqual({ error: `Deposit ${id} is not recoverable (refunded)`, code: 'RECOVERY-1', details: [{ message: 'is not rejected or failed', path: ['body', 'depositId'], code: 'RECOVERY-1' }], traceId: expect.any(String) });
+    expect(types(r, id)).toEqual(['deposit-received', 'deposit-rejected', 'deposit-refunded']);
+  });
+
+  test('below the minimum: BALANCE-4 with the limit; a user-owned account without a session on the chain: SESSION-1', async () => {
+    const { p, r } = await subscribed();
+    const { address } = await registerManaged(p, baseToArb);
+    const small = nextTx();
+    await ingest(api, depositEvents({ chainId: 8453, token: BASE_USDC, amount: '999999', balance: '999999', account: address, sender: sender(), txHash: small }));
+    const id = await depositIdOf(p, small);
+    expect(await until(r, id, 'deposit-rejected')).toMatchObject({ errorCode: 'BALANCE-4', message: 'Deposit is below the minimum of 1 USD', limits: { minAmountUsd: '1' } });
+
+    const owned = sender();
+    const setup = await call(p, 'POST', `${DP}/setup`, { body: { account: { address: owned, owner: sender(), target: baseToArb } } });
+    expect(setup.status).toBe(201);
+    const noSession = nextTx();
+    await ingest(api, depositEvents({ chainId: 8453, token: BASE_USDC, amount: '5000000', balance: '5000000', account: owned, sender: sender(), txHash: noSession }));
+    const id2 = await depositIdOf(p, noSession);
+    expect(await until(r, id2, 'deposit-rejected')).toMatchObject({ errorCode: 'SESSION-1' });
+  });
+
+  test('the same transfer reported twice (and under a new event id) is one deposit; unregistered accounts are ignored', async () => {
+    const { p, r } = await subscribed();
+    const { address } = await registerManaged(p, { chain: 'eip155:8453', token: BASE_USDC });
+    const txHash = nextTx();
+    const events = depositEvents({ chainId: 8453, token: BASE_USDC, amount: '3000000', account: address, sender: sender(), txHash, logIndex: 4 });
+    const first = await ingest(api, events);
+    expect(first.json).toEqual({ received: 1, applied: 1, duplicates: 0 });
+    expect((await ingest(api, events)).json).toEqual({ received: 1, applied: 0, duplicates: 1 });
+    expect((await ingest(api, [{ ...events[0], id: `${events[0].id}-again` }])).json).toEqual({ received: 1, applied: 1, duplicates: 0 });
+    const other = depositEvents({ chainId: 8453, token: BASE_USDC, amount: '3000000', account: sender(), sender: sender(), txHash: nextTx() });
+    expect((await ingest(api, other)).status).toBe(200);
+    const id = await depositIdOf(p, txHash);
+    await until(r, id, 'bridge-complete');
+    expect(await byTx(p, txHash)).toHaveLength(1);
+    expect(await byTx(p, other[0].transactionHash as string)).toHaveLength(0);
+    expect(types(r, id)).toEqual(['deposit-received', 'bridge-complete']);
+  });
+
+  test('same chain and token: completed without a bridge', async () => {
+    const { p, r } = await subscribed();
+    const { address } = await registerManaged(p, { chain: 'eip155:8453', token: BASE_USDC });
+    const txHash = nextTx();
+    await ingest(api, depositEvents({ chainId: 8453, token: BASE_USDC, amount: '3000000', account: address, sender: sender(), txHash }));
+    const id = await depositIdOf(p, txHash);
+    const complete = await until(r, id, 'bridge-complete');
+    const leg = { transactionHash: txHash, chain: 'eip155:8453', amount: '3000000', asset: BASE_USDC.toLowerCase() };
+    expect(complete).toMatchObject({ source: leg, destination: leg, settlementLayer: null });
+    expect((await byTx(p, txHash))[0]).toMatchObject({ status: 'completed', intentId: null, attempts: 0, sourceTxHash: txHash, destinationTxHash: txHash });
+  });
+
+  test('delays: funds not in the balance yet → deposit-delayed; a slow fill → bridge-delayed; both keep going to bridge-complete', async () => {
+    const { p, r } = await subscribed();
+    const { address } = await registerManaged(p, baseToArb);
+    const txHash = nextTx();
+    const from = sender();
+    await ingest(api, depositEvents({ chainId: 8453, token: BASE_USDC, amount: '4000000', account: address, sender: from, txHash })); // no balance yet
+    const id = await depositIdOf(p, txHash);
+    expect(await until(r, id, 'deposit-delayed')).toMatchObject({ reason: 'Waiting for the deposited funds to show in the account balance', deposit: { transactionHash: txHash } });
+    expect((await byTx(p, txHash))[0]).toMatchObject({ status: 'processing', stage: 'received' });
+    await ingest(api, [{ id: `balance-${txHash}`, type: 'balance', chainId: 8453, account: address, token: BASE_USDC, unlocked: '4000000', blockNumber: '101' }]);
+    const started = await until(r, id, 'bridge-started');
+    expect(await until(r, id, 'bridge-delayed')).toMatchObject({ intentId: started.intentId, attempt: 1, reason: 'The bridge is taking longer than expected' });
+    await ingest(api, fillAndClaim(started.intentId, { chainId: 42161, txHash: nextTx() }, { chainId: 8453, txHash: nextTx() }));
+    await until(r, id, 'bridge-complete');
+    expect(types(r, id)).toEqual(['deposit-received', 'deposit-delayed', 'bridge-started', 'bridge-delayed', 'bridge-complete']);
+  });
+
+  test('bridge failures: failed twice then filled → complete; failed on every attempt → refunded to the sender', async () => {
+    const { p, r } = await subscribed();
+    const run = async (failures: number) => {
+      const { address } = await registerManaged(p, baseToArb);
+      const txHash = nextTx();
+      const from = sender();
+      await ingest(api, depositEvents({ chainId: 8453, token: BASE_USDC, amount: '6000000', balance: '6000000', account: address, sender: from, txHash }));
+      const id = await depositIdOf(p, txHash);
+      const intents: string[] = [];
+      for (let attempt = 1; attempt <= Math.min(failures + 1, 3); attempt++) {
+        const started = await until(r, id, 'bridge-started', attempt, 45_000);
+        expect(started.attempt).toBe(attempt);
+        intents.push(started.intentId);
+        if (attempt <= failures) {
+          await ingest(api, [intentFailure(started.intentId, 42161)]);
+          const failed = await until(r, id, 'bridge-failed', attempt);
+          expect(failed).toMatchObject({ intentId: started.intentId, errorCode: 'BRIDGE-4', retryable: attempt < 3, attempt });
+        } else {
+          await ingest(api, fillAndClaim(started.intentId, { chainId: 42161, txHash: nextTx() }, { chainId: 8453, txHash: nextTx() }));
+        }
+      }
+      expect(new Set(intents).size).toBe(intents.length); // a fresh quote each time
+      return { id, address, from, txHash };
+    };
+    const [twice, always] = await Promise.all([run(2), run(3)]);
+    await until(r, twice.id, 'bridge-complete');
+    expect(types(r, twice.id)).toEqual(['deposit-received', 'bridge-started', 'bridge-failed', 'bridge-started', 'bridge-failed', 'bridge-started', 'bridge-complete']);
+    expect((await byTx(p, twice.txHash))[0]).toMatchObject({ status: 'completed', attempts: 3 });
+
+    expect((await byTx(p, always.txHash))[0]).toMatchObject({ status: 'failed', stage: 'refunding', errorCode: 'BRIDGE-4', refund: { recipient: always.from, transactionHash: null } });
+    const refundTx = nextTx();
+    await ingest(api, [{ id: `refund-${refundTx}`, type: 'deposit-refund', chainId: 8453, transactionHash: refundTx, account: always.address, token: BASE_USDC, amount: '6000000', recipient: always.from }]);
+    await until(r, always.id, 'deposit-refunded');
+    expect(types(r, always.id)).toEqual(['deposit-received', 'bridge-started', 'bridge-failed', 'bridge-started', 'bridge-failed', 'bridge-started', 'bridge-failed', 'deposit-refunded']);
+  }, 120_000);
+});
+
+describe('on-ramp orders', () => {
+  test("an order update for a registered account is forwarded to its project's webhook, once per status", async () => {
+    const { p, r } = await subscribed();
+    const { address } = await registerManaged(p, baseToArb);
+    const order = { id: `onramp-${Date.now()}`, type: 'onramp-order', account: address, orderId: 'ord_1', orderUuid: 'b1c2', status: 'processing', fiat: { currency: 'EUR', amount: '25.00' }, method: 'card' };
+    expect((await ingest(api, [order, { ...order, id: `${order.id}-dup` }, { ...order, id: `${order.id}-stranger`, account: sender() }])).status).toBe(200);
+    await waitFor('onramp-order webhook', async () => [...r.accepted.values()].some((d) => d.json.type === 'onramp-order'), 20_000);
+    const forwarded = [...r.accepted.values()].filter((d) => d.json.type === 'onramp-order');
+    expect(forwarded).toHaveLength(1);
+    expect(forwarded[0].json.data).toEqual({
+      orderId: 'ord_1', orderUuid: 'b1c2', account: address.toLowerCase(), source: 'onramp', status: 'processing', rawStatus: 'processing', terminal: false,
+      token: null, cryptoAmount: null, fiat: { currency: 'EUR', amount: '25.00', amountPlusFees: null, feeUsd: null }, transactionId: null, method: 'card', exchange: null,
+    });
+  });
+});
+
+describe('GET /deposits', () => {
+  test('filters by account and status, pages with a cursor, refuses bad queries with the deposit error body', async () => {
+    const { p, r } = await subscribed();
+    const { address } = await registerManaged(p, { chain: 'eip155:8453', token: BASE_USDC });
+    const hashes = [nextTx(), nextTx(), nextTx()];
+    for (const txHash of hashes) await ingest(api, depositEvents({ chainId: 8453, token: BASE_USDC, amount: '2000000', account: address, sender: sender(), txHash }));
+    for (const txHash of hashes) await until(r, await depositIdOf(p, txHash), 'bridge-complete');
+    const first = await call(p, 'GET', `${DP}/deposits?account=${address}&status=completed&limit=2`);
+    expect(first.json.deposits.map((d: { txHash: string }) => d.txHash)).toEqual([hashes[2], hashes[1]]);
+    const second = await call(p, 'GET', `${DP}/deposits?account=${address}&status=completed&limit=2&cursor=${first.json.nextCursor}`);
+    expect(second.json).toMatchObject({ deposits: [{ txHash: hashes[0] }], nextCursor: null });
+    expect((await call(p, 'GET', `${DP}/deposits?account=${address}&status=processing`)).json.deposits).toEqual([]);
+    const other = await newProject(api, 'other');
+    expect((await call(other, 'GET', `${DP}/deposits?txHash=${hashes[0]}`)).json.deposits).toEqual([]);
+    const bad = await call(p, 'GET', `${DP}/deposits?status=lost&cursor=abc`);
+    expect(bad.status).toBe(400);
+    expect(bad.json).toMatchObject({ code: 'VALIDATION_ERROR', details: expect.arrayContaining([expect.objectContaining({ path: ['query', 'status'] }), expect.objectContaining({ path: ['query', 'cursor'] })]) });
+  });
+});

@@ -17,6 +17,7 @@ describe('deposit state', () => {
     expect(whileWaiting(w)).toBe('retry');
     expect(whileWaiting({ ...w, delayDue: true })).toBe('report-delay');
     expect(whileWaiting({ ...w, delayDue: true, delayReported: true })).toBe('retry');
+    expect(whileWaiting({ ...w, delayDue: true, attempt: 2 })).toBe('retry');
     expect(whileWaiting({ ...w, noRoute: true })).toBe('reject');
     expect(whileWaiting({ ...w, fundsWaitOver: true, attempt: 2 })).toBe('refund');
   });
