@@ -7,7 +7,7 @@ import { ApiError } from '../http/errors';
 export const DEPOSIT_ERRORS = {
   'TOKEN-1': { retryable: false, meaning: 'token not supported on this chain' },
   'CHAIN-1': { retryable: false, meaning: 'chain not supported' },
-  'BALANCE-1': { retryable: false, meaning: 'the deposited funds never showed in the account balance' },
+  'BALANCE-1': { retryable: false, meaning: 'the account balance does not hold the funds (a deposit waited for them in vain; a withdrawal asks for more)' },
   'BALANCE-4': { retryable: false, meaning: 'below the minimum deposit' },
   'SESSION-1': { retryable: false, meaning: 'the account has no usable session on the source chain' },
   'COMPLIANCE-1': { retryable: false, meaning: "the project requires a verified customer for the account and there is none" },

@@ -7,9 +7,6 @@ import { ApiError } from '../http/errors';
 import { DEFAULT_PRICES_USD } from '../intents/market-defaults';
 import type { IntentInput } from '../intents/quote';
 import { createQuote, type QuoteDeps } from '../intents/quote-service';
-import { submitSignedIntent } from '../intents/submit';
-import { originTypedData } from '../intents/typed-data';
-import type { IntentOp, SignedIntentOp } from '../intents/types';
 import type { VerifyDeps } from '../intents/verify';
 import { type Outbox, type QueuedStart, queueSignals } from '../outbox/outbox';
 import { bridgeOutcomeSignal, depositWorkflowId } from '../../workflows/deposit';
@@ -17,6 +14,7 @@ import { type BridgeOutcome, bridgeErrorCode, isBridgeOutcome } from '../../work
 import { findAccount } from './accounts';
 import { verdict, type Verdict } from './checks';
 import type { DepositErrorCode } from './errors';
+import { signAndSubmit } from './session-intents';
 import { type DepositRow, depositPart, emitDepositEvent, loadDeposit } from './store';
 
 /** What the deposit activities need beside the database: the intent core's dependencies and the session signer. */
@@ -101,12 +99,9 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
       r = (await loadDeposit(db, id))!;
     }
     const intentId = r.intent_id!;
-    const [quoted]: { operation: IntentOp }[] = await db.query('SELECT operation FROM quotes WHERE nonce = $1', [intentId]);
-    const signatures = await Promise.all(originTypedData(quoted.operation, deps.verify.compactContract).map((t) => deps.sessionSigner.signTypedData(t as Parameters<PrivateKeyAccount['signTypedData']>[0])));
-    const signed: SignedIntentOp = { ...quoted.operation, originSignatures: signatures, destinationSignature: signatures[signatures.length - 1] };
     let submitted;
     try {
-      submitted = await submitSignedIntent({ db, verify: deps.verify, fillGraceSeconds: config.intents.fillGraceSeconds }, r.project_id, signed, deps.sessionSigner.address);
+      submitted = await signAndSubmit(db, config, deps.verify, deps.sessionSigner, r.project_id, intentId);
     } catch (e) {
       // The quote lapsed before its submit (a crash in between) or its funds went meanwhile: the next call quotes afresh.
       if (e instanceof ApiError && (e.status === 404 || e.message === 'Insufficient balance')) {
@@ -116,7 +111,7 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
       throw e;
     }
     await started([submitted.start]);
-    const element = quoted.operation.elements[0];
+    const element = submitted.operation.elements[0];
     await step(id, async (tx, row) => {
       await tx.query(
         "UPDATE deposits SET stage = 'bridging', settlement_layer = $3, source_amount = $4, destination_amount = $5 WHERE id = $1 AND intent_id = $2 AND stage IN ('received', 'bridging')",

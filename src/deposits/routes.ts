@@ -4,7 +4,9 @@ import { defineRoute, type RouteDef } from '../http/route';
 import { findAccount } from './accounts';
 import { depositError } from './errors';
 import * as schema from './schemas';
+import type { WithdrawRequest } from './session-digest';
 import { type DepositFilter, listDeposits, loadDeposit, presentDeposit } from './store';
+import { withdraw } from './withdraw';
 
 const project = (ctx: Context) => ctx.state.projectId as string;
 
@@ -49,6 +51,24 @@ export const depositRoutes: RouteDef[] = [
         throw depositError(400, `Deposit ${found.id} is not recoverable (${found.stage})`, 'RECOVERY-1', [{ message: 'is not rejected or failed', path: ['body', 'depositId'], code: 'RECOVERY-1' }]);
       }
       return { status: 202, body: presentDeposit(row) };
+    },
+  }),
+  defineRoute<WithdrawRequest, unknown, unknown>({
+    method: 'post',
+    path: '/safe/withdraw',
+    summary: "Withdraw from a managed account on the owner's signature: the session signer carries it out as an intent",
+    tags: ['deposits'],
+    auth: 'apiKey',
+    body: schema.withdrawBody,
+    responses: {
+      202: { description: 'the intent carrying the withdrawal (the same request again: the same intent)', schema: schema.withdrawResponse },
+      400: { description: 'invalid body or signature; unsupported chain or token (CHAIN-1, TOKEN-1); balance too low (BALANCE-1)' },
+      404: { description: 'not an account of this project (ACCOUNT-1)' },
+      409: { description: 'the nonce was used for another withdrawal' },
+    },
+    async handler(ctx, { body }, s) {
+      const { intentId, status } = await withdraw(ctx, s, body);
+      return { status: 202, body: { message: 'Withdrawal submitted', intentId, status } };
     },
   }),
   defineRoute({

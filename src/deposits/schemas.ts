@@ -128,3 +128,23 @@ export const recoveryBody: Schema = {
   additionalProperties: false,
   properties: { depositId: { type: 'string', pattern: '^[1-9][0-9]{0,18}$' } },
 };
+
+export const withdrawBody: Schema = {
+  type: 'object',
+  required: ['account', 'chain', 'token', 'amount', 'recipient', 'nonce', 'signature'],
+  additionalProperties: false,
+  properties: {
+    account: { ...address, description: 'the managed account the funds leave' },
+    chain: { ...caip2, description: 'where the funds are and are delivered' },
+    token: address,
+    amount: { ...uint256, pattern: '^[1-9][0-9]{0,77}$' },
+    recipient: address,
+    nonce: { ...uint256, description: "the owner's choice, once per account: the same signed request again answers the same intent" },
+    signature: { ...hex, description: "the owner's EIP-712 Withdraw signature" },
+  },
+};
+export const withdrawResponse: Schema = {
+  type: 'object',
+  required: ['message', 'intentId', 'status'],
+  properties: { message: { type: 'string' }, intentId: { type: 'string', description: 'GET /intent-operation/{id}' }, status: { type: 'string' } },
+};

@@ -18,3 +18,20 @@ export function sessionTypedData(account: string, targetChainId: number, details
     message: { account: getAddress(account), sessions: details.hashesAndChainIds.map((s) => ({ chainId: BigInt(s.chainId), sessionDigest: s.sessionDigest })) },
   };
 }
+
+export interface WithdrawRequest { account: string; chain: string; token: string; amount: string; recipient: string; nonce: string; signature: `0x${string}` }
+
+/** What the account owner signs to withdraw (README: Deposit processor → Withdrawals), on the withdrawal's chain. */
+export function withdrawTypedData(w: Omit<WithdrawRequest, 'signature' | 'chain'>, chainId: number): TypedDataDefinition {
+  return {
+    domain: { name: 'Deposit Processor', version: '1', chainId },
+    types: {
+      Withdraw: [
+        { name: 'account', type: 'address' }, { name: 'token', type: 'address' }, { name: 'amount', type: 'uint256' },
+        { name: 'recipient', type: 'address' }, { name: 'nonce', type: 'uint256' },
+      ],
+    },
+    primaryType: 'Withdraw',
+    message: { account: getAddress(w.account), token: getAddress(w.token), amount: BigInt(w.amount), recipient: getAddress(w.recipient), nonce: BigInt(w.nonce) },
+  };
+}

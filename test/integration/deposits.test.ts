@@ -5,6 +5,7 @@ import { ARB_USDC, BASE_USDC, TX } from '../support/fixtures';
 import { newProject, subscribe, type Project } from '../support/projects';
 import { Receiver } from '../support/receiver';
 import { DP, depositEvents, fillAndClaim, intentFailure, registerManaged } from '../support/deposits';
+import { withdrawTypedData } from '../../src/deposits/session-digest';
 
 let api: Api;
 const receivers: Receiver[] = [];
@@ -270,5 +271,45 @@ describe('GET /deposits', () => {
     const bad = await call(p, 'GET', `${DP}/deposits?status=lost&cursor=abc`);
     expect(bad.status).toBe(400);
     expect(bad.json).toMatchObject({ code: 'VALIDATION_ERROR', details: expect.arrayContaining([expect.objectContaining({ path: ['query', 'status'] }), expect.objectContaining({ path: ['query', 'cursor'] })]) });
+  });
+});
+
+describe('POST /safe/withdraw and GET /chains', () => {
+  test("the owner's signed withdrawal becomes an intent signed by the session signer; refusals carry their codes", async () => {
+    const { p } = await subscribed();
+    const chains = await call(p, 'GET', `${DP}/chains`);
+    expect(chains.status).toBe(200);
+    expect(chains.json.sessionSigner).toBe(api.services.sessionSigner.address);
+    expect(chains.json.chains).toContainEqual(expect.objectContaining({ chain: 'eip155:8453', deposit: true, depositTokens: expect.arrayContaining([{ symbol: 'USDC', address: BASE_USDC, decimals: 6 }]) }));
+
+    const { owner, address } = await registerManaged(p, baseToArb);
+    await ingest(api, [{ id: `wd-balance-${address}`, type: 'balance', chainId: 8453, account: address, token: BASE_USDC, unlocked: '5000000', blockNumber: '7' }]);
+    const recipient = sender();
+    const request = { account: address, token: BASE_USDC, amount: '1000000', recipient, nonce: '1' };
+    const sign = (by: typeof owner, r: typeof request) => by.signTypedData(withdrawTypedData(r, 8453) as Parameters<typeof owner.signTypedData>[0]);
+    const body = { ...request, chain: 'eip155:8453', signature: await sign(owner, request) };
+
+    const res = await call(p, 'POST', `${DP}/safe/withdraw`, { body });
+    expect(res.status).toBe(202);
+    expect(res.json).toEqual({ message: 'Withdrawal submitted', intentId: expect.stringMatching(/^[0-9]+$/), status: 'PENDING' });
+    expect((await call(p, 'POST', `${DP}/safe/withdraw`, { body })).json.intentId).toBe(res.json.intentId);
+    const intent = await call(p, 'GET', `/intent-operation/${res.json.intentId}?full=true`);
+    expect(intent.json).toMatchObject({ status: 'PENDING', destinationChainId: 8453, userAddress: address });
+    expect(intent.json.intentOp.elements[0].mandate.recipient).toBe(recipient);
+
+    const stranger = privateKeyToAccount(generatePrivateKey());
+    const forged = await call(p, 'POST', `${DP}/safe/withdraw`, { body: { ...body, nonce: '2', signature: await sign(stranger, { ...request, nonce: '2' }) } });
+    expect(forged.status).toBe(400);
+    expect(forged.json).toEqual({
+      error: "Invalid withdrawal signature: not signed by the account's owner",
+      details: [{ message: "is not the account owner's Withdraw signature", path: ['body', 'signature'], code: 'signature' }],
+      traceId: expect.any(String),
+    });
+    const reused = { ...request, amount: '2000000' };
+    expect((await call(p, 'POST', `${DP}/safe/withdraw`, { body: { ...reused, chain: 'eip155:8453', signature: await sign(owner, reused) } })).status).toBe(409);
+    const tooMuch = { ...request, amount: '9000000', nonce: '3' };
+    const poor = await call(p, 'POST', `${DP}/safe/withdraw`, { body: { ...tooMuch, chain: 'eip155:8453', signature: await sign(owner, tooMuch) } });
+    expect(poor.status).toBe(400);
+    expect(poor.json).toMatchObject({ error: 'Insufficient balance', code: 'BALANCE-1' });
   });
 });

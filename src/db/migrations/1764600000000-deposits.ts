@@ -62,9 +62,19 @@ export class Deposits1764600000000 implements MigrationInterface {
     await q.query('CREATE UNIQUE INDEX deposits_intent ON deposits (intent_id) WHERE intent_id IS NOT NULL');
     // Awaiting their refund transfer: matched by the indexer's report of it (account, chain, token, recipient).
     await q.query("CREATE INDEX deposits_refunding ON deposits (account, chain_id, token) WHERE stage = 'refunding'");
+
+    // Owner-authorized withdrawals (POST /safe/withdraw): one per owner nonce, with the intent that carries it out.
+    await q.query(`CREATE TABLE deposit_withdrawals (
+      account text NOT NULL REFERENCES deposit_accounts(address) ON DELETE CASCADE,
+      nonce numeric(78,0) NOT NULL,
+      request jsonb NOT NULL,
+      intent_id numeric(78,0),
+      created_at timestamptz NOT NULL DEFAULT now(),
+      PRIMARY KEY (account, nonce))`);
   }
 
   async down(q: QueryRunner): Promise<void> {
+    await q.query('DROP TABLE deposit_withdrawals');
     await q.query('DROP TABLE deposits');
     await q.query('DROP TABLE deposit_sessions');
     await q.query('DROP TABLE deposit_accounts');
