@@ -154,6 +154,20 @@ describe('paths', () => {
     expect(await until(r, id2, 'deposit-rejected')).toMatchObject({ errorCode: 'SESSION-1' });
   });
 
+  test('a project requiring compliance: COMPLIANCE-1 until the account\'s customer is approved', async () => {
+    const { p, r } = await subscribed();
+    const { address } = await registerManaged(p, { chain: 'eip155:8453', token: BASE_USDC }, { requireCompliance: true });
+    const first = nextTx();
+    await ingest(api, depositEvents({ chainId: 8453, token: BASE_USDC, amount: '2000000', account: address, sender: sender(), txHash: first }));
+    expect(await until(r, await depositIdOf(p, first), 'deposit-rejected')).toMatchObject({ errorCode: 'COMPLIANCE-1' });
+
+    expect((await call(p, 'POST', `${DP}/compliance/sessions`, { body: { customerId: 'cus-dep', account: address } })).status).toBe(201);
+    await api.db.query("INSERT INTO verifications (project_id, customer_id, currency, provider, applicant_id, status) VALUES ($1, 'cus-dep', 'EUR', 'sandbox', $2, 'approved')", [p.projectId, `app-${address}`]);
+    const second = nextTx();
+    await ingest(api, depositEvents({ chainId: 8453, token: BASE_USDC, amount: '2000000', account: address, sender: sender(), txHash: second }));
+    await until(r, await depositIdOf(p, second), 'bridge-complete');
+  });
+
   test('the same transfer reported twice (and under a new event id) is one deposit; unregistered accounts are ignored', async () => {
     const { p, r } = await subscribed();
     const { address } = await registerManaged(p, { chain: 'eip155:8453', token: BASE_USDC });
@@ -268,6 +282,12 @@ describe('GET /deposits', () => {
     expect((await call(p, 'GET', `${DP}/deposits?account=${address}&status=processing`)).json.deposits).toEqual([]);
     const other = await newProject(api, 'other');
     expect((await call(other, 'GET', `${DP}/deposits?txHash=${hashes[0]}`)).json.deposits).toEqual([]);
+    expect((await call(p, 'GET', `${DP}/deposits?txHash=${hashes[0]}`, { headers: { 'x-api-version': '2026-01.alps' } })).json.deposits).toHaveLength(1);
+    expect((await call(p, 'GET', `${DP}/deposits`, { headers: { 'x-api-version': 'v2' } })).json).toMatchObject({ code: 'VALIDATION_ERROR' });
+    const openapi = (await call(p, 'GET', '/openapi.json')).json;
+    expect(openapi.paths['/deposit-processor/deposits'].get.parameters.map((q: { name: string }) => q.name)).toEqual(['txHash', 'account', 'status', 'limit', 'cursor']);
+    for (const path of ['/setup', '/register-managed', '/account/{address}/session', '/deposits/recovery', '/safe/withdraw']) expect(openapi.paths[`/deposit-processor${path}`].post).toBeDefined();
+    expect(openapi.paths['/deposit-processor/chains'].get).toBeDefined();
     const bad = await call(p, 'GET', `${DP}/deposits?status=lost&cursor=abc`);
     expect(bad.status).toBe(400);
     expect(bad.json).toMatchObject({ code: 'VALIDATION_ERROR', details: expect.arrayContaining([expect.objectContaining({ path: ['query', 'status'] }), expect.objectContaining({ path: ['query', 'cursor'] })]) });
