@@ -123,6 +123,7 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
         destination: { chain: toCaip2(Number(row.target_chain_id)), asset: row.target_token, amount: element.mandate.tokenOut[0][1] },
         deposit: depositPart(row),
         settlementLayer: element.mandate.qualifier.settlementContext.settlementLayer.toLowerCase(),
+        estimatedFillTime: { seconds: config.deposits.bridgeExpectedSeconds },
         attempt,
       }, webhooks)];
     });
