@@ -13,6 +13,8 @@ export interface DepositFacts {
   complianceApproved: boolean;
   sameChain: boolean;
   targetToken: string;
+  /** the target token's symbol: the intent core moves a token across chains, it does not swap one for another */
+  targetSymbol: string;
   /** the recipient is the account itself: a same-chain, same-token deposit is then already where it should be */
   recipientIsAccount: boolean;
 }
@@ -25,7 +27,8 @@ export type Verdict =
 /**
  * The checks a received deposit passes before anything moves, in order: the token is supported on its chain, it is
  * worth the minimum, the account has a usable session there (managed accounts have one everywhere), and the
- * project's compliance requirement holds. A same-chain, same-token deposit to its own account needs no intent.
+ * project's compliance requirement holds, and the target is the same token (by symbol) on some chain. A same-chain,
+ * same-token deposit to its own account needs no intent.
  */
 export function verdict(f: DepositFacts): Verdict {
   if (!f.token) return { kind: 'reject', code: 'TOKEN-1', message: 'Token not supported on this chain' };
@@ -34,6 +37,7 @@ export function verdict(f: DepositFacts): Verdict {
   }
   if (!f.managed && !f.hasSession) return { kind: 'reject', code: 'SESSION-1', message: 'The account has no session on this chain; add one with POST /account/{address}/session' };
   if (f.requireCompliance && !f.complianceApproved) return { kind: 'reject', code: 'COMPLIANCE-1', message: "The account's customer has no approved verification" };
+  if (f.token.symbol !== f.targetSymbol) return { kind: 'reject', code: 'BRIDGE-6', message: `No route from ${f.token.symbol} to ${f.targetSymbol}: deposits are moved, not swapped` };
   if (f.sameChain && f.token.address.toLowerCase() === f.targetToken.toLowerCase() && f.recipientIsAccount) return { kind: 'direct' };
   return { kind: 'bridge' };
 }

@@ -6,7 +6,7 @@ import type { Config } from '../config';
 import { ApiError } from '../http/errors';
 import { DEFAULT_PRICES_USD } from '../intents/market-defaults';
 import type { IntentInput } from '../intents/quote';
-import { createQuote, type QuoteDeps } from '../intents/quote-service';
+import { createQuote, quoteCost, type QuoteDeps } from '../intents/quote-service';
 import type { VerifyDeps } from '../intents/verify';
 import { type Outbox, type QueuedStart, queueSignals } from '../outbox/outbox';
 import { bridgeOutcomeSignal, depositWorkflowId } from '../../workflows/deposit';
@@ -15,6 +15,7 @@ import { findAccount } from './accounts';
 import { verdict, type Verdict } from './checks';
 import type { DepositErrorCode } from './errors';
 import { signAndSubmit } from './session-intents';
+import { targetAmount, totalSpent } from './sizing';
 import { type DepositRow, depositPart, emitDepositEvent, loadDeposit } from './store';
 
 /** What the deposit activities need beside the database: the intent core's dependencies and the session signer. */
@@ -54,6 +55,7 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
       token, amount: BigInt(r.amount), priceUsd: price ? Number(price.usd) : token && DEFAULT_PRICES_USD[token.symbol], minUsd: config.deposits.minUsd,
       managed: account.managed, hasSession: account.sessionChainIds.includes(chainId), requireCompliance: account.requireCompliance, complianceApproved: !!approved,
       sameChain: chainId === Number(r.target_chain_id), targetToken: r.target_token, recipientIsAccount: r.recipient === r.account,
+      targetSymbol: deps.registry.token(Number(r.target_chain_id), r.target_token)!.symbol,
     });
   }
 
@@ -77,14 +79,14 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
   }
 
   /**
-   * One attempt's intent: a quote that moves the account's available balance of the deposited token on its chain to
-   * the target (the deposit, plus any earlier remainder), recorded on the deposit before it is signed by the session
-   * signer and submitted through the intent core. A repeated call resubmits the recorded quote (idempotent).
+   * One attempt's intent, built by the intent core's own quote: from the account's balance of the deposited token on
+   * its chain, to the recipient on the target (sized so it spends at most the deposit, sizing.ts), recorded on the
+   * deposit before it is signed by the session signer and submitted. A repeated call resubmits the recorded quote.
    */
   async function startBridge(id: string, attempt: number): Promise<BridgeStart> {
     let r = (await loadDeposit(db, id))!;
     if (r.attempts < attempt) {
-      const input: IntentInput = {
+      const base: IntentInput = {
         destinationChainId: Number(r.target_chain_id),
         tokenRequests: [{ tokenAddress: r.target_token }],
         account: { address: r.account, accountType: 'ERC7579', setupOps: [] },
@@ -93,8 +95,18 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
         accountAccessList: [{ chainId: Number(r.chain_id), tokenAddress: r.token }],
         options: { customDeadline: Math.floor(Date.now() / 1000) + config.deposits.bridgeTimeoutSeconds },
       };
-      const quote = await createQuote(db, input, r.project_id, deps.quote);
-      if (!quote.ok) return quote.message === 'Insufficient balance' ? { kind: 'wait', message: 'Waiting for the deposited funds to show in the account balance' } : { kind: 'no-route', message: quote.message };
+      const waiting: BridgeStart = { kind: 'wait', message: 'Waiting for the deposited funds to show in the account balance' };
+      // Everything available, to learn the fee of moving it; less than the deposit: the balance has not caught up.
+      const probe = await quoteCost(db, base, deps.quote);
+      if (!probe.ok) return probe.message === 'Insufficient balance' ? waiting : { kind: 'no-route', message: probe.message };
+      const cost = probe.value as unknown as Parameters<typeof totalSpent>[0] & { tokensReceived: { fee: string }[] };
+      if (totalSpent(cost) < BigInt(r.amount)) return waiting;
+      const source = deps.registry.token(Number(r.chain_id), r.token)!;
+      const target = deps.registry.token(Number(r.target_chain_id), r.target_token)!;
+      const amount = targetAmount(BigInt(r.amount), source.decimals, target.decimals, BigInt(cost.tokensReceived[0].fee));
+      if (amount <= 0n) return { kind: 'no-route', message: "The deposit does not cover the bridge's fees" };
+      const quote = await createQuote(db, { ...base, tokenRequests: [{ tokenAddress: r.target_token, amount: amount.toString() }] }, r.project_id, deps.quote);
+      if (!quote.ok) return quote.message === 'Insufficient balance' ? waiting : { kind: 'no-route', message: quote.message };
       await db.query('UPDATE deposits SET intent_id = $2, attempts = $3 WHERE id = $1 AND attempts < $3', [id, BigInt(quote.value.intentOp.nonce).toString(), attempt]);
       r = (await loadDeposit(db, id))!;
     }

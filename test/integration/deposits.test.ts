@@ -69,17 +69,20 @@ describe('a deposit end to end', () => {
     const started = await until(r, id, 'bridge-started');
     expect(started).toMatchObject({
       depositId: id, attempt: 1, settlementLayer: expect.any(String),
-      source: { chain: 'eip155:8453', asset: BASE_USDC.toLowerCase(), amount: '5000000' },
+      source: { chain: 'eip155:8453', asset: BASE_USDC.toLowerCase() },
       destination: { chain: 'eip155:42161', asset: ARB_USDC.toLowerCase() },
     });
-    expect(BigInt(started.destination.amount)).toBeLessThan(5_000_000n);
+    // The intent spends at most the deposit (fees included) and delivers it minus the fees.
+    expect(BigInt(started.source.amount)).toBeLessThanOrEqual(5_000_000n);
+    expect(BigInt(started.source.amount)).toBeGreaterThan(4_990_000n);
+    expect(BigInt(started.destination.amount)).toBeLessThan(BigInt(started.source.amount));
     const intent = await call(p, 'GET', `/intent-operation/${started.intentId}`);
     expect(intent.status).toBe(200);
     expect(intent.json).toMatchObject({ status: 'PENDING', destinationChainId: 42161, userAddress: address });
     const [bridging] = await byTx(p, txHash);
     expect(bridging).toMatchObject({
       id, chain: 'eip155:8453', txHash, token: BASE_USDC, amount: '5000000', sender: from, account: address, targetChain: 'eip155:42161', targetToken: ARB_USDC,
-      status: 'processing', stage: 'bridging', intentId: started.intentId, sourceAmount: '5000000', destinationAmount: started.destination.amount,
+      status: 'processing', stage: 'bridging', intentId: started.intentId, sourceAmount: started.source.amount, destinationAmount: started.destination.amount,
       sourceTxHash: null, destinationTxHash: null, errorCode: null, completedAt: null,
     });
 
@@ -89,7 +92,7 @@ describe('a deposit end to end', () => {
     const complete = await until(r, id, 'bridge-complete');
     expect(complete).toMatchObject({
       depositId: id, intentId: started.intentId,
-      source: { transactionHash: claimTx, chain: 'eip155:8453', amount: '5000000' },
+      source: { transactionHash: claimTx, chain: 'eip155:8453', amount: started.source.amount },
       destination: { transactionHash: fillTx, chain: 'eip155:42161', amount: started.destination.amount },
       deposit: { transactionHash: txHash, chain: 'eip155:8453', amount: '5000000', sender: from.toLowerCase() },
     });
@@ -250,6 +253,28 @@ describe('paths', () => {
     await until(r, always.id, 'deposit-refunded');
     expect(types(r, always.id)).toEqual(['deposit-received', 'bridge-started', 'bridge-failed', 'bridge-started', 'bridge-failed', 'bridge-started', 'bridge-failed', 'deposit-refunded']);
   }, 120_000);
+});
+
+describe('sizing', () => {
+  test('two deposits into one account at once: each intent spends at most its own deposit; a token the target is not: BRIDGE-6', async () => {
+    const { p, r } = await subscribed();
+    const { address } = await registerManaged(p, baseToArb);
+    const [a, b] = [nextTx(), nextTx()];
+    await ingest(api, [
+      ...depositEvents({ chainId: 8453, token: BASE_USDC, amount: '5000000', balance: '8000000', account: address, sender: sender(), txHash: a }),
+      ...depositEvents({ chainId: 8453, token: BASE_USDC, amount: '3000000', account: address, sender: sender(), txHash: b, logIndex: 1 }),
+    ]);
+    const [ia, ib] = [await depositIdOf(p, a), await depositIdOf(p, b)];
+    const [sa, sb] = [await until(r, ia, 'bridge-started'), await until(r, ib, 'bridge-started')];
+    expect(BigInt(sa.source.amount)).toBeLessThanOrEqual(5_000_000n);
+    expect(BigInt(sb.source.amount)).toBeLessThanOrEqual(3_000_000n);
+    expect(BigInt(sb.source.amount)).toBeGreaterThan(2_990_000n);
+
+    const WETH_BASE = '0x4200000000000000000000000000000000000006';
+    const c = nextTx();
+    await ingest(api, depositEvents({ chainId: 8453, token: WETH_BASE, amount: '1000000000000000000', account: address, sender: sender(), txHash: c }));
+    expect(await until(r, await depositIdOf(p, c), 'deposit-rejected')).toMatchObject({ errorCode: 'BRIDGE-6', message: 'No route from WETH to USDC: deposits are moved, not swapped' });
+  });
 });
 
 describe('on-ramp orders', () => {
