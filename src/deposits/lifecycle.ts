@@ -55,13 +55,13 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
       token, amount: BigInt(r.amount), priceUsd: price ? Number(price.usd) : token && DEFAULT_PRICES_USD[token.symbol], minUsd: config.deposits.minUsd,
       managed: account.managed, hasSession: account.sessionChainIds.includes(chainId), requireCompliance: account.requireCompliance, complianceApproved: !!approved,
       sameChain: chainId === Number(r.target_chain_id), targetToken: r.target_token, recipientIsAccount: r.recipient === r.account,
-      targetSymbol: deps.registry.token(Number(r.target_chain_id), r.target_token)!.symbol,
+      targetSymbol: deps.registry.token(Number(r.target_chain_id), r.target_token)?.symbol ?? 'an unsupported target',
     });
   }
 
   async function rejectDeposit(id: string, code: DepositErrorCode, message: string, limits?: Record<string, string>): Promise<void> {
     await step(id, async (tx, r) => {
-      await tx.query("UPDATE deposits SET stage = 'rejected', error_code = $2, completed_at = now() WHERE id = $1 AND stage IN ('received', 'rejected')", [id, code]);
+      await tx.query("UPDATE deposits SET stage = 'rejected', error_code = $2, completed_at = now() WHERE id = $1 AND stage = 'received'", [id, code]);
       return [await emitDepositEvent(tx, r, 'deposit-rejected', 'rejected', { errorCode: code, message, ...(limits ? { limits } : {}), deposit: depositPart(r) }, webhooks)];
     });
   }

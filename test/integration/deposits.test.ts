@@ -66,6 +66,9 @@ describe('a deposit end to end', () => {
 
     const received = await until(r, id, 'deposit-received');
     expect(received).toEqual({ depositId: id, account: address.toLowerCase(), chain: 'eip155:8453', token: BASE_USDC.toLowerCase(), amount: '5000000', transactionHash: txHash, sender: from.toLowerCase() });
+    const [atReceipt] = await byTx(p, txHash);
+    expect(atReceipt).toMatchObject({ id, status: 'processing', errorCode: null, completedAt: null, createdAt: expect.any(String) });
+    expect(['received', 'bridging']).toContain(atReceipt.stage);
     const started = await until(r, id, 'bridge-started');
     expect(started).toMatchObject({
       depositId: id, attempt: 1, settlementLayer: expect.any(String),
