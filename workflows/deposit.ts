@@ -8,24 +8,31 @@ const acts = proxyActivities<Activities>({
   retry: { initialInterval: '1 second', maximumInterval: '1 minute', backoffCoefficient: 2 },
 });
 
-/** A deposit's intent settled (sent after the intent lifecycle records COMPLETED, FAILED or EXPIRED). */
-export const bridgeOutcomeSignal = defineSignal<[{ intentId: string; status: string }]>('bridgeOutcome');
+/** A deposit's intent (bridge or refund) settled: sent after the intent lifecycle records COMPLETED, FAILED or EXPIRED. */
+export const intentSettledSignal = defineSignal<[{ intentId: string; status: string }]>('intentSettled');
 
 export const depositWorkflowId = (id: string) => `deposit-${id}`;
+export const refundWorkflowId = (id: string) => `deposit-${id}-refund`;
+
+/** Settled intents by id, as the signal reports them. */
+function settledIntents(): Map<string, BridgeOutcome> {
+  const outcomes = new Map<string, BridgeOutcome>();
+  setHandler(intentSettledSignal, ({ intentId, status }) => {
+    if (isBridgeOutcome(status)) outcomes.set(intentId, status);
+  });
+  return outcomes;
+}
 
 /**
  * One deposit, from `deposit-received` (emitted when the indexer's report was recorded) to its terminal step:
  * rejected by the checks, completed without a bridge (same chain and token), completed by an intent, or refunding
- * once every attempt failed (`deposit-refunded` follows when the indexer reports the refund transfer). An attempt
+ * once every attempt failed (the refund workflow below takes over). An attempt
  * that cannot start waits for the funds (`deposit-delayed` once past the expected time); a started one that takes
  * longer than expected emits `bridge-delayed` and keeps waiting for its intent to settle.
  */
 export async function processDeposit(start: DepositStart): Promise<DepositStage> {
   const { depositId: id, timing } = start;
-  const outcomes = new Map<string, BridgeOutcome>();
-  setHandler(bridgeOutcomeSignal, ({ intentId, status }) => {
-    if (isBridgeOutcome(status)) outcomes.set(intentId, status);
-  });
+  const outcomes = settledIntents();
 
   const checked = await acts.checkDeposit(id);
   if (checked.kind === 'reject') {
@@ -69,5 +76,30 @@ export async function processDeposit(start: DepositStart): Promise<DepositStage>
     const final = afterBridge(outcomes.get(intentId)!, attempt, timing.bridgeRetries) === 'refund';
     const next = await acts.finishBridge(id, intentId, attempt, final);
     if (next !== 'retry') return next;
+  }
+}
+
+/**
+ * A deposit's refund (after its last failed bridge, or a recovery): a same-chain intent from the account back to the
+ * refund recipient, retried with a fresh quote until one is filled (`deposit-refunded`). It waits for the funds while
+ * a failed intent still holds them; a token the intent core cannot move, or funds that never free, are left to a
+ * transfer made outside, which the indexer reports (`deposit-refund`).
+ */
+export async function refundDeposit(start: DepositStart): Promise<'refunded' | 'external'> {
+  const { depositId: id, timing } = start;
+  const outcomes = settledIntents();
+  for (let attempt = 1; ; attempt++) {
+    let fundsWaitOver = false;
+    void sleep(timing.fundsWaitSeconds * 1000).then(() => (fundsWaitOver = true));
+    let refund = await acts.startRefund(id, attempt);
+    while (refund.kind === 'wait' && !fundsWaitOver) {
+      await condition(() => fundsWaitOver, timing.retrySeconds * 1000);
+      refund = await acts.startRefund(id, attempt);
+    }
+    if (refund.kind === 'refunded') return 'refunded';
+    if (refund.kind !== 'started') return 'external';
+    const intentId = refund.intentId;
+    await condition(() => outcomes.has(intentId));
+    if (await acts.finishRefund(id, intentId)) return 'refunded';
   }
 }

@@ -6,8 +6,7 @@ import { queueStart, type QueuedStart } from '../outbox/outbox';
 import { emitEvent } from '../webhooks/events';
 import type { DepositEvent, DepositIndexerEvent, DepositRefundEvent, OnrampOrderEvent } from '../indexer/types';
 import { depositWorkflowId } from '../../workflows/deposit';
-import type { DepositStart } from '../../workflows/deposit-state';
-import { type DepositRow, depositPart, emitDepositEvent } from './store';
+import { type DepositRow, depositStart, emitDepositEvent, emitRefunded, markRefunded } from './store';
 
 export interface DepositIngestDeps { registry: ChainRegistry; config: Config }
 
@@ -37,14 +36,10 @@ async function recordDeposit(tx: EntityManager, e: DepositEvent, deps: DepositIn
     [e.account.toLowerCase(), e.chainId, e.transactionHash.toLowerCase(), e.logIndex, e.token.toLowerCase(), e.amount, e.sender.toLowerCase(), e.blockNumber],
   );
   if (!row) return [];
-  const d = deps.config.deposits;
   const start: QueuedStart = {
     workflowId: depositWorkflowId(row.id),
     workflowType: 'processDeposit',
-    args: [{
-      depositId: row.id,
-      timing: { expectedSeconds: d.expectedSeconds, bridgeExpectedSeconds: d.bridgeExpectedSeconds, bridgeRetries: d.bridgeRetries, retrySeconds: d.retrySeconds, fundsWaitSeconds: d.fundsWaitSeconds },
-    } satisfies DepositStart],
+    args: [depositStart(row.id, deps.config)],
     searchAttributes: { Account: row.account, Project: row.project_id, Chains: [...new Set([row.chain_id, row.target_chain_id])].map(String) },
     summary: `Deposit ${row.id}: ${row.amount} of ${row.token} on ${toCaip2(Number(row.chain_id))} into ${row.account}`,
   };
@@ -55,19 +50,14 @@ async function recordDeposit(tx: EntityManager, e: DepositEvent, deps: DepositIn
   return [start, received];
 }
 
-/** The refund transfer of a deposit awaiting it (the oldest one it matches): the deposit is refunded. */
+/** A transfer back to the refund recipient of a deposit awaiting it (the oldest one it matches): refunded. */
 async function recordRefund(tx: EntityManager, e: DepositRefundEvent, config: Config): Promise<QueuedStart | undefined> {
-  const [row]: DepositRow[] = await tx.query(
-    `WITH u AS (UPDATE deposits SET stage = 'refunded', refund_tx_hash = $5, completed_at = now()
-       WHERE id = (SELECT id FROM deposits WHERE account = $1 AND chain_id = $2 AND token = $3 AND refund_recipient = $4 AND stage = 'refunding' ORDER BY id LIMIT 1 FOR UPDATE)
-       RETURNING *) SELECT * FROM u`,
-    [e.account.toLowerCase(), e.chainId, e.token.toLowerCase(), e.recipient.toLowerCase(), e.transactionHash.toLowerCase()],
+  const [awaiting]: DepositRow[] = await tx.query(
+    "SELECT * FROM deposits WHERE account = $1 AND chain_id = $2 AND token = $3 AND refund_recipient = $4 AND stage = 'refunding' ORDER BY id LIMIT 1 FOR UPDATE",
+    [e.account.toLowerCase(), e.chainId, e.token.toLowerCase(), e.recipient.toLowerCase()],
   );
-  if (!row) return undefined;
-  return emitDepositEvent(tx, row, 'deposit-refunded', 'refunded', {
-    deposit: depositPart(row),
-    refund: { transactionHash: row.refund_tx_hash, chain: toCaip2(e.chainId), asset: row.token, amount: e.amount, recipient: row.refund_recipient },
-  }, config.webhooks);
+  const refunded = awaiting && (await markRefunded(tx, awaiting, e.transactionHash));
+  return refunded ? emitRefunded(tx, refunded, e.amount, config) : undefined;
 }
 
 /** Forwarded to the project of the account, once per order and status (partners report at least once). */

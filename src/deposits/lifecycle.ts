@@ -7,21 +7,23 @@ import { ApiError } from '../http/errors';
 import { DEFAULT_PRICES_USD } from '../intents/market-defaults';
 import type { IntentInput } from '../intents/quote';
 import { createQuote, quoteCost, type QuoteDeps } from '../intents/quote-service';
+import type { IntentOp } from '../intents/types';
 import type { VerifyDeps } from '../intents/verify';
 import { type Outbox, type QueuedStart, queueSignals } from '../outbox/outbox';
-import { bridgeOutcomeSignal, depositWorkflowId } from '../../workflows/deposit';
+import { depositWorkflowId, intentSettledSignal, refundWorkflowId } from '../../workflows/deposit';
 import { type BridgeOutcome, bridgeErrorCode, isBridgeOutcome } from '../../workflows/deposit-state';
 import { findAccount } from './accounts';
 import { verdict, type Verdict } from './checks';
 import type { DepositErrorCode } from './errors';
 import { signAndSubmit } from './session-intents';
 import { targetAmount, totalSpent } from './sizing';
-import { type DepositRow, depositPart, emitDepositEvent, loadDeposit } from './store';
+import { type DepositRow, depositPart, emitDepositEvent, emitRefunded, loadDeposit, markRefunded, queueRefund } from './store';
 
 /** What the deposit activities need beside the database: the intent core's dependencies and the session signer. */
 export interface DepositDeps { registry: ChainRegistry; quote: QuoteDeps; verify: VerifyDeps; sessionSigner: PrivateKeyAccount }
 
-export type BridgeStart = { kind: 'started'; intentId: string } | { kind: 'wait'; message: string } | { kind: 'no-route'; message: string };
+/** An attempt to start an intent: started, waiting for the funds, or impossible. */
+export type Attempt = { kind: 'started'; intentId: string } | { kind: 'wait'; message: string } | { kind: 'no-route'; message: string };
 
 /**
  * The deposit workflow's activities (workflows/deposit.ts). Each persists one step and emits its webhook in the same
@@ -79,50 +81,67 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
   }
 
   /**
-   * One attempt's intent, built by the intent core's own quote: from the account's balance of the deposited token on
-   * its chain, to the recipient on the target (sized so it spends at most the deposit, sizing.ts), recorded on the
-   * deposit before it is signed by the session signer and submitted. A repeated call resubmits the recorded quote.
+   * A quote that moves the deposit from the account's balance of the deposited token on its chain to `to`, built by
+   * the intent core's own quote and sized to spend at most the deposit (sizing.ts). Less available than the deposit
+   * means the balance has not caught up (or a failed intent still holds it until its `expires`): wait.
    */
-  async function startBridge(id: string, attempt: number): Promise<BridgeStart> {
-    let r = (await loadDeposit(db, id))!;
-    if (r.attempts < attempt) {
-      const base: IntentInput = {
-        destinationChainId: Number(r.target_chain_id),
-        tokenRequests: [{ tokenAddress: r.target_token }],
-        account: { address: r.account, accountType: 'ERC7579', setupOps: [] },
-        recipient: { address: r.recipient, accountType: r.recipient === r.account ? 'ERC7579' : 'EOA' },
-        destinationExecutions: [],
-        accountAccessList: [{ chainId: Number(r.chain_id), tokenAddress: r.token }],
-        options: { customDeadline: Math.floor(Date.now() / 1000) + config.deposits.bridgeTimeoutSeconds },
-      };
-      const waiting: BridgeStart = { kind: 'wait', message: 'Waiting for the deposited funds to show in the account balance' };
-      // Everything available, to learn the fee of moving it; less than the deposit: the balance has not caught up.
-      const probe = await quoteCost(db, base, deps.quote);
-      if (!probe.ok) return probe.message === 'Insufficient balance' ? waiting : { kind: 'no-route', message: probe.message };
-      const cost = probe.value as unknown as Parameters<typeof totalSpent>[0] & { tokensReceived: { fee: string }[] };
-      if (totalSpent(cost) < BigInt(r.amount)) return waiting;
-      const source = deps.registry.token(Number(r.chain_id), r.token)!;
-      const target = deps.registry.token(Number(r.target_chain_id), r.target_token)!;
-      const amount = targetAmount(BigInt(r.amount), source.decimals, target.decimals, BigInt(cost.tokensReceived[0].fee));
-      if (amount <= 0n) return { kind: 'no-route', message: "The deposit does not cover the bridge's fees" };
-      const quote = await createQuote(db, { ...base, tokenRequests: [{ tokenAddress: r.target_token, amount: amount.toString() }] }, r.project_id, deps.quote);
-      if (!quote.ok) return quote.message === 'Insufficient balance' ? waiting : { kind: 'no-route', message: quote.message };
-      await db.query('UPDATE deposits SET intent_id = $2, attempts = $3 WHERE id = $1 AND attempts < $3', [id, BigInt(quote.value.intentOp.nonce).toString(), attempt]);
-      r = (await loadDeposit(db, id))!;
-    }
-    const intentId = r.intent_id!;
-    let submitted;
+  async function quoteMove(r: DepositRow, to: { chainId: number; token: string; recipient: string }): Promise<{ kind: 'quoted'; nonce: string } | Exclude<Attempt, { kind: 'started' }>> {
+    const base: IntentInput = {
+      destinationChainId: to.chainId,
+      tokenRequests: [{ tokenAddress: to.token }],
+      account: { address: r.account, accountType: 'ERC7579', setupOps: [] },
+      recipient: { address: to.recipient, accountType: to.recipient === r.account ? 'ERC7579' : 'EOA' },
+      destinationExecutions: [],
+      accountAccessList: [{ chainId: Number(r.chain_id), tokenAddress: r.token }],
+      options: { customDeadline: Math.floor(Date.now() / 1000) + config.deposits.bridgeTimeoutSeconds },
+    };
+    const waiting = { kind: 'wait' as const, message: 'Waiting for the deposited funds to show in the account balance' };
+    // Everything available, to learn the fee of moving it.
+    const probe = await quoteCost(db, base, deps.quote);
+    if (!probe.ok) return probe.message === 'Insufficient balance' ? waiting : { kind: 'no-route', message: probe.message };
+    const cost = probe.value as unknown as Parameters<typeof totalSpent>[0] & { tokensReceived: { fee: string }[] };
+    if (totalSpent(cost) < BigInt(r.amount)) return waiting;
+    const source = deps.registry.token(Number(r.chain_id), r.token)!;
+    const target = deps.registry.token(to.chainId, to.token)!;
+    const amount = targetAmount(BigInt(r.amount), source.decimals, target.decimals, BigInt(cost.tokensReceived[0].fee));
+    if (amount <= 0n) return { kind: 'no-route', message: "The deposit does not cover the fees of moving it" };
+    const quote = await createQuote(db, { ...base, tokenRequests: [{ tokenAddress: to.token, amount: amount.toString() }] }, r.project_id, deps.quote);
+    if (!quote.ok) return quote.message === 'Insufficient balance' ? waiting : { kind: 'no-route', message: quote.message };
+    return { kind: 'quoted', nonce: BigInt(quote.value.intentOp.nonce).toString() };
+  }
+
+  /**
+   * Signs the recorded quote with the session signer and submits it through the intent core (repeatable). A quote
+   * that lapsed before its submit (a crash in between) or whose funds went meanwhile is forgotten (`forget`), and
+   * the next call quotes afresh.
+   */
+  async function submitRecorded(projectId: string, intentId: string, forget: () => Promise<unknown>) {
     try {
-      submitted = await signAndSubmit(db, config, deps.verify, deps.sessionSigner, r.project_id, intentId);
+      const submitted = await signAndSubmit(db, config, deps.verify, deps.sessionSigner, projectId, intentId);
+      await started([submitted.start]);
+      return submitted;
     } catch (e) {
-      // The quote lapsed before its submit (a crash in between) or its funds went meanwhile: the next call quotes afresh.
       if (e instanceof ApiError && (e.status === 404 || e.message === 'Insufficient balance')) {
-        await db.query('UPDATE deposits SET attempts = $3 - 1, intent_id = NULL WHERE id = $1 AND attempts = $3 AND intent_id = $2', [id, intentId, attempt]);
-        return { kind: 'wait', message: e.message };
+        await forget();
+        return undefined;
       }
       throw e;
     }
-    await started([submitted.start]);
+  }
+
+  /** One attempt's intent to the target, recorded on the deposit before it is signed and submitted. */
+  async function startBridge(id: string, attempt: number): Promise<Attempt> {
+    let r = (await loadDeposit(db, id))!;
+    if (r.attempts < attempt) {
+      const quoted = await quoteMove(r, { chainId: Number(r.target_chain_id), token: r.target_token, recipient: r.recipient });
+      if (quoted.kind !== 'quoted') return quoted;
+      await db.query('UPDATE deposits SET intent_id = $2, attempts = $3 WHERE id = $1 AND attempts < $3', [id, quoted.nonce, attempt]);
+      r = (await loadDeposit(db, id))!;
+    }
+    const intentId = r.intent_id!;
+    const submitted = await submitRecorded(r.project_id, intentId, () =>
+      db.query('UPDATE deposits SET attempts = $3 - 1, intent_id = NULL WHERE id = $1 AND attempts = $3 AND intent_id = $2', [id, intentId, attempt]));
+    if (!submitted) return { kind: 'wait', message: 'The quote lapsed before its submit; quoting again' };
     const element = submitted.operation.elements[0];
     await step(id, async (tx, row) => {
       await tx.query(
@@ -150,15 +169,18 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
     ]);
   }
 
-  /** Nothing more will be tried: the funds go back to the sender (deposit-refunded once the indexer reports it). */
+  /** Nothing more will be tried: the funds go back to the sender, by the refund workflow (refund.ts). */
   const refund = async (tx: EntityManager, r: DepositRow, code: DepositErrorCode, message: string, attempt: number) => {
     await tx.query("UPDATE deposits SET stage = 'refunding', error_code = $2, refund_recipient = sender WHERE id = $1 AND stage IN ('received', 'bridging')", [r.id, code]);
-    return emitDepositEvent(tx, r, 'bridge-failed', `bridge-failed:${attempt}`, { intentId: r.intent_id, errorCode: code, message, retryable: false, attempt, deposit: depositPart(r) }, webhooks);
+    return [
+      await queueRefund(tx, r.id, config),
+      await emitDepositEvent(tx, r, 'bridge-failed', `bridge-failed:${attempt}`, { intentId: r.intent_id, errorCode: code, message, retryable: false, attempt, deposit: depositPart(r) }, webhooks),
+    ];
   };
 
   /** A retry could not start (no route, or the funds never freed): refunded. */
   async function refundDeposit(id: string, code: DepositErrorCode, message: string, attempt: number): Promise<void> {
-    await step(id, async (tx, r) => [await refund(tx, r, code, message, attempt)]);
+    await step(id, (tx, r) => refund(tx, r, code, message, attempt));
   }
 
   /**
@@ -187,15 +209,45 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
     }
     const code = bridgeErrorCode(intent.status as Exclude<BridgeOutcome, 'COMPLETED'>);
     const message = intent.status === 'EXPIRED' ? 'The intent was not filled by its deadline' : 'The bridge reported a failure';
-    await step(id, async (tx, r) => [
-      final
-        ? await refund(tx, r, code, message, attempt)
-        : await emitDepositEvent(tx, r, 'bridge-failed', `bridge-failed:${attempt}`, { intentId, errorCode: code, message, retryable: true, attempt, deposit: depositPart(r) }, webhooks),
-    ]);
+    await step(id, async (tx, r) => final
+      ? refund(tx, r, code, message, attempt)
+      : [await emitDepositEvent(tx, r, 'bridge-failed', `bridge-failed:${attempt}`, { intentId, errorCode: code, message, retryable: true, attempt, deposit: depositPart(r) }, webhooks)]);
     return final ? 'refunding' : 'retry';
   }
 
-  return { checkDeposit, rejectDeposit, completeDirect, startBridge, reportDelay, refundDeposit, finishBridge };
+  /**
+   * One refund attempt: a same-chain intent from the account back to the refund recipient, recorded before it is
+   * signed and submitted. A token the intent core cannot move (unsupported) is left to a transfer made outside,
+   * which the indexer reports (`deposit-refund`).
+   */
+  async function startRefund(id: string, attempt: number): Promise<Attempt | { kind: 'external' } | { kind: 'refunded' }> {
+    let r = (await loadDeposit(db, id))!;
+    if (r.stage === 'refunded') return { kind: 'refunded' };
+    if (!deps.registry.token(Number(r.chain_id), r.token)) return { kind: 'external' };
+    if (r.refund_attempts < attempt) {
+      const quoted = await quoteMove(r, { chainId: Number(r.chain_id), token: r.token, recipient: r.refund_recipient! });
+      if (quoted.kind !== 'quoted') return quoted;
+      await db.query('UPDATE deposits SET refund_intent_id = $2, refund_attempts = $3 WHERE id = $1 AND refund_attempts < $3', [id, quoted.nonce, attempt]);
+      r = (await loadDeposit(db, id))!;
+    }
+    const intentId = r.refund_intent_id!;
+    const submitted = await submitRecorded(r.project_id, intentId, () =>
+      db.query('UPDATE deposits SET refund_attempts = $3 - 1, refund_intent_id = NULL WHERE id = $1 AND refund_attempts = $3 AND refund_intent_id = $2', [id, intentId, attempt]));
+    return submitted ? { kind: 'started', intentId } : { kind: 'wait', message: 'The quote lapsed before its submit; quoting again' };
+  }
+
+  /** A settled refund intent: filled and claimed, the deposit is refunded (the fill is the refund transfer). */
+  async function finishRefund(id: string, intentId: string): Promise<boolean> {
+    const [intent]: { status: string; fill: { transactionHash: string } | null; operation: IntentOp }[] = await db.query('SELECT status, fill, operation FROM intents WHERE id = $1', [intentId]);
+    if (intent.status !== 'COMPLETED') return false;
+    await step(id, async (tx, r) => {
+      const refunded = await markRefunded(tx, r, intent.fill!.transactionHash);
+      return refunded ? [await emitRefunded(tx, refunded, intent.operation.elements[0].mandate.tokenOut[0][1], config)] : [];
+    });
+    return true;
+  }
+
+  return { checkDeposit, rejectDeposit, completeDirect, startBridge, reportDelay, refundDeposit, finishBridge, startRefund, finishRefund };
 }
 
 /**
@@ -205,8 +257,8 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
 export async function reportIntentToDeposit(db: DataSource, outbox: Outbox, intentId: string, status: string): Promise<void> {
   if (!isBridgeOutcome(status)) return;
   const signals = await db.transaction(async (tx) => {
-    const rows: { id: string }[] = await tx.query('SELECT id FROM deposits WHERE intent_id = $1', [intentId]);
-    return queueSignals(tx, rows.map((r) => ({ workflowId: depositWorkflowId(r.id), signal: bridgeOutcomeSignal.name, payload: { intentId, status } })));
+    const rows: { id: string; bridge: boolean }[] = await tx.query('SELECT id, intent_id = $1 AS bridge FROM deposits WHERE intent_id = $1 OR refund_intent_id = $1', [intentId]);
+    return queueSignals(tx, rows.map((r) => ({ workflowId: r.bridge ? depositWorkflowId(r.id) : refundWorkflowId(r.id), signal: intentSettledSignal.name, payload: { intentId, status } })));
   });
   await outbox.deliver(signals).catch(() => undefined); // left to the sweeper
 }

@@ -5,7 +5,7 @@ import { findAccount } from './accounts';
 import { depositError } from './errors';
 import * as schema from './schemas';
 import type { WithdrawRequest } from './session-digest';
-import { type DepositFilter, listDeposits, loadDeposit, presentDeposit } from './store';
+import { type DepositFilter, type DepositRow, listDeposits, loadDeposit, presentDeposit, queueRefund } from './store';
 import { withdraw } from './withdraw';
 
 const project = (ctx: Context) => ctx.state.projectId as string;
@@ -27,13 +27,13 @@ export const depositRoutes: RouteDef[] = [
   defineRoute<{ depositId: string }, unknown, unknown>({
     method: 'post',
     path: '/deposits/recovery',
-    summary: "Send a rejected or failed deposit's funds back to the account owner (idempotent; deposit-refunded follows the transfer)",
+    summary: "Send a rejected deposit's funds back to the account owner (idempotent; deposit-refunded follows the transfer)",
     tags: ['deposits'],
     auth: 'apiKey',
     body: schema.recoveryBody,
     responses: {
       202: { description: 'the deposit, now awaiting its refund transfer to the owner', schema: schema.depositRecord },
-      400: { description: 'not recoverable (code RECOVERY-1): in progress, completed or already refunded' },
+      400: { description: 'not recoverable (code RECOVERY-1): in progress, completed, refunding to the sender or refunded' },
       404: { description: 'no such deposit in this project' },
     },
     async handler(ctx, { body }, s) {
@@ -42,14 +42,20 @@ export const depositRoutes: RouteDef[] = [
         throw depositError(404, 'Deposit not found', undefined, [{ message: 'is not a deposit of this project', path: ['body', 'depositId'], code: 'not_found' }]);
       }
       const owner = (await findAccount(s.db, found.account))!.owner;
-      // Rejected (nothing was moved) or refunding after failed bridges: the owner, not the sender, gets the funds.
-      const [row] = await s.db.query(
-        "WITH u AS (UPDATE deposits SET stage = 'refunding', refund_recipient = $2 WHERE id = $1 AND stage IN ('rejected', 'refunding') RETURNING *) SELECT * FROM u",
-        [found.id, owner],
-      );
-      if (!row) {
-        throw depositError(400, `Deposit ${found.id} is not recoverable (${found.stage})`, 'RECOVERY-1', [{ message: 'is not rejected or failed', path: ['body', 'depositId'], code: 'RECOVERY-1' }]);
+      // A rejected deposit (nothing was moved) goes back to the owner; asking again answers the same recovery.
+      const recovered = await s.db.transaction(async (tx) => {
+        const [row]: DepositRow[] = await tx.query(
+          `WITH u AS (UPDATE deposits SET stage = 'refunding', refund_recipient = $2
+             WHERE id = $1 AND (stage = 'rejected' OR (stage = 'refunding' AND refund_recipient = $2)) RETURNING *) SELECT * FROM u`,
+          [found.id, owner],
+        );
+        return row && { row, start: await queueRefund(tx, row.id, s.config) };
+      });
+      if (!recovered) {
+        throw depositError(400, `Deposit ${found.id} is not recoverable (${found.stage})`, 'RECOVERY-1', [{ message: 'is not a rejected deposit', path: ['body', 'depositId'], code: 'RECOVERY-1' }]);
       }
+      await s.outbox.start(recovered.start).catch((err) => s.logger.warn({ err, depositId: found.id }, 'refund start deferred to the outbox sweeper'));
+      const row = recovered.row;
       return { status: 202, body: presentDeposit(row) };
     },
   }),

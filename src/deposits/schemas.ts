@@ -100,7 +100,7 @@ export const depositRecord: Schema = {
     errorCode: { type: ['string', 'null'] },
     intentId: { type: ['string', 'null'], description: 'the current intent (GET /intent-operation/{id})' },
     attempts: { type: 'integer', description: 'intents submitted so far' },
-    refund: { type: ['object', 'null'], properties: { recipient: address, transactionHash: { type: ['string', 'null'] } } },
+    refund: { type: ['object', 'null'], properties: { recipient: address, intentId: { type: ['string', 'null'], description: 'the refund intent (none for a transfer made outside)' }, transactionHash: { type: ['string', 'null'] } } },
     createdAt: dateTime, completedAt: { type: ['string', 'null'] },
   },
 };

@@ -126,7 +126,7 @@ describe('paths', () => {
 
     const recovery = await call(p, 'POST', `${DP}/deposits/recovery`, { body: { depositId: id } });
     expect(recovery.status).toBe(202);
-    expect(recovery.json).toMatchObject({ id, status: 'failed', stage: 'refunding', refund: { recipient: owner.address, transactionHash: null } });
+    expect(recovery.json).toMatchObject({ id, status: 'failed', stage: 'refunding', refund: { recipient: owner.address, intentId: null, transactionHash: null } });
     expect((await call(p, 'POST', `${DP}/deposits/recovery`, { body: { depositId: id } })).status).toBe(202); // idempotent
     const other = await newProject(api, 'other');
     expect((await call(other, 'POST', `${DP}/deposits/recovery`, { body: { depositId: id } })).status).toBe(404);
@@ -139,7 +139,7 @@ describe('paths', () => {
     expect((await byTx(p, txHash))[0]).toMatchObject({ status: 'refunded', stage: 'refunded', refund: { recipient: owner.address, transactionHash: refundTx } });
     const again = await call(p, 'POST', `${DP}/deposits/recovery`, { body: { depositId: id } });
     expect(again.status).toBe(400);
-    expect(again.json).toEqual({ error: `Deposit ${id} is not recoverable (refunded)`, code: 'RECOVERY-1', details: [{ message: 'is not rejected or failed', path: ['body', 'depositId'], code: 'RECOVERY-1' }], traceId: expect.any(String) });
+    expect(again.json).toEqual({ error: `Deposit ${id} is not recoverable (refunded)`, code: 'RECOVERY-1', details: [{ message: 'is not a rejected deposit', path: ['body', 'depositId'], code: 'RECOVERY-1' }], traceId: expect.any(String) });
     expect(types(r, id)).toEqual(['deposit-received', 'deposit-rejected', 'deposit-refunded']);
   });
 
@@ -251,9 +251,16 @@ describe('paths', () => {
     expect((await byTx(p, twice.txHash))[0]).toMatchObject({ status: 'completed', attempts: 3 });
 
     expect((await byTx(p, always.txHash))[0]).toMatchObject({ status: 'failed', stage: 'refunding', errorCode: 'BRIDGE-4', refund: { recipient: always.from, transactionHash: null } });
+    // The refund is a same-chain intent back to the sender, once the last failed intent no longer holds the funds.
+    let refundIntent = '';
+    await waitFor('the refund intent', async () => !!(refundIntent = (await byTx(p, always.txHash))[0].refund.intentId), 40_000);
+    const refund = await call(p, 'GET', `/intent-operation/${refundIntent}?full=true`);
+    expect(refund.json).toMatchObject({ status: 'PENDING', destinationChainId: 8453 });
+    expect(refund.json.intentOp.elements[0].mandate.recipient).toBe(always.from);
     const refundTx = nextTx();
-    await ingest(api, [{ id: `refund-${refundTx}`, type: 'deposit-refund', chainId: 8453, transactionHash: refundTx, account: always.address, token: BASE_USDC, amount: '6000000', recipient: always.from }]);
-    await until(r, always.id, 'deposit-refunded');
+    await ingest(api, fillAndClaim(refundIntent, { chainId: 8453, txHash: refundTx }, { chainId: 8453, txHash: nextTx() }));
+    expect(await until(r, always.id, 'deposit-refunded')).toMatchObject({ refund: { transactionHash: refundTx, chain: 'eip155:8453', recipient: always.from.toLowerCase() } });
+    expect((await byTx(p, always.txHash))[0]).toMatchObject({ status: 'refunded', refund: { recipient: always.from, intentId: refundIntent, transactionHash: refundTx } });
     expect(types(r, always.id)).toEqual(['deposit-received', 'bridge-started', 'bridge-failed', 'bridge-started', 'bridge-failed', 'bridge-started', 'bridge-failed', 'deposit-refunded']);
   }, 120_000);
 });

@@ -52,6 +52,8 @@ export class Deposits1764600000000 implements MigrationInterface {
       source_amount numeric(78,0),
       destination_amount numeric(78,0),
       refund_recipient text,
+      refund_attempts integer NOT NULL DEFAULT 0,
+      refund_intent_id numeric(78,0),
       refund_tx_hash text,
       created_at timestamptz NOT NULL DEFAULT now(),
       completed_at timestamptz,
@@ -60,6 +62,7 @@ export class Deposits1764600000000 implements MigrationInterface {
     await q.query('CREATE INDEX deposits_tx ON deposits (tx_hash)');
     await q.query('CREATE INDEX deposits_account ON deposits (account, id DESC)');
     await q.query('CREATE UNIQUE INDEX deposits_intent ON deposits (intent_id) WHERE intent_id IS NOT NULL');
+    await q.query('CREATE UNIQUE INDEX deposits_refund_intent ON deposits (refund_intent_id) WHERE refund_intent_id IS NOT NULL');
     // Awaiting their refund transfer: matched by the indexer's report of it (account, chain, token, recipient).
     await q.query("CREATE INDEX deposits_refunding ON deposits (account, chain_id, token) WHERE stage = 'refunding'");
 
