@@ -217,13 +217,16 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
 
   /**
    * One refund attempt: a same-chain intent from the account back to the refund recipient, recorded before it is
-   * signed and submitted. A token the intent core cannot move (unsupported) is left to a transfer made outside,
+   * signed and submitted. A token the intent core cannot move (unsupported), or a chain where the session signer
+   * may not act for the account (a user-owned account without a session there), is left to a transfer made outside,
    * which the indexer reports (`deposit-refund`).
    */
   async function startRefund(id: string, attempt: number): Promise<Attempt | { kind: 'external' } | { kind: 'refunded' }> {
     let r = (await loadDeposit(db, id))!;
     if (r.stage === 'refunded') return { kind: 'refunded' };
-    if (!deps.registry.token(Number(r.chain_id), r.token)) return { kind: 'external' };
+    const account = (await findAccount(db, r.account))!;
+    const mayAct = account.managed || account.sessionChainIds.includes(Number(r.chain_id));
+    if (!deps.registry.token(Number(r.chain_id), r.token) || !mayAct) return { kind: 'external' };
     if (r.refund_attempts < attempt) {
       const quoted = await quoteMove(r, { chainId: Number(r.chain_id), token: r.token, recipient: r.refund_recipient! });
       if (quoted.kind !== 'quoted') return quoted;

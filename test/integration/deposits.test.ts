@@ -143,13 +143,20 @@ describe('paths', () => {
     expect(types(r, id)).toEqual(['deposit-received', 'deposit-rejected', 'deposit-refunded']);
   });
 
-  test('below the minimum: BALANCE-4 with the limit; a user-owned account without a session on the chain: SESSION-1', async () => {
+  test('below the minimum: BALANCE-4 with the limit, then recovered; a user-owned account without a session on the chain: SESSION-1', async () => {
     const { p, r } = await subscribed();
-    const { address } = await registerManaged(p, baseToArb);
+    const { owner, address } = await registerManaged(p, baseToArb);
     const small = nextTx();
     await ingest(api, depositEvents({ chainId: 8453, token: BASE_USDC, amount: '999999', balance: '999999', account: address, sender: sender(), txHash: small }));
     const id = await depositIdOf(p, small);
     expect(await until(r, id, 'deposit-rejected')).toMatchObject({ errorCode: 'BALANCE-4', message: 'Deposit is below the minimum of 1 USD', limits: { minAmountUsd: '1' } });
+    // Recovered to the owner by a same-chain intent the session signer signs; its fill is the refund.
+    expect((await call(p, 'POST', `${DP}/deposits/recovery`, { body: { depositId: id } })).status).toBe(202);
+    let refundIntent = '';
+    await waitFor('the refund intent', async () => !!(refundIntent = (await byTx(p, small))[0].refund.intentId), 20_000);
+    const refundTx = nextTx();
+    await ingest(api, fillAndClaim(refundIntent, { chainId: 8453, txHash: refundTx }, { chainId: 8453, txHash: nextTx() }));
+    expect(await until(r, id, 'deposit-refunded')).toMatchObject({ refund: { transactionHash: refundTx, recipient: owner.address.toLowerCase() } });
 
     const owned = sender();
     const setup = await call(p, 'POST', `${DP}/setup`, { body: { account: { address: owned, owner: sender(), target: baseToArb } } });
