@@ -41,7 +41,7 @@ function checkTarget(s: Services, target: AccountBody['target']): number {
  */
 async function checkSessions(s: Services, account: Pick<DepositAccount, 'address' | 'owner' | 'ownerType' | 'targetChainId'>, details: SessionDetails, path: (string | number)[]): Promise<void> {
   const unsupported: Detail[] = details.hashesAndChainIds.flatMap((h, i) =>
-    s.registry.chain(h.chainId) ? [] : [{ message: `chain ${h.chainId} is not supported`, path: [...path, 'hashesAndChainIds', i, 'chainId'], code: 'CHAIN-1' }]);
+    s.registry.chain(h.chainId) ? [] : [{ message: `chain ${h.chainId} is not supported`, path: [...path, 'hashesAndChainIds', String(i), 'chainId'], code: 'CHAIN-1' }]);
   if (unsupported.length) throw depositError(400, unsupported[0].message, 'CHAIN-1', unsupported);
   const typedData = sessionTypedData(account.address, account.targetChainId, details);
   const signaturePath = [...path, 'signature'];

@@ -116,19 +116,46 @@ describe('POST /account/{address}/session', () => {
     });
     const shapes = await call(p, 'POST', `${DP}/account/${address}/session`, { body: { sessionDetails: { hashesAndChainIds: [{ chainId: 0, sessionDigest: '0x12' }], signature: 'zz' } } });
     expect(shapes.status).toBe(400);
-    expect(shapes.json.details).toEqual(expect.arrayContaining([
-      { message: 'must be >= 1', path: ['body', 'sessionDetails', 'hashesAndChainIds', '0', 'chainId'], code: 'minimum' },
-      { message: expect.stringMatching(/^must match pattern/), path: ['body', 'sessionDetails', 'hashesAndChainIds', '0', 'sessionDigest'], code: 'pattern' },
-      { message: expect.stringMatching(/^must match pattern/), path: ['body', 'sessionDetails', 'signature'], code: 'pattern' },
-    ]));
+    expect(shapes.json).toEqual({
+      error: 'body.sessionDetails.hashesAndChainIds.0.chainId must be >= 1',
+      code: 'VALIDATION_ERROR',
+      details: [
+        { message: 'must be >= 1', path: ['body', 'sessionDetails', 'hashesAndChainIds', '0', 'chainId'], code: 'minimum' },
+        { message: 'must match pattern "^0x[0-9a-fA-F]{64}$"', path: ['body', 'sessionDetails', 'hashesAndChainIds', '0', 'sessionDigest'], code: 'pattern' },
+        { message: 'must NOT have fewer than 4 characters', path: ['body', 'sessionDetails', 'signature'], code: 'minLength' },
+        { message: 'must match pattern "^0x([0-9a-fA-F]{2})*$"', path: ['body', 'sessionDetails', 'signature'], code: 'pattern' },
+      ],
+      traceId: expect.any(String),
+    });
     const empty = await call(p, 'POST', `${DP}/account/${address}/session`, { body: { sessionDetails: { hashesAndChainIds: [], signature: '0x1234' } } });
-    expect(empty.json.details).toEqual([{ message: 'must NOT have fewer than 1 items', path: ['body', 'sessionDetails', 'hashesAndChainIds'], code: 'minItems' }]);
+    expect(empty.json).toEqual({
+      error: 'body.sessionDetails.hashesAndChainIds must NOT have fewer than 1 items', code: 'VALIDATION_ERROR',
+      details: [{ message: 'must NOT have fewer than 1 items', path: ['body', 'sessionDetails', 'hashesAndChainIds'], code: 'minItems' }], traceId: expect.any(String),
+    });
+    const extra = await call(p, 'POST', `${DP}/account/${address}/session`, { body: { sessionDetails: { hashesAndChainIds: [{ chainId: 8453, sessionDigest: sessionDigest(1) }], signature: '0x1234', foo: 1 } } });
+    expect(extra.json).toEqual({
+      error: 'body.sessionDetails must NOT have additional properties', code: 'VALIDATION_ERROR',
+      details: [{ message: 'must NOT have additional properties', path: ['body', 'sessionDetails'], code: 'additionalProperties' }], traceId: expect.any(String),
+    });
     const chain = await call(p, 'POST', `${DP}/account/${address}/session`, { body: { sessionDetails: { hashesAndChainIds: [{ chainId: 999999, sessionDigest: sessionDigest(1) }], signature: '0x1234' } } });
     expect(chain.status).toBe(400);
-    expect(chain.json).toEqual({ error: 'chain 999999 is not supported', code: 'CHAIN-1', details: [{ message: 'chain 999999 is not supported', path: ['body', 'sessionDetails', 'hashesAndChainIds', 0, 'chainId'], code: 'CHAIN-1' }], traceId: expect.any(String) });
+    expect(chain.json).toEqual({ error: 'chain 999999 is not supported', code: 'CHAIN-1', details: [{ message: 'chain 999999 is not supported', path: ['body', 'sessionDetails', 'hashesAndChainIds', '0', 'chainId'], code: 'CHAIN-1' }], traceId: expect.any(String) });
     const path = await call(p, 'POST', `${DP}/account/0x1234/session`, { body: { sessionDetails: await signSessions(owner, address, 42161, [8453]) } });
     expect(path.status).toBe(400);
-    expect(path.json.details).toEqual([{ message: expect.stringMatching(/^must match pattern/), path: ['params', 'address'], code: 'pattern' }]);
+    expect(path.json).toEqual({
+      error: 'params.address must match pattern "^0x[0-9a-fA-F]{40}$"', code: 'VALIDATION_ERROR',
+      details: [{ message: 'must match pattern "^0x[0-9a-fA-F]{40}$"', path: ['params', 'address'], code: 'pattern' }], traceId: expect.any(String),
+    });
+    // A smart-account owner is verified on chain (ERC-1271/6492, as intents): without an RPC for the chain, a clear 400.
+    const smart = newOwner();
+    expect((await call(p, 'POST', `${DP}/setup`, { body: { account: { address: smart.address, owner: smart.owner.address, ownerType: 'smartAccount', target: arbUsdc } } })).status).toBe(201);
+    const onChain = await call(p, 'POST', `${DP}/account/${smart.address}/session`, { body: { sessionDetails: await signSessions(smart.owner, smart.address, 42161, [8453]) } });
+    expect(onChain.status).toBe(400);
+    expect(onChain.json).toEqual({
+      error: 'Smart account signatures are verified on chain and no RPC is configured for chain 42161 (set RPC_URL_42161)',
+      details: [{ message: 'Smart account signatures are verified on chain and no RPC is configured for chain 42161 (set RPC_URL_42161)', path: ['body', 'sessionDetails', 'signature'], code: 'unverifiable' }],
+      traceId: expect.any(String),
+    });
     const raw = await call(p, 'POST', `${DP}/account/${address}/session`, { raw: '{"sessionDetails":' });
     expect(raw.status).toBe(400);
     expect(raw.json).toEqual({ error: 'entity.parse.failed', traceId: expect.any(String) });
