@@ -28,10 +28,11 @@ export const indexerRoutes = [
       const events = body.events.map((e) => ('blockNumber' in e && e.blockNumber !== undefined ? { ...e, blockNumber: String(e.blockNumber) } : e));
       const { result, signals, starts } = await ingestEvents(db, events, defaultLockTag, { registry, config });
       crashPoint('ingest-after-commit');
-      for (const start of starts) await outbox.start(start).catch((err) => logger.warn({ err, workflowId: start.workflowId }, 'start deferred to the outbox sweeper'));
       // Durable from here: what this process does not deliver, the outbox sweeper does.
       const delivery = outbox.deliver(signals);
-      if (query.wait) await delivery;
+      // Deposit workflows and webhook deliveries the batch queued, started concurrently.
+      const starting = Promise.all(starts.map((start) => outbox.start(start).catch((err) => logger.warn({ err, workflowId: start.workflowId }, 'start deferred to the outbox sweeper'))));
+      if (query.wait) await Promise.all([delivery, starting]);
       else delivery.catch((err) => logger.warn({ err }, 'lifecycle signals left to the outbox sweeper'));
       return { status: 200, body: result };
     },
