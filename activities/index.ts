@@ -9,8 +9,9 @@ import { attemptDelivery, EndpointSlots, type AttemptInput } from '../src/webhoo
 import { recordVerification } from '../src/compliance/store';
 import type { ProviderState } from '../src/compliance/provider';
 import type { QueuedStart } from '../src/outbox/outbox';
+import { depositActivities, reportIntentToDeposit, type DepositDeps } from '../src/deposits/lifecycle';
 
-export interface ActivityDeps { db: DataSource; config: Config; outbox: Outbox }
+export interface ActivityDeps { db: DataSource; config: Config; outbox: Outbox; deposits: DepositDeps }
 
 /** Activities get their dependencies injected once per worker process; each is safe to run twice. */
 export function createActivities(deps: ActivityDeps) {
@@ -21,13 +22,17 @@ export function createActivities(deps: ActivityDeps) {
     if (start) await deps.outbox.start(start).catch(() => undefined);
   };
   return {
-    recordTransition: (id: string, status: IntentStatus, event?: IntentEvent, kind?: LifecycleKind) => recordTransition(db, id, status, event, kind),
+    recordTransition: async (id: string, status: IntentStatus, event?: IntentEvent, kind?: LifecycleKind) => {
+      await recordTransition(db, id, status, event, kind);
+      if (kind !== 'bundle') await reportIntentToDeposit(db, deps.outbox, id, status); // a deposit's intent settled: its workflow goes on
+    },
     releaseIntent: (id: string, kind?: LifecycleKind) => releaseIntent(db, id, kind),
     finishWithdrawal: (nonce: string, status: 'CLAIMED' | 'EXPIRED', claim?: WithdrawalClaim) => finishWithdrawal(db, nonce, status, claim),
     sweepOutbox: (graceSeconds: number) => deps.outbox.sweep(graceSeconds),
     recordVerificationStatus: async (id: string, status: ProviderState, cause: string) => started(await recordVerification(db, id, { status, cause }, deps.config.webhooks)),
     markVerificationStale: async (id: string, cause: string) => started(await recordVerification(db, id, { stale: true, cause }, deps.config.webhooks)),
     attemptWebhook: (a: AttemptInput) => attemptDelivery(db, deps.config.webhooks, slots, a),
+    ...depositActivities(db, deps.config, deps.outbox, deps.deposits),
   };
 }
 

@@ -219,7 +219,7 @@ async function main() {
     starts.push(accepted.start!);
   });
   steps['submit: start the lifecycle (workflow start, outbox row cleared)'] = await median(starts.length, (i) => services.outbox.start(starts[i]));
-  steps['indexer: one-event batch transaction (record, apply, queue signals)'] = await median(60, (i) => ingestEvents(db, [balance(spare[i].address, String(100_000 + i)) as never], rt.defaultLockTag));
+  steps['indexer: one-event batch transaction (record, apply, queue signals)'] = await median(60, (i) => ingestEvents(db, [balance(spare[i].address, String(100_000 + i)) as never], rt.defaultLockTag, { registry: rt.registry, config: rt.config }));
 
   const lines = [...report(results, { eventsPerSecond, fillP50: percentile(fillLatencies, 50), fillP99: percentile(fillLatencies, 99), rss, steps }), ...webhooks, ...analytics];
   console.log(lines.join('\n'));

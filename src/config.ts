@@ -31,6 +31,7 @@ export interface Config {
   };
   webhooks: WebhookConfig;
   compliance: ComplianceConfig;
+  deposits: DepositConfig;
   /** default per-project quota on API-key routes (a project may have its own: `npm run cli -- projects limit`) */
   rateLimit: { rps: number; burst: number; redisUrl?: string };
   /** the deprecation notice alps responses carry (Deprecation, Sunset, Link headers) */
@@ -52,6 +53,24 @@ export interface ComplianceConfig {
   /** this API's public base URL, for hosted links and provider callbacks (default: the request's own origin) */
   publicUrl?: string;
   persona: { apiUrl: string; apiKey?: string; templateId?: string; webhookSecret?: string };
+}
+
+/** The deposit processor's thresholds (README: Deposit processor → Configuration). */
+export interface DepositConfig {
+  /** deposits worth less (USD, indexer prices else the defaults) are rejected with BALANCE-4 */
+  minUsd: number;
+  /** received → bridge started: past this, `deposit-delayed` (once) */
+  expectedSeconds: number;
+  /** bridge started → settled: past this, `bridge-delayed` (once per attempt) */
+  bridgeExpectedSeconds: number;
+  /** the fill deadline of a deposit's intent, from its quote */
+  bridgeTimeoutSeconds: number;
+  /** fresh-quote retries after a failed bridge before the deposit is refunded */
+  bridgeRetries: number;
+  /** pause between attempts to quote while the funds or a route are not there yet */
+  retrySeconds: number;
+  /** how long a deposit waits for its funds to show in the account's balance (then BALANCE-1) */
+  fundsWaitSeconds: number;
 }
 
 export interface WebhookConfig {
@@ -117,6 +136,13 @@ function dateVar(env: NodeJS.ProcessEnv, name: string, fallback?: string): Date 
   const date = new Date(raw);
   if (!/^\d{4}-\d{2}-\d{2}/.test(raw) || Number.isNaN(date.getTime())) throw new ConfigError(`${name} must be an ISO 8601 date, got "${raw}"`);
   return date;
+}
+
+function usd(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^[0-9]{1,9}(\.[0-9]{1,6})?$/.test(raw)) throw new ConfigError(`${name} must be a non-negative USD amount (e.g. 1 or 0.5), got "${raw}"`);
+  return Number(raw);
 }
 
 function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, values: readonly T[], fallback: T): T {
@@ -210,6 +236,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         templateId: env.PERSONA_TEMPLATE_ID || undefined,
         webhookSecret: env.PERSONA_WEBHOOK_SECRET || undefined,
       },
+    },
+    deposits: {
+      minUsd: usd(env, 'DEPOSIT_MIN_USD', 1),
+      expectedSeconds: int(env, 'DEPOSIT_EXPECTED_SECONDS', 120, 1, 86_400),
+      bridgeExpectedSeconds: int(env, 'DEPOSIT_BRIDGE_EXPECTED_SECONDS', 300, 1, 86_400),
+      bridgeTimeoutSeconds: int(env, 'DEPOSIT_BRIDGE_TIMEOUT_SECONDS', 1800, 2, 86_400),
+      bridgeRetries: int(env, 'DEPOSIT_BRIDGE_RETRIES', 2, 0, 20),
+      retrySeconds: int(env, 'DEPOSIT_RETRY_SECONDS', 10, 1, 3600),
+      fundsWaitSeconds: int(env, 'DEPOSIT_FUNDS_WAIT_SECONDS', 3600, 1, 7 * 86_400),
     },
     rateLimit: {
       rps: int(env, 'RATE_LIMIT_RPS', 100, 1, 1_000_000),

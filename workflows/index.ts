@@ -4,3 +4,4 @@ export { sweepOutbox } from './sweep-outbox';
 export { holdWithdrawal } from './withdrawal';
 export { deliverWebhook } from './webhook-delivery';
 export { verifyCustomer } from './verification';
+export { processDeposit, refundDeposit } from './deposit';

@@ -9,6 +9,7 @@ import { Webhooks1764200000000 } from './migrations/1764200000000-webhooks';
 import { Compliance1764300000000 } from './migrations/1764300000000-compliance';
 import { RateLimits1764400000000 } from './migrations/1764400000000-rate-limits';
 import { Analytics1764500000000 } from './migrations/1764500000000-analytics';
+import { Deposits1764600000000 } from './migrations/1764600000000-deposits';
 import { Bundles1764700000000 } from './migrations/1764700000000-bundles';
 import { RouteGroups1764800000000 } from './migrations/1764800000000-route-groups';
 
@@ -17,7 +18,7 @@ export function createDataSource(url: string, poolSize = 10): DataSource {
     type: 'postgres',
     url,
     entities,
-    migrations: [Init1763800000000, Intents1763900000000, Withdrawals1764000000000, RequestPath1764100000000, Webhooks1764200000000, Compliance1764300000000, RateLimits1764400000000, Analytics1764500000000, Bundles1764700000000, RouteGroups1764800000000],
+    migrations: [Init1763800000000, Intents1763900000000, Withdrawals1764000000000, RequestPath1764100000000, Webhooks1764200000000, Compliance1764300000000, RateLimits1764400000000, Analytics1764500000000, Deposits1764600000000, Bundles1764700000000, RouteGroups1764800000000],
     migrationsTransactionMode: 'all',
     synchronize: false,
     logging: false,

@@ -10,6 +10,8 @@ import { opsRoutes } from '../ops/routes';
 import { currentPortfolioRoutes, legacyPortfolioRoute } from '../portfolio/routes';
 import { webhookRoutes } from '../webhooks/routes';
 import { complianceRoutes } from '../compliance/routes';
+import { accountRoutes } from '../deposits/account-routes';
+import { depositRoutes } from '../deposits/routes';
 import { analyticsRoutes, ingestCors } from '../analytics/routes';
 import { sessionAuth } from '../compliance/session-auth';
 import { Host, openApiDocument } from './openapi';
@@ -29,7 +31,7 @@ export function hosts(): Host[] {
   return [
     { prefix: '', name: 'current', routes: [...opsRoutes, ...versionRoutes, ...currentPortfolioRoutes, ...intentRoutes, ...blancIntentRoutes, ...withdrawalRoutes, ...indexerRoutes, ...analyticsRoutes] },
     { prefix: '/legacy', name: 'legacy', routes: [legacyPortfolioRoute, ...bundleRoutes] },
-    { prefix: '/deposit-processor', name: 'deposit-processor', routes: [...webhookRoutes, ...complianceRoutes] },
+    { prefix: '/deposit-processor', name: 'deposit-processor', routes: [...webhookRoutes, ...complianceRoutes, ...accountRoutes, ...depositRoutes] },
   ];
 }
 

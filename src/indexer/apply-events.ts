@@ -1,7 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import { releaseSettled } from '../ledger/ledger';
 import { splitLockId } from '../chains/lock-tag';
-import type { BalanceEvent, Delivery, ForcedWithdrawalEvent, GasEvent, IndexerEvent, IngestResult, LifecycleEvent, LiquidityEvent, PriceEvent } from './types';
+import { DEPOSIT_EVENT_TYPES, type BalanceEvent, type Delivery, type DepositIndexerEvent, type ForcedWithdrawalEvent, type GasEvent, type IndexerEvent, type IngestResult, type LifecycleEvent, type LiquidityEvent, type PriceEvent } from './types';
 
 type Balance = { chainId: number; account: string; token: string; lockTag?: string; amount: string; block: string };
 
@@ -9,7 +9,7 @@ type Balance = { chainId: number; account: string; token: string; lockTag?: stri
  * Records events by id and applies the new ones, in the caller's transaction. Re-sent ids change nothing, so the
  * activity that calls this may run twice. A snapshot older than the stored block is ignored (out-of-order delivery).
  */
-export async function applyEvents(tx: EntityManager, events: IndexerEvent[], defaultLockTag: string): Promise<IngestResult & { deliveries: Delivery[] }> {
+export async function applyEvents(tx: EntityManager, events: IndexerEvent[], defaultLockTag: string): Promise<IngestResult & { deliveries: Delivery[]; deposits: DepositIndexerEvent[] }> {
   const seen = new Set<string>();
   const distinct = events.filter((e) => !seen.has(e.id) && seen.add(e.id)); // first occurrence of an id wins
   const inserted: { id: string }[] = await tx.query(
@@ -60,6 +60,7 @@ export async function applyEvents(tx: EntityManager, events: IndexerEvent[], def
     applied: fresh.size,
     duplicates: distinct.length - fresh.size,
     deliveries: lifecycle.map((event) => ({ nonce: BigInt(event.nonce).toString(), event })),
+    deposits: distinct.filter((e): e is DepositIndexerEvent => DEPOSIT_EVENT_TYPES.includes(e.type) && fresh.has(e.id)),
   };
 }
 

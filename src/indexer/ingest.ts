@@ -2,7 +2,8 @@ import type { DataSource } from 'typeorm';
 import { claimSignal, failureSignal, fillSignal, intentWorkflowId, preconfirmationSignal } from '../../workflows/intent-lifecycle';
 import { withdrawalClaimSignal, withdrawalWorkflowId } from '../../workflows/withdrawal';
 import { bundleWorkflowId } from '../../workflows/bundle-lifecycle';
-import { queueSignals, type QueuedSignal } from '../outbox/outbox';
+import { queueSignals, type QueuedSignal, type QueuedStart } from '../outbox/outbox';
+import { applyDepositEvents, type DepositIngestDeps } from '../deposits/ingest';
 import { applyEvents } from './apply-events';
 import type { Delivery, IndexerEvent, IngestResult } from './types';
 
@@ -11,10 +12,12 @@ import type { Delivery, IndexerEvent, IngestResult } from './types';
  * outbox for every new lifecycle event that has a recorded owner. Once this commits the batch is durable; the caller
  * delivers the signals.
  */
-export async function ingestEvents(db: DataSource, events: IndexerEvent[], defaultLockTag: string): Promise<{ result: IngestResult; signals: QueuedSignal[] }> {
+export async function ingestEvents(db: DataSource, events: IndexerEvent[], defaultLockTag: string, deposits: DepositIngestDeps): Promise<{ result: IngestResult; signals: QueuedSignal[]; starts: QueuedStart[] }> {
   return db.transaction(async (tx) => {
-    const { deliveries, ...result } = await applyEvents(tx, events, defaultLockTag);
-    if (!deliveries.length) return { result, signals: [] };
+    const { deliveries, deposits: depositEvents, ...result } = await applyEvents(tx, events, defaultLockTag);
+    // Deposits, refunds and on-ramp orders: recorded with their webhooks and workflow starts in this transaction.
+    const starts = await applyDepositEvents(tx, depositEvents, deposits);
+    if (!deliveries.length) return { result, signals: [], starts };
     // Nonces nobody waits on (unknown, or another kind of owner) get no signal: they stay recorded and change nothing.
     const owners: Owner[] = await tx.query(
       `SELECT n::text AS nonce, EXISTS (SELECT 1 FROM intents WHERE id = n) AS intent, EXISTS (SELECT 1 FROM bundles WHERE id = n) AS bundle,
@@ -23,7 +26,7 @@ export async function ingestEvents(db: DataSource, events: IndexerEvent[], defau
       [[...new Set(deliveries.map((d) => d.nonce))]],
     );
     const ownersOf = new Map(owners.map((o) => [o.nonce, o]));
-    return { result, signals: await queueSignals(tx, deliveries.flatMap((d) => signalsFor(d, ownersOf.get(d.nonce)!))) };
+    return { result, signals: await queueSignals(tx, deliveries.flatMap((d) => signalsFor(d, ownersOf.get(d.nonce)!))), starts };
   });
 }
 

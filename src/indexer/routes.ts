@@ -3,7 +3,7 @@ import { badRequest } from '../http/errors';
 import { defineRoute } from '../http/route';
 import { ingestEvents } from './ingest';
 import { ingestBody, ingestQuery, ingestResponse } from './schemas';
-import type { IndexerEvent } from './types';
+import { DEPOSIT_EVENT_TYPES, type IndexerEvent } from './types';
 
 export const indexerRoutes = [
   defineRoute<{ events: IndexerEvent[] }, { wait: boolean }, unknown>({
@@ -15,21 +15,24 @@ export const indexerRoutes = [
     body: ingestBody,
     query: ingestQuery,
     responses: { 200: { description: 'events recorded and applied to balances; lifecycle events queued for delivery', schema: ingestResponse } },
-    async handler(_ctx, { body, query }, { registry, db, outbox, logger, defaultLockTag }) {
+    async handler(_ctx, { body, query }, { registry, db, outbox, logger, defaultLockTag, config }) {
       body.events.forEach((event, index) => {
         if (!('chainId' in event)) return;
         if (!registry.chain(event.chainId)) throw badRequest(`Unsupported chain ${event.chainId}`, { index, id: event.id });
-        if ('token' in event && !registry.token(event.chainId, event.token)) {
+        // Deposits of unsupported tokens are recorded (and rejected with TOKEN-1), not refused here.
+        if ('token' in event && !DEPOSIT_EVENT_TYPES.includes(event.type) && !registry.token(event.chainId, event.token)) {
           throw badRequest(`Token ${event.token} not supported on chain ${event.chainId}`, { index, id: event.id });
         }
       });
       // Block numbers travel as decimal strings from here on (the wire accepts integers too).
       const events = body.events.map((e) => ('blockNumber' in e && e.blockNumber !== undefined ? { ...e, blockNumber: String(e.blockNumber) } : e));
-      const { result, signals } = await ingestEvents(db, events, defaultLockTag);
+      const { result, signals, starts } = await ingestEvents(db, events, defaultLockTag, { registry, config });
       crashPoint('ingest-after-commit');
       // Durable from here: what this process does not deliver, the outbox sweeper does.
       const delivery = outbox.deliver(signals);
-      if (query.wait) await delivery;
+      // Deposit workflows and webhook deliveries the batch queued, started concurrently.
+      const starting = Promise.all(starts.map((start) => outbox.start(start).catch((err) => logger.warn({ err, workflowId: start.workflowId }, 'start deferred to the outbox sweeper'))));
+      if (query.wait) await Promise.all([delivery, starting]);
       else delivery.catch((err) => logger.warn({ err }, 'lifecycle signals left to the outbox sweeper'));
       return { status: 200, body: result };
     },

@@ -50,6 +50,29 @@ export const eventSchemas: Record<string, Schema> = {
   liquidity: base('liquidity', 'what one relayer of a settlement layer can fill on a chain', ['chainId', 'settlementLayer', 'token', 'amount'], {
     chainId, settlementLayer: { enum: [...SETTLEMENT_LAYERS] }, token: address, amount: uint256,
   }),
+  deposit: base('deposit', 'a transfer into a registered deposit account (others are ignored); the same (chainId, transactionHash, logIndex) reported again is the same deposit', ['chainId', 'transactionHash', 'logIndex', 'token', 'amount', 'sender', 'account', 'blockNumber'], {
+    chainId, transactionHash: txHash, logIndex: safeUint(), token: address, amount: { ...uint256, pattern: '^[1-9][0-9]{0,77}$' }, sender: address, account: address, blockNumber,
+  }),
+  'deposit-refund': base('deposit-refund', "a transfer out of a deposit account to a deposit's refund recipient (a refund or a recovery)", ['chainId', 'transactionHash', 'account', 'token', 'amount', 'recipient'], {
+    chainId, transactionHash: txHash, account: address, token: address, amount: uint256, recipient: address, blockNumber,
+  }),
+  'onramp-order': base('onramp-order', "a fiat on-ramp partner's order update for a registered account, forwarded as the onramp-order webhook", ['account', 'orderId', 'status'], {
+    account: address,
+    orderId: { type: 'string', minLength: 1, maxLength: 200 },
+    orderUuid: { type: 'string', maxLength: 200 },
+    source: { enum: ['onramp', 'exchange'] },
+    status: { enum: ['pending', 'processing', 'completed', 'failed'] },
+    rawStatus: { type: 'string', maxLength: 200 },
+    token: address,
+    cryptoAmount: { type: 'string', pattern: '^[0-9]{1,30}(\\.[0-9]{1,30})?$', description: 'decimal, not raw units' },
+    fiat: {
+      type: 'object', required: ['currency', 'amount'],
+      properties: { currency: { type: 'string', pattern: '^[A-Z]{3}$' }, amount: { type: 'string', pattern: '^[0-9]{1,18}(\\.[0-9]{1,18})?$' }, amountPlusFees: { type: 'string', maxLength: 40 }, feeUsd: { type: 'string', maxLength: 40 } },
+    },
+    transactionId: { type: 'string', maxLength: 200 },
+    method: { type: 'string', maxLength: 100 },
+    exchange: { type: 'string', maxLength: 100 },
+  }),
 };
 
 export const ingestBody: Schema = {

@@ -30,7 +30,19 @@ export interface LiquidityEvent { id: string; type: 'liquidity'; chainId: number
 
 export interface ForcedWithdrawalEvent { id: string; type: 'forced-withdrawal'; chainId: number; account: string; lockId: string; status: 'disabled' | 'pending' | 'enabled'; blockNumber?: string }
 
-export type IndexerEvent = BalanceEvent | LifecycleEvent | PriceEvent | GasEvent | LiquidityEvent | ForcedWithdrawalEvent;
+/** A transfer into a registered deposit account (README: Deposit processor → Indexer events). */
+export interface DepositEvent { id: string; type: 'deposit'; chainId: number; transactionHash: string; logIndex: number; token: string; amount: string; sender: string; account: string; blockNumber: string }
+/** A transfer out of a deposit account that returns a deposit to its refund recipient. */
+export interface DepositRefundEvent { id: string; type: 'deposit-refund'; chainId: number; transactionHash: string; account: string; token: string; amount: string; recipient: string; blockNumber?: string }
+/** A fiat on-ramp partner's order update for an account. */
+export interface OnrampOrderEvent {
+  id: string; type: 'onramp-order'; account: string; orderId: string; orderUuid?: string; source?: 'onramp' | 'exchange'; status: 'pending' | 'processing' | 'completed' | 'failed';
+  rawStatus?: string; token?: string; cryptoAmount?: string; fiat?: { currency: string; amount: string; amountPlusFees?: string; feeUsd?: string }; transactionId?: string; method?: string; exchange?: string;
+}
+export type DepositIndexerEvent = DepositEvent | DepositRefundEvent | OnrampOrderEvent;
+export const DEPOSIT_EVENT_TYPES: string[] = ['deposit', 'deposit-refund', 'onramp-order'];
+
+export type IndexerEvent = BalanceEvent | LifecycleEvent | PriceEvent | GasEvent | LiquidityEvent | ForcedWithdrawalEvent | DepositIndexerEvent;
 
 export interface IngestResult { received: number; applied: number; duplicates: number }
 

@@ -16,8 +16,7 @@ export const quoteDeps = (s: Services): QuoteDeps => ({ registry: s.registry, co
 export const submitDeps = (s: Services): SubmitDeps => ({
   db: s.db,
   outbox: s.outbox,
-  orchestratorAddress: s.orchestratorAddress,
-  compactContract: s.config.intents.compactSigningContract,
+  verify: { orchestratorAddress: s.orchestratorAddress, compactContract: s.config.intents.compactSigningContract, env: process.env },
   fillGraceSeconds: s.config.intents.fillGraceSeconds,
   onStartDeferred(err, id) {
     s.logger.warn({ err, id }, 'lifecycle start deferred to the outbox sweeper');

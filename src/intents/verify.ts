@@ -21,9 +21,10 @@ export interface VerifyDeps { orchestratorAddress: string; compactContract: stri
  * signature included) proves the operation is ours and unchanged without recovering that signature again. EOAs are
  * recovered locally, each distinct (message, signature) pair once (the client signs one Compact for every element
  * and the destination); smart accounts (ERC-1271, or ERC-6492 while undeployed) are checked on chain
- * (src/signatures/smart-account.ts).
+ * (src/signatures/smart-account.ts). `sessionSigner`: the deposit processor's signer acting for the sponsor under a
+ * session the sponsor's owner enabled (checked when the session was registered), recovered locally like an EOA.
  */
-export async function verifySubmission(signed: SignedIntentOp, stored: IntentOp, accountType: string, deps: VerifyDeps): Promise<void> {
+export async function verifySubmission(signed: SignedIntentOp, stored: IntentOp, accountType: string, deps: VerifyDeps, sessionSigner?: string): Promise<void> {
   if (signedPart(signed) !== signedPart(stored)) throw invalidSignature();
   if (signed.originSignatures.length !== signed.elements.length) throw invalidSignature();
 
@@ -33,12 +34,13 @@ export async function verifySubmission(signed: SignedIntentOp, stored: IntentOp,
   const verified = new Map<TypedDataDefinition, Set<OriginSignature>>();
   for (const { sig, typedData } of checks) {
     if (verified.get(typedData)?.has(sig)) continue;
-    if (!(await signedBySponsor(signed.sponsor, sig, typedData, accountType, deps.env))) throw invalidSignature();
+    const ok = sessionSigner ? await signedBySponsor(sessionSigner, sig, typedData, 'EOA', deps.env) : await signedBySponsor(signed.sponsor, sig, typedData, accountType, deps.env);
+    if (!ok) throw invalidSignature();
     verified.set(typedData, (verified.get(typedData) ?? new Set()).add(sig));
   }
 }
 
-async function signedBySponsor(sponsor: string, sig: OriginSignature, typedData: TypedDataDefinition, accountType: string, env: NodeJS.ProcessEnv): Promise<boolean> {
+export async function signedBySponsor(sponsor: string, sig: OriginSignature, typedData: TypedDataDefinition, accountType: string, env: NodeJS.ProcessEnv): Promise<boolean> {
   if (accountType === 'EOA' && typeof sig === 'string') {
     try {
       return isAddressEqual(await recoverAddress({ hash: hashTypedData(typedData), signature: sig }), getAddress(sponsor));

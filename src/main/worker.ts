@@ -5,6 +5,7 @@ import { createTemporalClient } from '../temporal/client';
 import { createLogger } from '../logger';
 import { exitOnError, loadRuntime } from '../runtime';
 import { createWorkers, installRuntime } from '../worker/worker';
+import { depositDeps } from '../deposits/deps';
 
 /** One stateless worker process: polls the task queue, runs workflows and activities. Scale by running more. */
 async function main() {
@@ -17,7 +18,7 @@ async function main() {
     address: rt.temporalAddress,
     namespace: rt.config.temporalNamespace,
     taskQueue: rt.config.taskQueue,
-    deps: { db, config: rt.config, outbox: new Outbox(db, client, rt.config.taskQueue) },
+    deps: { db, config: rt.config, outbox: new Outbox(db, client, rt.config.taskQueue), deposits: depositDeps(rt, db) },
   });
   await ensureSweeperSchedule(client, rt.config.taskQueue, rt.config.outbox.sweepSeconds, rt.config.outbox.graceSeconds);
   logger.info({ taskQueue: rt.config.taskQueue, temporal: rt.temporalAddress }, 'worker running');

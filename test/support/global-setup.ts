@@ -55,6 +55,13 @@ export default async function globalSetup(): Promise<void> {
     INTENT_CLAIM_WINDOW_SECONDS: '5', // so a test can watch an expired intent's reservation held until `expires`
     WEBHOOK_RETRY_DELAYS: '1,1,1', // four attempts, a second apart: retries and exhaustion in seconds
     WEBHOOK_TIMEOUT_SECONDS: '2', // a receiver that never answers fails an attempt after 2 s
+    DEPOSIT_MIN_USD: '1',
+    DEPOSIT_EXPECTED_SECONDS: '2', // deposit-delayed after 2 s without a bridge
+    DEPOSIT_BRIDGE_EXPECTED_SECONDS: '3', // bridge-delayed after 3 s without a settled intent
+    DEPOSIT_BRIDGE_TIMEOUT_SECONDS: '6', // a deposit's intent expires 6 s after its quote
+    DEPOSIT_BRIDGE_RETRIES: '2',
+    DEPOSIT_RETRY_SECONDS: '1',
+    DEPOSIT_FUNDS_WAIT_SECONDS: '40',
     RATE_LIMIT_RPS: '100000', // suites call faster than a production default; the rate-limit test sets its own quotas
     LOG_LEVEL: 'error', // expected refusals (e.g. Insufficient balance) are logged as activity warnings
     ...TEST_SECRETS,

@@ -1,0 +1,153 @@
+import type { Context } from 'koa';
+import { isAddressEqual } from 'viem';
+import { fromCaip2 } from '../chains/registry';
+import { ApiError } from '../http/errors';
+import { defineRoute, type RouteDef } from '../http/route';
+import type { Services } from '../http/services';
+import { signedBySponsor } from '../intents/verify';
+import { addSessions, type DepositAccount, findAccount, type OwnerType, presentAccount, registerAccount } from './accounts';
+import { depositError, type Detail } from './errors';
+import * as schema from './schemas';
+import { type SessionDetails, sessionTypedData } from './session-digest';
+
+interface AccountBody {
+  address: string;
+  owner: string;
+  ownerType: OwnerType;
+  target: { chain: string; token: string; recipient?: string };
+  requireCompliance: boolean;
+  sessionSigner?: string;
+  sessionDetails?: SessionDetails;
+}
+
+const project = (ctx: Context) => ctx.state.projectId as string;
+const at = (...path: (string | number)[]) => ['body', ...path];
+
+/** The target must be a chain and token the processor delivers to (the deposit codes of the same refusals). */
+function checkTarget(s: Services, target: AccountBody['target']): number {
+  const chainId = fromCaip2(target.chain);
+  if (chainId === undefined || !s.registry.chain(chainId)) {
+    throw depositError(400, `Unsupported target chain ${target.chain}`, 'CHAIN-1', [{ message: 'is not a supported chain', path: at('account', 'target', 'chain'), code: 'CHAIN-1' }]);
+  }
+  if (!s.registry.token(chainId, target.token)) {
+    throw depositError(400, `Token ${target.token} not supported on ${target.chain}`, 'TOKEN-1', [{ message: 'is not supported on the target chain', path: at('account', 'target', 'token'), code: 'TOKEN-1' }]);
+  }
+  return chainId;
+}
+
+/**
+ * Session details are the owner's: the chains must be supported and the signature must be the owner's over the
+ * documented digest (EOA owners recovered locally, smart-account owners through ERC-1271/6492 like intents).
+ */
+async function checkSessions(s: Services, account: Pick<DepositAccount, 'address' | 'owner' | 'ownerType' | 'targetChainId'>, details: SessionDetails, path: (string | number)[]): Promise<void> {
+  const unsupported: Detail[] = details.hashesAndChainIds.flatMap((h, i) =>
+    s.registry.chain(h.chainId) ? [] : [{ message: `chain ${h.chainId} is not supported`, path: [...path, 'hashesAndChainIds', String(i), 'chainId'], code: 'CHAIN-1' }]);
+  if (unsupported.length) throw depositError(400, unsupported[0].message, 'CHAIN-1', unsupported);
+  const typedData = sessionTypedData(account.address, account.targetChainId, details);
+  const signaturePath = [...path, 'signature'];
+  let valid: boolean;
+  try {
+    valid = await signedBySponsor(account.owner, details.signature, typedData, account.ownerType === 'EOA' ? 'EOA' : 'ERC7579', process.env);
+  } catch (e) {
+    if (e instanceof ApiError) throw depositError(400, e.message, undefined, [{ message: e.message, path: signaturePath, code: 'unverifiable' }]);
+    throw e;
+  }
+  if (!valid) throw depositError(400, "Invalid session signature: not signed by the account's owner", undefined, [{ message: "is not the account owner's signature over the session details", path: signaturePath, code: 'signature' }]);
+}
+
+async function register(ctx: Context, s: Services, body: AccountBody, managed: boolean) {
+  const targetChainId = checkTarget(s, body.target);
+  if (managed && !isAddressEqual(body.sessionSigner as `0x${string}`, s.sessionSigner.address)) {
+    throw depositError(400, "sessionSigner is not this processor's session signer", undefined, [{ message: `must be ${s.sessionSigner.address} (GET /chains → sessionSigner)`, path: at('account', 'sessionSigner'), code: 'const' }]);
+  }
+  if (body.sessionDetails) await checkSessions(s, { ...body, targetChainId }, body.sessionDetails, at('account', 'sessionDetails'));
+  const result = await s.db.transaction(async (tx) => {
+    const r = await registerAccount(tx, project(ctx), {
+      address: body.address, owner: body.owner, ownerType: body.ownerType, managed, sessionSigner: s.sessionSigner.address,
+      targetChainId, targetToken: body.target.token, recipient: body.target.recipient, requireCompliance: body.requireCompliance,
+    });
+    if (!r.conflict && body.sessionDetails) await addSessions(tx, body.address, body.sessionDetails.hashesAndChainIds, body.sessionDetails.signature);
+    return r;
+  });
+  if (result.conflict === 'project') {
+    throw depositError(409, 'This account is registered by another project', undefined, [{ message: 'is registered by another project', path: at('account', 'address'), code: 'conflict' }]);
+  }
+  if (result.conflict === 'details') {
+    throw depositError(409, 'This account is already registered with other details', undefined, [{ message: 'is already registered with other details', path: at('account', 'address'), code: 'conflict' }]);
+  }
+  const account = body.sessionDetails ? (await findAccount(s.db, body.address))! : result.account;
+  return { status: result.created ? 201 : 200, body: presentAccount(account) };
+}
+
+/** An account of this project, else 404 (another project's account is not revealed). */
+async function ownAccount(ctx: Context, s: Services, address: string): Promise<DepositAccount> {
+  const account = await findAccount(s.db, address);
+  if (!account || account.projectId !== project(ctx)) {
+    throw depositError(404, 'Account not found', 'ACCOUNT-1', [{ message: 'is not a registered account of this project', path: ['params', 'address'], code: 'ACCOUNT-1' }]);
+  }
+  return account;
+}
+
+const responses = {
+  201: { description: 'registered', schema: schema.accountRecord },
+  200: { description: 'already registered with the same details', schema: schema.accountRecord },
+  400: { description: 'invalid body, unsupported target (code CHAIN-1 / TOKEN-1) or session signature' },
+  409: { description: "another project's account, or registered with other details" },
+};
+
+/** Under /deposit-processor (README: Deposit processor → Accounts and sessions). */
+export const accountRoutes: RouteDef[] = [
+  defineRoute<{ account: AccountBody }, unknown, unknown>({
+    method: 'post',
+    path: '/setup',
+    summary: "Register a user-owned deposit account (the owner signs its sessions; deposits from a chain need that chain's session)",
+    tags: ['deposits'],
+    auth: 'apiKey',
+    body: schema.setupBody,
+    responses,
+    handler: (ctx, { body }, s) => register(ctx, s, body.account, false),
+  }),
+  defineRoute<{ account: AccountBody }, unknown, unknown>({
+    method: 'post',
+    path: '/register-managed',
+    summary: "Register a managed deposit account: the processor's session signer acts for it on every supported chain",
+    tags: ['deposits'],
+    auth: 'apiKey',
+    body: schema.registerManagedBody,
+    responses,
+    handler: (ctx, { body }, s) => register(ctx, s, body.account, true),
+  }),
+  defineRoute<unknown, unknown, { address: string }>({
+    method: 'get',
+    path: '/account/{address}',
+    summary: 'A deposit account of this project, as registered, with its session chains',
+    tags: ['deposits'],
+    auth: 'apiKey',
+    params: schema.addressParams,
+    responses: { 200: { description: 'the account', schema: schema.accountRecord }, 404: { description: 'not an account of this project (code ACCOUNT-1)' } },
+    async handler(ctx, { params }, s) {
+      return { status: 200, body: presentAccount(await ownAccount(ctx, s, params.address)) };
+    },
+  }),
+  defineRoute<{ sessionDetails: SessionDetails }, unknown, { address: string }>({
+    method: 'post',
+    path: '/account/{address}/session',
+    summary: "Add session details (chain ids, session digests and the owner's signature over them) to an existing account",
+    tags: ['deposits'],
+    auth: 'apiKey',
+    params: schema.addressParams,
+    body: schema.sessionBody,
+    responses: {
+      200: { description: '{message}', schema: schema.messageResponse },
+      400: { description: '{error, details}: invalid body, unsupported chain or a signature not by the owner' },
+      404: { description: '{error, code: ACCOUNT-1, details}: no such account in this project' },
+    },
+    async handler(ctx, { params, body }, s) {
+      const account = await ownAccount(ctx, s, params.address);
+      await checkSessions(s, account, body.sessionDetails, ['body', 'sessionDetails']);
+      await s.db.transaction((tx) => addSessions(tx, account.address, body.sessionDetails.hashesAndChainIds, body.sessionDetails.signature));
+      const chains = body.sessionDetails.hashesAndChainIds.length;
+      return { status: 200, body: { message: `Session details added for ${chains} chain${chains === 1 ? '' : 's'}` } };
+    },
+  }),
+];

@@ -1,0 +1,95 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import { getAddress } from 'viem';
+import { toCaip2 } from '../chains/registry';
+
+export type OwnerType = 'EOA' | 'smartAccount';
+
+export interface NewAccount {
+  address: string;
+  owner: string;
+  ownerType: OwnerType;
+  managed: boolean;
+  sessionSigner: string;
+  targetChainId: number;
+  targetToken: string;
+  recipient?: string;
+  requireCompliance: boolean;
+}
+
+interface AccountRow {
+  address: string; project_id: string; owner: string; owner_type: OwnerType; managed: boolean; session_signer: string;
+  target_chain_id: string; target_token: string; recipient: string; require_compliance: boolean; created_at: Date; session_chains: string[];
+}
+
+export interface DepositAccount {
+  address: string;
+  projectId: string;
+  owner: string;
+  ownerType: OwnerType;
+  managed: boolean;
+  sessionSigner: string;
+  targetChainId: number;
+  targetToken: string;
+  recipient: string;
+  requireCompliance: boolean;
+  sessionChainIds: number[];
+  createdAt: Date;
+}
+
+const SELECT = `SELECT a.*, coalesce((SELECT array_agg(s.chain_id::text ORDER BY s.chain_id) FROM deposit_sessions s WHERE s.account = a.address), '{}') AS session_chains
+  FROM deposit_accounts a`;
+
+const fromRow = (r: AccountRow): DepositAccount => ({
+  address: r.address, projectId: r.project_id, owner: r.owner, ownerType: r.owner_type, managed: r.managed, sessionSigner: r.session_signer,
+  targetChainId: Number(r.target_chain_id), targetToken: r.target_token, recipient: r.recipient, requireCompliance: r.require_compliance,
+  sessionChainIds: r.session_chains.map(Number), createdAt: r.created_at,
+});
+
+export async function findAccount(db: DataSource | EntityManager, address: string): Promise<DepositAccount | undefined> {
+  const [row]: AccountRow[] = await db.query(`${SELECT} WHERE a.address = $1`, [address.toLowerCase()]);
+  return row && fromRow(row);
+}
+
+/**
+ * Registers an account for a project; registering it again with the same details answers the stored account, and
+ * `conflict` says when the address is another project's or was registered with other details.
+ */
+export async function registerAccount(tx: EntityManager, projectId: string, a: NewAccount): Promise<{ account: DepositAccount; created: boolean; conflict?: 'project' | 'details' }> {
+  const values = [
+    a.address.toLowerCase(), projectId, a.owner.toLowerCase(), a.ownerType, a.managed, a.sessionSigner.toLowerCase(), a.targetChainId,
+    a.targetToken.toLowerCase(), (a.recipient ?? a.address).toLowerCase(), a.requireCompliance,
+  ];
+  const inserted = await tx.query(
+    `INSERT INTO deposit_accounts (address, project_id, owner, owner_type, managed, session_signer, target_chain_id, target_token, recipient, require_compliance)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (address) DO NOTHING RETURNING address`,
+    values,
+  );
+  const account = (await findAccount(tx, a.address))!;
+  if (inserted.length) return { account, created: true };
+  if (account.projectId !== projectId) return { account, created: false, conflict: 'project' };
+  const same = account.owner === values[2] && account.ownerType === a.ownerType && account.managed === a.managed && account.targetChainId === a.targetChainId
+    && account.targetToken === values[7] && account.recipient === values[8] && account.requireCompliance === a.requireCompliance;
+  return { account, created: false, ...(same ? {} : { conflict: 'details' as const }) };
+}
+
+/** A later session for a chain replaces the earlier one (the owner re-enabled it). */
+export async function addSessions(tx: EntityManager, account: string, sessions: { chainId: number; sessionDigest: string }[], signature: string): Promise<void> {
+  await tx.query(
+    `INSERT INTO deposit_sessions (account, chain_id, session_digest, signature) SELECT $1, * FROM unnest($2::bigint[], $3::text[], $4::text[])
+     ON CONFLICT (account, chain_id) DO UPDATE SET session_digest = EXCLUDED.session_digest, signature = EXCLUDED.signature, created_at = now()`,
+    [account.toLowerCase(), sessions.map((s) => s.chainId), sessions.map((s) => s.sessionDigest.toLowerCase()), sessions.map(() => signature)],
+  );
+}
+
+/** The wire shape (README: Deposit processor → Accounts): chains CAIP-2, addresses checksummed. */
+export const presentAccount = (a: DepositAccount) => ({
+  address: getAddress(a.address),
+  owner: getAddress(a.owner),
+  ownerType: a.ownerType,
+  managed: a.managed,
+  sessionSigner: getAddress(a.sessionSigner),
+  target: { chain: toCaip2(a.targetChainId), token: getAddress(a.targetToken), recipient: getAddress(a.recipient) },
+  requireCompliance: a.requireCompliance,
+  sessionChains: a.managed ? 'all' : a.sessionChainIds.map(toCaip2),
+  createdAt: a.createdAt.toISOString(),
+});

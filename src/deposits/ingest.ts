@@ -1,0 +1,75 @@
+import type { EntityManager } from 'typeorm';
+import type { ChainRegistry } from '../chains/registry';
+import { toCaip2 } from '../chains/registry';
+import type { Config } from '../config';
+import { queueStart, type QueuedStart } from '../outbox/outbox';
+import { emitEvent } from '../webhooks/events';
+import type { DepositEvent, DepositIndexerEvent, DepositRefundEvent, OnrampOrderEvent } from '../indexer/types';
+import { depositWorkflowId } from '../../workflows/deposit';
+import { type DepositRow, depositStart, emitDepositEvent, emitRefunded, markRefunded } from './store';
+
+export interface DepositIngestDeps { registry: ChainRegistry; config: Config }
+
+/**
+ * Applies the deposit processor's indexer events inside the batch's transaction and returns the starts to perform
+ * after its commit (deposit workflows and webhook deliveries; the outbox sweeper performs any this process does not).
+ */
+export async function applyDepositEvents(tx: EntityManager, events: DepositIndexerEvent[], deps: DepositIngestDeps): Promise<QueuedStart[]> {
+  const starts: (QueuedStart | undefined)[] = [];
+  for (const e of events) {
+    if (e.type === 'deposit') starts.push(...(await recordDeposit(tx, e, deps)));
+    else if (e.type === 'deposit-refund') starts.push(await recordRefund(tx, e, deps.config));
+    else starts.push(await forwardOnramp(tx, e, deps.config));
+  }
+  return starts.filter((s): s is QueuedStart => s !== undefined);
+}
+
+/**
+ * A transfer into a registered account becomes a deposit (once per chain, transaction and log index), announced by
+ * `deposit-received` and handed to its workflow. Transfers into unregistered accounts are ignored.
+ */
+async function recordDeposit(tx: EntityManager, e: DepositEvent, deps: DepositIngestDeps): Promise<(QueuedStart | undefined)[]> {
+  const [row]: DepositRow[] = await tx.query(
+    `INSERT INTO deposits (project_id, account, chain_id, tx_hash, log_index, token, amount, sender, block_number, target_chain_id, target_token, recipient)
+     SELECT a.project_id, a.address, $2, $3, $4, $5, $6, $7, $8, a.target_chain_id, a.target_token, a.recipient FROM deposit_accounts a WHERE a.address = $1
+     ON CONFLICT (chain_id, tx_hash, log_index) DO NOTHING RETURNING *`,
+    [e.account.toLowerCase(), e.chainId, e.transactionHash.toLowerCase(), e.logIndex, e.token.toLowerCase(), e.amount, e.sender.toLowerCase(), e.blockNumber],
+  );
+  if (!row) return [];
+  const start: QueuedStart = {
+    workflowId: depositWorkflowId(row.id),
+    workflowType: 'processDeposit',
+    args: [depositStart(row.id, deps.config)],
+    searchAttributes: { Account: row.account, Project: row.project_id, Chains: [...new Set([row.chain_id, row.target_chain_id])].map(String) },
+    summary: `Deposit ${row.id}: ${row.amount} of ${row.token} on ${toCaip2(Number(row.chain_id))} into ${row.account}`,
+  };
+  await queueStart(tx, start);
+  const received = await emitDepositEvent(tx, row, 'deposit-received', 'received', {
+    chain: toCaip2(e.chainId), token: row.token, amount: row.amount, transactionHash: row.tx_hash, sender: row.sender,
+  }, deps.config.webhooks);
+  return [start, received];
+}
+
+/** A transfer back to the refund recipient of a deposit awaiting it (the oldest one it matches): refunded. */
+async function recordRefund(tx: EntityManager, e: DepositRefundEvent, config: Config): Promise<QueuedStart | undefined> {
+  const [awaiting]: DepositRow[] = await tx.query(
+    "SELECT * FROM deposits WHERE account = $1 AND chain_id = $2 AND token = $3 AND refund_recipient = $4 AND stage = 'refunding' ORDER BY id LIMIT 1 FOR UPDATE",
+    [e.account.toLowerCase(), e.chainId, e.token.toLowerCase(), e.recipient.toLowerCase()],
+  );
+  const refunded = awaiting && (await markRefunded(tx, awaiting, e.transactionHash));
+  return refunded ? emitRefunded(tx, refunded, e.amount, config) : undefined;
+}
+
+/** Forwarded to the project of the account, once per order and status (partners report at least once). */
+async function forwardOnramp(tx: EntityManager, e: OnrampOrderEvent, config: Config): Promise<QueuedStart | undefined> {
+  const [account]: { project_id: string; address: string }[] = await tx.query('SELECT project_id, address FROM deposit_accounts WHERE address = $1', [e.account.toLowerCase()]);
+  if (!account) return undefined;
+  const payload = {
+    orderId: e.orderId, orderUuid: e.orderUuid ?? null, account: account.address, source: e.source ?? 'onramp', status: e.status, rawStatus: e.rawStatus ?? e.status,
+    terminal: e.status === 'completed' || e.status === 'failed', token: e.token?.toLowerCase() ?? null, cryptoAmount: e.cryptoAmount ?? null,
+    fiat: e.fiat ? { currency: e.fiat.currency, amount: e.fiat.amount, amountPlusFees: e.fiat.amountPlusFees ?? null, feeUsd: e.fiat.feeUsd ?? null } : null,
+    transactionId: e.transactionId ?? null, method: e.method ?? null, exchange: e.exchange ?? null,
+  };
+  const { start } = await emitEvent(tx, { projectId: account.project_id, type: 'onramp-order', idempotencyKey: `onramp:${e.orderId}:${e.status}`, payload }, config.webhooks);
+  return start;
+}

@@ -1,0 +1,267 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import type { PrivateKeyAccount } from 'viem/accounts';
+import type { ChainRegistry } from '../chains/registry';
+import { toCaip2 } from '../chains/registry';
+import type { Config } from '../config';
+import { ApiError } from '../http/errors';
+import { DEFAULT_PRICES_USD } from '../intents/market-defaults';
+import type { IntentInput } from '../intents/quote';
+import { createQuote, quoteCost, type QuoteDeps } from '../intents/quote-service';
+import type { IntentOp } from '../intents/types';
+import type { VerifyDeps } from '../intents/verify';
+import { type Outbox, type QueuedStart, queueSignals } from '../outbox/outbox';
+import { depositWorkflowId, intentSettledSignal, refundWorkflowId } from '../../workflows/deposit';
+import { type BridgeOutcome, bridgeErrorCode, isBridgeOutcome } from '../../workflows/deposit-state';
+import { findAccount } from './accounts';
+import { verdict, type Verdict } from './checks';
+import type { DepositErrorCode } from './errors';
+import { signAndSubmit } from './session-intents';
+import { targetAmount, totalSpent } from './sizing';
+import { type DepositRow, depositPart, emitDepositEvent, emitRefunded, loadDeposit, markRefunded, queueRefund } from './store';
+
+/** What the deposit activities need beside the database: the intent core's dependencies and the session signer. */
+export interface DepositDeps { registry: ChainRegistry; quote: QuoteDeps; verify: VerifyDeps; sessionSigner: PrivateKeyAccount }
+
+/** An attempt to start an intent: started, waiting for the funds, or impossible. */
+export type Attempt = { kind: 'started'; intentId: string } | { kind: 'wait'; message: string } | { kind: 'no-route'; message: string };
+
+/**
+ * The deposit workflow's activities (workflows/deposit.ts). Each persists one step and emits its webhook in the same
+ * transaction, keyed by the step, so running one twice changes nothing.
+ */
+export function depositActivities(db: DataSource, config: Config, outbox: Outbox, deps: DepositDeps) {
+  const webhooks = config.webhooks;
+  const started = async (starts: (QueuedStart | undefined)[]) => {
+    for (const s of starts) if (s) await outbox.start(s).catch(() => undefined); // else the outbox sweeper starts it
+  };
+  /** Updates the deposit and emits the step's webhook in one transaction. */
+  const step = async (id: string, emit: (tx: EntityManager, r: DepositRow) => Promise<(QueuedStart | undefined)[]>) => {
+    const starts = await db.transaction(async (tx) => emit(tx, (await loadDeposit(tx, id, true))!));
+    await started(starts);
+  };
+
+  async function checkDeposit(id: string): Promise<Verdict> {
+    const r = (await loadDeposit(db, id))!;
+    const account = (await findAccount(db, r.account))!;
+    const chainId = Number(r.chain_id);
+    const token = deps.registry.token(chainId, r.token);
+    const [price]: { usd: string }[] = token ? await db.query('SELECT usd FROM prices WHERE symbol = $1', [token.symbol]) : [];
+    const [approved]: unknown[] = account.requireCompliance
+      ? await db.query(
+        `SELECT 1 FROM compliance_customers c JOIN verifications v ON v.project_id = c.project_id AND v.customer_id = c.customer_id
+         WHERE c.project_id = $1 AND c.account = $2 AND v.status = 'approved'`,
+        [r.project_id, r.account],
+      )
+      : [];
+    return verdict({
+      token, amount: BigInt(r.amount), priceUsd: price ? Number(price.usd) : token && DEFAULT_PRICES_USD[token.symbol], minUsd: config.deposits.minUsd,
+      managed: account.managed, hasSession: account.sessionChainIds.includes(chainId), requireCompliance: account.requireCompliance, complianceApproved: !!approved,
+      sameChain: chainId === Number(r.target_chain_id), targetToken: r.target_token, recipientIsAccount: r.recipient === r.account,
+      targetSymbol: deps.registry.token(Number(r.target_chain_id), r.target_token)?.symbol ?? 'an unsupported target',
+    });
+  }
+
+  async function rejectDeposit(id: string, code: DepositErrorCode, message: string, limits?: Record<string, string>): Promise<void> {
+    await step(id, async (tx, r) => {
+      await tx.query("UPDATE deposits SET stage = 'rejected', error_code = $2, completed_at = now() WHERE id = $1 AND stage = 'received'", [id, code]);
+      return [await emitDepositEvent(tx, r, 'deposit-rejected', 'rejected', { errorCode: code, message, ...(limits ? { limits } : {}), deposit: depositPart(r) }, webhooks)];
+    });
+  }
+
+  /** Already on the target chain in the target token, in the account that receives it: done without an intent. */
+  async function completeDirect(id: string): Promise<void> {
+    await step(id, async (tx, r) => {
+      await tx.query(
+        "UPDATE deposits SET stage = 'completed', source_tx_hash = tx_hash, destination_tx_hash = tx_hash, source_amount = amount, destination_amount = amount, completed_at = now() WHERE id = $1 AND stage = 'received'",
+        [id],
+      );
+      const leg = { transactionHash: r.tx_hash, chain: toCaip2(Number(r.chain_id)), amount: r.amount, asset: r.token };
+      return [await emitDepositEvent(tx, r, 'bridge-complete', 'complete', { deposit: depositPart(r), source: leg, destination: leg, settlementLayer: null }, webhooks)];
+    });
+  }
+
+  /**
+   * A quote that moves the deposit from the account's balance of the deposited token on its chain to `to`, built by
+   * the intent core's own quote and sized to spend at most the deposit (sizing.ts). Less available than the deposit
+   * means the balance has not caught up (or a failed intent still holds it until its `expires`): wait.
+   */
+  async function quoteMove(r: DepositRow, to: { chainId: number; token: string; recipient: string }): Promise<{ kind: 'quoted'; nonce: string } | Exclude<Attempt, { kind: 'started' }>> {
+    const base: IntentInput = {
+      destinationChainId: to.chainId,
+      tokenRequests: [{ tokenAddress: to.token }],
+      account: { address: r.account, accountType: 'ERC7579', setupOps: [] },
+      recipient: { address: to.recipient, accountType: to.recipient === r.account ? 'ERC7579' : 'EOA' },
+      destinationExecutions: [],
+      accountAccessList: [{ chainId: Number(r.chain_id), tokenAddress: r.token }],
+      options: { customDeadline: Math.floor(Date.now() / 1000) + config.deposits.bridgeTimeoutSeconds },
+    };
+    const waiting = { kind: 'wait' as const, message: 'Waiting for the deposited funds to show in the account balance' };
+    // Everything available, to learn the fee of moving it.
+    const probe = await quoteCost(db, base, deps.quote);
+    if (!probe.ok) return probe.message === 'Insufficient balance' ? waiting : { kind: 'no-route', message: probe.message };
+    const cost = probe.value as unknown as Parameters<typeof totalSpent>[0] & { tokensReceived: { fee: string }[] };
+    if (totalSpent(cost) < BigInt(r.amount)) return waiting;
+    const source = deps.registry.token(Number(r.chain_id), r.token)!;
+    const target = deps.registry.token(to.chainId, to.token)!;
+    const amount = targetAmount(BigInt(r.amount), source.decimals, target.decimals, BigInt(cost.tokensReceived[0].fee));
+    if (amount <= 0n) return { kind: 'no-route', message: "The deposit does not cover the fees of moving it" };
+    const quote = await createQuote(db, { ...base, tokenRequests: [{ tokenAddress: to.token, amount: amount.toString() }] }, r.project_id, deps.quote);
+    if (!quote.ok) return quote.message === 'Insufficient balance' ? waiting : { kind: 'no-route', message: quote.message };
+    return { kind: 'quoted', nonce: BigInt(quote.value.intentOp.nonce).toString() };
+  }
+
+  /**
+   * Signs the recorded quote with the session signer and submits it through the intent core (repeatable). A quote
+   * that lapsed before its submit (a crash in between) or whose funds went meanwhile is forgotten (`forget`), and
+   * the next call quotes afresh.
+   */
+  async function submitRecorded(projectId: string, intentId: string, forget: () => Promise<unknown>) {
+    try {
+      const submitted = await signAndSubmit(db, config, deps.verify, deps.sessionSigner, projectId, intentId);
+      await started([submitted.start]);
+      return submitted;
+    } catch (e) {
+      if (e instanceof ApiError && (e.status === 404 || e.message === 'Insufficient balance')) {
+        await forget();
+        return undefined;
+      }
+      throw e;
+    }
+  }
+
+  /** One attempt's intent to the target, recorded on the deposit before it is signed and submitted. */
+  async function startBridge(id: string, attempt: number): Promise<Attempt> {
+    let r = (await loadDeposit(db, id))!;
+    if (r.attempts < attempt) {
+      const quoted = await quoteMove(r, { chainId: Number(r.target_chain_id), token: r.target_token, recipient: r.recipient });
+      if (quoted.kind !== 'quoted') return quoted;
+      await db.query('UPDATE deposits SET intent_id = $2, attempts = $3 WHERE id = $1 AND attempts < $3', [id, quoted.nonce, attempt]);
+      r = (await loadDeposit(db, id))!;
+    }
+    const intentId = r.intent_id!;
+    const submitted = await submitRecorded(r.project_id, intentId, () =>
+      db.query('UPDATE deposits SET attempts = $3 - 1, intent_id = NULL WHERE id = $1 AND attempts = $3 AND intent_id = $2', [id, intentId, attempt]));
+    if (!submitted) return { kind: 'wait', message: 'The quote lapsed before its submit; quoting again' };
+    const element = submitted.operation.elements[0];
+    await step(id, async (tx, row) => {
+      await tx.query(
+        "UPDATE deposits SET stage = 'bridging', settlement_layer = $3, source_amount = $4, destination_amount = $5 WHERE id = $1 AND intent_id = $2 AND stage IN ('received', 'bridging')",
+        [id, intentId, element.mandate.qualifier.settlementContext.settlementLayer, element.idsAndAmounts[0][1], element.mandate.tokenOut[0][1]],
+      );
+      return [await emitDepositEvent(tx, row, 'bridge-started', `bridge-started:${attempt}`, {
+        intentId,
+        source: { chain: toCaip2(Number(element.chainId)), asset: row.token, amount: element.idsAndAmounts[0][1] },
+        destination: { chain: toCaip2(Number(row.target_chain_id)), asset: row.target_token, amount: element.mandate.tokenOut[0][1] },
+        deposit: depositPart(row),
+        settlementLayer: element.mandate.qualifier.settlementContext.settlementLayer.toLowerCase(),
+        estimatedFillTime: { seconds: config.deposits.bridgeExpectedSeconds },
+        attempt,
+      }, webhooks)];
+    });
+    return { kind: 'started', intentId };
+  }
+
+  async function reportDelay(id: string, kind: 'deposit' | 'bridge', attempt: number, reason: string): Promise<void> {
+    await step(id, async (tx, r) => [
+      kind === 'deposit'
+        ? await emitDepositEvent(tx, r, 'deposit-delayed', 'deposit-delayed', { reason, deposit: depositPart(r) }, webhooks)
+        : await emitDepositEvent(tx, r, 'bridge-delayed', `bridge-delayed:${attempt}`, { reason, intentId: r.intent_id, attempt, estimatedDelayTime: { seconds: config.deposits.bridgeTimeoutSeconds }, deposit: depositPart(r) }, webhooks),
+    ]);
+  }
+
+  /** Nothing more will be tried: the funds go back to the sender, by the refund workflow (refund.ts). */
+  const refund = async (tx: EntityManager, r: DepositRow, code: DepositErrorCode, message: string, attempt: number) => {
+    await tx.query("UPDATE deposits SET stage = 'refunding', error_code = $2, refund_recipient = sender WHERE id = $1 AND stage IN ('received', 'bridging')", [r.id, code]);
+    return [
+      await queueRefund(tx, r.id, config),
+      await emitDepositEvent(tx, r, 'bridge-failed', `bridge-failed:${attempt}`, { intentId: r.intent_id, errorCode: code, message, retryable: false, attempt, deposit: depositPart(r) }, webhooks),
+    ];
+  };
+
+  /** A retry could not start (no route, or the funds never freed): refunded. */
+  async function refundDeposit(id: string, code: DepositErrorCode, message: string, attempt: number): Promise<void> {
+    await step(id, (tx, r) => refund(tx, r, code, message, attempt));
+  }
+
+  /**
+   * A settled intent: COMPLETED completes the deposit with the fill (destination) and claim (source) transactions;
+   * FAILED or EXPIRED emits `bridge-failed`, retryable while retries remain, else the deposit is refunded.
+   */
+  async function finishBridge(id: string, intentId: string, attempt: number, final: boolean): Promise<'completed' | 'retry' | 'refunding'> {
+    const [intent]: { status: BridgeOutcome; fill: { transactionHash: string } | null; claims: Record<string, { transactionHash: string }> }[] =
+      await db.query('SELECT status, fill, claims FROM intents WHERE id = $1', [intentId]);
+    if (intent.status === 'COMPLETED') {
+      await step(id, async (tx, r) => {
+        const claim = intent.claims[String(Number(r.chain_id))] ?? Object.values(intent.claims)[0];
+        await tx.query(
+          "UPDATE deposits SET stage = 'completed', source_tx_hash = $3, destination_tx_hash = $4, completed_at = now() WHERE id = $1 AND intent_id = $2 AND stage = 'bridging'",
+          [id, intentId, claim.transactionHash, intent.fill!.transactionHash],
+        );
+        return [await emitDepositEvent(tx, r, 'bridge-complete', 'complete', {
+          intentId,
+          deposit: depositPart(r),
+          source: { transactionHash: claim.transactionHash, chain: toCaip2(Number(r.chain_id)), amount: r.source_amount, asset: r.token },
+          destination: { transactionHash: intent.fill!.transactionHash, chain: toCaip2(Number(r.target_chain_id)), amount: r.destination_amount, asset: r.target_token },
+          settlementLayer: r.settlement_layer?.toLowerCase() ?? null,
+        }, webhooks)];
+      });
+      return 'completed';
+    }
+    const code = bridgeErrorCode(intent.status as Exclude<BridgeOutcome, 'COMPLETED'>);
+    const message = intent.status === 'EXPIRED' ? 'The intent was not filled by its deadline' : 'The bridge reported a failure';
+    await step(id, async (tx, r) => final
+      ? refund(tx, r, code, message, attempt)
+      : [await emitDepositEvent(tx, r, 'bridge-failed', `bridge-failed:${attempt}`, { intentId, errorCode: code, message, retryable: true, attempt, deposit: depositPart(r) }, webhooks)]);
+    return final ? 'refunding' : 'retry';
+  }
+
+  /**
+   * One refund attempt: a same-chain intent from the account back to the refund recipient, recorded before it is
+   * signed and submitted. A token the intent core cannot move (unsupported), or a chain where the session signer
+   * may not act for the account (a user-owned account without a session there), is left to a transfer made outside,
+   * which the indexer reports (`deposit-refund`).
+   */
+  async function startRefund(id: string, attempt: number): Promise<Attempt | { kind: 'external' } | { kind: 'refunded' }> {
+    let r = (await loadDeposit(db, id))!;
+    if (r.stage === 'refunded') return { kind: 'refunded' };
+    const account = (await findAccount(db, r.account))!;
+    const mayAct = account.managed || account.sessionChainIds.includes(Number(r.chain_id));
+    if (!deps.registry.token(Number(r.chain_id), r.token) || !mayAct) return { kind: 'external' };
+    if (r.refund_attempts < attempt) {
+      const quoted = await quoteMove(r, { chainId: Number(r.chain_id), token: r.token, recipient: r.refund_recipient! });
+      if (quoted.kind !== 'quoted') return quoted;
+      await db.query('UPDATE deposits SET refund_intent_id = $2, refund_attempts = $3 WHERE id = $1 AND refund_attempts < $3', [id, quoted.nonce, attempt]);
+      r = (await loadDeposit(db, id))!;
+    }
+    const intentId = r.refund_intent_id!;
+    const submitted = await submitRecorded(r.project_id, intentId, () =>
+      db.query('UPDATE deposits SET refund_attempts = $3 - 1, refund_intent_id = NULL WHERE id = $1 AND refund_attempts = $3 AND refund_intent_id = $2', [id, intentId, attempt]));
+    return submitted ? { kind: 'started', intentId } : { kind: 'wait', message: 'The quote lapsed before its submit; quoting again' };
+  }
+
+  /** A settled refund intent: filled and claimed, the deposit is refunded (the fill is the refund transfer). */
+  async function finishRefund(id: string, intentId: string): Promise<boolean> {
+    const [intent]: { status: string; fill: { transactionHash: string } | null; operation: IntentOp }[] = await db.query('SELECT status, fill, operation FROM intents WHERE id = $1', [intentId]);
+    if (intent.status !== 'COMPLETED') return false;
+    await step(id, async (tx, r) => {
+      const refunded = await markRefunded(tx, r, intent.fill!.transactionHash);
+      return refunded ? [await emitRefunded(tx, refunded, intent.operation.elements[0].mandate.tokenOut[0][1], config)] : [];
+    });
+    return true;
+  }
+
+  return { checkDeposit, rejectDeposit, completeDirect, startBridge, reportDelay, refundDeposit, finishBridge, startRefund, finishRefund };
+}
+
+/**
+ * Called after the intent lifecycle records a status: a settled intent that moves a deposit is reported to the
+ * deposit's workflow (through the signal outbox, so a lost delivery is repeated by the sweeper).
+ */
+export async function reportIntentToDeposit(db: DataSource, outbox: Outbox, intentId: string, status: string): Promise<void> {
+  if (!isBridgeOutcome(status)) return;
+  const signals = await db.transaction(async (tx) => {
+    const rows: { id: string; bridge: boolean }[] = await tx.query('SELECT id, intent_id = $1 AS bridge FROM deposits WHERE intent_id = $1 OR refund_intent_id = $1', [intentId]);
+    return queueSignals(tx, rows.map((r) => ({ workflowId: r.bridge ? depositWorkflowId(r.id) : refundWorkflowId(r.id), signal: intentSettledSignal.name, payload: { intentId, status } })));
+  });
+  await outbox.deliver(signals).catch(() => undefined); // left to the sweeper
+}

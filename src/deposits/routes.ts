@@ -1,0 +1,100 @@
+import type { Context } from 'koa';
+import { getAddress } from 'viem';
+import { defineRoute, type RouteDef } from '../http/route';
+import { findAccount } from './accounts';
+import { depositError } from './errors';
+import * as schema from './schemas';
+import type { WithdrawRequest } from './session-digest';
+import { type DepositFilter, type DepositRow, listDeposits, loadDeposit, presentDeposit, queueRefund } from './store';
+import { withdraw } from './withdraw';
+
+const project = (ctx: Context) => ctx.state.projectId as string;
+
+/** The widget's deposit routes under /deposit-processor (README: Deposit processor → Widget routes). */
+export const depositRoutes: RouteDef[] = [
+  defineRoute<unknown, DepositFilter, unknown>({
+    method: 'get',
+    path: '/deposits',
+    summary: "The project's deposits, newest first: poll one by its source txHash, or list an account's or a status's",
+    tags: ['deposits'],
+    auth: 'apiKey',
+    query: schema.listQuery,
+    responses: { 200: { description: '{deposits, nextCursor}', schema: schema.listResponse } },
+    async handler(ctx, { query }, s) {
+      return { status: 200, body: await listDeposits(s.db, project(ctx), query) };
+    },
+  }),
+  defineRoute<{ depositId: string }, unknown, unknown>({
+    method: 'post',
+    path: '/deposits/recovery',
+    summary: "Send a rejected deposit's funds back to the account owner (idempotent; deposit-refunded follows the transfer)",
+    tags: ['deposits'],
+    auth: 'apiKey',
+    body: schema.recoveryBody,
+    responses: {
+      202: { description: 'the deposit, now awaiting its refund transfer to the owner', schema: schema.depositRecord },
+      400: { description: 'not recoverable (code RECOVERY-1): in progress, completed, refunding to the sender or refunded' },
+      404: { description: 'no such deposit in this project' },
+    },
+    async handler(ctx, { body }, s) {
+      const found = await loadDeposit(s.db, body.depositId);
+      if (!found || found.project_id !== project(ctx)) {
+        throw depositError(404, 'Deposit not found', undefined, [{ message: 'is not a deposit of this project', path: ['body', 'depositId'], code: 'not_found' }]);
+      }
+      const owner = (await findAccount(s.db, found.account))!.owner;
+      // A rejected deposit (nothing was moved) goes back to the owner; asking again answers the same recovery.
+      const recovered = await s.db.transaction(async (tx) => {
+        const [row]: DepositRow[] = await tx.query(
+          `WITH u AS (UPDATE deposits SET stage = 'refunding', refund_recipient = $2
+             WHERE id = $1 AND (stage = 'rejected' OR (stage = 'refunding' AND refund_recipient = $2)) RETURNING *) SELECT * FROM u`,
+          [found.id, owner],
+        );
+        return row && { row, start: await queueRefund(tx, row.id, s.config) };
+      });
+      if (!recovered) {
+        throw depositError(400, `Deposit ${found.id} is not recoverable (${found.stage})`, 'RECOVERY-1', [{ message: 'is not a rejected deposit', path: ['body', 'depositId'], code: 'RECOVERY-1' }]);
+      }
+      await s.outbox.start(recovered.start).catch((err) => s.logger.warn({ err, depositId: found.id }, 'refund start deferred to the outbox sweeper'));
+      const row = recovered.row;
+      return { status: 202, body: presentDeposit(row) };
+    },
+  }),
+  defineRoute<WithdrawRequest, unknown, unknown>({
+    method: 'post',
+    path: '/safe/withdraw',
+    summary: "Withdraw from a managed account on the owner's signature: the session signer carries it out as an intent",
+    tags: ['deposits'],
+    auth: 'apiKey',
+    body: schema.withdrawBody,
+    responses: {
+      202: { description: 'the intent carrying the withdrawal (the same request again: the same intent)', schema: schema.withdrawResponse },
+      400: { description: 'invalid body or signature; unsupported chain or token (CHAIN-1, TOKEN-1); balance too low (BALANCE-1)' },
+      404: { description: 'not an account of this project (ACCOUNT-1)' },
+      409: { description: 'the nonce was used for another withdrawal' },
+    },
+    async handler(ctx, { body }, s) {
+      const { intentId, status } = await withdraw(ctx, s, body);
+      return { status: 202, body: { message: 'Withdrawal submitted', intentId, status } };
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/chains',
+    summary: "Where deposits are taken: each supported source chain with its tokens, and the processor's session signer",
+    tags: ['deposits'],
+    auth: 'apiKey',
+    responses: { 200: { description: '{sessionSigner, chains}' } },
+    async handler(_ctx, _input, s) {
+      return {
+        status: 200,
+        body: {
+          sessionSigner: s.sessionSigner.address,
+          chains: s.registry.chains.map((c) => ({
+            chain: c.caip2, name: c.name, testnet: c.testnet, deposit: true, destination: true,
+            depositTokens: c.tokens.map((t) => ({ symbol: t.symbol, address: getAddress(t.address), decimals: t.decimals })),
+          })),
+        },
+      };
+    },
+  }),
+];

@@ -1,0 +1,150 @@
+import { address, dateTime, patterns, safeUint, type Schema, uint256 } from '../http/schema';
+
+export const caip2: Schema = { type: 'string', pattern: '^eip155:[1-9][0-9]{0,15}$', description: 'CAIP-2 chain id (eip155:<id>)' };
+const hex: Schema = { type: 'string', pattern: patterns.hex, minLength: 4, maxLength: 20_000 };
+const bytes32: Schema = { type: 'string', pattern: '^0x[0-9a-fA-F]{64}$' };
+const txHash: Schema = { ...bytes32, description: 'transaction hash' };
+
+const target: Schema = {
+  type: 'object',
+  required: ['chain', 'token'],
+  additionalProperties: false,
+  properties: {
+    chain: { ...caip2, description: 'where deposits are delivered' },
+    token: { ...address, description: 'the token delivered on the target chain' },
+    recipient: { ...address, description: 'who receives on the target chain (default: the account itself)' },
+  },
+};
+const accountFields = {
+  address: { ...address, description: 'the deposit account (a smart account)' },
+  owner: { ...address, description: 'who controls the account: signs its sessions, recoveries and withdrawals' },
+  ownerType: { type: 'string', enum: ['EOA', 'smartAccount'], default: 'EOA', description: 'smart-account owners are verified by ERC-1271/6492 through RPC_URL_<target chain>' },
+  target,
+  requireCompliance: { type: 'boolean', default: false, description: "deposits need an approved verification of the account's compliance customer" },
+};
+
+export const sessionDetails: Schema = {
+  type: 'object',
+  required: ['hashesAndChainIds', 'signature'],
+  additionalProperties: false,
+  properties: {
+    hashesAndChainIds: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 100,
+      items: { type: 'object', required: ['chainId', 'sessionDigest'], additionalProperties: false, properties: { chainId: safeUint(1), sessionDigest: bytes32 } },
+    },
+    signature: { ...hex, description: "the owner's EIP-712 signature over the details (README: Deposit processor → Sessions)" },
+  },
+};
+
+export const setupBody: Schema = {
+  type: 'object',
+  required: ['account'],
+  additionalProperties: false,
+  properties: {
+    account: {
+      type: 'object',
+      required: ['address', 'owner', 'target'],
+      additionalProperties: false,
+      properties: { ...accountFields, sessionDetails: { ...sessionDetails, description: 'optional: sessions for source chains, as POST /account/{address}/session takes them' } },
+    },
+  },
+};
+
+export const registerManagedBody: Schema = {
+  type: 'object',
+  required: ['account'],
+  additionalProperties: false,
+  properties: {
+    account: {
+      type: 'object',
+      required: ['address', 'owner', 'sessionSigner', 'target'],
+      additionalProperties: false,
+      properties: { ...accountFields, sessionSigner: { ...address, description: "the processor's session signer the account enabled on every chain (GET /chains → sessionSigner)" } },
+    },
+  },
+};
+
+export const accountRecord: Schema = {
+  type: 'object',
+  required: ['address', 'owner', 'ownerType', 'managed', 'sessionSigner', 'target', 'requireCompliance', 'sessionChains', 'createdAt'],
+  properties: {
+    address, owner: address, ownerType: { type: 'string' }, managed: { type: 'boolean' }, sessionSigner: address,
+    target: { type: 'object', required: ['chain', 'token', 'recipient'], properties: { chain: caip2, token: address, recipient: address } },
+    requireCompliance: { type: 'boolean' },
+    sessionChains: { anyOf: [{ const: 'all' }, { type: 'array', items: caip2 }], description: "`all` for a managed account, else the chains with a session" },
+    createdAt: dateTime,
+  },
+};
+
+export const addressParams: Schema = { type: 'object', required: ['address'], properties: { address } };
+export const sessionBody: Schema = { type: 'object', required: ['sessionDetails'], additionalProperties: false, properties: { sessionDetails } };
+export const messageResponse: Schema = { type: 'object', required: ['message'], properties: { message: { type: 'string' } } };
+
+export const DEPOSIT_STATUSES = ['processing', 'completed', 'failed', 'refunded'] as const;
+
+export const depositRecord: Schema = {
+  type: 'object',
+  required: ['id', 'chain', 'txHash', 'token', 'amount', 'sender', 'account', 'recipient', 'targetChain', 'targetToken', 'status', 'stage', 'sourceTxHash',
+    'destinationTxHash', 'sourceAmount', 'destinationAmount', 'errorCode', 'intentId', 'attempts', 'refund', 'createdAt', 'completedAt'],
+  properties: {
+    id: { type: 'string', description: 'the depositId of its webhooks' },
+    chain: caip2, txHash, logIndex: { type: 'integer' }, token: address, amount: uint256, sender: address, account: address, recipient: address,
+    targetChain: caip2, targetToken: address,
+    status: { type: 'string', enum: [...DEPOSIT_STATUSES] },
+    stage: { type: 'string', enum: ['received', 'bridging', 'completed', 'rejected', 'refunding', 'refunded'], description: 'the lifecycle step (README: Deposit processor → Lifecycle)' },
+    sourceTxHash: { type: ['string', 'null'], description: "the bridge's claim on the source chain" },
+    destinationTxHash: { type: ['string', 'null'], description: "the bridge's fill on the target chain" },
+    sourceAmount: { type: ['string', 'null'] }, destinationAmount: { type: ['string', 'null'] },
+    errorCode: { type: ['string', 'null'] },
+    intentId: { type: ['string', 'null'], description: 'the current intent (GET /intent-operation/{id})' },
+    attempts: { type: 'integer', description: 'intents submitted so far' },
+    refund: { type: ['object', 'null'], properties: { recipient: address, intentId: { type: ['string', 'null'], description: 'the refund intent (none for a transfer made outside)' }, transactionHash: { type: ['string', 'null'] } } },
+    createdAt: dateTime, completedAt: { type: ['string', 'null'] },
+  },
+};
+
+export const listQuery: Schema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    txHash: { ...txHash, description: 'the source transaction hash' },
+    account: address,
+    status: { type: 'string', enum: [...DEPOSIT_STATUSES] },
+    limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+    cursor: { type: 'string', pattern: '^[1-9][0-9]{0,18}$', description: "the previous page's nextCursor" },
+  },
+};
+export const listResponse: Schema = {
+  type: 'object',
+  required: ['deposits', 'nextCursor'],
+  properties: { deposits: { type: 'array', items: depositRecord }, nextCursor: { type: ['string', 'null'] } },
+};
+
+export const recoveryBody: Schema = {
+  type: 'object',
+  required: ['depositId'],
+  additionalProperties: false,
+  properties: { depositId: { type: 'string', pattern: '^[1-9][0-9]{0,18}$' } },
+};
+
+export const withdrawBody: Schema = {
+  type: 'object',
+  required: ['account', 'chain', 'token', 'amount', 'recipient', 'nonce', 'signature'],
+  additionalProperties: false,
+  properties: {
+    account: { ...address, description: 'the managed account the funds leave' },
+    chain: { ...caip2, description: 'where the funds are and are delivered' },
+    token: address,
+    amount: { ...uint256, pattern: '^[1-9][0-9]{0,77}$' },
+    recipient: address,
+    nonce: { ...uint256, description: "the owner's choice, once per account: the same signed request again answers the same intent" },
+    signature: { ...hex, description: "the owner's EIP-712 Withdraw signature" },
+  },
+};
+export const withdrawResponse: Schema = {
+  type: 'object',
+  required: ['message', 'intentId', 'status'],
+  properties: { message: { type: 'string' }, intentId: { type: 'string', description: 'GET /intent-operation/{id}' }, status: { type: 'string' } },
+};

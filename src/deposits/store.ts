@@ -1,0 +1,122 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import { getAddress } from 'viem';
+import { toCaip2 } from '../chains/registry';
+import type { Config, WebhookConfig } from '../config';
+import { queueStart, type QueuedStart } from '../outbox/outbox';
+import { emitEvent } from '../webhooks/events';
+import type { WebhookType } from '../webhooks/types';
+import { refundWorkflowId } from '../../workflows/deposit';
+import { type DepositStage, type DepositStart, wireStatus } from '../../workflows/deposit-state';
+
+export interface DepositRow {
+  id: string; project_id: string; account: string; chain_id: string; tx_hash: string; log_index: number; token: string; amount: string; sender: string;
+  block_number: string; target_chain_id: string; target_token: string; recipient: string; stage: DepositStage; error_code: string | null; attempts: number;
+  intent_id: string | null; settlement_layer: string | null; source_tx_hash: string | null; destination_tx_hash: string | null; source_amount: string | null;
+  destination_amount: string | null; refund_recipient: string | null; refund_attempts: number; refund_intent_id: string | null; refund_tx_hash: string | null; created_at: Date; completed_at: Date | null;
+}
+
+export async function loadDeposit(db: DataSource | EntityManager, id: string, lock = false): Promise<DepositRow | undefined> {
+  const [row]: DepositRow[] = await db.query(`SELECT * FROM deposits WHERE id = $1${lock ? ' FOR UPDATE' : ''}`, [id]);
+  return row;
+}
+
+const checksummed = (a: string | null) => (a ? getAddress(a) : null);
+
+/** The hosted product's record (README: Deposit processor → GET /deposits). */
+export function presentDeposit(r: DepositRow) {
+  return {
+    id: r.id,
+    chain: toCaip2(Number(r.chain_id)),
+    txHash: r.tx_hash,
+    logIndex: r.log_index,
+    token: getAddress(r.token),
+    amount: r.amount,
+    sender: getAddress(r.sender),
+    account: getAddress(r.account),
+    recipient: getAddress(r.recipient),
+    targetChain: toCaip2(Number(r.target_chain_id)),
+    targetToken: getAddress(r.target_token),
+    status: wireStatus(r.stage),
+    stage: r.stage,
+    sourceTxHash: r.source_tx_hash,
+    destinationTxHash: r.destination_tx_hash,
+    sourceAmount: r.source_amount,
+    destinationAmount: r.destination_amount,
+    errorCode: r.error_code,
+    intentId: r.intent_id,
+    attempts: r.attempts,
+    refund: r.refund_recipient ? { recipient: checksummed(r.refund_recipient), intentId: r.refund_intent_id, transactionHash: r.refund_tx_hash } : null,
+    createdAt: r.created_at.toISOString(),
+    completedAt: r.completed_at ? r.completed_at.toISOString() : null,
+  };
+}
+
+export interface DepositFilter { txHash?: string; account?: string; status?: ReturnType<typeof wireStatus>; limit: number; cursor?: string }
+
+const STAGES_OF: Record<ReturnType<typeof wireStatus>, DepositStage[]> = {
+  processing: ['received', 'bridging'], completed: ['completed'], failed: ['rejected', 'refunding'], refunded: ['refunded'],
+};
+
+/** Newest first; a page continues strictly below the previous page's lowest id (its nextCursor). */
+export async function listDeposits(db: DataSource, projectId: string, f: DepositFilter) {
+  const where = ['project_id = $1'];
+  const params: unknown[] = [projectId];
+  const add = (sql: string, value: unknown) => {
+    params.push(value);
+    where.push(sql.replace('?', `$${params.length}`));
+  };
+  if (f.txHash) add('tx_hash = ?', f.txHash.toLowerCase());
+  if (f.account) add('account = ?', f.account.toLowerCase());
+  if (f.status) add('stage = ANY(?)', STAGES_OF[f.status]);
+  if (f.cursor) add('id < ?', f.cursor);
+  params.push(f.limit + 1);
+  const rows: DepositRow[] = await db.query(`SELECT * FROM deposits WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT $${params.length}`, params);
+  const page = rows.slice(0, f.limit);
+  return { deposits: page.map(presentDeposit), nextCursor: rows.length > f.limit ? page[page.length - 1].id : null };
+}
+
+/** The deposit as webhooks describe it (`deposit.{…}`), lowercase addresses as in every webhook. */
+export const depositPart = (r: DepositRow) => ({ transactionHash: r.tx_hash, chain: toCaip2(Number(r.chain_id)), token: r.token, asset: r.token, amount: r.amount, sender: r.sender });
+
+/**
+ * Emits one lifecycle webhook of a deposit in the caller's transaction (the one that persisted the step), keyed by
+ * the step so a repeated activity emits it once.
+ */
+export async function emitDepositEvent(tx: EntityManager, r: DepositRow, type: WebhookType, step: string, payload: Record<string, unknown>, config: WebhookConfig): Promise<QueuedStart | undefined> {
+  const { start } = await emitEvent(tx, { projectId: r.project_id, type, idempotencyKey: `deposit:${r.id}:${step}`, depositId: r.id, payload: { depositId: r.id, account: r.account, ...payload } }, config);
+  return start;
+}
+
+/** A deposit's timings, fixed when its workflow starts (a configuration change never alters a running one). */
+export const depositStart = (depositId: string, c: Config): DepositStart => {
+  const d = c.deposits;
+  return { depositId, timing: { expectedSeconds: d.expectedSeconds, bridgeExpectedSeconds: d.bridgeExpectedSeconds, bridgeRetries: d.bridgeRetries, retrySeconds: d.retrySeconds, fundsWaitSeconds: d.fundsWaitSeconds } };
+};
+
+/** Queues the refund workflow of a deposit now `refunding` (in the caller's transaction; at most one per deposit). */
+export async function queueRefund(tx: EntityManager, depositId: string, config: Config): Promise<QueuedStart> {
+  const start: QueuedStart = {
+    workflowId: refundWorkflowId(depositId),
+    workflowType: 'refundDeposit',
+    args: [depositStart(depositId, config)],
+    searchAttributes: {},
+    summary: `Refund of deposit ${depositId}`,
+  };
+  await queueStart(tx, start);
+  return start;
+}
+
+/** The refund transfer happened (a refund intent's fill, or a transfer the indexer reported): refunded, once. */
+export async function markRefunded(tx: EntityManager, r: DepositRow, transactionHash: string): Promise<DepositRow | undefined> {
+  const [row]: DepositRow[] = await tx.query(
+    "WITH u AS (UPDATE deposits SET stage = 'refunded', refund_tx_hash = $2, completed_at = now() WHERE id = $1 AND stage = 'refunding' RETURNING *) SELECT * FROM u",
+    [r.id, transactionHash.toLowerCase()],
+  );
+  return row;
+}
+
+export const emitRefunded = (tx: EntityManager, r: DepositRow, amount: string, config: Config) =>
+  emitDepositEvent(tx, r, 'deposit-refunded', 'refunded', {
+    deposit: depositPart(r),
+    refund: { transactionHash: r.refund_tx_hash, chain: toCaip2(Number(r.chain_id)), asset: r.token, amount, recipient: r.refund_recipient },
+  }, config.webhooks);

@@ -1,0 +1,64 @@
+import type { Context } from 'koa';
+import { fromCaip2 } from '../chains/registry';
+import { ApiError } from '../http/errors';
+import type { Services } from '../http/services';
+import { createQuote } from '../intents/quote-service';
+import { signedBySponsor } from '../intents/verify';
+import { findAccount } from './accounts';
+import { depositError } from './errors';
+import { type WithdrawRequest, withdrawTypedData } from './session-digest';
+import { signAndSubmit } from './session-intents';
+
+const at = (field: string) => ['body', field];
+
+/**
+ * POST /safe/withdraw: the owner of a managed account signs a withdrawal; the processor's session signer carries it
+ * out as an intent through the intent core (same chain, to the recipient). One intent per owner nonce: the same
+ * request again answers it; another request with a used nonce is refused.
+ */
+export async function withdraw(ctx: Context, s: Services, w: WithdrawRequest): Promise<{ intentId: string; status: string }> {
+  const projectId = ctx.state.projectId as string;
+  const account = await findAccount(s.db, w.account);
+  if (!account || account.projectId !== projectId) throw depositError(404, 'Account not found', 'ACCOUNT-1', [{ message: 'is not a registered account of this project', path: at('account'), code: 'ACCOUNT-1' }]);
+  if (!account.managed) throw depositError(400, 'Only managed accounts withdraw through the processor; a user-owned account withdraws itself', undefined, [{ message: 'is not a managed account', path: at('account'), code: 'managed' }]);
+  const chainId = fromCaip2(w.chain);
+  if (chainId === undefined || !s.registry.chain(chainId)) throw depositError(400, `Unsupported chain ${w.chain}`, 'CHAIN-1', [{ message: 'is not a supported chain', path: at('chain'), code: 'CHAIN-1' }]);
+  if (!s.registry.token(chainId, w.token)) throw depositError(400, `Token ${w.token} not supported on ${w.chain}`, 'TOKEN-1', [{ message: 'is not supported on this chain', path: at('token'), code: 'TOKEN-1' }]);
+  let signed: boolean;
+  try {
+    signed = await signedBySponsor(account.owner, w.signature, withdrawTypedData(w, chainId), account.ownerType === 'EOA' ? 'EOA' : 'ERC7579', process.env);
+  } catch (e) {
+    if (e instanceof ApiError) throw depositError(400, e.message, undefined, [{ message: e.message, path: at('signature'), code: 'unverifiable' }]);
+    throw e;
+  }
+  if (!signed) throw depositError(400, "Invalid withdrawal signature: not signed by the account's owner", undefined, [{ message: "is not the account owner's Withdraw signature", path: at('signature'), code: 'signature' }]);
+
+  const request = { chain: w.chain, token: w.token.toLowerCase(), amount: w.amount, recipient: w.recipient.toLowerCase() };
+  await s.db.query('INSERT INTO deposit_withdrawals (account, nonce, request) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [account.address, w.nonce, request]);
+  const [recorded]: { request: typeof request; intent_id: string | null }[] = await s.db.query('SELECT request, intent_id FROM deposit_withdrawals WHERE account = $1 AND nonce = $2', [account.address, w.nonce]);
+  if (JSON.stringify(recorded.request) !== JSON.stringify(request)) {
+    throw depositError(409, 'This nonce was used for another withdrawal', undefined, [{ message: 'was used for another withdrawal of this account', path: at('nonce'), code: 'conflict' }]);
+  }
+  let intentId = recorded.intent_id;
+  if (!intentId) {
+    const quote = await createQuote(s.db, {
+      destinationChainId: chainId,
+      tokenRequests: [{ tokenAddress: w.token, amount: w.amount }],
+      account: { address: account.address, accountType: 'ERC7579', setupOps: [] },
+      recipient: { address: w.recipient, accountType: 'EOA' },
+      destinationExecutions: [],
+      accountAccessList: [{ chainId, tokenAddress: w.token }],
+      options: {},
+    }, projectId, { registry: s.registry, config: s.config, lockTag: s.defaultLockTag, orchestrator: s.orchestrator, nonces: s.nonces });
+    if (!quote.ok) {
+      const balance = quote.message === 'Insufficient balance';
+      throw depositError(400, quote.message, balance ? 'BALANCE-1' : 'BRIDGE-6', [{ message: quote.message, path: at('amount'), code: balance ? 'BALANCE-1' : 'BRIDGE-6' }]);
+    }
+    // The first request to record its quote carries the withdrawal; a concurrent one submits that same quote.
+    await s.db.query('UPDATE deposit_withdrawals SET intent_id = $3 WHERE account = $1 AND nonce = $2 AND intent_id IS NULL', [account.address, w.nonce, BigInt(quote.value.intentOp.nonce).toString()]);
+    intentId = (await s.db.query('SELECT intent_id FROM deposit_withdrawals WHERE account = $1 AND nonce = $2', [account.address, w.nonce]))[0].intent_id as string;
+  }
+  const submitted = await signAndSubmit(s.db, s.config, { orchestratorAddress: s.orchestratorAddress, compactContract: s.config.intents.compactSigningContract, env: process.env }, s.sessionSigner, projectId, intentId);
+  if (submitted.start) await s.outbox.start(submitted.start).catch((err) => s.logger.warn({ err, intentId }, 'lifecycle start deferred to the outbox sweeper'));
+  return { intentId, status: submitted.status };
+}

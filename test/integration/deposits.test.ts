@@ -1,0 +1,377 @@
+import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
+import { waitFor } from '../../src/dev/processes';
+import { Api, call, ingest, startApi } from '../support/harness';
+import { ARB_USDC, BASE_USDC, TX } from '../support/fixtures';
+import { newProject, subscribe, type Project } from '../support/projects';
+import { Receiver } from '../support/receiver';
+import { DP, depositEvents, fillAndClaim, intentFailure, registerManaged } from '../support/deposits';
+import { withdrawTypedData } from '../../src/deposits/session-digest';
+
+let api: Api;
+const receivers: Receiver[] = [];
+let tx = 1000;
+const nextTx = () => TX(tx++);
+
+beforeAll(async () => {
+  api = await startApi();
+});
+afterAll(async () => {
+  await Promise.all(receivers.map((r) => r.close()));
+  await api.close();
+});
+
+/** A project with a webhook receiver that verifies every signature. */
+async function subscribed(): Promise<{ p: Project; r: Receiver }> {
+  const p = await newProject(api, 'deposits');
+  const r = await new Receiver([]).start();
+  receivers.push(r);
+  await subscribe(p, r);
+  return { p, r };
+}
+
+/** The deposit's webhooks as the receiver accepted them (each webhook-id once), in the order they were sent. */
+const hooks = (r: Receiver, depositId: string) =>
+  [...r.accepted.values()].filter((d) => d.json.data.depositId === depositId).sort((a, b) => a.json.timestamp.localeCompare(b.json.timestamp) || 0);
+const types = (r: Receiver, depositId: string) => hooks(r, depositId).map((d) => d.json.type);
+
+async function until(r: Receiver, depositId: string, type: string, count = 1, ms = 30_000) {
+  await waitFor(`${type} ×${count} of deposit ${depositId}`, async () => types(r, depositId).filter((t) => t === type).length >= count, ms);
+  return hooks(r, depositId).filter((d) => d.json.type === type)[count - 1].json.data;
+}
+
+async function byTx(p: Project, txHash: string) {
+  const res = await call(p, 'GET', `${DP}/deposits?txHash=${txHash}`);
+  expect(res.status).toBe(200);
+  return res.json.deposits;
+}
+
+async function depositIdOf(p: Project, txHash: string): Promise<string> {
+  let id = '';
+  await waitFor(`deposit of ${txHash}`, async () => !!(id = (await byTx(p, txHash))[0]?.id), 10_000);
+  return id;
+}
+
+const sender = () => privateKeyToAccount(generatePrivateKey()).address;
+const baseToArb = { chain: 'eip155:42161', token: ARB_USDC };
+
+describe('a deposit end to end', () => {
+  test('managed account → deposit on Base → received, bridge-started (a visible intent) → fill and claim → bridge-complete', async () => {
+    const { p, r } = await subscribed();
+    const { address } = await registerManaged(p, baseToArb);
+    const txHash = nextTx();
+    const from = sender();
+    const ingested = await ingest(api, depositEvents({ chainId: 8453, token: BASE_USDC, amount: '5000000', balance: '5000000', account: address, sender: from, txHash }));
+    expect(ingested.status).toBe(200);
+    const id = await depositIdOf(p, txHash);
+
+    const received = await until(r, id, 'deposit-received');
+    expect(received).toEqual({ depositId: id, account: address.toLowerCase(), chain: 'eip155:8453', token: BASE_USDC.toLowerCase(), amount: '5000000', transactionHash: txHash, sender: from.toLowerCase() });
+    const [atReceipt] = await byTx(p, txHash);
+    expect(atReceipt).toMatchObject({ id, status: 'processing', errorCode: null, completedAt: null, createdAt: expect.any(String) });
+    expect(['received', 'bridging']).toContain(atReceipt.stage);
+    const started = await until(r, id, 'bridge-started');
+    expect(started).toMatchObject({
+      depositId: id, attempt: 1, settlementLayer: expect.any(String),
+      source: { chain: 'eip155:8453', asset: BASE_USDC.toLowerCase() },
+      destination: { chain: 'eip155:42161', asset: ARB_USDC.toLowerCase() },
+    });
+    // The intent spends at most the deposit (fees included) and delivers it minus the fees.
+    expect(BigInt(started.source.amount)).toBeLessThanOrEqual(5_000_000n);
+    expect(BigInt(started.source.amount)).toBeGreaterThan(4_990_000n);
+    expect(BigInt(started.destination.amount)).toBeLessThan(BigInt(started.source.amount));
+    const intent = await call(p, 'GET', `/intent-operation/${started.intentId}`);
+    expect(intent.status).toBe(200);
+    expect(intent.json).toMatchObject({ status: 'PENDING', destinationChainId: 42161, userAddress: address });
+    const [bridging] = await byTx(p, txHash);
+    expect(bridging).toMatchObject({
+      id, chain: 'eip155:8453', txHash, token: BASE_USDC, amount: '5000000', sender: from, account: address, targetChain: 'eip155:42161', targetToken: ARB_USDC,
+      status: 'processing', stage: 'bridging', intentId: started.intentId, sourceAmount: started.source.amount, destinationAmount: started.destination.amount,
+      sourceTxHash: null, destinationTxHash: null, errorCode: null, completedAt: null,
+    });
+
+    const fillTx = nextTx();
+    const claimTx = nextTx();
+    expect((await ingest(api, fillAndClaim(started.intentId, { chainId: 42161, txHash: fillTx }, { chainId: 8453, txHash: claimTx }))).status).toBe(200);
+    const complete = await until(r, id, 'bridge-complete');
+    expect(complete).toMatchObject({
+      depositId: id, intentId: started.intentId,
+      source: { transactionHash: claimTx, chain: 'eip155:8453', amount: started.source.amount },
+      destination: { transactionHash: fillTx, chain: 'eip155:42161', amount: started.destination.amount },
+      deposit: { transactionHash: txHash, chain: 'eip155:8453', amount: '5000000', sender: from.toLowerCase() },
+    });
+    const [done] = await byTx(p, txHash);
+    expect(done).toMatchObject({ status: 'completed', stage: 'completed', sourceTxHash: claimTx, destinationTxHash: fillTx, completedAt: expect.any(String) });
+    expect(types(r, id)).toEqual(['deposit-received', 'bridge-started', 'bridge-complete']);
+    for (const d of hooks(r, id)) expect(d.verifiedWith).toHaveLength(1);
+    const events = await call(p, 'GET', `${DP}/webhooks/events?depositId=${id}`);
+    expect(events.json.events.map((e: { type: string }) => e.type)).toEqual(['bridge-complete', 'bridge-started', 'deposit-received']);
+  });
+});
+
+describe('paths', () => {
+  test('an unsupported token is rejected with TOKEN-1; recovery sends it to the owner; the refund transfer makes it refunded', async () => {
+    const { p, r } = await subscribed();
+    const { owner, address } = await registerManaged(p, baseToArb);
+    const odd = '0x1111111111111111111111111111111111111111';
+    const txHash = nextTx();
+    const from = sender();
+    expect((await ingest(api, depositEvents({ chainId: 8453, token: odd, amount: '7', account: address, sender: from, txHash }))).status).toBe(200);
+    const id = await depositIdOf(p, txHash);
+    const rejected = await until(r, id, 'deposit-rejected');
+    expect(rejected).toEqual({
+      depositId: id, account: address.toLowerCase(), errorCode: 'TOKEN-1', message: 'Token not supported on this chain',
+      deposit: { transactionHash: txHash, chain: 'eip155:8453', token: odd, asset: odd, amount: '7', sender: from.toLowerCase() },
+    });
+    expect((await byTx(p, txHash))[0]).toMatchObject({ status: 'failed', stage: 'rejected', errorCode: 'TOKEN-1', refund: null, completedAt: expect.any(String) });
+
+    const recovery = await call(p, 'POST', `${DP}/deposits/recovery`, { body: { depositId: id } });
+    expect(recovery.status).toBe(202);
+    expect(recovery.json).toMatchObject({ id, status: 'failed', stage: 'refunding', refund: { recipient: owner.address, intentId: null, transactionHash: null } });
+    expect((await call(p, 'POST', `${DP}/deposits/recovery`, { body: { depositId: id } })).status).toBe(202); // idempotent
+    const other = await newProject(api, 'other');
+    expect((await call(other, 'POST', `${DP}/deposits/recovery`, { body: { depositId: id } })).status).toBe(404);
+
+    const refundTx = nextTx();
+    const refund = { id: `refund-${refundTx}`, type: 'deposit-refund', chainId: 8453, transactionHash: refundTx, account: address, token: odd, amount: '7', recipient: owner.address };
+    expect((await ingest(api, [refund])).status).toBe(200);
+    const refunded = await until(r, id, 'deposit-refunded');
+    expect(refunded).toMatchObject({ depositId: id, refund: { transactionHash: refundTx, chain: 'eip155:8453', asset: odd, amount: '7', recipient: owner.address.toLowerCase() } });
+    expect((await byTx(p, txHash))[0]).toMatchObject({ status: 'refunded', stage: 'refunded', refund: { recipient: owner.address, transactionHash: refundTx } });
+    const again = await call(p, 'POST', `${DP}/deposits/recovery`, { body: { depositId: id } });
+    expect(again.status).toBe(400);
+    expect(again.json).toEqual({ error: `Deposit ${id} is not recoverable (refunded)`, code: 'RECOVERY-1', details: [{ message: 'is not a rejected deposit', path: ['body', 'depositId'], code: 'RECOVERY-1' }], traceId: expect.any(String) });
+    expect(types(r, id)).toEqual(['deposit-received', 'deposit-rejected', 'deposit-refunded']);
+  });
+
+  test('below the minimum: BALANCE-4 with the limit, then recovered; a user-owned account without a session on the chain: SESSION-1', async () => {
+    const { p, r } = await subscribed();
+    const { owner, address } = await registerManaged(p, baseToArb);
+    const small = nextTx();
+    await ingest(api, depositEvents({ chainId: 8453, token: BASE_USDC, amount: '999999', balance: '999999', account: address, sender: sender(), txHash: small }));
+    const id = await depositIdOf(p, small);
+    expect(await until(r, id, 'deposit-rejected')).toMatchObject({ errorCode: 'BALANCE-4', message: 'Deposit is below the minimum of 1 USD', limits: { minAmountUsd: '1' } });
+    // Recovered to the owner by a same-chain intent the session signer signs; its fill is the refund.
+    expect((await call(p, 'POST', `${DP}/deposits/recovery`, { body: { depositId: id } })).status).toBe(202);
+    let refundIntent = '';
+    await waitFor('the refund intent', async () => !!(refundIntent = (await byTx(p, small))[0].refund.intentId), 20_000);
+    const refundTx = nextTx();
+    await ingest(api, fillAndClaim(refundIntent, { chainId: 8453, txHash: refundTx }, { chainId: 8453, txHash: nextTx() }));
+    expect(await until(r, id, 'deposit-refunded')).toMatchObject({ refund: { transactionHash: refundTx, recipient: owner.address.toLowerCase() } });
+
+    const owned = sender();
+    const setup = await call(p, 'POST', `${DP}/setup`, { body: { account: { address: owned, owner: sender(), target: baseToArb } } });
+    expect(setup.status).toBe(201);
+    const noSession = nextTx();
+    await ingest(api, depositEvents({ chainId: 8453, token: BASE_USDC, amount: '5000000', balance: '5000000', account: owned, sender: sender(), txHash: noSession }));
+    const id2 = await depositIdOf(p, noSession);
+    expect(await until(r, id2, 'deposit-rejected')).toMatchObject({ errorCode: 'SESSION-1' });
+  });
+
+  test('a project requiring compliance: COMPLIANCE-1 until the account\'s customer is approved', async () => {
+    const { p, r } = await subscribed();
+    const { address } = await registerManaged(p, { chain: 'eip155:8453', token: BASE_USDC }, { requireCompliance: true });
+    const first = nextTx();
+    await ingest(api, depositEvents({ chainId: 8453, token: BASE_USDC, amount: '2000000', account: address, sender: sender(), txHash: first }));
+    expect(await until(r, await depositIdOf(p, first), 'deposit-rejected')).toMatchObject({ errorCode: 'COMPLIANCE-1' });
+
+    expect((await call(p, 'POST', `${DP}/compliance/sessions`, { body: { customerId: 'cus-dep', account: address } })).status).toBe(201);
+    await api.db.query("INSERT INTO verifications (project_id, customer_id, currency, provider, applicant_id, status) VALUES ($1, 'cus-dep', 'EUR', 'sandbox', $2, 'approved')", [p.projectId, `app-${address}`]);
+    const second = nextTx();
+    await ingest(api, depositEvents({ chainId: 8453, token: BASE_USDC, amount: '2000000', account: address, sender: sender(), txHash: second }));
+    await until(r, await depositIdOf(p, second), 'bridge-complete');
+  });
+
+  test('the same transfer reported twice (and under a new event id) is one deposit; unregistered accounts are ignored', async () => {
+    const { p, r } = await subscribed();
+    const { address } = await registerManaged(p, { chain: 'eip155:8453', token: BASE_USDC });
+    const txHash = nextTx();
+    const events = depositEvents({ chainId: 8453, token: BASE_USDC, amount: '3000000', account: address, sender: sender(), txHash, logIndex: 4 });
+    const first = await ingest(api, events);
+    expect(first.json).toEqual({ received: 1, applied: 1, duplicates: 0 });
+    expect((await ingest(api, events)).json).toEqual({ received: 1, applied: 0, duplicates: 1 });
+    expect((await ingest(api, [{ ...events[0], id: `${events[0].id}-again` }])).json).toEqual({ received: 1, applied: 1, duplicates: 0 });
+    const other = depositEvents({ chainId: 8453, token: BASE_USDC, amount: '3000000', account: sender(), sender: sender(), txHash: nextTx() });
+    expect((await ingest(api, other)).status).toBe(200);
+    const id = await depositIdOf(p, txHash);
+    await until(r, id, 'bridge-complete');
+    expect(await byTx(p, txHash)).toHaveLength(1);
+    expect(await byTx(p, other[0].transactionHash as string)).toHaveLength(0);
+    expect(types(r, id)).toEqual(['deposit-received', 'bridge-complete']);
+  });
+
+  test('same chain and token: completed without a bridge', async () => {
+    const { p, r } = await subscribed();
+    const { address } = await registerManaged(p, { chain: 'eip155:8453', token: BASE_USDC });
+    const txHash = nextTx();
+    await ingest(api, depositEvents({ chainId: 8453, token: BASE_USDC, amount: '3000000', account: address, sender: sender(), txHash }));
+    const id = await depositIdOf(p, txHash);
+    const complete = await until(r, id, 'bridge-complete');
+    const leg = { transactionHash: txHash, chain: 'eip155:8453', amount: '3000000', asset: BASE_USDC.toLowerCase() };
+    expect(complete).toMatchObject({ source: leg, destination: leg, settlementLayer: null });
+    expect((await byTx(p, txHash))[0]).toMatchObject({ status: 'completed', intentId: null, attempts: 0, sourceTxHash: txHash, destinationTxHash: txHash });
+  });
+
+  test('delays: funds not in the balance yet → deposit-delayed; a slow fill → bridge-delayed; both keep going to bridge-complete', async () => {
+    const { p, r } = await subscribed();
+    const { address } = await registerManaged(p, baseToArb);
+    const txHash = nextTx();
+    const from = sender();
+    await ingest(api, depositEvents({ chainId: 8453, token: BASE_USDC, amount: '4000000', account: address, sender: from, txHash })); // no balance yet
+    const id = await depositIdOf(p, txHash);
+    expect(await until(r, id, 'deposit-delayed')).toMatchObject({ reason: 'Waiting for the deposited funds to show in the account balance', deposit: { transactionHash: txHash } });
+    expect((await byTx(p, txHash))[0]).toMatchObject({ status: 'processing', stage: 'received' });
+    await ingest(api, [{ id: `balance-${txHash}`, type: 'balance', chainId: 8453, account: address, token: BASE_USDC, unlocked: '4000000', blockNumber: '101' }]);
+    const started = await until(r, id, 'bridge-started');
+    expect(await until(r, id, 'bridge-delayed')).toMatchObject({ intentId: started.intentId, attempt: 1, reason: 'The bridge is taking longer than expected' });
+    await ingest(api, fillAndClaim(started.intentId, { chainId: 42161, txHash: nextTx() }, { chainId: 8453, txHash: nextTx() }));
+    await until(r, id, 'bridge-complete');
+    expect(types(r, id)).toEqual(['deposit-received', 'deposit-delayed', 'bridge-started', 'bridge-delayed', 'bridge-complete']);
+  });
+
+  test('bridge failures: failed twice then filled → complete; failed on every attempt → refunded to the sender', async () => {
+    const { p, r } = await subscribed();
+    const run = async (failures: number) => {
+      const { address } = await registerManaged(p, baseToArb);
+      const txHash = nextTx();
+      const from = sender();
+      await ingest(api, depositEvents({ chainId: 8453, token: BASE_USDC, amount: '6000000', balance: '6000000', account: address, sender: from, txHash }));
+      const id = await depositIdOf(p, txHash);
+      const intents: string[] = [];
+      for (let attempt = 1; attempt <= Math.min(failures + 1, 3); attempt++) {
+        const started = await until(r, id, 'bridge-started', attempt, 45_000);
+        expect(started.attempt).toBe(attempt);
+        intents.push(started.intentId);
+        if (attempt <= failures) {
+          await ingest(api, [intentFailure(started.intentId, 42161)]);
+          const failed = await until(r, id, 'bridge-failed', attempt);
+          expect(failed).toMatchObject({ intentId: started.intentId, errorCode: 'BRIDGE-4', retryable: attempt < 3, attempt });
+        } else {
+          await ingest(api, fillAndClaim(started.intentId, { chainId: 42161, txHash: nextTx() }, { chainId: 8453, txHash: nextTx() }));
+        }
+      }
+      expect(new Set(intents).size).toBe(intents.length); // a fresh quote each time
+      return { id, address, from, txHash };
+    };
+    const [twice, always] = await Promise.all([run(2), run(3)]);
+    await until(r, twice.id, 'bridge-complete');
+    expect(types(r, twice.id)).toEqual(['deposit-received', 'bridge-started', 'bridge-failed', 'bridge-started', 'bridge-failed', 'bridge-started', 'bridge-complete']);
+    expect((await byTx(p, twice.txHash))[0]).toMatchObject({ status: 'completed', attempts: 3 });
+
+    expect((await byTx(p, always.txHash))[0]).toMatchObject({ status: 'failed', stage: 'refunding', errorCode: 'BRIDGE-4', refund: { recipient: always.from, transactionHash: null } });
+    // The refund is a same-chain intent back to the sender, once the last failed intent no longer holds the funds.
+    let refundIntent = '';
+    await waitFor('the refund intent', async () => !!(refundIntent = (await byTx(p, always.txHash))[0].refund.intentId), 40_000);
+    const refund = await call(p, 'GET', `/intent-operation/${refundIntent}?full=true`);
+    expect(refund.json).toMatchObject({ status: 'PENDING', destinationChainId: 8453 });
+    expect(refund.json.intentOp.elements[0].mandate.recipient).toBe(always.from);
+    const refundTx = nextTx();
+    await ingest(api, fillAndClaim(refundIntent, { chainId: 8453, txHash: refundTx }, { chainId: 8453, txHash: nextTx() }));
+    expect(await until(r, always.id, 'deposit-refunded')).toMatchObject({ refund: { transactionHash: refundTx, chain: 'eip155:8453', recipient: always.from.toLowerCase() } });
+    expect((await byTx(p, always.txHash))[0]).toMatchObject({ status: 'refunded', refund: { recipient: always.from, intentId: refundIntent, transactionHash: refundTx } });
+    expect(types(r, always.id)).toEqual(['deposit-received', 'bridge-started', 'bridge-failed', 'bridge-started', 'bridge-failed', 'bridge-started', 'bridge-failed', 'deposit-refunded']);
+  }, 120_000);
+});
+
+describe('sizing', () => {
+  test('two deposits into one account at once: each intent spends at most its own deposit; a token the target is not: BRIDGE-6', async () => {
+    const { p, r } = await subscribed();
+    const { address } = await registerManaged(p, baseToArb);
+    const [a, b] = [nextTx(), nextTx()];
+    await ingest(api, [
+      ...depositEvents({ chainId: 8453, token: BASE_USDC, amount: '5000000', balance: '8000000', account: address, sender: sender(), txHash: a }),
+      ...depositEvents({ chainId: 8453, token: BASE_USDC, amount: '3000000', account: address, sender: sender(), txHash: b, logIndex: 1 }),
+    ]);
+    const [ia, ib] = [await depositIdOf(p, a), await depositIdOf(p, b)];
+    const [sa, sb] = [await until(r, ia, 'bridge-started'), await until(r, ib, 'bridge-started')];
+    expect(BigInt(sa.source.amount)).toBeLessThanOrEqual(5_000_000n);
+    expect(BigInt(sb.source.amount)).toBeLessThanOrEqual(3_000_000n);
+    expect(BigInt(sb.source.amount)).toBeGreaterThan(2_990_000n);
+
+    const WETH_BASE = '0x4200000000000000000000000000000000000006';
+    const c = nextTx();
+    await ingest(api, depositEvents({ chainId: 8453, token: WETH_BASE, amount: '1000000000000000000', account: address, sender: sender(), txHash: c }));
+    expect(await until(r, await depositIdOf(p, c), 'deposit-rejected')).toMatchObject({ errorCode: 'BRIDGE-6', message: 'No route from WETH to USDC: deposits are moved, not swapped' });
+  });
+});
+
+describe('on-ramp orders', () => {
+  test("an order update for a registered account is forwarded to its project's webhook, once per status", async () => {
+    const { p, r } = await subscribed();
+    const { address } = await registerManaged(p, baseToArb);
+    const order = { id: `onramp-${Date.now()}`, type: 'onramp-order', account: address, orderId: 'ord_1', orderUuid: 'b1c2', status: 'processing', fiat: { currency: 'EUR', amount: '25.00' }, method: 'card' };
+    expect((await ingest(api, [order, { ...order, id: `${order.id}-dup` }, { ...order, id: `${order.id}-stranger`, account: sender() }])).status).toBe(200);
+    await waitFor('onramp-order webhook', async () => [...r.accepted.values()].some((d) => d.json.type === 'onramp-order'), 20_000);
+    const forwarded = [...r.accepted.values()].filter((d) => d.json.type === 'onramp-order');
+    expect(forwarded).toHaveLength(1);
+    expect(forwarded[0].json.data).toEqual({
+      orderId: 'ord_1', orderUuid: 'b1c2', account: address.toLowerCase(), source: 'onramp', status: 'processing', rawStatus: 'processing', terminal: false,
+      token: null, cryptoAmount: null, fiat: { currency: 'EUR', amount: '25.00', amountPlusFees: null, feeUsd: null }, transactionId: null, method: 'card', exchange: null,
+    });
+  });
+});
+
+describe('GET /deposits', () => {
+  test('filters by account and status, pages with a cursor, refuses bad queries with the deposit error body', async () => {
+    const { p, r } = await subscribed();
+    const { address } = await registerManaged(p, { chain: 'eip155:8453', token: BASE_USDC });
+    const hashes = [nextTx(), nextTx(), nextTx()];
+    for (const txHash of hashes) await ingest(api, depositEvents({ chainId: 8453, token: BASE_USDC, amount: '2000000', account: address, sender: sender(), txHash }));
+    for (const txHash of hashes) await until(r, await depositIdOf(p, txHash), 'bridge-complete');
+    const first = await call(p, 'GET', `${DP}/deposits?account=${address}&status=completed&limit=2`);
+    expect(first.json.deposits.map((d: { txHash: string }) => d.txHash)).toEqual([hashes[2], hashes[1]]);
+    const second = await call(p, 'GET', `${DP}/deposits?account=${address}&status=completed&limit=2&cursor=${first.json.nextCursor}`);
+    expect(second.json).toMatchObject({ deposits: [{ txHash: hashes[0] }], nextCursor: null });
+    expect((await call(p, 'GET', `${DP}/deposits?account=${address}&status=processing`)).json.deposits).toEqual([]);
+    const other = await newProject(api, 'other');
+    expect((await call(other, 'GET', `${DP}/deposits?txHash=${hashes[0]}`)).json.deposits).toEqual([]);
+    expect((await call(p, 'GET', `${DP}/deposits?txHash=${hashes[0]}`, { headers: { 'x-api-version': '2026-01.alps' } })).json.deposits).toHaveLength(1);
+    expect((await call(p, 'GET', `${DP}/deposits`, { headers: { 'x-api-version': 'v2' } })).json).toMatchObject({ code: 'VALIDATION_ERROR' });
+    const openapi = (await call(p, 'GET', '/openapi.json')).json;
+    expect(openapi.paths['/deposit-processor/deposits'].get.parameters.map((q: { name: string }) => q.name)).toEqual(['txHash', 'account', 'status', 'limit', 'cursor']);
+    for (const path of ['/setup', '/register-managed', '/account/{address}/session', '/deposits/recovery', '/safe/withdraw']) expect(openapi.paths[`/deposit-processor${path}`].post).toBeDefined();
+    expect(openapi.paths['/deposit-processor/chains'].get).toBeDefined();
+    const bad = await call(p, 'GET', `${DP}/deposits?status=lost&cursor=abc`);
+    expect(bad.status).toBe(400);
+    expect(bad.json).toMatchObject({ code: 'VALIDATION_ERROR', details: expect.arrayContaining([expect.objectContaining({ path: ['query', 'status'] }), expect.objectContaining({ path: ['query', 'cursor'] })]) });
+  });
+});
+
+describe('POST /safe/withdraw and GET /chains', () => {
+  test("the owner's signed withdrawal becomes an intent signed by the session signer; refusals carry their codes", async () => {
+    const { p } = await subscribed();
+    const chains = await call(p, 'GET', `${DP}/chains`);
+    expect(chains.status).toBe(200);
+    expect(chains.json.sessionSigner).toBe(api.services.sessionSigner.address);
+    expect(chains.json.chains).toContainEqual(expect.objectContaining({ chain: 'eip155:8453', deposit: true, depositTokens: expect.arrayContaining([{ symbol: 'USDC', address: BASE_USDC, decimals: 6 }]) }));
+
+    const { owner, address } = await registerManaged(p, baseToArb);
+    await ingest(api, [{ id: `wd-balance-${address}`, type: 'balance', chainId: 8453, account: address, token: BASE_USDC, unlocked: '5000000', blockNumber: '7' }]);
+    const recipient = sender();
+    const request = { account: address, token: BASE_USDC, amount: '1000000', recipient, nonce: '1' };
+    const sign = (by: typeof owner, r: typeof request) => by.signTypedData(withdrawTypedData(r, 8453) as Parameters<typeof owner.signTypedData>[0]);
+    const body = { ...request, chain: 'eip155:8453', signature: await sign(owner, request) };
+
+    const res = await call(p, 'POST', `${DP}/safe/withdraw`, { body });
+    expect(res.status).toBe(202);
+    expect(res.json).toEqual({ message: 'Withdrawal submitted', intentId: expect.stringMatching(/^[0-9]+$/), status: 'PENDING' });
+    expect((await call(p, 'POST', `${DP}/safe/withdraw`, { body })).json.intentId).toBe(res.json.intentId);
+    const intent = await call(p, 'GET', `/intent-operation/${res.json.intentId}?full=true`);
+    expect(intent.json).toMatchObject({ status: 'PENDING', destinationChainId: 8453, userAddress: address });
+    expect(intent.json.intentOp.elements[0].mandate.recipient).toBe(recipient);
+
+    const stranger = privateKeyToAccount(generatePrivateKey());
+    const forged = await call(p, 'POST', `${DP}/safe/withdraw`, { body: { ...body, nonce: '2', signature: await sign(stranger, { ...request, nonce: '2' }) } });
+    expect(forged.status).toBe(400);
+    expect(forged.json).toEqual({
+      error: "Invalid withdrawal signature: not signed by the account's owner",
+      details: [{ message: "is not the account owner's Withdraw signature", path: ['body', 'signature'], code: 'signature' }],
+      traceId: expect.any(String),
+    });
+    const reused = { ...request, amount: '2000000' };
+    expect((await call(p, 'POST', `${DP}/safe/withdraw`, { body: { ...reused, chain: 'eip155:8453', signature: await sign(owner, reused) } })).status).toBe(409);
+    const tooMuch = { ...request, amount: '9000000', nonce: '3' };
+    const poor = await call(p, 'POST', `${DP}/safe/withdraw`, { body: { ...tooMuch, chain: 'eip155:8453', signature: await sign(owner, tooMuch) } });
+    expect(poor.status).toBe(400);
+    expect(poor.json).toMatchObject({ error: 'Insufficient balance', code: 'BALANCE-1' });
+  });
+});

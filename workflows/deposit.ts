@@ -1,0 +1,105 @@
+import { condition, defineSignal, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import { afterBridge, type BridgeOutcome, type DepositStage, type DepositStart, isBridgeOutcome, whileWaiting } from './deposit-state';
+
+/** Each activity persists one step with its webhook; retried until it succeeds (a deposit never stops on a passing failure). */
+const acts = proxyActivities<Activities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', maximumInterval: '1 minute', backoffCoefficient: 2 },
+});
+
+/** A deposit's intent (bridge or refund) settled: sent after the intent lifecycle records COMPLETED, FAILED or EXPIRED. */
+export const intentSettledSignal = defineSignal<[{ intentId: string; status: string }]>('intentSettled');
+
+export const depositWorkflowId = (id: string) => `deposit-${id}`;
+export const refundWorkflowId = (id: string) => `deposit-${id}-refund`;
+
+/** Settled intents by id, as the signal reports them. */
+function settledIntents(): Map<string, BridgeOutcome> {
+  const outcomes = new Map<string, BridgeOutcome>();
+  setHandler(intentSettledSignal, ({ intentId, status }) => {
+    if (isBridgeOutcome(status)) outcomes.set(intentId, status);
+  });
+  return outcomes;
+}
+
+/**
+ * One deposit, from `deposit-received` (emitted when the indexer's report was recorded) to its terminal step:
+ * rejected by the checks, completed without a bridge (same chain and token), completed by an intent, or refunding
+ * once every attempt failed (the refund workflow below takes over). An attempt
+ * that cannot start waits for the funds (`deposit-delayed` once past the expected time); a started one that takes
+ * longer than expected emits `bridge-delayed` and keeps waiting for its intent to settle.
+ */
+export async function processDeposit(start: DepositStart): Promise<DepositStage> {
+  const { depositId: id, timing } = start;
+  const outcomes = settledIntents();
+
+  const checked = await acts.checkDeposit(id);
+  if (checked.kind === 'reject') {
+    await acts.rejectDeposit(id, checked.code, checked.message, checked.limits);
+    return 'rejected';
+  }
+  if (checked.kind === 'direct') {
+    await acts.completeDirect(id);
+    return 'completed';
+  }
+
+  // Deadlines as timers (workflow time): the deposit's expected time, and each attempt's wait for its funds.
+  let delayDue = false;
+  let delayReported = false;
+  void sleep(timing.expectedSeconds * 1000).then(() => (delayDue = true));
+  for (let attempt = 1; ; attempt++) {
+    let fundsWaitOver = false;
+    void sleep(timing.fundsWaitSeconds * 1000).then(() => (fundsWaitOver = true));
+    let bridge = await acts.startBridge(id, attempt);
+    while (bridge.kind !== 'started') {
+      const next = whileWaiting({ noRoute: bridge.kind === 'no-route', fundsWaitOver, delayDue, delayReported, attempt });
+      if (next === 'reject' || next === 'refund') {
+        const code = bridge.kind === 'no-route' ? 'BRIDGE-6' : 'BALANCE-1';
+        if (next === 'reject') await acts.rejectDeposit(id, code, bridge.message);
+        else await acts.refundDeposit(id, code, bridge.message, attempt);
+        return next === 'reject' ? 'rejected' : 'refunding';
+      }
+      if (next === 'report-delay') {
+        await acts.reportDelay(id, 'deposit', attempt, bridge.message);
+        delayReported = true;
+      }
+      // Try again after the retry pause, or as soon as the delay falls due or the wait is over.
+      await condition(() => (attempt === 1 && delayDue && !delayReported) || fundsWaitOver, timing.retrySeconds * 1000);
+      bridge = await acts.startBridge(id, attempt);
+    }
+    const intentId = bridge.intentId;
+    if (!(await condition(() => outcomes.has(intentId), timing.bridgeExpectedSeconds * 1000))) {
+      await acts.reportDelay(id, 'bridge', attempt, 'The bridge is taking longer than expected');
+      await condition(() => outcomes.has(intentId));
+    }
+    const final = afterBridge(outcomes.get(intentId)!, attempt, timing.bridgeRetries) === 'refund';
+    const next = await acts.finishBridge(id, intentId, attempt, final);
+    if (next !== 'retry') return next;
+  }
+}
+
+/**
+ * A deposit's refund (after its last failed bridge, or a recovery): a same-chain intent from the account back to the
+ * refund recipient, retried with a fresh quote until one is filled (`deposit-refunded`). It waits for the funds while
+ * a failed intent still holds them; a token the intent core cannot move, or funds that never free, are left to a
+ * transfer made outside, which the indexer reports (`deposit-refund`).
+ */
+export async function refundDeposit(start: DepositStart): Promise<'refunded' | 'external'> {
+  const { depositId: id, timing } = start;
+  const outcomes = settledIntents();
+  for (let attempt = 1; ; attempt++) {
+    let fundsWaitOver = false;
+    void sleep(timing.fundsWaitSeconds * 1000).then(() => (fundsWaitOver = true));
+    let refund = await acts.startRefund(id, attempt);
+    while (refund.kind === 'wait' && !fundsWaitOver) {
+      await condition(() => fundsWaitOver, timing.retrySeconds * 1000);
+      refund = await acts.startRefund(id, attempt);
+    }
+    if (refund.kind === 'refunded') return 'refunded';
+    if (refund.kind !== 'started') return 'external';
+    const intentId = refund.intentId;
+    await condition(() => outcomes.has(intentId));
+    if (await acts.finishRefund(id, intentId)) return 'refunded';
+  }
+}
