@@ -2,11 +2,11 @@ import { getAddress, parseErc6492Signature, serializeErc6492Signature, slice, ty
 import { crashPoint } from '../faults';
 import { ApiError, badRequest } from '../http/errors';
 import { defineRoute } from '../http/route';
-import type { Services } from '../http/services';
 import { claimStates, presentClaims } from '../intents/claims';
 import type { IntentInput } from '../intents/quote';
-import { createQuote, quoteCost, quoteShortfall, type QuoteOutcome } from '../intents/quote-service';
-import type { IntentOp } from '../intents/types';
+import { createQuote, quoteCost, quoteShortfall } from '../intents/quote-service';
+import { quoteDeps, unwrap } from '../intents/handler-support';
+import { findQuote } from '../intents/store';
 import { invalidSignature } from '../intents/verify';
 import { queueSignals } from '../outbox/outbox';
 import { verifyOnChain } from '../signatures/smart-account';
@@ -29,11 +29,6 @@ interface CostBody {
 interface PathBody extends CostBody { targetAccount: string; targetExecutions: { to: string; value: Amount; data: string }[] }
 interface SubmitBody { bundles: { signedOrderBundle: SignedOrderBundle; initCode?: Hex; userOp?: Record<string, unknown> }[] }
 
-const quoteDeps = (s: Services) => ({ registry: s.registry, config: s.config, lockTag: s.defaultLockTag, orchestrator: s.orchestrator, nonces: s.nonces });
-const unwrap = <T>(outcome: QuoteOutcome<T>): T => {
-  if (!outcome.ok) throw badRequest(outcome.message);
-  return outcome.value;
-};
 
 /**
  * A legacy request in the domain's own input: every 0.5.x account is a smart account, its target gas is the
@@ -69,10 +64,19 @@ async function verifyBundle(signed: SignedOrderBundle, initCode: Hex | undefined
   signed.segments.forEach((s, i) => add(Number(s.chainId), signed.originSignatures[i]));
   add(Number(signed.segments[0].witness.targetChain), signed.targetSignature);
   for (const { chainId, signature } of checks.values()) {
-    const wrapped = initCode && !parseErc6492Signature(signature).address
+    const wrapped = initCode && !isErc6492(signature)
       ? serializeErc6492Signature({ address: getAddress(slice(initCode, 0, 20)), data: slice(initCode, 20), signature })
       : signature;
     if (!(await verifyOnChain(env, chainId, { address: signed.sponsor, hash, signature: wrapped }))) throw invalidSignature();
+  }
+}
+
+/** Already wrapped for ERC-6492; a malformed wrapping counts as wrapped, for the account to reject. */
+function isErc6492(signature: Hex): boolean {
+  try {
+    return !!parseErc6492Signature(signature).address;
+  } catch {
+    return true;
   }
 }
 
@@ -90,7 +94,7 @@ export const bundleRoutes = [
       const input = intentInputOf(params.userAddress, body);
       const cost = await quoteCost(s.db, input, quoteDeps(s));
       if (cost.ok) return { status: 200, body: presentCost(cost.value) };
-      if (cost.message !== 'Insufficient balance') throw badRequest(cost.message);
+      if (cost.code !== 'INSUFFICIENT_BALANCE') throw badRequest(cost.message);
       return { status: 200, body: presentShortfall(unwrap(await quoteShortfall(s.db, input, quoteDeps(s)))) };
     },
   }),
@@ -121,10 +125,7 @@ export const bundleRoutes = [
       const verified: VerifiedBundle[] = [];
       for (const { signedOrderBundle: signed, initCode, userOp } of body.bundles) {
         const id = BigInt(signed.nonce).toString();
-        const [quote]: { operation: IntentOp; expired: boolean; submitted: boolean }[] = await s.db.query(
-          'SELECT q.operation, q.expires_at < now() AS expired, b.id IS NOT NULL AS submitted FROM quotes q LEFT JOIN bundles b ON b.id = q.nonce WHERE q.nonce = $1 AND q.project_id = $2',
-          [id, ctx.state.projectId],
-        );
+        const quote = await findQuote(s.db, id, ctx.state.projectId, 'bundle');
         // A resubmission of an accepted bundle is answered even after its path's time-to-live.
         if (!quote || (quote.expired && !quote.submitted)) throw new ApiError(404, `Bundle ${id} expired or not found; request a new path`);
         // Ours and unchanged: what we served, as the client alters it before signing, field for field.

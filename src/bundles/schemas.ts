@@ -81,6 +81,9 @@ const signedOrderBundle: Schema = {
   },
 };
 
+/** Gas fields packed into 128 bits of a v0.7 userOp (below 10^38, so always below 2^128). */
+const uint128: Schema = { anyOf: [{ type: 'string', pattern: '^(0|[1-9][0-9]{0,37})$' }, safeUint()] };
+
 /** The session path's userOp: viem's prepared v0.7 UserOperation as the 0.5.4 client sends it (bigints as strings). */
 const userOperation: Schema = {
   type: 'object',
@@ -91,14 +94,14 @@ const userOperation: Schema = {
     factory: address,
     factoryData: hex,
     callData: hex,
-    callGasLimit: bigintString,
-    verificationGasLimit: bigintString,
+    callGasLimit: uint128,
+    verificationGasLimit: uint128,
     preVerificationGas: bigintString,
-    maxFeePerGas: bigintString,
-    maxPriorityFeePerGas: bigintString,
+    maxFeePerGas: uint128,
+    maxPriorityFeePerGas: uint128,
     paymaster: address,
-    paymasterVerificationGasLimit: bigintString,
-    paymasterPostOpGasLimit: bigintString,
+    paymasterVerificationGasLimit: uint128,
+    paymasterPostOpGasLimit: uint128,
     paymasterData: hex,
     signature: hex,
   },

@@ -1,10 +1,9 @@
 import type { DataSource } from 'typeorm';
-import { InsufficientBalance, reserve, type Reservation } from '../ledger/ledger';
+import { InsufficientBalance, reserve } from '../ledger/ledger';
 import { queueStart, type QueuedStart } from '../outbox/outbox';
 import { proveAccount } from '../projects/accounts';
-import type { IntentOp } from '../intents/types';
 import type { IntentStatus } from '../../workflows/intent-state';
-import { lifecycleOf } from '../intents/store';
+import { lifecycleOf, lockQuote } from '../intents/store';
 import type { SignedOrderBundle } from './order-bundle';
 import { pendingBundleEvent } from './presenter';
 
@@ -27,15 +26,11 @@ export interface AcceptedBundle { id: string; status: IntentStatus; start?: Queu
 export async function acceptBundles(db: DataSource, projectId: string, bundles: VerifiedBundle[], fillGraceSeconds: number): Promise<AcceptedBundle[]> {
   return db.transaction(async (tx) => {
     const accepted: AcceptedBundle[] = [];
-    for (const { id, signed } of bundles) {
-      const quote: { account: string; operation: IntentOp; reservations: Reservation[]; expired: boolean }[] = await tx.query(
-        'SELECT account, operation, reservations, expires_at < now() AS expired FROM quotes WHERE nonce = $1 AND project_id = $2 FOR UPDATE',
-        [id, projectId],
-      );
-      if (!quote.length) throw new BundleRefused(`Bundle ${id} not found`, true);
-      // A quote is spent once: one accepted as an alps intent is no bundle (checked under the row lock).
-      if ((await tx.query('SELECT 1 FROM intents WHERE id = $1', [id])).length) throw new BundleRefused(`Bundle ${id} not found`, true);
-      const { account, operation, reservations, expired } = quote[0];
+    // In id order, so two requests carrying the same bundles lock their quotes in the same order.
+    for (const { id, signed } of [...bundles].sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1))) {
+      const lock = await lockQuote(tx, id, 'bundle', projectId);
+      if (!lock.ok) throw lock.reason === 'missing' ? new BundleRefused(`Bundle ${id} not found`, true) : new BundleRefused(`Bundle ${id}: another route of its quote was already submitted`);
+      const { account, operation, reservations, expired } = lock.quote;
       const { start, originChainIds, destinationChainId: targetChainId, fillDeadline } = lifecycleOf('bundle', id, account, projectId, operation, fillGraceSeconds);
       const existing: { status: IntentStatus; queued: boolean }[] = await tx.query(
         'SELECT b.status, EXISTS (SELECT 1 FROM workflow_outbox o WHERE o.workflow_id = $2) AS queued FROM bundles b WHERE b.id = $1',
@@ -66,6 +61,7 @@ export async function acceptBundles(db: DataSource, projectId: string, bundles: 
       await queueStart(tx, start);
       accepted.push({ id, status: 'PENDING', start });
     }
-    return accepted;
+    // Answered in the request's order.
+    return bundles.map((b) => accepted.find((a) => a.id === b.id)!);
   });
 }

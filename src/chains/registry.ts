@@ -24,7 +24,7 @@ interface RawRegistry { version: string; chains: RawChain[] }
 export const toCaip2 = (chainId: number): string => `eip155:${chainId}`;
 
 export function fromCaip2(value: string): number | undefined {
-  const m = /^eip155:([1-9][0-9]{0,15})$/.exec(value);
+  const m = /^eip155:([1-9][0-9]{0,14})$/.exec(value);
   return m ? Number(m[1]) : undefined;
 }
 

@@ -1,6 +1,5 @@
-import { address, dateTime, patterns, safeUint, type Schema, uint256 } from '../http/schema';
+import { address, caip2, dateTime, patterns, safeUint, type Schema, uint256 } from '../http/schema';
 
-export const caip2: Schema = { type: 'string', pattern: '^eip155:[1-9][0-9]{0,15}$', description: 'CAIP-2 chain id (eip155:<id>)' };
 const hex: Schema = { type: 'string', pattern: patterns.hex, minLength: 4, maxLength: 20_000 };
 const bytes32: Schema = { type: 'string', pattern: '^0x[0-9a-fA-F]{64}$' };
 const txHash: Schema = { ...bytes32, description: 'transaction hash' };

@@ -33,7 +33,7 @@ type Style = 'standard' | 'deposit' | 'envelope';
 /** The deposit processor has its own body; the legacy host predates versions; elsewhere the version decides. */
 function styleOf(ctx: Context): Style {
   if (ctx.path.startsWith('/deposit-processor')) return 'deposit';
-  if (ctx.path.startsWith('/legacy')) return 'standard';
+  if (ctx.path === '/legacy' || ctx.path.startsWith('/legacy/')) return 'standard';
   return requestedVersion(ctx) === BLANC ? 'envelope' : 'standard';
 }
 

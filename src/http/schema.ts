@@ -13,8 +13,11 @@ export const patterns = {
   uint256: '^(0|[1-9][0-9]{0,77})$',
   hex: '^0x([0-9a-fA-F]{2})*$',
   bytes12: '^0x[0-9a-fA-F]{24}$',
+  /** at most 15 digits, so every chain id it admits is an exact JS number */
+  caip2: '^eip155:[1-9][0-9]{0,14}$',
 };
 
+export const caip2: Schema = { type: 'string', pattern: patterns.caip2, description: 'CAIP-2 chain id, eip155:<chainId>' };
 export const address: Schema = { type: 'string', pattern: patterns.address, description: '20-byte hex address' };
 /** JSON numbers are accepted only while exact: larger values must come as decimal strings. */
 export const safeUint = (minimum = 0): Schema => ({ type: 'integer', minimum, maximum: Number.MAX_SAFE_INTEGER });

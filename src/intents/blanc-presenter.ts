@@ -34,7 +34,7 @@ function accessFilter(f: BlancAccessFilter) {
 }
 
 /** The resource-lock surface has no equivalent in this version: its fields are refused rather than ignored. */
-const LOCK_ONLY = [['options', 'topupCompact'], ['account', 'emissaryConfig']] as const;
+const LOCK_ONLY = [['options', 'topupCompact'], ['account', 'emissaryConfig'], ['recipient', 'emissaryConfig']] as const;
 
 export function quoteInput(body: BlancQuoteRequest): IntentInput {
   for (const [parent, field] of LOCK_ONLY) {
@@ -75,9 +75,22 @@ export function signData(op: Pick<IntentOp, 'sponsor' | 'nonce' | 'expires' | 'e
   return { origin: origin.map(plain), destination: plain(origin[origin.length - 1]) };
 }
 
+export interface BlancSignatures {
+  origin: Hex[];
+  destination: Hex;
+  targetExecution?: Hex;
+  authorizations?: { chainId: string; address: string; nonce: string | number; yParity: number; r: Hex; s: Hex }[];
+}
+
 /** The stored operation with the signatures a blanc submit carries, as an alps client would echo it. */
-export function withSignatures(stored: IntentOp, signatures: { origin: Hex[]; destination: Hex }): SignedIntentOp {
-  return { ...stored, originSignatures: signatures.origin, destinationSignature: signatures.destination };
+export function withSignatures(stored: IntentOp, signatures: BlancSignatures): SignedIntentOp {
+  return {
+    ...stored,
+    originSignatures: signatures.origin,
+    destinationSignature: signatures.destination,
+    ...(signatures.targetExecution ? { targetExecutionSignature: signatures.targetExecution } : {}),
+    ...(signatures.authorizations ? { signedAuthorizations: signatures.authorizations.map((a) => ({ ...a, chainId: chainNumber(a.chainId) })) } : {}),
+  };
 }
 
 const tokenAmount = (chainId: number, token: { address: string; symbol: string; decimals: number }, amount: bigint) => ({

@@ -1,13 +1,12 @@
 import { fromCaip2 } from '../chains/registry';
 import { defineRoute } from '../http/route';
 import { BLANC } from '../versions/versions';
-import { BlancQuoteRequest, presentBlancStatus, presentRoute, quoteInput, withSignatures } from './blanc-presenter';
+import { BlancQuoteRequest, BlancSignatures, presentBlancStatus, presentRoute, quoteInput, withSignatures } from './blanc-presenter';
 import { quoteRequest, quoteResponse, splitRequest, statusParams, statusResponse, submitRequest, submitResponse } from './blanc-schemas';
 import { quoteDeps, splitOrRefuse, submitDeps, unwrap } from './handler-support';
 import { createQuotes } from './quote-service';
 import { readIntent } from './store';
 import { submitIntent } from './submit';
-import type { Hex } from './types';
 
 /** The 2026-04.blanc intent routes: the same quotes, submits and lifecycles as alps, in the current wire format. */
 export const blancIntentRoutes = [
@@ -26,7 +25,7 @@ export const blancIntentRoutes = [
       return { status: 200, body: { routes: issued.map((q) => presentRoute(q, input.destinationChainId, s.config.intents.compactSigningContract)) } };
     },
   }),
-  defineRoute<{ intentId: string; signatures: { origin: Hex[]; destination: Hex } }, unknown, unknown>({
+  defineRoute<{ intentId: string; signatures: BlancSignatures }, unknown, unknown>({
     method: 'post',
     path: '/intents',
     summary: 'Submit a quoted route with its signatures (idempotent: the same intent returns the same id)',

@@ -1,8 +1,7 @@
 import { SETTLEMENT_LAYERS } from '../chains/registry';
-import { address, patterns, safeUint, Schema, uint256 } from '../http/schema';
+import { address, caip2, patterns, safeUint, Schema, uint256 } from '../http/schema';
 
 /** 2026-04.blanc wire schemas: CAIP-2 chain ids, integer Unix seconds, the renamed fields (README: Versions). */
-export const caip2: Schema = { type: 'string', pattern: '^eip155:[1-9][0-9]{0,15}$', description: 'CAIP-2 chain id, eip155:<chainId>' };
 const hex: Schema = { type: 'string', pattern: patterns.hex };
 const amount: Schema = { anyOf: [uint256, safeUint()] };
 const execution: Schema = { type: 'object', required: ['to'], properties: { to: address, value: { ...amount, default: '0' }, data: { ...hex, default: '0x' } } };
@@ -105,7 +104,21 @@ export const submitRequest: Schema = {
     signatures: {
       type: 'object',
       required: ['origin', 'destination'],
-      properties: { origin: { type: 'array', items: hex, minItems: 1, maxItems: 32 }, destination: hex },
+      properties: {
+        origin: { type: 'array', items: hex, minItems: 1, maxItems: 32 },
+        destination: hex,
+        targetExecution: { ...hex, description: 'when the route has target executions to authorize' },
+        authorizations: {
+          type: 'array',
+          maxItems: 32,
+          description: 'EIP-7702 authorizations of an EOA that delegates',
+          items: {
+            type: 'object',
+            required: ['chainId', 'address', 'nonce', 'yParity', 'r', 's'],
+            properties: { chainId: caip2, address, nonce: amount, yParity: { enum: [0, 1] }, r: hex, s: hex },
+          },
+        },
+      },
     },
   },
 };

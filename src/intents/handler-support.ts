@@ -18,6 +18,9 @@ export const submitDeps = (s: Services): SubmitDeps => ({
   outbox: s.outbox,
   verify: { orchestratorAddress: s.orchestratorAddress, compactContract: s.config.intents.compactSigningContract, env: process.env },
   fillGraceSeconds: s.config.intents.fillGraceSeconds,
+  onStart() {
+    s.metrics.workflowStarts.inc({ workflow: 'intentLifecycle' });
+  },
   onStartDeferred(err, id) {
     s.logger.warn({ err, id }, 'lifecycle start deferred to the outbox sweeper');
   },

@@ -1,5 +1,5 @@
-import type { DataSource } from 'typeorm';
-import { InsufficientBalance, releaseUnclaimed, reserve, settleOnClaim } from '../ledger/ledger';
+import type { DataSource, EntityManager } from 'typeorm';
+import { InsufficientBalance, releaseUnclaimed, reserve, settleOnClaim, type Reservation } from '../ledger/ledger';
 import { queueStart, type QueuedStart } from '../outbox/outbox';
 import { proveAccount } from '../projects/accounts';
 import type { IntentEvent, IntentStatus } from '../../workflows/intent-state';
@@ -17,11 +17,12 @@ const TABLE: Record<LifecycleKind, string> = { intent: 'intents', bundle: 'bundl
 
 export interface StoredQuote { operation: IntentOp; expired: boolean; submitted: boolean }
 
-/** A project's quote by nonce, whether its time-to-live has passed, and whether it was already submitted. */
-export async function findQuote(db: DataSource, id: string, projectId: string): Promise<StoredQuote | undefined> {
+/** A project's quote by nonce, whether its time-to-live has passed, and whether it was already submitted as `kind`. */
+export async function findQuote(db: DataSource, id: string, projectId: string, kind: LifecycleKind = 'intent'): Promise<StoredQuote | undefined> {
   const [quote]: StoredQuote[] = await db.query(
-    // Quotes and intents belong to the project whose key asked for them; other projects see nothing.
-    'SELECT q.operation, q.expires_at < now() AS expired, i.id IS NOT NULL AS submitted FROM quotes q LEFT JOIN intents i ON i.id = q.nonce WHERE q.nonce = $1 AND q.project_id = $2',
+    // Quotes and what spent them belong to the project whose key asked for them; other projects see nothing.
+    `SELECT q.operation, q.expires_at < now() AS expired, x.id IS NOT NULL AS submitted
+     FROM quotes q LEFT JOIN ${TABLE[kind]} x ON x.id = q.nonce WHERE q.nonce = $1 AND q.project_id = $2`,
     [id, projectId],
   );
   return quote;
@@ -90,6 +91,33 @@ export function lifecycleOf(kind: LifecycleKind, id: string, account: string, pr
   return { start, originChainIds, destinationChainId, fillDeadline };
 }
 
+export interface LockedQuote { account: string; operation: StoredOperation & IntentOp; reservations: Reservation[]; expired: boolean }
+export type QuoteLock = { ok: true; quote: LockedQuote } | { ok: false; reason: 'missing' | 'sibling-spent' };
+
+/**
+ * Locks a project's stored quote for spending as `kind` (an intent or a legacy bundle), together with its sibling
+ * routes (one blanc quote's alternatives), in nonce order so that concurrent spenders queue rather than deadlock.
+ * A quote is spent once: one spent as the other kind is missing to this one, and one whose sibling was spent (as
+ * either kind) is refused.
+ */
+export async function lockQuote(tx: EntityManager, id: string, kind: LifecycleKind, projectId: string): Promise<QuoteLock> {
+  const rows: (LockedQuote & { nonce: string })[] = await tx.query(
+    `SELECT nonce::text, account, operation, reservations, expires_at < now() AS expired FROM quotes
+     WHERE (nonce = $1 OR route_group = (SELECT route_group FROM quotes WHERE nonce = $1)) AND project_id = $2 ORDER BY nonce FOR UPDATE`,
+    [id, projectId],
+  );
+  const own = rows.find((r) => r.nonce === id);
+  if (!own) return { ok: false, reason: 'missing' };
+  const spent: { id: string; kind: LifecycleKind }[] = await tx.query(
+    `SELECT id::text, 'intent' AS kind FROM intents WHERE id = ANY($1::numeric[]) UNION ALL SELECT id::text, 'bundle' FROM bundles WHERE id = ANY($1::numeric[])`,
+    [rows.map((r) => r.nonce)],
+  );
+  if (spent.some((x) => x.id === id && x.kind !== kind)) return { ok: false, reason: 'missing' };
+  if (spent.some((x) => x.id !== id)) return { ok: false, reason: 'sibling-spent' };
+  const { nonce: _nonce, ...quote } = own; // eslint-disable-line @typescript-eslint/no-unused-vars
+  return { ok: true, quote };
+}
+
 /** A submit the ledger, the quote's lifetime or a sibling route refuses; nothing was changed. */
 export class SubmitRefused extends Error {
   constructor(message: string, readonly quoteGone = false, readonly conflict = false) {
@@ -107,23 +135,9 @@ export interface Accepted { status: IntentStatus; start?: QueuedStart }
  */
 export async function acceptIntent(db: DataSource, id: string, submission: Submission, projectId: string, fillGraceSeconds: number): Promise<Accepted> {
   return db.transaction(async (tx) => {
-    // The quote and its sibling routes (one blanc quote's alternatives), locked in nonce order so that concurrent
-    // submits of two siblings queue rather than deadlock.
-    const rows: { nonce: string; account: string; operation: StoredOperation; reservations: { chainId: number; token: string; lockTag: string; amount: string }[]; expired: boolean }[] =
-      await tx.query(
-        `SELECT nonce, account, operation, reservations, expires_at < now() AS expired FROM quotes
-         WHERE nonce = $1 OR route_group = (SELECT route_group FROM quotes WHERE nonce = $1) ORDER BY nonce FOR UPDATE`,
-        [id],
-      );
-    const quote = rows.filter((r) => r.nonce === id);
-    if (!quote.length) throw new SubmitRefused('Quote not found', true);
-    const siblings = rows.filter((r) => r.nonce !== id).map((r) => r.nonce);
-    if (siblings.length && (await tx.query('SELECT 1 FROM intents WHERE id = ANY($1::numeric[])', [siblings])).length) {
-      throw new SubmitRefused('Another route of this quote was already submitted', false, true);
-    }
-    // A quote is spent once: one accepted as a legacy bundle (src/bundles) is no intent (checked under the row lock).
-    if ((await tx.query('SELECT 1 FROM bundles WHERE id = $1', [id])).length) throw new SubmitRefused('Quote not found', true);
-    const { account, operation, reservations, expired } = quote[0];
+    const lock = await lockQuote(tx, id, 'intent', projectId);
+    if (!lock.ok) throw lock.reason === 'missing' ? new SubmitRefused('Quote not found', true) : new SubmitRefused('Another route of this quote was already submitted', false, true);
+    const { account, operation, reservations, expired } = lock.quote;
     const { start, originChainIds, destinationChainId, fillDeadline } = lifecycleOf('intent', id, account, projectId, operation, fillGraceSeconds);
 
     const existing: { status: IntentStatus; queued: boolean }[] = await tx.query(

@@ -44,7 +44,8 @@ export async function submitSignedIntent(deps: AcceptDeps, projectId: string, id
 
 export interface SubmitDeps extends AcceptDeps {
   outbox: Outbox;
-  /** told when a lifecycle start is left to the outbox sweeper */
+  /** told before a lifecycle start is performed, and when one is left to the outbox sweeper */
+  onStart(id: string): void;
   onStartDeferred(err: unknown, id: string): void;
 }
 
@@ -55,6 +56,9 @@ export async function submitIntent(deps: SubmitDeps, projectId: string, id: stri
   const { status, start } = await submitSignedIntent(deps, projectId, id, sign);
   if (status === 'VERIFIED') return { id, status, dryRun: true, started: false };
   crashPoint('submit-after-commit');
-  if (start) await deps.outbox.start(start).catch((err) => deps.onStartDeferred(err, id));
+  if (start) {
+    deps.onStart(id);
+    await deps.outbox.start(start).catch((err) => deps.onStartDeferred(err, id));
+  }
   return { id, status, dryRun: false, started: !!start };
 }

@@ -1,6 +1,5 @@
 import { defineRoute, RouteDef } from '../http/route';
-import { address, Schema } from '../http/schema';
-import { caip2 } from '../intents/blanc-schemas';
+import { address, caip2, Schema } from '../http/schema';
 import { BLANC, SUPPORTED_VERSIONS, type ApiVersion } from '../versions/versions';
 
 const health: Schema = {

@@ -1,10 +1,9 @@
 import type { DataSource } from 'typeorm';
-import { address, patterns, safeUint, Schema } from '../http/schema';
+import { address, caip2, patterns, safeUint, Schema } from '../http/schema';
 import { defineRoute, RouteDef } from '../http/route';
 import { BalanceRow, buildPortfolio, presentAlps, presentBlanc, presentLegacy, TokenPortfolio } from './portfolio';
 import { normalizePortfolioQuery, normalizeRepeatedQuery } from './query';
 import { fromCaip2 } from '../chains/registry';
-import { caip2 } from '../intents/blanc-schemas';
 import { ALPS, BLANC, type ApiVersion } from '../versions/versions';
 
 interface Query { chainIds?: (number | string)[]; tokens?: string[]; filterEmpty: boolean }
@@ -110,7 +109,7 @@ export const currentPortfolioRoutes = [
       type: 'object',
       properties: {
         chainIds: { type: 'array', items: caip2, maxItems: 200 },
-        tokens: { type: 'array', items: { type: 'string', pattern: `^eip155:[1-9][0-9]{0,15}:${patterns.address.slice(1, -1)}$` }, maxItems: 500 },
+        tokens: { type: 'array', items: { type: 'string', pattern: `${patterns.caip2.slice(0, -1)}:${patterns.address.slice(1, -1)}$` }, maxItems: 500 },
         filterEmpty: { type: 'boolean', default: false },
       },
     },

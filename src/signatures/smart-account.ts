@@ -17,7 +17,7 @@ export async function verifyOnChain(env: NodeJS.ProcessEnv, chainId: number, che
   try {
     valid = await client.verifyHash({ address: getAddress(check.address), hash: check.hash, signature: check.signature });
   } catch {
-    throw rpcUnavailable(chainId);
+    valid = false; // a malformed signature throws as an unreachable RPC does: the probe below tells them apart
   }
   // viem reports a failed eth_call (a transport failure included) as an invalid signature: a rejection stands
   // only if the RPC answers.

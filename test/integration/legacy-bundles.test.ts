@@ -63,6 +63,8 @@ const reservedFor = async (account: string) =>
 
 const submitted: bigint[] = [];
 
+const ACCOUNT_PLACEHOLDER = '0x4444444444444444444444444444444444444444';
+
 describe('the published 0.5.4 client, unchanged, against /legacy', () => {
   test('max amount, cost (fulfilled and shortfall), path, sign, submit → PENDING; fill and claim → COMPLETED', async () => {
     const account = await fundedAccount('5000000');
@@ -210,6 +212,14 @@ describe('refusals', () => {
     expect(res.json).toEqual({ message: 'Bundle 123456789 not found', errors: [{ message: 'Bundle 123456789 not found', context: { bundleId: '123456789' } }], traceId: expect.any(String) });
     expect((await call(api, 'POST', '/legacy/bundles/123456789/events', { body: { type: 'FillPreconfirmation', chainId: 42161, txHash: TX(1) } })).status).toBe(404);
     expect((await call(api, 'GET', '/legacy/bundles/not-a-number')).status).toBe(400);
+  });
+
+  test('a userOp gas field beyond 128 bits is a 400, not a failure to hash it', async () => {
+    const userOp = { sender: ACCOUNT_PLACEHOLDER, nonce: '0', callData: '0x', callGasLimit: (1n << 128n).toString(), verificationGasLimit: '1', preVerificationGas: '1', maxFeePerGas: '1', maxPriorityFeePerGas: '1', signature: '0x' };
+    const signedOrderBundle = { sponsor: ACCOUNT_PLACEHOLDER, nonce: '1', expires: '1', segments: [], targetSignature: '0x', originSignatures: [] };
+    const res = await call(api, 'POST', '/legacy/bundles', { body: { bundles: [{ signedOrderBundle, userOp }] } });
+    expect(res.status).toBe(400);
+    expect(res.json.errors.map((e: { message: string }) => e.message).join(' ')).toContain('callGasLimit');
   });
 
   test('one balance, a bundle, an alps intent and a withdrawal: never reserved beyond it', async () => {

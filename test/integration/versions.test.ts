@@ -1,5 +1,6 @@
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { intentWorkflowId } from '../../workflows/intent-lifecycle';
+import { acceptBundles } from '../../src/bundles/store';
 import { ARB_USDC, BASE_USDC, getCompactTypedData, TX } from '../support/fixtures';
 import { Api, call, ingest, startApi } from '../support/harness';
 import { newProject } from '../support/projects';
@@ -268,6 +269,28 @@ describe('the version envelope', () => {
     expect(short.json.details.unfillable[ARB_USDC]).toBeDefined();
     expectEnvelope(await call(api, 'POST', '/intents/splits', { headers: BLANC, body: { chainId: 42161, tokens: { [ARB_USDC]: '1' } } }), 400, 'VALIDATION_ERROR');
   });
+});
+
+test("a quote's routes are spent once across hosts: a sibling spent as a legacy bundle refuses the intent, and the reverse", async () => {
+  const account = await fundedAccount();
+  const { response } = await blanc.quote(account);
+  const [a, b, c] = response.routes;
+  // Route B spent as a legacy bundle (recorded as acceptBundles records it; its signature path is legacy-bundles.test.ts).
+  await api.db.query(
+    `INSERT INTO bundles (id, project_id, account, status, target_chain_id, origin_chain_ids, fill_deadline, signed_bundle)
+     VALUES ($1, $2, $3, 'PENDING', 42161, '{8453}', $4, '{}')`,
+    [b.intentId, api.projectId, account.address.toLowerCase(), b.fillDeadline],
+  );
+  const origin = await Promise.all(a.signData.origin.map((td: any) => account.signTypedData(td)));
+  const refused = await call(api, 'POST', '/intents', { headers: BLANC, body: { intentId: a.intentId, signatures: { origin, destination: await account.signTypedData(a.signData.destination) } } });
+  expect([refused.status, refused.json.code]).toEqual([409, 'CONFLICT']);
+  expect(await activeReservations(a.intentId)).toBe(0);
+  // And a bundle of a route whose sibling is an intent: refused in the same transaction that would reserve it.
+  await api.db.query('DELETE FROM bundles WHERE id = $1', [b.intentId]);
+  const accepted = await call(api, 'POST', '/intents', { headers: BLANC, body: { intentId: a.intentId, signatures: { origin, destination: await account.signTypedData(a.signData.destination) } } });
+  expect(accepted.status).toBe(201);
+  await expect(acceptBundles(api.db, api.projectId, [{ id: c.intentId, signed: {} as never }], 1)).rejects.toThrow('another route of its quote was already submitted');
+  expect(await activeReservations(c.intentId)).toBe(0);
 });
 
 describe('blanc reads and the alps deprecation notice', () => {
