@@ -271,6 +271,20 @@ describe('the version envelope', () => {
   });
 });
 
+test('blanc: a wallet-funded (Permit2) route signed as served is accepted, with its approvals named', async () => {
+  const account = privateKeyToAccount(generatePrivateKey());
+  await ingest(api, [{ id: eventId(), type: 'balance', chainId: 8453, account: account.address, token: BASE_USDC, unlocked: '5000000', blockNumber: '1' }]);
+  const { response } = await blanc.quote(account);
+  expect(response.routes.every((r: any) => r.funding === 'UNLOCKED')).toBe(true);
+  const route = response.routes[0];
+  expect(route.signData.origin[0].primaryType).toBe('PermitBatchWitnessTransferFrom');
+  expect(route.tokenRequirements['eip155:8453'][BASE_USDC]).toMatchObject({ type: 'approval', amount: route.cost.input[0].amount });
+  const origin = await Promise.all(route.signData.origin.map((td: any) => account.signTypedData(td)));
+  const res = await call(api, 'POST', '/intents', { headers: BLANC, body: { intentId: route.intentId, signatures: { origin, destination: await account.signTypedData(route.signData.destination) } } });
+  expect([res.status, res.json]).toEqual([201, { intentId: route.intentId }]);
+  expect(await activeReservations(route.intentId)).toBe(1);
+});
+
 test("a quote's routes are spent once across hosts: a sibling spent as a legacy bundle refuses the intent, and the reverse", async () => {
   const account = await fundedAccount();
   const { response } = await blanc.quote(account);
