@@ -4,7 +4,7 @@ import { Api, call, ingest, startApi } from '../support/harness';
 import { ARB_USDC, BASE_USDC, TX } from '../support/fixtures';
 import { newProject, subscribe, type Project } from '../support/projects';
 import { Receiver } from '../support/receiver';
-import { DP, depositEvents, fillAndClaim, intentFailure, registerManaged } from '../support/deposits';
+import { DP, depositEvents, fillAndClaim, intentFailure, projectSigner, registerManaged } from '../support/deposits';
 import { withdrawTypedData } from '../../src/deposits/session-digest';
 
 let api: Api;
@@ -294,6 +294,47 @@ describe('sizing', () => {
   });
 });
 
+describe('a failed attempt is final before the next one spends', () => {
+  test("two deposits into one account: the first one's retry waits for its failed intent's release and never spends the second deposit", async () => {
+    const { p, r } = await subscribed();
+    const { address } = await registerManaged(p, baseToArb);
+    const [a, b] = [nextTx(), nextTx()];
+    await ingest(api, depositEvents({ chainId: 8453, token: BASE_USDC, amount: '5000000', balance: '5000000', account: address, sender: sender(), txHash: a }));
+    const ia = await depositIdOf(p, a);
+    const first = await until(r, ia, 'bridge-started');
+    const expires = Number((await call(p, 'GET', `/intent-operation/${first.intentId}?full=true`)).json.intentOp.expires);
+    await ingest(api, [intentFailure(first.intentId, 42161)]);
+    await waitFor('the first intent FAILED', async () => (await call(p, 'GET', `/intent-operation/${first.intentId}`)).json.status === 'FAILED', 10_000);
+
+    // The second deposit lands while the failed intent may still be claimed (its funds stay reserved until `expires`).
+    await ingest(api, depositEvents({ chainId: 8453, token: BASE_USDC, amount: '5000000', balance: '10000000', account: address, sender: sender(), txHash: b, block: 101 }));
+    const ib = await depositIdOf(p, b);
+    const second = await until(r, ib, 'bridge-started');
+    expect(BigInt(second.source.amount)).toBeLessThanOrEqual(5_000_000n);
+    expect(Date.now() / 1000).toBeLessThan(expires);
+    expect(types(r, ia)).toEqual(['deposit-received', 'bridge-started']); // no failure reported nor retry started before the release
+
+    const failed = await until(r, ia, 'bridge-failed', 1, 30_000);
+    expect(failed).toMatchObject({ intentId: first.intentId, errorCode: 'BRIDGE-4', retryable: true, attempt: 1 });
+    const retry = await until(r, ia, 'bridge-started', 2, 30_000);
+    expect(Date.now() / 1000).toBeGreaterThanOrEqual(expires);
+    expect(retry.attempt).toBe(2);
+    // Each deposit's intent spends at most its own deposit, together at most the balance: the retry bridges the first deposit's funds.
+    expect(BigInt(retry.source.amount)).toBeLessThanOrEqual(5_000_000n);
+    expect(BigInt(retry.source.amount) + BigInt(second.source.amount)).toBeLessThanOrEqual(10_000_000n);
+    expect((await call(p, 'GET', `/intent-operation/${second.intentId}`)).json.status).toBe('PENDING');
+    expect(types(r, ia)).toEqual(['deposit-received', 'bridge-started', 'bridge-failed', 'bridge-started']);
+
+    await ingest(api, [
+      ...fillAndClaim(retry.intentId, { chainId: 42161, txHash: nextTx() }, { chainId: 8453, txHash: nextTx() }),
+      ...fillAndClaim(second.intentId, { chainId: 42161, txHash: nextTx() }, { chainId: 8453, txHash: nextTx() }),
+    ]);
+    await Promise.all([until(r, ia, 'bridge-complete'), until(r, ib, 'bridge-complete')]);
+    expect((await byTx(p, a))[0]).toMatchObject({ status: 'completed', attempts: 2, intentId: retry.intentId });
+    expect((await byTx(p, b))[0]).toMatchObject({ status: 'completed', attempts: 1, intentId: second.intentId });
+  }, 90_000);
+});
+
 describe('on-ramp orders', () => {
   test("an order update for a registered account is forwarded to its project's webhook, once per status", async () => {
     const { p, r } = await subscribed();
@@ -341,14 +382,16 @@ describe('POST /safe/withdraw and GET /chains', () => {
     const { p } = await subscribed();
     const chains = await call(p, 'GET', `${DP}/chains`);
     expect(chains.status).toBe(200);
-    expect(chains.json.sessionSigner).toBe(api.services.sessionSigner.address);
+    expect(chains.json.sessionSigner).toBe(api.services.sessionSigner(p.projectId).address);
     expect(chains.json.chains).toContainEqual(expect.objectContaining({ chain: 'eip155:8453', deposit: true, depositTokens: expect.arrayContaining([{ symbol: 'USDC', address: BASE_USDC, decimals: 6 }]) }));
 
     const { owner, address } = await registerManaged(p, baseToArb);
     await ingest(api, [{ id: `wd-balance-${address}`, type: 'balance', chainId: 8453, account: address, token: BASE_USDC, unlocked: '5000000', blockNumber: '7' }]);
     const recipient = sender();
-    const request = { account: address, token: BASE_USDC, amount: '1000000', recipient, nonce: '1' };
-    const sign = (by: typeof owner, r: typeof request) => by.signTypedData(withdrawTypedData(r, 8453) as Parameters<typeof owner.signTypedData>[0]);
+    const deadline = String(Math.floor(Date.now() / 1000) + 600);
+    const request = { account: address, token: BASE_USDC, amount: '1000000', recipient, nonce: '1', deadline };
+    const signer = await projectSigner(p);
+    const sign = (by: typeof owner, r: typeof request, domainSigner = signer) => by.signTypedData(withdrawTypedData(r, 8453, domainSigner) as Parameters<typeof owner.signTypedData>[0]);
     const body = { ...request, chain: 'eip155:8453', signature: await sign(owner, request) };
 
     const res = await call(p, 'POST', `${DP}/safe/withdraw`, { body });
@@ -367,11 +410,54 @@ describe('POST /safe/withdraw and GET /chains', () => {
       details: [{ message: "is not the account owner's Withdraw signature", path: ['body', 'signature'], code: 'signature' }],
       traceId: expect.any(String),
     });
+    // Signed for another project (its signer names the domain): not this project's owner signature.
+    const elsewhere = await call(p, 'POST', `${DP}/safe/withdraw`, { body: { ...body, nonce: '4', signature: await sign(owner, { ...request, nonce: '4' }, await projectSigner(await newProject(api, 'other'))) } });
+    expect(elsewhere.status).toBe(400);
+    const late = { ...request, nonce: '5', deadline: String(Math.floor(Date.now() / 1000) - 1) };
+    const expired = await call(p, 'POST', `${DP}/safe/withdraw`, { body: { ...late, chain: 'eip155:8453', signature: await sign(owner, late) } });
+    expect(expired.status).toBe(400);
+    expect(expired.json).toEqual({
+      error: 'The withdrawal deadline has passed', code: 'WITHDRAW-1',
+      details: [{ message: 'is in the past', path: ['body', 'deadline'], code: 'WITHDRAW-1' }], traceId: expect.any(String),
+    });
     const reused = { ...request, amount: '2000000' };
     expect((await call(p, 'POST', `${DP}/safe/withdraw`, { body: { ...reused, chain: 'eip155:8453', signature: await sign(owner, reused) } })).status).toBe(409);
     const tooMuch = { ...request, amount: '9000000', nonce: '3' };
     const poor = await call(p, 'POST', `${DP}/safe/withdraw`, { body: { ...tooMuch, chain: 'eip155:8453', signature: await sign(owner, tooMuch) } });
     expect(poor.status).toBe(400);
     expect(poor.json).toMatchObject({ error: 'Insufficient balance', code: 'BALANCE-1' });
+
+    // Quoted, but its submit refused (the quote lapsed): the nonce is not spent, the same signed request goes through later.
+    const lapse = { ...request, amount: '500000', nonce: '6' };
+    const lapseBody = { ...lapse, chain: 'eip155:8453', signature: await sign(owner, lapse) };
+    await api.db.query("CREATE OR REPLACE FUNCTION test_lapse_quote() RETURNS trigger AS $$ BEGIN UPDATE quotes SET expires_at = now() - interval '1 hour' WHERE nonce = NEW.intent_id; RETURN NEW; END $$ LANGUAGE plpgsql");
+    await api.db.query('CREATE TRIGGER test_lapse_quote AFTER UPDATE OF intent_id ON deposit_withdrawals FOR EACH ROW WHEN (NEW.intent_id IS NOT NULL) EXECUTE FUNCTION test_lapse_quote()');
+    let lapsed;
+    try {
+      lapsed = await call(p, 'POST', `${DP}/safe/withdraw`, { body: lapseBody });
+    } finally {
+      await api.db.query('DROP TRIGGER test_lapse_quote ON deposit_withdrawals');
+    }
+    expect(lapsed.status).toBe(404);
+    expect((await api.db.query('SELECT intent_id FROM deposit_withdrawals WHERE account = $1 AND nonce = 6', [address.toLowerCase()]))[0].intent_id).toBeNull();
+    const again = await call(p, 'POST', `${DP}/safe/withdraw`, { body: lapseBody });
+    expect(again.status).toBe(202);
+  });
+
+  test('numbers past their column or uint256 are 400s with the validation body, never 500s', async () => {
+    const { p } = await subscribed();
+    const cursor = await call(p, 'GET', `${DP}/deposits?cursor=9999999999999999999`);
+    expect(cursor.status).toBe(400);
+    expect(cursor.json).toMatchObject({ code: 'VALIDATION_ERROR', details: [expect.objectContaining({ path: ['query', 'cursor'], code: 'pattern' })], traceId: expect.any(String) });
+    const recovery = await call(p, 'POST', `${DP}/deposits/recovery`, { body: { depositId: '9999999999999999999' } });
+    expect(recovery.status).toBe(400);
+    expect(recovery.json).toMatchObject({ code: 'VALIDATION_ERROR', details: [expect.objectContaining({ path: ['body', 'depositId'], code: 'pattern' })], traceId: expect.any(String) });
+    const huge = (2n ** 256n).toString();
+    const base = { account: sender(), chain: 'eip155:8453', token: BASE_USDC, amount: '1', recipient: sender(), nonce: '1', deadline: '1', signature: '0x1234' };
+    for (const field of ['amount', 'nonce', 'deadline'] as const) {
+      const res = await call(p, 'POST', `${DP}/safe/withdraw`, { body: { ...base, [field]: huge } });
+      expect(res.status).toBe(400);
+      expect(res.json).toMatchObject({ code: 'VALIDATION_ERROR', details: expect.arrayContaining([expect.objectContaining({ path: ['body', field] })]), traceId: expect.any(String) });
+    }
   });
 });
