@@ -133,6 +133,9 @@ describe('paths', () => {
 
     const refundTx = nextTx();
     const refund = { id: `refund-${refundTx}`, type: 'deposit-refund', chainId: 8453, transactionHash: refundTx, account: address, token: odd, amount: '7', recipient: owner.address };
+    // A transfer of less than the deposit refunds nothing.
+    expect((await ingest(api, [{ ...refund, id: `${refund.id}-short`, transactionHash: nextTx(), amount: '6' }])).status).toBe(200);
+    expect((await byTx(p, txHash))[0]).toMatchObject({ stage: 'refunding', refund: { transactionHash: null } });
     expect((await ingest(api, [refund])).status).toBe(200);
     const refunded = await until(r, id, 'deposit-refunded');
     expect(refunded).toMatchObject({ depositId: id, refund: { transactionHash: refundTx, chain: 'eip155:8453', asset: odd, amount: '7', recipient: owner.address.toLowerCase() } });
