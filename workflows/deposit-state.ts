@@ -40,7 +40,7 @@ export function afterBridge(spent: { filled: boolean; claimed: boolean }, attemp
 export const bridgeErrorCode = (outcome: Exclude<BridgeOutcome, 'COMPLETED'>) => (outcome === 'EXPIRED' ? 'BRIDGE-3' : 'BRIDGE-4');
 
 /**
- * While an attempt cannot start (funds not in the balance yet, or held by the previous attempt until it expires):
+ * While an attempt cannot start (funds not in the balance yet):
  * without a route, or once the funds wait is over, the deposit ends (rejected before any intent, refunded after);
  * else the deposit's delay is reported once it is due (before its first bridge only: a retry's wait follows a
  * `bridge-failed`), and the attempt is tried again.

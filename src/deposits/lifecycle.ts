@@ -139,6 +139,8 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
         await unrecord();
         return undefined;
       }
+      // Any other refusal (a signature or account the core rejects) is the same on every retry; 5xx may pass.
+      if (e instanceof ApiError && e.status < 500) throw ApplicationFailure.nonRetryable(e.message, 'ApiError');
       throw e;
     }
   }

@@ -263,7 +263,9 @@ describe('paths', () => {
     expect((await byTx(p, always.txHash))[0]).toMatchObject({ status: 'failed', stage: 'refunding', errorCode: 'BRIDGE-4', refund: { recipient: always.from, transactionHash: null } });
     // The refund is a same-chain intent back to the sender, once the last failed intent no longer holds the funds.
     let refundIntent = '';
-    await waitFor('the refund intent', async () => !!(refundIntent = (await byTx(p, always.txHash))[0].refund.intentId), 40_000);
+    // Its id is recorded before its submit: wait until the intent core holds it.
+    await waitFor('the refund intent', async () =>
+      !!(refundIntent = (await byTx(p, always.txHash))[0].refund.intentId) && (await call(p, 'GET', `/intent-operation/${refundIntent}`)).status === 200, 40_000);
     const refund = await call(p, 'GET', `/intent-operation/${refundIntent}?full=true`);
     expect(refund.json).toMatchObject({ status: 'PENDING', destinationChainId: 8453 });
     expect(refund.json.intentOp.elements[0].mandate.recipient).toBe(always.from);
@@ -316,6 +318,8 @@ describe('a failed attempt is final before the next one spends', () => {
     expect(BigInt(second.source.amount)).toBeLessThanOrEqual(5_000_000n);
     expect(Date.now() / 1000).toBeLessThan(expires);
     expect(types(r, ia)).toEqual(['deposit-received', 'bridge-started']); // no failure reported nor retry started before the release
+    await ingest(api, fillAndClaim(second.intentId, { chainId: 42161, txHash: nextTx() }, { chainId: 8453, txHash: nextTx() }));
+    await until(r, ib, 'bridge-complete');
 
     const failed = await until(r, ia, 'bridge-failed', 1, 30_000);
     expect(failed).toMatchObject({ intentId: first.intentId, errorCode: 'BRIDGE-4', retryable: true, attempt: 1 });
@@ -325,14 +329,10 @@ describe('a failed attempt is final before the next one spends', () => {
     // Each deposit's intent spends at most its own deposit, together at most the balance: the retry bridges the first deposit's funds.
     expect(BigInt(retry.source.amount)).toBeLessThanOrEqual(5_000_000n);
     expect(BigInt(retry.source.amount) + BigInt(second.source.amount)).toBeLessThanOrEqual(10_000_000n);
-    expect((await call(p, 'GET', `/intent-operation/${second.intentId}`)).json.status).toBe('PENDING');
     expect(types(r, ia)).toEqual(['deposit-received', 'bridge-started', 'bridge-failed', 'bridge-started']);
 
-    await ingest(api, [
-      ...fillAndClaim(retry.intentId, { chainId: 42161, txHash: nextTx() }, { chainId: 8453, txHash: nextTx() }),
-      ...fillAndClaim(second.intentId, { chainId: 42161, txHash: nextTx() }, { chainId: 8453, txHash: nextTx() }),
-    ]);
-    await Promise.all([until(r, ia, 'bridge-complete'), until(r, ib, 'bridge-complete')]);
+    await ingest(api, fillAndClaim(retry.intentId, { chainId: 42161, txHash: nextTx() }, { chainId: 8453, txHash: nextTx() }));
+    await until(r, ia, 'bridge-complete');
     expect((await byTx(p, a))[0]).toMatchObject({ status: 'completed', attempts: 2, intentId: retry.intentId });
     expect((await byTx(p, b))[0]).toMatchObject({ status: 'completed', attempts: 1, intentId: second.intentId });
   }, 90_000);
