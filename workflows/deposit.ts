@@ -40,7 +40,8 @@ function intentReports() {
  * rejected by the checks, completed without a bridge (same chain and token), completed by an intent, or refunding
  * once every attempt failed (the refund workflow below takes over). An attempt
  * that cannot start waits for the funds (`deposit-delayed` once past the expected time); a started one that takes
- * longer than expected emits `bridge-delayed` and keeps waiting for its intent to settle.
+ * longer than expected emits `bridge-delayed` and keeps waiting for its intent to settle; a failed one is decided
+ * (retry or refund) only once its intent is released at `expires`.
  */
 export async function processDeposit(start: DepositStart): Promise<DepositStage> {
   const { depositId: id, timing } = start;
