@@ -336,6 +336,23 @@ describe('a failed attempt is final before the next one spends', () => {
     expect((await byTx(p, a))[0]).toMatchObject({ status: 'completed', attempts: 2, intentId: retry.intentId });
     expect((await byTx(p, b))[0]).toMatchObject({ status: 'completed', attempts: 1, intentId: second.intentId });
   }, 90_000);
+
+  test('a failed intent the arbiter still claims before its expires: the deposit completes (funds left), neither retried nor refunded', async () => {
+    const { p, r } = await subscribed();
+    const { address } = await registerManaged(p, baseToArb);
+    const txHash = nextTx();
+    await ingest(api, depositEvents({ chainId: 8453, token: BASE_USDC, amount: '5000000', balance: '5000000', account: address, sender: sender(), txHash }));
+    const id = await depositIdOf(p, txHash);
+    const started = await until(r, id, 'bridge-started');
+    await ingest(api, [intentFailure(started.intentId, 42161)]);
+    await waitFor('the intent FAILED', async () => (await call(p, 'GET', `/intent-operation/${started.intentId}`)).json.status === 'FAILED', 10_000);
+    const claimTx = nextTx();
+    await ingest(api, [fillAndClaim(started.intentId, { chainId: 42161, txHash: nextTx() }, { chainId: 8453, txHash: claimTx })[1]]);
+    const complete = await until(r, id, 'bridge-complete', 1, 30_000);
+    expect(complete).toMatchObject({ intentId: started.intentId, source: { transactionHash: claimTx }, destination: { transactionHash: null } });
+    expect((await byTx(p, txHash))[0]).toMatchObject({ status: 'completed', attempts: 1, sourceTxHash: claimTx, destinationTxHash: null });
+    expect(types(r, id)).toEqual(['deposit-received', 'bridge-started', 'bridge-complete']);
+  }, 60_000);
 });
 
 describe('on-ramp orders', () => {
