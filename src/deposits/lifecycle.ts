@@ -1,9 +1,9 @@
+import { ApplicationFailure } from '@temporalio/common';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { ChainRegistry } from '../chains/registry';
 import { toCaip2 } from '../chains/registry';
 import type { Config } from '../config';
-import { ApplicationFailure } from '@temporalio/common';
 import { ApiError } from '../http/errors';
 import { DEFAULT_PRICES_USD } from '../intents/market-defaults';
 import type { IntentInput } from '../intents/quote';
@@ -18,7 +18,7 @@ import { verdict, type Verdict } from './checks';
 import type { DepositErrorCode } from './errors';
 import { signAndSubmit } from './session-intents';
 import { targetAmount, totalSpent } from './sizing';
-import { type DepositRow, depositPart, emitDepositEvent, emitRefunded, loadDeposit, markRefunded, queueRefund } from './store';
+import { type DepositRow, depositPart, emitDepositEvent, emitRefunded, forgetAttempt, loadDeposit, markRefunded, queueRefund } from './store';
 
 /** What the deposit activities need beside the database: the intent core's dependencies and each project's session signer. */
 export interface DepositDeps { registry: ChainRegistry; quote: QuoteDeps; verify: VerifyDeps; sessionSigner: (projectId: string) => PrivateKeyAccount }
@@ -50,8 +50,6 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
     await started(starts);
   };
   const deposit = async (id: string) => mustExist(await loadDeposit(db, id), `Deposit ${id}`);
-  /** Forgets an attempt's recorded quote, unless the intent core accepted it meanwhile (an overlapping retry's submit). */
-  const forget = (sql: string, params: unknown[]) => db.query(`${sql} AND NOT EXISTS (SELECT 1 FROM intents WHERE id = $2)`, params);
 
   async function checkDeposit(id: string): Promise<Verdict> {
     const r = await deposit(id);
@@ -156,7 +154,7 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
     }
     const intentId = r.intent_id!;
     const submitted = await submitRecorded(r.project_id, intentId, () =>
-      forget('UPDATE deposits SET attempts = $3 - 1, intent_id = NULL WHERE id = $1 AND attempts = $3 AND intent_id = $2', [id, intentId, attempt]));
+      forgetAttempt(db, 'bridge', id, intentId, attempt));
     if (!submitted) return { kind: 'wait', message: 'The quote lapsed before its submit; quoting again' };
     const element = submitted.operation.elements[0];
     await step(id, async (tx, row) => {
@@ -264,7 +262,7 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
     }
     const intentId = r.refund_intent_id!;
     const submitted = await submitRecorded(r.project_id, intentId, () =>
-      forget('UPDATE deposits SET refund_attempts = $3 - 1, refund_intent_id = NULL WHERE id = $1 AND refund_attempts = $3 AND refund_intent_id = $2', [id, intentId, attempt]));
+      forgetAttempt(db, 'refund', id, intentId, attempt));
     return submitted ? { kind: 'started', intentId } : { kind: 'wait', message: 'The quote lapsed before its submit; quoting again' };
   }
 

@@ -20,6 +20,19 @@ export async function loadDeposit(db: DataSource | EntityManager, id: string, lo
   return row;
 }
 
+/**
+ * Forgets an attempt's recorded quote (it lapsed before its submit, or its funds went), so the next call quotes
+ * afresh; unless the intent core accepted it meanwhile (an overlapping activity retry's submit): then it stays.
+ */
+export async function forgetAttempt(db: DataSource, kind: 'bridge' | 'refund', id: string, intentId: string, attempt: number): Promise<void> {
+  const [attempts, intent] = kind === 'bridge' ? ['attempts', 'intent_id'] : ['refund_attempts', 'refund_intent_id'];
+  await db.query(
+    `UPDATE deposits SET ${attempts} = $3 - 1, ${intent} = NULL
+     WHERE id = $1 AND ${attempts} = $3 AND ${intent} = $2 AND NOT EXISTS (SELECT 1 FROM intents WHERE id = $2)`,
+    [id, intentId, attempt],
+  );
+}
+
 const checksummed = (a: string | null) => (a ? getAddress(a) : null);
 
 /** The hosted product's record (README: Deposit processor → GET /deposits). */

@@ -6,6 +6,7 @@ import { newProject, subscribe, type Project } from '../support/projects';
 import { Receiver } from '../support/receiver';
 import { DP, depositEvents, fillAndClaim, intentFailure, projectSigner, registerManaged } from '../support/deposits';
 import { withdrawTypedData } from '../../src/deposits/session-digest';
+import { forgetAttempt } from '../../src/deposits/store';
 
 let api: Api;
 const receivers: Receiver[] = [];
@@ -88,6 +89,10 @@ describe('a deposit end to end', () => {
       status: 'processing', stage: 'bridging', intentId: started.intentId, sourceAmount: started.source.amount, destinationAmount: started.destination.amount,
       sourceTxHash: null, destinationTxHash: null, errorCode: null, completedAt: null,
     });
+
+    // An overlapping activity retry that finds the quote refused cannot forget an intent the core accepted.
+    await forgetAttempt(api.db, 'bridge', id, started.intentId, 1);
+    expect((await byTx(p, txHash))[0]).toMatchObject({ intentId: started.intentId, attempts: 1 });
 
     const fillTx = nextTx();
     const claimTx = nextTx();
