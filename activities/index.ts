@@ -10,6 +10,7 @@ import { recordVerification } from '../src/compliance/store';
 import type { ProviderState } from '../src/compliance/provider';
 import type { QueuedStart } from '../src/outbox/outbox';
 import { depositActivities, reportIntentToDeposit, type DepositDeps } from '../src/deposits/lifecycle';
+import { RELEASED } from '../workflows/deposit-state';
 
 export interface ActivityDeps { db: DataSource; config: Config; outbox: Outbox; deposits: DepositDeps }
 
@@ -26,7 +27,10 @@ export function createActivities(deps: ActivityDeps) {
       await recordTransition(db, id, status, event, kind);
       if (kind !== 'bundle') await reportIntentToDeposit(db, deps.outbox, id, status); // a deposit's intent settled: its workflow goes on
     },
-    releaseIntent: (id: string, kind?: LifecycleKind) => releaseIntent(db, id, kind),
+    releaseIntent: async (id: string, kind?: LifecycleKind) => {
+      await releaseIntent(db, id, kind);
+      if (kind !== 'bundle') await reportIntentToDeposit(db, deps.outbox, id, RELEASED); // a deposit's failed intent is final: its next attempt may spend
+    },
     finishWithdrawal: (nonce: string, status: 'CLAIMED' | 'EXPIRED', claim?: WithdrawalClaim) => finishWithdrawal(db, nonce, status, claim),
     sweepOutbox: (graceSeconds: number) => deps.outbox.sweep(graceSeconds),
     recordVerificationStatus: async (id: string, status: ProviderState, cause: string) => started(await recordVerification(db, id, { status, cause }, deps.config.webhooks)),

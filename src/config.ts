@@ -71,6 +71,8 @@ export interface DepositConfig {
   retrySeconds: number;
   /** how long a deposit waits for its funds to show in the account's balance (then BALANCE-1) */
   fundsWaitSeconds: number;
+  /** refund intents tried before a refund is left to a transfer made outside (`deposit-refund`) */
+  refundAttempts: number;
 }
 
 export interface WebhookConfig {
@@ -245,6 +247,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       bridgeRetries: int(env, 'DEPOSIT_BRIDGE_RETRIES', 2, 0, 20),
       retrySeconds: int(env, 'DEPOSIT_RETRY_SECONDS', 10, 1, 3600),
       fundsWaitSeconds: int(env, 'DEPOSIT_FUNDS_WAIT_SECONDS', 3600, 1, 7 * 86_400),
+      refundAttempts: int(env, 'DEPOSIT_REFUND_ATTEMPTS', 5, 1, 100),
     },
     rateLimit: {
       rps: int(env, 'RATE_LIMIT_RPS', 100, 1, 1_000_000),

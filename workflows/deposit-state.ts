@@ -5,6 +5,11 @@ export type DepositStage = 'received' | 'bridging' | 'completed' | 'rejected' | 
 export const BRIDGE_OUTCOMES = ['COMPLETED', 'FAILED', 'EXPIRED'] as const;
 export type BridgeOutcome = (typeof BRIDGE_OUTCOMES)[number];
 export const isBridgeOutcome = (status: string): status is BridgeOutcome => (BRIDGE_OUTCOMES as readonly string[]).includes(status);
+/**
+ * Reported (like the outcomes) once the intent lifecycle released what no claim spent, at `expires`: until then the
+ * arbiter may still claim the intent, so its funds are not the deposit's to spend again.
+ */
+export const RELEASED = 'RELEASED';
 
 /** Fixed when the deposit is received, so a configuration change never alters a running deposit. */
 export interface DepositTiming {
@@ -13,13 +18,21 @@ export interface DepositTiming {
   bridgeRetries: number;
   retrySeconds: number;
   fundsWaitSeconds: number;
+  /** the fill deadline of an attempt's intent, from its quote */
+  bridgeTimeoutSeconds: number;
+  /** refund intents tried before the refund is left to a transfer made outside */
+  refundAttempts: number;
 }
 
 export interface DepositStart { depositId: string; timing: DepositTiming }
 
-/** A settled attempt: complete, retry with a fresh quote while retries remain, else refund. */
-export function afterBridge(outcome: BridgeOutcome, attempt: number, retries: number): 'complete' | 'retry' | 'refund' {
-  if (outcome === 'COMPLETED') return 'complete';
+/**
+ * A final attempt (completed, or released at `expires`): funds that left the account (a recorded fill, or a claim on
+ * the deposit's chain, which the arbiter pays only for a fill) complete the deposit, whatever the status says; else
+ * retry with a fresh quote while retries remain, then refund.
+ */
+export function afterBridge(spent: { filled: boolean; claimed: boolean }, attempt: number, retries: number): 'complete' | 'retry' | 'refund' {
+  if (spent.filled || spent.claimed) return 'complete';
   return attempt <= retries ? 'retry' : 'refund';
 }
 
@@ -27,7 +40,7 @@ export function afterBridge(outcome: BridgeOutcome, attempt: number, retries: nu
 export const bridgeErrorCode = (outcome: Exclude<BridgeOutcome, 'COMPLETED'>) => (outcome === 'EXPIRED' ? 'BRIDGE-3' : 'BRIDGE-4');
 
 /**
- * While an attempt cannot start (funds not in the balance yet, or held by the previous attempt until it expires):
+ * While an attempt cannot start (funds not in the balance yet):
  * without a route, or once the funds wait is over, the deposit ends (rejected before any intent, refunded after);
  * else the deposit's delay is reported once it is due (before its first bridge only: a retry's wait follows a
  * `bridge-failed`), and the attempt is tried again.

@@ -1,6 +1,6 @@
 import { condition, defineSignal, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { afterBridge, type BridgeOutcome, type DepositStage, type DepositStart, isBridgeOutcome, whileWaiting } from './deposit-state';
+import { type BridgeOutcome, type DepositStage, type DepositStart, isBridgeOutcome, RELEASED, whileWaiting } from './deposit-state';
 
 /** Each activity persists one step with its webhook; retried until it succeeds (a deposit never stops on a passing failure). */
 const acts = proxyActivities<Activities>({
@@ -8,19 +8,31 @@ const acts = proxyActivities<Activities>({
   retry: { initialInterval: '1 second', maximumInterval: '1 minute', backoffCoefficient: 2 },
 });
 
-/** A deposit's intent (bridge or refund) settled: sent after the intent lifecycle records COMPLETED, FAILED or EXPIRED. */
+/**
+ * A deposit's intent (bridge or refund) settled: sent after the intent lifecycle records COMPLETED, FAILED or EXPIRED,
+ * and with status RELEASED once it released what no claim spent (at `expires`).
+ */
 export const intentSettledSignal = defineSignal<[{ intentId: string; status: string }]>('intentSettled');
 
 export const depositWorkflowId = (id: string) => `deposit-${id}`;
 export const refundWorkflowId = (id: string) => `deposit-${id}-refund`;
 
-/** Settled intents by id, as the signal reports them. */
-function settledIntents(): Map<string, BridgeOutcome> {
+/**
+ * What the signal reported of each intent. `settled`: an outcome is known. `final`: nothing more can happen to its
+ * funds (COMPLETED, or released at `expires`; until then a FAILED or EXPIRED intent may still be claimed), so only
+ * then may another attempt or a refund spend from the account.
+ */
+function intentReports() {
   const outcomes = new Map<string, BridgeOutcome>();
+  const released = new Set<string>();
   setHandler(intentSettledSignal, ({ intentId, status }) => {
-    if (isBridgeOutcome(status)) outcomes.set(intentId, status);
+    if (status === RELEASED) released.add(intentId);
+    else if (isBridgeOutcome(status)) outcomes.set(intentId, status);
   });
-  return outcomes;
+  return {
+    settled: (id: string) => outcomes.has(id) || released.has(id),
+    final: (id: string) => outcomes.get(id) === 'COMPLETED' || released.has(id),
+  };
 }
 
 /**
@@ -28,11 +40,12 @@ function settledIntents(): Map<string, BridgeOutcome> {
  * rejected by the checks, completed without a bridge (same chain and token), completed by an intent, or refunding
  * once every attempt failed (the refund workflow below takes over). An attempt
  * that cannot start waits for the funds (`deposit-delayed` once past the expected time); a started one that takes
- * longer than expected emits `bridge-delayed` and keeps waiting for its intent to settle.
+ * longer than expected emits `bridge-delayed` and keeps waiting for its intent to settle; a failed one is decided
+ * (retry or refund) only once its intent is released at `expires`.
  */
 export async function processDeposit(start: DepositStart): Promise<DepositStage> {
   const { depositId: id, timing } = start;
-  const outcomes = settledIntents();
+  const intents = intentReports();
 
   const checked = await acts.checkDeposit(id);
   if (checked.kind === 'reject') {
@@ -51,55 +64,57 @@ export async function processDeposit(start: DepositStart): Promise<DepositStage>
   for (let attempt = 1; ; attempt++) {
     let fundsWaitOver = false;
     void sleep(timing.fundsWaitSeconds * 1000).then(() => (fundsWaitOver = true));
-    let bridge = await acts.startBridge(id, attempt);
+    let bridge = await acts.startBridge(id, attempt, timing);
     while (bridge.kind !== 'started') {
       const next = whileWaiting({ noRoute: bridge.kind === 'no-route', fundsWaitOver, delayDue, delayReported, attempt });
       if (next === 'reject' || next === 'refund') {
         const code = bridge.kind === 'no-route' ? 'BRIDGE-6' : 'BALANCE-1';
         if (next === 'reject') await acts.rejectDeposit(id, code, bridge.message);
-        else await acts.refundDeposit(id, code, bridge.message, attempt);
+        else await acts.refundDeposit(id, code, bridge.message, attempt, timing);
         return next === 'reject' ? 'rejected' : 'refunding';
       }
       if (next === 'report-delay') {
-        await acts.reportDelay(id, 'deposit', attempt, bridge.message);
+        await acts.reportDelay(id, 'deposit', attempt, bridge.message, timing);
         delayReported = true;
       }
       // Try again after the retry pause, or as soon as the delay falls due or the wait is over.
       await condition(() => (attempt === 1 && delayDue && !delayReported) || fundsWaitOver, timing.retrySeconds * 1000);
-      bridge = await acts.startBridge(id, attempt);
+      bridge = await acts.startBridge(id, attempt, timing);
     }
     const intentId = bridge.intentId;
-    if (!(await condition(() => outcomes.has(intentId), timing.bridgeExpectedSeconds * 1000))) {
-      await acts.reportDelay(id, 'bridge', attempt, 'The bridge is taking longer than expected');
-      await condition(() => outcomes.has(intentId));
+    if (!(await condition(() => intents.settled(intentId), timing.bridgeExpectedSeconds * 1000))) {
+      await acts.reportDelay(id, 'bridge', attempt, 'The bridge is taking longer than expected', timing);
     }
-    const final = afterBridge(outcomes.get(intentId)!, attempt, timing.bridgeRetries) === 'refund';
-    const next = await acts.finishBridge(id, intentId, attempt, final);
+    // A failed attempt may still be claimed until its `expires`: no retry or refund before its funds are released.
+    await condition(() => intents.final(intentId));
+    const next = await acts.finishBridge(id, intentId, attempt, timing);
     if (next !== 'retry') return next;
   }
 }
 
 /**
  * A deposit's refund (after its last failed bridge, or a recovery): a same-chain intent from the account back to the
- * refund recipient, retried with a fresh quote until one is filled (`deposit-refunded`). It waits for the funds while
- * a failed intent still holds them; a token the intent core cannot move, or funds that never free, are left to a
- * transfer made outside, which the indexer reports (`deposit-refund`).
+ * refund recipient, retried with a fresh quote (each once the previous one is final) until one is filled
+ * (`deposit-refunded`). A token the intent core cannot move, funds that never show, or `refundAttempts` failed
+ * intents leave it to a transfer made outside, which the indexer reports (`deposit-refund`).
  */
 export async function refundDeposit(start: DepositStart): Promise<'refunded' | 'external'> {
   const { depositId: id, timing } = start;
-  const outcomes = settledIntents();
-  for (let attempt = 1; ; attempt++) {
+  const intents = intentReports();
+  // `refundAttempts` is absent from the timing of refunds started before it existed: those keep trying.
+  for (let attempt = 1; !(attempt > timing.refundAttempts); attempt++) {
     let fundsWaitOver = false;
     void sleep(timing.fundsWaitSeconds * 1000).then(() => (fundsWaitOver = true));
-    let refund = await acts.startRefund(id, attempt);
+    let refund = await acts.startRefund(id, attempt, timing);
     while (refund.kind === 'wait' && !fundsWaitOver) {
       await condition(() => fundsWaitOver, timing.retrySeconds * 1000);
-      refund = await acts.startRefund(id, attempt);
+      refund = await acts.startRefund(id, attempt, timing);
     }
     if (refund.kind === 'refunded') return 'refunded';
     if (refund.kind !== 'started') return 'external';
     const intentId = refund.intentId;
-    await condition(() => outcomes.has(intentId));
+    await condition(() => intents.final(intentId));
     if (await acts.finishRefund(id, intentId)) return 'refunded';
   }
+  return 'external';
 }

@@ -39,11 +39,11 @@ function checkTarget(s: Services, target: AccountBody['target']): number {
  * Session details are the owner's: the chains must be supported and the signature must be the owner's over the
  * documented digest (EOA owners recovered locally, smart-account owners through ERC-1271/6492 like intents).
  */
-async function checkSessions(s: Services, account: Pick<DepositAccount, 'address' | 'owner' | 'ownerType' | 'targetChainId'>, details: SessionDetails, path: (string | number)[]): Promise<void> {
+async function checkSessions(s: Services, projectId: string, account: Pick<DepositAccount, 'address' | 'owner' | 'ownerType' | 'targetChainId'>, details: SessionDetails, path: (string | number)[]): Promise<void> {
   const unsupported: Detail[] = details.hashesAndChainIds.flatMap((h, i) =>
     s.registry.chain(h.chainId) ? [] : [{ message: `chain ${h.chainId} is not supported`, path: [...path, 'hashesAndChainIds', String(i), 'chainId'], code: 'CHAIN-1' }]);
   if (unsupported.length) throw depositError(400, unsupported[0].message, 'CHAIN-1', unsupported);
-  const typedData = sessionTypedData(account.address, account.targetChainId, details);
+  const typedData = sessionTypedData(account.address, account.targetChainId, details, s.sessionSigner(projectId).address);
   const signaturePath = [...path, 'signature'];
   let valid: boolean;
   try {
@@ -57,13 +57,15 @@ async function checkSessions(s: Services, account: Pick<DepositAccount, 'address
 
 async function register(ctx: Context, s: Services, body: AccountBody, managed: boolean) {
   const targetChainId = checkTarget(s, body.target);
-  if (managed && !isAddressEqual(body.sessionSigner as `0x${string}`, s.sessionSigner.address)) {
-    throw depositError(400, "sessionSigner is not this processor's session signer", undefined, [{ message: `must be ${s.sessionSigner.address} (GET /chains → sessionSigner)`, path: at('account', 'sessionSigner'), code: 'const' }]);
+  // The project's own signer: an account enabled for another project's signer cannot be driven from this one.
+  const signer = s.sessionSigner(project(ctx)).address;
+  if (managed && !isAddressEqual(body.sessionSigner as `0x${string}`, signer)) {
+    throw depositError(400, "sessionSigner is not this project's session signer", undefined, [{ message: `must be ${signer} (GET /chains → sessionSigner)`, path: at('account', 'sessionSigner'), code: 'const' }]);
   }
-  if (body.sessionDetails) await checkSessions(s, { ...body, targetChainId }, body.sessionDetails, at('account', 'sessionDetails'));
+  if (body.sessionDetails) await checkSessions(s, project(ctx), { ...body, targetChainId }, body.sessionDetails, at('account', 'sessionDetails'));
   const result = await s.db.transaction(async (tx) => {
     const r = await registerAccount(tx, project(ctx), {
-      address: body.address, owner: body.owner, ownerType: body.ownerType, managed, sessionSigner: s.sessionSigner.address,
+      address: body.address, owner: body.owner, ownerType: body.ownerType, managed, sessionSigner: signer,
       targetChainId, targetToken: body.target.token, recipient: body.target.recipient, requireCompliance: body.requireCompliance,
     });
     if (!r.conflict && body.sessionDetails) await addSessions(tx, body.address, body.sessionDetails.hashesAndChainIds, body.sessionDetails.signature);
@@ -144,7 +146,7 @@ export const accountRoutes: RouteDef[] = [
     },
     async handler(ctx, { params, body }, s) {
       const account = await ownAccount(ctx, s, params.address);
-      await checkSessions(s, account, body.sessionDetails, ['body', 'sessionDetails']);
+      await checkSessions(s, project(ctx), account, body.sessionDetails, ['body', 'sessionDetails']);
       await s.db.transaction((tx) => addSessions(tx, account.address, body.sessionDetails.hashesAndChainIds, body.sessionDetails.signature));
       const chains = body.sessionDetails.hashesAndChainIds.length;
       return { status: 200, body: { message: `Session details added for ${chains} chain${chains === 1 ? '' : 's'}` } };

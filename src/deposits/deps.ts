@@ -3,7 +3,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { NonceBlock } from '../ledger/nonces';
 import type { Runtime } from '../runtime';
 import type { DepositDeps } from './lifecycle';
-import { sessionSigner } from './signer';
+import { sessionSigners } from './signer';
 
 /** The worker's deposit activities use the intent core as the API does: same registry, keys, nonces and checks. */
 export function depositDeps(rt: Runtime, db: DataSource): DepositDeps {
@@ -11,6 +11,6 @@ export function depositDeps(rt: Runtime, db: DataSource): DepositDeps {
     registry: rt.registry,
     quote: { registry: rt.registry, config: rt.config, lockTag: rt.defaultLockTag, orchestrator: privateKeyToAccount(rt.secrets.orchestratorPrivateKey), nonces: new NonceBlock(db) },
     verify: { orchestratorAddress: rt.orchestratorAddress, compactContract: rt.config.intents.compactSigningContract, env: process.env },
-    sessionSigner: sessionSigner(rt.secrets.orchestratorPrivateKey),
+    sessionSigner: sessionSigners(rt.secrets.orchestratorPrivateKey),
   };
 }

@@ -15,6 +15,7 @@ export const DEPOSIT_ERRORS = {
   'BRIDGE-4': { retryable: true, meaning: 'the bridge failed' },
   'BRIDGE-6': { retryable: false, meaning: 'no route to the target' },
   'ACCOUNT-1': { retryable: false, meaning: 'account not registered' },
+  'WITHDRAW-1': { retryable: false, meaning: "the withdrawal's signed deadline has passed" },
   'RECOVERY-1': { retryable: false, meaning: 'the deposit is not recoverable (not rejected: in progress, completed, refunding to its sender or refunded)' },
 } as const;
 

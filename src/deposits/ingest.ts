@@ -50,11 +50,14 @@ async function recordDeposit(tx: EntityManager, e: DepositEvent, deps: DepositIn
   return [start, received];
 }
 
-/** A transfer back to the refund recipient of a deposit awaiting it (the oldest one it matches): refunded. */
+/**
+ * A transfer back to the refund recipient of a deposit awaiting it (the oldest one it matches) of at least the
+ * deposit's amount: refunded. A smaller transfer refunds nothing (an external refund returns the whole deposit).
+ */
 async function recordRefund(tx: EntityManager, e: DepositRefundEvent, config: Config): Promise<QueuedStart | undefined> {
   const [awaiting]: DepositRow[] = await tx.query(
-    "SELECT * FROM deposits WHERE account = $1 AND chain_id = $2 AND token = $3 AND refund_recipient = $4 AND stage = 'refunding' ORDER BY id LIMIT 1 FOR UPDATE",
-    [e.account.toLowerCase(), e.chainId, e.token.toLowerCase(), e.recipient.toLowerCase()],
+    "SELECT * FROM deposits WHERE account = $1 AND chain_id = $2 AND token = $3 AND refund_recipient = $4 AND stage = 'refunding' AND amount <= $5 ORDER BY id LIMIT 1 FOR UPDATE",
+    [e.account.toLowerCase(), e.chainId, e.token.toLowerCase(), e.recipient.toLowerCase(), e.amount],
   );
   const refunded = awaiting && (await markRefunded(tx, awaiting, e.transactionHash));
   return refunded ? emitRefunded(tx, refunded, e.amount, config) : undefined;

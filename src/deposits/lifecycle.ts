@@ -1,3 +1,4 @@
+import { ApplicationFailure } from '@temporalio/common';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { ChainRegistry } from '../chains/registry';
@@ -11,16 +12,25 @@ import type { IntentOp } from '../intents/types';
 import type { VerifyDeps } from '../intents/verify';
 import { type Outbox, type QueuedStart, queueSignals } from '../outbox/outbox';
 import { depositWorkflowId, intentSettledSignal, refundWorkflowId } from '../../workflows/deposit';
-import { type BridgeOutcome, bridgeErrorCode, isBridgeOutcome } from '../../workflows/deposit-state';
+import { afterBridge, bridgeErrorCode, type DepositTiming, isBridgeOutcome, RELEASED } from '../../workflows/deposit-state';
 import { findAccount } from './accounts';
 import { verdict, type Verdict } from './checks';
 import type { DepositErrorCode } from './errors';
 import { signAndSubmit } from './session-intents';
 import { targetAmount, totalSpent } from './sizing';
-import { type DepositRow, depositPart, emitDepositEvent, emitRefunded, loadDeposit, markRefunded, queueRefund } from './store';
+import { type DepositRow, depositPart, emitDepositEvent, emitRefunded, forgetAttempt, loadDeposit, markRefunded, queueRefund } from './store';
 
-/** What the deposit activities need beside the database: the intent core's dependencies and the session signer. */
-export interface DepositDeps { registry: ChainRegistry; quote: QuoteDeps; verify: VerifyDeps; sessionSigner: PrivateKeyAccount }
+/** What the deposit activities need beside the database: the intent core's dependencies and each project's session signer. */
+export interface DepositDeps { registry: ChainRegistry; quote: QuoteDeps; verify: VerifyDeps; sessionSigner: (projectId: string) => PrivateKeyAccount }
+
+/** The intent core refused for want of funds (its quote outcome or submit error code). */
+const INSUFFICIENT = 'INSUFFICIENT_BALANCE';
+
+/** A deposit row or its intent is missing: no retry can bring it back, so the activity fails for good. */
+function mustExist<T>(value: T | undefined, what: string): T {
+  if (value === undefined) throw ApplicationFailure.nonRetryable(`${what} not found`, 'NotFound');
+  return value;
+}
 
 /** An attempt to start an intent: started, waiting for the funds, or impossible. */
 export type Attempt = { kind: 'started'; intentId: string } | { kind: 'wait'; message: string } | { kind: 'no-route'; message: string };
@@ -36,13 +46,14 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
   };
   /** Updates the deposit and emits the step's webhook in one transaction. */
   const step = async (id: string, emit: (tx: EntityManager, r: DepositRow) => Promise<(QueuedStart | undefined)[]>) => {
-    const starts = await db.transaction(async (tx) => emit(tx, (await loadDeposit(tx, id, true))!));
+    const starts = await db.transaction(async (tx) => emit(tx, mustExist(await loadDeposit(tx, id, true), `Deposit ${id}`)));
     await started(starts);
   };
+  const deposit = async (id: string) => mustExist(await loadDeposit(db, id), `Deposit ${id}`);
 
   async function checkDeposit(id: string): Promise<Verdict> {
-    const r = (await loadDeposit(db, id))!;
-    const account = (await findAccount(db, r.account))!;
+    const r = await deposit(id);
+    const account = mustExist(await findAccount(db, r.account), `Account ${r.account}`);
     const chainId = Number(r.chain_id);
     const token = deps.registry.token(chainId, r.token);
     const [price]: { usd: string }[] = token ? await db.query('SELECT usd FROM prices WHERE symbol = $1', [token.symbol]) : [];
@@ -82,10 +93,11 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
 
   /**
    * A quote that moves the deposit from the account's balance of the deposited token on its chain to `to`, built by
-   * the intent core's own quote and sized to spend at most the deposit (sizing.ts). Less available than the deposit
-   * means the balance has not caught up (or a failed intent still holds it until its `expires`): wait.
+   * the intent core's own quote and sized to spend at most the deposit (sizing.ts), with the fill deadline of the
+   * deposit's timing. Less available than the deposit means the balance has not caught up: wait. (A previous attempt
+   * of the deposit no longer holds any: the workflow starts the next one only once that intent is final.)
    */
-  async function quoteMove(r: DepositRow, to: { chainId: number; token: string; recipient: string }): Promise<{ kind: 'quoted'; nonce: string } | Exclude<Attempt, { kind: 'started' }>> {
+  async function quoteMove(r: DepositRow, to: { chainId: number; token: string; recipient: string }, timing: DepositTiming): Promise<{ kind: 'quoted'; nonce: string } | Exclude<Attempt, { kind: 'started' }>> {
     const base: IntentInput = {
       destinationChainId: to.chainId,
       tokenRequests: [{ tokenAddress: to.token }],
@@ -93,12 +105,12 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
       recipient: { address: to.recipient, accountType: to.recipient === r.account ? 'ERC7579' : 'EOA' },
       destinationExecutions: [],
       accountAccessList: [{ chainId: Number(r.chain_id), tokenAddress: r.token }],
-      options: { customDeadline: Math.floor(Date.now() / 1000) + config.deposits.bridgeTimeoutSeconds },
+      options: { customDeadline: Math.floor(Date.now() / 1000) + timing.bridgeTimeoutSeconds },
     };
     const waiting = { kind: 'wait' as const, message: 'Waiting for the deposited funds to show in the account balance' };
     // Everything available, to learn the fee of moving it.
     const probe = await quoteCost(db, base, deps.quote);
-    if (!probe.ok) return probe.message === 'Insufficient balance' ? waiting : { kind: 'no-route', message: probe.message };
+    if (!probe.ok) return probe.code === INSUFFICIENT ? waiting : { kind: 'no-route', message: probe.message };
     const cost = probe.value as unknown as Parameters<typeof totalSpent>[0] & { tokensReceived: { fee: string }[] };
     if (totalSpent(cost) < BigInt(r.amount)) return waiting;
     const source = deps.registry.token(Number(r.chain_id), r.token)!;
@@ -106,41 +118,43 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
     const amount = targetAmount(BigInt(r.amount), source.decimals, target.decimals, BigInt(cost.tokensReceived[0].fee));
     if (amount <= 0n) return { kind: 'no-route', message: "The deposit does not cover the fees of moving it" };
     const quote = await createQuote(db, { ...base, tokenRequests: [{ tokenAddress: to.token, amount: amount.toString() }] }, r.project_id, deps.quote);
-    if (!quote.ok) return quote.message === 'Insufficient balance' ? waiting : { kind: 'no-route', message: quote.message };
+    if (!quote.ok) return quote.code === INSUFFICIENT ? waiting : { kind: 'no-route', message: quote.message };
     return { kind: 'quoted', nonce: BigInt(quote.value.intentOp.nonce).toString() };
   }
 
   /**
-   * Signs the recorded quote with the session signer and submits it through the intent core (repeatable). A quote
-   * that lapsed before its submit (a crash in between) or whose funds went meanwhile is forgotten (`forget`), and
-   * the next call quotes afresh.
+   * Signs the recorded quote with the project's session signer and submits it through the intent core (repeatable).
+   * A quote that lapsed before its submit (a crash in between) or whose funds went meanwhile is forgotten (`unrecord`),
+   * and the next call quotes afresh.
    */
-  async function submitRecorded(projectId: string, intentId: string, forget: () => Promise<unknown>) {
+  async function submitRecorded(projectId: string, intentId: string, unrecord: () => Promise<unknown>) {
     try {
-      const submitted = await signAndSubmit(db, config, deps.verify, deps.sessionSigner, projectId, intentId);
+      const submitted = await signAndSubmit(db, config, deps.verify, deps.sessionSigner(projectId), projectId, intentId);
       await started([submitted.start]);
       return submitted;
     } catch (e) {
-      if (e instanceof ApiError && (e.status === 404 || e.message === 'Insufficient balance')) {
-        await forget();
+      if (e instanceof ApiError && (e.status === 404 || e.extra.code === INSUFFICIENT)) {
+        await unrecord();
         return undefined;
       }
+      // Any other refusal (a signature or account the core rejects) is the same on every retry; 5xx may pass.
+      if (e instanceof ApiError && e.status < 500) throw ApplicationFailure.nonRetryable(e.message, 'ApiError');
       throw e;
     }
   }
 
   /** One attempt's intent to the target, recorded on the deposit before it is signed and submitted. */
-  async function startBridge(id: string, attempt: number): Promise<Attempt> {
-    let r = (await loadDeposit(db, id))!;
+  async function startBridge(id: string, attempt: number, timing: DepositTiming): Promise<Attempt> {
+    let r = await deposit(id);
     if (r.attempts < attempt) {
-      const quoted = await quoteMove(r, { chainId: Number(r.target_chain_id), token: r.target_token, recipient: r.recipient });
+      const quoted = await quoteMove(r, { chainId: Number(r.target_chain_id), token: r.target_token, recipient: r.recipient }, timing);
       if (quoted.kind !== 'quoted') return quoted;
       await db.query('UPDATE deposits SET intent_id = $2, attempts = $3 WHERE id = $1 AND attempts < $3', [id, quoted.nonce, attempt]);
-      r = (await loadDeposit(db, id))!;
+      r = await deposit(id);
     }
     const intentId = r.intent_id!;
     const submitted = await submitRecorded(r.project_id, intentId, () =>
-      db.query('UPDATE deposits SET attempts = $3 - 1, intent_id = NULL WHERE id = $1 AND attempts = $3 AND intent_id = $2', [id, intentId, attempt]));
+      forgetAttempt(db, 'bridge', id, intentId, attempt));
     if (!submitted) return { kind: 'wait', message: 'The quote lapsed before its submit; quoting again' };
     const element = submitted.operation.elements[0];
     await step(id, async (tx, row) => {
@@ -154,65 +168,78 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
         destination: { chain: toCaip2(Number(row.target_chain_id)), asset: row.target_token, amount: element.mandate.tokenOut[0][1] },
         deposit: depositPart(row),
         settlementLayer: element.mandate.qualifier.settlementContext.settlementLayer.toLowerCase(),
-        estimatedFillTime: { seconds: config.deposits.bridgeExpectedSeconds },
+        estimatedFillTime: { seconds: timing.bridgeExpectedSeconds },
         attempt,
       }, webhooks)];
     });
     return { kind: 'started', intentId };
   }
 
-  async function reportDelay(id: string, kind: 'deposit' | 'bridge', attempt: number, reason: string): Promise<void> {
+  async function reportDelay(id: string, kind: 'deposit' | 'bridge', attempt: number, reason: string, timing: DepositTiming): Promise<void> {
     await step(id, async (tx, r) => [
       kind === 'deposit'
         ? await emitDepositEvent(tx, r, 'deposit-delayed', 'deposit-delayed', { reason, deposit: depositPart(r) }, webhooks)
-        : await emitDepositEvent(tx, r, 'bridge-delayed', `bridge-delayed:${attempt}`, { reason, intentId: r.intent_id, attempt, estimatedDelayTime: { seconds: config.deposits.bridgeTimeoutSeconds }, deposit: depositPart(r) }, webhooks),
+        : await emitDepositEvent(tx, r, 'bridge-delayed', `bridge-delayed:${attempt}`, { reason, intentId: r.intent_id, attempt, estimatedDelayTime: { seconds: timing.bridgeTimeoutSeconds }, deposit: depositPart(r) }, webhooks),
     ]);
   }
 
-  /** Nothing more will be tried: the funds go back to the sender, by the refund workflow (refund.ts). */
-  const refund = async (tx: EntityManager, r: DepositRow, code: DepositErrorCode, message: string, attempt: number) => {
+  /** Nothing more will be tried: the funds go back to the sender, by the refund workflow (refundDeposit in workflows/deposit.ts). */
+  const refund = async (tx: EntityManager, r: DepositRow, code: DepositErrorCode, message: string, attempt: number, timing: DepositTiming) => {
     await tx.query("UPDATE deposits SET stage = 'refunding', error_code = $2, refund_recipient = sender WHERE id = $1 AND stage IN ('received', 'bridging')", [r.id, code]);
     return [
-      await queueRefund(tx, r.id, config),
+      await queueRefund(tx, r.id, timing),
       await emitDepositEvent(tx, r, 'bridge-failed', `bridge-failed:${attempt}`, { intentId: r.intent_id, errorCode: code, message, retryable: false, attempt, deposit: depositPart(r) }, webhooks),
     ];
   };
 
   /** A retry could not start (no route, or the funds never freed): refunded. */
-  async function refundDeposit(id: string, code: DepositErrorCode, message: string, attempt: number): Promise<void> {
-    await step(id, (tx, r) => refund(tx, r, code, message, attempt));
+  async function refundDeposit(id: string, code: DepositErrorCode, message: string, attempt: number, timing: DepositTiming): Promise<void> {
+    await step(id, (tx, r) => refund(tx, r, code, message, attempt, timing));
+  }
+
+  /** A final intent as recorded: its status and whether funds left the account (a fill, or a claim on `chainId`). */
+  async function finalIntent(intentId: string, chainId: string) {
+    const [intent]: { status: string; fill: { transactionHash: string } | null; claims: Record<string, { transactionHash: string }>; operation: IntentOp }[] =
+      await db.query('SELECT status, fill, claims, operation FROM intents WHERE id = $1', [intentId]);
+    const found = mustExist(intent, `Intent ${intentId}`);
+    const claim = found.claims[String(Number(chainId))] ?? Object.values(found.claims)[0];
+    return { ...found, claim, spent: { filled: !!found.fill, claimed: !!found.claims[String(Number(chainId))] } };
   }
 
   /**
-   * A settled intent: COMPLETED completes the deposit with the fill (destination) and claim (source) transactions;
-   * FAILED or EXPIRED emits `bridge-failed`, retryable while retries remain, else the deposit is refunded.
+   * A final intent (COMPLETED, or released at its `expires`): funds that left the account complete the deposit with
+   * the fill (destination) and claim (source) transactions, either null when none was reported (a fill not yet
+   * claimed, or a claim of an intent recorded FAILED or EXPIRED). Else `bridge-failed`, retryable while retries
+   * remain, then the deposit is refunded.
    */
-  async function finishBridge(id: string, intentId: string, attempt: number, final: boolean): Promise<'completed' | 'retry' | 'refunding'> {
-    const [intent]: { status: BridgeOutcome; fill: { transactionHash: string } | null; claims: Record<string, { transactionHash: string }> }[] =
-      await db.query('SELECT status, fill, claims FROM intents WHERE id = $1', [intentId]);
-    if (intent.status === 'COMPLETED') {
+  async function finishBridge(id: string, intentId: string, attempt: number, timing: DepositTiming): Promise<'completed' | 'retry' | 'refunding'> {
+    const r0 = await deposit(id);
+    const intent = await finalIntent(intentId, r0.chain_id);
+    const next = afterBridge(intent.spent, attempt, timing.bridgeRetries);
+    if (next === 'complete') {
+      const source = intent.claim?.transactionHash ?? null;
+      const destination = intent.fill?.transactionHash ?? null;
       await step(id, async (tx, r) => {
-        const claim = intent.claims[String(Number(r.chain_id))] ?? Object.values(intent.claims)[0];
         await tx.query(
           "UPDATE deposits SET stage = 'completed', source_tx_hash = $3, destination_tx_hash = $4, completed_at = now() WHERE id = $1 AND intent_id = $2 AND stage = 'bridging'",
-          [id, intentId, claim.transactionHash, intent.fill!.transactionHash],
+          [id, intentId, source, destination],
         );
         return [await emitDepositEvent(tx, r, 'bridge-complete', 'complete', {
           intentId,
           deposit: depositPart(r),
-          source: { transactionHash: claim.transactionHash, chain: toCaip2(Number(r.chain_id)), amount: r.source_amount, asset: r.token },
-          destination: { transactionHash: intent.fill!.transactionHash, chain: toCaip2(Number(r.target_chain_id)), amount: r.destination_amount, asset: r.target_token },
+          source: { transactionHash: source, chain: toCaip2(Number(r.chain_id)), amount: r.source_amount, asset: r.token },
+          destination: { transactionHash: destination, chain: toCaip2(Number(r.target_chain_id)), amount: r.destination_amount, asset: r.target_token },
           settlementLayer: r.settlement_layer?.toLowerCase() ?? null,
         }, webhooks)];
       });
       return 'completed';
     }
-    const code = bridgeErrorCode(intent.status as Exclude<BridgeOutcome, 'COMPLETED'>);
+    const code = bridgeErrorCode(intent.status === 'EXPIRED' ? 'EXPIRED' : 'FAILED');
     const message = intent.status === 'EXPIRED' ? 'The intent was not filled by its deadline' : 'The bridge reported a failure';
-    await step(id, async (tx, r) => final
-      ? refund(tx, r, code, message, attempt)
+    await step(id, async (tx, r) => next === 'refund'
+      ? refund(tx, r, code, message, attempt, timing)
       : [await emitDepositEvent(tx, r, 'bridge-failed', `bridge-failed:${attempt}`, { intentId, errorCode: code, message, retryable: true, attempt, deposit: depositPart(r) }, webhooks)]);
-    return final ? 'refunding' : 'retry';
+    return next === 'refund' ? 'refunding' : 'retry';
   }
 
   /**
@@ -221,30 +248,33 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
    * may not act for the account (a user-owned account without a session there), is left to a transfer made outside,
    * which the indexer reports (`deposit-refund`).
    */
-  async function startRefund(id: string, attempt: number): Promise<Attempt | { kind: 'external' } | { kind: 'refunded' }> {
-    let r = (await loadDeposit(db, id))!;
+  async function startRefund(id: string, attempt: number, timing: DepositTiming): Promise<Attempt | { kind: 'external' } | { kind: 'refunded' }> {
+    let r = await deposit(id);
     if (r.stage === 'refunded') return { kind: 'refunded' };
-    const account = (await findAccount(db, r.account))!;
+    const account = mustExist(await findAccount(db, r.account), `Account ${r.account}`);
     const mayAct = account.managed || account.sessionChainIds.includes(Number(r.chain_id));
     if (!deps.registry.token(Number(r.chain_id), r.token) || !mayAct) return { kind: 'external' };
     if (r.refund_attempts < attempt) {
-      const quoted = await quoteMove(r, { chainId: Number(r.chain_id), token: r.token, recipient: r.refund_recipient! });
+      const quoted = await quoteMove(r, { chainId: Number(r.chain_id), token: r.token, recipient: r.refund_recipient! }, timing);
       if (quoted.kind !== 'quoted') return quoted;
       await db.query('UPDATE deposits SET refund_intent_id = $2, refund_attempts = $3 WHERE id = $1 AND refund_attempts < $3', [id, quoted.nonce, attempt]);
-      r = (await loadDeposit(db, id))!;
+      r = await deposit(id);
     }
     const intentId = r.refund_intent_id!;
     const submitted = await submitRecorded(r.project_id, intentId, () =>
-      db.query('UPDATE deposits SET refund_attempts = $3 - 1, refund_intent_id = NULL WHERE id = $1 AND refund_attempts = $3 AND refund_intent_id = $2', [id, intentId, attempt]));
+      forgetAttempt(db, 'refund', id, intentId, attempt));
     return submitted ? { kind: 'started', intentId } : { kind: 'wait', message: 'The quote lapsed before its submit; quoting again' };
   }
 
-  /** A settled refund intent: filled and claimed, the deposit is refunded (the fill is the refund transfer). */
+  /**
+   * A final refund intent: funds that left the account (a fill, the refund transfer; else the claim of an intent
+   * recorded FAILED or EXPIRED) make the deposit refunded; otherwise the next attempt may start.
+   */
   async function finishRefund(id: string, intentId: string): Promise<boolean> {
-    const [intent]: { status: string; fill: { transactionHash: string } | null; operation: IntentOp }[] = await db.query('SELECT status, fill, operation FROM intents WHERE id = $1', [intentId]);
-    if (intent.status !== 'COMPLETED') return false;
+    const intent = await finalIntent(intentId, (await deposit(id)).chain_id);
+    if (!intent.spent.filled && !intent.spent.claimed) return false;
     await step(id, async (tx, r) => {
-      const refunded = await markRefunded(tx, r, intent.fill!.transactionHash);
+      const refunded = await markRefunded(tx, r, (intent.fill ?? intent.claim).transactionHash);
       return refunded ? [await emitRefunded(tx, refunded, intent.operation.elements[0].mandate.tokenOut[0][1], config)] : [];
     });
     return true;
@@ -254,11 +284,11 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
 }
 
 /**
- * Called after the intent lifecycle records a status: a settled intent that moves a deposit is reported to the
+ * Called after the intent lifecycle records a status, or RELEASED once it released the intent at `expires`: an intent that moves a deposit is reported to the
  * deposit's workflow (through the signal outbox, so a lost delivery is repeated by the sweeper).
  */
 export async function reportIntentToDeposit(db: DataSource, outbox: Outbox, intentId: string, status: string): Promise<void> {
-  if (!isBridgeOutcome(status)) return;
+  if (!isBridgeOutcome(status) && status !== RELEASED) return;
   const signals = await db.transaction(async (tx) => {
     const rows: { id: string; bridge: boolean }[] = await tx.query('SELECT id, intent_id = $1 AS bridge FROM deposits WHERE intent_id = $1 OR refund_intent_id = $1', [intentId]);
     return queueSignals(tx, rows.map((r) => ({ workflowId: r.bridge ? depositWorkflowId(r.id) : refundWorkflowId(r.id), signal: intentSettledSignal.name, payload: { intentId, status } })));

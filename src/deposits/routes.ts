@@ -5,7 +5,7 @@ import { findAccount } from './accounts';
 import { depositError } from './errors';
 import * as schema from './schemas';
 import type { WithdrawRequest } from './session-digest';
-import { type DepositFilter, type DepositRow, listDeposits, loadDeposit, presentDeposit, queueRefund } from './store';
+import { type DepositFilter, type DepositRow, listDeposits, loadDeposit, presentDeposit, depositTiming, queueRefund } from './store';
 import { withdraw } from './withdraw';
 
 const project = (ctx: Context) => ctx.state.projectId as string;
@@ -49,7 +49,7 @@ export const depositRoutes: RouteDef[] = [
              WHERE id = $1 AND (stage = 'rejected' OR (stage = 'refunding' AND refund_recipient = $2)) RETURNING *) SELECT * FROM u`,
           [found.id, owner],
         );
-        return row && { row, start: await queueRefund(tx, row.id, s.config) };
+        return row && { row, start: await queueRefund(tx, row.id, depositTiming(s.config)) };
       });
       if (!recovered) {
         throw depositError(400, `Deposit ${found.id} is not recoverable (${found.stage})`, 'RECOVERY-1', [{ message: 'is not a rejected deposit', path: ['body', 'depositId'], code: 'RECOVERY-1' }]);
@@ -84,11 +84,11 @@ export const depositRoutes: RouteDef[] = [
     tags: ['deposits'],
     auth: 'apiKey',
     responses: { 200: { description: '{sessionSigner, chains}' } },
-    async handler(_ctx, _input, s) {
+    async handler(ctx, _input, s) {
       return {
         status: 200,
         body: {
-          sessionSigner: s.sessionSigner.address,
+          sessionSigner: s.sessionSigner(ctx.state.projectId as string).address,
           chains: s.registry.chains.map((c) => ({
             chain: c.caip2, name: c.name, testnet: c.testnet, deposit: true, destination: true,
             depositTokens: c.tokens.map((t) => ({ symbol: t.symbol, address: getAddress(t.address), decimals: t.decimals })),

@@ -3,6 +3,10 @@ import { address, caip2, dateTime, patterns, safeUint, type Schema, uint256 } fr
 const hex: Schema = { type: 'string', pattern: patterns.hex, minLength: 4, maxLength: 20_000 };
 const bytes32: Schema = { type: 'string', pattern: '^0x[0-9a-fA-F]{64}$' };
 const txHash: Schema = { ...bytes32, description: 'transaction hash' };
+/** A deposit id (bigint in PostgreSQL): up to 18 digits, so never past 2^63 − 1. */
+const depositId: Schema = { type: 'string', pattern: '^[1-9][0-9]{0,17}$' };
+/** A uint256 the owner signs: up to 77 digits, so never past 2^256 − 1. */
+const signedUint: Schema = { ...uint256, pattern: '^(0|[1-9][0-9]{0,76})$', maxLength: 77 };
 
 const target: Schema = {
   type: 'object',
@@ -112,7 +116,7 @@ export const listQuery: Schema = {
     account: address,
     status: { type: 'string', enum: [...DEPOSIT_STATUSES] },
     limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
-    cursor: { type: 'string', pattern: '^[1-9][0-9]{0,18}$', description: "the previous page's nextCursor" },
+    cursor: { ...depositId, description: "the previous page's nextCursor" },
   },
 };
 export const listResponse: Schema = {
@@ -125,20 +129,21 @@ export const recoveryBody: Schema = {
   type: 'object',
   required: ['depositId'],
   additionalProperties: false,
-  properties: { depositId: { type: 'string', pattern: '^[1-9][0-9]{0,18}$' } },
+  properties: { depositId },
 };
 
 export const withdrawBody: Schema = {
   type: 'object',
-  required: ['account', 'chain', 'token', 'amount', 'recipient', 'nonce', 'signature'],
+  required: ['account', 'chain', 'token', 'amount', 'recipient', 'nonce', 'deadline', 'signature'],
   additionalProperties: false,
   properties: {
     account: { ...address, description: 'the managed account the funds leave' },
     chain: { ...caip2, description: 'where the funds are and are delivered' },
     token: address,
-    amount: { ...uint256, pattern: '^[1-9][0-9]{0,77}$' },
+    amount: { ...signedUint, pattern: '^[1-9][0-9]{0,76}$' },
     recipient: address,
-    nonce: { ...uint256, description: "the owner's choice, once per account: the same signed request again answers the same intent" },
+    nonce: { ...signedUint, description: "the owner's choice, once per account: the same signed request again answers the same intent" },
+    deadline: { ...signedUint, description: 'Unix seconds: the signed withdrawal is refused after it (WITHDRAW-1)' },
     signature: { ...hex, description: "the owner's EIP-712 Withdraw signature" },
   },
 };

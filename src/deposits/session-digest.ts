@@ -3,13 +3,19 @@ import { getAddress, type TypedDataDefinition } from 'viem';
 export interface SessionDetails { hashesAndChainIds: { chainId: number; sessionDigest: `0x${string}` }[]; signature: `0x${string}` }
 
 /**
+ * The domain of what an owner signs: the chain, and the project's session signer as `verifyingContract`, so a
+ * signature made for one project (or deployment: the signer derives from its orchestrator key) is void in another.
+ */
+const domain = (chainId: number, projectSigner: string) => ({ name: 'Deposit Processor', version: '1', chainId, verifyingContract: getAddress(projectSigner) });
+
+/**
  * What the account owner signs to enable sessions (README: Deposit processor → Sessions): EIP-712 over the account
  * and every (chainId, sessionDigest) pair in the order sent, on the domain of the account's target chain (where a
- * smart-account owner's ERC-1271 check runs).
+ * smart-account owner's ERC-1271 check runs) and the project.
  */
-export function sessionTypedData(account: string, targetChainId: number, details: Pick<SessionDetails, 'hashesAndChainIds'>): TypedDataDefinition {
+export function sessionTypedData(account: string, targetChainId: number, details: Pick<SessionDetails, 'hashesAndChainIds'>, projectSigner: string): TypedDataDefinition {
   return {
-    domain: { name: 'Deposit Processor', version: '1', chainId: targetChainId },
+    domain: domain(targetChainId, projectSigner),
     types: {
       EnableSessions: [{ name: 'account', type: 'address' }, { name: 'sessions', type: 'ChainSession[]' }],
       ChainSession: [{ name: 'chainId', type: 'uint256' }, { name: 'sessionDigest', type: 'bytes32' }],
@@ -19,19 +25,24 @@ export function sessionTypedData(account: string, targetChainId: number, details
   };
 }
 
-export interface WithdrawRequest { account: string; chain: string; token: string; amount: string; recipient: string; nonce: string; signature: `0x${string}` }
+export interface WithdrawRequest { account: string; chain: string; token: string; amount: string; recipient: string; nonce: string; deadline: string; signature: `0x${string}` }
 
-/** What the account owner signs to withdraw (README: Deposit processor → Withdrawals), on the withdrawal's chain. */
-export function withdrawTypedData(w: Omit<WithdrawRequest, 'signature' | 'chain'>, chainId: number): TypedDataDefinition {
+/**
+ * What the account owner signs to withdraw (README: Deposit processor → Withdrawals), on the withdrawal's chain and
+ * the project; `deadline` (Unix seconds) bounds when it may be carried out.
+ */
+export function withdrawTypedData(w: Omit<WithdrawRequest, 'signature' | 'chain'>, chainId: number, projectSigner: string): TypedDataDefinition {
   return {
-    domain: { name: 'Deposit Processor', version: '1', chainId },
+    domain: domain(chainId, projectSigner),
     types: {
       Withdraw: [
         { name: 'account', type: 'address' }, { name: 'token', type: 'address' }, { name: 'amount', type: 'uint256' },
-        { name: 'recipient', type: 'address' }, { name: 'nonce', type: 'uint256' },
+        { name: 'recipient', type: 'address' }, { name: 'nonce', type: 'uint256' }, { name: 'deadline', type: 'uint256' },
       ],
     },
     primaryType: 'Withdraw',
-    message: { account: getAddress(w.account), token: getAddress(w.token), amount: BigInt(w.amount), recipient: getAddress(w.recipient), nonce: BigInt(w.nonce) },
+    message: {
+      account: getAddress(w.account), token: getAddress(w.token), amount: BigInt(w.amount), recipient: getAddress(w.recipient), nonce: BigInt(w.nonce), deadline: BigInt(w.deadline),
+    },
   };
 }

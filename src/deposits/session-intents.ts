@@ -1,18 +1,25 @@
 import type { DataSource } from 'typeorm';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { Config } from '../config';
+import { ApiError } from '../http/errors';
 import { submitSignedIntent, type Submitted } from '../intents/submit';
 import { originTypedData } from '../intents/typed-data';
 import type { IntentOp, SignedIntentOp } from '../intents/types';
 import type { VerifyDeps } from '../intents/verify';
 
 /**
- * Signs a stored quote of a deposit account with the processor's session signer (each origin element and the
+ * Signs a stored quote of a deposit account with its project's session signer (each origin element and the
  * destination, as a client signs its own) and submits it through the intent core, whose checks it passes like any
- * other submission. Safe to repeat: the core answers an accepted intent with its recorded status.
+ * other submission. Only for an account the project registered with that signer. Safe to repeat: the core answers an
+ * accepted intent with its recorded status.
  */
 export async function signAndSubmit(db: DataSource, config: Config, verify: VerifyDeps, signer: PrivateKeyAccount, projectId: string, nonce: string): Promise<Submitted & { operation: IntentOp }> {
-  const [quoted]: { operation: IntentOp }[] = await db.query('SELECT operation FROM quotes WHERE nonce = $1', [nonce]);
+  const [quoted]: { operation: IntentOp; signer: string | null }[] = await db.query(
+    `SELECT q.operation, a.session_signer AS signer FROM quotes q LEFT JOIN deposit_accounts a ON a.address = lower(q.account) AND a.project_id = $2 WHERE q.nonce = $1`,
+    [nonce, projectId],
+  );
+  if (!quoted) throw new ApiError(404, 'Quote expired or not found; request a new route', { code: 'NOT_FOUND' });
+  if (quoted.signer !== signer.address.toLowerCase()) throw new ApiError(409, "The account is not registered with this project's session signer", { code: 'CONFLICT' });
   const signatures = await Promise.all(originTypedData(quoted.operation, verify.compactContract).map((t) => signer.signTypedData(t as Parameters<PrivateKeyAccount['signTypedData']>[0])));
   const signed: SignedIntentOp = { ...quoted.operation, originSignatures: signatures, destinationSignature: signatures[signatures.length - 1] };
   return { ...(await submitSignedIntent({ db, verify, fillGraceSeconds: config.intents.fillGraceSeconds }, projectId, nonce, () => signed, signer.address)), operation: quoted.operation };

@@ -2,9 +2,19 @@ import { concat, keccak256, toHex } from 'viem';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 
 /**
- * The processor's session signer: the key that signs deposit intents for the accounts that enabled it. Derived from
- * the orchestrator key (one secret fewer to provision), under its own label so the two never sign for each other.
+ * Each project's session signer: the key that signs deposit intents (and withdrawals) for the accounts that enabled
+ * it on chain. Derived from the orchestrator key (one secret fewer to provision) under a label naming the project, so
+ * an account that enabled one project's signer cannot be driven by another project, and neither signs for the
+ * orchestrator.
  */
-export function sessionSigner(orchestratorPrivateKey: `0x${string}`): PrivateKeyAccount {
-  return privateKeyToAccount(keccak256(concat([orchestratorPrivateKey, toHex('deposit-session-signer')])));
+export function sessionSigners(orchestratorPrivateKey: `0x${string}`): (projectId: string) => PrivateKeyAccount {
+  const signers = new Map<string, PrivateKeyAccount>();
+  return (projectId) => {
+    let signer = signers.get(projectId);
+    if (!signer) {
+      signer = privateKeyToAccount(keccak256(concat([orchestratorPrivateKey, toHex('deposit-session'), toHex(projectId)])));
+      signers.set(projectId, signer);
+    }
+    return signer;
+  };
 }

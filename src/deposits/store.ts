@@ -6,7 +6,7 @@ import { queueStart, type QueuedStart } from '../outbox/outbox';
 import { emitEvent } from '../webhooks/events';
 import type { WebhookType } from '../webhooks/types';
 import { refundWorkflowId } from '../../workflows/deposit';
-import { type DepositStage, type DepositStart, wireStatus } from '../../workflows/deposit-state';
+import { type DepositStage, type DepositStart, type DepositTiming, wireStatus } from '../../workflows/deposit-state';
 
 export interface DepositRow {
   id: string; project_id: string; account: string; chain_id: string; tx_hash: string; log_index: number; token: string; amount: string; sender: string;
@@ -18,6 +18,19 @@ export interface DepositRow {
 export async function loadDeposit(db: DataSource | EntityManager, id: string, lock = false): Promise<DepositRow | undefined> {
   const [row]: DepositRow[] = await db.query(`SELECT * FROM deposits WHERE id = $1${lock ? ' FOR UPDATE' : ''}`, [id]);
   return row;
+}
+
+/**
+ * Forgets an attempt's recorded quote (it lapsed before its submit, or its funds went), so the next call quotes
+ * afresh; unless the intent core accepted it meanwhile (an overlapping activity retry's submit): then it stays.
+ */
+export async function forgetAttempt(db: DataSource, kind: 'bridge' | 'refund', id: string, intentId: string, attempt: number): Promise<void> {
+  const [attempts, intent] = kind === 'bridge' ? ['attempts', 'intent_id'] : ['refund_attempts', 'refund_intent_id'];
+  await db.query(
+    `UPDATE deposits SET ${attempts} = $3 - 1, ${intent} = NULL
+     WHERE id = $1 AND ${attempts} = $3 AND ${intent} = $2 AND NOT EXISTS (SELECT 1 FROM intents WHERE id = $2)`,
+    [id, intentId, attempt],
+  );
 }
 
 const checksummed = (a: string | null) => (a ? getAddress(a) : null);
@@ -88,17 +101,21 @@ export async function emitDepositEvent(tx: EntityManager, r: DepositRow, type: W
 }
 
 /** A deposit's timings, fixed when its workflow starts (a configuration change never alters a running one). */
-export const depositStart = (depositId: string, c: Config): DepositStart => {
-  const d = c.deposits;
-  return { depositId, timing: { expectedSeconds: d.expectedSeconds, bridgeExpectedSeconds: d.bridgeExpectedSeconds, bridgeRetries: d.bridgeRetries, retrySeconds: d.retrySeconds, fundsWaitSeconds: d.fundsWaitSeconds } };
-};
+export const depositTiming = ({ deposits: d }: Config): DepositTiming => ({
+  expectedSeconds: d.expectedSeconds, bridgeExpectedSeconds: d.bridgeExpectedSeconds, bridgeRetries: d.bridgeRetries, retrySeconds: d.retrySeconds,
+  fundsWaitSeconds: d.fundsWaitSeconds, bridgeTimeoutSeconds: d.bridgeTimeoutSeconds, refundAttempts: d.refundAttempts,
+});
+export const depositStart = (depositId: string, c: Config): DepositStart => ({ depositId, timing: depositTiming(c) });
 
-/** Queues the refund workflow of a deposit now `refunding` (in the caller's transaction; at most one per deposit). */
-export async function queueRefund(tx: EntityManager, depositId: string, config: Config): Promise<QueuedStart> {
+/**
+ * Queues the refund workflow of a deposit now `refunding` (in the caller's transaction; at most one per deposit),
+ * with the deposit's timings (a recovery's: the configuration's at the time).
+ */
+export async function queueRefund(tx: EntityManager, depositId: string, timing: DepositTiming): Promise<QueuedStart> {
   const start: QueuedStart = {
     workflowId: refundWorkflowId(depositId),
     workflowType: 'refundDeposit',
-    args: [depositStart(depositId, config)],
+    args: [{ depositId, timing } satisfies DepositStart],
     searchAttributes: {},
     summary: `Refund of deposit ${depositId}`,
   };

@@ -11,10 +11,13 @@ import { signAndSubmit } from './session-intents';
 
 const at = (field: string) => ['body', field];
 
+const balanceError = (message: string) => depositError(400, message, 'BALANCE-1', [{ message, path: at('amount'), code: 'BALANCE-1' }]);
+
 /**
- * POST /safe/withdraw: the owner of a managed account signs a withdrawal; the processor's session signer carries it
- * out as an intent through the intent core (same chain, to the recipient). One intent per owner nonce: the same
- * request again answers it; another request with a used nonce is refused.
+ * POST /safe/withdraw: the owner of a managed account signs a withdrawal (until its deadline); the project's session
+ * signer carries it out as an intent through the intent core (same chain, to the recipient). One intent per owner
+ * nonce: the same request again answers it; another request with a used nonce is refused. A quote whose submit was
+ * refused (funds short, or the quote lapsed) is forgotten, so the same signed request may be sent again.
  */
 export async function withdraw(ctx: Context, s: Services, w: WithdrawRequest): Promise<{ intentId: string; status: string }> {
   const projectId = ctx.state.projectId as string;
@@ -24,9 +27,13 @@ export async function withdraw(ctx: Context, s: Services, w: WithdrawRequest): P
   const chainId = fromCaip2(w.chain);
   if (chainId === undefined || !s.registry.chain(chainId)) throw depositError(400, `Unsupported chain ${w.chain}`, 'CHAIN-1', [{ message: 'is not a supported chain', path: at('chain'), code: 'CHAIN-1' }]);
   if (!s.registry.token(chainId, w.token)) throw depositError(400, `Token ${w.token} not supported on ${w.chain}`, 'TOKEN-1', [{ message: 'is not supported on this chain', path: at('token'), code: 'TOKEN-1' }]);
+  if (BigInt(w.deadline) < BigInt(Math.floor(s.clock().getTime() / 1000))) {
+    throw depositError(400, 'The withdrawal deadline has passed', 'WITHDRAW-1', [{ message: 'is in the past', path: at('deadline'), code: 'WITHDRAW-1' }]);
+  }
+  const signer = s.sessionSigner(projectId);
   let signed: boolean;
   try {
-    signed = await signedBySponsor(account.owner, w.signature, withdrawTypedData(w, chainId), account.ownerType === 'EOA' ? 'EOA' : 'ERC7579', process.env);
+    signed = await signedBySponsor(account.owner, w.signature, withdrawTypedData(w, chainId, signer.address), account.ownerType === 'EOA' ? 'EOA' : 'ERC7579', process.env);
   } catch (e) {
     if (e instanceof ApiError) throw depositError(400, e.message, undefined, [{ message: e.message, path: at('signature'), code: 'unverifiable' }]);
     throw e;
@@ -51,14 +58,27 @@ export async function withdraw(ctx: Context, s: Services, w: WithdrawRequest): P
       options: {},
     }, projectId, { registry: s.registry, config: s.config, lockTag: s.defaultLockTag, orchestrator: s.orchestrator, nonces: s.nonces });
     if (!quote.ok) {
-      const balance = quote.message === 'Insufficient balance';
-      throw depositError(400, quote.message, balance ? 'BALANCE-1' : 'BRIDGE-6', [{ message: quote.message, path: at('amount'), code: balance ? 'BALANCE-1' : 'BRIDGE-6' }]);
+      if (quote.code === 'INSUFFICIENT_BALANCE') throw balanceError(quote.message);
+      throw depositError(400, quote.message, 'BRIDGE-6', [{ message: quote.message, path: at('amount'), code: 'BRIDGE-6' }]);
     }
     // The first request to record its quote carries the withdrawal; a concurrent one submits that same quote.
     await s.db.query('UPDATE deposit_withdrawals SET intent_id = $3 WHERE account = $1 AND nonce = $2 AND intent_id IS NULL', [account.address, w.nonce, BigInt(quote.value.intentOp.nonce).toString()]);
     intentId = (await s.db.query('SELECT intent_id FROM deposit_withdrawals WHERE account = $1 AND nonce = $2', [account.address, w.nonce]))[0].intent_id as string;
   }
-  const submitted = await signAndSubmit(s.db, s.config, { orchestratorAddress: s.orchestratorAddress, compactContract: s.config.intents.compactSigningContract, env: process.env }, s.sessionSigner, projectId, intentId);
+  const verify = { orchestratorAddress: s.orchestratorAddress, compactContract: s.config.intents.compactSigningContract, env: process.env };
+  let submitted: Awaited<ReturnType<typeof signAndSubmit>>;
+  try {
+    submitted = await signAndSubmit(s.db, s.config, verify, signer, projectId, intentId);
+  } catch (e) {
+    if (!(e instanceof ApiError) || !(e.status === 404 || e.extra.code === 'INSUFFICIENT_BALANCE')) throw e;
+    // Not accepted: the nonce is free for this same request again (unless an overlapping request's submit was accepted).
+    await s.db.query(
+      'UPDATE deposit_withdrawals SET intent_id = NULL WHERE account = $1 AND nonce = $2 AND intent_id = $3 AND NOT EXISTS (SELECT 1 FROM intents WHERE id = $3)',
+      [account.address, w.nonce, intentId],
+    );
+    if (e.extra.code === 'INSUFFICIENT_BALANCE') throw balanceError(e.message);
+    throw e;
+  }
   if (submitted.start) await s.outbox.start(submitted.start).catch((err) => s.logger.warn({ err, intentId }, 'lifecycle start deferred to the outbox sweeper'));
   return { intentId, status: submitted.status };
 }

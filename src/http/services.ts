@@ -14,7 +14,7 @@ import { ConfigError } from '../config';
 import type { VerificationProvider } from '../compliance/provider';
 import { SandboxProvider } from '../compliance/sandbox';
 import { PersonaProvider } from '../compliance/persona';
-import { sessionSigner } from '../deposits/signer';
+import { sessionSigners } from '../deposits/signer';
 
 /** What handlers may use: the DB for reads, Temporal for lifecycles, and read-only configuration. */
 export interface Services {
@@ -43,8 +43,8 @@ export interface Services {
   complianceSessionKey: string;
   /** the configured identity provider; undefined when COMPLIANCE_PROVIDER=none */
   compliance?: VerificationProvider;
-  /** signs deposit intents for the accounts that enabled it (src/deposits/signer.ts) */
-  sessionSigner: PrivateKeyAccount;
+  /** a project's deposit session signer: signs its accounts' intents once they enabled it (src/deposits/signer.ts) */
+  sessionSigner: (projectId: string) => PrivateKeyAccount;
 }
 
 function complianceProvider(rt: Runtime, db: DataSource, clock: () => Date): VerificationProvider | undefined {
@@ -80,6 +80,6 @@ export function createServices(rt: Runtime, db: DataSource, temporal: Client, lo
     clock,
     complianceSessionKey: rt.secrets.complianceSessionKey,
     compliance: complianceProvider(rt, db, clock),
-    sessionSigner: sessionSigner(rt.secrets.orchestratorPrivateKey),
+    sessionSigner: sessionSigners(rt.secrets.orchestratorPrivateKey),
   };
 }

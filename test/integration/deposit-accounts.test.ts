@@ -1,7 +1,7 @@
 import { Api, call, startApi } from '../support/harness';
 import { ARB_USDC, BASE_USDC } from '../support/fixtures';
 import { newProject } from '../support/projects';
-import { DP, newOwner, sessionDigest, signSessions } from '../support/deposits';
+import { DP, newOwner, projectSigner, sessionDigest, signSessions } from '../support/deposits';
 
 let api: Api;
 beforeAll(async () => {
@@ -15,11 +15,13 @@ describe('accounts: setup, register-managed, read back', () => {
   test('a managed account belongs to its project; registering again answers it; another project neither sees nor takes it', async () => {
     const p = await newProject(api, 'deposit-accounts');
     const { owner, address } = newOwner();
-    const body = { account: { address, owner: owner.address, sessionSigner: api.services.sessionSigner.address, target: arbUsdc } };
+    const signer = api.services.sessionSigner(p.projectId).address;
+    expect(await projectSigner(p)).toBe(signer);
+    const body = { account: { address, owner: owner.address, sessionSigner: signer, target: arbUsdc } };
     const created = await call(p, 'POST', `${DP}/register-managed`, { body });
     expect(created.status).toBe(201);
     expect(created.json).toEqual({
-      address, owner: owner.address, ownerType: 'EOA', managed: true, sessionSigner: api.services.sessionSigner.address,
+      address, owner: owner.address, ownerType: 'EOA', managed: true, sessionSigner: signer,
       target: { chain: 'eip155:42161', token: ARB_USDC, recipient: address }, requireCompliance: false, sessionChains: 'all', createdAt: expect.any(String),
     });
     expect((await call(p, 'POST', `${DP}/register-managed`, { body })).status).toBe(200);
@@ -31,7 +33,7 @@ describe('accounts: setup, register-managed, read back', () => {
     const foreign = await call(other, 'GET', `${DP}/account/${address}`);
     expect(foreign.status).toBe(404);
     expect(foreign.json).toEqual({ error: 'Account not found', code: 'ACCOUNT-1', details: [{ message: 'is not a registered account of this project', path: ['params', 'address'], code: 'ACCOUNT-1' }], traceId: expect.any(String) });
-    const taken = await call(other, 'POST', `${DP}/register-managed`, { body });
+    const taken = await call(other, 'POST', `${DP}/register-managed`, { body: { account: { ...body.account, sessionSigner: await projectSigner(other) } } });
     expect(taken.status).toBe(409);
     expect(taken.json.error).toBe('This account is registered by another project');
     const changed = await call(p, 'POST', `${DP}/register-managed`, { body: { account: { ...body.account, target: { ...arbUsdc, recipient: owner.address } } } });
@@ -43,7 +45,7 @@ describe('accounts: setup, register-managed, read back', () => {
     const { owner, address } = newOwner();
     const signer = await call(p, 'POST', `${DP}/register-managed`, { body: { account: { address, owner: owner.address, sessionSigner: owner.address, target: arbUsdc } } });
     expect(signer.status).toBe(400);
-    expect(signer.json.details).toEqual([{ message: `must be ${api.services.sessionSigner.address} (GET /chains → sessionSigner)`, path: ['body', 'account', 'sessionSigner'], code: 'const' }]);
+    expect(signer.json.details).toEqual([{ message: `must be ${await projectSigner(p)} (GET /chains → sessionSigner)`, path: ['body', 'account', 'sessionSigner'], code: 'const' }]);
     const token = await call(p, 'POST', `${DP}/setup`, { body: { account: { address, owner: owner.address, target: { chain: 'eip155:42161', token: BASE_USDC } } } });
     expect(token.status).toBe(400);
     expect(token.json).toMatchObject({ error: `Token ${BASE_USDC} not supported on eip155:42161`, code: 'TOKEN-1', details: [{ path: ['body', 'account', 'target', 'token'], code: 'TOKEN-1' }] });
@@ -55,10 +57,32 @@ describe('accounts: setup, register-managed, read back', () => {
     ]));
   });
 
+  test("each project has its own session signer; registering with another project's signer is refused", async () => {
+    const [p1, p2] = [await newProject(api, 'deposit-accounts'), await newProject(api, 'deposit-accounts')];
+    const [s1, s2] = [await projectSigner(p1), await projectSigner(p2)];
+    expect(s1).not.toBe(s2);
+    const { owner, address } = newOwner();
+    const foreign = await call(p2, 'POST', `${DP}/register-managed`, { body: { account: { address, owner: owner.address, sessionSigner: s1, target: arbUsdc } } });
+    expect(foreign.status).toBe(400);
+    expect(foreign.json).toEqual({
+      error: "sessionSigner is not this project's session signer",
+      details: [{ message: `must be ${s2} (GET /chains → sessionSigner)`, path: ['body', 'account', 'sessionSigner'], code: 'const' }],
+      traceId: expect.any(String),
+    });
+    const own = await call(p1, 'POST', `${DP}/register-managed`, { body: { account: { address, owner: owner.address, sessionSigner: s1, target: arbUsdc } } });
+    expect(own.json.sessionSigner).toBe(s1);
+    // Sessions signed for one project are void in another (the domain names the project's signer).
+    const setup = newOwner();
+    expect((await call(p2, 'POST', `${DP}/setup`, { body: { account: { address: setup.address, owner: setup.owner.address, target: arbUsdc } } })).status).toBe(201);
+    const crossed = await call(p2, 'POST', `${DP}/account/${setup.address}/session`, { body: { sessionDetails: await signSessions(setup.owner, setup.address, 42161, [8453], s1) } });
+    expect(crossed.status).toBe(400);
+    expect(crossed.json.error).toBe("Invalid session signature: not signed by the account's owner");
+  });
+
   test('a user-owned account (POST /setup) with sessions signed by its owner lists their chains', async () => {
     const p = await newProject(api, 'deposit-accounts');
     const { owner, address } = newOwner();
-    const sessionDetails = await signSessions(owner, address, 42161, [8453, 10]);
+    const sessionDetails = await signSessions(owner, address, 42161, [8453, 10], await projectSigner(p));
     const res = await call(p, 'POST', `${DP}/setup`, { body: { account: { address, owner: owner.address, target: arbUsdc, sessionDetails } } });
     expect(res.status).toBe(201);
     expect(res.json).toMatchObject({ managed: false, sessionChains: ['eip155:10', 'eip155:8453'] });
@@ -75,7 +99,7 @@ describe('POST /account/{address}/session', () => {
 
   test("the owner's signature over the documented digest: 200 {message}, and the chains become usable", async () => {
     const { p, owner, address } = await account();
-    const sessionDetails = await signSessions(owner, address, 42161, [8453]);
+    const sessionDetails = await signSessions(owner, address, 42161, [8453], await projectSigner(p));
     const res = await call(p, 'POST', `${DP}/account/${address}/session`, { body: { sessionDetails } });
     expect(res.status).toBe(200);
     expect(res.json).toEqual({ message: 'Session details added for 1 chain' });
@@ -85,7 +109,7 @@ describe('POST /account/{address}/session', () => {
   test('a signature by someone else than the owner: 400 with the exact body', async () => {
     const { p, address } = await account();
     const stranger = newOwner().owner;
-    const sessionDetails = await signSessions(stranger, address, 42161, [8453]);
+    const sessionDetails = await signSessions(stranger, address, 42161, [8453], await projectSigner(p));
     const res = await call(p, 'POST', `${DP}/account/${address}/session`, { body: { sessionDetails } });
     expect(res.status).toBe(400);
     expect(res.json).toEqual({
@@ -99,7 +123,7 @@ describe('POST /account/{address}/session', () => {
   test('an unknown account: 404 with the exact body', async () => {
     const { p, owner } = await account();
     const unknown = newOwner().address;
-    const res = await call(p, 'POST', `${DP}/account/${unknown}/session`, { body: { sessionDetails: await signSessions(owner, unknown, 42161, [8453]) } });
+    const res = await call(p, 'POST', `${DP}/account/${unknown}/session`, { body: { sessionDetails: await signSessions(owner, unknown, 42161, [8453], await projectSigner(p)) } });
     expect(res.status).toBe(404);
     expect(res.json).toEqual({ error: 'Account not found', code: 'ACCOUNT-1', details: [{ message: 'is not a registered account of this project', path: ['params', 'address'], code: 'ACCOUNT-1' }], traceId: expect.any(String) });
   });
@@ -140,7 +164,7 @@ describe('POST /account/{address}/session', () => {
     const chain = await call(p, 'POST', `${DP}/account/${address}/session`, { body: { sessionDetails: { hashesAndChainIds: [{ chainId: 999999, sessionDigest: sessionDigest(1) }], signature: '0x1234' } } });
     expect(chain.status).toBe(400);
     expect(chain.json).toEqual({ error: 'chain 999999 is not supported', code: 'CHAIN-1', details: [{ message: 'chain 999999 is not supported', path: ['body', 'sessionDetails', 'hashesAndChainIds', '0', 'chainId'], code: 'CHAIN-1' }], traceId: expect.any(String) });
-    const path = await call(p, 'POST', `${DP}/account/0x1234/session`, { body: { sessionDetails: await signSessions(owner, address, 42161, [8453]) } });
+    const path = await call(p, 'POST', `${DP}/account/0x1234/session`, { body: { sessionDetails: await signSessions(owner, address, 42161, [8453], await projectSigner(p)) } });
     expect(path.status).toBe(400);
     expect(path.json).toEqual({
       error: 'params.address must match pattern "^0x[0-9a-fA-F]{40}$"', code: 'VALIDATION_ERROR',
@@ -149,7 +173,7 @@ describe('POST /account/{address}/session', () => {
     // A smart-account owner is verified on chain (ERC-1271/6492, as intents): without an RPC for the chain, a clear 400.
     const smart = newOwner();
     expect((await call(p, 'POST', `${DP}/setup`, { body: { account: { address: smart.address, owner: smart.owner.address, ownerType: 'smartAccount', target: arbUsdc } } })).status).toBe(201);
-    const onChain = await call(p, 'POST', `${DP}/account/${smart.address}/session`, { body: { sessionDetails: await signSessions(smart.owner, smart.address, 42161, [8453]) } });
+    const onChain = await call(p, 'POST', `${DP}/account/${smart.address}/session`, { body: { sessionDetails: await signSessions(smart.owner, smart.address, 42161, [8453], await projectSigner(p)) } });
     expect(onChain.status).toBe(400);
     expect(onChain.json).toEqual({
       error: 'Smart account signatures are verified on chain and no RPC is configured for chain 42161 (set RPC_URL_42161)',

@@ -4,8 +4,9 @@ import { Api, call, ingest, startApi } from '../support/harness';
 import { ARB_USDC, BASE_USDC, TX } from '../support/fixtures';
 import { newProject, subscribe, type Project } from '../support/projects';
 import { Receiver } from '../support/receiver';
-import { DP, depositEvents, fillAndClaim, intentFailure, registerManaged } from '../support/deposits';
+import { DP, depositEvents, fillAndClaim, intentFailure, projectSigner, registerManaged } from '../support/deposits';
 import { withdrawTypedData } from '../../src/deposits/session-digest';
+import { forgetAttempt } from '../../src/deposits/store';
 
 let api: Api;
 const receivers: Receiver[] = [];
@@ -89,6 +90,10 @@ describe('a deposit end to end', () => {
       sourceTxHash: null, destinationTxHash: null, errorCode: null, completedAt: null,
     });
 
+    // An overlapping activity retry that finds the quote refused cannot forget an intent the core accepted.
+    await forgetAttempt(api.db, 'bridge', id, started.intentId, 1);
+    expect((await byTx(p, txHash))[0]).toMatchObject({ intentId: started.intentId, attempts: 1 });
+
     const fillTx = nextTx();
     const claimTx = nextTx();
     expect((await ingest(api, fillAndClaim(started.intentId, { chainId: 42161, txHash: fillTx }, { chainId: 8453, txHash: claimTx }))).status).toBe(200);
@@ -133,6 +138,9 @@ describe('paths', () => {
 
     const refundTx = nextTx();
     const refund = { id: `refund-${refundTx}`, type: 'deposit-refund', chainId: 8453, transactionHash: refundTx, account: address, token: odd, amount: '7', recipient: owner.address };
+    // A transfer of less than the deposit refunds nothing.
+    expect((await ingest(api, [{ ...refund, id: `${refund.id}-short`, transactionHash: nextTx(), amount: '6' }])).status).toBe(200);
+    expect((await byTx(p, txHash))[0]).toMatchObject({ stage: 'refunding', refund: { transactionHash: null } });
     expect((await ingest(api, [refund])).status).toBe(200);
     const refunded = await until(r, id, 'deposit-refunded');
     expect(refunded).toMatchObject({ depositId: id, refund: { transactionHash: refundTx, chain: 'eip155:8453', asset: odd, amount: '7', recipient: owner.address.toLowerCase() } });
@@ -260,7 +268,9 @@ describe('paths', () => {
     expect((await byTx(p, always.txHash))[0]).toMatchObject({ status: 'failed', stage: 'refunding', errorCode: 'BRIDGE-4', refund: { recipient: always.from, transactionHash: null } });
     // The refund is a same-chain intent back to the sender, once the last failed intent no longer holds the funds.
     let refundIntent = '';
-    await waitFor('the refund intent', async () => !!(refundIntent = (await byTx(p, always.txHash))[0].refund.intentId), 40_000);
+    // Its id is recorded before its submit: wait until the intent core holds it.
+    await waitFor('the refund intent', async () =>
+      !!(refundIntent = (await byTx(p, always.txHash))[0].refund.intentId) && (await call(p, 'GET', `/intent-operation/${refundIntent}`)).status === 200, 40_000);
     const refund = await call(p, 'GET', `/intent-operation/${refundIntent}?full=true`);
     expect(refund.json).toMatchObject({ status: 'PENDING', destinationChainId: 8453 });
     expect(refund.json.intentOp.elements[0].mandate.recipient).toBe(always.from);
@@ -292,6 +302,62 @@ describe('sizing', () => {
     await ingest(api, depositEvents({ chainId: 8453, token: WETH_BASE, amount: '1000000000000000000', account: address, sender: sender(), txHash: c }));
     expect(await until(r, await depositIdOf(p, c), 'deposit-rejected')).toMatchObject({ errorCode: 'BRIDGE-6', message: 'No route from WETH to USDC: deposits are moved, not swapped' });
   });
+});
+
+describe('a failed attempt is final before the next one spends', () => {
+  test("two deposits into one account: the first one's retry waits for its failed intent's release and never spends the second deposit", async () => {
+    const { p, r } = await subscribed();
+    const { address } = await registerManaged(p, baseToArb);
+    const [a, b] = [nextTx(), nextTx()];
+    await ingest(api, depositEvents({ chainId: 8453, token: BASE_USDC, amount: '5000000', balance: '5000000', account: address, sender: sender(), txHash: a }));
+    const ia = await depositIdOf(p, a);
+    const first = await until(r, ia, 'bridge-started');
+    const expires = Number((await call(p, 'GET', `/intent-operation/${first.intentId}?full=true`)).json.intentOp.expires);
+    await ingest(api, [intentFailure(first.intentId, 42161)]);
+    await waitFor('the first intent FAILED', async () => (await call(p, 'GET', `/intent-operation/${first.intentId}`)).json.status === 'FAILED', 10_000);
+
+    // The second deposit lands while the failed intent may still be claimed (its funds stay reserved until `expires`).
+    await ingest(api, depositEvents({ chainId: 8453, token: BASE_USDC, amount: '5000000', balance: '10000000', account: address, sender: sender(), txHash: b, block: 101 }));
+    const ib = await depositIdOf(p, b);
+    const second = await until(r, ib, 'bridge-started');
+    expect(BigInt(second.source.amount)).toBeLessThanOrEqual(5_000_000n);
+    expect(Date.now() / 1000).toBeLessThan(expires);
+    expect(types(r, ia)).toEqual(['deposit-received', 'bridge-started']); // no failure reported nor retry started before the release
+    await ingest(api, fillAndClaim(second.intentId, { chainId: 42161, txHash: nextTx() }, { chainId: 8453, txHash: nextTx() }));
+    await until(r, ib, 'bridge-complete');
+
+    const failed = await until(r, ia, 'bridge-failed', 1, 30_000);
+    expect(failed).toMatchObject({ intentId: first.intentId, errorCode: 'BRIDGE-4', retryable: true, attempt: 1 });
+    const retry = await until(r, ia, 'bridge-started', 2, 30_000);
+    expect(Date.now() / 1000).toBeGreaterThanOrEqual(expires);
+    expect(retry.attempt).toBe(2);
+    // Each deposit's intent spends at most its own deposit, together at most the balance: the retry bridges the first deposit's funds.
+    expect(BigInt(retry.source.amount)).toBeLessThanOrEqual(5_000_000n);
+    expect(BigInt(retry.source.amount) + BigInt(second.source.amount)).toBeLessThanOrEqual(10_000_000n);
+    expect(types(r, ia)).toEqual(['deposit-received', 'bridge-started', 'bridge-failed', 'bridge-started']);
+
+    await ingest(api, fillAndClaim(retry.intentId, { chainId: 42161, txHash: nextTx() }, { chainId: 8453, txHash: nextTx() }));
+    await until(r, ia, 'bridge-complete');
+    expect((await byTx(p, a))[0]).toMatchObject({ status: 'completed', attempts: 2, intentId: retry.intentId });
+    expect((await byTx(p, b))[0]).toMatchObject({ status: 'completed', attempts: 1, intentId: second.intentId });
+  }, 90_000);
+
+  test('a failed intent the arbiter still claims before its expires: the deposit completes (funds left), neither retried nor refunded', async () => {
+    const { p, r } = await subscribed();
+    const { address } = await registerManaged(p, baseToArb);
+    const txHash = nextTx();
+    await ingest(api, depositEvents({ chainId: 8453, token: BASE_USDC, amount: '5000000', balance: '5000000', account: address, sender: sender(), txHash }));
+    const id = await depositIdOf(p, txHash);
+    const started = await until(r, id, 'bridge-started');
+    await ingest(api, [intentFailure(started.intentId, 42161)]);
+    await waitFor('the intent FAILED', async () => (await call(p, 'GET', `/intent-operation/${started.intentId}`)).json.status === 'FAILED', 10_000);
+    const claimTx = nextTx();
+    await ingest(api, [fillAndClaim(started.intentId, { chainId: 42161, txHash: nextTx() }, { chainId: 8453, txHash: claimTx })[1]]);
+    const complete = await until(r, id, 'bridge-complete', 1, 30_000);
+    expect(complete).toMatchObject({ intentId: started.intentId, source: { transactionHash: claimTx }, destination: { transactionHash: null } });
+    expect((await byTx(p, txHash))[0]).toMatchObject({ status: 'completed', attempts: 1, sourceTxHash: claimTx, destinationTxHash: null });
+    expect(types(r, id)).toEqual(['deposit-received', 'bridge-started', 'bridge-complete']);
+  }, 60_000);
 });
 
 describe('on-ramp orders', () => {
@@ -341,14 +407,16 @@ describe('POST /safe/withdraw and GET /chains', () => {
     const { p } = await subscribed();
     const chains = await call(p, 'GET', `${DP}/chains`);
     expect(chains.status).toBe(200);
-    expect(chains.json.sessionSigner).toBe(api.services.sessionSigner.address);
+    expect(chains.json.sessionSigner).toBe(api.services.sessionSigner(p.projectId).address);
     expect(chains.json.chains).toContainEqual(expect.objectContaining({ chain: 'eip155:8453', deposit: true, depositTokens: expect.arrayContaining([{ symbol: 'USDC', address: BASE_USDC, decimals: 6 }]) }));
 
     const { owner, address } = await registerManaged(p, baseToArb);
     await ingest(api, [{ id: `wd-balance-${address}`, type: 'balance', chainId: 8453, account: address, token: BASE_USDC, unlocked: '5000000', blockNumber: '7' }]);
     const recipient = sender();
-    const request = { account: address, token: BASE_USDC, amount: '1000000', recipient, nonce: '1' };
-    const sign = (by: typeof owner, r: typeof request) => by.signTypedData(withdrawTypedData(r, 8453) as Parameters<typeof owner.signTypedData>[0]);
+    const deadline = String(Math.floor(Date.now() / 1000) + 600);
+    const request = { account: address, token: BASE_USDC, amount: '1000000', recipient, nonce: '1', deadline };
+    const signer = await projectSigner(p);
+    const sign = (by: typeof owner, r: typeof request, domainSigner = signer) => by.signTypedData(withdrawTypedData(r, 8453, domainSigner) as Parameters<typeof owner.signTypedData>[0]);
     const body = { ...request, chain: 'eip155:8453', signature: await sign(owner, request) };
 
     const res = await call(p, 'POST', `${DP}/safe/withdraw`, { body });
@@ -367,11 +435,54 @@ describe('POST /safe/withdraw and GET /chains', () => {
       details: [{ message: "is not the account owner's Withdraw signature", path: ['body', 'signature'], code: 'signature' }],
       traceId: expect.any(String),
     });
+    // Signed for another project (its signer names the domain): not this project's owner signature.
+    const elsewhere = await call(p, 'POST', `${DP}/safe/withdraw`, { body: { ...body, nonce: '4', signature: await sign(owner, { ...request, nonce: '4' }, await projectSigner(await newProject(api, 'other'))) } });
+    expect(elsewhere.status).toBe(400);
+    const late = { ...request, nonce: '5', deadline: String(Math.floor(Date.now() / 1000) - 1) };
+    const expired = await call(p, 'POST', `${DP}/safe/withdraw`, { body: { ...late, chain: 'eip155:8453', signature: await sign(owner, late) } });
+    expect(expired.status).toBe(400);
+    expect(expired.json).toEqual({
+      error: 'The withdrawal deadline has passed', code: 'WITHDRAW-1',
+      details: [{ message: 'is in the past', path: ['body', 'deadline'], code: 'WITHDRAW-1' }], traceId: expect.any(String),
+    });
     const reused = { ...request, amount: '2000000' };
     expect((await call(p, 'POST', `${DP}/safe/withdraw`, { body: { ...reused, chain: 'eip155:8453', signature: await sign(owner, reused) } })).status).toBe(409);
     const tooMuch = { ...request, amount: '9000000', nonce: '3' };
     const poor = await call(p, 'POST', `${DP}/safe/withdraw`, { body: { ...tooMuch, chain: 'eip155:8453', signature: await sign(owner, tooMuch) } });
     expect(poor.status).toBe(400);
     expect(poor.json).toMatchObject({ error: 'Insufficient balance', code: 'BALANCE-1' });
+
+    // Quoted, but its submit refused (the quote lapsed): the nonce is not spent, the same signed request goes through later.
+    const lapse = { ...request, amount: '500000', nonce: '6' };
+    const lapseBody = { ...lapse, chain: 'eip155:8453', signature: await sign(owner, lapse) };
+    await api.db.query("CREATE OR REPLACE FUNCTION test_lapse_quote() RETURNS trigger AS $$ BEGIN UPDATE quotes SET expires_at = now() - interval '1 hour' WHERE nonce = NEW.intent_id; RETURN NEW; END $$ LANGUAGE plpgsql");
+    await api.db.query('CREATE TRIGGER test_lapse_quote AFTER UPDATE OF intent_id ON deposit_withdrawals FOR EACH ROW WHEN (NEW.intent_id IS NOT NULL) EXECUTE FUNCTION test_lapse_quote()');
+    let lapsed;
+    try {
+      lapsed = await call(p, 'POST', `${DP}/safe/withdraw`, { body: lapseBody });
+    } finally {
+      await api.db.query('DROP TRIGGER test_lapse_quote ON deposit_withdrawals');
+    }
+    expect(lapsed.status).toBe(404);
+    expect((await api.db.query('SELECT intent_id FROM deposit_withdrawals WHERE account = $1 AND nonce = 6', [address.toLowerCase()]))[0].intent_id).toBeNull();
+    const again = await call(p, 'POST', `${DP}/safe/withdraw`, { body: lapseBody });
+    expect(again.status).toBe(202);
+  });
+
+  test('numbers past their column or uint256 are 400s with the validation body, never 500s', async () => {
+    const { p } = await subscribed();
+    const cursor = await call(p, 'GET', `${DP}/deposits?cursor=9999999999999999999`);
+    expect(cursor.status).toBe(400);
+    expect(cursor.json).toMatchObject({ code: 'VALIDATION_ERROR', details: [expect.objectContaining({ path: ['query', 'cursor'], code: 'pattern' })], traceId: expect.any(String) });
+    const recovery = await call(p, 'POST', `${DP}/deposits/recovery`, { body: { depositId: '9999999999999999999' } });
+    expect(recovery.status).toBe(400);
+    expect(recovery.json).toMatchObject({ code: 'VALIDATION_ERROR', details: [expect.objectContaining({ path: ['body', 'depositId'], code: 'pattern' })], traceId: expect.any(String) });
+    const huge = (2n ** 256n).toString();
+    const base = { account: sender(), chain: 'eip155:8453', token: BASE_USDC, amount: '1', recipient: sender(), nonce: '1', deadline: '1', signature: '0x1234' };
+    for (const field of ['amount', 'nonce', 'deadline'] as const) {
+      const res = await call(p, 'POST', `${DP}/safe/withdraw`, { body: { ...base, [field]: huge } });
+      expect(res.status).toBe(400);
+      expect(res.json).toMatchObject({ code: 'VALIDATION_ERROR', details: expect.arrayContaining([expect.objectContaining({ path: ['body', field] })]), traceId: expect.any(String) });
+    }
   });
 });

@@ -14,16 +14,19 @@ export function newOwner() {
 
 export const sessionDigest = (n: number) => `0x${n.toString(16).padStart(64, 'a')}` as `0x${string}`;
 
-export async function signSessions(owner: ReturnType<typeof newOwner>['owner'], address: string, targetChainId: number, chainIds: number[]) {
+/** The project's session signer, as a widget backend reads it. */
+export const projectSigner = async (p: Project): Promise<string> => (await call(p, 'GET', `${DP}/chains`)).json.sessionSigner;
+
+export async function signSessions(owner: ReturnType<typeof newOwner>['owner'], address: string, targetChainId: number, chainIds: number[], signer: string) {
   const hashesAndChainIds = chainIds.map((chainId) => ({ chainId, sessionDigest: sessionDigest(chainId) }));
-  const signature = await owner.signTypedData(sessionTypedData(address, targetChainId, { hashesAndChainIds }) as Parameters<typeof owner.signTypedData>[0]);
+  const signature = await owner.signTypedData(sessionTypedData(address, targetChainId, { hashesAndChainIds }, signer) as Parameters<typeof owner.signTypedData>[0]);
   return { hashesAndChainIds, signature };
 }
 
 /** Registers a managed account with the processor's signer (read from GET /chains, as a widget backend would). */
 export async function registerManaged(p: Project, target: { chain: string; token: string; recipient?: string }, extra: Record<string, unknown> = {}) {
   const { owner, address } = newOwner();
-  const signer = (await call(p, 'GET', `${DP}/chains`)).json?.sessionSigner ?? p.services.sessionSigner.address;
+  const signer = await projectSigner(p);
   const res = await call(p, 'POST', `${DP}/register-managed`, { body: { account: { address, owner: owner.address, sessionSigner: signer, target, ...extra } } });
   if (res.status !== 201) throw new Error(`register-managed: ${res.status} ${res.text}`);
   return { owner, address, record: res.json };

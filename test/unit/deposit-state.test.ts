@@ -1,12 +1,15 @@
 import { afterBridge, bridgeErrorCode, isBridgeOutcome, whileWaiting, wireStatus } from '../../workflows/deposit-state';
 
 describe('deposit state', () => {
-  test('a settled attempt completes, retries while retries remain, then refunds', () => {
-    expect(afterBridge('COMPLETED', 3, 2)).toBe('complete');
-    expect(afterBridge('FAILED', 1, 2)).toBe('retry');
-    expect(afterBridge('EXPIRED', 2, 2)).toBe('retry');
-    expect(afterBridge('FAILED', 3, 2)).toBe('refund');
-    expect(afterBridge('FAILED', 1, 0)).toBe('refund');
+  test('a final attempt whose funds left (filled, or claimed though recorded failed) completes; else retries while retries remain, then refunds', () => {
+    const none = { filled: false, claimed: false };
+    expect(afterBridge({ filled: true, claimed: true }, 3, 2)).toBe('complete');
+    expect(afterBridge({ filled: true, claimed: false }, 3, 2)).toBe('complete');
+    expect(afterBridge({ filled: false, claimed: true }, 1, 2)).toBe('complete');
+    expect(afterBridge(none, 1, 2)).toBe('retry');
+    expect(afterBridge(none, 2, 2)).toBe('retry');
+    expect(afterBridge(none, 3, 2)).toBe('refund');
+    expect(afterBridge(none, 1, 0)).toBe('refund');
     expect(bridgeErrorCode('EXPIRED')).toBe('BRIDGE-3');
     expect(bridgeErrorCode('FAILED')).toBe('BRIDGE-4');
     expect(['COMPLETED', 'FAILED', 'EXPIRED', 'FILLED', 'PENDING'].map(isBridgeOutcome)).toEqual([true, true, true, false, false]);
