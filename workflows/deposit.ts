@@ -35,6 +35,19 @@ function intentReports() {
   };
 }
 
+/** How often a wait for an intent's final state also asks the database. */
+const FINAL_CHECK_MS = 5 * 60_000;
+
+/**
+ * Until the intent is final: its signal, or the database's word should the signal be lost (e.g. its lifecycle reset
+ * by an operator after it released), asked every FINAL_CHECK_MS.
+ */
+async function untilFinal(intents: ReturnType<typeof intentReports>, intentId: string): Promise<void> {
+  while (!(await condition(() => intents.final(intentId), FINAL_CHECK_MS))) {
+    if (await acts.intentFinal(intentId)) return;
+  }
+}
+
 /**
  * One deposit, from `deposit-received` (emitted when the indexer's report was recorded) to its terminal step:
  * rejected by the checks, completed without a bridge (same chain and token), completed by an intent, or refunding
@@ -86,7 +99,7 @@ export async function processDeposit(start: DepositStart): Promise<DepositStage>
       await acts.reportDelay(id, 'bridge', attempt, 'The bridge is taking longer than expected', timing);
     }
     // A failed attempt may still be claimed until its `expires`: no retry or refund before its funds are released.
-    await condition(() => intents.final(intentId));
+    await untilFinal(intents, intentId);
     const next = await acts.finishBridge(id, intentId, attempt, timing);
     if (next !== 'retry') return next;
   }
@@ -113,7 +126,7 @@ export async function refundDeposit(start: DepositStart): Promise<'refunded' | '
     if (refund.kind === 'refunded') return 'refunded';
     if (refund.kind !== 'started') return 'external';
     const intentId = refund.intentId;
-    await condition(() => intents.final(intentId));
+    await untilFinal(intents, intentId);
     if (await acts.finishRefund(id, intentId)) return 'refunded';
   }
   return 'external';

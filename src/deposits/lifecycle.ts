@@ -18,7 +18,7 @@ import { verdict, type Verdict } from './checks';
 import type { DepositErrorCode } from './errors';
 import { signAndSubmit } from './session-intents';
 import { targetAmount, totalSpent } from './sizing';
-import { type DepositRow, depositPart, emitDepositEvent, emitRefunded, forgetAttempt, loadDeposit, markRefunded, queueRefund } from './store';
+import { type DepositRow, depositPart, emitDepositEvent, emitRefunded, forgetAttempt, intentIsFinal, loadDeposit, markRefunded, queueRefund } from './store';
 
 /** What the deposit activities need beside the database: the intent core's dependencies and each project's session signer. */
 export interface DepositDeps { registry: ChainRegistry; quote: QuoteDeps; verify: VerifyDeps; sessionSigner: (projectId: string) => PrivateKeyAccount }
@@ -280,7 +280,10 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
     return true;
   }
 
-  return { checkDeposit, rejectDeposit, completeDirect, startBridge, reportDelay, refundDeposit, finishBridge, startRefund, finishRefund };
+  /** The database's word on whether an intent is final, should its signal be lost. */
+  const intentFinal = (intentId: string) => intentIsFinal(db, intentId);
+
+  return { checkDeposit, rejectDeposit, completeDirect, startBridge, reportDelay, refundDeposit, finishBridge, startRefund, finishRefund, intentFinal };
 }
 
 /**

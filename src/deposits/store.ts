@@ -21,15 +21,49 @@ export async function loadDeposit(db: DataSource | EntityManager, id: string, lo
 }
 
 /**
+ * Runs `update` (which forgets a recorded quote, guarded by `NOT EXISTS (SELECT 1 FROM intents WHERE id = <quote>)`)
+ * after taking the quote's row lock: a submit of that quote still committing holds it, so its intent is seen and
+ * an accepted quote is never forgotten.
+ */
+async function forgetUnlessAccepted(db: DataSource, quoteNonce: string, update: string, params: unknown[]): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx.query('SELECT 1 FROM quotes WHERE nonce = $1 FOR UPDATE', [quoteNonce]);
+    await tx.query(update, params);
+  });
+}
+
+/**
  * Forgets an attempt's recorded quote (it lapsed before its submit, or its funds went), so the next call quotes
  * afresh; unless the intent core accepted it meanwhile (an overlapping activity retry's submit): then it stays.
  */
 export async function forgetAttempt(db: DataSource, kind: 'bridge' | 'refund', id: string, intentId: string, attempt: number): Promise<void> {
   const [attempts, intent] = kind === 'bridge' ? ['attempts', 'intent_id'] : ['refund_attempts', 'refund_intent_id'];
-  await db.query(
+  await forgetUnlessAccepted(
+    db,
+    intentId,
     `UPDATE deposits SET ${attempts} = $3 - 1, ${intent} = NULL
      WHERE id = $1 AND ${attempts} = $3 AND ${intent} = $2 AND NOT EXISTS (SELECT 1 FROM intents WHERE id = $2)`,
     [id, intentId, attempt],
+  );
+}
+
+/** Nothing more can happen to an intent's funds: COMPLETED, or ended (FAILED, EXPIRED) with every reservation released. */
+export async function intentIsFinal(db: DataSource, intentId: string): Promise<boolean> {
+  const [row]: { status: string; held: boolean }[] = await db.query(
+    `SELECT status, EXISTS (SELECT 1 FROM reservations WHERE owner_kind = 'intent' AND owner_id = $1::text AND released_at IS NULL) AS held
+     FROM intents WHERE id = $1::numeric`,
+    [intentId],
+  );
+  return !!row && (row.status === 'COMPLETED' || (['FAILED', 'EXPIRED'].includes(row.status) && !row.held));
+}
+
+/** A withdrawal whose quote was not accepted: its nonce is free for the same signed request again. */
+export async function forgetWithdrawalQuote(db: DataSource, account: string, nonce: string, intentId: string): Promise<void> {
+  await forgetUnlessAccepted(
+    db,
+    intentId,
+    'UPDATE deposit_withdrawals SET intent_id = NULL WHERE account = $1 AND nonce = $2 AND intent_id = $3 AND NOT EXISTS (SELECT 1 FROM intents WHERE id = $3)',
+    [account, nonce, intentId],
   );
 }
 

@@ -8,6 +8,7 @@ import { findAccount } from './accounts';
 import { depositError } from './errors';
 import { type WithdrawRequest, withdrawTypedData } from './session-digest';
 import { signAndSubmit } from './session-intents';
+import { forgetWithdrawalQuote } from './store';
 
 const at = (field: string) => ['body', field];
 
@@ -72,10 +73,7 @@ export async function withdraw(ctx: Context, s: Services, w: WithdrawRequest): P
   } catch (e) {
     if (!(e instanceof ApiError) || !(e.status === 404 || e.extra.code === 'INSUFFICIENT_BALANCE')) throw e;
     // Not accepted: the nonce is free for this same request again (unless an overlapping request's submit was accepted).
-    await s.db.query(
-      'UPDATE deposit_withdrawals SET intent_id = NULL WHERE account = $1 AND nonce = $2 AND intent_id = $3 AND NOT EXISTS (SELECT 1 FROM intents WHERE id = $3)',
-      [account.address, w.nonce, intentId],
-    );
+    await forgetWithdrawalQuote(s.db, account.address, w.nonce, intentId);
     if (e.extra.code === 'INSUFFICIENT_BALANCE') throw balanceError(e.message);
     throw e;
   }

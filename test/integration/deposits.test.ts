@@ -6,7 +6,7 @@ import { newProject, subscribe, type Project } from '../support/projects';
 import { Receiver } from '../support/receiver';
 import { DP, depositEvents, fillAndClaim, intentFailure, projectSigner, registerManaged } from '../support/deposits';
 import { withdrawTypedData } from '../../src/deposits/session-digest';
-import { forgetAttempt } from '../../src/deposits/store';
+import { forgetAttempt, intentIsFinal } from '../../src/deposits/store';
 
 let api: Api;
 const receivers: Receiver[] = [];
@@ -323,11 +323,13 @@ describe('a failed attempt is final before the next one spends', () => {
     expect(BigInt(second.source.amount)).toBeLessThanOrEqual(5_000_000n);
     expect(Date.now() / 1000).toBeLessThan(expires);
     expect(types(r, ia)).toEqual(['deposit-received', 'bridge-started']); // no failure reported nor retry started before the release
+    expect(await intentIsFinal(api.db, first.intentId)).toBe(false); // FAILED, its funds still reserved: the database agrees
     await ingest(api, fillAndClaim(second.intentId, { chainId: 42161, txHash: nextTx() }, { chainId: 8453, txHash: nextTx() }));
     await until(r, ib, 'bridge-complete');
 
     const failed = await until(r, ia, 'bridge-failed', 1, 30_000);
     expect(failed).toMatchObject({ intentId: first.intentId, errorCode: 'BRIDGE-4', retryable: true, attempt: 1 });
+    expect([await intentIsFinal(api.db, first.intentId), await intentIsFinal(api.db, second.intentId)]).toEqual([true, true]);
     const retry = await until(r, ia, 'bridge-started', 2, 30_000);
     expect(Date.now() / 1000).toBeGreaterThanOrEqual(expires);
     expect(retry.attempt).toBe(2);
