@@ -21,17 +21,9 @@ interface AccountRow {
   target_chain_id: string; target_token: string; recipient: string; require_compliance: boolean; created_at: Date; session_chains: string[];
 }
 
-export interface DepositAccount {
-  address: string;
+/** A registered account: what was registered (the recipient defaulted), its project and its session chains. */
+export interface DepositAccount extends Required<NewAccount> {
   projectId: string;
-  owner: string;
-  ownerType: OwnerType;
-  managed: boolean;
-  sessionSigner: string;
-  targetChainId: number;
-  targetToken: string;
-  recipient: string;
-  requireCompliance: boolean;
   sessionChainIds: number[];
   createdAt: Date;
 }

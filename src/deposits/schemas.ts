@@ -41,33 +41,21 @@ export const sessionDetails: Schema = {
   },
 };
 
-export const setupBody: Schema = {
+/** `{account: {...}}` with the fields every registration has, plus the kind's own (`required` lists the account's). */
+const registrationBody = (required: string[], own: Record<string, Schema>): Schema => ({
   type: 'object',
   required: ['account'],
   additionalProperties: false,
-  properties: {
-    account: {
-      type: 'object',
-      required: ['address', 'owner', 'target'],
-      additionalProperties: false,
-      properties: { ...accountFields, sessionDetails: { ...sessionDetails, description: 'optional: sessions for source chains, as POST /account/{address}/session takes them' } },
-    },
-  },
-};
+  properties: { account: { type: 'object', required, additionalProperties: false, properties: { ...accountFields, ...own } } },
+});
 
-export const registerManagedBody: Schema = {
-  type: 'object',
-  required: ['account'],
-  additionalProperties: false,
-  properties: {
-    account: {
-      type: 'object',
-      required: ['address', 'owner', 'sessionSigner', 'target'],
-      additionalProperties: false,
-      properties: { ...accountFields, sessionSigner: { ...address, description: "the processor's session signer the account enabled on every chain (GET /chains → sessionSigner)" } },
-    },
-  },
-};
+export const setupBody = registrationBody(['address', 'owner', 'target'], {
+  sessionDetails: { ...sessionDetails, description: 'optional: sessions for source chains, as POST /account/{address}/session takes them' },
+});
+
+export const registerManagedBody = registrationBody(['address', 'owner', 'sessionSigner', 'target'], {
+  sessionSigner: { ...address, description: "the processor's session signer the account enabled on every chain (GET /chains → sessionSigner)" },
+});
 
 export const accountRecord: Schema = {
   type: 'object',
