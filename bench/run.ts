@@ -132,7 +132,7 @@ async function main() {
 
   // Ingestion throughput: batches of 1,000 balance events for fresh accounts, two indexers posting at once. They also
   // fund the accounts the quote and submit runs use (one account per request keeps submits independent).
-  const total = REQUESTS * LEVELS.length + 200;
+  const total = REQUESTS * (LEVELS.length + 1) + 200;
   const accounts = Array.from({ length: Math.max(total, 20_000) }, () => privateKeyToAccount(generatePrivateKey()));
   const batches = Array.from({ length: Math.ceil(accounts.length / 1000) }, (_, i) => accounts.slice(i * 1000, (i + 1) * 1000));
   const ingestion = await measure('POST /indexer/events, batches of 1,000 balance events', 2, batches.length, async (i) => {
@@ -150,27 +150,30 @@ async function main() {
   const submittedAt1: string[] = [];
   let cursor = 0;
   let eventSeq = 0;
-  for (const c of LEVELS) {
-    results.push(await measure('baseline: authenticated trivial route', c, REQUESTS, async () => {
+  // One unrecorded round first: every process answers the measured rounds with its code already compiled by the JIT
+  // and its pools filled, as a long-running service does.
+  for (const [round, c] of [1, ...LEVELS].entries()) {
+    const into = round === 0 ? [] : results;
+    into.push(await measure('baseline: authenticated trivial route', c, REQUESTS, async () => {
       const res = await fetch(trivialUrl, { headers });
       await res.arrayBuffer();
     }));
-    results.push(await measure('baseline: bare workflow start', c, REQUESTS, async () => {
+    into.push(await measure('baseline: bare workflow start', c, REQUESTS, async () => {
       await temporalClient.workflow.start('benchNoop', { taskQueue: `bench-noop-${c}`, workflowId: randomUUID(), args: [] });
     }));
     const batch = accounts.slice(cursor, cursor + REQUESTS);
     cursor += REQUESTS;
     const quotes: { account: (typeof accounts)[number]; op: Record<string, unknown> }[] = [];
-    results.push(await measure('POST /intents/route (quote)', c, REQUESTS, async (i) => {
+    into.push(await measure('POST /intents/route (quote)', c, REQUESTS, async (i) => {
       const { intentOp } = await post('/intents/route', routeBody(batch[i].address), 200);
       quotes[i] = { account: batch[i], op: intentOp! };
     }));
     const signed = await Promise.all(quotes.map(({ account, op }) => sign(account, op)));
-    results.push(await measure('POST /intent-operations (submit)', c, REQUESTS, async (i) => {
+    into.push(await measure('POST /intent-operations (submit)', c, REQUESTS, async (i) => {
       await post('/intent-operations', { signedIntentOp: signed[i] }, 201);
     }));
-    if (c === 1) submittedAt1.push(...signed.map((op) => BigInt(op.nonce).toString()));
-    results.push(await measure('POST /indexer/events (batch of 1 event)', c, REQUESTS, async (i) => {
+    if (round === 1) submittedAt1.push(...signed.map((op) => BigInt(op.nonce).toString()));
+    into.push(await measure('POST /indexer/events (batch of 1 event)', c, REQUESTS, async (i) => {
       await post('/indexer/events', { events: [{ ...balance(batch[i].address, String(10 + eventSeq++)) }] }, 200, indexer);
     }));
   }

@@ -144,7 +144,7 @@ export const bundleRoutes = [
       for (const { id, start } of accepted) {
         if (!start) continue;
         s.metrics.workflowStarts.inc({ workflow: 'bundleLifecycle' });
-        await s.outbox.start(start).catch((err) => s.logger.warn({ err, id }, 'lifecycle start deferred to the outbox sweeper'));
+        s.outbox.startSoon(start, (err) => s.logger.warn({ err, id }, 'lifecycle start deferred to the outbox sweeper'));
       }
       return { status: 201, body: { bundleResults: accepted.map(({ id, status }) => ({ bundleId: id, status: LEGACY_STATUS[status] })) } };
     },

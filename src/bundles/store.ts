@@ -32,12 +32,9 @@ export async function acceptBundles(db: DataSource, projectId: string, bundles: 
       if (!lock.ok) throw lock.reason === 'missing' ? new BundleRefused(`Bundle ${id} not found`, true) : new BundleRefused(`Bundle ${id}: another route of its quote was already submitted`);
       const { account, operation, reservations, expired } = lock.quote;
       const { start, originChainIds, destinationChainId: targetChainId, fillDeadline } = lifecycleOf('bundle', id, account, projectId, operation, fillGraceSeconds);
-      const existing: { status: IntentStatus; queued: boolean }[] = await tx.query(
-        'SELECT b.status, EXISTS (SELECT 1 FROM workflow_outbox o WHERE o.workflow_id = $2) AS queued FROM bundles b WHERE b.id = $1',
-        [id, start.workflowId],
-      );
-      if (existing.length) {
-        accepted.push({ id, status: existing[0].status, ...(existing[0].queued ? { start } : {}) });
+      const { recorded } = lock;
+      if (recorded) {
+        accepted.push({ id, status: recorded.status, ...(recorded.queued ? { start } : {}) });
         continue;
       }
       if (expired) throw new BundleRefused(`Bundle ${id} expired`, true);

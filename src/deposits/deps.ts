@@ -1,15 +1,15 @@
 import type { DataSource } from 'typeorm';
-import { privateKeyToAccount } from 'viem/accounts';
 import { NonceBlock } from '../ledger/nonces';
 import type { Runtime } from '../runtime';
 import type { DepositDeps } from './lifecycle';
 import { sessionSigners } from './signer';
+import { fastAccount } from '../signatures/secp256k1';
 
 /** The worker's deposit activities use the intent core as the API does: same registry, keys, nonces and checks. */
 export function depositDeps(rt: Runtime, db: DataSource): DepositDeps {
   return {
     registry: rt.registry,
-    quote: { registry: rt.registry, config: rt.config, lockTag: rt.defaultLockTag, orchestrator: privateKeyToAccount(rt.secrets.orchestratorPrivateKey), nonces: new NonceBlock(db) },
+    quote: { registry: rt.registry, config: rt.config, lockTag: rt.defaultLockTag, orchestrator: fastAccount(rt.secrets.orchestratorPrivateKey), nonces: new NonceBlock(db) },
     verify: { orchestratorAddress: rt.orchestratorAddress, compactContract: rt.config.intents.compactSigningContract, env: process.env },
     sessionSigner: sessionSigners(rt.secrets.orchestratorPrivateKey),
   };

@@ -1,5 +1,6 @@
 import { concat, keccak256, toHex } from 'viem';
-import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import type { PrivateKeyAccount } from 'viem/accounts';
+import { fastAccount } from '../signatures/secp256k1';
 
 /**
  * Each project's session signer: the key that signs deposit intents (and withdrawals) for the accounts that enabled
@@ -12,7 +13,7 @@ export function sessionSigners(orchestratorPrivateKey: `0x${string}`): (projectI
   return (projectId) => {
     let signer = signers.get(projectId);
     if (!signer) {
-      signer = privateKeyToAccount(keccak256(concat([orchestratorPrivateKey, toHex('deposit-session'), toHex(projectId)])));
+      signer = fastAccount(keccak256(concat([orchestratorPrivateKey, toHex('deposit-session'), toHex(projectId)])));
       signers.set(projectId, signer);
     }
     return signer;

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import type { PrivateKeyAccount } from 'viem/accounts';
 import type { Client } from '@temporalio/client';
 import type { ChainRegistry } from '../chains/registry';
 import type { Config } from '../config';
@@ -15,6 +15,7 @@ import type { VerificationProvider } from '../compliance/provider';
 import { SandboxProvider } from '../compliance/sandbox';
 import { PersonaProvider } from '../compliance/persona';
 import { sessionSigners } from '../deposits/signer';
+import { fastAccount } from '../signatures/secp256k1';
 
 /** What handlers may use: the DB for reads, Temporal for lifecycles, and read-only configuration. */
 export interface Services {
@@ -74,8 +75,8 @@ export function createServices(rt: Runtime, db: DataSource, temporal: Client, lo
     allocatorAddress: rt.allocatorAddress,
     orchestratorAddress: rt.orchestratorAddress,
     defaultLockTag: rt.defaultLockTag,
-    orchestrator: privateKeyToAccount(rt.secrets.orchestratorPrivateKey),
-    allocator: privateKeyToAccount(rt.secrets.allocatorPrivateKey),
+    orchestrator: fastAccount(rt.secrets.orchestratorPrivateKey),
+    allocator: fastAccount(rt.secrets.allocatorPrivateKey),
     nonces: new NonceBlock(db),
     clock,
     complianceSessionKey: rt.secrets.complianceSessionKey,

@@ -10,6 +10,7 @@ import { loadMarket } from './market';
 import { applyAccessList, buildIntentOp, IntentInput, intentCost, resolveRequests } from './quote';
 import { planAlternatives, rankPlans, rescale, RouteError, type Plan, type RefusalCode } from './route-finder';
 import { signIntentOp } from './server-signature';
+import { recordQuotes } from './store';
 import type { IntentOp } from './types';
 
 export interface QuoteDeps { registry: ChainRegistry; config: Config; lockTag: string; orchestrator: PrivateKeyAccount; nonces: NonceBlock }
@@ -99,18 +100,8 @@ async function issue(db: DataSource, input: IntentInput, projectId: string | und
     const intentOp: IntentOp = { ...built.op, serverSignature: await signIntentOp(built.op, deps.orchestrator) };
     return { nonce, intentOp, built, plan: p };
   }));
-  await db.transaction(async (tx) => {
-    // A quote moves no money: if the database crashes right after this commit, the quote is gone and its submit
-    // gets 404 (request a new route). So its commit does not wait for the WAL flush.
-    await tx.query('SET LOCAL synchronous_commit = off');
-    for (const { nonce, intentOp, built } of issued) {
-      await tx.query(
-        `WITH recorded AS (INSERT INTO allocator_nonces (nonce, sponsor, purpose) VALUES ($1, $3, 'intent'))
-         INSERT INTO quotes (nonce, project_id, account, operation, cost, reservations, expires_at, route_group)
-         VALUES ($1, $2, $3, $4, $5, $6, to_timestamp($7), $8)`,
-        [nonce.toString(), projectId ?? null, input.account.address.toLowerCase(), intentOp, built.cost, JSON.stringify(built.reservations), expiresAt, group],
-      );
-    }
+  await recordQuotes(db, issued.map(({ nonce, intentOp, built }) => ({ nonce, operation: intentOp, cost: built.cost, reservations: built.reservations })), {
+    projectId, account: input.account.address, expiresAt, routeGroup: group,
   });
   return issued.map(({ intentOp, built, plan: p }) => ({
     intentOp,

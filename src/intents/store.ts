@@ -28,6 +28,24 @@ export async function findQuote(db: DataSource, id: string, projectId: string, k
   return quote;
 }
 
+export interface QuoteRow { nonce: bigint; operation: IntentOp; cost: Record<string, unknown>; reservations: unknown[] }
+
+/**
+ * Stores one request's quotes (one, or a blanc quote's alternative routes) with their nonce records, in one
+ * statement: a single round trip that commits on its own, so a crash leaves all of them or none.
+ */
+export async function recordQuotes(db: DataSource, quotes: QuoteRow[], common: { projectId?: string; account: string; expiresAt: number; routeGroup: string | null }): Promise<void> {
+  const nonces = quotes.map((q) => q.nonce.toString());
+  const json = (pick: (q: QuoteRow) => unknown) => quotes.map((q) => JSON.stringify(pick(q)));
+  await db.query(
+    `WITH recorded AS (INSERT INTO allocator_nonces (nonce, sponsor, purpose) SELECT n, $2::text, 'intent' FROM unnest($1::numeric[]) n)
+     INSERT INTO quotes (nonce, project_id, account, operation, cost, reservations, expires_at, route_group)
+     SELECT q.nonce, $6::uuid, $2::text, q.operation, q.cost, q.reservations, to_timestamp($7), $8::uuid
+     FROM unnest($1::numeric[], $3::jsonb[], $4::jsonb[], $5::jsonb[]) AS q(nonce, operation, cost, reservations)`,
+    [nonces, common.account.toLowerCase(), json((q) => q.operation), json((q) => q.cost), json((q) => q.reservations), common.projectId ?? null, common.expiresAt, common.routeGroup],
+  );
+}
+
 /** An intent as every version reports it: its status, chains, fill and claims, and on request its full record. */
 export interface IntentRecord {
   id: string;
@@ -82,7 +100,7 @@ export function lifecycleOf(kind: LifecycleKind, id: string, account: string, pr
   const destinationChainId = Number(operation.elements[0].mandate.destinationChainId);
   const fillDeadline = Number(operation.elements[0].mandate.fillDeadline);
   const start: QueuedStart = {
-    workflowId: kind === 'intent' ? intentWorkflowId(id) : bundleWorkflowId(id),
+    workflowId: workflowIdOf(kind, id),
     workflowType: kind === 'intent' ? 'intentLifecycle' : 'bundleLifecycle',
     args: [{ id, originChainIds, fillDeadline, fillGraceSeconds, expires: Number(operation.expires) } satisfies LifecycleStart],
     searchAttributes: { IntentStatus: 'PENDING', Account: account, Project: projectId, Chains: [...new Set([...originChainIds, destinationChainId])].map(String) },
@@ -92,7 +110,10 @@ export function lifecycleOf(kind: LifecycleKind, id: string, account: string, pr
 }
 
 export interface LockedQuote { account: string; operation: StoredOperation & IntentOp; reservations: Reservation[]; expired: boolean }
-export type QuoteLock = { ok: true; quote: LockedQuote } | { ok: false; reason: 'missing' | 'sibling-spent' };
+/** `recorded`: the quote was already spent as this kind (a resubmission): its status, and whether its start is still queued. */
+export type QuoteLock = { ok: true; quote: LockedQuote; recorded?: { status: IntentStatus; queued: boolean } } | { ok: false; reason: 'missing' | 'sibling-spent' };
+
+const workflowIdOf = (kind: LifecycleKind, id: string) => (kind === 'intent' ? intentWorkflowId(id) : bundleWorkflowId(id));
 
 /**
  * Locks a project's stored quote for spending as `kind` (an intent or a legacy bundle), together with its sibling
@@ -108,14 +129,18 @@ export async function lockQuote(tx: EntityManager, id: string, kind: LifecycleKi
   );
   const own = rows.find((r) => r.nonce === id);
   if (!own) return { ok: false, reason: 'missing' };
-  const spent: { id: string; kind: LifecycleKind }[] = await tx.query(
-    `SELECT id::text, 'intent' AS kind FROM intents WHERE id = ANY($1::numeric[]) UNION ALL SELECT id::text, 'bundle' FROM bundles WHERE id = ANY($1::numeric[])`,
-    [rows.map((r) => r.nonce)],
+  // A statement of its own, after the lock: its snapshot sees a spender that committed while this one waited.
+  const spent: { id: string; kind: LifecycleKind; status: IntentStatus; queued: boolean }[] = await tx.query(
+    `SELECT x.*, EXISTS (SELECT 1 FROM workflow_outbox o WHERE o.workflow_id = $2) AS queued FROM (
+       SELECT id::text, 'intent' AS kind, status FROM intents WHERE id = ANY($1::numeric[])
+       UNION ALL SELECT id::text, 'bundle', status FROM bundles WHERE id = ANY($1::numeric[])) x`,
+    [rows.map((r) => r.nonce), workflowIdOf(kind, id)],
   );
-  if (spent.some((x) => x.id === id && x.kind !== kind)) return { ok: false, reason: 'missing' };
+  const mine = spent.find((x) => x.id === id);
+  if (mine && mine.kind !== kind) return { ok: false, reason: 'missing' };
   if (spent.some((x) => x.id !== id)) return { ok: false, reason: 'sibling-spent' };
   const { nonce: _nonce, ...quote } = own; // eslint-disable-line @typescript-eslint/no-unused-vars
-  return { ok: true, quote };
+  return { ok: true, quote, ...(mine ? { recorded: { status: mine.status, queued: mine.queued } } : {}) };
 }
 
 /** A submit the ledger, the quote's lifetime or a sibling route refuses; nothing was changed. */
@@ -139,12 +164,8 @@ export async function acceptIntent(db: DataSource, id: string, submission: Submi
     if (!lock.ok) throw lock.reason === 'missing' ? new SubmitRefused('Quote not found', true) : new SubmitRefused('Another route of this quote was already submitted', false, true);
     const { account, operation, reservations, expired } = lock.quote;
     const { start, originChainIds, destinationChainId, fillDeadline } = lifecycleOf('intent', id, account, projectId, operation, fillGraceSeconds);
-
-    const existing: { status: IntentStatus; queued: boolean }[] = await tx.query(
-      'SELECT i.status, EXISTS (SELECT 1 FROM workflow_outbox o WHERE o.workflow_id = $2) AS queued FROM intents i WHERE i.id = $1',
-      [id, start.workflowId],
-    );
-    if (existing.length) return { status: existing[0].status, ...(existing[0].queued ? { start } : {}) };
+    const { recorded } = lock;
+    if (recorded) return { status: recorded.status, ...(recorded.queued ? { start } : {}) };
     if (expired) throw new SubmitRefused('Quote expired', true);
     try {
       await reserve(tx, owner(id), account, reservations);

@@ -51,14 +51,17 @@ export interface SubmitDeps extends AcceptDeps {
 
 export interface SubmitResult { id: string; status: string; dryRun: boolean; started: boolean }
 
-/** A submit request: the core's submit, then the lifecycle start right after the commit (else the outbox sweeper's). */
+/**
+ * A submit request: the core's submit, answered once it has committed; the lifecycle start follows (Outbox.startSoon),
+ * and the committed outbox row covers a process that dies before performing it.
+ */
 export async function submitIntent(deps: SubmitDeps, projectId: string, id: string, sign: (stored: IntentOp) => SignedIntentOp): Promise<SubmitResult> {
   const { status, start } = await submitSignedIntent(deps, projectId, id, sign);
   if (status === 'VERIFIED') return { id, status, dryRun: true, started: false };
   crashPoint('submit-after-commit');
   if (start) {
     deps.onStart(id);
-    await deps.outbox.start(start).catch((err) => deps.onStartDeferred(err, id));
+    deps.outbox.startSoon(start, (err) => deps.onStartDeferred(err, id));
   }
   return { id, status, dryRun: false, started: !!start };
 }

@@ -1,6 +1,7 @@
 import canonicalize from 'canonicalize';
-import { getAddress, hashTypedData, isAddressEqual, recoverAddress, type TypedDataDefinition } from 'viem';
+import { getAddress, hashTypedData, isAddressEqual, type TypedDataDefinition } from 'viem';
 import { ApiError } from '../http/errors';
+import { recoverSigner } from '../signatures/secp256k1';
 import { verifyOnChain } from '../signatures/smart-account';
 import { originTypedData } from './typed-data';
 import type { IntentOp, OriginSignature, SignedIntentOp } from './types';
@@ -43,7 +44,7 @@ export async function verifySubmission(signed: SignedIntentOp, stored: IntentOp,
 export async function signedBySponsor(sponsor: string, sig: OriginSignature, typedData: TypedDataDefinition, accountType: string, env: NodeJS.ProcessEnv): Promise<boolean> {
   if (accountType === 'EOA' && typeof sig === 'string') {
     try {
-      return isAddressEqual(await recoverAddress({ hash: hashTypedData(typedData), signature: sig }), getAddress(sponsor));
+      return isAddressEqual(await recoverSigner(hashTypedData(typedData), sig), getAddress(sponsor));
     } catch {
       return false;
     }

@@ -53,15 +53,17 @@ export async function reserve(tx: EntityManager, owner: { kind: string; id: stri
     const balance: { amount: string }[] = item.lockTag === WALLET
       ? await tx.query('SELECT amount FROM wallet_balances WHERE account = $1 AND chain_id = $2 AND token = $3 FOR UPDATE', [acct, item.chainId, token])
       : await tx.query(`SELECT amount FROM lock_balances lb WHERE account = $1 AND chain_id = $2 AND token = $3 AND lock_tag = $4 AND ${NOT_FORCED} FOR UPDATE`, [acct, item.chainId, token, item.lockTag]);
-    const [{ reserved }]: { reserved: string }[] = await tx.query(
-      'SELECT coalesce(sum(amount), 0) AS reserved FROM reservations WHERE account = $1 AND chain_id = $2 AND token = $3 AND lock_tag = $4 AND released_at IS NULL',
-      [acct, item.chainId, token, item.lockTag],
+    if (!balance.length) throw new InsufficientBalance();
+    // A statement of its own, after the lock: its snapshot counts every reservation committed before the lock was ours.
+    const inserted: unknown[] = await tx.query(
+      `INSERT INTO reservations (owner_kind, owner_id, account, chain_id, token, lock_tag, amount)
+       SELECT $1::text, $2::text, $3::text, $4::bigint, $5::text, $6::text, $7::numeric
+       WHERE $8::numeric - (SELECT coalesce(sum(amount), 0) FROM reservations
+         WHERE account = $3 AND chain_id = $4 AND token = $5 AND lock_tag = $6 AND released_at IS NULL) >= $7::numeric
+       RETURNING 1`,
+      [owner.kind, owner.id, acct, item.chainId, token, item.lockTag, item.amount, balance[0].amount],
     );
-    if (!balance.length || BigInt(balance[0].amount) - BigInt(reserved) < BigInt(item.amount)) throw new InsufficientBalance();
-    await tx.query(
-      'INSERT INTO reservations (owner_kind, owner_id, account, chain_id, token, lock_tag, amount) VALUES ($1, $2, $3, $4, $5, $6, $7)',
-      [owner.kind, owner.id, acct, item.chainId, token, item.lockTag, item.amount],
-    );
+    if (!inserted.length) throw new InsufficientBalance();
   }
 }
 

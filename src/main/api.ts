@@ -27,6 +27,7 @@ async function main() {
     stopping = true;
     server.close();
     await once(server, 'close');
+    await services.outbox.drain();
     await temporal.connection.close();
     await services.rateLimits.close();
     await db.destroy();

@@ -5,7 +5,8 @@ import * as keys from '../../workflows/search-attributes';
 
 /**
  * The transactional outbox between PostgreSQL and Temporal. A request records its state change and the workflow
- * start or signals that must follow in one transaction; after the commit it performs them and deletes the rows.
+ * start or signals that must follow in one transaction; after the commit it performs them (a submit's start after
+ * it has answered) and deletes the rows.
  * A process that dies in between leaves the rows, and the sweeper (a Temporal schedule, src/outbox/sweeper.ts)
  * performs them later. Starts are idempotent (deterministic ids, conflict policy use-existing, no reuse of a closed
  * id) and lifecycle signals are idempotent in the workflows, so performing a row twice is harmless.
@@ -47,11 +48,45 @@ const FAN_OUT = 32;
 export class Outbox {
   /** The last signal under way per workflow: a process delivers one workflow's signals in the order it recorded them. */
   private readonly tails = new Map<string, Promise<unknown>>();
+  /** Starts this process is performing, by workflow id: a signal to one of them waits for it. */
+  private readonly starting = new Map<string, Promise<void>>();
+  /** Started workflows whose rows are still to be deleted, and the batch that will delete them. */
+  private cleared: string[] = [];
+  private clearing?: Promise<void>;
 
   constructor(private readonly db: DataSource, private readonly temporal: Client, private readonly taskQueue: string) {}
 
   /** Starts a queued workflow (at most once per id) and clears its row. */
   async start(start: QueuedStart): Promise<void> {
+    await this.launch(start);
+    await this.clear(start.workflowId);
+  }
+
+  /**
+   * The same, performed after the caller has answered: a submit costs its transaction, not a round trip through
+   * Temporal. The row committed with the request's state keeps it durable: a failed start is told to `deferred`,
+   * and a process that dies first leaves the row to the sweeper, or to the first signal sent to the workflow.
+   */
+  startSoon(start: QueuedStart, deferred: (err: unknown) => void): void {
+    this.start(start).catch(deferred);
+  }
+
+  /** Waits for the starts and row deletions under way (a stopping process calls this before closing its clients). */
+  async drain(): Promise<void> {
+    await Promise.allSettled([...this.starting.values(), this.clearing]);
+  }
+
+  private launch(start: QueuedStart): Promise<void> {
+    let running = this.starting.get(start.workflowId);
+    if (!running) {
+      running = this.perform(start).finally(() => this.starting.delete(start.workflowId));
+      this.starting.set(start.workflowId, running);
+    }
+    return running;
+  }
+
+  private async perform(start: QueuedStart): Promise<void> {
+    await this.slot();
     try {
       await this.temporal.workflow.start(start.workflowType, {
         workflowId: start.workflowId,
@@ -64,20 +99,32 @@ export class Outbox {
       });
     } catch (e) {
       if (!(e instanceof WorkflowExecutionAlreadyStartedError)) throw e; // it ran and finished: nothing left to do
+    } finally {
+      this.release();
     }
-    // Losing this delete in a crash only makes the sweeper repeat an idempotent start: no need to wait for the flush.
-    await this.db.transaction(async (tx) => {
-      await tx.query('SET LOCAL synchronous_commit = off');
-      await tx.query('DELETE FROM workflow_outbox WHERE workflow_id = $1', [start.workflowId]);
+  }
+
+  /**
+   * Deletes the rows of performed starts, one statement for every start that finished meanwhile. Losing a delete in
+   * a crash only makes the sweeper repeat an idempotent start.
+   */
+  private clear(workflowId: string): Promise<void> {
+    this.cleared.push(workflowId);
+    this.clearing ??= new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
+      const ids = this.cleared;
+      this.cleared = [];
+      this.clearing = undefined;
+      await this.db.query('DELETE FROM workflow_outbox WHERE workflow_id = ANY($1::text[])', [ids]);
     });
+    return this.clearing;
   }
 
   /**
    * Sends signals concurrently (at most FAN_OUT at once per process) and clears the rows that are done: delivered,
    * or addressed to a workflow that does not exist and is not queued for a start (an unknown nonce, or a lifecycle
-   * that already ended). Rows for a workflow still queued for a start stay for the sweeper. Each signal is chained
-   * behind the previous one to the same workflow, synchronously, so one process keeps a workflow's events in order
-   * across calls. Returns how many were delivered.
+   * that already ended). A workflow still queued for a start (its request's process died, or has not performed it
+   * yet) is started here from its row first. Each signal is chained behind the previous one to the same workflow,
+   * synchronously, so one process keeps a workflow's events in order across calls. Returns how many were delivered.
    */
   async deliver(signals: QueuedSignal[]): Promise<number> {
     const sends = signals.map((s) => {
@@ -88,7 +135,7 @@ export class Outbox {
       return send;
     });
     const outcomes = await Promise.allSettled(sends);
-    const done = signals.filter((_, i) => outcomes[i].status === 'fulfilled' && (outcomes[i] as PromiseFulfilledResult<string>).value !== 'queued').map((s) => s.id);
+    const done = signals.filter((_, i) => outcomes[i].status === 'fulfilled').map((s) => s.id);
     if (done.length) {
       await this.db.transaction(async (tx) => {
         await tx.query('SET LOCAL synchronous_commit = off'); // a lost delete only repeats idempotent signals
@@ -100,15 +147,24 @@ export class Outbox {
     return outcomes.filter((o) => o.status === 'fulfilled' && o.value === 'delivered').length;
   }
 
-  private async send(s: QueuedSignal): Promise<'delivered' | 'gone' | 'queued'> {
+  private async send(s: QueuedSignal): Promise<'delivered' | 'gone'> {
+    await this.starting.get(s.workflowId)?.catch(() => undefined);
+    if (await this.signal(s)) return 'delivered';
+    const [queued] = await this.queuedStarts('workflow_id = $1', [s.workflowId]);
+    if (!queued) return 'gone';
+    await this.start(queued);
+    return (await this.signal(s)) ? 'delivered' : 'gone'; // gone: it had run and ended before its row was cleared
+  }
+
+  /** False when no such workflow runs. */
+  private async signal(s: QueuedSignal): Promise<boolean> {
     await this.slot();
     try {
       await this.temporal.workflow.getHandle(s.workflowId).signal(s.signal, s.payload);
-      return 'delivered';
+      return true;
     } catch (e) {
       if (!(e instanceof WorkflowNotFoundError)) throw e;
-      const queued = await this.db.query('SELECT 1 FROM workflow_outbox WHERE workflow_id = $1', [s.workflowId]);
-      return queued.length ? 'queued' : 'gone';
+      return false;
     } finally {
       this.release();
     }
@@ -129,16 +185,18 @@ export class Outbox {
     else this.inFlight--;
   }
 
+  private async queuedStarts(where: string, params: unknown[]): Promise<QueuedStart[]> {
+    const rows: { workflow_id: string; workflow_type: string; args: unknown[]; search_attributes: QueuedStart['searchAttributes']; summary: string }[] = await this.db.query(
+      `SELECT workflow_id, workflow_type, args, search_attributes, summary FROM workflow_outbox WHERE ${where}`,
+      params,
+    );
+    return rows.map((r) => ({ workflowId: r.workflow_id, workflowType: r.workflow_type, args: r.args, searchAttributes: r.search_attributes, summary: r.summary }));
+  }
+
   /** The sweeper's pass: rows older than `graceSeconds` (their own request had time to perform them). */
   async sweep(graceSeconds: number, limit = 1000): Promise<{ started: number; delivered: number }> {
-    const starts: { workflow_id: string; workflow_type: string; args: unknown[]; search_attributes: QueuedStart['searchAttributes']; summary: string }[] = await this.db.query(
-      `SELECT workflow_id, workflow_type, args, search_attributes, summary FROM workflow_outbox
-       WHERE created_at < now() - make_interval(secs => $1) ORDER BY created_at LIMIT $2`,
-      [graceSeconds, limit],
-    );
-    for (const r of starts) {
-      await this.start({ workflowId: r.workflow_id, workflowType: r.workflow_type, args: r.args, searchAttributes: r.search_attributes, summary: r.summary });
-    }
+    const starts = await this.queuedStarts('created_at < now() - make_interval(secs => $1) ORDER BY created_at LIMIT $2', [graceSeconds, limit]);
+    await Promise.all(starts.map((start) => this.start(start)));
     const signals: { id: string; workflow_id: string; signal: string; payload: unknown }[] = await this.db.query(
       `SELECT id, workflow_id, signal, payload FROM signal_outbox
        WHERE created_at < now() - make_interval(secs => $1) ORDER BY id LIMIT $2`,

@@ -1,4 +1,5 @@
-import { getAddress, hashTypedData, recoverTypedDataAddress, isAddressEqual, type Hex } from 'viem';
+import { getAddress, hashTypedData, isAddressEqual, type Hex } from 'viem';
+import { recoverSigner } from '../signatures/secp256k1';
 import type { WithdrawalRequest } from './allocate';
 
 /** The account's signature over a withdrawal request and the unix-second deadline it signed with it. */
@@ -46,7 +47,7 @@ export async function withdrawalRequestDigest(req: WithdrawalRequest, auth: Spon
   if (auth.deadline <= now || auth.deadline > now + MAX_DEADLINE_SECONDS) return null;
   const typedData = withdrawalRequestTypedData(req, auth.deadline, defaultLockTag);
   try {
-    const signer = await recoverTypedDataAddress({ ...typedData, signature: auth.signature });
+    const signer = await recoverSigner(hashTypedData(typedData), auth.signature);
     return isAddressEqual(signer, getAddress(req.account)) ? hashTypedData(typedData) : null;
   } catch {
     return null;

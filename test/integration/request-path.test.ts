@@ -5,6 +5,7 @@ import { withdrawalRequestTypedData } from '../../src/withdrawals/sponsor-signat
 import { freePort } from '../support/global-setup';
 import { ARB_USDC, BASE_USDC, getCompactTypedData, TX } from '../support/fixtures';
 import { Api, call, ingest, killWorkers, startApi, startWorker } from '../support/harness';
+import { queueSignals } from '../../src/outbox/outbox';
 
 
 let api: Api;
@@ -68,6 +69,27 @@ test('an API killed between the submit commit and the workflow start: the sweepe
       { id: eventId(), type: 'claim', chainId: 8453, nonce: id, transactionHash: TX(2), timestamp: 2, blockNumber: '7' },
     ]);
     await until('COMPLETED', async () => ((await statusOf(id)) === 'COMPLETED' ? true : undefined));
+  } finally {
+    await stopProcess(faulty, 'SIGKILL');
+  }
+}, 90_000);
+
+test('an event for an intent whose lifecycle start is still queued starts the lifecycle from its row and is delivered at once', async () => {
+  const port = await freePort();
+  const faulty = spawnEntry('api', { ...api.env.env, PORT: String(port), HOST: '127.0.0.1', FAULT_INJECTION: 'submit-after-commit' }, 'ignore');
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await waitFor('faulty API', async () => (await fetch(`${url}/ready`)).ok, 30_000);
+    const account = await funded();
+    const { id, signedIntentOp } = await signedQuote(account, url);
+    await expect(fetch(`${url}/intent-operations`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': api.apiKey }, body: JSON.stringify({ signedIntentOp }) })).rejects.toThrow();
+    // At once, well inside the sweeper's grace (1 s in tests): the fill's delivery itself performs the queued start.
+    const [fill] = await queueSignals(api.db.manager, [{ workflowId: `intent-${id}`, signal: 'fill', payload: { chainId: 42161, transactionHash: TX(3), timestamp: 3 } }]);
+    expect(await api.services.outbox.deliver([fill])).toBe(1);
+    expect((await api.temporal.workflow.getHandle(`intent-${id}`).describe()).status.name).toBe('RUNNING');
+    expect((await api.db.query('SELECT count(*)::int AS n FROM workflow_outbox WHERE workflow_id = $1', [`intent-${id}`]))[0].n).toBe(0);
+    expect((await api.db.query('SELECT count(*)::int AS n FROM signal_outbox WHERE id = $1', [fill.id]))[0].n).toBe(0);
+    await until('FILLED', async () => ((await statusOf(id)) === 'FILLED' ? true : undefined));
   } finally {
     await stopProcess(faulty, 'SIGKILL');
   }

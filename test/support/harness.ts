@@ -49,6 +49,7 @@ export async function startApi(): Promise<Api> {
     async close() {
       server.close();
       await once(server, 'close');
+      await services.outbox.drain();
       await temporalEnv.teardown();
       await services.rateLimits.close();
       await db.destroy();
