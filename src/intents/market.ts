@@ -1,5 +1,6 @@
 import { createPublicClient, http } from 'viem';
 import type { EntityManager } from 'typeorm';
+import { preparedQuery } from '../db/prepared';
 import type { ChainRegistry } from '../chains/registry';
 import { DEFAULT_GAS_PRICE_WEI, DEFAULT_PRICES_USD, FALLBACK_GAS_PRICE_WEI } from './market-defaults';
 import type { Market } from './pricing';
@@ -30,8 +31,8 @@ export async function loadMarket(db: EntityManager, registry: ChainRegistry, cha
   // The chain ids may still be loading (the quote reads balances at the same time): the read starts first. Both
   // tables in one statement: one round trip and one pooled connection per quote.
   const [[market], chainIds] = await Promise.all([
-    db.query(`SELECT (SELECT coalesce(json_object_agg(symbol, usd::text), '{}') FROM prices) AS prices,
-                     (SELECT coalesce(json_object_agg(chain_id, gas_price::text), '{}') FROM gas_prices) AS gas`) as Promise<{ prices: Record<string, string>; gas: Record<string, string> }[]>,
+    preparedQuery(db, `SELECT (SELECT coalesce(json_object_agg(symbol, usd::text), '{}') FROM prices) AS prices,
+                     (SELECT coalesce(json_object_agg(chain_id, gas_price::text), '{}') FROM gas_prices) AS gas`, []) as Promise<{ prices: Record<string, string>; gas: Record<string, string> }[]>,
     chainIdsOf,
   ]);
   const priceMap = new Map<string, number>(Object.entries(DEFAULT_PRICES_USD));

@@ -1,4 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
+import { preparedQuery } from '../db/prepared';
 import { InsufficientBalance, releaseUnclaimed, reserve, settleOnClaim, type Reservation } from '../ledger/ledger';
 import { queueStart, type QueuedStart } from '../outbox/outbox';
 import { proveAccount } from '../projects/accounts';
@@ -19,7 +20,7 @@ export interface StoredQuote { operation: IntentOp; expired: boolean; submitted:
 
 /** A project's quote by nonce, whether its time-to-live has passed, and whether it was already submitted as `kind`. */
 export async function findQuote(db: DataSource, id: string, projectId: string, kind: LifecycleKind = 'intent'): Promise<StoredQuote | undefined> {
-  const [quote]: StoredQuote[] = await db.query(
+  const [quote]: StoredQuote[] = await preparedQuery(db,
     // Quotes and what spent them belong to the project whose key asked for them; other projects see nothing.
     `SELECT q.operation, q.expires_at < now() AS expired, x.id IS NOT NULL AS submitted
      FROM quotes q LEFT JOIN ${TABLE[kind]} x ON x.id = q.nonce WHERE q.nonce = $1 AND q.project_id = $2`,
@@ -37,7 +38,7 @@ export interface QuoteRow { nonce: bigint; operation: IntentOp; cost: Record<str
 export async function recordQuotes(db: DataSource, quotes: QuoteRow[], common: { projectId?: string; account: string; expiresAt: number; routeGroup: string | null }): Promise<void> {
   const nonces = quotes.map((q) => q.nonce.toString());
   const json = (pick: (q: QuoteRow) => unknown) => quotes.map((q) => JSON.stringify(pick(q)));
-  await db.query(
+  await preparedQuery(db,
     `WITH recorded AS (INSERT INTO allocator_nonces (nonce, sponsor, purpose) SELECT n, $2::text, 'intent' FROM unnest($1::numeric[]) n)
      INSERT INTO quotes (nonce, project_id, account, operation, cost, reservations, expires_at, route_group)
      SELECT q.nonce, $6::uuid, $2::text, q.operation, q.cost, q.reservations, to_timestamp($7), $8::uuid
@@ -64,7 +65,7 @@ export async function readIntent(db: DataSource, id: string, projectId: string):
   const [row]: {
     status: IntentStatus; account: string; destination_chain_id: string; origin_chain_ids: string[]; fill: { transactionHash: string; timestamp: number } | null;
     claims: Record<string, { transactionHash: string; timestamp: number }>; operation: unknown; signatures: unknown; history: IntentRecord['history'];
-  }[] = await db.query(
+  }[] = await preparedQuery(db,
     `SELECT i.status, i.account, i.destination_chain_id, i.origin_chain_ids, i.fill, i.claims, i.operation, i.signatures, i.history
      FROM intents i JOIN quotes q ON q.nonce = i.id WHERE i.id = $1 AND q.project_id = $2`,
     [id, projectId],
@@ -122,7 +123,7 @@ const workflowIdOf = (kind: LifecycleKind, id: string) => (kind === 'intent' ? i
  * either kind) is refused.
  */
 export async function lockQuote(tx: EntityManager, id: string, kind: LifecycleKind, projectId: string): Promise<QuoteLock> {
-  const rows: (LockedQuote & { nonce: string })[] = await tx.query(
+  const rows: (LockedQuote & { nonce: string })[] = await preparedQuery(tx,
     `SELECT nonce::text, account, operation, reservations, expires_at < now() AS expired FROM quotes
      WHERE (nonce = $1 OR route_group = (SELECT route_group FROM quotes WHERE nonce = $1)) AND project_id = $2 ORDER BY nonce FOR UPDATE`,
     [id, projectId],
@@ -130,7 +131,7 @@ export async function lockQuote(tx: EntityManager, id: string, kind: LifecycleKi
   const own = rows.find((r) => r.nonce === id);
   if (!own) return { ok: false, reason: 'missing' };
   // A statement of its own, after the lock: its snapshot sees a spender that committed while this one waited.
-  const spent: { id: string; kind: LifecycleKind; status: IntentStatus; queued: boolean }[] = await tx.query(
+  const spent: { id: string; kind: LifecycleKind; status: IntentStatus; queued: boolean }[] = await preparedQuery(tx,
     `SELECT x.*, EXISTS (SELECT 1 FROM workflow_outbox o WHERE o.workflow_id = $2) AS queued FROM (
        SELECT id::text, 'intent' AS kind, status FROM intents WHERE id = ANY($1::numeric[])
        UNION ALL SELECT id::text, 'bundle', status FROM bundles WHERE id = ANY($1::numeric[])) x`,
@@ -173,7 +174,7 @@ export async function acceptIntent(db: DataSource, id: string, submission: Submi
       if (e instanceof InsufficientBalance) throw new SubmitRefused(e.message);
       throw e;
     }
-    await tx.query(
+    await preparedQuery(tx,
       `INSERT INTO intents (id, account, status, destination_chain_id, origin_chain_ids, fill_deadline, operation, signatures, history)
        VALUES ($1, $2, 'PENDING', $3, $4, $5, $6, $7, jsonb_build_array(jsonb_build_object('status', 'PENDING', 'at', now())))`,
       [id, account, destinationChainId, originChainIds, fillDeadline, operation, submission],

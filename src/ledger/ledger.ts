@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import { preparedQuery } from '../db/prepared';
 import type { ChainRegistry } from '../chains/registry';
 import type { Source } from '../intents/route-finder';
 
@@ -19,7 +20,7 @@ const NOT_FORCED = `NOT EXISTS (SELECT 1 FROM forced_withdrawals f WHERE f.accou
 
 /** Spendable balances of an account: this allocator's locks and the wallet, each minus its active reservations. */
 export async function availableSources(db: EntityManager, account: string, lockTag: string, registry: ChainRegistry): Promise<Source[]> {
-  const rows: { chain_id: string; token: string; lock_tag: string; available: string }[] = await db.query(
+  const rows: { chain_id: string; token: string; lock_tag: string; available: string }[] = await preparedQuery(db,
     `WITH balances AS (
        SELECT chain_id, token, lock_tag, amount FROM lock_balances lb WHERE account = $1 AND lock_tag = $2 AND ${NOT_FORCED}
        UNION ALL
@@ -51,11 +52,11 @@ export async function reserve(tx: EntityManager, owner: { kind: string; id: stri
   for (const item of sorted) {
     const token = item.token.toLowerCase();
     const balance: { amount: string }[] = item.lockTag === WALLET
-      ? await tx.query('SELECT amount FROM wallet_balances WHERE account = $1 AND chain_id = $2 AND token = $3 FOR UPDATE', [acct, item.chainId, token])
-      : await tx.query(`SELECT amount FROM lock_balances lb WHERE account = $1 AND chain_id = $2 AND token = $3 AND lock_tag = $4 AND ${NOT_FORCED} FOR UPDATE`, [acct, item.chainId, token, item.lockTag]);
+      ? await preparedQuery(tx, 'SELECT amount FROM wallet_balances WHERE account = $1 AND chain_id = $2 AND token = $3 FOR UPDATE', [acct, item.chainId, token])
+      : await preparedQuery(tx, `SELECT amount FROM lock_balances lb WHERE account = $1 AND chain_id = $2 AND token = $3 AND lock_tag = $4 AND ${NOT_FORCED} FOR UPDATE`, [acct, item.chainId, token, item.lockTag]);
     if (!balance.length) throw new InsufficientBalance();
     // A statement of its own, after the lock: its snapshot counts every reservation committed before the lock was ours.
-    const inserted: unknown[] = await tx.query(
+    const inserted: unknown[] = await preparedQuery(tx,
       `INSERT INTO reservations (owner_kind, owner_id, account, chain_id, token, lock_tag, amount)
        SELECT $1::text, $2::text, $3::text, $4::bigint, $5::text, $6::text, $7::numeric
        WHERE $8::numeric - (SELECT coalesce(sum(amount), 0) FROM reservations

@@ -1,4 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
+import { preparedQuery } from '../db/prepared';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { SearchAttributePair } from '@temporalio/common';
 import * as keys from '../../workflows/search-attributes';
@@ -22,7 +23,7 @@ export interface QueuedStart {
 export interface QueuedSignal { id: string; workflowId: string; signal: string; payload: unknown }
 
 export async function queueStart(tx: EntityManager, start: QueuedStart): Promise<void> {
-  await tx.query(
+  await preparedQuery(tx,
     'INSERT INTO workflow_outbox (workflow_id, workflow_type, args, search_attributes, summary) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (workflow_id) DO NOTHING',
     [start.workflowId, start.workflowType, JSON.stringify(start.args), start.searchAttributes, start.summary],
   );
@@ -114,7 +115,7 @@ export class Outbox {
       const ids = this.cleared;
       this.cleared = [];
       this.clearing = undefined;
-      await this.db.query('DELETE FROM workflow_outbox WHERE workflow_id = ANY($1::text[])', [ids]);
+      await preparedQuery(this.db, 'DELETE FROM workflow_outbox WHERE workflow_id = ANY($1::text[])', [ids]);
     });
     return this.clearing;
   }

@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import { preparedQuery } from '../db/prepared';
 
 /**
  * Accounts that proved themselves to a project: by signing an intent the project submitted, by signing a withdrawal
@@ -8,7 +9,7 @@ import type { EntityManager } from 'typeorm';
 export type Proof = 'intent' | 'withdrawal-signature' | 'operator';
 
 export async function proveAccount(tx: EntityManager, projectId: string, account: string, proof: Proof): Promise<void> {
-  await tx.query('INSERT INTO project_accounts (project_id, account, proof) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [projectId, account.toLowerCase(), proof]);
+  await preparedQuery(tx, 'INSERT INTO project_accounts (project_id, account, proof) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [projectId, account.toLowerCase(), proof]);
 }
 
 export async function isProven(tx: EntityManager, projectId: string, account: string): Promise<boolean> {
