@@ -15,3 +15,10 @@ export function preparedQuery<T = unknown>(db: DataSource | EntityManager, text:
   // typeorm passes the query to pg as it is, and pg takes a {name, text} config in place of the text.
   return db.query({ name, text } as unknown as string, params);
 }
+
+/**
+ * For the FROM (or USING) list of a statement that commits on its own and need not wait for the WAL flush (a write
+ * whose loss in a database crash only repeats idempotent work or loses an unused quote): the setting is local to the
+ * statement's own transaction, so it is still in force at its commit.
+ */
+export const WITHOUT_FLUSH_WAIT = "(SELECT set_config('synchronous_commit', 'off', true)) AS without_flush_wait";

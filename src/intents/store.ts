@@ -1,5 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import { preparedQuery } from '../db/prepared';
+import { preparedQuery, WITHOUT_FLUSH_WAIT } from '../db/prepared';
 import { InsufficientBalance, releaseUnclaimed, reserve, settleOnClaim, type Reservation } from '../ledger/ledger';
 import { queueStart, type QueuedStart } from '../outbox/outbox';
 import { proveAccount } from '../projects/accounts';
@@ -33,7 +33,9 @@ export interface QuoteRow { nonce: bigint; operation: IntentOp; cost: Record<str
 
 /**
  * Stores one request's quotes (one, or a blanc quote's alternative routes) with their nonce records, in one
- * statement: a single round trip that commits on its own, so a crash leaves all of them or none.
+ * statement: a single round trip that commits on its own, so a crash leaves all of them or none. A quote moves no
+ * money, so the commit does not wait for the WAL flush: if PostgreSQL itself crashes right then, the quote is lost and
+ * its submit gets 404 (request a new route); its nonce is never handed out again either way.
  */
 export async function recordQuotes(db: DataSource, quotes: QuoteRow[], common: { projectId?: string; account: string; expiresAt: number; routeGroup: string | null }): Promise<void> {
   const nonces = quotes.map((q) => q.nonce.toString());
@@ -42,7 +44,7 @@ export async function recordQuotes(db: DataSource, quotes: QuoteRow[], common: {
     `WITH recorded AS (INSERT INTO allocator_nonces (nonce, sponsor, purpose) SELECT n, $2::text, 'intent' FROM unnest($1::numeric[]) n)
      INSERT INTO quotes (nonce, project_id, account, operation, cost, reservations, expires_at, route_group)
      SELECT q.nonce, $6::uuid, $2::text, q.operation, q.cost, q.reservations, to_timestamp($7), $8::uuid
-     FROM unnest($1::numeric[], $3::jsonb[], $4::jsonb[], $5::jsonb[]) AS q(nonce, operation, cost, reservations)`,
+     FROM unnest($1::numeric[], $3::jsonb[], $4::jsonb[], $5::jsonb[]) AS q(nonce, operation, cost, reservations), ${WITHOUT_FLUSH_WAIT}`,
     [nonces, common.account.toLowerCase(), json((q) => q.operation), json((q) => q.cost), json((q) => q.reservations), common.projectId ?? null, common.expiresAt, common.routeGroup],
   );
 }

@@ -1,5 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import { preparedQuery } from '../db/prepared';
+import { preparedQuery, WITHOUT_FLUSH_WAIT } from '../db/prepared';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { SearchAttributePair } from '@temporalio/common';
 import * as keys from '../../workflows/search-attributes';
@@ -115,7 +115,7 @@ export class Outbox {
       const ids = this.cleared;
       this.cleared = [];
       this.clearing = undefined;
-      await preparedQuery(this.db, 'DELETE FROM workflow_outbox WHERE workflow_id = ANY($1::text[])', [ids]);
+      await preparedQuery(this.db, `DELETE FROM workflow_outbox USING ${WITHOUT_FLUSH_WAIT} WHERE workflow_id = ANY($1::text[])`, [ids]);
     });
     return this.clearing;
   }
@@ -138,10 +138,8 @@ export class Outbox {
     const outcomes = await Promise.allSettled(sends);
     const done = signals.filter((_, i) => outcomes[i].status === 'fulfilled').map((s) => s.id);
     if (done.length) {
-      await this.db.transaction(async (tx) => {
-        await tx.query('SET LOCAL synchronous_commit = off'); // a lost delete only repeats idempotent signals
-        await tx.query('DELETE FROM signal_outbox WHERE id = ANY($1::bigint[])', [done]);
-      });
+      // A lost delete only repeats idempotent signals.
+      await preparedQuery(this.db, `DELETE FROM signal_outbox USING ${WITHOUT_FLUSH_WAIT} WHERE id = ANY($1::bigint[])`, [done]);
     }
     const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
     if (failed) throw failed.reason;
