@@ -49,6 +49,9 @@ const freePort = () => new Promise<number>((resolve) => {
 
 interface Result { name: string; concurrency: number; rps: number; p50: number; p99: number }
 
+/** Submits measured until their lifecycles were started, not only answered (no latencies of their own). */
+const STARTED = 'POST /intent-operations until every lifecycle started';
+
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 /** Runs `n` calls of `fn` with `concurrency` in flight; returns throughput and latency percentiles (ms). */
@@ -169,9 +172,14 @@ async function main() {
       quotes[i] = { account: batch[i], op: intentOp! };
     }));
     const signed = await Promise.all(quotes.map(({ account, op }) => sign(account, op)));
+    const submitting = performance.now();
     into.push(await measure('POST /intent-operations (submit)', c, REQUESTS, async (i) => {
       await post('/intent-operations', { signedIntentOp: signed[i] }, 201);
     }));
+    // A submit answers at its commit and its lifecycle start follows: wait until every start was performed (the
+    // outbox is empty), so the next measurement does not pay for these, and report submits per second through it.
+    while (Number((await db.query('SELECT count(*) AS n FROM workflow_outbox'))[0].n) > 0) await new Promise((r) => setTimeout(r, 5));
+    into.push({ name: STARTED, concurrency: c, rps: REQUESTS / ((performance.now() - submitting) / 1000), p50: NaN, p99: NaN });
     if (round === 1) submittedAt1.push(...signed.map((op) => BigInt(op.nonce).toString()));
     into.push(await measure('POST /indexer/events (batch of 1 event)', c, REQUESTS, async (i) => {
       await post('/indexer/events', { events: [{ ...balance(batch[i].address, String(10 + eventSeq++)) }] }, 200, indexer);
@@ -390,7 +398,8 @@ function report(results: Result[], x: Extra): string[] {
       row(`quote p99 vs trivial route, ${c} client${c > 1 ? 's' : ''}`, ratio(at('quote', c).p99, trivial(c).p99), '≤ 3x', ratio(at('quote', c).p99, trivial(c).p99) <= 3),
     ]),
     ...[8, 32].map((c) => row(`quote throughput vs trivial route, ${c} clients`, ratio(at('quote', c).rps, trivial(c).rps) * 100, '≥ 35%', ratio(at('quote', c).rps, trivial(c).rps) >= 0.35, (v) => `${v.toFixed(0)}%`)),
-    ...[8, 32].map((c) => row(`submit throughput vs bare workflow starts, ${c} clients`, ratio(at('submit', c).rps, start(c).rps) * 100, '≥ 60%', ratio(at('submit', c).rps, start(c).rps) >= 0.6, (v) => `${v.toFixed(0)}%`)),
+    // Counted until the lifecycles were started (the answers come sooner: see the table below).
+    ...[8, 32].map((c) => row(`submit throughput vs bare workflow starts, ${c} clients (until every lifecycle started)`, ratio(at(STARTED, c).rps, start(c).rps) * 100, '≥ 60%', ratio(at(STARTED, c).rps, start(c).rps) >= 0.6, (v) => `${v.toFixed(0)}%`)),
     row('submit p50 vs bare workflow start, 1 client', ratio(at('submit', 1).p50, start(1).p50), '≤ 2x', ratio(at('submit', 1).p50, start(1).p50) <= 2),
     row('indexer batch of 1 event, p99 vs bare workflow start (1 client)', ratio(at('batch of 1', 1).p99, start(1).p99), '≤ 2x', ratio(at('batch of 1', 1).p99, start(1).p99) <= 2),
     row('balance events ingested per second (batches of 1,000, 2 indexers)', x.eventsPerSecond, '≥ 10,000', x.eventsPerSecond >= 10_000, (v) => v.toFixed(0)),
@@ -417,7 +426,8 @@ function report(results: Result[], x: Extra): string[] {
     '|---|---|---|---|---|---|---|---|',
   ];
   for (const r of results) {
-    lines.push(`| ${r.name} | ${r.concurrency} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${(r.rps / trivial(r.concurrency).rps).toFixed(3)} | ${(r.p50 / trivial(r.concurrency).p50).toFixed(1)}x | ${(r.p50 / start(r.concurrency).p50).toFixed(2)}x |`);
+    const ms = (v: number, digits: number, suffix = '') => (Number.isNaN(v) ? '–' : `${v.toFixed(digits)}${suffix}`);
+    lines.push(`| ${r.name} | ${r.concurrency} | ${r.rps.toFixed(0)} | ${ms(r.p50, 1)} | ${ms(r.p99, 1)} | ${(r.rps / trivial(r.concurrency).rps).toFixed(3)} | ${ms(r.p50 / trivial(r.concurrency).p50, 1, 'x')} | ${ms(r.p50 / start(r.concurrency).p50, 2, 'x')} |`);
   }
   lines.push(
     '',

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
-import { hashTypedData, type Hex } from 'viem';
+import { concat, getTypesForEIP712Domain, hashDomain, hashStruct, keccak256, type Hex } from 'viem';
 import { recoverSigner } from '../signatures/secp256k1';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { IntentOp } from './types';
@@ -30,13 +30,19 @@ export function bodyHash(op: UnsignedIntentOp): Hex {
 
 const message = (op: UnsignedIntentOp) => ({ sponsor: op.sponsor as Hex, nonce: BigInt(op.nonce), expires: BigInt(op.expires), bodyHash: bodyHash(op) });
 
+// EIP-712 as viem's hashTypedData computes it, with the constant domain separator hashed once (a quote signs one
+// message per route; the unit test checks the digest against hashTypedData).
+const domainSeparator = hashDomain({ domain, types: { EIP712Domain: getTypesForEIP712Domain({ domain }), ...types } } as Parameters<typeof hashDomain>[0]);
+export const quoteDigest = (op: UnsignedIntentOp): Hex =>
+  keccak256(concat(['0x1901', domainSeparator, hashStruct({ data: message(op), primaryType: 'IntentQuote', types })]));
+
 export function signIntentOp(op: UnsignedIntentOp, key: PrivateKeyAccount): Promise<Hex> {
-  return key.signTypedData({ domain, types, primaryType: 'IntentQuote', message: message(op) });
+  return key.sign!({ hash: quoteDigest(op) });
 }
 
 export async function serverSigner(op: IntentOp): Promise<string | undefined> {
   try {
-    return await recoverSigner(hashTypedData({ domain, types, primaryType: 'IntentQuote', message: message(op) }), op.serverSignature as Hex);
+    return await recoverSigner(quoteDigest(op), op.serverSignature as Hex);
   } catch {
     return undefined;
   }

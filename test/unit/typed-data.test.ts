@@ -1,8 +1,8 @@
 import path from 'node:path';
-import { encodeAbiParameters, zeroHash } from 'viem';
+import { encodeAbiParameters, hashTypedData, zeroHash, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { digestOf, lockTagOf, originTypedData, tokenOf } from '../../src/intents/typed-data';
-import { bodyHash, serverSigner, signIntentOp } from '../../src/intents/server-signature';
+import { bodyHash, quoteDigest, serverSigner, signIntentOp } from '../../src/intents/server-signature';
 import type { IntentOp } from '../../src/intents/types';
 
 /* eslint-disable @typescript-eslint/no-require-imports, @typescript-eslint/no-explicit-any */
@@ -65,4 +65,11 @@ test('the server signature recovers to the orchestrator and covers the whole bod
   const tampered = { ...signed, signedMetadata: { tokenPrices: { USDC: 2 } } };
   expect(await serverSigner(tampered)).not.toBe(key.address);
   expect(bodyHash({ ...o, signedMetadata: { b: 1, a: 2 } })).toBe(bodyHash({ ...o, signedMetadata: { a: 2, b: 1 } }));
+  // The digest with the domain separator hashed once is viem's EIP-712 digest of the same message.
+  expect(quoteDigest(o)).toBe(hashTypedData({
+    domain: { name: 'IntentOrchestrator', version: '1' },
+    types: { IntentQuote: [{ name: 'sponsor', type: 'address' }, { name: 'nonce', type: 'uint256' }, { name: 'expires', type: 'uint256' }, { name: 'bodyHash', type: 'bytes32' }] },
+    primaryType: 'IntentQuote',
+    message: { sponsor: o.sponsor as Hex, nonce: BigInt(o.nonce), expires: BigInt(o.expires), bodyHash: bodyHash(o) },
+  }));
 });
