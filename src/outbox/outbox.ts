@@ -74,7 +74,8 @@ export class Outbox {
 
   /** Waits for the starts and row deletions under way (a stopping process calls this before closing its clients). */
   async drain(): Promise<void> {
-    await Promise.allSettled([...this.starting.values(), this.clearing]);
+    // A start that finishes meanwhile queues its row's delete: wait until nothing is left.
+    while (this.starting.size || this.clearing) await Promise.allSettled([...this.starting.values(), this.clearing]);
   }
 
   private launch(start: QueuedStart): Promise<void> {
@@ -150,9 +151,9 @@ export class Outbox {
     await this.starting.get(s.workflowId)?.catch(() => undefined);
     if (await this.signal(s)) return 'delivered';
     const [queued] = await this.queuedStarts('workflow_id = $1', [s.workflowId]);
-    if (!queued) return 'gone';
-    await this.start(queued);
-    return (await this.signal(s)) ? 'delivered' : 'gone'; // gone: it had run and ended before its row was cleared
+    // No row: another process may have started it (and cleared its row) since the first attempt, so one more try.
+    if (queued) await this.start(queued);
+    return (await this.signal(s)) ? 'delivered' : 'gone'; // gone: no such workflow, or it has ended
   }
 
   /** False when no such workflow runs. */
