@@ -58,6 +58,7 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
 
 /** Runs `n` calls of `fn` with `concurrency` in flight; returns throughput and latency percentiles (ms). */
 async function measure(name: string, concurrency: number, n: number, fn: (i: number) => Promise<void>): Promise<Result> {
+  await settle();
   const latencies: number[] = [];
   let next = 0;
   const started = performance.now();
@@ -72,6 +73,29 @@ async function measure(name: string, concurrency: number, n: number, fn: (i: num
   const seconds = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
   return { name, concurrency, rps: n / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+}
+
+/** Busy and total CPU time of the whole machine so far (Linux /proc/stat), or undefined elsewhere. */
+function cpuTimes(): { busy: number; total: number } | undefined {
+  if (!fs.existsSync('/proc/stat')) return undefined;
+  const ticks = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  const total = ticks.reduce((a, b) => a + b, 0);
+  return { busy: total - ticks[3] - ticks[4], total }; // idle and iowait are not busy
+}
+
+/**
+ * Waits (5 s at most) until the machine is quiet, under a quarter of its CPU busy over 100 ms, so a measurement does
+ * not pay for the work the previous one left behind (Temporal's history and visibility tasks after a burst of starts,
+ * the worker's first workflow tasks, PostgreSQL's background writes).
+ */
+async function settle(): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (Date.now() < deadline) {
+    const before = cpuTimes();
+    await new Promise((r) => setTimeout(r, 100));
+    const after = cpuTimes();
+    if (!before || !after || (after.busy - before.busy) / Math.max(1, after.total - before.total) < 0.25) return;
+  }
 }
 
 /** Median time of `n` sequential calls (ms). */
@@ -174,6 +198,7 @@ async function main() {
       quotes[i] = { account: batch[i], op: intentOp! };
     }));
     const signed = await Promise.all(quotes.map(({ account, op }) => sign(account, op)));
+    await settle(); // here, so that the time through the starts begins with the submits
     const submitting = performance.now();
     into.push(await measure('POST /intent-operations (submit)', c, REQUESTS, async (i) => {
       await post('/intent-operations', { signedIntentOp: signed[i] }, 201);
@@ -190,6 +215,7 @@ async function main() {
 
   // Fill → status visible: post the fill, then read the status until it shows (one intent at a time).
   const fillLatencies: number[] = [];
+  await settle();
   for (const [i, id] of submittedAt1.entries()) {
     const t = performance.now();
     await post('/indexer/events', { events: [{ id: `bench-fill-${id}`, type: 'fill', chainId: 42161, nonce: id, transactionHash: `0x${(i + 1).toString(16).padStart(64, '0')}`, timestamp: 1 }] }, 200, indexer);
@@ -422,6 +448,8 @@ function report(results: Result[], x: Extra): string[] {
     'Everything on one machine over loopback: Temporal dev server (SQLite in memory), PostgreSQL, one worker process, the API',
     'process, and a baseline process serving the API\'s authentication in front of a route that does nothing; the load comes',
     'from the benchmark process. Every ratio compares with a baseline of the same concurrency measured in the same run.',
+    'Each measurement starts on a quiet machine (under a quarter of the CPU busy, waited for up to 5 s), after one',
+    'unrecorded warm-up round at 1 client.',
     '',
     '## Targets',
     '',
