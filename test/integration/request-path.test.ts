@@ -43,23 +43,35 @@ const statusOf = async (id: string) => (await call(api, 'GET', `/intent-operatio
 const activeReservations = async (owner: string) =>
   Number((await api.db.query('SELECT count(*) AS n FROM reservations WHERE owner_id = $1 AND released_at IS NULL', [owner]))[0].n);
 
-test('an API killed between the submit commit and the workflow start: the sweeper starts the lifecycle', async () => {
+/**
+ * Submits a fresh quote to an API process that dies right after committing the intent, before its lifecycle start:
+ * the request gets no answer. Then runs `then` with the intent; the process is killed in any case.
+ */
+async function submitToDyingApi(then: (id: string, signedIntentOp: unknown) => Promise<void>): Promise<void> {
   const port = await freePort();
   const faulty = spawnEntry('api', { ...api.env.env, PORT: String(port), HOST: '127.0.0.1', FAULT_INJECTION: 'submit-after-commit' }, 'ignore');
   const url = `http://127.0.0.1:${port}`;
   try {
     await waitFor('faulty API', async () => (await fetch(`${url}/ready`)).ok, 30_000);
-    const account = await funded();
-    const { id, signedIntentOp } = await signedQuote(account, url);
-    // The process dies after committing the intent and before starting its workflow: the request gets no answer.
+    const { id, signedIntentOp } = await signedQuote(await funded(), url);
     await expect(fetch(`${url}/intent-operations`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': api.apiKey }, body: JSON.stringify({ signedIntentOp }) })).rejects.toThrow();
+    await then(id, signedIntentOp);
+  } finally {
+    await stopProcess(faulty, 'SIGKILL');
+  }
+}
+
+const queuedStarts = async (id: string) => (await api.db.query('SELECT count(*)::int AS n FROM workflow_outbox WHERE workflow_id = $1', [`intent-${id}`]))[0].n;
+
+test('an API killed between the submit commit and the workflow start: the sweeper starts the lifecycle', () =>
+  submitToDyingApi(async (id, signedIntentOp) => {
     expect(await statusOf(id)).toBe('PENDING');
     expect(await activeReservations(id)).toBe(1);
     const description = await until('lifecycle started by the sweeper', async () =>
       api.temporal.workflow.getHandle(`intent-${id}`).describe().catch(() => undefined), 30_000);
     expect(description.status.name).toBe('RUNNING');
     expect(description.type).toBe('intentLifecycle');
-    expect((await api.db.query('SELECT count(*)::int AS n FROM workflow_outbox WHERE workflow_id = $1', [`intent-${id}`]))[0].n).toBe(0);
+    expect(await queuedStarts(id)).toBe(0);
     // The client retries the lost request: the same answer, still one reservation and one workflow.
     const retry = await call(api, 'POST', '/intent-operations', { body: { signedIntentOp } });
     expect(retry.json.result).toEqual({ id, status: 'PENDING' });
@@ -69,31 +81,18 @@ test('an API killed between the submit commit and the workflow start: the sweepe
       { id: eventId(), type: 'claim', chainId: 8453, nonce: id, transactionHash: TX(2), timestamp: 2, blockNumber: '7' },
     ]);
     await until('COMPLETED', async () => ((await statusOf(id)) === 'COMPLETED' ? true : undefined));
-  } finally {
-    await stopProcess(faulty, 'SIGKILL');
-  }
-}, 90_000);
+  }), 90_000);
 
-test('an event for an intent whose lifecycle start is still queued starts the lifecycle from its row and is delivered at once', async () => {
-  const port = await freePort();
-  const faulty = spawnEntry('api', { ...api.env.env, PORT: String(port), HOST: '127.0.0.1', FAULT_INJECTION: 'submit-after-commit' }, 'ignore');
-  const url = `http://127.0.0.1:${port}`;
-  try {
-    await waitFor('faulty API', async () => (await fetch(`${url}/ready`)).ok, 30_000);
-    const account = await funded();
-    const { id, signedIntentOp } = await signedQuote(account, url);
-    await expect(fetch(`${url}/intent-operations`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': api.apiKey }, body: JSON.stringify({ signedIntentOp }) })).rejects.toThrow();
+test('an event for an intent whose lifecycle start is still queued starts the lifecycle from its row and is delivered at once', () =>
+  submitToDyingApi(async (id) => {
     // At once, well inside the sweeper's grace (1 s in tests): the fill's delivery itself performs the queued start.
     const [fill] = await queueSignals(api.db.manager, [{ workflowId: `intent-${id}`, signal: 'fill', payload: { chainId: 42161, transactionHash: TX(3), timestamp: 3 } }]);
     expect(await api.services.outbox.deliver([fill])).toBe(1);
     expect((await api.temporal.workflow.getHandle(`intent-${id}`).describe()).status.name).toBe('RUNNING');
-    expect((await api.db.query('SELECT count(*)::int AS n FROM workflow_outbox WHERE workflow_id = $1', [`intent-${id}`]))[0].n).toBe(0);
+    expect(await queuedStarts(id)).toBe(0);
     expect((await api.db.query('SELECT count(*)::int AS n FROM signal_outbox WHERE id = $1', [fill.id]))[0].n).toBe(0);
     await until('FILLED', async () => ((await statusOf(id)) === 'FILLED' ? true : undefined));
-  } finally {
-    await stopProcess(faulty, 'SIGKILL');
-  }
-}, 90_000);
+  }), 90_000);
 
 test('an API killed after committing a batch and before signalling: the sweeper delivers its lifecycle events', async () => {
   const account = await funded();
