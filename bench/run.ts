@@ -49,7 +49,7 @@ const freePort = () => new Promise<number>((resolve) => {
   });
 });
 
-interface Result { name: string; concurrency: number; rps: number; p50: number; p99: number }
+interface Result { name: string; concurrency: number; rps: number; p50: number; p99: number; cpu?: Record<string, number> }
 
 /** Submits measured until their lifecycles were started, not only answered (no latencies of their own). */
 const STARTED = 'POST /intent-operations until every lifecycle started';
@@ -61,6 +61,7 @@ async function measure(name: string, concurrency: number, n: number, fn: (i: num
   await settle();
   const latencies: number[] = [];
   let next = 0;
+  const cpuBefore = cpuSample();
   const started = performance.now();
   await Promise.all(Array.from({ length: concurrency }, async () => {
     while (next < n) {
@@ -71,8 +72,37 @@ async function measure(name: string, concurrency: number, n: number, fn: (i: num
     }
   }));
   const seconds = (performance.now() - started) / 1000;
+  const cpuAfter = cpuSample();
   latencies.sort((a, b) => a - b);
-  return { name, concurrency, rps: n / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+  const cpu = Object.fromEntries(Object.keys(cpuAfter).map((k) => [k, (cpuAfter[k] - cpuBefore[k]) / n]));
+  return { name, concurrency, rps: n / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), cpu };
+}
+
+/** The processes whose CPU time each measurement attributes per request (set once they run). */
+const watched: Record<string, number> = {};
+
+/** CPU time (ms) a process has used so far, from /proc/<pid>/stat (utime + stime at Linux's 100 ticks a second). */
+function cpuMs(pid: number): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU time (ms) of every process: the watched ones, all PostgreSQL server processes, and this one (the load). */
+function cpuSample(): Record<string, number> {
+  const postgres = fs.existsSync('/proc') ? fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).reduce((sum, d) => {
+    try {
+      return fs.readFileSync(`/proc/${d}/comm`, 'utf8').trim() === 'postgres' ? sum + cpuMs(Number(d)) : sum;
+    } catch {
+      return sum; // ended meanwhile
+    }
+  }, 0) : 0;
+  const own = process.cpuUsage();
+  return { ...Object.fromEntries(Object.entries(watched).map(([name, pid]) => [name, cpuMs(pid)])), PostgreSQL: postgres, 'benchmark (load)': (own.user + own.system) / 1000 };
 }
 
 /** Busy and total CPU time of the whole machine so far (Linux /proc/stat), or undefined elsewhere. */
@@ -140,6 +170,7 @@ async function main() {
   const trivialPort = await freePort();
   const trivialProcess = spawn(process.execPath, ['--import', 'tsx', 'bench/trivial-server.ts'], { cwd: projectRoot, env: { ...process.env, ...appEnv, PORT: String(trivialPort) }, stdio: ['ignore', 'inherit', 'inherit'] });
   cleanup.push(() => stopProcess(trivialProcess));
+  Object.assign(watched, { API: apiProcess.pid!, 'baseline server': trivialProcess.pid!, worker: worker.pid!, Temporal: temporal.process.pid! });
   const connection = await Connection.connect({ address: temporal.address });
   cleanup.push(() => connection.close());
   const temporalClient = new Client({ connection });
@@ -198,15 +229,18 @@ async function main() {
       quotes[i] = { account: batch[i], op: intentOp! };
     }));
     const signed = await Promise.all(quotes.map(({ account, op }) => sign(account, op)));
-    await settle(); // here, so that the time through the starts begins with the submits
+    await settle(); // here, so that the time and CPU through the starts begin with the submits
     const submitting = performance.now();
+    const cpuSubmitting = cpuSample();
     into.push(await measure('POST /intent-operations (submit)', c, REQUESTS, async (i) => {
       await post('/intent-operations', { signedIntentOp: signed[i] }, 201);
     }));
     // A submit answers at its commit and its lifecycle start follows: wait until every start was performed (the
     // outbox is empty), so the next measurement does not pay for these, and report submits per second through it.
     while (Number((await db.query('SELECT count(*) AS n FROM workflow_outbox'))[0].n) > 0) await new Promise((r) => setTimeout(r, 5));
-    into.push({ name: STARTED, concurrency: c, rps: REQUESTS / ((performance.now() - submitting) / 1000), p50: NaN, p99: NaN });
+    const cpuStarted = cpuSample();
+    const cpu = Object.fromEntries(Object.keys(cpuStarted).map((k) => [k, (cpuStarted[k] - cpuSubmitting[k]) / REQUESTS]));
+    into.push({ name: STARTED, concurrency: c, rps: REQUESTS / ((performance.now() - submitting) / 1000), p50: NaN, p99: NaN, cpu });
     if (round === 1) submittedAt1.push(...signed.map((op) => BigInt(op.nonce).toString()));
     into.push(await measure('POST /indexer/events (batch of 1 event)', c, REQUESTS, async (i) => {
       await post('/indexer/events', { events: [{ ...balance(batch[i].address, String(10 + eventSeq++)) }] }, 200, indexer);
@@ -466,9 +500,22 @@ function report(results: Result[], x: Extra): string[] {
     const ms = (v: number, digits: number, suffix = '') => (Number.isNaN(v) ? '–' : `${v.toFixed(digits)}${suffix}`);
     lines.push(`| ${r.name} | ${r.concurrency} | ${r.rps.toFixed(0)} | ${ms(r.p50, 1)} | ${ms(r.p99, 1)} | ${(r.rps / trivial(r.concurrency).rps).toFixed(3)} | ${ms(r.p50 / trivial(r.concurrency).p50, 1, 'x')} | ${ms(r.p50 / start(r.concurrency).p50, 2, 'x')} |`);
   }
+  const processes = Object.keys(results.find((r) => r.cpu)?.cpu ?? {});
   lines.push(
     '',
     `RSS after the run: API process ${mb(x.rss.api)}, worker ${mb(x.rss.worker)}.`,
+    '',
+    '## CPU per request, by process',
+    '',
+    'CPU time (ms) each process used during a measurement, divided by its requests (from /proc, 10 ms ticks). The',
+    `ceiling is what ${os.cpus().length} cores could serve at that cost if nothing else ran.`,
+    '',
+    `| operation | clients | ${processes.join(' | ')} | all | ceiling req/s |`,
+    `|---|---|${processes.map(() => '---|').join('')}---|---|`,
+    ...results.filter((r) => r.cpu).map((r) => {
+      const all = Object.values(r.cpu!).reduce((a, b) => a + b, 0);
+      return `| ${r.name} | ${r.concurrency} | ${processes.map((p) => r.cpu![p].toFixed(2)).join(' | ')} | ${all.toFixed(2)} | ${(os.cpus().length * 1000 / all).toFixed(0)} |`;
+    }),
     '',
     '## Where the time goes',
     '',
@@ -481,8 +528,24 @@ function report(results: Result[], x: Extra): string[] {
     ...Object.entries(x.steps).map(([step, ms]) => `| ${step} | ${ms.toFixed(2)} |`),
     '',
     ...whereTheTimeGoes(at, trivial(1).p50, x),
+    ...submitCpu(at(STARTED, 8), start(8)),
   );
   return lines;
+}
+
+/** What a submit costs the machine until its lifecycle started, beside a bare start (8 clients, from the CPU table). */
+function submitCpu(submit: Result, bare: Result): string[] {
+  const all = (r: Result) => Object.values(r.cpu!).reduce((a, b) => a + b, 0);
+  const ms = (v: number) => `${v.toFixed(1)} ms`;
+  const cores = os.cpus().length;
+  return [
+    `- **Submit throughput** (8 clients): until its lifecycle started, a submit used ${ms(all(submit))} of CPU: the API`,
+    `  ${ms(submit.cpu!.API)} (HTTP, verification, the transaction's client side, the workflow start's gRPC call), Temporal`,
+    `  ${ms(submit.cpu!.Temporal)}, the worker ${ms(submit.cpu!.worker)} (the lifecycle's first workflow task), PostgreSQL`,
+    `  ${ms(submit.cpu!.PostgreSQL)} and the load ${ms(submit.cpu!['benchmark (load)'])}. A bare start used ${ms(all(bare))} (Temporal`,
+    `  ${ms(bare.cpu!.Temporal)}; no worker runs it). On ${cores} cores those costs cap submits at about`,
+    `  ${(cores * 1000 / all(submit)).toFixed(0)}/s and bare starts at about ${(cores * 1000 / all(bare)).toFixed(0)}/s.`,
+  ];
 }
 
 /** Per route, its 1-client p50 taken apart with the steps measured above (what no step covers is said as such). */
