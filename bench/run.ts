@@ -561,7 +561,9 @@ function whereTheTimeGoes(at: (name: string, c: number) => Result, trivial: numb
     `- **Quote** (p50 ${ms(quote)} at 1 client): the trivial route's ${ms(trivial)} (HTTP, API key, quota), then`,
     `  createQuote ${ms(create)}: the reads ${ms(step('quote: of which the reads'))}, the server signature`,
     `  ${ms(step('quote: of which the server signature'))}, the store ${ms(step('quote: of which the store'))}, planning and building the rest.`,
-    `  ${ms(quote - trivial - create)} are in no step: body validation, the response's JSON and the API's own middleware.`,
+    quote - trivial - create >= 0.1
+      ? `  ${ms(quote - trivial - create)} are in no step: body validation, the response's JSON and the API's own middleware.`
+      : '  Nothing measurable is left beyond these steps.',
     `- **Submit** (p50 ${ms(submit)}): the trivial route's ${ms(trivial)}, the stored quote ${ms(step('submit: read'))}, the`,
     `  verification ${ms(step('submit: verify'))} and the transaction ${ms(step('submit: record'))}; the answer waits for nothing else.`,
     `  ${ms(submit - trivial - submitSteps)} are in no step: in the run, the lifecycle starts of the submits answered before (a`,
