@@ -1,5 +1,5 @@
 import { createPublicClient, http } from 'viem';
-import type { EntityManager } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { preparedQuery } from '../db/prepared';
 import type { ChainRegistry } from '../chains/registry';
 import { DEFAULT_GAS_PRICE_WEI, DEFAULT_PRICES_USD, FALLBACK_GAS_PRICE_WEI } from './market-defaults';
@@ -23,18 +23,33 @@ async function readRpcGasPrice(chainId: number, env: NodeJS.ProcessEnv): Promise
   }
 }
 
+type StoredMarket = { prices: Record<string, string>; gas: Record<string, string> };
+
+/**
+ * How long a process reuses the stored prices and gas prices it read: quotes asked on every keystroke share one read
+ * a second instead of one each, and an indexer's `price`/`gas` event shows in quotes within this time.
+ */
+const STORED_MARKET_MS = 1000;
+const storedMarkets = new WeakMap<DataSource, { until: number; read: Promise<StoredMarket> }>();
+
+function storedMarket(db: EntityManager): Promise<StoredMarket> {
+  const hit = storedMarkets.get(db.connection);
+  if (hit && hit.until > Date.now()) return hit.read;
+  // Both tables in one statement: one round trip and one pooled connection.
+  const read = (preparedQuery(db, `SELECT (SELECT coalesce(json_object_agg(symbol, usd::text), '{}') FROM prices) AS prices,
+    (SELECT coalesce(json_object_agg(chain_id, gas_price::text), '{}') FROM gas_prices) AS gas`, []) as Promise<StoredMarket[]>).then(([row]) => row);
+  storedMarkets.set(db.connection, { until: Date.now() + STORED_MARKET_MS, read });
+  read.catch(() => storedMarkets.get(db.connection)?.read === read && storedMarkets.delete(db.connection)); // not kept
+  return read;
+}
+
 /**
  * A snapshot of prices and gas prices for one quote: indexer-reported figures first (`price` and `gas` events),
  * then a live RPC read where configured, then the shipped defaults.
  */
 export async function loadMarket(db: EntityManager, registry: ChainRegistry, chainIdsOf: number[] | Promise<number[]>, env: NodeJS.ProcessEnv = process.env): Promise<Market & { snapshot(): { tokenPrices: Record<string, number>; gasPrices: Record<string, string> } }> {
-  // The chain ids may still be loading (the quote reads balances at the same time): the read starts first. Both
-  // tables in one statement: one round trip and one pooled connection per quote.
-  const [[market], chainIds] = await Promise.all([
-    preparedQuery(db, `SELECT (SELECT coalesce(json_object_agg(symbol, usd::text), '{}') FROM prices) AS prices,
-                     (SELECT coalesce(json_object_agg(chain_id, gas_price::text), '{}') FROM gas_prices) AS gas`, []) as Promise<{ prices: Record<string, string>; gas: Record<string, string> }[]>,
-    chainIdsOf,
-  ]);
+  // The chain ids may still be loading (the quote reads balances at the same time): the read starts first.
+  const [market, chainIds] = await Promise.all([storedMarket(db), chainIdsOf]);
   const priceMap = new Map<string, number>(Object.entries(DEFAULT_PRICES_USD));
   for (const [symbol, usd] of Object.entries(market.prices)) priceMap.set(symbol, Number(usd));
   const gasMap = new Map<number, bigint>();

@@ -131,6 +131,17 @@ test('an API killed after committing a withdrawal: the sweeper starts its hold, 
   }
 }, 90_000);
 
+test('an indexer price event reaches the prices quotes sign (each process rereads them at most once a second)', async () => {
+  const symbol = `RP${Date.now()}`;
+  const account = await funded();
+  const quotePrices = async () => (await call(api, 'POST', '/intents/route', {
+    body: { account: { address: account.address, accountType: 'EOA', setupOps: [] }, destinationChainId: 42161, tokenRequests: [{ tokenAddress: ARB_USDC, amount: '1000' }] },
+  })).json.intentOp.signedMetadata.tokenPrices as Record<string, number>;
+  expect((await quotePrices())[symbol]).toBeUndefined();
+  expect((await ingest(api, [{ id: eventId(), type: 'price', symbol, usd: 1.25 }])).status).toBe(200);
+  await until('the new price in a quote', async () => ((await quotePrices())[symbol] === 1.25 ? true : undefined), 10_000);
+});
+
 test('a block number too large for the ledger is refused with 400 and the batch changes nothing', async () => {
   const account = privateKeyToAccount(generatePrivateKey()).address;
   const res = await ingest(api, [
