@@ -1,13 +1,15 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export interface Metrics {
   registry: Registry;
   requests: Counter<'method' | 'route' | 'status'>;
   latency: Histogram<'method' | 'route'>;
   workflowStarts: Counter<'workflow'>;
+  pendingStarts: Gauge;
 }
 
-export function createMetrics(): Metrics {
+/** `pendingStarts`: how many workflow starts this process has taken on and not yet performed (read at each scrape). */
+export function createMetrics(pendingStarts: () => number): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   return {
@@ -21,5 +23,7 @@ export function createMetrics(): Metrics {
       registers: [registry],
     }),
     workflowStarts: new Counter({ name: 'workflow_starts_total', help: 'Temporal workflows started by the API', labelNames: ['workflow'], registers: [registry] }),
+    // Submits answer before their lifecycle starts: a growing value means Temporal is not keeping up with them.
+    pendingStarts: new Gauge({ name: 'outbox_pending_starts', help: 'workflow starts accepted and not yet performed', registers: [registry], collect() { this.set(pendingStarts()); } }),
   };
 }

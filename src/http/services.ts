@@ -61,14 +61,15 @@ function complianceProvider(rt: Runtime, db: DataSource, clock: () => Date): Ver
 
 export function createServices(rt: Runtime, db: DataSource, temporal: Client, logger: Logger): Services {
   const clock = () => new Date();
+  const outbox = new Outbox(db, temporal, rt.config.taskQueue);
   return {
     config: rt.config,
     db,
     temporal,
-    outbox: new Outbox(db, temporal, rt.config.taskQueue),
+    outbox,
     registry: rt.registry,
     logger,
-    metrics: createMetrics(),
+    metrics: createMetrics(() => outbox.pendingStarts),
     apiKeys: new ApiKeyStore(db),
     rateLimits: new RateLimits(db, rt.config.rateLimit.redisUrl),
     indexerApiKey: rt.secrets.indexerApiKey,

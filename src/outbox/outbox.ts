@@ -72,6 +72,11 @@ export class Outbox {
     this.start(start).catch(deferred);
   }
 
+  /** Starts taken on and not yet performed (queued for a slot or under way). */
+  get pendingStarts(): number {
+    return this.starting.size;
+  }
+
   /** Waits for the starts and row deletions under way (a stopping process calls this before closing its clients). */
   async drain(): Promise<void> {
     // A start that finishes meanwhile queues its row's delete: wait until nothing is left.

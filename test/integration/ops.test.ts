@@ -27,6 +27,7 @@ test('/metrics counts requests per route', async () => {
   const { text } = await call(api, 'GET', '/metrics');
   expect(text).toMatch(/http_requests_total\{method="GET",route="\/health",status="200"\} \d+/);
   expect(text).toContain('http_request_duration_seconds_bucket');
+  expect(text).toMatch(/^outbox_pending_starts 0$/m); // nothing accepted and left unstarted here
 });
 
 test('/chains lists the registry with CAIP-2 ids and requires a key', async () => {
