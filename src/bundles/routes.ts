@@ -12,11 +12,10 @@ import { queueSignals } from '../outbox/outbox';
 import { verifyOnChain } from '../signatures/smart-account';
 import { preconfirmationSignal } from '../../workflows/intent-lifecycle';
 import { bundleWorkflowId } from '../../workflows/bundle-lifecycle';
-import type { IntentStatus } from '../../workflows/intent-state';
 import { canonicalBundle, expectedSigned, orderBundleHash, orderBundleOf, type SignedOrderBundle } from './order-bundle';
 import { LEGACY_STATUS, presentCost, presentShortfall } from './presenter';
 import { bundleEventBody, bundleParams, costBody, eventsQuery, pathBody, submitBody, userParams } from './schemas';
-import { acceptBundles, BundleRefused, type VerifiedBundle } from './store';
+import { acceptBundles, bundleEvents, BundleRefused, readBundle, type VerifiedBundle } from './store';
 
 type Amount = string | number;
 interface CostBody {
@@ -158,11 +157,8 @@ export const bundleRoutes = [
     query: eventsQuery,
     responses: { 200: { description: '{events, nextOffset}' } },
     async handler(ctx, { query }, s) {
-      const rows: { payload: unknown }[] = await s.db.query(
-        'SELECT payload FROM bundle_events WHERE project_id = $1 ORDER BY id OFFSET $2 LIMIT $3',
-        [ctx.state.projectId, query.offset, query.count],
-      );
-      return { status: 200, body: { events: rows.map((r) => r.payload), nextOffset: query.offset + rows.length } };
+      const events = await bundleEvents(s.db, ctx.state.projectId, query.offset, query.count);
+      return { status: 200, body: { events, nextOffset: query.offset + events.length } };
     },
   }),
   defineRoute<unknown, unknown, { bundleId: string }>({
@@ -175,8 +171,7 @@ export const bundleRoutes = [
     responses: { 200: { description: '{status, fillTimestamp?, fillTransactionHash?, claims}' }, 404: { description: 'no such bundle' } },
     async handler(ctx, { params }, s) {
       const id = BigInt(params.bundleId).toString();
-      const [row]: { status: IntentStatus; origin_chain_ids: string[]; fill: { transactionHash: string; timestamp: number } | null; claims: Record<string, { transactionHash: string; timestamp: number }> }[] =
-        await s.db.query('SELECT status, origin_chain_ids, fill, claims FROM bundles WHERE id = $1 AND project_id = $2', [id, ctx.state.projectId]);
+      const row = await readBundle(s.db, id, ctx.state.projectId);
       if (!row) throw notFound(id);
       return {
         status: 200,
@@ -200,8 +195,7 @@ export const bundleRoutes = [
     async handler(ctx, { params, body }, s) {
       const id = BigInt(params.bundleId).toString();
       const signals = await s.db.transaction(async (tx) => {
-        const [row] = await tx.query('SELECT 1 FROM bundles WHERE id = $1 AND project_id = $2', [id, ctx.state.projectId]);
-        if (!row) throw notFound(id);
+        if (!(await readBundle(tx, id, ctx.state.projectId))) throw notFound(id);
         return queueSignals(tx, [{ workflowId: bundleWorkflowId(id), signal: preconfirmationSignal.name, payload: { chainId: body.chainId } }]);
       });
       // Recorded: what this process does not deliver, the outbox sweeper does.

@@ -1,4 +1,4 @@
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { InsufficientBalance, reserve } from '../ledger/ledger';
 import { queueStart, type QueuedStart } from '../outbox/outbox';
 import { proveAccount } from '../projects/accounts';
@@ -61,4 +61,23 @@ export async function acceptBundles(db: DataSource, projectId: string, bundles: 
     // Answered in the request's order.
     return bundles.map((b) => accepted.find((a) => a.id === b.id)!);
   });
+}
+
+/** A page of the project's accepted-bundle events, oldest first. */
+export async function bundleEvents(db: DataSource, projectId: string, offset: number, count: number): Promise<unknown[]> {
+  const rows: { payload: unknown }[] = await db.query('SELECT payload FROM bundle_events WHERE project_id = $1 ORDER BY id OFFSET $2 LIMIT $3', [projectId, offset, count]);
+  return rows.map((r) => r.payload);
+}
+
+export interface BundleRecord {
+  status: IntentStatus;
+  origin_chain_ids: string[];
+  fill: { transactionHash: string; timestamp: number } | null;
+  claims: Record<string, { transactionHash: string; timestamp: number }>;
+}
+
+/** A project's bundle by id (undefined for an unknown id and for another project's bundle alike). */
+export async function readBundle(db: DataSource | EntityManager, id: string, projectId: string): Promise<BundleRecord | undefined> {
+  const [row]: BundleRecord[] = await db.query('SELECT status, origin_chain_ids, fill, claims FROM bundles WHERE id = $1 AND project_id = $2', [id, projectId]);
+  return row;
 }

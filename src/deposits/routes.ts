@@ -5,7 +5,7 @@ import { findAccount } from './accounts';
 import { depositError } from './errors';
 import * as schema from './schemas';
 import type { WithdrawRequest } from './session-digest';
-import { type DepositFilter, type DepositRow, listDeposits, loadDeposit, presentDeposit, depositTiming, queueRefund } from './store';
+import { beginRecovery, type DepositFilter, listDeposits, loadDeposit, presentDeposit, depositTiming } from './store';
 import { withdraw } from './withdraw';
 
 const project = (ctx: Context) => ctx.state.projectId as string;
@@ -42,15 +42,7 @@ export const depositRoutes: RouteDef[] = [
         throw depositError(404, 'Deposit not found', undefined, [{ message: 'is not a deposit of this project', path: ['body', 'depositId'], code: 'not_found' }]);
       }
       const owner = (await findAccount(s.db, found.account))!.owner;
-      // A rejected deposit (nothing was moved) goes back to the owner; asking again answers the same recovery.
-      const recovered = await s.db.transaction(async (tx) => {
-        const [row]: DepositRow[] = await tx.query(
-          `WITH u AS (UPDATE deposits SET stage = 'refunding', refund_recipient = $2
-             WHERE id = $1 AND (stage = 'rejected' OR (stage = 'refunding' AND refund_recipient = $2)) RETURNING *) SELECT * FROM u`,
-          [found.id, owner],
-        );
-        return row && { row, start: await queueRefund(tx, row.id, depositTiming(s.config)) };
-      });
+      const recovered = await beginRecovery(s.db, found.id, owner, depositTiming(s.config));
       if (!recovered) {
         throw depositError(400, `Deposit ${found.id} is not recoverable (${found.stage})`, 'RECOVERY-1', [{ message: 'is not a rejected deposit', path: ['body', 'depositId'], code: 'RECOVERY-1' }]);
       }

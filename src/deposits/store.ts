@@ -157,6 +157,21 @@ export async function queueRefund(tx: EntityManager, depositId: string, timing: 
   return start;
 }
 
+/**
+ * A rejected deposit (nothing was moved) goes back to its owner: `refunding` with its refund queued, in one
+ * transaction. Asking again for the same recipient answers the same recovery; undefined when it is not recoverable.
+ */
+export async function beginRecovery(db: DataSource, depositId: string, owner: string, timing: DepositTiming): Promise<{ row: DepositRow; start: QueuedStart } | undefined> {
+  return db.transaction(async (tx) => {
+    const [row]: DepositRow[] = await tx.query(
+      `WITH u AS (UPDATE deposits SET stage = 'refunding', refund_recipient = $2
+         WHERE id = $1 AND (stage = 'rejected' OR (stage = 'refunding' AND refund_recipient = $2)) RETURNING *) SELECT * FROM u`,
+      [depositId, owner],
+    );
+    return row && { row, start: await queueRefund(tx, row.id, timing) };
+  });
+}
+
 /** The refund transfer happened (a refund intent's fill, or a transfer the indexer reported): refunded, once. */
 export async function markRefunded(tx: EntityManager, r: DepositRow, transactionHash: string): Promise<DepositRow | undefined> {
   const [row]: DepositRow[] = await tx.query(

@@ -29,6 +29,11 @@ export async function queueStart(tx: EntityManager, start: QueuedStart): Promise
   );
 }
 
+/** Whether a workflow's start is still queued (not performed yet, or its process died before performing it). */
+export async function isStartQueued(db: DataSource, workflowId: string): Promise<boolean> {
+  return (await db.query('SELECT 1 FROM workflow_outbox WHERE workflow_id = $1', [workflowId])).length > 0;
+}
+
 /** Multi-row: one statement whatever the batch size. */
 export async function queueSignals(tx: EntityManager, signals: Omit<QueuedSignal, 'id'>[]): Promise<QueuedSignal[]> {
   if (!signals.length) return [];

@@ -4,7 +4,7 @@ import type { Context } from 'koa';
 import { ApiError } from '../http/errors';
 import { defineRoute, type RouteDef } from '../http/route';
 import type { Services } from '../http/services';
-import type { QueuedStart } from '../outbox/outbox';
+import { isStartQueued, type QueuedStart } from '../outbox/outbox';
 import { retryNowSignal } from '../../workflows/webhook-delivery';
 import { addEndpoint, enableEndpoint, EndpointError, listEndpoints, removeEndpoint, rotateSecret } from './endpoints';
 import { decodeCursor, emitEvent, getEvent, listEvents, receiverCount, replayFailed, REPLAY_LIMIT, resendEvent } from './events';
@@ -100,7 +100,7 @@ export const webhookRoutes: RouteDef[] = [
           throw e;
         });
         // Gone without finishing (terminated by an operator): a new round, unless its start is still queued.
-        if (!nudged && !(await s.db.query('SELECT 1 FROM workflow_outbox WHERE workflow_id = $1', [resend.workflowId])).length) {
+        if (!nudged && !(await isStartQueued(s.db, resend.workflowId))) {
           resend = (await resendEvent(s.db, project(ctx), params.eventId, s.config.webhooks, true))!;
         }
       }

@@ -15,15 +15,11 @@ const BEEF = '0x000000000000000000000000000000000000bEEF';
 
 beforeAll(async () => {
   api = await startApi();
-  chain = await startChain();
   // Smart-account signatures are checked on chain: both chains of these bundles are served by the local chain.
-  process.env.RPC_URL_8453 = chain.url;
-  process.env.RPC_URL_42161 = chain.url;
+  chain = await startChain([8453, 42161]);
   client = v0.getOrchestrator(api.apiKey, `${api.url}/legacy`);
 });
 afterAll(async () => {
-  delete process.env.RPC_URL_8453;
-  delete process.env.RPC_URL_42161;
   await chain.stop();
   await api.close();
 });

@@ -25,15 +25,11 @@ let seq = 0;
 
 beforeAll(async () => {
   api = await startApi();
-  chain = await startChain();
-  process.env.RPC_URL_8453 = chain.url;
-  process.env.RPC_URL_42161 = chain.url;
+  chain = await startChain([8453, 42161]);
   v1Client = v1.getOrchestrator(createAuthProvider({ apiKey: api.apiKey }), api.url);
   v0Client = v0.getOrchestrator(api.apiKey, `${api.url}/legacy`);
 });
 afterAll(async () => {
-  delete process.env.RPC_URL_8453;
-  delete process.env.RPC_URL_42161;
   await chain.stop();
   await api.close();
 });

@@ -31,7 +31,8 @@ function compile(): { account: Hex; factory: Hex } {
 
 let bytecode: { account: Hex; factory: Hex } | undefined;
 
-export async function startChain(): Promise<LocalChain> {
+/** A local anvil chain with the account factory deployed; it serves as `RPC_URL_<id>` for `serves` until stopped. */
+export async function startChain(serves: number[] = []): Promise<LocalChain> {
   bytecode ??= compile();
   const port = await freePort();
   const bin = path.join(path.dirname(require.resolve('@foundry-rs/anvil/package.json')), 'bin.mjs');
@@ -47,10 +48,12 @@ export async function startChain(): Promise<LocalChain> {
   const chain = { id: await client.getChainId(), name: 'anvil', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [url] } } };
   const hash = await wallet.sendTransaction({ chain, data: bytecode.factory });
   const { contractAddress } = await client.waitForTransactionReceipt({ hash });
+  for (const id of serves) process.env[`RPC_URL_${id}`] = url;
   return {
     url,
     factory: contractAddress!,
     async stop() {
+      for (const id of serves) delete process.env[`RPC_URL_${id}`];
       proc.kill('SIGTERM');
       await new Promise((r) => proc.once('exit', r));
     },
