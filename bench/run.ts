@@ -541,7 +541,7 @@ function submitCpu(submit: Result, bare: Result): string[] {
   return [
     `- **Submit throughput** (8 clients): until its lifecycle started, a submit used ${ms(all(submit))} of CPU: the API`,
     `  ${ms(submit.cpu!.API)} (HTTP, verification, the transaction's client side, the workflow start's gRPC call), Temporal`,
-    `  ${ms(submit.cpu!.Temporal)}, the worker ${ms(submit.cpu!.worker)} (the lifecycle's first workflow task), PostgreSQL`,
+    `  ${ms(submit.cpu!.Temporal)} (a start delayed until the fill deadline: no workflow task yet), the worker ${ms(submit.cpu!.worker)}, PostgreSQL`,
     `  ${ms(submit.cpu!.PostgreSQL)} and the load ${ms(submit.cpu!['benchmark (load)'])}. A bare start used ${ms(all(bare))} (Temporal`,
     `  ${ms(bare.cpu!.Temporal)}; no worker runs it). On ${cores} cores those costs cap submits at about`,
     `  ${(cores * 1000 / all(submit)).toFixed(0)}/s and bare starts at about ${(cores * 1000 / all(bare)).toFixed(0)}/s.`,
@@ -566,12 +566,13 @@ function whereTheTimeGoes(at: (name: string, c: number) => Result, trivial: numb
       : '  Nothing measurable is left beyond these steps.',
     `- **Submit** (p50 ${ms(submit)}): the trivial route's ${ms(trivial)}, the stored quote ${ms(step('submit: read'))}, the`,
     `  verification ${ms(step('submit: verify'))} and the transaction ${ms(step('submit: record'))}; the answer waits for nothing else.`,
-    `  ${ms(submit - trivial - submitSteps)} are in no step: in the run, the lifecycle starts of the submits answered before (a`,
-    `  start step alone takes ${ms(step('submit: start'))} of Temporal, API and worker time) run on the same 2 cores meanwhile.`,
+    `  ${ms(submit - trivial - submitSteps)} are in no step: body validation, the response and, in the run, the lifecycle starts`,
+    `  of the submits answered before (a start step alone takes ${ms(step('submit: start'))}), on the same 2 cores meanwhile.`,
     `- **Indexer batch of 1 event** (p50 ${ms(batch)}): the trivial route's ${ms(trivial)} and the batch transaction`,
     `  ${ms(step('indexer:'))}; its signals are sent after the answer.`,
-    `- **Fill → status** (p50 ${ms(x.fillP50)}): the fill's POST, its signal through Temporal to the worker, the workflow task`,
-    '  and the local activity that records FILLED, then the next status read (the reader polls every 2 ms).',
+    `- **Fill → status** (p50 ${ms(x.fillP50)}): the fill's POST, its signal-with-start through Temporal, which wakes the`,
+    '  lifecycle from its start delay, the worker\'s first workflow task and the local activity that records FILLED, then',
+    '  the next status read (the reader polls every 2 ms). An intent never filled has that first task at its deadline.',
   ];
 }
 

@@ -1,4 +1,4 @@
-import { allHandlersFinished, condition, defineQuery, defineSignal, proxyLocalActivities, setCurrentDetails, setDefaultSignalHandler, setHandler, sleep, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { allHandlersFinished, condition, defineQuery, defineSignal, proxyLocalActivities, setCurrentDetails, setDefaultSignalHandler, setHandler, sleep, upsertSearchAttributes } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { applyEvent, ChainTx, IntentEvent, IntentState, IntentStatus, isTerminal } from './intent-state';
 import { IntentStatus as IntentStatusKey } from './search-attributes';
@@ -12,7 +12,11 @@ const { recordTransition, releaseIntent } = proxyLocalActivities<Activities>({
   retry: { initialInterval: '200 milliseconds', maximumInterval: '30 seconds', backoffCoefficient: 2 },
 });
 
-/** Signals (delivered from the indexer route's outbox; operators may send them directly). */
+/**
+ * Signals, delivered from the indexer route's outbox as signal-with-start: a PENDING lifecycle waits out a start
+ * delay until its fill deadline, and a plain signal would wait with it (operators use `temporal workflow
+ * signal-with-start`, or the indexer route).
+ */
 export const preconfirmationSignal = defineSignal<[{ chainId: number }]>('preconfirmation');
 export const fillSignal = defineSignal<[ChainTx]>('fill');
 export const claimSignal = defineSignal<[ChainTx]>('claim');
@@ -52,11 +56,13 @@ export async function runLifecycle(start: LifecycleStart, kind: 'intent' | 'bund
   });
   setCurrentDetails('PENDING');
 
-  const startedAt = workflowInfo().startTime.getTime();
+  // The first task runs at the first event or when the start delay until the deadline ends (src/outbox/outbox.ts),
+  // so the timers count from this activation's time, which the SDK's sandboxed Date replays identically.
+  const now = Date.now(); // eslint-disable-line no-restricted-properties
   let deadlinePassed = false;
   let claimable = true;
-  void sleep(Math.max((start.fillDeadline + start.fillGraceSeconds) * 1000 - startedAt, 1)).then(() => (deadlinePassed = true));
-  void sleep(Math.max(start.expires * 1000 - startedAt, 1)).then(() => (claimable = false));
+  void sleep(Math.max((start.fillDeadline + start.fillGraceSeconds) * 1000 - now, 1)).then(() => (deadlinePassed = true));
+  void sleep(Math.max(start.expires * 1000 - now, 1)).then(() => (claimable = false));
   const waitingForFill = () => !state.fill && !isTerminal(state.status);
   while (state.status !== 'COMPLETED') {
     await condition(() => queue.length > 0 || !claimable || (deadlinePassed && waitingForFill()));

@@ -6,12 +6,11 @@ import { claimStates, presentClaims } from '../intents/claims';
 import type { IntentInput } from '../intents/quote';
 import { createQuote, quoteCost, quoteShortfall } from '../intents/quote-service';
 import { quoteDeps, unwrap } from '../intents/handler-support';
-import { findQuote } from '../intents/store';
+import { findQuote, lifecycleStarts } from '../intents/store';
 import { invalidSignature } from '../intents/verify';
 import { queueSignals } from '../outbox/outbox';
 import { verifyOnChain } from '../signatures/smart-account';
 import { preconfirmationSignal } from '../../workflows/intent-lifecycle';
-import { bundleWorkflowId } from '../../workflows/bundle-lifecycle';
 import { canonicalBundle, expectedSigned, orderBundleHash, orderBundleOf, type SignedOrderBundle } from './order-bundle';
 import { LEGACY_STATUS, presentCost, presentShortfall } from './presenter';
 import { bundleEventBody, bundleParams, costBody, eventsQuery, pathBody, submitBody, userParams } from './schemas';
@@ -196,7 +195,8 @@ export const bundleRoutes = [
       const id = BigInt(params.bundleId).toString();
       const signals = await s.db.transaction(async (tx) => {
         if (!(await readBundle(tx, id, ctx.state.projectId))) throw notFound(id);
-        return queueSignals(tx, [{ workflowId: bundleWorkflowId(id), signal: preconfirmationSignal.name, payload: { chainId: body.chainId } }]);
+        const start = (await lifecycleStarts(tx, [id], s.config.intents.fillGraceSeconds)).get(id)!;
+        return queueSignals(tx, [{ workflowId: start.workflowId, signal: preconfirmationSignal.name, payload: { chainId: body.chainId }, start }]);
       });
       // Recorded: what this process does not deliver, the outbox sweeper does.
       await s.outbox.deliver(signals).catch((err) => s.logger.warn({ err, id }, 'preconfirmation left to the outbox sweeper'));

@@ -108,8 +108,24 @@ export function lifecycleOf(kind: LifecycleKind, id: string, account: string, pr
     args: [{ id, originChainIds, fillDeadline, fillGraceSeconds, expires: Number(operation.expires) } satisfies LifecycleStart],
     searchAttributes: { IntentStatus: 'PENDING', Account: account, Project: projectId, Chains: [...new Set([...originChainIds, destinationChainId])].map(String) },
     summary: `${kind === 'intent' ? 'Intent' : 'Bundle'} ${id}: ${account} → chain ${destinationChainId}`,
+    // Until a fill may no longer arrive, only an indexer event (a signal) gives the lifecycle something to do.
+    delayUntil: (fillDeadline + fillGraceSeconds) * 1000,
   };
   return { start, originChainIds, destinationChainId, fillDeadline };
+}
+
+/**
+ * The lifecycle starts of the recorded intents and legacy bundles among `ids`, rebuilt from their quotes: what their
+ * events' signals carry to wake them (QueuedSignal.start).
+ */
+export async function lifecycleStarts(tx: EntityManager, ids: string[], fillGraceSeconds: number): Promise<Map<string, QueuedStart>> {
+  const rows: { id: string; kind: LifecycleKind; account: string; project_id: string; operation: StoredOperation }[] = await preparedQuery(tx,
+    `SELECT q.nonce::text AS id, x.kind, q.account, q.project_id, q.operation FROM quotes q JOIN (
+       SELECT id, 'intent' AS kind FROM intents WHERE id = ANY($1::numeric[])
+       UNION ALL SELECT id, 'bundle' FROM bundles WHERE id = ANY($1::numeric[])) x ON x.id = q.nonce`,
+    [ids],
+  );
+  return new Map(rows.map((r) => [r.id, lifecycleOf(r.kind, r.id, r.account, r.project_id, r.operation, fillGraceSeconds).start]));
 }
 
 export interface LockedQuote { account: string; operation: StoredOperation & IntentOp; reservations: Reservation[]; expired: boolean }

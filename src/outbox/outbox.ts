@@ -18,14 +18,24 @@ export interface QueuedStart {
   args: unknown[];
   searchAttributes: Partial<Record<keyof typeof keys, string | string[]>>;
   summary: string;
+  /**
+   * Epoch ms before which the workflow has nothing to do unless it is signalled: it starts with a Temporal start
+   * delay until then, so its start costs Temporal what a bare start does and no worker runs it yet. Its signals
+   * must carry this start (`QueuedSignal.start`): a plain signal would wait out the delay.
+   */
+  delayUntil?: number;
 }
 
-export interface QueuedSignal { id: string; workflowId: string; signal: string; payload: unknown }
+/**
+ * `start`: the workflow's own start, sent with the signal as signal-with-start, which wakes a workflow waiting out
+ * its start delay (or starts one whose start is still queued).
+ */
+export interface QueuedSignal { id: string; workflowId: string; signal: string; payload: unknown; start?: QueuedStart }
 
 export async function queueStart(tx: EntityManager, start: QueuedStart): Promise<void> {
   await preparedQuery(tx,
-    'INSERT INTO workflow_outbox (workflow_id, workflow_type, args, search_attributes, summary) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (workflow_id) DO NOTHING',
-    [start.workflowId, start.workflowType, JSON.stringify(start.args), start.searchAttributes, start.summary],
+    'INSERT INTO workflow_outbox (workflow_id, workflow_type, args, search_attributes, summary, delay_until) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (workflow_id) DO NOTHING',
+    [start.workflowId, start.workflowType, JSON.stringify(start.args), start.searchAttributes, start.summary, start.delayUntil ? new Date(start.delayUntil) : null],
   );
 }
 
@@ -38,15 +48,25 @@ export async function isStartQueued(db: DataSource, workflowId: string): Promise
 export async function queueSignals(tx: EntityManager, signals: Omit<QueuedSignal, 'id'>[]): Promise<QueuedSignal[]> {
   if (!signals.length) return [];
   const rows: { id: string }[] = await tx.query(
-    `INSERT INTO signal_outbox (workflow_id, signal, payload)
-     SELECT * FROM unnest($1::text[], $2::text[], $3::jsonb[]) RETURNING id`,
-    [signals.map((s) => s.workflowId), signals.map((s) => s.signal), signals.map((s) => JSON.stringify(s.payload))],
+    `INSERT INTO signal_outbox (workflow_id, signal, payload, start)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::jsonb[], $4::jsonb[]) RETURNING id`,
+    [signals.map((s) => s.workflowId), signals.map((s) => s.signal), signals.map((s) => JSON.stringify(s.payload)), signals.map((s) => (s.start ? JSON.stringify(s.start) : null))],
   );
   return signals.map((s, i) => ({ ...s, id: rows[i].id }));
 }
 
 const typed = (attrs: QueuedStart['searchAttributes']): SearchAttributePair[] =>
   Object.entries(attrs).map(([name, value]) => ({ key: keys[name as keyof typeof keys], value }) as SearchAttributePair);
+
+/** What every start of a queued workflow sends, by signal or not: no id is reused once its workflow has closed. */
+const startOptions = (start: QueuedStart, taskQueue: string) => ({
+  workflowId: start.workflowId,
+  taskQueue,
+  args: start.args,
+  workflowIdReusePolicy: 'REJECT_DUPLICATE' as const,
+  typedSearchAttributes: typed(start.searchAttributes),
+  staticSummary: start.summary,
+});
 
 /** How many signals are in flight at once during a fan-out. */
 const FAN_OUT = 32;
@@ -100,14 +120,11 @@ export class Outbox {
   private async perform(start: QueuedStart): Promise<void> {
     await this.slot();
     try {
+      const delay = (start.delayUntil ?? 0) - Date.now();
       await this.temporal.workflow.start(start.workflowType, {
-        workflowId: start.workflowId,
-        taskQueue: this.taskQueue,
-        args: start.args,
+        ...startOptions(start, this.taskQueue),
         workflowIdConflictPolicy: 'USE_EXISTING',
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        typedSearchAttributes: typed(start.searchAttributes),
-        staticSummary: start.summary,
+        ...(delay > 0 ? { startDelay: delay } : {}),
       });
     } catch (e) {
       if (!(e instanceof WorkflowExecutionAlreadyStartedError)) throw e; // it ran and finished: nothing left to do
@@ -159,6 +176,11 @@ export class Outbox {
 
   private async send(s: QueuedSignal): Promise<'delivered' | 'gone'> {
     await this.starting.get(s.workflowId)?.catch(() => undefined);
+    if (s.start) {
+      if (!(await this.signalWithStart(s, s.start))) return 'gone';
+      await this.clear(s.workflowId); // the workflow runs: a start still queued for it is done
+      return 'delivered';
+    }
     if (await this.signal(s)) return 'delivered';
     const [queued] = await this.queuedStarts('workflow_id = $1', [s.workflowId]);
     // No row: another process may have started it (and cleared its row) since the first attempt, so one more try.
@@ -174,6 +196,23 @@ export class Outbox {
       return true;
     } catch (e) {
       if (!(e instanceof WorkflowNotFoundError)) throw e;
+      return false;
+    } finally {
+      this.release();
+    }
+  }
+
+  /**
+   * False when the workflow has closed. It starts the workflow (without delay: the signal is for it to handle) if
+   * no start was performed yet; its queued row, performed later, then finds it running.
+   */
+  private async signalWithStart(s: QueuedSignal, start: QueuedStart): Promise<boolean> {
+    await this.slot();
+    try {
+      await this.temporal.workflow.signalWithStart(start.workflowType, { ...startOptions(start, this.taskQueue), signal: s.signal, signalArgs: [s.payload] });
+      return true;
+    } catch (e) {
+      if (!(e instanceof WorkflowExecutionAlreadyStartedError)) throw e;
       return false;
     } finally {
       this.release();
@@ -196,23 +235,26 @@ export class Outbox {
   }
 
   private async queuedStarts(where: string, params: unknown[]): Promise<QueuedStart[]> {
-    const rows: { workflow_id: string; workflow_type: string; args: unknown[]; search_attributes: QueuedStart['searchAttributes']; summary: string }[] = await this.db.query(
-      `SELECT workflow_id, workflow_type, args, search_attributes, summary FROM workflow_outbox WHERE ${where}`,
+    const rows: { workflow_id: string; workflow_type: string; args: unknown[]; search_attributes: QueuedStart['searchAttributes']; summary: string; delay_until: Date | null }[] = await this.db.query(
+      `SELECT workflow_id, workflow_type, args, search_attributes, summary, delay_until FROM workflow_outbox WHERE ${where}`,
       params,
     );
-    return rows.map((r) => ({ workflowId: r.workflow_id, workflowType: r.workflow_type, args: r.args, searchAttributes: r.search_attributes, summary: r.summary }));
+    return rows.map((r) => ({
+      workflowId: r.workflow_id, workflowType: r.workflow_type, args: r.args, searchAttributes: r.search_attributes, summary: r.summary,
+      ...(r.delay_until ? { delayUntil: r.delay_until.getTime() } : {}),
+    }));
   }
 
   /** The sweeper's pass: rows older than `graceSeconds` (their own request had time to perform them). */
   async sweep(graceSeconds: number, limit = 1000): Promise<{ started: number; delivered: number }> {
     const starts = await this.queuedStarts('created_at < now() - make_interval(secs => $1) ORDER BY created_at LIMIT $2', [graceSeconds, limit]);
     await Promise.all(starts.map((start) => this.start(start)));
-    const signals: { id: string; workflow_id: string; signal: string; payload: unknown }[] = await this.db.query(
-      `SELECT id, workflow_id, signal, payload FROM signal_outbox
+    const signals: { id: string; workflow_id: string; signal: string; payload: unknown; start: QueuedStart | null }[] = await this.db.query(
+      `SELECT id, workflow_id, signal, payload, start FROM signal_outbox
        WHERE created_at < now() - make_interval(secs => $1) ORDER BY id LIMIT $2`,
       [graceSeconds, limit],
     );
-    const delivered = await this.deliver(signals.map((r) => ({ id: r.id, workflowId: r.workflow_id, signal: r.signal, payload: r.payload })));
+    const delivered = await this.deliver(signals.map((r) => ({ id: r.id, workflowId: r.workflow_id, signal: r.signal, payload: r.payload, ...(r.start ? { start: r.start } : {}) })));
     return { started: starts.length, delivered };
   }
 }

@@ -6,6 +6,7 @@ import { freePort } from '../support/global-setup';
 import { ARB_USDC, BASE_USDC, getCompactTypedData, TX } from '../support/fixtures';
 import { Api, call, ingest, killWorkers, startApi, startWorker } from '../support/harness';
 import { queueSignals } from '../../src/outbox/outbox';
+import { lifecycleStarts } from '../../src/intents/store';
 
 
 let api: Api;
@@ -83,10 +84,12 @@ test('an API killed between the submit commit and the workflow start: the sweepe
     await until('COMPLETED', async () => ((await statusOf(id)) === 'COMPLETED' ? true : undefined));
   }), 90_000);
 
-test('an event for an intent whose lifecycle start is still queued starts the lifecycle from its row and is delivered at once', () =>
+test('an event for an intent whose lifecycle start is still queued starts the lifecycle with its signal and is delivered at once', () =>
   submitToDyingApi(async (id) => {
-    // At once, well inside the sweeper's grace (1 s in tests): the fill's delivery itself performs the queued start.
-    const [fill] = await queueSignals(api.db.manager, [{ workflowId: `intent-${id}`, signal: 'fill', payload: { chainId: 42161, transactionHash: TX(3), timestamp: 3 } }]);
+    // At once, well inside the sweeper's grace (1 s in tests): the fill, queued with its lifecycle's start as the
+    // indexer route queues it, is delivered as signal-with-start, which performs the queued start.
+    const start = (await lifecycleStarts(api.db.manager, [id], api.services.config.intents.fillGraceSeconds)).get(id)!;
+    const [fill] = await queueSignals(api.db.manager, [{ workflowId: `intent-${id}`, signal: 'fill', payload: { chainId: 42161, transactionHash: TX(3), timestamp: 3 }, start }]);
     expect(await api.services.outbox.deliver([fill])).toBe(1);
     expect((await api.temporal.workflow.getHandle(`intent-${id}`).describe()).status.name).toBe('RUNNING');
     expect(await queuedStarts(id)).toBe(0);
@@ -204,6 +207,22 @@ test('a claimed reservation is released only when a balance snapshot at or after
   expect(await activeReservations(id)).toBe(1);
   await ingest(api, [{ id: eventId(), type: 'balance', chainId: 8453, account: account.address, token: BASE_USDC, locked: '3900000', blockNumber: '20' }]);
   expect(await activeReservations(id)).toBe(0);
+});
+
+test('a PENDING lifecycle waits out a start delay until its deadline, with no workflow task, and its first event wakes it', async () => {
+  const { id, signedIntentOp } = await signedQuote(await funded());
+  expect((await call(api, 'POST', '/intent-operations', { body: { signedIntentOp } })).status).toBe(201);
+  await api.services.outbox.drain();
+  const history = async () => (await api.temporal.workflow.getHandle(`intent-${id}`).fetchHistory()).events ?? [];
+  const [started, ...rest] = await history();
+  // Started and nothing else: no workflow task is scheduled before the delay ends (fill deadline plus grace).
+  expect(rest).toEqual([]);
+  const deadline = Number(signedIntentOp.elements[0].mandate.fillDeadline) + api.services.config.intents.fillGraceSeconds;
+  const backoff = Number(started.workflowExecutionStartedEventAttributes!.firstWorkflowTaskBackoff!.seconds);
+  expect(Math.abs(Date.now() / 1000 + backoff - deadline)).toBeLessThan(5);
+  await ingest(api, [{ id: eventId(), type: 'fill', chainId: 42161, nonce: id, transactionHash: TX(5), timestamp: Math.floor(Date.now() / 1000) }]);
+  await until('FILLED', async () => ((await statusOf(id)) === 'FILLED' ? true : undefined));
+  expect((await history()).some((e) => e.workflowTaskCompletedEventAttributes)).toBe(true);
 });
 
 test('operators find lifecycles in Temporal by status, account and project (typed search attributes)', async () => {
