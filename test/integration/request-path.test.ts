@@ -209,6 +209,27 @@ test('a claimed reservation is released only when a balance snapshot at or after
   expect(await activeReservations(id)).toBe(0);
 });
 
+test('an event for a lifecycle that has ended is dropped: its signal-with-start never starts a second run', async () => {
+  const { id, signedIntentOp } = await signedQuote(await funded());
+  await call(api, 'POST', '/intent-operations', { body: { signedIntentOp } });
+  await ingest(api, [
+    { id: eventId(), type: 'fill', chainId: 42161, nonce: id, transactionHash: TX(5), timestamp: 5 },
+    { id: eventId(), type: 'claim', chainId: 8453, nonce: id, transactionHash: TX(6), timestamp: 6 },
+  ]);
+  const handle = api.temporal.workflow.getHandle(`intent-${id}`);
+  await until('lifecycle closed', async () => ((await handle.describe()).status.name === 'COMPLETED' ? true : undefined));
+  const late = await call(api, 'POST', '/indexer/events?wait=true', {
+    body: { events: [{ id: eventId(), type: 'fill', chainId: 42161, nonce: id, transactionHash: TX(7), timestamp: 7 }] },
+    headers: { 'x-indexer-key': api.indexerKey },
+  });
+  expect(late.status).toBe(200);
+  expect(await api.db.query('SELECT 1 FROM signal_outbox WHERE workflow_id = $1', [`intent-${id}`])).toEqual([]);
+  const runs: string[] = [];
+  for await (const wf of api.temporal.workflow.list({ query: `WorkflowId = 'intent-${id}'` })) runs.push(wf.status.name);
+  expect(runs).toEqual(['COMPLETED']);
+  expect(await statusOf(id)).toBe('COMPLETED');
+});
+
 test('a PENDING lifecycle waits out a start delay until its deadline, with no workflow task, and its first event wakes it', async () => {
   const { id, signedIntentOp } = await signedQuote(await funded());
   expect((await call(api, 'POST', '/intent-operations', { body: { signedIntentOp } })).status).toBe(201);
