@@ -151,8 +151,9 @@ export class Outbox {
   /**
    * Sends signals concurrently (at most FAN_OUT at once per process) and clears the rows that are done: delivered,
    * or addressed to a workflow that does not exist and is not queued for a start (an unknown nonce, or a lifecycle
-   * that already ended). A workflow still queued for a start (its request's process died, or has not performed it
-   * yet) is started here from its row first. Each signal is chained behind the previous one to the same workflow,
+   * that already ended). A signal that carries its workflow's start goes as signal-with-start; for any other, a
+   * workflow still queued for a start (its request's process died, or has not performed it yet) is started here
+   * from its row first. Each signal is chained behind the previous one to the same workflow,
    * synchronously, so one process keeps a workflow's events in order across calls. Returns how many were delivered.
    */
   async deliver(signals: QueuedSignal[]): Promise<number> {
