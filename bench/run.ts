@@ -3,7 +3,7 @@
  * server, PostgreSQL, one worker process, the API process, and a baseline process serving a trivial authenticated
  * route. Figures: quote, submit and indexer-batch latency and throughput at 1, 8 and 32 clients; balance events
  * ingested per second in batches of 1,000; fill → status visible; API RSS; and where each route's time goes
- * (its domain steps timed one by one). Usage: npm run bench [-- --requests 120]   Writes bench/RESULTS.md.
+ * (its domain steps timed one by one). Usage: npm run bench [-- --requests 1000]   Writes bench/RESULTS.md.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -37,7 +37,7 @@ import { intentInput } from '../src/intents/schemas';
 import { bodyAjv } from '../src/http/schema';
 import { simulate } from '../test/support/widget-sessions';
 
-const REQUESTS = Number(process.argv[process.argv.indexOf('--requests') + 1]) || 120;
+const REQUESTS = Number(process.argv[process.argv.indexOf('--requests') + 1]) || 1000; // fewer make the 32-client throughputs swing by a third between runs
 const LEVELS = [1, 8, 32];
 const BASE_USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
 const ARB_USDC = '0xaf88d065e77c8cC2239327C5EDb3A432268e5831';
