@@ -67,6 +67,10 @@ export function planIntent(input: PlanInput, registry: ChainRegistry, schedule: 
  * (rankPlans); the first is the one planIntent picks.
  */
 export function planAlternatives(input: PlanInput, registry: ChainRegistry, schedule: FeeSchedule, market: Market, max = 4): Plan[] {
+  // Each request is covered by every spend of its asset, so an asset asked twice would be promised twice over.
+  const symbols = input.requests.map((r) => r.token.symbol);
+  const twice = symbols.find((s, i) => symbols.indexOf(s) !== i);
+  if (twice !== undefined) throw new RouteError(`${twice} is requested more than once: request each asset once, with the total amount`, 'VALIDATION_ERROR');
   if (input.requests.filter((r) => r.amount === undefined).length > 1) throw new RouteError('Only one target token amount can be unset', 'VALIDATION_ERROR');
   if (input.requests.length === 0) throw new RouteError('No valid transfers sent for settlement quotes', 'VALIDATION_ERROR');
   const plans: Plan[] = [];
@@ -161,10 +165,32 @@ function tryFunding(funding: 'COMPACT' | 'PERMIT2', input: PlanInput, registry: 
     received[i].spent = covering(i);
     if (received[i].target <= 0n || received[i].spent < received[i].target + received[i].fee) return { sawRoute };
   }
-  return {
-    sawRoute,
-    plan: { funding, layers, spends: [...spends].map(([source, amount]) => ({ source, amount })), received, cost: cost(received[0].target, received.slice(1).map((r) => ({ token: r.token, amount: r.target }))) },
-  };
+  const plan: Plan = { funding, layers, spends: [...spends].map(([source, amount]) => ({ source, amount })), received, cost: cost(received[0].target, received.slice(1).map((r) => ({ token: r.token, amount: r.target }))) };
+  assertSolvent(plan);
+  return { sawRoute, plan };
+}
+
+/** A plan that would promise more than it takes: a defect in the route finder, never a quote to sign. */
+export class InsolventPlan extends Error {}
+
+/**
+ * The last check before a plan can be signed: per asset, what it delivers plus its fees is at most what it spends
+ * (compared exactly, at the largest decimals of the asset's tokens), and no source gives more than it holds.
+ */
+export function assertSolvent(plan: Plan): void {
+  const bySource = new Map<Source, bigint>();
+  for (const { source, amount } of plan.spends) bySource.set(source, (bySource.get(source) ?? 0n) + amount);
+  for (const [source, amount] of bySource) {
+    if (amount < 0n || amount > source.available) throw new InsolventPlan(`Plan spends ${amount} of ${source.available} ${source.token.symbol} on chain ${source.chainId}`);
+  }
+  for (const symbol of new Set(plan.received.map((r) => r.token.symbol))) {
+    const received = plan.received.filter((r) => r.token.symbol === symbol);
+    const spent = plan.spends.filter((s) => s.source.token.symbol === symbol);
+    const scale = Math.max(...received.map((r) => r.token.decimals), ...spent.map((s) => s.source.token.decimals));
+    const promised = received.reduce((sum, r) => sum + rescale(r.target + r.fee, r.token.decimals, scale, false), 0n);
+    const taken = spent.reduce((sum, s) => sum + rescale(s.amount, s.source.token.decimals, scale, false), 0n);
+    if (received.some((r) => r.target <= 0n || r.fee < 0n) || promised > taken) throw new InsolventPlan(`Plan promises ${promised} ${symbol} (targets plus fees) but spends ${taken}`);
+  }
 }
 
 const minBig = (a: bigint, b: bigint) => (a < b ? a : b);
