@@ -45,6 +45,13 @@ export interface Cost {
 
 export class PricingError extends Error {}
 
+/**
+ * The USD prices the service accepts for a token (indexer `price` events, stored prices): inside them every fee
+ * converts between USD and token units exactly (price × 10^18 is a safe bigint, never Infinity).
+ */
+export const PRICE_USD_BOUNDS = { min: 1e-12, max: 1e12 } as const;
+export const priceInBounds = (usd: number): boolean => Number.isFinite(usd) && usd >= PRICE_USD_BOUNDS.min && usd <= PRICE_USD_BOUNDS.max;
+
 const MICRO = 1_000_000;
 const ceilDiv = (a: bigint, b: bigint) => (a + b - 1n) / b;
 export const bpsOf = (amount: bigint, bps: number) => ceilDiv(amount * BigInt(Math.round(bps * 100)), 1_000_000n);
@@ -63,7 +70,8 @@ const PRICE_SCALE = 10n ** 18n;
 /** USD → token units, rounded up so the user never underpays a fee. */
 export function usdToToken(usd: number, token: { symbol: string; decimals: number }, market: Market): bigint {
   const price = market.priceUsd(token.symbol);
-  if (!price) throw new PricingError(`No price for ${token.symbol}`);
+  if (price === undefined || !priceInBounds(price)) throw new PricingError(`No price for ${token.symbol}`);
+  if (!Number.isFinite(usd)) throw new PricingError(`Fee of ${usd} USD cannot be priced in ${token.symbol}`);
   if (usd <= 0) return 0n;
   const scaledPrice = BigInt(Math.round(price * 1e18));
   if (scaledPrice === 0n) throw new PricingError(`Price of ${token.symbol} too small to price fees in it`);

@@ -7,7 +7,7 @@ import { availableSources } from '../ledger/ledger';
 import type { NonceBlock } from '../ledger/nonces';
 import { DEFAULT_FEES } from './market-defaults';
 import { loadMarket } from './market';
-import { applyAccessList, buildIntentOp, IntentInput, intentCost, resolveRequests } from './quote';
+import { applyAccessList, buildIntentOp, fillDeadlineOf, IntentInput, intentCost, resolveRequests } from './quote';
 import { planAlternatives, rankPlans, rescale, RouteError, type Plan, type RefusalCode } from './route-finder';
 import { signIntentOp } from './server-signature';
 import { recordQuotes } from './store';
@@ -27,6 +27,7 @@ async function load(manager: EntityManager, input: IntentInput, deps: QuoteDeps)
 }
 
 async function plan(manager: EntityManager, input: IntentInput, deps: QuoteDeps, alternatives = 1) {
+  fillDeadlineOf(input, Math.floor(Date.now() / 1000), deps.config.intents); // a bad deadline is refused before any read
   const { requests, sources, market } = await load(manager, input, deps);
   const sponsor = input.options.sponsorSettings ?? {};
   const plans = planAlternatives(

@@ -113,46 +113,42 @@ function tryFunding(funding: 'COMPACT' | 'PERMIT2', input: PlanInput, registry: 
 
   const spends = new Map<Source, bigint>();
   const received: PlannedRequest[] = input.requests.map((r) => ({ token: r.token, target: r.amount ?? 0n, fee: 0n, spent: 0n }));
-  const cost = (amount: bigint, otherLegs: { token: TokenInfo; amount: bigint }[] = []) =>
-    computeCost({ destinationChainId: input.destinationChainId, layers, destinationGasUnits: input.destinationGasUnits, feeToken: input.requests[0].token, amount, otherLegs, sponsor: input.sponsor }, schedule, market);
+  // A fee that cannot be priced (no usable market data) means no route, wherever it is computed.
+  const cost = (amount: bigint, otherLegs: { token: TokenInfo; amount: bigint }[] = []) => priced(() =>
+    computeCost({ destinationChainId: input.destinationChainId, layers, destinationGasUnits: input.destinationGasUnits, feeToken: input.requests[0].token, amount, otherLegs, sponsor: input.sponsor }, schedule, market));
   // The first leg pays gas and fixed fees too; every leg pays the percentage fees on its own amount.
   const legFee = (i: number, amount: bigint) => (i === 0 ? cost(amount).userFee : percentageFees(amount, layers.values(), schedule, input.sponsor).user);
 
-  try {
-    // Fees depend on which chains are used, so settle them by iterating until the chain set is stable.
-    for (let round = 0; round < 4; round++) {
-      const chainsBefore = layers.size;
-      input.requests.forEach((r, i) => {
-        const maxOut = r.amount === undefined;
-        const take = (needed: bigint) => {
-          let covered = covering(i);
-          for (const { s, layer } of candidates[i]) {
-            if (!maxOut && covered >= needed) break;
-            const left = remaining.get(s)!;
-            if (left === 0n) continue;
-            const want = maxOut ? left : minBig(left, rescale(needed - covered, r.token.decimals, s.token.decimals, true));
-            remaining.set(s, left - want);
-            spends.set(s, (spends.get(s) ?? 0n) + want);
-            layers.set(s.chainId, layers.get(s.chainId) ?? layer);
-            covered = covering(i);
-          }
-          return covered;
-        };
-        if (maxOut) {
-          take(0n);
-          received[i].fee = legFee(i, covering(i));
-          received[i].target = covering(i) - received[i].fee;
-        } else {
-          const fee = legFee(i, r.amount!);
-          received[i].fee = fee;
-          take(r.amount! + fee);
+  // Fees depend on which chains are used, so settle them by iterating until the chain set is stable.
+  for (let round = 0; round < 4; round++) {
+    const chainsBefore = layers.size;
+    input.requests.forEach((r, i) => {
+      const maxOut = r.amount === undefined;
+      const take = (needed: bigint) => {
+        let covered = covering(i);
+        for (const { s, layer } of candidates[i]) {
+          if (!maxOut && covered >= needed) break;
+          const left = remaining.get(s)!;
+          if (left === 0n) continue;
+          const want = maxOut ? left : minBig(left, rescale(needed - covered, r.token.decimals, s.token.decimals, true));
+          remaining.set(s, left - want);
+          spends.set(s, (spends.get(s) ?? 0n) + want);
+          layers.set(s.chainId, layers.get(s.chainId) ?? layer);
+          covered = covering(i);
         }
-      });
-      if (layers.size === chainsBefore && round > 0) break;
-    }
-  } catch (e) {
-    if (e instanceof PricingError) throw new RouteError('No Path Found');
-    throw e;
+        return covered;
+      };
+      if (maxOut) {
+        take(0n);
+        received[i].fee = legFee(i, covering(i));
+        received[i].target = covering(i) - received[i].fee;
+      } else {
+        const fee = legFee(i, r.amount!);
+        received[i].fee = fee;
+        take(r.amount! + fee);
+      }
+    });
+    if (layers.size === chainsBefore && round > 0) break;
   }
 
   function covering(i: number): bigint {
@@ -194,6 +190,15 @@ export function assertSolvent(plan: Plan): void {
 }
 
 const minBig = (a: bigint, b: bigint) => (a < b ? a : b);
+
+function priced<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    if (e instanceof PricingError) throw new RouteError('No Path Found');
+    throw e;
+  }
+}
 
 /** The slowest layer a plan uses bounds when it is filled. */
 export const planSeconds = (plan: Plan): number => Math.max(0, ...[...plan.layers.values()].map((l) => LAYER_SECONDS[l] ?? 120));

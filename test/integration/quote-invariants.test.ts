@@ -1,5 +1,6 @@
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { ARB_USDC, BASE_USDC, getCompactTypedData } from '../support/fixtures';
+import { originTypedData } from '../../src/intents/typed-data';
 import { Api, call, ingest, startApi } from '../support/harness';
 
 let api: Api;
@@ -77,5 +78,41 @@ describe('21.1 duplicate assets double the promise', () => {
     const route = await call(api, 'POST', '/intents/route', { body: alpsInput(account.address, [{ tokenAddress: ARB_USDC, amount: '100000000' }]) });
     expect(route.status).toBe(200);
     expect(route.json.intentOp.elements[0].mandate.tokenOut).toEqual([[expect.any(String), '100000000']]);
+  });
+});
+
+describe('21.9 deadlines and prices are bounded', () => {
+  const now = () => Math.floor(Date.now() / 1000);
+
+  test('21.9 customDeadline in the past is refused (400), not silently replaced', async () => {
+    const account = await fundedAccount('5000000');
+    for (const customDeadline of [now() - 60, 0]) {
+      const res = await call(api, 'POST', '/intents/route', { body: alpsInput(account.address, [{ tokenAddress: ARB_USDC, amount: '1000000' }], { customDeadline }) });
+      expect({ status: res.status, message: res.json.message }).toEqual({ status: 400, message: expect.stringMatching(/^customDeadline \d+ is not in the future/) });
+    }
+    const blanc = await call(api, 'POST', '/quotes', { headers: BLANC, body: { account: { address: account.address }, destinationChainId: 'eip155:42161', tokenRequests: [{ tokenAddress: ARB_USDC, amount: '1000000' }], options: { customDeadline: now() - 60 } } });
+    expect({ status: blanc.status, code: blanc.json.code }).toEqual({ status: 400, code: 'VALIDATION_ERROR' });
+  });
+
+  test('21.9 an absurdly far customDeadline on wallet (Permit2) funds is refused at quote, never a 500 at submit', async () => {
+    const account = privateKeyToAccount(generatePrivateKey());
+    await ingest(api, [{ id: id(), type: 'balance', chainId: 8453, account: account.address, token: BASE_USDC, unlocked: '5000000', blockNumber: '1' }]);
+    const route = await call(api, 'POST', '/intents/route', { body: alpsInput(account.address, [{ tokenAddress: ARB_USDC, amount: '1000000' }], { customDeadline: Number.MAX_SAFE_INTEGER }) });
+    if (route.status === 200) {
+      const op = route.json.intentOp;
+      const signatures = await Promise.all(originTypedData(op, api.services.config.intents.compactSigningContract).map((t) => account.signTypedData(t as never)));
+      const submit = await call(api, 'POST', '/intent-operations', { body: { signedIntentOp: { ...op, originSignatures: signatures, destinationSignature: signatures[signatures.length - 1] } } });
+      throw new Error(`quoted with Permit2 deadline ${op.expires}; submit answered ${submit.status} ${submit.text.slice(0, 120)}`);
+    }
+    expect(route.status).toBe(400);
+    expect(route.json.message).toMatch(/^customDeadline must be at most \d+ \(2592000 seconds ahead\)$/);
+  });
+
+  // Last: on unfixed code it leaves an unusable ETH price behind.
+  test('21.9 a price event with a huge usd is refused at ingestion; quotes keep working', async () => {
+    const res = await ingest(api, [{ id: id(), type: 'price', symbol: 'ETH', usd: 1e300 }]);
+    const account = await fundedAccount('5000000');
+    const route = await call(api, 'POST', '/intents/route', { body: alpsInput(account.address, [{ tokenAddress: ARB_USDC, amount: '1000000' }]) });
+    expect({ ingest: res.status, route: route.status }).toEqual({ ingest: 400, route: 200 });
   });
 });
