@@ -39,6 +39,8 @@ export interface Cost {
   totalUsd: number;
   /** what the user pays on top of the amount, in fee-token units */
   userFee: bigint;
+  /** what the sponsor covers of the same fees, in fee-token units */
+  sponsoredFee: bigint;
   /** fees the sponsor covers, in USD */
   sponsoredUsd: { relayer: number; protocol: number };
 }
@@ -109,10 +111,9 @@ export function computeCost(input: CostInput, schedule: FeeSchedule, market: Mar
     protocolFeeUsd += tokenToUsd(fees.protocol, leg.token, market);
   }
 
-  const userFee =
-    (input.sponsor.gas ? 0n : usdToToken(gasTotal, input.feeToken, market)) +
-    (input.sponsor.bridge ? 0n : usdToToken(layerFixedUsd, input.feeToken, market)) +
-    first.user;
+  const gasFee = usdToToken(gasTotal, input.feeToken, market);
+  const layerFixedFee = usdToToken(layerFixedUsd, input.feeToken, market);
+  const userFee = (input.sponsor.gas ? 0n : gasFee) + (input.sponsor.bridge ? 0n : layerFixedFee) + first.user;
   return {
     originGasUsd,
     destinationGasUsd,
@@ -120,6 +121,7 @@ export function computeCost(input: CostInput, schedule: FeeSchedule, market: Mar
     protocolFeeUsd,
     totalUsd: gasTotal + layerFeeUsd + protocolFeeUsd,
     userFee,
+    sponsoredFee: gasFee + layerFixedFee + first.layer + first.protocol - userFee,
     sponsoredUsd: {
       relayer: (input.sponsor.gas ? gasTotal : 0) + (input.sponsor.bridge ? layerFeeUsd : 0),
       protocol: input.sponsor.protocol ? protocolFeeUsd : 0,

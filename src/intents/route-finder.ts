@@ -17,7 +17,8 @@ export interface PlanInput {
 }
 
 export interface Spend { source: Source; amount: bigint }
-export interface PlannedRequest { token: TokenInfo; target: bigint; fee: bigint; spent: bigint }
+/** `fee` is what the user pays on top of `target`; `sponsored` what the sponsor covers of the fees (same token). */
+export interface PlannedRequest { token: TokenInfo; target: bigint; fee: bigint; sponsored: bigint; spent: bigint }
 export interface Plan {
   funding: 'COMPACT' | 'PERMIT2';
   layers: Map<number, string>;
@@ -27,7 +28,7 @@ export interface Plan {
 }
 
 /** Why no route can be quoted; `code` is the current version's error code for it (src/versions/envelope.ts). */
-export type RefusalCode = 'NO_ROUTE' | 'INSUFFICIENT_BALANCE' | 'UNSUPPORTED_CHAIN' | 'UNSUPPORTED_TOKEN' | 'VALIDATION_ERROR';
+export type RefusalCode = 'NO_ROUTE' | 'INSUFFICIENT_BALANCE' | 'UNSUPPORTED_CHAIN' | 'UNSUPPORTED_TOKEN' | 'VALIDATION_ERROR' | 'FORBIDDEN';
 export class RouteError extends Error {
   constructor(message: string, readonly code: RefusalCode = 'NO_ROUTE') {
     super(message);
@@ -112,12 +113,19 @@ function tryFunding(funding: 'COMPACT' | 'PERMIT2', input: PlanInput, registry: 
   for (const list of candidates) for (const { s } of list) remaining.set(s, s.available);
 
   const spends = new Map<Source, bigint>();
-  const received: PlannedRequest[] = input.requests.map((r) => ({ token: r.token, target: r.amount ?? 0n, fee: 0n, spent: 0n }));
+  const received: PlannedRequest[] = input.requests.map((r) => ({ token: r.token, target: r.amount ?? 0n, fee: 0n, sponsored: 0n, spent: 0n }));
   // A fee that cannot be priced (no usable market data) means no route, wherever it is computed.
   const cost = (amount: bigint, otherLegs: { token: TokenInfo; amount: bigint }[] = []) => priced(() =>
     computeCost({ destinationChainId: input.destinationChainId, layers, destinationGasUnits: input.destinationGasUnits, feeToken: input.requests[0].token, amount, otherLegs, sponsor: input.sponsor }, schedule, market));
   // The first leg pays gas and fixed fees too; every leg pays the percentage fees on its own amount.
-  const legFee = (i: number, amount: bigint) => (i === 0 ? cost(amount).userFee : percentageFees(amount, layers.values(), schedule, input.sponsor).user);
+  const legFees = (i: number, amount: bigint) => {
+    if (i === 0) {
+      const c = cost(amount);
+      return { fee: c.userFee, sponsored: c.sponsoredFee };
+    }
+    const p = percentageFees(amount, layers.values(), schedule, input.sponsor);
+    return { fee: p.user, sponsored: p.layer + p.protocol - p.user };
+  };
 
   // Fees depend on which chains are used, so settle them by iterating until the chain set is stable.
   for (let round = 0; round < 4; round++) {
@@ -140,12 +148,11 @@ function tryFunding(funding: 'COMPACT' | 'PERMIT2', input: PlanInput, registry: 
       };
       if (maxOut) {
         take(0n);
-        received[i].fee = legFee(i, covering(i));
+        Object.assign(received[i], legFees(i, covering(i)));
         received[i].target = covering(i) - received[i].fee;
       } else {
-        const fee = legFee(i, r.amount!);
-        received[i].fee = fee;
-        take(r.amount! + fee);
+        Object.assign(received[i], legFees(i, r.amount!));
+        take(r.amount! + received[i].fee);
       }
     });
     if (layers.size === chainsBefore && round > 0) break;
