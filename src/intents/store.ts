@@ -129,7 +129,7 @@ export async function lifecycleStarts(tx: EntityManager, ids: string[], fillGrac
   return new Map(rows.map((r) => [r.id, lifecycleOf(r.kind, r.id, r.account, r.project_id, r.operation, fillGraceSeconds).start]));
 }
 
-export interface LockedQuote { account: string; operation: StoredOperation & IntentOp; reservations: Reservation[]; expired: boolean }
+export interface LockedQuote { account: string; operation: StoredOperation & IntentOp; reservations: Reservation[]; expired: boolean; sponsored: boolean }
 /** `recorded`: the quote was already spent as this kind (a resubmission): its status, and whether its start is still queued. */
 export type QuoteLock = { ok: true; quote: LockedQuote; recorded?: { status: IntentStatus; queued: boolean } } | { ok: false; reason: 'missing' | 'sibling-spent' };
 
@@ -143,7 +143,7 @@ const workflowIdOf = (kind: LifecycleKind, id: string) => (kind === 'intent' ? i
  */
 export async function lockQuote(tx: EntityManager, id: string, kind: LifecycleKind, projectId: string): Promise<QuoteLock> {
   const rows: (LockedQuote & { nonce: string })[] = await preparedQuery(tx,
-    `SELECT nonce::text, account, operation, reservations, expires_at < now() AS expired FROM quotes
+    `SELECT nonce::text, account, operation, reservations, expires_at < now() AS expired, sponsored IS NOT NULL AS sponsored FROM quotes
      WHERE (nonce = $1 OR route_group = (SELECT route_group FROM quotes WHERE nonce = $1)) AND project_id = $2 ORDER BY nonce FOR UPDATE`,
     [id, projectId],
   );
@@ -182,7 +182,7 @@ export async function acceptIntent(db: DataSource, id: string, submission: Submi
   return db.transaction(async (tx) => {
     const lock = await lockQuote(tx, id, 'intent', projectId);
     if (!lock.ok) throw lock.reason === 'missing' ? new SubmitRefused('Quote not found', true) : new SubmitRefused('Another route of this quote was already submitted', false, true);
-    const { account, operation, reservations, expired } = lock.quote;
+    const { account, operation, reservations, expired, sponsored } = lock.quote;
     const { start, originChainIds, destinationChainId, fillDeadline } = lifecycleOf('intent', id, account, projectId, operation, fillGraceSeconds);
     const { recorded } = lock;
     if (recorded) return { status: recorded.status, ...(recorded.queued ? { start } : {}) };
@@ -199,7 +199,7 @@ export async function acceptIntent(db: DataSource, id: string, submission: Submi
       [id, account, destinationChainId, originChainIds, fillDeadline, operation, submission],
     );
     // Sponsored fees count for the project once, when the intent is accepted (not per quote or retried submit).
-    if (!(await recordSponsored(tx, id, projectId))) throw new SubmitRefused('This project is no longer entitled to fee sponsorship; request a new route', false, false, true);
+    if (sponsored && !(await recordSponsored(tx, id, projectId))) throw new SubmitRefused('This project is no longer entitled to fee sponsorship; request a new route', false, false, true);
     await proveAccount(tx, projectId, account, 'intent');
     await queueStart(tx, start);
     return { status: 'PENDING', start };

@@ -22,19 +22,19 @@ export async function hasSponsorship(db: EntityManager, projectId: string | unde
 }
 
 /**
- * In the submit's transaction: records what the submitted quote's sponsor covers, for its project, if the project
- * still holds the entitlement. False when the quote is sponsored and the entitlement was withdrawn since.
+ * In the submit's transaction, for a sponsored quote: records what its sponsor covers, for its project, if the
+ * project still holds the entitlement (false, and nothing recorded, when it was withdrawn since the quote). The
+ * submit records an intent once (a resubmission finds it), and the key on the intent id holds that.
  */
 export async function recordSponsored(tx: EntityManager, intentId: string, projectId: string): Promise<boolean> {
-  const [row]: { sponsored: boolean; entitled: boolean }[] = await preparedQuery(tx,
-    `WITH q AS (SELECT q.sponsored, p.sponsorship FROM quotes q JOIN projects p ON p.id = q.project_id WHERE q.nonce = $1 AND q.project_id = $2),
-     recorded AS (INSERT INTO sponsored_intents (intent_id, project_id, usd, tokens)
-       SELECT $1, $2, (sponsored->>'usd')::numeric, sponsored->'tokens' FROM q WHERE sponsored IS NOT NULL AND sponsorship
-       ON CONFLICT (intent_id) DO NOTHING)
-     SELECT (SELECT sponsored IS NOT NULL FROM q) AS sponsored, (SELECT sponsorship FROM q) AS entitled`,
+  const recorded: unknown[] = await preparedQuery(tx,
+    `INSERT INTO sponsored_intents (intent_id, project_id, usd, tokens)
+     SELECT q.nonce, q.project_id, (q.sponsored->>'usd')::numeric, q.sponsored->'tokens' FROM quotes q JOIN projects p ON p.id = q.project_id
+     WHERE q.nonce = $1 AND q.project_id = $2 AND q.sponsored IS NOT NULL AND p.sponsorship
+     RETURNING 1`,
     [intentId, projectId],
   );
-  return !row.sponsored || row.entitled;
+  return recorded.length > 0;
 }
 
 /** A project's sponsored totals: intents, USD and per token (decimal strings). */
