@@ -8,6 +8,7 @@ import { bundleRoutes } from '../bundles/routes';
 import { withdrawalRoutes } from '../withdrawals/routes';
 import { opsRoutes } from '../ops/routes';
 import { currentPortfolioRoutes, legacyPortfolioRoute } from '../portfolio/routes';
+import { sponsorshipRoutes } from '../projects/sponsorship-routes';
 import { webhookRoutes } from '../webhooks/routes';
 import { complianceRoutes } from '../compliance/routes';
 import { accountRoutes } from '../deposits/account-routes';
@@ -29,7 +30,7 @@ import type { Services } from './services';
  */
 export function hosts(): Host[] {
   return [
-    { prefix: '', name: 'current', routes: [...opsRoutes, ...versionRoutes, ...currentPortfolioRoutes, ...intentRoutes, ...blancIntentRoutes, ...withdrawalRoutes, ...indexerRoutes, ...analyticsRoutes] },
+    { prefix: '', name: 'current', routes: [...opsRoutes, ...versionRoutes, ...currentPortfolioRoutes, ...intentRoutes, ...blancIntentRoutes, ...withdrawalRoutes, ...indexerRoutes, ...analyticsRoutes, ...sponsorshipRoutes] },
     { prefix: '/legacy', name: 'legacy', routes: [legacyPortfolioRoute, ...bundleRoutes] },
     { prefix: '/deposit-processor', name: 'deposit-processor', routes: [...webhookRoutes, ...complianceRoutes, ...accountRoutes, ...depositRoutes] },
   ];

@@ -1,5 +1,6 @@
 import { SETTLEMENT_LAYERS } from '../chains/registry';
 import { address, patterns, safeUint, Schema, uint256 } from '../http/schema';
+import { PRICE_USD_BOUNDS } from '../intents/pricing';
 
 const chainId: Schema = safeUint(1);
 // Up to 18 digits: always inside PostgreSQL's bigint, so a block number can never fail the batch at write time.
@@ -42,7 +43,7 @@ export const eventSchemas: Record<string, Schema> = {
     chainId, nonce, transactionHash: txHash, timestamp, blockNumber,
   }),
   failure: base('failure', 'the execution failed', ['chainId', 'nonce', 'reason'], { chainId, nonce, reason: { type: 'string', maxLength: 2000 } }),
-  price: base('price', 'USD price of a token symbol', ['symbol', 'usd'], { symbol: { type: 'string', minLength: 1, maxLength: 32 }, usd: { type: 'number', exclusiveMinimum: 0 } }),
+  price: base('price', 'USD price of a token symbol', ['symbol', 'usd'], { symbol: { type: 'string', minLength: 1, maxLength: 32 }, usd: { type: 'number', minimum: PRICE_USD_BOUNDS.min, maximum: PRICE_USD_BOUNDS.max } }),
   gas: base('gas', 'gas price of a chain', ['chainId', 'gasPrice'], { chainId, gasPrice: uint256 }),
   'forced-withdrawal': base('forced-withdrawal', "a lock's forced-withdrawal status (ForcedWithdrawalStatusUpdated) at blockNumber (recommended: the highest block wins); the allocator allocates nothing from it unless disabled", ['chainId', 'account', 'lockId', 'status'], {
     chainId, account: address, lockId: uint256, status: { enum: ['disabled', 'pending', 'enabled'] }, blockNumber,

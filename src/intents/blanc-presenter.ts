@@ -58,7 +58,7 @@ export function quoteInput(body: BlancQuoteRequest): IntentInput {
       ...(body.options.settlementLayers ? { settlementLayers: body.options.settlementLayers } : {}),
       ...(sponsor ? { sponsorSettings: { gasSponsored: sponsor.gas, bridgeFeesSponsored: sponsor.bridgeFees, swapFeesSponsored: sponsor.swapFees } } : {}),
       ...(body.options.feeToken ? { feeToken: body.options.feeToken } : {}),
-      ...(body.options.customDeadline ? { customDeadline: body.options.customDeadline } : {}),
+      ...(body.options.customDeadline !== undefined ? { customDeadline: body.options.customDeadline } : {}),
     },
   };
 }

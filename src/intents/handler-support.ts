@@ -1,13 +1,14 @@
 import { ApiError } from '../http/errors';
 import type { Services } from '../http/services';
+import { ERROR_CODES } from '../versions/envelope';
 import type { QuoteDeps, QuoteOutcome } from './quote-service';
 import type { SubmitDeps } from './submit';
 import { splitIntents } from './split';
 import { liquidityOn } from './store';
 
-/** A refused quote: alps shows the message the client maps, blanc the code (same status in both). */
+/** A refused quote: alps shows the message the client maps, blanc the code (same status in both: the code's). */
 export function unwrap<T>(outcome: QuoteOutcome<T>): T {
-  if (!outcome.ok) throw new ApiError(400, outcome.message, { errors: [{ message: outcome.message }], code: outcome.code });
+  if (!outcome.ok) throw new ApiError(ERROR_CODES[outcome.code], outcome.message, { errors: [{ message: outcome.message }], code: outcome.code });
   return outcome.value;
 }
 

@@ -3,7 +3,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { preparedQuery } from '../db/prepared';
 import type { ChainRegistry } from '../chains/registry';
 import { DEFAULT_GAS_PRICE_WEI, DEFAULT_PRICES_USD, FALLBACK_GAS_PRICE_WEI } from './market-defaults';
-import type { Market } from './pricing';
+import { priceInBounds, type Market } from './pricing';
 
 const RPC_CACHE_MS = 15_000;
 const rpcGas = new Map<number, { value: bigint; until: number }>();
@@ -51,7 +51,8 @@ export async function loadMarket(db: EntityManager, registry: ChainRegistry, cha
   // The chain ids may still be loading (the quote reads balances at the same time): the read starts first.
   const [market, chainIds] = await Promise.all([storedMarket(db), chainIdsOf]);
   const priceMap = new Map<string, number>(Object.entries(DEFAULT_PRICES_USD));
-  for (const [symbol, usd] of Object.entries(market.prices)) priceMap.set(symbol, Number(usd));
+  // A stored price outside the bounds (recorded before they were enforced) is ignored, as if never reported.
+  for (const [symbol, usd] of Object.entries(market.prices)) if (priceInBounds(Number(usd))) priceMap.set(symbol, Number(usd));
   const gasMap = new Map<number, bigint>();
   for (const [chainId, price] of Object.entries(market.gas)) gasMap.set(Number(chainId), BigInt(price));
   await Promise.all(chainIds.map(async (id) => {

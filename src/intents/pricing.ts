@@ -39,11 +39,20 @@ export interface Cost {
   totalUsd: number;
   /** what the user pays on top of the amount, in fee-token units */
   userFee: bigint;
+  /** what the sponsor covers of the same fees, in fee-token units */
+  sponsoredFee: bigint;
   /** fees the sponsor covers, in USD */
   sponsoredUsd: { relayer: number; protocol: number };
 }
 
 export class PricingError extends Error {}
+
+/**
+ * The USD prices the service accepts for a token (indexer `price` events, stored prices): inside them every fee
+ * converts between USD and token units exactly (price × 10^18 is a safe bigint, never Infinity).
+ */
+export const PRICE_USD_BOUNDS = { min: 1e-12, max: 1e12 } as const;
+export const priceInBounds = (usd: number): boolean => Number.isFinite(usd) && usd >= PRICE_USD_BOUNDS.min && usd <= PRICE_USD_BOUNDS.max;
 
 const MICRO = 1_000_000;
 const ceilDiv = (a: bigint, b: bigint) => (a + b - 1n) / b;
@@ -63,7 +72,8 @@ const PRICE_SCALE = 10n ** 18n;
 /** USD → token units, rounded up so the user never underpays a fee. */
 export function usdToToken(usd: number, token: { symbol: string; decimals: number }, market: Market): bigint {
   const price = market.priceUsd(token.symbol);
-  if (!price) throw new PricingError(`No price for ${token.symbol}`);
+  if (price === undefined || !priceInBounds(price)) throw new PricingError(`No price for ${token.symbol}`);
+  if (!Number.isFinite(usd)) throw new PricingError(`Fee of ${usd} USD cannot be priced in ${token.symbol}`);
   if (usd <= 0) return 0n;
   const scaledPrice = BigInt(Math.round(price * 1e18));
   if (scaledPrice === 0n) throw new PricingError(`Price of ${token.symbol} too small to price fees in it`);
@@ -101,10 +111,9 @@ export function computeCost(input: CostInput, schedule: FeeSchedule, market: Mar
     protocolFeeUsd += tokenToUsd(fees.protocol, leg.token, market);
   }
 
-  const userFee =
-    (input.sponsor.gas ? 0n : usdToToken(gasTotal, input.feeToken, market)) +
-    (input.sponsor.bridge ? 0n : usdToToken(layerFixedUsd, input.feeToken, market)) +
-    first.user;
+  const gasFee = usdToToken(gasTotal, input.feeToken, market);
+  const layerFixedFee = usdToToken(layerFixedUsd, input.feeToken, market);
+  const userFee = (input.sponsor.gas ? 0n : gasFee) + (input.sponsor.bridge ? 0n : layerFixedFee) + first.user;
   return {
     originGasUsd,
     destinationGasUsd,
@@ -112,6 +121,7 @@ export function computeCost(input: CostInput, schedule: FeeSchedule, market: Mar
     protocolFeeUsd,
     totalUsd: gasTotal + layerFeeUsd + protocolFeeUsd,
     userFee,
+    sponsoredFee: gasFee + layerFixedFee + first.layer + first.protocol - userFee,
     sponsoredUsd: {
       relayer: (input.sponsor.gas ? gasTotal : 0) + (input.sponsor.bridge ? layerFeeUsd : 0),
       protocol: input.sponsor.protocol ? protocolFeeUsd : 0,

@@ -5,9 +5,11 @@ import type { ChainRegistry } from '../chains/registry';
 import type { Config } from '../config';
 import { availableSources } from '../ledger/ledger';
 import type { NonceBlock } from '../ledger/nonces';
+import { hasSponsorship, type Sponsored } from '../projects/sponsorship';
 import { DEFAULT_FEES } from './market-defaults';
 import { loadMarket } from './market';
-import { applyAccessList, buildIntentOp, IntentInput, intentCost, resolveRequests } from './quote';
+import type { Sponsorship } from './pricing';
+import { applyAccessList, buildIntentOp, fillDeadlineOf, IntentInput, intentCost, resolveRequests } from './quote';
 import { planAlternatives, rankPlans, rescale, RouteError, type Plan, type RefusalCode } from './route-finder';
 import { signIntentOp } from './server-signature';
 import { recordQuotes } from './store';
@@ -26,9 +28,23 @@ async function load(manager: EntityManager, input: IntentInput, deps: QuoteDeps)
   return { requests, sources: await reading, market };
 }
 
-async function plan(manager: EntityManager, input: IntentInput, deps: QuoteDeps, alternatives = 1) {
+/**
+ * The fees `sponsorSettings` asks the sponsor to cover. Any of them needs the project's sponsorship entitlement; false
+ * or absent settings (what the published clients send by default) need nothing.
+ */
+async function sponsorship(manager: EntityManager, input: IntentInput, projectId: string | undefined): Promise<Sponsorship> {
+  const asked = input.options.sponsorSettings ?? {};
+  const sponsor = { gas: !!asked.gasSponsored, bridge: !!asked.bridgeFeesSponsored, protocol: !!asked.protocolFeesSponsored };
+  if ((sponsor.gas || sponsor.bridge || sponsor.protocol || !!asked.swapFeesSponsored) && !(await hasSponsorship(manager, projectId))) {
+    throw new RouteError('sponsorSettings: this project is not entitled to fee sponsorship (send no sponsorSettings, or all false)', 'FORBIDDEN');
+  }
+  return sponsor;
+}
+
+async function plan(manager: EntityManager, input: IntentInput, deps: QuoteDeps, projectId: string | undefined, alternatives = 1) {
+  fillDeadlineOf(input, Math.floor(Date.now() / 1000), deps.config.intents); // a bad deadline is refused before any read
+  const sponsor = await sponsorship(manager, input, projectId);
   const { requests, sources, market } = await load(manager, input, deps);
-  const sponsor = input.options.sponsorSettings ?? {};
   const plans = planAlternatives(
     {
       destinationChainId: input.destinationChainId,
@@ -36,7 +52,7 @@ async function plan(manager: EntityManager, input: IntentInput, deps: QuoteDeps,
       sources,
       allowedLayers: input.options.settlementLayers,
       destinationGasUnits: BigInt(input.destinationGasUnits ?? 0),
-      sponsor: { gas: !!sponsor.gasSponsored, bridge: !!sponsor.bridgeFeesSponsored, protocol: !!sponsor.protocolFeesSponsored },
+      sponsor,
     },
     deps.registry,
     DEFAULT_FEES,
@@ -72,8 +88,8 @@ export function quoteShortfall(db: DataSource, input: IntentInput, deps: QuoteDe
 }
 
 /** POST /intents/cost: the price of the cheapest route, nothing stored. */
-export function quoteCost(db: DataSource, input: IntentInput, deps: QuoteDeps) {
-  return outcome(async () => intentCost((await plan(db.manager, input, deps)).plans[0], input.destinationChainId));
+export function quoteCost(db: DataSource, input: IntentInput, deps: QuoteDeps, projectId?: string) {
+  return outcome(async () => intentCost((await plan(db.manager, input, deps, projectId)).plans[0], input.destinationChainId));
 }
 
 /** A stored, signed quote: what each version presents of it. */
@@ -90,7 +106,7 @@ export interface IssuedQuote {
  * builds and signs the operation, and stores it with its time-to-live and its nonce record.
  */
 async function issue(db: DataSource, input: IntentInput, projectId: string | undefined, deps: QuoteDeps, alternatives: number): Promise<IssuedQuote[]> {
-  const { plans, market } = await plan(db.manager, input, deps, alternatives);
+  const { plans, market } = await plan(db.manager, input, deps, projectId, alternatives);
   const now = Math.floor(Date.now() / 1000);
   const expiresAt = now + deps.config.intents.quoteTtlSeconds;
   const group = plans.length > 1 ? randomUUID() : null;
@@ -100,7 +116,7 @@ async function issue(db: DataSource, input: IntentInput, projectId: string | und
     const intentOp: IntentOp = { ...built.op, serverSignature: await signIntentOp(built.op, deps.orchestrator) };
     return { nonce, intentOp, built, plan: p };
   }));
-  await recordQuotes(db, issued.map(({ nonce, intentOp, built }) => ({ nonce, operation: intentOp, cost: built.cost, reservations: built.reservations })), {
+  await recordQuotes(db, issued.map(({ nonce, intentOp, built, plan: p }) => ({ nonce, operation: intentOp, cost: built.cost, reservations: built.reservations, sponsored: sponsoredBy(p, input.destinationChainId) })), {
     projectId, account: input.account.address, expiresAt, routeGroup: group,
   });
   return issued.map(({ intentOp, built, plan: p }) => ({
@@ -110,6 +126,13 @@ async function issue(db: DataSource, input: IntentInput, projectId: string | und
     plan: p,
     expiresAt,
   }));
+}
+
+/** What the sponsor covers of a plan's fees, recorded with its quote; null when the user pays them all. */
+function sponsoredBy(p: Plan, destinationChainId: number): Sponsored | null {
+  const usd = p.cost.sponsoredUsd.relayer + p.cost.sponsoredUsd.protocol;
+  const tokens = p.received.filter((r) => r.sponsored > 0n).map((r) => ({ chainId: destinationChainId, tokenAddress: r.token.address, symbol: r.token.symbol, decimals: r.token.decimals, amount: r.sponsored.toString() }));
+  return usd > 0 || tokens.length ? { usd: usd.toFixed(6), tokens } : null;
 }
 
 /** POST /intents/route (alps): the cheapest route as one signed operation. */

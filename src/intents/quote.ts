@@ -69,6 +69,21 @@ export function applyAccessList(sources: Source[], list: IntentInput['accountAcc
 export const tokenId = (lockTag: string, token: string): string =>
   BigInt(`0x${lockTag.slice(2)}${token.slice(2).toLowerCase()}`).toString();
 
+/** The furthest fill deadline a quote accepts (the longest reset period a lock can have); Permit2 funds have none. */
+export const MAX_CUSTOM_DEADLINE_SECONDS = 2_592_000;
+
+/**
+ * The fill deadline of a quote made at `now`: `options.customDeadline` when set, which must be after `now` and at
+ * most MAX_CUSTOM_DEADLINE_SECONDS ahead (so every deadline and `expires` derived from it stays a valid time).
+ */
+export function fillDeadlineOf(input: IntentInput, now: number, config: Pick<Config['intents'], 'fillWindowSeconds'>): number {
+  const custom = input.options.customDeadline;
+  if (custom === undefined) return now + config.fillWindowSeconds;
+  if (custom <= now) throw new RouteError(`customDeadline ${custom} is not in the future (now is ${now}, unix seconds)`, 'VALIDATION_ERROR');
+  if (custom > now + MAX_CUSTOM_DEADLINE_SECONDS) throw new RouteError(`customDeadline must be at most ${now + MAX_CUSTOM_DEADLINE_SECONDS} (${MAX_CUSTOM_DEADLINE_SECONDS} seconds ahead)`, 'VALIDATION_ERROR');
+  return custom;
+}
+
 export interface BuiltQuote {
   op: UnsignedIntentOp;
   cost: Record<string, unknown>;
@@ -92,11 +107,14 @@ export function buildIntentOp(args: {
   const sponsor = getAddress(input.account.address);
   const recipient = getAddress(input.recipient?.address ?? input.account.address);
   const using7579 = input.account.accountType !== 'EOA';
-  const fillDeadline = input.options.customDeadline && input.options.customDeadline > now ? input.options.customDeadline : now + config.fillWindowSeconds;
-  // Locked funds can be force-withdrawn after the lock's reset period: nothing may stay claimable past it.
+  const fillDeadline = fillDeadlineOf(input, now, config);
+  // Locked funds can be force-withdrawn after the lock's reset period: nothing may stay claimable past it. A fill
+  // may arrive up to the grace after the fill deadline, and its claim must still be possible then.
   const lockLimit = plan.funding === 'COMPACT' ? now + resetPeriodSeconds(args.lockTag) : Infinity;
-  if (fillDeadline >= lockLimit) throw new RouteError(`customDeadline must be before ${lockLimit} (the resource lock's reset period)`, 'VALIDATION_ERROR');
-  const expires = Math.min(fillDeadline + config.claimWindowSeconds, lockLimit);
+  if (fillDeadline + config.fillGraceSeconds > lockLimit) {
+    throw new RouteError(`customDeadline must be at most ${lockLimit - config.fillGraceSeconds} (the resource lock's reset period less the fill grace of ${config.fillGraceSeconds} seconds)`, 'VALIDATION_ERROR');
+  }
+  const expires = Math.min(fillDeadline + Math.max(config.claimWindowSeconds, config.fillGraceSeconds), lockLimit);
   const tokenOut: [string, string][] = plan.received.map((r) => [tokenId(args.lockTag, r.token.address), r.target.toString()]);
   const destinationOps = {
     vt: zeroHash as Hex,

@@ -17,7 +17,8 @@ export interface PlanInput {
 }
 
 export interface Spend { source: Source; amount: bigint }
-export interface PlannedRequest { token: TokenInfo; target: bigint; fee: bigint; spent: bigint }
+/** `fee` is what the user pays on top of `target`; `sponsored` what the sponsor covers of the fees (same token). */
+export interface PlannedRequest { token: TokenInfo; target: bigint; fee: bigint; sponsored: bigint; spent: bigint }
 export interface Plan {
   funding: 'COMPACT' | 'PERMIT2';
   layers: Map<number, string>;
@@ -27,7 +28,7 @@ export interface Plan {
 }
 
 /** Why no route can be quoted; `code` is the current version's error code for it (src/versions/envelope.ts). */
-export type RefusalCode = 'NO_ROUTE' | 'INSUFFICIENT_BALANCE' | 'UNSUPPORTED_CHAIN' | 'UNSUPPORTED_TOKEN' | 'VALIDATION_ERROR';
+export type RefusalCode = 'NO_ROUTE' | 'INSUFFICIENT_BALANCE' | 'UNSUPPORTED_CHAIN' | 'UNSUPPORTED_TOKEN' | 'VALIDATION_ERROR' | 'FORBIDDEN';
 export class RouteError extends Error {
   constructor(message: string, readonly code: RefusalCode = 'NO_ROUTE') {
     super(message);
@@ -67,6 +68,10 @@ export function planIntent(input: PlanInput, registry: ChainRegistry, schedule: 
  * (rankPlans); the first is the one planIntent picks.
  */
 export function planAlternatives(input: PlanInput, registry: ChainRegistry, schedule: FeeSchedule, market: Market, max = 4): Plan[] {
+  // Each request is covered by every spend of its asset, so an asset asked twice would be promised twice over.
+  const symbols = input.requests.map((r) => r.token.symbol);
+  const twice = symbols.find((s, i) => symbols.indexOf(s) !== i);
+  if (twice !== undefined) throw new RouteError(`${twice} is requested more than once: request each asset once, with the total amount`, 'VALIDATION_ERROR');
   if (input.requests.filter((r) => r.amount === undefined).length > 1) throw new RouteError('Only one target token amount can be unset', 'VALIDATION_ERROR');
   if (input.requests.length === 0) throw new RouteError('No valid transfers sent for settlement quotes', 'VALIDATION_ERROR');
   const plans: Plan[] = [];
@@ -108,47 +113,49 @@ function tryFunding(funding: 'COMPACT' | 'PERMIT2', input: PlanInput, registry: 
   for (const list of candidates) for (const { s } of list) remaining.set(s, s.available);
 
   const spends = new Map<Source, bigint>();
-  const received: PlannedRequest[] = input.requests.map((r) => ({ token: r.token, target: r.amount ?? 0n, fee: 0n, spent: 0n }));
-  const cost = (amount: bigint, otherLegs: { token: TokenInfo; amount: bigint }[] = []) =>
-    computeCost({ destinationChainId: input.destinationChainId, layers, destinationGasUnits: input.destinationGasUnits, feeToken: input.requests[0].token, amount, otherLegs, sponsor: input.sponsor }, schedule, market);
+  const received: PlannedRequest[] = input.requests.map((r) => ({ token: r.token, target: r.amount ?? 0n, fee: 0n, sponsored: 0n, spent: 0n }));
+  // A fee that cannot be priced (no usable market data) means no route, wherever it is computed.
+  const cost = (amount: bigint, otherLegs: { token: TokenInfo; amount: bigint }[] = []) => priced(() =>
+    computeCost({ destinationChainId: input.destinationChainId, layers, destinationGasUnits: input.destinationGasUnits, feeToken: input.requests[0].token, amount, otherLegs, sponsor: input.sponsor }, schedule, market));
   // The first leg pays gas and fixed fees too; every leg pays the percentage fees on its own amount.
-  const legFee = (i: number, amount: bigint) => (i === 0 ? cost(amount).userFee : percentageFees(amount, layers.values(), schedule, input.sponsor).user);
-
-  try {
-    // Fees depend on which chains are used, so settle them by iterating until the chain set is stable.
-    for (let round = 0; round < 4; round++) {
-      const chainsBefore = layers.size;
-      input.requests.forEach((r, i) => {
-        const maxOut = r.amount === undefined;
-        const take = (needed: bigint) => {
-          let covered = covering(i);
-          for (const { s, layer } of candidates[i]) {
-            if (!maxOut && covered >= needed) break;
-            const left = remaining.get(s)!;
-            if (left === 0n) continue;
-            const want = maxOut ? left : minBig(left, rescale(needed - covered, r.token.decimals, s.token.decimals, true));
-            remaining.set(s, left - want);
-            spends.set(s, (spends.get(s) ?? 0n) + want);
-            layers.set(s.chainId, layers.get(s.chainId) ?? layer);
-            covered = covering(i);
-          }
-          return covered;
-        };
-        if (maxOut) {
-          take(0n);
-          received[i].fee = legFee(i, covering(i));
-          received[i].target = covering(i) - received[i].fee;
-        } else {
-          const fee = legFee(i, r.amount!);
-          received[i].fee = fee;
-          take(r.amount! + fee);
-        }
-      });
-      if (layers.size === chainsBefore && round > 0) break;
+  const legFees = (i: number, amount: bigint) => {
+    if (i === 0) {
+      const c = cost(amount);
+      return { fee: c.userFee, sponsored: c.sponsoredFee };
     }
-  } catch (e) {
-    if (e instanceof PricingError) throw new RouteError('No Path Found');
-    throw e;
+    const p = percentageFees(amount, layers.values(), schedule, input.sponsor);
+    return { fee: p.user, sponsored: p.layer + p.protocol - p.user };
+  };
+
+  // Fees depend on which chains are used, so settle them by iterating until the chain set is stable.
+  for (let round = 0; round < 4; round++) {
+    const chainsBefore = layers.size;
+    input.requests.forEach((r, i) => {
+      const maxOut = r.amount === undefined;
+      const take = (needed: bigint) => {
+        let covered = covering(i);
+        for (const { s, layer } of candidates[i]) {
+          if (!maxOut && covered >= needed) break;
+          const left = remaining.get(s)!;
+          if (left === 0n) continue;
+          const want = maxOut ? left : minBig(left, rescale(needed - covered, r.token.decimals, s.token.decimals, true));
+          remaining.set(s, left - want);
+          spends.set(s, (spends.get(s) ?? 0n) + want);
+          layers.set(s.chainId, layers.get(s.chainId) ?? layer);
+          covered = covering(i);
+        }
+        return covered;
+      };
+      if (maxOut) {
+        take(0n);
+        Object.assign(received[i], legFees(i, covering(i)));
+        received[i].target = covering(i) - received[i].fee;
+      } else {
+        Object.assign(received[i], legFees(i, r.amount!));
+        take(r.amount! + received[i].fee);
+      }
+    });
+    if (layers.size === chainsBefore && round > 0) break;
   }
 
   function covering(i: number): bigint {
@@ -161,13 +168,44 @@ function tryFunding(funding: 'COMPACT' | 'PERMIT2', input: PlanInput, registry: 
     received[i].spent = covering(i);
     if (received[i].target <= 0n || received[i].spent < received[i].target + received[i].fee) return { sawRoute };
   }
-  return {
-    sawRoute,
-    plan: { funding, layers, spends: [...spends].map(([source, amount]) => ({ source, amount })), received, cost: cost(received[0].target, received.slice(1).map((r) => ({ token: r.token, amount: r.target }))) },
-  };
+  const plan: Plan = { funding, layers, spends: [...spends].map(([source, amount]) => ({ source, amount })), received, cost: cost(received[0].target, received.slice(1).map((r) => ({ token: r.token, amount: r.target }))) };
+  assertSolvent(plan);
+  return { sawRoute, plan };
+}
+
+/** A plan that would promise more than it takes: a defect in the route finder, never a quote to sign. */
+export class InsolventPlan extends Error {}
+
+/**
+ * The last check before a plan can be signed: per asset, what it delivers plus its fees is at most what it spends
+ * (compared exactly, at the largest decimals of the asset's tokens), and no source gives more than it holds.
+ */
+export function assertSolvent(plan: Plan): void {
+  const bySource = new Map<Source, bigint>();
+  for (const { source, amount } of plan.spends) bySource.set(source, (bySource.get(source) ?? 0n) + amount);
+  for (const [source, amount] of bySource) {
+    if (amount < 0n || amount > source.available) throw new InsolventPlan(`Plan spends ${amount} of ${source.available} ${source.token.symbol} on chain ${source.chainId}`);
+  }
+  for (const symbol of new Set(plan.received.map((r) => r.token.symbol))) {
+    const received = plan.received.filter((r) => r.token.symbol === symbol);
+    const spent = plan.spends.filter((s) => s.source.token.symbol === symbol);
+    const scale = Math.max(...received.map((r) => r.token.decimals), ...spent.map((s) => s.source.token.decimals));
+    const promised = received.reduce((sum, r) => sum + rescale(r.target + r.fee, r.token.decimals, scale, false), 0n);
+    const taken = spent.reduce((sum, s) => sum + rescale(s.amount, s.source.token.decimals, scale, false), 0n);
+    if (received.some((r) => r.target <= 0n || r.fee < 0n) || promised > taken) throw new InsolventPlan(`Plan promises ${promised} ${symbol} (targets plus fees) but spends ${taken}`);
+  }
 }
 
 const minBig = (a: bigint, b: bigint) => (a < b ? a : b);
+
+function priced<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    if (e instanceof PricingError) throw new RouteError('No Path Found');
+    throw e;
+  }
+}
 
 /** The slowest layer a plan uses bounds when it is filled. */
 export const planSeconds = (plan: Plan): number => Math.max(0, ...[...plan.layers.values()].map((l) => LAYER_SECONDS[l] ?? 120));

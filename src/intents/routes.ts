@@ -35,8 +35,8 @@ export const intentRoutes = [
     versions: [ALPS],
     body: intentInput,
     responses: { 200: { description: 'intent cost' } },
-    async handler(_ctx, { body }, s) {
-      return { status: 200, body: unwrap(await quoteCost(s.db, body, quoteDeps(s))) };
+    async handler(ctx, { body }, s) {
+      return { status: 200, body: unwrap(await quoteCost(s.db, body, quoteDeps(s), ctx.state.projectId)) };
     },
   }),
   defineRoute<{ signedIntentOp: SignedIntentOp }, unknown, unknown>({

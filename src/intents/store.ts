@@ -3,6 +3,7 @@ import { preparedQuery, WITHOUT_FLUSH_WAIT } from '../db/prepared';
 import { InsufficientBalance, releaseUnclaimed, reserve, settleOnClaim, type Reservation } from '../ledger/ledger';
 import { queueStart, type QueuedStart } from '../outbox/outbox';
 import { proveAccount } from '../projects/accounts';
+import { recordSponsored, type Sponsored } from '../projects/sponsorship';
 import type { IntentEvent, IntentStatus } from '../../workflows/intent-state';
 import { intentWorkflowId, type LifecycleStart } from '../../workflows/intent-lifecycle';
 import { bundleWorkflowId } from '../../workflows/bundle-lifecycle';
@@ -29,7 +30,7 @@ export async function findQuote(db: DataSource, id: string, projectId: string, k
   return quote;
 }
 
-export interface QuoteRow { nonce: bigint; operation: IntentOp; cost: Record<string, unknown>; reservations: unknown[] }
+export interface QuoteRow { nonce: bigint; operation: IntentOp; cost: Record<string, unknown>; reservations: unknown[]; sponsored?: Sponsored | null }
 
 /**
  * Stores one request's quotes (one, or a blanc quote's alternative routes) with their nonce records, in one
@@ -42,10 +43,10 @@ export async function recordQuotes(db: DataSource, quotes: QuoteRow[], common: {
   const json = (pick: (q: QuoteRow) => unknown) => quotes.map((q) => JSON.stringify(pick(q)));
   await preparedQuery(db,
     `WITH recorded AS (INSERT INTO allocator_nonces (nonce, sponsor, purpose) SELECT n, $2::text, 'intent' FROM unnest($1::numeric[]) n)
-     INSERT INTO quotes (nonce, project_id, account, operation, cost, reservations, expires_at, route_group)
-     SELECT q.nonce, $6::uuid, $2::text, q.operation, q.cost, q.reservations, to_timestamp($7), $8::uuid
-     FROM unnest($1::numeric[], $3::jsonb[], $4::jsonb[], $5::jsonb[]) AS q(nonce, operation, cost, reservations), ${WITHOUT_FLUSH_WAIT}`,
-    [nonces, common.account.toLowerCase(), json((q) => q.operation), json((q) => q.cost), json((q) => q.reservations), common.projectId ?? null, common.expiresAt, common.routeGroup],
+     INSERT INTO quotes (nonce, project_id, account, operation, cost, reservations, expires_at, route_group, sponsored)
+     SELECT q.nonce, $6::uuid, $2::text, q.operation, q.cost, q.reservations, to_timestamp($7), $8::uuid, nullif(q.sponsored, 'null'::jsonb)
+     FROM unnest($1::numeric[], $3::jsonb[], $4::jsonb[], $5::jsonb[], $9::jsonb[]) AS q(nonce, operation, cost, reservations, sponsored), ${WITHOUT_FLUSH_WAIT}`,
+    [nonces, common.account.toLowerCase(), json((q) => q.operation), json((q) => q.cost), json((q) => q.reservations), common.projectId ?? null, common.expiresAt, common.routeGroup, json((q) => q.sponsored ?? null)],
   );
 }
 
@@ -128,7 +129,7 @@ export async function lifecycleStarts(tx: EntityManager, ids: string[], fillGrac
   return new Map(rows.map((r) => [r.id, lifecycleOf(r.kind, r.id, r.account, r.project_id, r.operation, fillGraceSeconds).start]));
 }
 
-export interface LockedQuote { account: string; operation: StoredOperation & IntentOp; reservations: Reservation[]; expired: boolean }
+export interface LockedQuote { account: string; operation: StoredOperation & IntentOp; reservations: Reservation[]; expired: boolean; sponsored: boolean }
 /** `recorded`: the quote was already spent as this kind (a resubmission): its status, and whether its start is still queued. */
 export type QuoteLock = { ok: true; quote: LockedQuote; recorded?: { status: IntentStatus; queued: boolean } } | { ok: false; reason: 'missing' | 'sibling-spent' };
 
@@ -142,7 +143,7 @@ const workflowIdOf = (kind: LifecycleKind, id: string) => (kind === 'intent' ? i
  */
 export async function lockQuote(tx: EntityManager, id: string, kind: LifecycleKind, projectId: string): Promise<QuoteLock> {
   const rows: (LockedQuote & { nonce: string })[] = await preparedQuery(tx,
-    `SELECT nonce::text, account, operation, reservations, expires_at < now() AS expired FROM quotes
+    `SELECT nonce::text, account, operation, reservations, expires_at < now() AS expired, sponsored IS NOT NULL AS sponsored FROM quotes
      WHERE (nonce = $1 OR route_group = (SELECT route_group FROM quotes WHERE nonce = $1)) AND project_id = $2 ORDER BY nonce FOR UPDATE`,
     [id, projectId],
   );
@@ -164,7 +165,7 @@ export async function lockQuote(tx: EntityManager, id: string, kind: LifecycleKi
 
 /** A submit the ledger, the quote's lifetime or a sibling route refuses; nothing was changed. */
 export class SubmitRefused extends Error {
-  constructor(message: string, readonly quoteGone = false, readonly conflict = false) {
+  constructor(message: string, readonly quoteGone = false, readonly conflict = false, readonly forbidden = false) {
     super(message);
   }
 }
@@ -181,7 +182,7 @@ export async function acceptIntent(db: DataSource, id: string, submission: Submi
   return db.transaction(async (tx) => {
     const lock = await lockQuote(tx, id, 'intent', projectId);
     if (!lock.ok) throw lock.reason === 'missing' ? new SubmitRefused('Quote not found', true) : new SubmitRefused('Another route of this quote was already submitted', false, true);
-    const { account, operation, reservations, expired } = lock.quote;
+    const { account, operation, reservations, expired, sponsored } = lock.quote;
     const { start, originChainIds, destinationChainId, fillDeadline } = lifecycleOf('intent', id, account, projectId, operation, fillGraceSeconds);
     const { recorded } = lock;
     if (recorded) return { status: recorded.status, ...(recorded.queued ? { start } : {}) };
@@ -197,6 +198,8 @@ export async function acceptIntent(db: DataSource, id: string, submission: Submi
        VALUES ($1, $2, 'PENDING', $3, $4, $5, $6, $7, jsonb_build_array(jsonb_build_object('status', 'PENDING', 'at', now())))`,
       [id, account, destinationChainId, originChainIds, fillDeadline, operation, submission],
     );
+    // Sponsored fees count for the project once, when the intent is accepted (not per quote or retried submit).
+    if (sponsored && !(await recordSponsored(tx, id, projectId))) throw new SubmitRefused('This project is no longer entitled to fee sponsorship; request a new route', false, false, true);
     await proveAccount(tx, projectId, account, 'intent');
     await queueStart(tx, start);
     return { status: 'PENDING', start };

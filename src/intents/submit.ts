@@ -38,6 +38,7 @@ export async function submitSignedIntent(deps: AcceptDeps, projectId: string, id
     if (!(e instanceof SubmitRefused)) throw e;
     if (e.quoteGone) throw new ApiError(404, `${e.message}; request a new route`, { code: 'NOT_FOUND' });
     if (e.conflict) throw new ApiError(409, e.message, { code: 'CONFLICT' });
+    if (e.forbidden) throw new ApiError(403, e.message, { errors: [{ message: e.message }], code: 'FORBIDDEN' });
     throw new ApiError(400, e.message, { errors: [{ message: e.message }], code: 'INSUFFICIENT_BALANCE' });
   }
 }

@@ -2,6 +2,7 @@ import type { DataSource } from 'typeorm';
 import { openDatabase } from '../db/data-source';
 import { proveAccount } from '../projects/accounts';
 import { createProject } from '../projects/api-keys';
+import { setSponsorship } from '../projects/sponsorship';
 import { ConfigError } from '../config';
 import { exitOnError, loadRuntime, type Runtime } from '../runtime';
 import { addEndpoint, EndpointError } from '../webhooks/endpoints';
@@ -10,6 +11,7 @@ import { WEBHOOK_TYPES, type WebhookType } from '../webhooks/types';
 const USAGE = [
   'usage: npm run cli -- projects create <name>',
   '       npm run cli -- projects limit <projectId> <rps> <burst>      (its own quota; "default" for both resets it)',
+  '       npm run cli -- projects sponsorship <projectId> on|off     (may its quotes have fees sponsored; off by default)',
   '       npm run cli -- accounts add <projectId> <accountAddress>   (the project may request withdrawals for it)',
   '       npm run cli -- webhooks add <projectId> <url> [--types a,b]  (prints {id, url, secret})',
 ].join('\n');
@@ -34,6 +36,12 @@ function parse(argv: string[]): Command | undefined {
       await requireProject(db, rest[0]);
       await db.query('UPDATE projects SET rate_limit_rps = $2, rate_limit_burst = $3 WHERE id = $1', [rest[0], reset ? null : rps, reset ? null : burst]);
       return { projectId: rest[0], rateLimit: reset ? 'default' : { rps, burst } };
+    };
+  }
+  if (group === 'projects' && command === 'sponsorship' && rest.length === 2 && uuid.test(rest[0]) && (rest[1] === 'on' || rest[1] === 'off')) {
+    return async (db) => {
+      if (!(await setSponsorship(db, rest[0], rest[1] === 'on'))) throw new ConfigError(`no project ${rest[0]}`);
+      return { projectId: rest[0], sponsorship: rest[1] === 'on' };
     };
   }
   if (group === 'accounts' && command === 'add' && rest.length === 2 && uuid.test(rest[0]) && /^0x[0-9a-fA-F]{40}$/.test(rest[1])) {
