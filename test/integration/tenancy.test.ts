@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { spawnEntry, stopProcess, waitFor } from '../../src/dev/processes';
-import { withdrawTypedData } from '../../src/deposits/session-digest';
+import { registerAccountTypedData, withdrawTypedData } from '../../src/deposits/session-digest';
 import { signAndSubmit } from '../../src/deposits/session-intents';
 import { forgetAttempt } from '../../src/deposits/store';
 import { createQuote } from '../../src/intents/quote-service';
@@ -123,6 +123,33 @@ describe('21.3 cross-tenant griefing through the deposit processor', () => {
     // What that intent reserved is spent from the project's credit: a second one cannot reserve the first's share again.
     const again = await safeWithdraw(attacker, own.owner, own.address, 1_500_000n, '3');
     expect(again.json).toMatchObject({ code: 'BALANCE-1' });
+  }, 60_000);
+
+  test("21.3 a second project's registration of the same address neither 409s nor takes the first one's deposits; the account's own signature decides", async () => {
+    const [first, second] = [await newProject(api, 'first'), await newProject(api, 'second')];
+    const account = newEoa(); // an address whose key signs, as an EOA or (ERC-1271) a smart account does
+    const register = async (p: Project, extra: Record<string, unknown> = {}) => call(p, 'POST', `${DP}/register-managed`, {
+      body: { account: { address: account.address, owner: newEoa().address, sessionSigner: await projectSigner(p), target: { chain: 'eip155:8453', token: BASE_USDC }, ...extra } },
+    });
+    expect((await register(first)).status).toBe(201);
+    const squat = await register(second);
+    expect(squat.status).toBe(201);
+    expect((await register(first)).status).toBe(200); // the first project's registration stands as it was
+    const deposit = async () => {
+      const txHash = TX(tx++);
+      await ingest(api, depositEvents({ chainId: 8453, token: BASE_USDC, amount: '2000000', account: account.address, sender: newEoa().address, txHash, balance: '2000000', block: 10 }));
+      await waitFor(`deposit ${txHash}`, async () => (await call(first, 'GET', `${DP}/deposits?txHash=${txHash}`)).json.deposits.length + (await call(second, 'GET', `${DP}/deposits?txHash=${txHash}`)).json.deposits.length > 0, 10_000);
+      return { first: (await call(first, 'GET', `${DP}/deposits?txHash=${txHash}`)).json.deposits.length, second: (await call(second, 'GET', `${DP}/deposits?txHash=${txHash}`)).json.deposits.length };
+    };
+    expect(await deposit()).toEqual({ first: 1, second: 0 });
+
+    // The account itself signs for the second project's signer: from now on its deposits are the second project's.
+    const signer = await projectSigner(second);
+    const accountSignature = await account.signTypedData(registerAccountTypedData(account.address, 8453, signer) as Parameters<typeof account.signTypedData>[0]);
+    const forged = await register(second, { accountSignature: await newEoa().signTypedData(registerAccountTypedData(account.address, 8453, signer) as Parameters<typeof account.signTypedData>[0]) });
+    expect(forged.status).toBe(400);
+    expect((await register(second, { accountSignature })).status).toBe(200);
+    expect(await deposit()).toEqual({ first: 0, second: 1 });
   }, 60_000);
 
   test("21.3 only the sponsor's own signature proves an account to a project (a session signer's intent does not)", async () => {
