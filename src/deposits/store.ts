@@ -61,12 +61,12 @@ export async function intentIsFinal(db: DataSource, intentId: string): Promise<b
 }
 
 /** A withdrawal whose quote was not accepted: its nonce is free for the same signed request again. */
-export async function forgetWithdrawalQuote(db: DataSource, account: string, nonce: string, intentId: string): Promise<void> {
+export async function forgetWithdrawalQuote(db: DataSource, account: string, projectId: string, nonce: string, intentId: string): Promise<void> {
   await forgetUnlessAccepted(
     db,
     intentId,
-    'UPDATE deposit_withdrawals SET intent_id = NULL WHERE account = $1 AND nonce = $2 AND intent_id = $3 AND NOT EXISTS (SELECT 1 FROM intents WHERE id = $3)',
-    [account, nonce, intentId],
+    'UPDATE deposit_withdrawals SET intent_id = NULL WHERE account = $1 AND project_id = $4 AND nonce = $2 AND intent_id = $3 AND NOT EXISTS (SELECT 1 FROM intents WHERE id = $3)',
+    [account, nonce, intentId, projectId],
   );
 }
 

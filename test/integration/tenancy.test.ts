@@ -128,8 +128,9 @@ describe('21.3 cross-tenant griefing through the deposit processor', () => {
   test("21.3 a second project's registration of the same address neither 409s nor takes the first one's deposits; the account's own signature decides", async () => {
     const [first, second] = [await newProject(api, 'first'), await newProject(api, 'second')];
     const account = newEoa(); // an address whose key signs, as an EOA or (ERC-1271) a smart account does
+    const owners = new Map([first, second].map((p) => [p.projectId, newEoa().address]));
     const register = async (p: Project, extra: Record<string, unknown> = {}) => call(p, 'POST', `${DP}/register-managed`, {
-      body: { account: { address: account.address, owner: newEoa().address, sessionSigner: await projectSigner(p), target: { chain: 'eip155:8453', token: BASE_USDC }, ...extra } },
+      body: { account: { address: account.address, owner: owners.get(p.projectId), sessionSigner: await projectSigner(p), target: { chain: 'eip155:8453', token: BASE_USDC }, ...extra } },
     });
     expect((await register(first)).status).toBe(201);
     const squat = await register(second);
