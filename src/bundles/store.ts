@@ -3,7 +3,7 @@ import { InsufficientBalance, reserve } from '../ledger/ledger';
 import { queueStart, type QueuedStart } from '../outbox/outbox';
 import { proveAccount } from '../projects/accounts';
 import type { IntentStatus } from '../../workflows/intent-state';
-import { lifecycleOf, lockQuote } from '../intents/store';
+import { lifecycleOf, type LockedQuote, lockQuote } from '../intents/store';
 import type { SignedOrderBundle } from './order-bundle';
 import { pendingBundleEvent } from './presenter';
 
@@ -20,24 +20,26 @@ export interface AcceptedBundle { id: string; status: IntentStatus; start?: Queu
 /**
  * Records verified bundles of one request in one transaction, all or none: per bundle the reservation of what its
  * path spends on the shared ledger (the same one intents and withdrawals reserve on), the bundle, the event relayers
- * page through, and the queued start of its lifecycle. A bundle already recorded returns its status (and its queued
- * start while that has not been performed), so resubmitting is idempotent.
+ * page through, and the queued start of its lifecycle; a signed bundle proves its account to the project, as a signed
+ * intent does. A bundle already recorded returns its status (and its queued start while that has not been
+ * performed), so resubmitting is idempotent. Locks follow the global order (src/ledger/ledger.ts): every quote (in
+ * id order), then the accounts' (project, account) rows (in address order), then balance rows.
  */
 export async function acceptBundles(db: DataSource, projectId: string, bundles: VerifiedBundle[], fillGraceSeconds: number): Promise<AcceptedBundle[]> {
   return db.transaction(async (tx) => {
     const accepted: AcceptedBundle[] = [];
+    const fresh: { id: string; signed: SignedOrderBundle; quote: LockedQuote; lifecycle: ReturnType<typeof lifecycleOf> }[] = [];
     // In id order, so two requests carrying the same bundles lock their quotes in the same order.
     for (const { id, signed } of [...bundles].sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1))) {
       const lock = await lockQuote(tx, id, 'bundle', projectId);
       if (!lock.ok) throw lock.reason === 'missing' ? new BundleRefused(`Bundle ${id} not found`, true) : new BundleRefused(`Bundle ${id}: another route of its quote was already submitted`);
-      const { account, operation, reservations, expired } = lock.quote;
-      const { start, originChainIds, destinationChainId: targetChainId, fillDeadline } = lifecycleOf('bundle', id, account, projectId, operation, fillGraceSeconds);
-      const { recorded } = lock;
-      if (recorded) {
-        accepted.push({ id, status: recorded.status, ...(recorded.queued ? { start } : {}) });
-        continue;
-      }
-      if (expired) throw new BundleRefused(`Bundle ${id} expired`, true);
+      const lifecycle = lifecycleOf('bundle', id, lock.quote.account, projectId, lock.quote.operation, fillGraceSeconds);
+      if (lock.recorded) accepted.push({ id, status: lock.recorded.status, ...(lock.recorded.queued ? { start: lifecycle.start } : {}) });
+      else if (lock.quote.expired) throw new BundleRefused(`Bundle ${id} expired`, true);
+      else fresh.push({ id, signed, quote: lock.quote, lifecycle });
+    }
+    for (const account of [...new Set(fresh.map((b) => b.quote.account))].sort()) await proveAccount(tx, projectId, account, 'intent');
+    for (const { id, signed, quote: { account, reservations }, lifecycle: { start, originChainIds, destinationChainId: targetChainId, fillDeadline } } of fresh) {
       try {
         await reserve(tx, { kind: 'bundle', id }, account, reservations);
       } catch (e) {
@@ -53,8 +55,6 @@ export async function acceptBundles(db: DataSource, projectId: string, bundles: 
         'INSERT INTO bundle_events (project_id, bundle_id, type, payload) VALUES ($1, $2, $3, $4)',
         [projectId, id, 'PendingBundle', pendingBundleEvent(id, signed, Math.floor(Date.now() / 1000))],
       );
-      // A signed bundle proves the account to the project, as a signed intent does.
-      await proveAccount(tx, projectId, account, 'intent');
       await queueStart(tx, start);
       accepted.push({ id, status: 'PENDING', start });
     }

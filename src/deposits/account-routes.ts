@@ -8,7 +8,7 @@ import { signedBySponsor } from '../intents/verify';
 import { addSessions, type DepositAccount, findAccount, type OwnerType, presentAccount, registerAccount } from './accounts';
 import { depositError, type Detail } from './errors';
 import * as schema from './schemas';
-import { type SessionDetails, sessionTypedData } from './session-digest';
+import { registerAccountTypedData, type SessionDetails, sessionTypedData } from './session-digest';
 
 interface AccountBody {
   address: string;
@@ -18,6 +18,7 @@ interface AccountBody {
   requireCompliance: boolean;
   sessionSigner?: string;
   sessionDetails?: SessionDetails;
+  accountSignature?: `0x${string}`;
 }
 
 const project = (ctx: Context) => ctx.state.projectId as string;
@@ -55,6 +56,26 @@ async function checkSessions(s: Services, projectId: string, account: Pick<Depos
   if (!valid) throw depositError(400, "Invalid session signature: not signed by the account's owner", undefined, [{ message: "is not the account owner's signature over the session details", path: signaturePath, code: 'signature' }]);
 }
 
+/**
+ * The account's own signature for the project's session signer (ECDSA by the address's key, else ERC-1271/6492
+ * through RPC_URL_<target chain>): what makes this registration the one that receives the account's deposits.
+ */
+async function checkAccountSignature(s: Services, projectId: string, body: AccountBody, targetChainId: number): Promise<boolean> {
+  if (!body.accountSignature) return false;
+  const typedData = registerAccountTypedData(body.address, targetChainId, s.sessionSigner(projectId).address);
+  const path = at('account', 'accountSignature');
+  let valid: boolean;
+  try {
+    valid = (await signedBySponsor(body.address, body.accountSignature, typedData, 'EOA', process.env))
+      || (await signedBySponsor(body.address, body.accountSignature, typedData, 'ERC7579', process.env));
+  } catch (e) {
+    if (e instanceof ApiError) throw depositError(400, e.message, undefined, [{ message: e.message, path, code: 'unverifiable' }]);
+    throw e;
+  }
+  if (!valid) throw depositError(400, 'Invalid account signature: not signed by the account', undefined, [{ message: "is not the account's RegisterAccount signature", path, code: 'signature' }]);
+  return true;
+}
+
 async function register(ctx: Context, s: Services, body: AccountBody, managed: boolean) {
   const targetChainId = checkTarget(s, body.target);
   // The project's own signer: an account enabled for another project's signer cannot be driven from this one.
@@ -63,28 +84,26 @@ async function register(ctx: Context, s: Services, body: AccountBody, managed: b
     throw depositError(400, "sessionSigner is not this project's session signer", undefined, [{ message: `must be ${signer} (GET /chains → sessionSigner)`, path: at('account', 'sessionSigner'), code: 'const' }]);
   }
   if (body.sessionDetails) await checkSessions(s, project(ctx), { ...body, targetChainId }, body.sessionDetails, at('account', 'sessionDetails'));
+  const provenByAccount = await checkAccountSignature(s, project(ctx), body, targetChainId);
   const result = await s.db.transaction(async (tx) => {
     const r = await registerAccount(tx, project(ctx), {
       address: body.address, owner: body.owner, ownerType: body.ownerType, managed, sessionSigner: signer,
       targetChainId, targetToken: body.target.token, recipient: body.target.recipient, requireCompliance: body.requireCompliance,
-    });
-    if (!r.conflict && body.sessionDetails) await addSessions(tx, body.address, body.sessionDetails.hashesAndChainIds, body.sessionDetails.signature);
+    }, provenByAccount);
+    if (!r.conflict && body.sessionDetails) await addSessions(tx, body.address, project(ctx), body.sessionDetails.hashesAndChainIds, body.sessionDetails.signature);
     return r;
   });
-  if (result.conflict === 'project') {
-    throw depositError(409, 'This account is registered by another project', undefined, [{ message: 'is registered by another project', path: at('account', 'address'), code: 'conflict' }]);
-  }
   if (result.conflict === 'details') {
     throw depositError(409, 'This account is already registered with other details', undefined, [{ message: 'is already registered with other details', path: at('account', 'address'), code: 'conflict' }]);
   }
-  const account = body.sessionDetails ? (await findAccount(s.db, body.address))! : result.account;
+  const account = body.sessionDetails ? (await findAccount(s.db, body.address, project(ctx)))! : result.account;
   return { status: result.created ? 201 : 200, body: presentAccount(account) };
 }
 
 /** An account of this project, else 404 (another project's account is not revealed). */
 async function ownAccount(ctx: Context, s: Services, address: string): Promise<DepositAccount> {
-  const account = await findAccount(s.db, address);
-  if (!account || account.projectId !== project(ctx)) {
+  const account = await findAccount(s.db, address, project(ctx));
+  if (!account) {
     throw depositError(404, 'Account not found', 'ACCOUNT-1', [{ message: 'is not a registered account of this project', path: ['params', 'address'], code: 'ACCOUNT-1' }]);
   }
   return account;
@@ -94,7 +113,7 @@ const responses = {
   201: { description: 'registered', schema: schema.accountRecord },
   200: { description: 'already registered with the same details', schema: schema.accountRecord },
   400: { description: 'invalid body, unsupported target (code CHAIN-1 / TOKEN-1) or session signature' },
-  409: { description: "another project's account, or registered with other details" },
+  409: { description: 'registered by this project with other details' },
 };
 
 /** Under /deposit-processor (README: Deposit processor → Accounts and sessions). */
@@ -147,7 +166,7 @@ export const accountRoutes: RouteDef[] = [
     async handler(ctx, { params, body }, s) {
       const account = await ownAccount(ctx, s, params.address);
       await checkSessions(s, project(ctx), account, body.sessionDetails, ['body', 'sessionDetails']);
-      await s.db.transaction((tx) => addSessions(tx, account.address, body.sessionDetails.hashesAndChainIds, body.sessionDetails.signature));
+      await s.db.transaction((tx) => addSessions(tx, account.address, account.projectId, body.sessionDetails.hashesAndChainIds, body.sessionDetails.signature));
       const chains = body.sessionDetails.hashesAndChainIds.length;
       return { status: 200, body: { message: `Session details added for ${chains} chain${chains === 1 ? '' : 's'}` } };
     },

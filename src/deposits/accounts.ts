@@ -28,7 +28,8 @@ export interface DepositAccount extends Required<NewAccount> {
   createdAt: Date;
 }
 
-const SELECT = `SELECT a.*, coalesce((SELECT array_agg(s.chain_id::text ORDER BY s.chain_id) FROM deposit_sessions s WHERE s.account = a.address), '{}') AS session_chains
+const SELECT = `SELECT a.*, coalesce((SELECT array_agg(s.chain_id::text ORDER BY s.chain_id) FROM deposit_sessions s
+    WHERE s.account = a.address AND s.project_id = a.project_id), '{}') AS session_chains
   FROM deposit_accounts a`;
 
 const fromRow = (r: AccountRow): DepositAccount => ({
@@ -37,39 +38,48 @@ const fromRow = (r: AccountRow): DepositAccount => ({
   sessionChainIds: r.session_chains.map(Number), createdAt: r.created_at,
 });
 
-export async function findAccount(db: DataSource | EntityManager, address: string): Promise<DepositAccount | undefined> {
-  const [row]: AccountRow[] = await db.query(`${SELECT} WHERE a.address = $1`, [address.toLowerCase()]);
+/** A project's registration of an address (other projects may register the same address: each has its own). */
+export async function findAccount(db: DataSource | EntityManager, address: string, projectId: string): Promise<DepositAccount | undefined> {
+  const [row]: AccountRow[] = await db.query(`${SELECT} WHERE a.address = $1 AND a.project_id = $2`, [address.toLowerCase(), projectId]);
   return row && fromRow(row);
 }
 
 /**
  * Registers an account for a project; registering it again with the same details answers the stored account, and
- * `conflict` says when the address is another project's or was registered with other details.
+ * `conflict` says when it was registered with other details. Another project's registration of the address does not
+ * stand in the way (README: Deposit processor → Trust model). `provenByAccount`: the account's own signature came
+ * with this registration, which from now on receives its deposits.
  */
-export async function registerAccount(tx: EntityManager, projectId: string, a: NewAccount): Promise<{ account: DepositAccount; created: boolean; conflict?: 'project' | 'details' }> {
+export async function registerAccount(tx: EntityManager, projectId: string, a: NewAccount, provenByAccount: boolean): Promise<{ account: DepositAccount; created: boolean; conflict?: 'details' }> {
   const values = [
     a.address.toLowerCase(), projectId, a.owner.toLowerCase(), a.ownerType, a.managed, a.sessionSigner.toLowerCase(), a.targetChainId,
-    a.targetToken.toLowerCase(), (a.recipient ?? a.address).toLowerCase(), a.requireCompliance,
+    a.targetToken.toLowerCase(), (a.recipient ?? a.address).toLowerCase(), a.requireCompliance, provenByAccount,
   ];
   const inserted = await tx.query(
-    `INSERT INTO deposit_accounts (address, project_id, owner, owner_type, managed, session_signer, target_chain_id, target_token, recipient, require_compliance)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (address) DO NOTHING RETURNING address`,
+    `INSERT INTO deposit_accounts (address, project_id, owner, owner_type, managed, session_signer, target_chain_id, target_token, recipient, require_compliance, proven_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, CASE WHEN $11 THEN now() END) ON CONFLICT (address, project_id) DO NOTHING RETURNING address`,
     values,
   );
-  const account = (await findAccount(tx, a.address))!;
+  const account = (await findAccount(tx, a.address, projectId))!;
   if (inserted.length) return { account, created: true };
-  if (account.projectId !== projectId) return { account, created: false, conflict: 'project' };
   const same = account.owner === values[2] && account.ownerType === a.ownerType && account.managed === a.managed && account.targetChainId === a.targetChainId
     && account.targetToken === values[7] && account.recipient === values[8] && account.requireCompliance === a.requireCompliance;
+  if (same && provenByAccount) await tx.query('UPDATE deposit_accounts SET proven_at = now() WHERE address = $1 AND project_id = $2', [values[0], projectId]);
   return { account, created: false, ...(same ? {} : { conflict: 'details' as const }) };
 }
 
+/**
+ * The registration a transfer into `address` belongs to: the one the account itself signed for last, else the
+ * earliest (a later registration by another project never takes deposits from it without the account's signature).
+ */
+export const OWNING_REGISTRATION = 'SELECT * FROM deposit_accounts WHERE address = $1 ORDER BY proven_at DESC NULLS LAST, created_at, project_id LIMIT 1';
+
 /** A later session for a chain replaces the earlier one (the owner re-enabled it). */
-export async function addSessions(tx: EntityManager, account: string, sessions: { chainId: number; sessionDigest: string }[], signature: string): Promise<void> {
+export async function addSessions(tx: EntityManager, account: string, projectId: string, sessions: { chainId: number; sessionDigest: string }[], signature: string): Promise<void> {
   await tx.query(
-    `INSERT INTO deposit_sessions (account, chain_id, session_digest, signature) SELECT $1, * FROM unnest($2::bigint[], $3::text[], $4::text[])
-     ON CONFLICT (account, chain_id) DO UPDATE SET session_digest = EXCLUDED.session_digest, signature = EXCLUDED.signature, created_at = now()`,
-    [account.toLowerCase(), sessions.map((s) => s.chainId), sessions.map((s) => s.sessionDigest.toLowerCase()), sessions.map(() => signature)],
+    `INSERT INTO deposit_sessions (account, project_id, chain_id, session_digest, signature) SELECT $1, $5, * FROM unnest($2::bigint[], $3::text[], $4::text[])
+     ON CONFLICT (account, project_id, chain_id) DO UPDATE SET session_digest = EXCLUDED.session_digest, signature = EXCLUDED.signature, created_at = now()`,
+    [account.toLowerCase(), sessions.map((s) => s.chainId), sessions.map((s) => s.sessionDigest.toLowerCase()), sessions.map(() => signature), projectId],
   );
 }
 

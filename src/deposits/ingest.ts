@@ -6,6 +6,7 @@ import { queueStart, type QueuedStart } from '../outbox/outbox';
 import { emitEvent } from '../webhooks/events';
 import type { DepositEvent, DepositIndexerEvent, DepositRefundEvent, OnrampOrderEvent } from '../indexer/types';
 import { depositWorkflowId } from '../../workflows/deposit';
+import { OWNING_REGISTRATION } from './accounts';
 import { type DepositRow, depositStart, emitDepositEvent, emitRefunded, markRefunded } from './store';
 
 export interface DepositIngestDeps { registry: ChainRegistry; config: Config }
@@ -25,13 +26,14 @@ export async function applyDepositEvents(tx: EntityManager, events: DepositIndex
 }
 
 /**
- * A transfer into a registered account becomes a deposit (once per chain, transaction and log index), announced by
+ * A transfer into a registered account becomes a deposit (once per chain, transaction and log index) of the
+ * registration it belongs to (OWNING_REGISTRATION: one project, so its funds are credited once), announced by
  * `deposit-received` and handed to its workflow. Transfers into unregistered accounts are ignored.
  */
 async function recordDeposit(tx: EntityManager, e: DepositEvent, deps: DepositIngestDeps): Promise<(QueuedStart | undefined)[]> {
   const [row]: DepositRow[] = await tx.query(
     `INSERT INTO deposits (project_id, account, chain_id, tx_hash, log_index, token, amount, sender, block_number, target_chain_id, target_token, recipient)
-     SELECT a.project_id, a.address, $2, $3, $4, $5, $6, $7, $8, a.target_chain_id, a.target_token, a.recipient FROM deposit_accounts a WHERE a.address = $1
+     SELECT a.project_id, a.address, $2, $3, $4, $5, $6, $7, $8, a.target_chain_id, a.target_token, a.recipient FROM (${OWNING_REGISTRATION}) a
      ON CONFLICT (chain_id, tx_hash, log_index) DO NOTHING RETURNING *`,
     [e.account.toLowerCase(), e.chainId, e.transactionHash.toLowerCase(), e.logIndex, e.token.toLowerCase(), e.amount, e.sender.toLowerCase(), e.blockNumber],
   );
@@ -63,9 +65,9 @@ async function recordRefund(tx: EntityManager, e: DepositRefundEvent, config: Co
   return refunded ? emitRefunded(tx, refunded, e.amount, config) : undefined;
 }
 
-/** Forwarded to the project of the account, once per order and status (partners report at least once). */
+/** Forwarded to the project the account's deposits belong to, once per order and status (partners report at least once). */
 async function forwardOnramp(tx: EntityManager, e: OnrampOrderEvent, config: Config): Promise<QueuedStart | undefined> {
-  const [account]: { project_id: string; address: string }[] = await tx.query('SELECT project_id, address FROM deposit_accounts WHERE address = $1', [e.account.toLowerCase()]);
+  const [account]: { project_id: string; address: string }[] = await tx.query(OWNING_REGISTRATION, [e.account.toLowerCase()]);
   if (!account) return undefined;
   const payload = {
     orderId: e.orderId, orderUuid: e.orderUuid ?? null, account: account.address, source: e.source ?? 'onramp', status: e.status, rawStatus: e.rawStatus ?? e.status,

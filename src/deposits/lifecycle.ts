@@ -53,7 +53,7 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
 
   async function checkDeposit(id: string): Promise<Verdict> {
     const r = await deposit(id);
-    const account = mustExist(await findAccount(db, r.account), `Account ${r.account}`);
+    const account = mustExist(await findAccount(db, r.account, r.project_id), `Account ${r.account}`);
     const chainId = Number(r.chain_id);
     const token = deps.registry.token(chainId, r.token);
     const [price]: { usd: string }[] = token ? await db.query('SELECT usd FROM prices WHERE symbol = $1', [token.symbol]) : [];
@@ -251,7 +251,7 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
   async function startRefund(id: string, attempt: number, timing: DepositTiming): Promise<Attempt | { kind: 'external' } | { kind: 'refunded' }> {
     let r = await deposit(id);
     if (r.stage === 'refunded') return { kind: 'refunded' };
-    const account = mustExist(await findAccount(db, r.account), `Account ${r.account}`);
+    const account = mustExist(await findAccount(db, r.account, r.project_id), `Account ${r.account}`);
     const mayAct = account.managed || account.sessionChainIds.includes(Number(r.chain_id));
     if (!deps.registry.token(Number(r.chain_id), r.token) || !mayAct) return { kind: 'external' };
     if (r.refund_attempts < attempt) {

@@ -41,7 +41,7 @@ export const depositRoutes: RouteDef[] = [
       if (!found || found.project_id !== project(ctx)) {
         throw depositError(404, 'Deposit not found', undefined, [{ message: 'is not a deposit of this project', path: ['body', 'depositId'], code: 'not_found' }]);
       }
-      const owner = (await findAccount(s.db, found.account))!.owner;
+      const owner = (await findAccount(s.db, found.account, found.project_id))!.owner;
       const recovered = await beginRecovery(s.db, found.id, owner, depositTiming(s.config));
       if (!recovered) {
         throw depositError(400, `Deposit ${found.id} is not recoverable (${found.stage})`, 'RECOVERY-1', [{ message: 'is not a rejected deposit', path: ['body', 'depositId'], code: 'RECOVERY-1' }]);

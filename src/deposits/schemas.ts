@@ -24,6 +24,7 @@ const accountFields = {
   ownerType: { type: 'string', enum: ['EOA', 'smartAccount'], default: 'EOA', description: 'smart-account owners are verified by ERC-1271/6492 through RPC_URL_<target chain>' },
   target,
   requireCompliance: { type: 'boolean', default: false, description: "deposits need an approved verification of the account's compliance customer" },
+  accountSignature: { ...hex, description: "optional: the account's own EIP-712 RegisterAccount signature for this project's session signer; this registration then receives the account's deposits (README: Deposit processor → Trust model)" },
 };
 
 export const sessionDetails: Schema = {

@@ -25,6 +25,20 @@ export function sessionTypedData(account: string, targetChainId: number, details
   };
 }
 
+/**
+ * What the deposit account itself signs (its own key: ECDSA, or ERC-1271/6492 for a smart account) to show that it
+ * uses this project's session signer: the registration carrying it receives the account's deposits, whichever
+ * project registered the address first (README: Deposit processor → Trust model).
+ */
+export function registerAccountTypedData(account: string, targetChainId: number, projectSigner: string): TypedDataDefinition {
+  return {
+    domain: domain(targetChainId, projectSigner),
+    types: { RegisterAccount: [{ name: 'account', type: 'address' }, { name: 'sessionSigner', type: 'address' }] },
+    primaryType: 'RegisterAccount',
+    message: { account: getAddress(account), sessionSigner: getAddress(projectSigner) },
+  };
+}
+
 export interface WithdrawRequest { account: string; chain: string; token: string; amount: string; recipient: string; nonce: string; deadline: string; signature: `0x${string}` }
 
 /**

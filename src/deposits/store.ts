@@ -22,13 +22,16 @@ export async function loadDeposit(db: DataSource | EntityManager, id: string, lo
 
 /**
  * Runs `update` (which forgets a recorded quote, guarded by `NOT EXISTS (SELECT 1 FROM intents WHERE id = <quote>)`)
- * after taking the quote's row lock: a submit of that quote still committing holds it, so its intent is seen and
- * an accepted quote is never forgotten.
+ * and voids the quote after taking its row lock: a submit of that quote still committing holds the lock, so its
+ * intent is seen and an accepted quote is never forgotten; a submit that comes later (an overlapping activity retry
+ * that read the quote before it was forgotten) finds no quote and is refused (404). So a deposit or withdrawal never
+ * has two live intents: the forgotten one can no longer be accepted once the next attempt quotes afresh.
  */
 async function forgetUnlessAccepted(db: DataSource, quoteNonce: string, update: string, params: unknown[]): Promise<void> {
   await db.transaction(async (tx) => {
     await tx.query('SELECT 1 FROM quotes WHERE nonce = $1 FOR UPDATE', [quoteNonce]);
     await tx.query(update, params);
+    await tx.query('DELETE FROM quotes q WHERE nonce = $1 AND NOT EXISTS (SELECT 1 FROM intents WHERE id = $1) AND NOT EXISTS (SELECT 1 FROM bundles WHERE id = $1)', [quoteNonce]);
   });
 }
 
@@ -58,12 +61,12 @@ export async function intentIsFinal(db: DataSource, intentId: string): Promise<b
 }
 
 /** A withdrawal whose quote was not accepted: its nonce is free for the same signed request again. */
-export async function forgetWithdrawalQuote(db: DataSource, account: string, nonce: string, intentId: string): Promise<void> {
+export async function forgetWithdrawalQuote(db: DataSource, account: string, projectId: string, nonce: string, intentId: string): Promise<void> {
   await forgetUnlessAccepted(
     db,
     intentId,
-    'UPDATE deposit_withdrawals SET intent_id = NULL WHERE account = $1 AND nonce = $2 AND intent_id = $3 AND NOT EXISTS (SELECT 1 FROM intents WHERE id = $3)',
-    [account, nonce, intentId],
+    'UPDATE deposit_withdrawals SET intent_id = NULL WHERE account = $1 AND project_id = $4 AND nonce = $2 AND intent_id = $3 AND NOT EXISTS (SELECT 1 FROM intents WHERE id = $3)',
+    [account, nonce, intentId, projectId],
   );
 }
 

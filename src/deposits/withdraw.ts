@@ -22,8 +22,8 @@ const balanceError = (message: string) => depositError(400, message, 'BALANCE-1'
  */
 export async function withdraw(ctx: Context, s: Services, w: WithdrawRequest): Promise<{ intentId: string; status: string }> {
   const projectId = ctx.state.projectId as string;
-  const account = await findAccount(s.db, w.account);
-  if (!account || account.projectId !== projectId) throw depositError(404, 'Account not found', 'ACCOUNT-1', [{ message: 'is not a registered account of this project', path: at('account'), code: 'ACCOUNT-1' }]);
+  const account = await findAccount(s.db, w.account, projectId);
+  if (!account) throw depositError(404, 'Account not found', 'ACCOUNT-1', [{ message: 'is not a registered account of this project', path: at('account'), code: 'ACCOUNT-1' }]);
   if (!account.managed) throw depositError(400, 'Only managed accounts withdraw through the processor; a user-owned account withdraws itself', undefined, [{ message: 'is not a managed account', path: at('account'), code: 'managed' }]);
   const chainId = fromCaip2(w.chain);
   if (chainId === undefined || !s.registry.chain(chainId)) throw depositError(400, `Unsupported chain ${w.chain}`, 'CHAIN-1', [{ message: 'is not a supported chain', path: at('chain'), code: 'CHAIN-1' }]);
@@ -42,8 +42,8 @@ export async function withdraw(ctx: Context, s: Services, w: WithdrawRequest): P
   if (!signed) throw depositError(400, "Invalid withdrawal signature: not signed by the account's owner", undefined, [{ message: "is not the account owner's Withdraw signature", path: at('signature'), code: 'signature' }]);
 
   const request = { chain: w.chain, token: w.token.toLowerCase(), amount: w.amount, recipient: w.recipient.toLowerCase() };
-  await s.db.query('INSERT INTO deposit_withdrawals (account, nonce, request) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [account.address, w.nonce, request]);
-  const [recorded]: { request: typeof request; intent_id: string | null }[] = await s.db.query('SELECT request, intent_id FROM deposit_withdrawals WHERE account = $1 AND nonce = $2', [account.address, w.nonce]);
+  await s.db.query('INSERT INTO deposit_withdrawals (account, project_id, nonce, request) VALUES ($1, $4, $2, $3) ON CONFLICT DO NOTHING', [account.address, w.nonce, request, projectId]);
+  const [recorded]: { request: typeof request; intent_id: string | null }[] = await s.db.query('SELECT request, intent_id FROM deposit_withdrawals WHERE account = $1 AND nonce = $2 AND project_id = $3', [account.address, w.nonce, projectId]);
   if (JSON.stringify(recorded.request) !== JSON.stringify(request)) {
     throw depositError(409, 'This nonce was used for another withdrawal', undefined, [{ message: 'was used for another withdrawal of this account', path: at('nonce'), code: 'conflict' }]);
   }
@@ -63,8 +63,8 @@ export async function withdraw(ctx: Context, s: Services, w: WithdrawRequest): P
       throw depositError(400, quote.message, 'BRIDGE-6', [{ message: quote.message, path: at('amount'), code: 'BRIDGE-6' }]);
     }
     // The first request to record its quote carries the withdrawal; a concurrent one submits that same quote.
-    await s.db.query('UPDATE deposit_withdrawals SET intent_id = $3 WHERE account = $1 AND nonce = $2 AND intent_id IS NULL', [account.address, w.nonce, BigInt(quote.value.intentOp.nonce).toString()]);
-    intentId = (await s.db.query('SELECT intent_id FROM deposit_withdrawals WHERE account = $1 AND nonce = $2', [account.address, w.nonce]))[0].intent_id as string;
+    await s.db.query('UPDATE deposit_withdrawals SET intent_id = $3 WHERE account = $1 AND nonce = $2 AND project_id = $4 AND intent_id IS NULL', [account.address, w.nonce, BigInt(quote.value.intentOp.nonce).toString(), projectId]);
+    intentId = (await s.db.query('SELECT intent_id FROM deposit_withdrawals WHERE account = $1 AND nonce = $2 AND project_id = $3', [account.address, w.nonce, projectId]))[0].intent_id as string;
   }
   const verify = { orchestratorAddress: s.orchestratorAddress, compactContract: s.config.intents.compactSigningContract, env: process.env };
   let submitted: Awaited<ReturnType<typeof signAndSubmit>>;
@@ -73,7 +73,7 @@ export async function withdraw(ctx: Context, s: Services, w: WithdrawRequest): P
   } catch (e) {
     if (!(e instanceof ApiError) || !(e.status === 404 || e.extra.code === 'INSUFFICIENT_BALANCE')) throw e;
     // Not accepted: the nonce is free for this same request again (unless an overlapping request's submit was accepted).
-    await forgetWithdrawalQuote(s.db, account.address, w.nonce, intentId);
+    await forgetWithdrawalQuote(s.db, account.address, projectId, w.nonce, intentId);
     if (e.extra.code === 'INSUFFICIENT_BALANCE') throw balanceError(e.message);
     throw e;
   }

@@ -4,6 +4,7 @@ import { InsufficientBalance, releaseUnclaimed, reserve, settleOnClaim, type Res
 import { queueStart, type QueuedStart } from '../outbox/outbox';
 import { proveAccount } from '../projects/accounts';
 import { recordSponsored, type Sponsored } from '../projects/sponsorship';
+import { lockDepositAccount, overdrawsDepositCredit } from '../deposits/credit';
 import type { IntentEvent, IntentStatus } from '../../workflows/intent-state';
 import { intentWorkflowId, type LifecycleStart } from '../../workflows/intent-lifecycle';
 import { bundleWorkflowId } from '../../workflows/bundle-lifecycle';
@@ -173,12 +174,15 @@ export class SubmitRefused extends Error {
 export interface Accepted { status: IntentStatus; start?: QueuedStart }
 
 /**
- * Records a verified submission in one transaction: the reservation of what it spends, the intent, the sponsor's
- * proof of its account to the project, and the queued start of its lifecycle (performed after the commit, or by the
- * outbox sweeper if this process dies first). The same submission again returns the recorded status, and the
- * queued start when it has not been performed yet.
+ * Records a verified submission in one transaction: the sponsor's proof of its account to the project, the
+ * reservation of what it spends, the intent, and the queued start of its lifecycle (performed after the commit, or by
+ * the outbox sweeper if this process dies first). `bySession`: signed by the project's session signer for a deposit
+ * account, which proves nothing about the account and may spend only the project's deposit credit in it
+ * (src/deposits/credit.ts). Locks are taken in the global order (src/ledger/ledger.ts): the quote, the (project,
+ * account) row, then balance rows. The same submission again returns the recorded status, and the queued start when
+ * it has not been performed yet.
  */
-export async function acceptIntent(db: DataSource, id: string, submission: Submission, projectId: string, fillGraceSeconds: number): Promise<Accepted> {
+export async function acceptIntent(db: DataSource, id: string, submission: Submission, projectId: string, fillGraceSeconds: number, bySession = false): Promise<Accepted> {
   return db.transaction(async (tx) => {
     const lock = await lockQuote(tx, id, 'intent', projectId);
     if (!lock.ok) throw lock.reason === 'missing' ? new SubmitRefused('Quote not found', true) : new SubmitRefused('Another route of this quote was already submitted', false, true);
@@ -187,6 +191,8 @@ export async function acceptIntent(db: DataSource, id: string, submission: Submi
     const { recorded } = lock;
     if (recorded) return { status: recorded.status, ...(recorded.queued ? { start } : {}) };
     if (expired) throw new SubmitRefused('Quote expired', true);
+    if (bySession) await lockDepositAccount(tx, projectId, account);
+    else await proveAccount(tx, projectId, account, 'intent');
     try {
       await reserve(tx, owner(id), account, reservations);
     } catch (e) {
@@ -194,13 +200,13 @@ export async function acceptIntent(db: DataSource, id: string, submission: Submi
       throw e;
     }
     await preparedQuery(tx,
-      `INSERT INTO intents (id, account, status, destination_chain_id, origin_chain_ids, fill_deadline, operation, signatures, history)
-       VALUES ($1, $2, 'PENDING', $3, $4, $5, $6, $7, jsonb_build_array(jsonb_build_object('status', 'PENDING', 'at', now())))`,
-      [id, account, destinationChainId, originChainIds, fillDeadline, operation, submission],
+      `INSERT INTO intents (id, account, status, destination_chain_id, origin_chain_ids, fill_deadline, operation, signatures, history, signed_by_session)
+       VALUES ($1, $2, 'PENDING', $3, $4, $5, $6, $7, jsonb_build_array(jsonb_build_object('status', 'PENDING', 'at', now())), $8)`,
+      [id, account, destinationChainId, originChainIds, fillDeadline, operation, submission, bySession],
     );
     // Sponsored fees count for the project once, when the intent is accepted (not per quote or retried submit).
     if (sponsored && !(await recordSponsored(tx, id, projectId))) throw new SubmitRefused('This project is no longer entitled to fee sponsorship; request a new route', false, false, true);
-    await proveAccount(tx, projectId, account, 'intent');
+    if (bySession && (await overdrawsDepositCredit(tx, projectId, account, id))) throw new SubmitRefused(new InsufficientBalance().message);
     await queueStart(tx, start);
     return { status: 'PENDING', start };
   });

@@ -15,8 +15,9 @@ export type Submitted = { id: string; status: IntentStatus | 'VERIFIED'; start?:
  * The intent core's submit, shared by every version's submit route and the deposit processor. The quote must be the
  * project's and live (or already accepted: a resubmission is answered after the quote's time-to-live); `sign` lays
  * the caller's signatures over the stored operation, and every signature must be the sponsor's (or, with
- * `sessionSigner`, that of the signer acting for it under a session its owner enabled). Then the reservation, the
- * intent and its queued lifecycle start commit together; the caller performs `start` after the commit.
+ * `sessionSigner`, that of the signer acting for it under a session its owner enabled: then it proves nothing and
+ * spends only the project's deposit credit). Then the proof, the reservation, the intent and its queued lifecycle
+ * start commit together; the caller performs `start` after the commit.
  */
 export async function submitSignedIntent(deps: AcceptDeps, projectId: string, id: string, sign: (stored: IntentOp) => SignedIntentOp, sessionSigner?: string): Promise<Submitted> {
   const quote = await findQuote(deps.db, id, projectId);
@@ -33,7 +34,7 @@ export async function submitSignedIntent(deps: AcceptDeps, projectId: string, id
     ...(signed.signedAuthorizations ? { signedAuthorizations: signed.signedAuthorizations } : {}),
   };
   try {
-    return { id, ...(await acceptIntent(deps.db, id, submission, projectId, deps.fillGraceSeconds)) };
+    return { id, ...(await acceptIntent(deps.db, id, submission, projectId, deps.fillGraceSeconds, !!sessionSigner)) };
   } catch (e) {
     if (!(e instanceof SubmitRefused)) throw e;
     if (e.quoteGone) throw new ApiError(404, `${e.message}; request a new route`, { code: 'NOT_FOUND' });

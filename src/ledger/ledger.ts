@@ -40,6 +40,21 @@ export async function availableSources(db: EntityManager, account: string, lockT
 }
 
 /**
+ * The global lock order. Every transaction that reserves takes its row locks in this order, and never one of an
+ * earlier kind after one of a later kind, so intents, legacy bundles, withdrawals and deposit intents running
+ * concurrently (in any number of API processes) cannot deadlock:
+ *   1. the withdrawal Idempotency-Key row (POST /withdrawals);
+ *   2. quote rows, in nonce order (lockQuote; a request's bundles all before anything else);
+ *   3. the (project, account) row: project_accounts, inserted by a sponsor's proof or locked by the allocator; for a
+ *      session signer's intent, the project's deposit_accounts row (in address order when several accounts);
+ *   4. balance rows (wallet_balances, lock_balances), in `key` order below, as ingestion upserts them;
+ *   5. rows only this transaction creates or that nobody holds while waiting (reservations, the intent, bundle or
+ *      withdrawal record, nonces, outbox rows).
+ * A proof therefore comes before the reservation, never after it: a first-time proof by an intent racing one by a
+ * signed withdrawal would otherwise each hold what the other waits for.
+ */
+
+/**
  * Reserves amounts for one owner atomically, in the caller's transaction. Each balance row is locked (in a fixed
  * order, so concurrent reservers cannot deadlock) before its reservations are summed, so two owners can never
  * together reserve more than the balance.

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { getAddress } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { DataSource, EntityManager } from 'typeorm';
@@ -6,7 +7,7 @@ import type { Config } from '../config';
 import { InsufficientBalance, releaseUnclaimed, reserve, settleOnClaim } from '../ledger/ledger';
 import { allocateNonce } from '../ledger/nonces';
 import { queueStart, type QueuedStart } from '../outbox/outbox';
-import { isProven, proveAccount } from '../projects/accounts';
+import { lockProvenAccount, proveAccount } from '../projects/accounts';
 import { withdrawalWorkflowId, type WithdrawalClaim } from '../../workflows/withdrawal';
 import { withdrawalRequestDigest, type SponsorAuthorization } from './sponsor-signature';
 import { tokenId } from '../intents/quote';
@@ -33,11 +34,18 @@ export interface Allocation {
   transfers: { id: string; portions: { claimant: string; amount: string }[] }[];
 }
 
-/** `status`: 400 for a request the allocator refuses, 403 for an account that has not proved itself, 429 over the limit. */
-export type AllocationOutcome = { ok: true; value: Allocation; start: QueuedStart } | { ok: false; message: string; status: 400 | 403 | 429 };
+/**
+ * `status`: 400 for a request the allocator refuses, 403 for an account that has not proved itself, 422 for an
+ * Idempotency-Key sent with another request, 429 over the limit. `start` is absent when an Idempotency-Key answered
+ * an earlier allocation (its hold was queued then).
+ */
+export type AllocationOutcome = { ok: true; value: Allocation; start?: QueuedStart } | { ok: false; message: string; status: 400 | 403 | 422 | 429 };
+
+/** How long an Idempotency-Key answers its first request; afterwards the same key makes a new allocation. */
+export const IDEMPOTENCY_KEY_TTL_HOURS = 24;
 
 class Refusal extends Error {
-  constructor(message: string, readonly status: 400 | 403 | 429 = 400) {
+  constructor(message: string, readonly status: 400 | 403 | 422 | 429 = 400) {
     super(message);
   }
 }
@@ -48,14 +56,21 @@ class Refusal extends Error {
  * (or BatchCompact) exactly as The Compact rebuilds it, and the stored record. Any refusal rolls all of it back
  * (the nonce's sequence value stays spent, so it is never handed out again).
  */
-export async function allocateWithdrawal(db: DataSource, req: WithdrawalRequest, projectId: string, deps: AllocatorDeps): Promise<AllocationOutcome> {
+export async function allocateWithdrawal(db: DataSource, req: WithdrawalRequest, projectId: string, deps: AllocatorDeps, idempotencyKey?: string): Promise<AllocationOutcome> {
   // The signature is checked before the transaction: pure CPU has no business holding a connection and row locks.
   const digest = req.authorization ? await withdrawalRequestDigest(req, req.authorization, deps.lockTag) : null;
   if (req.authorization && !digest) {
     return { ok: false, message: 'sponsorSignature is not a valid signature of this request by the account (or its deadline passed)', status: 403 };
   }
+  const key = idempotencyKey ? { key: idempotencyKey, requestHash: createHash('sha256').update(JSON.stringify(req)).digest('hex') } : undefined;
   try {
-    return { ok: true, ...(await db.transaction((tx) => allocate(tx, req, projectId, digest, deps))) };
+    return { ok: true, ...(await db.transaction(async (tx) => {
+      const earlier = key && (await claimIdempotencyKey(tx, projectId, key));
+      if (earlier) return { value: earlier };
+      const made = await allocate(tx, req, projectId, digest, deps);
+      if (key) await tx.query('UPDATE withdrawal_idempotency_keys SET nonce = $3 WHERE project_id = $1 AND key = $2', [projectId, key.key, made.value.nonce]);
+      return made;
+    })) };
   } catch (e) {
     if (e instanceof Refusal) return { ok: false, message: e.message, status: e.status };
     if (e instanceof InsufficientBalance) return { ok: false, message: e.message, status: 400 };
@@ -67,22 +82,56 @@ export async function allocateWithdrawal(db: DataSource, req: WithdrawalRequest,
 }
 
 /**
+ * Takes an Idempotency-Key for this request, first in the transaction (before any other lock): a concurrent request
+ * with the same key waits here for this one's commit, then finds the allocation it made. Answers the earlier
+ * allocation when the key came with this same request within IDEMPOTENCY_KEY_TTL_HOURS; refuses (422) when it came
+ * with another. A refused request rolls its key back with everything else, so its retry allocates afresh.
+ */
+async function claimIdempotencyKey(tx: EntityManager, projectId: string, k: { key: string; requestHash: string }): Promise<Allocation | undefined> {
+  const claimed: unknown[] = await tx.query(
+    `INSERT INTO withdrawal_idempotency_keys (project_id, key, request_hash) VALUES ($1, $2, $3)
+     ON CONFLICT (project_id, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, nonce = NULL, created_at = now()
+       WHERE withdrawal_idempotency_keys.created_at < now() - make_interval(hours => $4)
+     RETURNING 1`,
+    [projectId, k.key, k.requestHash, IDEMPOTENCY_KEY_TTL_HOURS],
+  );
+  if (claimed.length) {
+    // A few keys past their time go with each new one (rows another transaction holds are skipped): the table stays small.
+    await tx.query(
+      `DELETE FROM withdrawal_idempotency_keys WHERE ctid IN (SELECT ctid FROM withdrawal_idempotency_keys
+         WHERE created_at < now() - make_interval(hours => $1) ORDER BY created_at LIMIT 10 FOR UPDATE SKIP LOCKED)`,
+      [IDEMPOTENCY_KEY_TTL_HOURS],
+    );
+    return undefined;
+  }
+  const [earlier]: { request_hash: string; response: Allocation }[] = await tx.query(
+    'SELECT k.request_hash, w.response FROM withdrawal_idempotency_keys k JOIN withdrawals w ON w.nonce = k.nonce WHERE k.project_id = $1 AND k.key = $2',
+    [projectId, k.key],
+  );
+  if (earlier.request_hash !== k.requestHash) {
+    throw new Refusal(`Idempotency-Key ${k.key} was used with another request within ${IDEMPOTENCY_KEY_TTL_HOURS} hours; send a new key`, 422);
+  }
+  return earlier.response;
+}
+
+/**
  * Only accounts that proved themselves to the project are allocated for (a signed request proves it on the spot),
- * and each has a bounded number of outstanding authorizations, so no key can tie up someone else's funds.
+ * and each has a bounded number of outstanding authorizations per project, so no key can tie up someone else's
+ * funds and no project can use up another's slots. The (project, account) row is locked first (the global lock
+ * order, src/ledger/ledger.ts) and held to the commit: for that pair, the count and the allocation are one step.
  */
 async function authorize(tx: EntityManager, req: WithdrawalRequest, projectId: string, digest: string | null, deps: AllocatorDeps): Promise<void> {
   const account = getAddress(req.account);
-  if (digest) {
-    await proveAccount(tx, projectId, account, 'withdrawal-signature');
-  } else if (!(await isProven(tx, projectId, account))) {
+  if (digest) await proveAccount(tx, projectId, account, 'withdrawal-signature');
+  if (!(await lockProvenAccount(tx, projectId, account))) {
     throw new Refusal(`Account ${account} has not authorized this project: send sponsorSignature and deadline signed by the account`, 403);
   }
   const [{ n }]: { n: number }[] = await tx.query(
-    "SELECT count(*)::int AS n FROM withdrawals WHERE account = $1 AND status = 'ALLOCATED' AND expires_at > now()",
-    [account.toLowerCase()],
+    "SELECT count(*)::int AS n FROM withdrawals WHERE account = $1 AND project_id = $2 AND status = 'ALLOCATED' AND expires_at > now()",
+    [account.toLowerCase(), projectId],
   );
   if (n >= deps.config.allocator.maxOutstandingWithdrawals) {
-    throw new Refusal(`Account ${account} has ${n} outstanding withdrawal authorizations (limit ${deps.config.allocator.maxOutstandingWithdrawals}); wait for one to be claimed or expire`, 429);
+    throw new Refusal(`Account ${account} has ${n} outstanding withdrawal authorizations with this project (limit ${deps.config.allocator.maxOutstandingWithdrawals}); wait for one to be claimed or expire`, 429);
   }
 }
 

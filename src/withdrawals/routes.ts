@@ -5,7 +5,7 @@ import { stringifyWithBigInts } from '../http/json';
 import { defineRoute } from '../http/route';
 import { address, patterns, safeUint, Schema } from '../http/schema';
 import type { Services } from '../http/services';
-import { allocateWithdrawal, type Allocation, type WithdrawalRequest } from './allocate';
+import { allocateWithdrawal, type Allocation, IDEMPOTENCY_KEY_TTL_HOURS, type WithdrawalRequest } from './allocate';
 import { MAX_DEADLINE_SECONDS } from './sponsor-signature';
 import { ALPS } from '../versions/versions';
 
@@ -59,6 +59,13 @@ const batchResponse: Schema = {
   },
 };
 
+/** Shared by both routes' OpenAPI responses. */
+const refusals = {
+  403: { description: 'the account has not authorized this project' },
+  422: { description: `the Idempotency-Key was used with another request within ${IDEMPOTENCY_KEY_TTL_HOURS} hours` },
+  429: { description: 'too many outstanding authorizations for the account with this project' },
+};
+
 const big = (p: { claimant: string; amount: string }) => ({ claimant: BigInt(p.claimant), amount: BigInt(p.amount) });
 
 /** The allocation as The Compact's allocatedTransfer / allocatedBatchTransfer take it, 256-bit values unrounded. */
@@ -73,13 +80,27 @@ function present(kind: 'single' | 'batch', a: Allocation): string {
   });
 }
 
-/** Allocated in this process (checks, nonce, reservation, signature, record, queued hold in one transaction). */
+/** An optional `Idempotency-Key` header, as Stripe takes it: up to 255 visible ASCII characters, scoped to the project. */
+function idempotencyKey(ctx: Context): string | undefined {
+  const key = ctx.get('idempotency-key');
+  if (!key) return undefined;
+  if (!/^[\x21-\x7e]{1,255}$/.test(key)) throw new ApiError(400, 'Idempotency-Key must be 1 to 255 visible ASCII characters');
+  return key;
+}
+
+/**
+ * Allocated in this process (checks, nonce, reservation, signature, record, queued hold in one transaction). A retry
+ * with the same Idempotency-Key answers the same allocation and queues nothing (README: Allocator → Idempotency-Key).
+ */
 async function allocate(ctx: Context, s: Services, req: WithdrawalRequest) {
-  const outcome = await allocateWithdrawal(s.db, req, ctx.state.projectId, { registry: s.registry, config: s.config, lockTag: s.defaultLockTag, allocator: s.allocator });
+  const outcome = await allocateWithdrawal(s.db, req, ctx.state.projectId, { registry: s.registry, config: s.config, lockTag: s.defaultLockTag, allocator: s.allocator }, idempotencyKey(ctx));
   if (!outcome.ok) throw new ApiError(outcome.status, outcome.message);
   crashPoint('withdrawal-after-commit');
-  s.metrics.workflowStarts.inc({ workflow: 'holdWithdrawal' });
-  await s.outbox.start(outcome.start).catch((err) => s.logger.warn({ err, nonce: outcome.value.nonce }, 'withdrawal hold deferred to the outbox sweeper'));
+  const { start } = outcome;
+  if (start) {
+    s.metrics.workflowStarts.inc({ workflow: 'holdWithdrawal' });
+    await s.outbox.start(start).catch((err) => s.logger.warn({ err, nonce: outcome.value.nonce }, 'withdrawal hold deferred to the outbox sweeper'));
+  }
   ctx.type = 'application/json';
   return { status: 200, body: present(req.kind, outcome.value) };
 }
@@ -100,7 +121,7 @@ export const withdrawalRoutes = [
     // The resource-lock surface has no equivalent in 2026-04.blanc.
     versions: [ALPS],
     body: single,
-    responses: { 200: { description: 'call allocatedTransfer with these details from the account', schema: singleResponse }, 403: { description: 'the account has not authorized this project' }, 429: { description: 'too many outstanding authorizations for the account' } },
+    responses: { 200: { description: 'call allocatedTransfer with these details from the account', schema: singleResponse }, ...refusals },
     handler: (ctx, { body }, s) =>
       allocate(ctx, s, { kind: 'single', account: body.account, chainId: body.chainId, transfers: [{ recipient: body.recipient, tokenAddress: body.tokenAddress, amount: String(body.amount), lockTag: body.lockTag }], ...authorization(body) }),
   }),
@@ -113,7 +134,7 @@ export const withdrawalRoutes = [
     // The resource-lock surface has no equivalent in 2026-04.blanc.
     versions: [ALPS],
     body: batch,
-    responses: { 200: { description: 'call allocatedBatchTransfer with these details from the account', schema: batchResponse }, 403: { description: 'the account has not authorized this project' }, 429: { description: 'too many outstanding authorizations for the account' } },
+    responses: { 200: { description: 'call allocatedBatchTransfer with these details from the account', schema: batchResponse }, ...refusals },
     handler: (ctx, { body }, s) =>
       allocate(ctx, s, { kind: 'batch', account: body.account, chainId: body.chainId, transfers: body.transfers.map((t) => ({ ...t, amount: String(t.amount) })), ...authorization(body) }),
   }),

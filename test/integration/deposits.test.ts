@@ -412,8 +412,12 @@ describe('POST /safe/withdraw and GET /chains', () => {
     expect(chains.json.sessionSigner).toBe(api.services.sessionSigner(p.projectId).address);
     expect(chains.json.chains).toContainEqual(expect.objectContaining({ chain: 'eip155:8453', deposit: true, depositTokens: expect.arrayContaining([{ symbol: 'USDC', address: BASE_USDC, decimals: 6 }]) }));
 
-    const { owner, address } = await registerManaged(p, baseToArb);
-    await ingest(api, [{ id: `wd-balance-${address}`, type: 'balance', chainId: 8453, account: address, token: BASE_USDC, unlocked: '5000000', blockNumber: '7' }]);
+    // The project moves only what its own deposits brought into the account (README: Deposit processor → Trust
+    // model): a deposit of 5 USDC on Base, its target, completes in place.
+    const { owner, address } = await registerManaged(p, { chain: 'eip155:8453', token: BASE_USDC });
+    const depositTx = nextTx();
+    await ingest(api, depositEvents({ chainId: 8453, token: BASE_USDC, amount: '5000000', account: address, sender: sender(), txHash: depositTx, balance: '5000000', block: 7 }));
+    await waitFor('the deposit completes in place', async () => (await byTx(p, depositTx))[0]?.status === 'completed', 30_000);
     const recipient = sender();
     const deadline = String(Math.floor(Date.now() / 1000) + 600);
     const request = { account: address, token: BASE_USDC, amount: '1000000', recipient, nonce: '1', deadline };

@@ -1,0 +1,44 @@
+import type { EntityManager } from 'typeorm';
+import { preparedQuery } from '../db/prepared';
+
+/*
+ * A project's deposit credit in an account: what the ledger attributes to the deposits that project processed for
+ * it. Registering an address proves nothing about who owns it (README: Deposit processor → Trust model), so the
+ * intents a project's session signer signs for an account may reserve, per chain and token, only
+ *   its deposits into the account there (all but those refunded by a transfer made outside)
+ *   + what its deposits' bridges delivered to the account there (completed, recipient = the account)
+ *   - what its earlier session intents for the account spent there (still reserved, or claimed).
+ * Funds someone else put in the address stay out of its reach, whatever owner the project named.
+ */
+
+/**
+ * Locks the project's registration of the account (the (project, account) row of the global lock order,
+ * src/ledger/ledger.ts) so that two session intents of the project for the account check its credit one at a time.
+ */
+export async function lockDepositAccount(tx: EntityManager, projectId: string, account: string): Promise<void> {
+  await preparedQuery(tx, 'SELECT 1 FROM deposit_accounts WHERE address = $1 AND project_id = $2 FOR UPDATE', [account.toLowerCase(), projectId]);
+}
+
+/**
+ * Whether the session intent `intentId` (recorded with its reservations in this transaction, under
+ * lockDepositAccount) takes any chain and token of the account past the project's deposit credit.
+ */
+export async function overdrawsDepositCredit(tx: EntityManager, projectId: string, account: string, intentId: string): Promise<boolean> {
+  const rows: unknown[] = await preparedQuery(tx,
+    `WITH spent AS (
+       SELECT DISTINCT chain_id, token FROM reservations WHERE owner_kind = 'intent' AND owner_id = $3::text)
+     SELECT 1 FROM spent k WHERE
+       (SELECT coalesce(sum(d.amount), 0) FROM deposits d
+         WHERE d.project_id = $1 AND d.account = $2 AND d.chain_id = k.chain_id AND d.token = k.token
+           AND NOT (d.stage = 'refunded' AND d.refund_intent_id IS NULL))
+     + (SELECT coalesce(sum(d.destination_amount), 0) FROM deposits d
+         WHERE d.project_id = $1 AND d.recipient = $2 AND d.target_chain_id = k.chain_id AND d.target_token = k.token
+           AND d.stage = 'completed' AND d.intent_id IS NOT NULL)
+     - (SELECT coalesce(sum(r.amount), 0) FROM intents i JOIN quotes q ON q.nonce = i.id
+         JOIN reservations r ON r.owner_kind = 'intent' AND r.owner_id = i.id::text
+         WHERE i.account = $2 AND i.signed_by_session AND q.project_id = $1 AND r.chain_id = k.chain_id AND r.token = k.token
+           AND (r.released_at IS NULL OR i.claims ? r.chain_id::text)) < 0`,
+    [projectId, account.toLowerCase(), intentId],
+  );
+  return rows.length > 0;
+}
