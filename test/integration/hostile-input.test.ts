@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import net from 'node:net';
 import zlib from 'node:zlib';
 import type { ChildProcess } from 'node:child_process';
@@ -56,7 +57,7 @@ describe('22.1 validation details are capped and arrays bounded', () => {
   }, 90_000);
   afterAll(() => stopProcess(child, 'SIGKILL'));
 
-  const rss = () => Number(/VmRSS:\s+(\d+)/.exec(require('node:fs').readFileSync(`/proc/${child.pid}/status`, 'utf8'))![1]) * 1024;
+  const rss = () => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${child.pid}/status`, 'utf8'))![1]) * 1024;
 
   test('22.1 a 1 MB flood of 500k array items answers 400 with at most 20 details and a small body; API RSS stays bounded', async () => {
     const before = rss();
