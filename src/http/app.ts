@@ -14,7 +14,7 @@ import { webhookRoutes } from '../webhooks/routes';
 import { complianceRoutes } from '../compliance/routes';
 import { accountRoutes } from '../deposits/account-routes';
 import { depositRoutes } from '../deposits/routes';
-import { analyticsRoutes, ingestCors } from '../analytics/routes';
+import { analyticsRoutes, ingestCors, ingestTokenRoute } from '../analytics/routes';
 import { sessionAuth } from '../compliance/session-auth';
 import { Host, openApiDocument } from './openapi';
 import { apiKeyAuth, errors, indexerAuth, observe } from './middleware';
@@ -34,7 +34,7 @@ export function hosts(): Host[] {
   return [
     { prefix: '', name: 'current', routes: [...opsRoutes, ...versionRoutes, ...currentPortfolioRoutes, ...intentRoutes, ...blancIntentRoutes, ...withdrawalRoutes, ...indexerRoutes, ...analyticsRoutes] },
     { prefix: '/legacy', name: 'legacy', routes: [legacyPortfolioRoute, ...bundleRoutes] },
-    { prefix: '/deposit-processor', name: 'deposit-processor', routes: [...webhookRoutes, ...complianceRoutes, ...accountRoutes, ...depositRoutes] },
+    { prefix: '/deposit-processor', name: 'deposit-processor', routes: [...webhookRoutes, ...complianceRoutes, ...accountRoutes, ...depositRoutes, ingestTokenRoute] },
   ];
 }
 

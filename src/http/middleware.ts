@@ -5,6 +5,7 @@ import { ApiError, unauthorized, VersionError } from './errors';
 import type { Services } from './services';
 import { BLANC, requestedVersion } from '../versions/versions';
 import { envelope } from '../versions/envelope';
+import { DEPOSIT_ERRORS } from '../deposits/errors';
 
 export const TRACE_HEADER = 'x-trace-id';
 
@@ -50,16 +51,25 @@ export function errors(services: Services): Middleware {
       ctx.status = err.status;
       for (const [k, v] of Object.entries(err.extra.headers ?? {})) ctx.set(k, v);
       ctx.body = render(err, traceId, styleOf(ctx));
+    } finally {
+      // Compliance answers carry customer state and session bearers: no cache may keep one, error or not.
+      if (ctx.path.startsWith('/deposit-processor/compliance/')) ctx.set('cache-control', 'no-store');
     }
   };
 }
 
+/** The codes a deposit-processor body may carry: its own (README: Error codes) and the one generic validation code. */
+const depositCode = (code: string | undefined) => (code && (code in DEPOSIT_ERRORS || code === 'VALIDATION_ERROR') ? code : undefined);
+
 function render(err: ApiError, traceId: string, style: Style): Record<string, unknown> {
+  if (style === 'deposit') {
+    // The version check speaks the deposit body here too: its details become the documented [{message, path, code}].
+    const details = err instanceof VersionError ? [{ message: err.message, path: ['headers', 'x-api-version'], code: 'VALIDATION_ERROR' }] : err.extra.details;
+    const code = depositCode(err.extra.code);
+    return { error: err.message, ...(code ? { code } : {}), ...(details ? { details } : {}), traceId };
+  }
   if (style === 'envelope' || err instanceof VersionError) return envelope(err, traceId);
   if (err.extra.body) return { ...err.extra.body, traceId };
-  if (style === 'deposit') {
-    return { error: err.message, ...(err.extra.code ? { code: err.extra.code } : {}), ...(err.extra.details ? { details: err.extra.details } : {}), traceId };
-  }
   return { message: err.message, errors: err.extra.errors ?? [{ message: err.message }], traceId };
 }
 

@@ -182,3 +182,53 @@ describe('22.4 encodings, authentication first, headers, content types', () => {
     expect([blanc.status, blanc.json.code]).toEqual([415, 'UNSUPPORTED_MEDIA_TYPE']);
   });
 });
+
+describe('22.9 bodies and headers as documented', () => {
+  test('22.9 a version error on the deposit processor is the deposit error body', async () => {
+    const res = await call(api, 'GET', '/deposit-processor/chains', { headers: { 'x-api-version': '1999-01.bogus' } });
+    expect(res.status).toBe(400);
+    expect(res.json).toEqual(expect.objectContaining({ error: expect.any(String), code: 'VALIDATION_ERROR' }));
+    expect(res.json.message).toBeUndefined();
+  });
+  test('22.9 a deposit error body carries a deposit code or VALIDATION_ERROR only', async () => {
+    const res = await call(api, 'POST', '/deposit-processor/register-managed', { body: {} });
+    expect(res.status).toBe(400);
+    expect(res.json.code).toBe('VALIDATION_ERROR');
+  });
+  test('22.9 an additionalProperties detail names the property', async () => {
+    const res = await call(api, 'POST', '/analytics/ingest-token', { body: { sessionId: 's', bogus: 1 } });
+    expect(res.status).toBe(400);
+    expect(res.json.message).toMatch(/body\.bogus/);
+  });
+  test('22.9 every compliance answer, errors included, is no-store', async () => {
+    for (const [method, path, headers] of [
+      ['POST', '/deposit-processor/compliance/sessions', { 'x-api-key': '' }],
+      ['POST', '/deposit-processor/compliance/sessions', {}],
+      ['GET', '/deposit-processor/compliance/sessions/nope', {}],
+      ['POST', '/deposit-processor/compliance/verification', {}],
+      ['POST', '/deposit-processor/compliance/callbacks/persona', { 'x-api-key': '' }],
+    ] as const) {
+      const res = await call(api, method, path, { body: method === 'GET' ? undefined : {}, headers: headers as Record<string, string> });
+      expect([path, res.status < 500, res.headers.get('cache-control')]).toEqual([path, true, 'no-store']);
+    }
+  });
+});
+
+describe('22.10 analytics as documented', () => {
+  test('22.10 the ingest-token route is also served under /deposit-processor', async () => {
+    const res = await call(api, 'POST', '/deposit-processor/analytics/ingest-token', { body: { sessionId: 's-1' } });
+    expect(res.status).toBe(201);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    const events = await call(api, 'POST', '/analytics/events', { body: { events: [funnelEvent()] }, headers: { authorization: `Bearer ${res.json.token}` } });
+    expect(events.json.attributed).toBe(true);
+    const anonymous = await call(api, 'POST', '/deposit-processor/analytics/ingest-token', { body: {}, headers: { 'x-api-key': '' } });
+    expect([anonymous.status, anonymous.json.error]).toEqual([401, 'Authentication is required']);
+  });
+  test('22.10 last_step is refused on every event type', async () => {
+    const res = await call(api, 'POST', '/analytics/events', {
+      body: { events: [funnelEvent({ last_step: 'amount' }), { ...funnelEvent({ last_step: 'x' }), event: 'deposit_modal_correlator_observed', correlator_type: 'deposit_address', correlator_value: '0x1' }] },
+    });
+    expect(res.status).toBe(200);
+    expect(res.json.rejected.map((r: { index: number; problems: { field: string }[] }) => [r.index, r.problems.map((p) => p.field)])).toEqual([[0, ['last_step']], [1, ['last_step']]]);
+  });
+});
