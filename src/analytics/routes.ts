@@ -89,6 +89,7 @@ export const analyticsRoutes: RouteDef[] = [
       const bearer = /^Bearer\s+(\S+)$/i.exec(ctx.get('authorization'))?.[1];
       const claims = bearer ? await readToken(s.complianceSessionKey, 'analytics-ingest', bearer, s.clock()) : undefined;
       const projectId = typeof claims?.pid === 'string' ? claims.pid : null;
+      if (projectId === null) await s.unattributedAnalytics.admit(s.config.analyticsUnattributed, ctx.ip, ctx.get('origin'), body.events.length);
       const accepted: AcceptedEvent[] = [];
       const rejected: { index: number; problems: { field: string; message: string }[] }[] = [];
       const dropped: { index: number; fields: string[] }[] = [];

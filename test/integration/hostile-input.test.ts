@@ -232,3 +232,31 @@ describe('22.10 analytics as documented', () => {
     expect(res.json.rejected.map((r: { index: number; problems: { field: string }[] }) => [r.index, r.problems.map((p) => p.field)])).toEqual([[0, ['last_step']], [1, ['last_step']]]);
   });
 });
+
+describe('22.5 unattributed analytics are metered and capped', () => {
+  const limits = (v: { perAddressPerMinute: number; perOriginPerMinute: number; cap: number }) => Object.assign(api.services.config, { analyticsUnattributed: v });
+  const send = (address: string, origin: string, n = 1, token?: string) =>
+    call(api, 'POST', '/analytics/events', { body: { events: Array.from({ length: n }, () => funnelEvent()) }, headers: { 'x-forwarded-for': address, origin, ...(token ? { authorization: `Bearer ${token}` } : {}) } });
+  const run = `${Date.now() % 100_000}`;
+  afterAll(() => limits({ perAddressPerMinute: 100_000, perOriginPerMinute: 100_000, cap: 10_000_000 }));
+
+  test('22.5 without a token: per client address, per origin, then refused 429; a token is not metered so', async () => {
+    limits({ perAddressPerMinute: 3, perOriginPerMinute: 5, cap: 10_000_000 });
+    const origin = `https://site-${run}.example`;
+    expect((await send(`10.5.${run.length}.1`, origin, 3)).status).toBe(200);
+    const over = await send(`10.5.${run.length}.1`, origin);
+    expect(over.status).toBe(429);
+    expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await send(`10.6.${run.length}.1`, origin, 2)).status).toBe(200); // another address: its own count, but the origin's 5 are used
+    expect((await send(`10.7.${run.length}.1`, origin)).status).toBe(429);
+    const token = (await call(api, 'POST', '/analytics/ingest-token', { body: {} })).json.token;
+    const attributed = await send(`10.5.${run.length}.1`, origin, 1, token);
+    expect([attributed.status, attributed.json.attributed]).toEqual([200, true]);
+  });
+  test('22.5 without a token: over the storage cap, refused', async () => {
+    limits({ perAddressPerMinute: 1000, perOriginPerMinute: 1000, cap: 0 });
+    const res = await send(`10.8.${run.length}.1`, `https://cap-${run}.example`);
+    expect(res.status).toBe(429);
+    expect(res.json.message).toMatch(/ingest token/);
+  });
+});
