@@ -72,10 +72,11 @@ function sample(schema: Schema | undefined, depth = 0): unknown {
 
 interface Case { method: string; path: string; headers: Record<string, string>; body?: string | Buffer; what: string }
 
-function casesOf(doc: Json, version: string): fc.Arbitrary<Case> {
+/** One arbitrary per route of the document: each route gets its own share of cases. */
+function casesOf(doc: Json, version: string): fc.Arbitrary<Case>[] {
   const routes: { method: string; path: string; op: Json }[] = [];
   for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, Json>>)) for (const [method, op] of Object.entries(ops)) routes.push({ method, path, op });
-  return fc.constantFrom(...routes).chain(({ method, path, op }) => {
+  return routes.map(({ method, path, op }) => {
     const params = (op.parameters ?? []) as { name: string; in: string }[];
     const bodySchema = (op.requestBody as { content?: Record<string, { schema: Schema }> } | undefined)?.content?.['application/json']?.schema;
     const headers = { 'x-api-key': api.apiKey, 'x-indexer-key': api.indexerKey, 'x-api-version': version, 'content-type': 'application/json' };
@@ -122,8 +123,7 @@ test('22.A1 every route of every host under hostile input: no 5xx, none slower t
   const cases: Case[] = [];
   for (const version of ['2026-01.alps', '2026-04.blanc']) {
     const doc = (await (await fetch(`${base}/openapi/${version}.json`)).json()) as Json;
-    const routeCount = Object.values(doc.paths as Json).reduce<number>((n, ops) => n + Object.keys(ops as Json).length, 0);
-    cases.push(...fc.sample(casesOf(doc, version), { seed: 22, numRuns: routeCount * 12 }));
+    for (const route of casesOf(doc, version)) cases.push(...fc.sample(route, { seed: 22, numRuns: 12 }));
   }
   const failures: string[] = [];
   let maxMs = 0;
