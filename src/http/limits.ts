@@ -33,10 +33,11 @@ const unstorable = (s: string) => UNSTORABLE.test(s);
 
 /**
  * Walks a parsed request value without recursion (so depth costs no stack), stopping at the first value no route
- * accepts: nesting deeper than LIMITS.depth, a string or key PostgreSQL cannot store, or a number JSON.parse did not
- * keep exactly (non-finite from 1e400, negative zero, an integer beyond 2^53).
+ * accepts: nesting deeper than LIMITS.depth, a string or key PostgreSQL cannot store, a number written with an
+ * exponent (`exponents`, from exponentNumbers), or one JSON.parse did not keep exactly (non-finite from 1e400,
+ * negative zero, an integer beyond 2^53).
  */
-export function findInputProblem(root: unknown): InputProblem | undefined {
+export function findInputProblem(root: unknown, exponents?: Set<number>): InputProblem | undefined {
   const stack: { value: unknown; place?: Place }[] = [{ value: root }];
   while (stack.length) {
     const { value, place } = stack.pop()!;
@@ -44,6 +45,7 @@ export function findInputProblem(root: unknown): InputProblem | undefined {
     if (typeof value === 'string') {
       if (unstorable(value)) return { path: pathOf(place), keyword: 'string', message: 'must not contain U+0000 or an unpaired UTF-16 surrogate' };
     } else if (typeof value === 'number') {
+      if (exponents?.has(value)) return { path: pathOf(place), keyword: 'number', message: 'is written with an exponent: send plain decimals (amounts and block numbers as decimal strings)' };
       if (!Number.isFinite(value) || Object.is(value, -0) || (Number.isInteger(value) && !Number.isSafeInteger(value))) {
         return { path: pathOf(place), keyword: 'number', message: 'must be an exact number (finite, not -0, integers within ±2^53; larger amounts as decimal strings)' };
       }
@@ -79,24 +81,28 @@ export function holdsMoreThan(root: unknown, limit: number): boolean {
 }
 
 /**
- * A number written with an exponent (`1e3`, `1e400`) in JSON text, outside strings: amounts and block numbers are
- * plain decimals, and JSON.parse would silently turn such a literal into Infinity or a rounded value.
+ * The numbers written with an exponent (`1e3`, `1e400`) in JSON text, outside strings, as JSON.parse read them:
+ * amounts and block numbers are plain decimals, and such a literal silently becomes Infinity or a rounded value.
  */
-export function exponentLiteral(json: string): boolean {
+export function exponentNumbers(json: string): Set<number> {
+  const found = new Set<number>();
   let inString = false;
   for (let i = 0; i < json.length; i++) {
-    const c = json.charCodeAt(i);
+    const c = json[i];
     if (inString) {
-      if (c === 0x5c) i++; // a backslash escapes the next character
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) {
+      if (c === '\\') i++; // a backslash escapes the next character
+      else if (c === '"') inString = false;
+    } else if (c === '"') {
       inString = true;
-    } else if ((c === 0x65 || c === 0x45) && i > 0) {
-      const prev = json.charCodeAt(i - 1);
-      if (prev >= 0x30 && prev <= 0x39) return true; // `e` right after a digit: only numbers have that outside strings
+    } else if (c === '-' || (c >= '0' && c <= '9')) {
+      let end = i + 1;
+      while (end < json.length && /[-+0-9.eE]/.test(json[end])) end++;
+      const literal = json.slice(i, end);
+      if (/[eE]/.test(literal)) found.add(Number(literal));
+      i = end - 1;
     }
   }
-  return false;
+  return found;
 }
 
 type SchemaNode = Record<string, unknown>;

@@ -2,8 +2,8 @@ import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { bodyParser } from '@koa/bodyparser';
 import { bodyAjv, bodyFirstErrorAjv, paramAjv, paramFirstErrorAjv, Schema } from './schema';
-import { ApiError, badRequest, inputProblemError, Location, validationError } from './errors';
-import { exponentLiteral, findInputProblem, holdsMoreThan, LIMITS, withArrayLimits } from './limits';
+import { ApiError, inputProblemError, Location, validationError } from './errors';
+import { exponentNumbers, findInputProblem, holdsMoreThan, LIMITS, withArrayLimits } from './limits';
 import type { Services } from './services';
 import type { ApiVersion } from '../versions/versions';
 
@@ -33,17 +33,17 @@ export interface RouteDef<B = unknown, Q = unknown, P = unknown> {
 export const defineRoute = <B, Q, P>(def: RouteDef<B, Q, P>): RouteDef => def as unknown as RouteDef;
 
 function validator(location: Location, raw: Schema | undefined, coerce: boolean) {
-  if (!raw) return (value: unknown) => value;
+  if (!raw) return (value: unknown, _exponents?: Set<number>) => value;
   const schema = withArrayLimits(raw);
   const first = (coerce ? paramFirstErrorAjv : bodyFirstErrorAjv).compile(schema);
   const all = (coerce ? paramAjv : bodyAjv).compile(schema);
-  return (value: unknown) => {
+  return (value: unknown, exponents?: Set<number>) => {
     if (!first(value)) {
       // Every problem of a small input; the first one only of a large one, whose problems could be countless.
       const errors = !holdsMoreThan(value, LIMITS.fullReportValues) && !all(value) ? all.errors : first.errors;
       throw validationError(location, errors ?? []);
     }
-    const problem = findInputProblem(value);
+    const problem = findInputProblem(value, exponents);
     if (problem) throw inputProblemError(location, problem);
     return value;
   };
@@ -54,8 +54,7 @@ const hasBody = (ctx: Context) => (ctx.request.length === undefined ? ctx.get('t
 
 /**
  * Reads a JSON body once the caller is authenticated (an anonymous caller costs no parsing). Another content type
- * is 415; a body that does not inflate (`Content-Encoding: gzip` over anything else) is 400 like malformed JSON; a
- * number written with an exponent is 400.
+ * is 415; a body that does not inflate (`Content-Encoding: gzip` over anything else) is 400 like malformed JSON.
  */
 function bodyReader(limit: string): (ctx: Context) => Promise<void> {
   const parse = bodyParser({ enableTypes: ['json'], jsonLimit: limit, encoding: 'utf-8' });
@@ -69,8 +68,9 @@ function bodyReader(limit: string): (ctx: Context) => Promise<void> {
       if (code.startsWith('Z_')) throw new ApiError(400, 'entity.parse.failed', { errors: [{ message: 'entity.parse.failed', context: { detail: `the body does not decode as ${ctx.get('content-encoding')}` } }] });
       throw e;
     }
+    // Exponent literals are found in the text, and refused where the body's validation finds them (naming the field).
     const text = (ctx.request as unknown as { rawBody?: string }).rawBody;
-    if (text && exponentLiteral(text)) throw badRequest('body has a number with an exponent: send plain decimals (amounts and block numbers as decimal strings)');
+    if (text) ctx.state.bodyExponents = exponentNumbers(text);
   };
 }
 
@@ -102,7 +102,7 @@ function handle(route: RouteDef, services: Services, authenticate: Middleware, r
     const input = {
       params: params({ ...ctx.params }),
       query: query(route.normalizeQuery ? route.normalizeQuery(rawQuery) : rawQuery),
-      body: body((ctx.request as unknown as { body?: unknown }).body ?? {}),
+      body: body((ctx.request as unknown as { body?: unknown }).body ?? {}, ctx.state.bodyExponents as Set<number> | undefined),
     };
     const result = await route.handler(ctx, input as RouteInput<unknown, unknown, unknown>, services);
     ctx.status = result.status;
