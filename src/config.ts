@@ -34,6 +34,8 @@ export interface Config {
   deposits: DepositConfig;
   /** default per-project quota on API-key routes (a project may have its own: `npm run cli -- projects limit`) */
   rateLimit: { rps: number; burst: number; redisUrl?: string };
+  /** analytics events sent without an ingest token: events per minute per client address and per origin, rows kept */
+  analyticsUnattributed: { perAddressPerMinute: number; perOriginPerMinute: number; cap: number };
   /** the deprecation notice alps responses carry (Deprecation, Sunset, Link headers) */
   versions: { alpsDeprecatedAt: Date; alpsSunsetAt?: Date; alpsMigrationUrl: string };
   secrets: Partial<Secrets>;
@@ -248,6 +250,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       retrySeconds: int(env, 'DEPOSIT_RETRY_SECONDS', 10, 1, 3600),
       fundsWaitSeconds: int(env, 'DEPOSIT_FUNDS_WAIT_SECONDS', 3600, 1, 7 * 86_400),
       refundAttempts: int(env, 'DEPOSIT_REFUND_ATTEMPTS', 5, 1, 100),
+    },
+    analyticsUnattributed: {
+      perAddressPerMinute: int(env, 'ANALYTICS_UNATTRIBUTED_PER_ADDRESS', 1000, 1, 10_000_000),
+      perOriginPerMinute: int(env, 'ANALYTICS_UNATTRIBUTED_PER_ORIGIN', 10_000, 1, 100_000_000),
+      cap: int(env, 'ANALYTICS_UNATTRIBUTED_CAP', 1_000_000, 0, 1_000_000_000),
     },
     rateLimit: {
       rps: int(env, 'RATE_LIMIT_RPS', 100, 1, 1_000_000),

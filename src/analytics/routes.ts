@@ -56,21 +56,27 @@ export function ingestCors(): Middleware {
   };
 }
 
+/**
+ * The widget's token route, served on the current host and under `/deposit-processor` (where a customer's proxy for
+ * the widget points).
+ */
+export const ingestTokenRoute: RouteDef = defineRoute<{ sessionId?: string }, unknown, unknown>({
+  method: 'post',
+  path: '/analytics/ingest-token',
+  summary: "Mint a short-lived ingest token for the widget (call through your backend proxy; answer with Cache-Control: no-store)",
+  tags: ['analytics'],
+  auth: 'apiKey',
+  body: { type: 'object', additionalProperties: false, properties: { sessionId: { type: 'string', minLength: 1, maxLength: 128, description: 'optional: bind the token to one widget session' } } },
+  responses: { 201: { description: '{token, expiresAt}' } },
+  async handler(ctx, { body }, s) {
+    ctx.set('cache-control', 'no-store');
+    const minted = await mintToken(s.complianceSessionKey, 'analytics-ingest', { pid: ctx.state.projectId, ...(body.sessionId ? { sid: body.sessionId } : {}) }, s.clock());
+    return { status: 201, body: { token: minted.token, expiresAt: minted.expiresAt.toISOString() } };
+  },
+});
+
 export const analyticsRoutes: RouteDef[] = [
-  defineRoute<{ sessionId?: string }, unknown, unknown>({
-    method: 'post',
-    path: '/analytics/ingest-token',
-    summary: "Mint a short-lived ingest token for the widget (call through your backend proxy; answer with Cache-Control: no-store)",
-    tags: ['analytics'],
-    auth: 'apiKey',
-    body: { type: 'object', additionalProperties: false, properties: { sessionId: { type: 'string', minLength: 1, maxLength: 128, description: 'optional: bind the token to one widget session' } } },
-    responses: { 201: { description: '{token, expiresAt}' } },
-    async handler(ctx, { body }, s) {
-      ctx.set('cache-control', 'no-store');
-      const minted = await mintToken(s.complianceSessionKey, 'analytics-ingest', { pid: ctx.state.projectId, ...(body.sessionId ? { sid: body.sessionId } : {}) }, s.clock());
-      return { status: 201, body: { token: minted.token, expiresAt: minted.expiresAt.toISOString() } };
-    },
-  }),
+  ingestTokenRoute,
   defineRoute<{ events: unknown[] }, unknown, unknown>({
     method: 'post',
     path: '/analytics/events',
@@ -83,6 +89,7 @@ export const analyticsRoutes: RouteDef[] = [
       const bearer = /^Bearer\s+(\S+)$/i.exec(ctx.get('authorization'))?.[1];
       const claims = bearer ? await readToken(s.complianceSessionKey, 'analytics-ingest', bearer, s.clock()) : undefined;
       const projectId = typeof claims?.pid === 'string' ? claims.pid : null;
+      if (projectId === null) await s.unattributedAnalytics.admit(s.config.analyticsUnattributed, ctx.ip, ctx.get('origin'), body.events.length);
       const accepted: AcceptedEvent[] = [];
       const rejected: { index: number; problems: { field: string; message: string }[] }[] = [];
       const dropped: { index: number; fields: string[] }[] = [];

@@ -51,7 +51,7 @@ export function fundingMethodRule(e: Record<string, unknown>): Problem[] {
 }
 
 /**
- * Outcome rules: position comes from `step` (there is no `last_step`); abandonment always has a step; a close has
+ * Outcome rules: abandonment always has a step; a close has
  * its latest step, or null only before the funnel; friction is `step` + `reason` without `retryable`; a failure is
  * `step` + `reason` + `retryable`.
  */
@@ -65,8 +65,12 @@ export function outcomeRule(e: Record<string, unknown>): Problem[] {
   }
   if (e.outcome === 'friction' && 'retryable' in e) p.push({ field: 'retryable', message: 'friction has no retryable' });
   if (e.outcome === 'failed' && typeof e.retryable !== 'boolean') p.push({ field: 'retryable', message: 'a failure says whether it is retryable' });
-  if ('last_step' in e) p.push({ field: 'last_step', message: 'position is read from step; last_step does not exist' });
   return p;
+}
+
+/** Position comes from `step` on every event type: `last_step` does not exist, and is refused wherever it appears. */
+export function lastStepRule(e: Record<string, unknown>): Problem[] {
+  return 'last_step' in e ? [{ field: 'last_step', message: 'position is read from step; last_step does not exist' }] : [];
 }
 
 /** Handoffs: a withdraw adds its transaction, managed account and same_route; a claim carries the deposit_id join key. */

@@ -1,5 +1,5 @@
 import { bodyAjv, type Schema } from '../http/schema';
-import { correlatorRule, dropInvalidTargets, EVENT_TYPES, fundingMethodRule, handoffRule, MODALS, OUTCOMES, outcomeRule, reasonFamily, sourceRule, type EventType, type Problem } from './rules';
+import { correlatorRule, dropInvalidTargets, EVENT_TYPES, fundingMethodRule, handoffRule, lastStepRule, MODALS, OUTCOMES, outcomeRule, reasonFamily, sourceRule, type EventType, type Problem } from './rules';
 
 const code: Schema = { type: 'string', pattern: '^[a-z][a-z0-9_]{0,63}$' };
 const text = (max: number): Schema => ({ type: 'string', minLength: 1, maxLength: max });
@@ -48,7 +48,7 @@ export interface AcceptedEvent {
 
 export type Verdict = { ok: true; event: AcceptedEvent; dropped: string[] } | { ok: false; problems: Problem[] };
 
-const RULES = [fundingMethodRule, outcomeRule, handoffRule, correlatorRule, sourceRule];
+const RULES = [lastStepRule, fundingMethodRule, outcomeRule, handoffRule, correlatorRule, sourceRule];
 
 /** One event through the schema and the rules. */
 export function validateEvent(raw: unknown): Verdict {

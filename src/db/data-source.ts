@@ -15,13 +15,30 @@ import { RouteGroups1764800000000 } from './migrations/1764800000000-route-group
 import { DelayedLifecycles1764900000000 } from './migrations/1764900000000-delayed-lifecycles';
 import { Sponsorship1765000000000 } from './migrations/1765000000000-sponsorship';
 import { Tenancy1765200000000 } from './migrations/1765200000000-tenancy';
+import { UnattributedAnalytics1765500000000 } from './migrations/1765500000000-unattributed-analytics';
 
 export function createDataSource(url: string, poolSize = 10): DataSource {
   return new DataSource({
     type: 'postgres',
     url,
     entities,
-    migrations: [Init1763800000000, Intents1763900000000, Withdrawals1764000000000, RequestPath1764100000000, Webhooks1764200000000, Compliance1764300000000, RateLimits1764400000000, Analytics1764500000000, Deposits1764600000000, Bundles1764700000000, RouteGroups1764800000000, DelayedLifecycles1764900000000, Sponsorship1765000000000, Tenancy1765200000000],
+    migrations: [
+      Init1763800000000,
+      Intents1763900000000,
+      Withdrawals1764000000000,
+      RequestPath1764100000000,
+      Webhooks1764200000000,
+      Compliance1764300000000,
+      RateLimits1764400000000,
+      Analytics1764500000000,
+      Deposits1764600000000,
+      Bundles1764700000000,
+      RouteGroups1764800000000,
+      DelayedLifecycles1764900000000,
+      Sponsorship1765000000000,
+      Tenancy1765200000000,
+      UnattributedAnalytics1765500000000,
+    ],
     migrationsTransactionMode: 'all',
     synchronize: false,
     logging: false,

@@ -1,6 +1,8 @@
+import http, { type Server } from 'node:http';
+import { randomBytes } from 'node:crypto';
+import type { Duplex } from 'node:stream';
 import Koa, { Middleware } from 'koa';
 import Router from '@koa/router';
-import { bodyParser } from '@koa/bodyparser';
 import { indexerRoutes } from '../indexer/routes';
 import { intentRoutes } from '../intents/routes';
 import { blancIntentRoutes } from '../intents/blanc-routes';
@@ -13,12 +15,13 @@ import { webhookRoutes } from '../webhooks/routes';
 import { complianceRoutes } from '../compliance/routes';
 import { accountRoutes } from '../deposits/account-routes';
 import { depositRoutes } from '../deposits/routes';
-import { analyticsRoutes, ingestCors } from '../analytics/routes';
+import { analyticsRoutes, ingestCors, ingestTokenRoute } from '../analytics/routes';
 import { sessionAuth } from '../compliance/session-auth';
 import { Host, openApiDocument } from './openapi';
 import { apiKeyAuth, errors, indexerAuth, observe } from './middleware';
 import { apiVersion, SUPPORTED_VERSIONS, type ApiVersion } from '../versions/versions';
 import { ApiError } from './errors';
+import { LIMITS } from './limits';
 import { deprecationNotice } from '../versions/deprecation';
 import { versionRoutes } from '../versions/routes';
 import { Auth, mount } from './route';
@@ -32,7 +35,7 @@ export function hosts(): Host[] {
   return [
     { prefix: '', name: 'current', routes: [...opsRoutes, ...versionRoutes, ...currentPortfolioRoutes, ...intentRoutes, ...blancIntentRoutes, ...withdrawalRoutes, ...indexerRoutes, ...analyticsRoutes, ...sponsorshipRoutes] },
     { prefix: '/legacy', name: 'legacy', routes: [legacyPortfolioRoute, ...bundleRoutes] },
-    { prefix: '/deposit-processor', name: 'deposit-processor', routes: [...webhookRoutes, ...complianceRoutes, ...accountRoutes, ...depositRoutes] },
+    { prefix: '/deposit-processor', name: 'deposit-processor', routes: [...webhookRoutes, ...complianceRoutes, ...accountRoutes, ...depositRoutes, ingestTokenRoute] },
   ];
 }
 
@@ -47,10 +50,15 @@ export function createApp(services: Services): Koa {
   const all = hosts();
   const openapi = Object.fromEntries(SUPPORTED_VERSIONS.map((v) => [v, openApiDocument(all, services.registry.version, v)]));
 
+  app.listen = ((...args: unknown[]) => {
+    const server = http.createServer({ maxHeaderSize: LIMITS.headerBytes }, app.callback());
+    server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => answerClientError(services, err, socket));
+    return server.listen(...(args as Parameters<Server['listen']>));
+  }) as Koa['listen'];
+
   app.use(observe(services));
   app.use(errors(services));
   app.use(ingestCors());
-  app.use(bodyParser({ enableTypes: ['json'], jsonLimit: services.config.bodyLimit, encoding: 'utf-8' }));
 
   for (const host of all) {
     const router = new Router({ prefix: host.prefix || undefined });
@@ -75,4 +83,21 @@ export function createApp(services: Services): Koa {
     app.use(router.allowedMethods());
   }
   return app;
+}
+
+/**
+ * A request Node's parser refuses before any middleware runs (headers over LIMITS.headerBytes, a NUL or another
+ * forbidden byte in a header, a malformed request line) still gets a JSON body. Its host is unknown, so the body
+ * carries the fields of every host's error shape.
+ */
+function answerClientError(services: Services, err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
+  const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+  const [status, reason, code, message] = tooLarge
+    ? [431, 'Request Header Fields Too Large', 'HEADERS_TOO_LARGE', `Request headers over ${LIMITS.headerBytes} bytes`]
+    : [400, 'Bad Request', 'VALIDATION_ERROR', 'Malformed request (request line or headers)'];
+  const traceId = randomBytes(16).toString('hex');
+  services.logger.warn({ traceId, code: err.code }, 'request refused by the HTTP parser');
+  const body = JSON.stringify({ code, message, error: message, errors: [{ message }], traceId });
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nx-trace-id: ${traceId}\r\nConnection: close\r\n\r\n${body}`);
 }

@@ -1,4 +1,5 @@
 import type { ErrorObject } from 'ajv';
+import { LIMITS, type InputProblem } from './limits';
 
 export interface ErrorEntry { message: string; context?: Record<string, unknown> }
 
@@ -29,28 +30,40 @@ export class VersionError extends ApiError {
 
 export type Location = 'body' | 'query' | 'params' | 'headers';
 
-/** Turns ajv errors into one 400 whose message names the first problem and whose entries carry all of them. */
-export function validationError(location: Location, errors: ErrorObject[]): ApiError {
-  const entries = errors.map((e) => {
-    const field = fieldPath(e);
-    return {
-      message: `${location}${field ? '.' + field : ''} ${e.message ?? 'is invalid'}`,
-      context: { location, path: e.instancePath || '/', keyword: e.keyword, params: e.params },
-    };
-  });
-  return new ApiError(400, entries[0].message, {
+interface Problem { field: string; message: string; path: string; keyword: string; params?: unknown }
+
+/**
+ * One 400 whose message names the first problem and whose entries carry the first LIMITS.details of them; the
+ * message counts the rest, so a flood of bad items answers in a few hundred bytes.
+ */
+function problemsError(location: Location, problems: Problem[]): ApiError {
+  const shown = problems.slice(0, LIMITS.details);
+  const entries = shown.map((p) => ({
+    message: `${location}${p.field ? '.' + p.field : ''} ${p.message}`,
+    context: { location, path: p.path, keyword: p.keyword, ...(p.params !== undefined ? { params: p.params } : {}) },
+  }));
+  const more = problems.length - shown.length;
+  return new ApiError(400, more > 0 ? `${entries[0].message} (and ${more} more problems)` : entries[0].message, {
     errors: entries,
     code: 'VALIDATION_ERROR',
-    details: errors.map((e) => ({
-      message: e.message ?? 'is invalid',
-      path: [location, ...fieldPath(e).split('.').filter(Boolean)],
-      code: e.keyword,
-    })),
+    details: shown.map((p) => ({ message: p.message, path: [location, ...p.field.split('.').filter(Boolean)], code: p.keyword })),
   });
+}
+
+/** Turns ajv errors into one 400 (see problemsError). */
+export function validationError(location: Location, errors: ErrorObject[]): ApiError {
+  return problemsError(location, errors.map((e) => ({ field: fieldPath(e), message: e.message ?? 'is invalid', path: e.instancePath || '/', keyword: e.keyword, params: e.params })));
+}
+
+/** A value found by scanValue (src/http/limits.ts): refused in the same shape as a schema violation. */
+export function inputProblemError(location: Location, problem: InputProblem): ApiError {
+  return problemsError(location, [{ field: problem.path.join('.'), message: problem.message, path: `/${problem.path.join('/')}`, keyword: problem.keyword }]);
 }
 
 function fieldPath(e: ErrorObject): string {
   const base = e.instancePath.split('/').filter(Boolean).join('.');
-  const missing = e.keyword === 'required' ? (e.params as { missingProperty: string }).missingProperty : undefined;
-  return [base, missing].filter(Boolean).join('.');
+  // The property a `required` or `additionalProperties` failure is about, which ajv keeps in its params.
+  const named = e.keyword === 'required' ? (e.params as { missingProperty: string }).missingProperty
+    : e.keyword === 'additionalProperties' ? (e.params as { additionalProperty: string }).additionalProperty : undefined;
+  return [base, named].filter(Boolean).join('.');
 }

@@ -4,7 +4,7 @@ import { isGrpcServiceError } from '@temporalio/client';
 import { ApiError, unauthorized, VersionError } from './errors';
 import type { Services } from './services';
 import { BLANC, requestedVersion } from '../versions/versions';
-import { envelope } from '../versions/envelope';
+import { envelope, ERROR_CODES } from '../versions/envelope';
 
 export const TRACE_HEADER = 'x-trace-id';
 
@@ -45,22 +45,45 @@ export function errors(services: Services): Middleware {
       if (ctx.status === 404 && ctx.body === undefined) throw new ApiError(404, `Route ${ctx.method} ${ctx.path} not found`);
       if (ctx.status === 405 && ctx.body === undefined) throw new ApiError(405, `Method ${ctx.method} not allowed on ${ctx.path}`);
     } catch (raw) {
-      const err = toApiError(raw, services, ctx);
+      const err = withheld(toApiError(raw, services, ctx), services, ctx);
       const traceId = ctx.state.traceId as string;
       ctx.status = err.status;
       for (const [k, v] of Object.entries(err.extra.headers ?? {})) ctx.set(k, v);
       ctx.body = render(err, traceId, styleOf(ctx));
+    } finally {
+      // Compliance answers carry customer state and session bearers: no cache may keep one, error or not.
+      if (ctx.path.startsWith('/deposit-processor/compliance/')) ctx.set('cache-control', 'no-store');
     }
   };
 }
 
+/**
+ * The codes a deposit-processor body may carry: its own (deposit error codes, `WEBHOOK_NO_ENDPOINT`) and the one
+ * generic `VALIDATION_ERROR`; the current host's codes, raised by the intent core it shares, are left out.
+ */
+const depositCode = (code: string | undefined) => (code && (code === 'VALIDATION_ERROR' || !(code in ERROR_CODES)) ? code : undefined);
+
 function render(err: ApiError, traceId: string, style: Style): Record<string, unknown> {
+  if (style === 'deposit') {
+    // The version check speaks the deposit body here too: its details become the documented [{message, path, code}].
+    const details = err instanceof VersionError ? [{ message: err.message, path: ['headers', 'x-api-version'], code: 'VALIDATION_ERROR' }] : err.extra.details;
+    const code = depositCode(err.extra.code);
+    return { error: err.message, ...(code ? { code } : {}), ...(details ? { details } : {}), traceId };
+  }
   if (style === 'envelope' || err instanceof VersionError) return envelope(err, traceId);
   if (err.extra.body) return { ...err.extra.body, traceId };
-  if (style === 'deposit') {
-    return { error: err.message, ...(err.extra.code ? { code: err.extra.code } : {}), ...(err.extra.details ? { details: err.extra.details } : {}), traceId };
-  }
   return { message: err.message, errors: err.extra.errors ?? [{ message: err.message }], traceId };
+}
+
+/** URLs, IP addresses and host:port pairs: where our dependencies live, which a 5xx message may carry from below. */
+const INTERNAL = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'()]+|\[[0-9a-f:.]+\](?::\d+)?|\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b|\b(?:localhost|[a-z0-9-]+(?:\.[a-z0-9-]+)+):\d{1,5}\b/gi;
+
+/** A 5xx message naming an internal address goes to the logs (with the trace id) and reaches the client without it. */
+function withheld(err: ApiError, services: Services, ctx: Context): ApiError {
+  if (err.status < 500 || err.message.search(INTERNAL) < 0) return err;
+  services.logger.error({ traceId: ctx.state.traceId, message: err.message }, 'internal detail withheld from the client');
+  const message = err.message.replace(INTERNAL, '<internal>');
+  return new ApiError(err.status, message, { ...err.extra, errors: undefined, body: undefined });
 }
 
 function toApiError(raw: unknown, services: Services, ctx: Context): ApiError {

@@ -1,5 +1,6 @@
 import type { RouteDef } from './route';
 import type { Schema } from './schema';
+import { withArrayLimits } from './limits';
 import { ERROR_CODES } from '../versions/envelope';
 import { BLANC, type ApiVersion } from '../versions/versions';
 
@@ -57,8 +58,8 @@ export function openApiDocument(hosts: Host[], registryVersion: string, apiVersi
         summary: r.summary,
         tags: [host.name, ...r.tags],
         security,
-        parameters: [...parameters('path', r.params), ...parameters('query', r.query)],
-        ...(r.body ? { requestBody: { required: true, content: { 'application/json': { schema: r.body } } } } : {}),
+        parameters: [...parameters('path', withArrayLimits(r.params)), ...parameters('query', withArrayLimits(r.query))],
+        ...(r.body ? { requestBody: { required: true, content: { 'application/json': { schema: withArrayLimits(r.body) } } } } : {}),
         responses: {
           ...Object.fromEntries(Object.entries(r.responses).map(([status, res]) => [
             status,

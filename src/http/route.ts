@@ -1,7 +1,9 @@
 import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
-import { bodyAjv, paramAjv, Schema } from './schema';
-import { ApiError, Location, validationError } from './errors';
+import { bodyParser } from '@koa/bodyparser';
+import { bodyAjv, bodyFirstErrorAjv, paramAjv, paramFirstErrorAjv, Schema } from './schema';
+import { ApiError, inputProblemError, Location, validationError } from './errors';
+import { exponentNumbers, findInputProblem, holdsMoreThan, LIMITS, withArrayLimits } from './limits';
 import type { Services } from './services';
 import type { ApiVersion } from '../versions/versions';
 
@@ -30,12 +32,45 @@ export interface RouteDef<B = unknown, Q = unknown, P = unknown> {
 
 export const defineRoute = <B, Q, P>(def: RouteDef<B, Q, P>): RouteDef => def as unknown as RouteDef;
 
-function validator(location: Location, schema: Schema | undefined, coerce: boolean) {
-  if (!schema) return (value: unknown) => value;
-  const validate = (coerce ? paramAjv : bodyAjv).compile(schema);
-  return (value: unknown) => {
-    if (!validate(value)) throw validationError(location, validate.errors ?? []);
+function validator(location: Location, raw: Schema | undefined, coerce: boolean) {
+  if (!raw) return (value: unknown, _exponents?: Set<number>) => value;
+  const schema = withArrayLimits(raw);
+  const first = (coerce ? paramFirstErrorAjv : bodyFirstErrorAjv).compile(schema);
+  const all = (coerce ? paramAjv : bodyAjv).compile(schema);
+  return (value: unknown, exponents?: Set<number>) => {
+    if (!first(value)) {
+      // Every problem of a small input; the first one only of a large one, whose problems could be countless.
+      const errors = !holdsMoreThan(value, LIMITS.fullReportValues) && !all(value) ? all.errors : first.errors;
+      throw validationError(location, errors ?? []);
+    }
+    const problem = findInputProblem(value, exponents);
+    if (problem) throw inputProblemError(location, problem);
     return value;
+  };
+}
+
+/** The request has a body to read: a `content-length` above 0, or a chunked one. */
+const hasBody = (ctx: Context) => (ctx.request.length === undefined ? ctx.get('transfer-encoding') !== '' : ctx.request.length > 0);
+
+/**
+ * Reads a JSON body once the caller is authenticated (an anonymous caller costs no parsing). Another content type
+ * is 415; a body that does not inflate (`Content-Encoding: gzip` over anything else) is 400 like malformed JSON.
+ */
+function bodyReader(limit: string): (ctx: Context) => Promise<void> {
+  const parse = bodyParser({ enableTypes: ['json'], jsonLimit: limit, encoding: 'utf-8' });
+  return async (ctx) => {
+    if (!hasBody(ctx)) return;
+    if (!ctx.is('json')) throw new ApiError(415, 'Unsupported Media Type: send application/json', { errors: [{ message: 'Unsupported Media Type: send application/json', context: { contentType: ctx.get('content-type') } }] });
+    try {
+      await parse(ctx, async () => undefined);
+    } catch (e) {
+      const code = String((e as { code?: unknown }).code ?? '');
+      if (code.startsWith('Z_')) throw new ApiError(400, 'entity.parse.failed', { errors: [{ message: 'entity.parse.failed', context: { detail: `the body does not decode as ${ctx.get('content-encoding')}` } }] });
+      throw e;
+    }
+    // Exponent literals are found in the text, and refused where the body's validation finds them (naming the field).
+    const text = (ctx.request as unknown as { rawBody?: string }).rawBody;
+    if (text) ctx.state.bodyExponents = exponentNumbers(text);
   };
 }
 
@@ -43,9 +78,10 @@ export function mount(router: Router, routes: RouteDef[], services: Services, au
   // One router entry per method and path: versions that shape a path differently share it, and the request's
   // version picks the definition.
   const groups = new Map<string, RouteDef[]>();
+  const readBody = bodyReader(services.config.bodyLimit);
   for (const route of routes) groups.set(`${route.method} ${route.path}`, [...(groups.get(`${route.method} ${route.path}`) ?? []), route]);
   for (const group of groups.values()) {
-    const serve = group.map((route) => ({ route, run: handle(route, services, auth[route.auth]) }));
+    const serve = group.map((route) => ({ route, run: handle(route, services, auth[route.auth], readBody) }));
     const { method, path } = group[0];
     router[method](path.replace(/\{(\w+)\}/g, ':$1'), ...before, async (ctx, next) => {
       const match = serve.find(({ route }) => !route.versions || route.versions.includes(ctx.state.apiVersion));
@@ -56,16 +92,17 @@ export function mount(router: Router, routes: RouteDef[], services: Services, au
   }
 }
 
-function handle(route: RouteDef, services: Services, authenticate: Middleware): Middleware {
+function handle(route: RouteDef, services: Services, authenticate: Middleware, readBody: (ctx: Context) => Promise<void>): Middleware {
   const body = validator('body', route.body, false);
   const query = validator('query', route.query, true);
   const params = validator('params', route.params, true);
   return (ctx) => authenticate(ctx, async () => {
+    await readBody(ctx);
     const rawQuery = { ...(ctx.query as Record<string, string | string[] | undefined>) };
     const input = {
       params: params({ ...ctx.params }),
       query: query(route.normalizeQuery ? route.normalizeQuery(rawQuery) : rawQuery),
-      body: body((ctx.request as unknown as { body?: unknown }).body ?? {}),
+      body: body((ctx.request as unknown as { body?: unknown }).body ?? {}, ctx.state.bodyExponents as Set<number> | undefined),
     };
     const result = await route.handler(ctx, input as RouteInput<unknown, unknown, unknown>, services);
     ctx.status = result.status;

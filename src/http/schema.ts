@@ -1,10 +1,27 @@
 import Ajv, { SchemaObject, ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 
-/** Bodies: unknown fields are ignored (left in place, never read), as the published clients send extra keys. */
-export const bodyAjv = addFormats(new Ajv({ allErrors: true, useDefaults: true, discriminator: true, strict: true, strictRequired: false }));
+const bodyOptions = { useDefaults: true, discriminator: true, strict: true, strictRequired: false } as const;
 /** Query strings and path params arrive as strings (or arrays of strings); coerce them to the declared types. */
-export const paramAjv = addFormats(new Ajv({ allErrors: true, coerceTypes: 'array', useDefaults: true, strict: true }));
+const paramOptions = { coerceTypes: 'array', useDefaults: true, strict: true } as const;
+const TWO_256 = 1n << 256n;
+
+function withFormats(ajv: Ajv): Ajv {
+  addFormats(ajv);
+  // A decimal string of at most 78 digits may still be 2^256 or more: no uint256 holds it.
+  ajv.addFormat('uint256', { type: 'string', validate: (s: string) => !/^[0-9]+$/.test(s) || BigInt(s) < TWO_256 });
+  return ajv;
+}
+
+/**
+ * Each location has two validators: the first stops at the first problem (cheap whatever the input), and the
+ * second, run only on small failing inputs, lists every problem (src/http/route.ts). Bodies: unknown fields are
+ * ignored (left in place, never read), as the published clients send extra keys.
+ */
+export const bodyAjv = withFormats(new Ajv({ ...bodyOptions, allErrors: true }));
+export const bodyFirstErrorAjv = withFormats(new Ajv({ ...bodyOptions, allErrors: false }));
+export const paramAjv = withFormats(new Ajv({ ...paramOptions, allErrors: true }));
+export const paramFirstErrorAjv = withFormats(new Ajv({ ...paramOptions, allErrors: false }));
 
 export type Schema = SchemaObject;
 
@@ -23,7 +40,7 @@ export const address: Schema = { type: 'string', pattern: patterns.address, desc
 export const safeUint = (minimum = 0): Schema => ({ type: 'integer', minimum, maximum: Number.MAX_SAFE_INTEGER });
 /** An RFC 3339 date-time PostgreSQL can store (years 1970 to 9999): `format` alone admits year 0000. */
 export const dateTime: Schema = { type: 'string', format: 'date-time', pattern: '^(19[7-9][0-9]|[2-9][0-9]{3})-' };
-export const uint256: Schema = { type: 'string', pattern: patterns.uint256, maxLength: 78, description: 'decimal string' };
+export const uint256: Schema = { type: 'string', pattern: patterns.uint256, format: 'uint256', maxLength: 78, description: 'decimal string below 2^256' };
 
 export function compile(ajv: Ajv, schema: Schema): ValidateFunction {
   return ajv.compile(schema);

@@ -7,6 +7,7 @@ import type { Logger } from '../logger';
 import { createMetrics, Metrics } from './metrics';
 import { ApiKeyStore } from '../projects/api-keys';
 import { RateLimits } from '../projects/rate-limits';
+import { UnattributedGate } from '../analytics/unattributed';
 import { Outbox } from '../outbox/outbox';
 import { NonceBlock } from '../ledger/nonces';
 import type { Runtime } from '../runtime';
@@ -30,6 +31,8 @@ export interface Services {
   apiKeys: ApiKeyStore;
   /** per-project quotas, counted in PostgreSQL for every API process */
   rateLimits: RateLimits;
+  /** meters and caps analytics events sent without an ingest token */
+  unattributedAnalytics: UnattributedGate;
   indexerApiKey: string;
   allocatorAddress: `0x${string}`;
   orchestratorAddress: `0x${string}`;
@@ -62,6 +65,7 @@ function complianceProvider(rt: Runtime, db: DataSource, clock: () => Date): Ver
 export function createServices(rt: Runtime, db: DataSource, temporal: Client, logger: Logger): Services {
   const clock = () => new Date();
   const outbox = new Outbox(db, temporal, rt.config.taskQueue);
+  const rateLimits = new RateLimits(db, rt.config.rateLimit.redisUrl);
   return {
     config: rt.config,
     db,
@@ -71,7 +75,8 @@ export function createServices(rt: Runtime, db: DataSource, temporal: Client, lo
     logger,
     metrics: createMetrics(() => outbox.pendingStarts),
     apiKeys: new ApiKeyStore(db),
-    rateLimits: new RateLimits(db, rt.config.rateLimit.redisUrl),
+    rateLimits,
+    unattributedAnalytics: new UnattributedGate(db, rateLimits),
     indexerApiKey: rt.secrets.indexerApiKey,
     allocatorAddress: rt.allocatorAddress,
     orchestratorAddress: rt.orchestratorAddress,

@@ -16,7 +16,7 @@ export type Verdict = { allowed: boolean; limit: number; remaining: number; rese
  * limiter), so a store outage never takes the API down.
  */
 export class RateLimits {
-  private readonly limiters = new Map<string, { consume(key: string): Promise<RateLimiterRes> }>();
+  private readonly limiters = new Map<string, { consume(key: string, points?: number): Promise<RateLimiterRes> }>();
   private readonly redis?: Redis;
 
   constructor(private readonly db: DataSource, redisUrl?: string) {
@@ -40,6 +40,26 @@ export class RateLimits {
       this.limiters.set(id, limiter);
     }
     return limiter;
+  }
+
+  /**
+   * A counter of `points` per `durationSeconds` per key in the same shared store (e.g. unattributed analytics events
+   * per client address): resolves with the seconds to wait when the cost does not fit, else 0.
+   */
+  counter(keyPrefix: string, points: number, durationSeconds: number): (key: string, cost: number) => Promise<number> {
+    const id = `${keyPrefix}:${points}/${durationSeconds}`;
+    let limiter = this.limiters.get(id) as ReturnType<RateLimits['store']> | undefined;
+    if (!limiter) this.limiters.set(id, (limiter = this.store(keyPrefix, points, durationSeconds)));
+    const counting = limiter;
+    return async (key, cost) => {
+      try {
+        await counting.consume(key, cost);
+        return 0;
+      } catch (e) {
+        if (e instanceof RateLimiterRes) return Math.max(1, Math.ceil(e.msBeforeNext / 1000));
+        throw e;
+      }
+    };
   }
 
   async close(): Promise<void> {

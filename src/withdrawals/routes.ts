@@ -3,13 +3,13 @@ import { crashPoint } from '../faults';
 import { ApiError } from '../http/errors';
 import { stringifyWithBigInts } from '../http/json';
 import { defineRoute } from '../http/route';
-import { address, patterns, safeUint, Schema } from '../http/schema';
+import { address, patterns, safeUint, Schema, uint256 } from '../http/schema';
 import type { Services } from '../http/services';
 import { allocateWithdrawal, type Allocation, IDEMPOTENCY_KEY_TTL_HOURS, type WithdrawalRequest } from './allocate';
 import { MAX_DEADLINE_SECONDS } from './sponsor-signature';
 import { ALPS } from '../versions/versions';
 
-const amount: Schema = { anyOf: [{ type: 'string', pattern: patterns.uint256 }, safeUint()] };
+const amount: Schema = { anyOf: [uint256, safeUint()] };
 const lockTag: Schema = { type: 'string', pattern: patterns.bytes12, description: "optional: a lock tag of this allocator (default: /health's lockTag)" };
 /** Optional proof that the account itself asks for this withdrawal (README: Allocator → who may withdraw). */
 const sponsorSignature: Schema = { type: 'string', pattern: '^0x[0-9a-fA-F]{130}$', description: "the account's EIP-712 signature of WithdrawalRequest(account, transfers, deadline); send with deadline" };

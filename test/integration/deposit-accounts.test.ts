@@ -160,8 +160,8 @@ describe('POST /account/{address}/session', () => {
     });
     const extra = await call(p, 'POST', `${DP}/account/${address}/session`, { body: { sessionDetails: { hashesAndChainIds: [{ chainId: 8453, sessionDigest: sessionDigest(1) }], signature: '0x1234', foo: 1 } } });
     expect(extra.json).toEqual({
-      error: 'body.sessionDetails must NOT have additional properties', code: 'VALIDATION_ERROR',
-      details: [{ message: 'must NOT have additional properties', path: ['body', 'sessionDetails'], code: 'additionalProperties' }], traceId: expect.any(String),
+      error: 'body.sessionDetails.foo must NOT have additional properties', code: 'VALIDATION_ERROR',
+      details: [{ message: 'must NOT have additional properties', path: ['body', 'sessionDetails', 'foo'], code: 'additionalProperties' }], traceId: expect.any(String),
     });
     const chain = await call(p, 'POST', `${DP}/account/${address}/session`, { body: { sessionDetails: { hashesAndChainIds: [{ chainId: 999999, sessionDigest: sessionDigest(1) }], signature: '0x1234' } } });
     expect(chain.status).toBe(400);

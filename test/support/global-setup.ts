@@ -63,6 +63,8 @@ export default async function globalSetup(): Promise<void> {
     DEPOSIT_RETRY_SECONDS: '1',
     DEPOSIT_FUNDS_WAIT_SECONDS: '40',
     RATE_LIMIT_RPS: '100000', // suites call faster than a production default; the rate-limit test sets its own quotas
+    ANALYTICS_UNATTRIBUTED_PER_ADDRESS: '10000000', // every suite sends from 127.0.0.1 without an origin; 22.5 sets its own limits
+    ANALYTICS_UNATTRIBUTED_PER_ORIGIN: '10000000',
     LOG_LEVEL: 'error', // expected refusals (e.g. Insufficient balance) are logged as activity warnings
     ...TEST_SECRETS,
   };

@@ -1,4 +1,4 @@
-import { correlatorRule, dropInvalidTargets, fundingMethodRule, handoffRule, outcomeRule, reasonFamily, SOLANA_MAINNET, SOLANA_SYSTEM_PROGRAM, sourceRule, validChain, validToken } from '../../src/analytics/rules';
+import { correlatorRule, dropInvalidTargets, fundingMethodRule, handoffRule, lastStepRule, outcomeRule, reasonFamily, SOLANA_MAINNET, SOLANA_SYSTEM_PROGRAM, sourceRule, validChain, validToken } from '../../src/analytics/rules';
 import { validateEvent } from '../../src/analytics/validate';
 
 const base = { session_id: 's1', modal: 'deposit', widget_version: '0.9.1', timestamp: 1_795_000_000_000, session_properties: { theme: 'dark' }, funding_method: null };
@@ -56,9 +56,17 @@ test.each([
   [{ event: 'deposit_modal_ui_outcome', outcome: 'failed', step: 'quote', reason: 'quote_expired', retryable: false }, []],
   [{ event: 'deposit_modal_ui_outcome', outcome: 'failed', step: 'quote', reason: 'quote_expired' }, ['retryable']],
   [{ event: 'deposit_modal_ui_outcome', outcome: 'failed', step: 'quote', retryable: true }, ['reason']],
-  [{ event: 'deposit_modal_ui_outcome', outcome: 'completed', step: 'wallet_processing', last_step: 'x' }, ['last_step']],
 ])('outcome rule %j → problems %j', (e, problems) => {
   expect(fields(outcomeRule(e))).toEqual(problems);
+});
+
+test.each([
+  [{ event: 'deposit_modal_ui_outcome', outcome: 'completed', step: 'wallet_processing', last_step: 'x' }, ['last_step']],
+  [{ event: 'deposit_modal_step_open', step: 'amount', last_step: 'x' }, ['last_step']],
+  [{ event: 'withdraw_modal_handoff', last_step: null }, ['last_step']],
+  [{ event: 'deposit_modal_step_open', step: 'amount' }, []],
+])('22.10 last_step rule (every event type) %j → problems %j', (e, problems) => {
+  expect(fields(lastStepRule(e))).toEqual(problems);
 });
 
 test.each([

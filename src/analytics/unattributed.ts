@@ -1,0 +1,38 @@
+import type { DataSource } from 'typeorm';
+import { ApiError } from '../http/errors';
+import type { RateLimits } from '../projects/rate-limits';
+import type { Config } from '../config';
+
+/** How long a process trusts its count of stored unattributed rows (one index-only count per interval). */
+const COUNT_TTL_MS = 60_000;
+
+/**
+ * Events sent without an ingest token are kept for diagnosis only (nobody's funnel reads them): they are metered per
+ * client address and per origin (each batch costs its number of events, in the shared rate-limit store), and
+ * refused once the stored unattributed rows reach their cap. Refusals are 429 with Retry-After; attributed events
+ * (a valid token) are never metered here.
+ */
+export class UnattributedGate {
+  private stored?: { count: number; at: number };
+
+  constructor(private readonly db: DataSource, private readonly rateLimits: RateLimits) {}
+
+  async admit(limits: Config['analyticsUnattributed'], address: string, origin: string, events: number): Promise<void> {
+    for (const [prefix, points, key] of [['analytics-address', limits.perAddressPerMinute, address], ['analytics-origin', limits.perOriginPerMinute, origin || 'none']] as const) {
+      const wait = await this.rateLimits.counter(prefix, points, 60)(key, events);
+      if (wait) {
+        throw new ApiError(429, 'Too Many Requests: events without an ingest token are metered per client address and origin', { headers: { 'retry-after': String(wait) } });
+      }
+    }
+    if ((await this.storedRows()) >= limits.cap) {
+      throw new ApiError(429, 'Unattributed analytics storage is full: send events with an ingest token', { headers: { 'retry-after': String(COUNT_TTL_MS / 1000) } });
+    }
+  }
+
+  private async storedRows(): Promise<number> {
+    if (this.stored && Date.now() - this.stored.at < COUNT_TTL_MS) return this.stored.count;
+    const [{ n }] = await this.db.query('SELECT count(*)::bigint AS n FROM analytics_events WHERE project_id IS NULL');
+    this.stored = { count: Number(n), at: Date.now() };
+    return this.stored.count;
+  }
+}
