@@ -160,7 +160,8 @@ export async function finishWithdrawal(db: DataSource, nonce: string, status: 'C
   await db.transaction(async (tx) => {
     if (claim) return recordWithdrawalClaim(tx, nonce, claim);
     const [row]: { expires: string }[] = await tx.query(
-      "UPDATE withdrawals SET status = $2, updated_at = now() WHERE nonce = $1 AND status = 'ALLOCATED' RETURNING response->>'expires' AS expires",
+      `WITH expired AS (UPDATE withdrawals SET status = $2, updated_at = now() WHERE nonce = $1 AND status = 'ALLOCATED' RETURNING response->>'expires' AS expires)
+       SELECT expires FROM expired`,
       [nonce, status],
     );
     if (row) await releaseAfterExpiry(tx, { kind: 'withdrawal', id: nonce }, Number(row.expires));
