@@ -29,7 +29,7 @@ export function createActivities(deps: ActivityDeps) {
     },
     releaseIntent: async (id: string, kind?: LifecycleKind) => {
       await releaseIntent(db, id, kind);
-      if (kind !== 'bundle') await reportIntentToDeposit(db, deps.outbox, id, RELEASED); // a deposit's failed intent is final: its next attempt may spend
+      if (kind !== 'bundle') await reportIntentToDeposit(db, deps.outbox, id, RELEASED); // a deposit's failed intent is final: its next attempt may spend once a snapshot frees the funds
     },
     finishWithdrawal: (nonce: string, status: 'CLAIMED' | 'EXPIRED', claim?: WithdrawalClaim) => finishWithdrawal(db, nonce, status, claim),
     sweepOutbox: (graceSeconds: number) => deps.outbox.sweep(graceSeconds),

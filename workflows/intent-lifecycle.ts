@@ -1,6 +1,6 @@
-import { allHandlersFinished, condition, defineQuery, defineSignal, proxyLocalActivities, setCurrentDetails, setDefaultSignalHandler, setHandler, sleep, upsertSearchAttributes } from '@temporalio/workflow';
+import { allHandlersFinished, condition, defineQuery, defineSignal, patched, proxyLocalActivities, setCurrentDetails, setDefaultSignalHandler, setHandler, sleep, upsertSearchAttributes } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { applyEvent, ChainTx, IntentEvent, IntentState, IntentStatus, isTerminal } from './intent-state';
+import { applyEvent, ChainTx, IntentEvent, IntentState, IntentStatus, isTerminal, type Rules } from './intent-state';
 import { IntentStatus as IntentStatusKey } from './search-attributes';
 
 /**
@@ -37,11 +37,19 @@ export interface LifecycleStart { id: string; originChainIds: number[]; fillDead
  * A fill counts by its on-chain timestamp, so one that arrives within the grace after the deadline still fills it;
  * without one the intent EXPIRES. The reservations stay until the signature can no longer be claimed: claims settle
  * their chain (EXPIRED and FAILED intents included: the arbiter may still claim), and at `expires` whatever no claim
- * spent is released.
+ * spent is handed to the ledger, which releases it once a balance snapshot at or after `expires` shows no later claim
+ * (src/ledger/ledger.ts); a claim reported after that is recorded by the indexer route.
  */
 export async function intentLifecycle(start: LifecycleStart): Promise<IntentStatus> {
   return runLifecycle(start, 'intent');
 }
+
+/**
+ * A fill after a failure counts since issue 21 (workflows/intent-state.ts): asked only when one arrives, so a history
+ * recorded before replays the old rule (the fill changed nothing) and any other history carries no marker.
+ */
+const rulesFor = (state: IntentState, event: IntentEvent): Rules =>
+  ({ fillAfterFailure: state.status === 'FAILED' && event.type === 'fill' && patched('fill-after-failure') });
 
 /** The lifecycle both intents and legacy bundles run (workflows/bundle-lifecycle.ts); `kind` picks their records. */
 export async function runLifecycle(start: LifecycleStart, kind: 'intent' | 'bundle'): Promise<IntentStatus> {
@@ -76,7 +84,7 @@ export async function runLifecycle(start: LifecycleStart, kind: 'intent' | 'bund
       }
       continue;
     }
-    const next: IntentState = event ? applyEvent(state, event) : { ...state, status: 'EXPIRED' };
+    const next: IntentState = event ? applyEvent(state, event, rulesFor(state, event)) : { ...state, status: 'EXPIRED' };
     if (next === state) continue; // a duplicate or out-of-date event: nothing to persist
     await recordTransition(start.id, next.status, event, kind);
     if (next.status !== state.status) {

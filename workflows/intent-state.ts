@@ -23,18 +23,27 @@ export const TERMINAL: IntentStatus[] = ['COMPLETED', 'EXPIRED', 'FAILED'];
 export const isTerminal = (s: IntentStatus) => TERMINAL.includes(s);
 
 /**
+ * Rules added after lifecycles were recorded: a replayed lifecycle applies one only where its history did
+ * (`patched()` in the workflow). `fillAfterFailure`: a fill (by the deadline) of a FAILED intent counts.
+ */
+export interface Rules { fillAfterFailure: boolean }
+
+/**
  * PENDING → PRECONFIRMED → FILLED → CLAIMED → COMPLETED, with FAILED on a reported failure before the fill.
  * Events may repeat or arrive out of order: the first fill and the first claim per chain win, a claim that arrives
- * before the fill is kept and counted when the fill comes, and a status never moves backwards. An event that changes
- * nothing returns the same state object, so the workflow persists (and schedules an activity for) real changes only.
+ * before the fill is kept and counted when the fill comes, and a status never moves backwards, except that a fill
+ * reported after a failure still fills the intent (the fill is what the chain says; the failure may come from
+ * another API process that ingested it first). An event that changes nothing returns the same state object, so the
+ * workflow persists (and schedules an activity for) real changes only.
  */
-export function applyEvent(state: IntentState, event: IntentEvent): IntentState {
-  const next = transition(state, event);
+export function applyEvent(state: IntentState, event: IntentEvent, rules: Rules = { fillAfterFailure: true }): IntentState {
+  const next = transition(state, event, rules);
   return JSON.stringify(next) === JSON.stringify(state) ? state : next;
 }
 
-function transition(state: IntentState, event: IntentEvent): IntentState {
-  if (isTerminal(state.status)) return state;
+function transition(state: IntentState, event: IntentEvent, rules: Rules): IntentState {
+  const lateFill = rules.fillAfterFailure && state.status === 'FAILED' && event.type === 'fill';
+  if (isTerminal(state.status) && !lateFill) return state;
   const next: IntentState = { ...state, claims: { ...state.claims } };
   switch (event.type) {
     case 'preconfirmation':

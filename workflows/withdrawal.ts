@@ -14,7 +14,8 @@ export const withdrawalWorkflowId = (nonce: string) => `withdrawal-${nonce}`;
 
 /**
  * Holds an allocated withdrawal's reservation (started through the outbox by POST /withdrawals) until the indexer
- * reports the transfer's Claim or `expires` (unix seconds) passes.
+ * reports the transfer's Claim or `expires` (unix seconds) passes; the ledger then releases it once a snapshot shows
+ * the claim, or a block at or after `expires` (src/withdrawals/allocate.ts).
  */
 export async function holdWithdrawal(nonce: string, expires: number): Promise<'CLAIMED' | 'EXPIRED'> {
   let claim: WithdrawalClaim | undefined;

@@ -16,6 +16,7 @@ import { DelayedLifecycles1764900000000 } from './migrations/1764900000000-delay
 import { Sponsorship1765000000000 } from './migrations/1765000000000-sponsorship';
 import { Tenancy1765200000000 } from './migrations/1765200000000-tenancy';
 import { UnattributedAnalytics1765500000000 } from './migrations/1765500000000-unattributed-analytics';
+import { ReleaseAfterExpires1765100000000 } from './migrations/1765100000000-release-after-expires';
 
 export function createDataSource(url: string, poolSize = 10): DataSource {
   return new DataSource({
@@ -36,6 +37,7 @@ export function createDataSource(url: string, poolSize = 10): DataSource {
       RouteGroups1764800000000,
       DelayedLifecycles1764900000000,
       Sponsorship1765000000000,
+      ReleaseAfterExpires1765100000000,
       Tenancy1765200000000,
       UnattributedAnalytics1765500000000,
     ],

@@ -1,15 +1,17 @@
 import type { EntityManager } from 'typeorm';
-import { releaseSettled } from '../ledger/ledger';
 import { splitLockId } from '../chains/lock-tag';
 import { DEPOSIT_EVENT_TYPES, type BalanceEvent, type Delivery, type DepositIndexerEvent, type ForcedWithdrawalEvent, type GasEvent, type IndexerEvent, type IngestResult, type LifecycleEvent, type LiquidityEvent, type PriceEvent } from './types';
 
-type Balance = { chainId: number; account: string; token: string; lockTag?: string; amount: string; block: string };
+/** `timestamp`: unix seconds of the block, when the indexer reported it. */
+type Balance = { chainId: number; account: string; token: string; lockTag?: string; amount: string; block: string; timestamp?: number };
 
 /**
  * Records events by id and applies the new ones, in the caller's transaction. Re-sent ids change nothing, so the
  * activity that calls this may run twice. A snapshot older than the stored block is ignored (out-of-order delivery).
+ * `snapshotAccounts`: the accounts with new snapshots, whose settled reservations the caller releases (last, after
+ * the batch's claims are recorded: src/indexer/ingest.ts).
  */
-export async function applyEvents(tx: EntityManager, events: IndexerEvent[], defaultLockTag: string): Promise<IngestResult & { deliveries: Delivery[]; deposits: DepositIndexerEvent[] }> {
+export async function applyEvents(tx: EntityManager, events: IndexerEvent[], defaultLockTag: string): Promise<IngestResult & { deliveries: Delivery[]; deposits: DepositIndexerEvent[]; snapshotAccounts: string[] }> {
   const seen = new Set<string>();
   const distinct = events.filter((e) => !seen.has(e.id) && seen.add(e.id)); // first occurrence of an id wins
   const inserted: { id: string }[] = await tx.query(
@@ -21,14 +23,12 @@ export async function applyEvents(tx: EntityManager, events: IndexerEvent[], def
   const fresh = new Set(inserted.map((r) => r.id));
   const balances = distinct.filter((e): e is BalanceEvent => e.type === 'balance' && fresh.has(e.id));
   await upsertBalances(tx, 'wallet_balances', latest(balances.filter((e) => e.unlocked !== undefined).map((e) => ({
-    chainId: e.chainId, account: e.account.toLowerCase(), token: e.token.toLowerCase(), amount: e.unlocked!, block: e.blockNumber,
+    chainId: e.chainId, account: e.account.toLowerCase(), token: e.token.toLowerCase(), amount: e.unlocked!, block: e.blockNumber, timestamp: e.blockTimestamp,
   }))));
   await upsertBalances(tx, 'lock_balances', latest(balances.filter((e) => e.locked !== undefined).map((e) => ({
     chainId: e.chainId, account: e.account.toLowerCase(), token: e.token.toLowerCase(), lockTag: (e.lockTag ?? defaultLockTag).toLowerCase(),
-    amount: e.locked!, block: e.blockNumber,
+    amount: e.locked!, block: e.blockNumber, timestamp: e.blockTimestamp,
   }))));
-  // Claimed reservations of these accounts go once the new snapshots show the claim.
-  await releaseSettled(tx, [...new Set(balances.map((e) => e.account.toLowerCase()))]);
   const of = <T extends IndexerEvent>(type: T['type']) => distinct.filter((e): e is T => e.type === type && fresh.has(e.id));
   for (const p of of<PriceEvent>('price')) {
     await tx.query('INSERT INTO prices (symbol, usd) VALUES ($1, $2) ON CONFLICT (symbol) DO UPDATE SET usd = EXCLUDED.usd, updated_at = now()', [p.symbol, p.usd]);
@@ -61,16 +61,23 @@ export async function applyEvents(tx: EntityManager, events: IndexerEvent[], def
     duplicates: distinct.length - fresh.size,
     deliveries: lifecycle.map((event) => ({ nonce: BigInt(event.nonce).toString(), event })),
     deposits: distinct.filter((e): e is DepositIndexerEvent => DEPOSIT_EVENT_TYPES.includes(e.type) && fresh.has(e.id)),
+    snapshotAccounts: [...new Set(balances.map((e) => e.account.toLowerCase()))],
   };
 }
 
-/** One row per key: the highest block wins, and on a tie the later event in the batch. */
+/**
+ * One row per key: the highest block wins, and on a tie the later event in the batch. Without a timestamp of its
+ * own, the winner keeps the one of the row it replaces: block timestamps never decrease, so it is a lower bound.
+ */
 export function latest(rows: Balance[]): Balance[] {
   const best = new Map<string, Balance>();
   for (const row of rows) {
     const key = `${row.chainId}:${row.account}:${row.token}:${row.lockTag ?? ''}`;
     const cur = best.get(key);
-    if (!cur || BigInt(row.block) >= BigInt(cur.block)) best.set(key, row);
+    if (!cur || BigInt(row.block) >= BigInt(cur.block)) {
+      const timestamp = row.timestamp ?? cur?.timestamp;
+      best.set(key, timestamp === undefined ? row : { ...row, timestamp });
+    }
   }
   // A fixed row order keeps concurrent batches that touch the same keys from deadlocking each other.
   return [...best.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
@@ -79,15 +86,19 @@ export function latest(rows: Balance[]): Balance[] {
 async function upsertBalances(tx: EntityManager, table: 'wallet_balances' | 'lock_balances', rows: Balance[]): Promise<void> {
   if (rows.length === 0) return;
   const lock = table === 'lock_balances';
-  const cols = lock ? 'chain_id, account, token, lock_tag, amount, block_number' : 'chain_id, account, token, amount, block_number';
-  const types = lock ? '$1::bigint[], $2::text[], $3::text[], $4::text[], $5::numeric[], $6::bigint[]' : '$1::bigint[], $2::text[], $3::text[], $4::numeric[], $5::bigint[]';
+  const cols = lock ? 'chain_id, account, token, lock_tag, amount, block_number, block_timestamp' : 'chain_id, account, token, amount, block_number, block_timestamp';
+  const types = lock
+    ? '$1::bigint[], $2::text[], $3::text[], $4::text[], $5::numeric[], $6::bigint[], $7::bigint[]'
+    : '$1::bigint[], $2::text[], $3::text[], $4::numeric[], $5::bigint[], $6::bigint[]';
   const key = lock ? 'account, chain_id, token, lock_tag' : 'account, chain_id, token';
-  const params = [rows.map((r) => r.chainId), rows.map((r) => r.account), rows.map((r) => r.token)];
+  const params: unknown[][] = [rows.map((r) => r.chainId), rows.map((r) => r.account), rows.map((r) => r.token)];
   if (lock) params.push(rows.map((r) => r.lockTag!));
-  params.push(rows.map((r) => r.amount), rows.map((r) => r.block));
+  params.push(rows.map((r) => r.amount), rows.map((r) => r.block), rows.map((r) => r.timestamp ?? null));
+  // A newer snapshot without a timestamp keeps the stored one as a lower bound (block timestamps never decrease).
   await tx.query(
     `INSERT INTO ${table} (${cols}) SELECT * FROM unnest(${types})
-     ON CONFLICT (${key}) DO UPDATE SET amount = EXCLUDED.amount, block_number = EXCLUDED.block_number, updated_at = now()
+     ON CONFLICT (${key}) DO UPDATE SET amount = EXCLUDED.amount, block_number = EXCLUDED.block_number,
+       block_timestamp = coalesce(EXCLUDED.block_timestamp, ${table}.block_timestamp), updated_at = now()
      WHERE ${table}.block_number <= EXCLUDED.block_number`,
     params,
   );

@@ -1,11 +1,14 @@
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
+import type { ChainTx } from '../../workflows/intent-state';
 import { claimSignal, failureSignal, fillSignal, preconfirmationSignal } from '../../workflows/intent-lifecycle';
 import { withdrawalClaimSignal, withdrawalWorkflowId } from '../../workflows/withdrawal';
 import { queueSignals, type QueuedSignal, type QueuedStart } from '../outbox/outbox';
 import { applyDepositEvents, type DepositIngestDeps } from '../deposits/ingest';
-import { lifecycleStarts } from '../intents/store';
+import { lifecycleStarts, recordClaims } from '../intents/store';
+import { releaseSettled } from '../ledger/ledger';
+import { recordWithdrawalClaim } from '../withdrawals/allocate';
 import { applyEvents } from './apply-events';
-import type { Delivery, IndexerEvent, IngestResult } from './types';
+import type { Delivery, IndexerEvent, IngestResult, LifecycleEvent } from './types';
 
 /**
  * One indexer batch in one transaction: events recorded by id, new snapshots applied, and a signal queued in the
@@ -14,25 +17,46 @@ import type { Delivery, IndexerEvent, IngestResult } from './types';
  */
 export async function ingestEvents(db: DataSource, events: IndexerEvent[], defaultLockTag: string, deps: DepositIngestDeps): Promise<{ result: IngestResult; signals: QueuedSignal[]; starts: QueuedStart[] }> {
   return db.transaction(async (tx) => {
-    const { deliveries, deposits: depositEvents, ...result } = await applyEvents(tx, events, defaultLockTag);
+    const { deliveries, deposits: depositEvents, snapshotAccounts, ...result } = await applyEvents(tx, events, defaultLockTag);
     // Deposits, refunds and on-ramp orders: recorded with their webhooks and workflow starts in this transaction.
     const starts = await applyDepositEvents(tx, depositEvents, deps);
-    if (!deliveries.length) return { result, signals: [], starts };
-    // Nonces nobody waits on (unknown, or another kind of owner) get no signal: they stay recorded and change nothing.
-    const nonces = [...new Set(deliveries.map((d) => d.nonce))];
-    const lifecycles = await lifecycleStarts(tx, nonces, deps.config.intents.fillGraceSeconds);
-    const withdrawals = new Set((await tx.query('SELECT nonce::text FROM withdrawals WHERE nonce = ANY($1::numeric[])', [nonces]) as { nonce: string }[]).map((w) => w.nonce));
-    const signals = deliveries.flatMap((d) => signalsFor(d, lifecycles.get(d.nonce), withdrawals.has(d.nonce)));
-    return { result, signals: await queueSignals(tx, signals), starts };
+    let signals: QueuedSignal[] = [];
+    if (deliveries.length) {
+      // Nonces nobody waits on (unknown, or another kind of owner) get no signal: they stay recorded and change nothing.
+      const nonces = [...new Set(deliveries.map((d) => d.nonce))];
+      const lifecycles = await lifecycleStarts(tx, nonces, deps.config.intents.fillGraceSeconds);
+      const withdrawals = new Set((await tx.query('SELECT nonce::text FROM withdrawals WHERE nonce = ANY($1::numeric[])', [nonces]) as { nonce: string }[]).map((w) => w.nonce));
+      await recordClaimsNow(tx, deliveries, withdrawals);
+      signals = await queueSignals(tx, deliveries.flatMap((d) => signalsFor(d, lifecycles.get(d.nonce), withdrawals.has(d.nonce))));
+    }
+    // Last, after the claims (row locks in one order: balances, then owners, then reservations): reservations of the
+    // accounts with new snapshots go once those show their claim, or a block at or after their `expires`.
+    await releaseSettled(tx, snapshotAccounts);
+    return { result, signals, starts };
   });
 }
+
+/**
+ * Claims are recorded here, not only by the workflow their signal goes to: one mined just before `expires` may be
+ * reported after its lifecycle or withdrawal hold ended, and its signal then finds no workflow. Both record it
+ * idempotently, so either may come first.
+ */
+async function recordClaimsNow(tx: EntityManager, deliveries: Delivery[], withdrawals: Set<string>): Promise<void> {
+  const claims = deliveries.filter((d) => d.event.type === 'claim').map(({ nonce, event }) => ({ id: nonce, claim: chainTx(event) }));
+  await recordClaims(tx, claims.filter((c) => !withdrawals.has(c.id)));
+  for (const c of claims.filter((c) => withdrawals.has(c.id))) await recordWithdrawalClaim(tx, c.id, c.claim);
+}
+
+const chainTx = (event: LifecycleEvent): ChainTx => ({
+  chainId: event.chainId, transactionHash: event.transactionHash!, timestamp: event.timestamp!, ...(event.blockNumber ? { blockNumber: event.blockNumber } : {}),
+});
 
 /**
  * Who waits for a lifecycle event: the intent or legacy bundle whose id is the nonce (both run the same lifecycle;
  * its signals carry its start, which wakes it) and, for a Claim, the withdrawal with it.
  */
 function signalsFor({ nonce, event }: Delivery, lifecycle: QueuedStart | undefined, withdrawal: boolean): Omit<QueuedSignal, 'id'>[] {
-  const tx = { chainId: event.chainId, transactionHash: event.transactionHash!, timestamp: event.timestamp!, ...(event.blockNumber ? { blockNumber: event.blockNumber } : {}) };
+  const tx = chainTx(event);
   if (event.type === 'claim' && withdrawal) return [{ workflowId: withdrawalWorkflowId(nonce), signal: withdrawalClaimSignal.name, payload: tx }];
   if (!lifecycle) return [];
   const to = { workflowId: lifecycle.workflowId, start: lifecycle };

@@ -5,6 +5,7 @@ import { PRICE_USD_BOUNDS } from '../intents/pricing';
 const chainId: Schema = safeUint(1);
 // Up to 18 digits: always inside PostgreSQL's bigint, so a block number can never fail the batch at write time.
 const blockNumber: Schema = { anyOf: [{ type: 'string', pattern: '^(0|[1-9][0-9]{0,17})$' }, safeUint()] };
+const timestamp: Schema = { ...safeUint(), description: 'unix seconds' };
 
 export const balanceEvent: Schema = {
   type: 'object',
@@ -20,6 +21,11 @@ export const balanceEvent: Schema = {
     locked: uint256,
     lockTag: { type: 'string', pattern: patterns.bytes12, description: "defaults to this service's allocator lock tag" },
     blockNumber,
+    blockTimestamp: {
+      ...timestamp,
+      maximum: 253402300799, // 9999-12-31 in seconds: a timestamp in milliseconds is refused, not taken as a far future
+      description: "unix seconds of blockNumber's block (recommended): reservations past their `expires` are released by a snapshot at or after it; a snapshot without it releases none of them",
+    },
   },
   anyOf: [{ required: ['unlocked'] }, { required: ['locked'] }],
 };
@@ -32,7 +38,6 @@ const base = (type: string, description: string, required: string[], properties:
 });
 const nonce = { ...uint256, description: 'the intent id / allocator nonce the on-chain event carries' };
 const txHash: Schema = { type: 'string', pattern: '^0x[0-9a-fA-F]{64}$' };
-const timestamp: Schema = { ...safeUint(), description: 'unix seconds' };
 
 /** One entry per event type; the `type` discriminator picks the schema. */
 export const eventSchemas: Record<string, Schema> = {

@@ -9,6 +9,8 @@ export interface BalanceEvent {
   locked?: string;
   lockTag?: string;
   blockNumber: string;
+  /** unix seconds of the block: what releases reservations past their `expires` (src/ledger/ledger.ts) */
+  blockTimestamp?: number;
 }
 
 /** Lifecycle events are keyed by the allocator nonce that on-chain Claim events carry (= the intent id). */

@@ -1,11 +1,11 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { preparedQuery, WITHOUT_FLUSH_WAIT } from '../db/prepared';
-import { InsufficientBalance, releaseUnclaimed, reserve, settleOnClaim, type Reservation } from '../ledger/ledger';
+import { InsufficientBalance, releaseAfterExpiry, reserve, settleOnClaim, type Reservation } from '../ledger/ledger';
 import { queueStart, type QueuedStart } from '../outbox/outbox';
 import { proveAccount } from '../projects/accounts';
 import { recordSponsored, type Sponsored } from '../projects/sponsorship';
 import { lockDepositAccount, overdrawsDepositCredit } from '../deposits/credit';
-import type { IntentEvent, IntentStatus } from '../../workflows/intent-state';
+import type { ChainTx, IntentEvent, IntentStatus } from '../../workflows/intent-state';
 import { intentWorkflowId, type LifecycleStart } from '../../workflows/intent-lifecycle';
 import { bundleWorkflowId } from '../../workflows/bundle-lifecycle';
 import type { IntentOp, Submission } from './types';
@@ -237,7 +237,35 @@ export async function recordTransition(db: DataSource, id: string, status: Inten
   });
 }
 
-/** At `expires` nothing more can be claimed: what no claim spent goes back to the account. */
+/**
+ * At `expires` nothing more can be claimed: what no claim spent goes back to the account once a snapshot at or after
+ * `expires` shows no claim was mined before it (src/ledger/ledger.ts).
+ */
 export async function releaseIntent(db: DataSource, id: string, kind: LifecycleKind = 'intent'): Promise<void> {
-  await db.transaction((m) => releaseUnclaimed(m, owner(id, kind)));
+  await db.transaction(async (m) => {
+    const [quote]: { expires: string }[] = await m.query("SELECT operation->>'expires' AS expires FROM quotes WHERE nonce = $1", [id]);
+    await releaseAfterExpiry(m, owner(id, kind), Number(quote.expires));
+  });
+}
+
+/**
+ * Claims as the indexer route ingests them, recorded whatever their lifecycle's state (and again, idempotently, by
+ * the lifecycle while it runs): a claim reported after the lifecycle ended at `expires` was mined before it, and
+ * must settle its chain's reservations all the same. Each records its chain's claim (the first per origin chain
+ * wins) without changing the status, which stays the lifecycle's. Intents and bundles are locked in id order.
+ */
+export async function recordClaims(tx: EntityManager, claims: { id: string; claim: ChainTx }[]): Promise<void> {
+  const sorted = [...claims].sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : BigInt(a.id) > BigInt(b.id) ? 1 : 0));
+  for (const { id, claim } of sorted) {
+    const recorded = JSON.stringify({ chainId: claim.chainId, transactionHash: claim.transactionHash, timestamp: claim.timestamp });
+    const owners: { kind: LifecycleKind }[] = await tx.query(
+      `WITH i AS (UPDATE intents SET claims = claims || jsonb_build_object($2::text, $3::jsonb), updated_at = now()
+         WHERE id = $1 AND $2::bigint = ANY(origin_chain_ids) AND NOT claims ? $2::text RETURNING 'intent' AS kind),
+       b AS (UPDATE bundles SET claims = claims || jsonb_build_object($2::text, $3::jsonb), updated_at = now()
+         WHERE id = $1 AND $2::bigint = ANY(origin_chain_ids) AND NOT claims ? $2::text RETURNING 'bundle' AS kind)
+       SELECT kind FROM i UNION ALL SELECT kind FROM b`,
+      [id, claim.chainId, recorded],
+    );
+    for (const { kind } of owners) await settleOnClaim(tx, owner(id, kind), claim.chainId, claim.blockNumber);
+  }
 }

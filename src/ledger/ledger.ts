@@ -83,22 +83,41 @@ export async function reserve(tx: EntityManager, owner: { kind: string; id: stri
   }
 }
 
-/** Releases what an owner still holds that no claim spent (a claimed part settles with the snapshots); safe to repeat. */
-export async function releaseUnclaimed(tx: EntityManager, owner: { kind: string; id: string }): Promise<void> {
-  await tx.query('UPDATE reservations SET released_at = now() WHERE owner_kind = $1 AND owner_id = $2 AND released_at IS NULL AND release_after_block IS NULL', [owner.kind, owner.id]);
+/**
+ * `expires` passed: the authorization can no longer be claimed, but a Claim mined in a block before `expires` may not
+ * show in the stored snapshot yet. What an owner still holds that no claim spent is therefore not freed here: it is
+ * released once the stored snapshot of its balance is of a block whose timestamp is at or after `expires` (such a
+ * snapshot counts every claim there can be). A reservation a claim already settles keeps waiting for the claim's
+ * block. Safe to repeat.
+ */
+export async function releaseAfterExpiry(tx: EntityManager, owner: { kind: string; id: string }, expires: number): Promise<void> {
+  await tx.query(
+    `UPDATE reservations SET release_after_time = $3
+     WHERE owner_kind = $1 AND owner_id = $2 AND released_at IS NULL AND release_after_block IS NULL AND release_after_time IS NULL`,
+    [owner.kind, owner.id, expires],
+  );
+  await tx.query(`UPDATE reservations r SET released_at = now() WHERE owner_kind = $1 AND owner_id = $2 AND ${SETTLED}`, [owner.kind, owner.id]);
 }
 
-
-/** The block of the stored snapshot a reservation is checked against (wallet or lock balance of the same key). */
-const SNAPSHOT_BLOCK = `CASE WHEN r.lock_tag = '${WALLET}'
-  THEN (SELECT w.block_number FROM wallet_balances w WHERE w.account = r.account AND w.chain_id = r.chain_id AND w.token = r.token)
-  ELSE (SELECT l.block_number FROM lock_balances l WHERE l.account = r.account AND l.chain_id = r.chain_id AND l.token = r.token AND l.lock_tag = r.lock_tag) END`;
-const SETTLED = `r.released_at IS NULL AND r.release_after_block IS NOT NULL AND r.release_after_block <= ${SNAPSHOT_BLOCK}`;
+/** A column of the stored snapshot a reservation is checked against (wallet or lock balance of the same key). */
+const snapshot = (column: 'block_number' | 'block_timestamp') => `CASE WHEN r.lock_tag = '${WALLET}'
+  THEN (SELECT w.${column} FROM wallet_balances w WHERE w.account = r.account AND w.chain_id = r.chain_id AND w.token = r.token)
+  ELSE (SELECT l.${column} FROM lock_balances l WHERE l.account = r.account AND l.chain_id = r.chain_id AND l.token = r.token AND l.lock_tag = r.lock_tag) END`;
+const SNAPSHOT_BLOCK = snapshot('block_number');
+/**
+ * Released once the snapshot shows the claim (its block), or shows every claim there can be (a block timestamp at
+ * or after `expires`). A snapshot without a timestamp never counts for the second: its stored timestamp is that of
+ * an earlier snapshot of the key, or none.
+ */
+const SETTLED = `r.released_at IS NULL AND (
+  (r.release_after_block IS NOT NULL AND r.release_after_block <= ${SNAPSHOT_BLOCK})
+  OR (r.release_after_time IS NOT NULL AND r.release_after_time <= ${snapshot('block_timestamp')}))`;
 
 /**
  * A claim spent an owner's reservations on one chain. They are not released yet: until the indexer reports a balance
  * snapshot at or after the claim's block, the stored balance still counts the claimed funds, and releasing now would
  * let them be allocated twice. Without the claim's block, the next newer snapshot than the stored one is awaited.
+ * A claim reported after `expires` (mined before it) settles the same way.
  */
 export async function settleOnClaim(tx: EntityManager, owner: { kind: string; id: string }, chainId: number, claimBlock?: string): Promise<void> {
   await tx.query(
@@ -109,7 +128,7 @@ export async function settleOnClaim(tx: EntityManager, owner: { kind: string; id
   await tx.query(`UPDATE reservations r SET released_at = now() WHERE owner_kind = $1 AND owner_id = $2 AND ${SETTLED}`, [owner.kind, owner.id]);
 }
 
-/** Releases claimed reservations of these accounts whose balance snapshot has caught up with the claim. */
+/** Releases reservations of these accounts (claimed, or past `expires`) whose balance snapshot has caught up. */
 export async function releaseSettled(tx: EntityManager, accounts: string[]): Promise<void> {
   if (!accounts.length) return;
   await tx.query(`UPDATE reservations r SET released_at = now() WHERE r.account = ANY($1) AND ${SETTLED}`, [accounts]);

@@ -4,7 +4,7 @@ import type { PrivateKeyAccount } from 'viem/accounts';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { ChainRegistry } from '../chains/registry';
 import type { Config } from '../config';
-import { InsufficientBalance, releaseUnclaimed, reserve, settleOnClaim } from '../ledger/ledger';
+import { InsufficientBalance, releaseAfterExpiry, reserve, settleOnClaim } from '../ledger/ledger';
 import { allocateNonce } from '../ledger/nonces';
 import { queueStart, type QueuedStart } from '../outbox/outbox';
 import { lockProvenAccount, proveAccount } from '../projects/accounts';
@@ -201,12 +201,27 @@ async function allocate(tx: EntityManager, req: WithdrawalRequest, projectId: st
 
 /**
  * Claimed (the indexer saw its Claim): the reservation settles, released once a snapshot shows the transfer.
- * Expired: the authorization can no longer be used, so the reservation goes. The nonce stays spent either way.
+ * Expired: the authorization can no longer be used, but a claim mined just before `expires` may not show in the
+ * stored balance yet, so the reservation is released by a snapshot at or after `expires` (src/ledger/ledger.ts).
+ * The nonce stays spent either way.
  */
 export async function finishWithdrawal(db: DataSource, nonce: string, status: 'CLAIMED' | 'EXPIRED', claim?: WithdrawalClaim): Promise<void> {
   await db.transaction(async (tx) => {
-    await tx.query("UPDATE withdrawals SET status = $2, updated_at = now() WHERE nonce = $1 AND status = 'ALLOCATED'", [nonce, status]);
-    if (claim) await settleOnClaim(tx, { kind: 'withdrawal', id: nonce }, claim.chainId, claim.blockNumber);
-    else await releaseUnclaimed(tx, { kind: 'withdrawal', id: nonce });
+    if (claim) return recordWithdrawalClaim(tx, nonce, claim);
+    const [row]: { expires: string }[] = await tx.query(
+      `WITH expired AS (UPDATE withdrawals SET status = $2, updated_at = now() WHERE nonce = $1 AND status = 'ALLOCATED' RETURNING response->>'expires' AS expires)
+       SELECT expires FROM expired`,
+      [nonce, status],
+    );
+    if (row) await releaseAfterExpiry(tx, { kind: 'withdrawal', id: nonce }, Number(row.expires));
   });
+}
+
+/**
+ * A withdrawal's Claim, recorded by the indexer route as it arrives (and again, idempotently, by its workflow): a
+ * claim reported after `expires` was mined before it, so it counts even once the withdrawal EXPIRED.
+ */
+export async function recordWithdrawalClaim(tx: EntityManager, nonce: string, claim: WithdrawalClaim): Promise<void> {
+  await tx.query("UPDATE withdrawals SET status = 'CLAIMED', updated_at = now() WHERE nonce = $1 AND chain_id = $2 AND status <> 'CLAIMED'", [nonce, claim.chainId]);
+  await settleOnClaim(tx, { kind: 'withdrawal', id: nonce }, claim.chainId, claim.blockNumber);
 }

@@ -4,7 +4,7 @@ import { Api, call, ingest, startApi } from '../support/harness';
 import { ARB_USDC, BASE_USDC, TX } from '../support/fixtures';
 import { newProject, subscribe, type Project } from '../support/projects';
 import { Receiver } from '../support/receiver';
-import { DP, depositEvents, fillAndClaim, intentFailure, projectSigner, registerManaged } from '../support/deposits';
+import { balanceAtExpiry, DP, depositEvents, fillAndClaim, intentFailure, projectSigner, registerManaged } from '../support/deposits';
 import { withdrawTypedData } from '../../src/deposits/session-digest';
 import { forgetAttempt, intentIsFinal } from '../../src/deposits/store';
 
@@ -253,6 +253,9 @@ describe('paths', () => {
           await ingest(api, [intentFailure(started.intentId, 42161)]);
           const failed = await until(r, id, 'bridge-failed', attempt);
           expect(failed).toMatchObject({ intentId: started.intentId, errorCode: 'BRIDGE-4', retryable: attempt < 3, attempt });
+          // Past its `expires`, a snapshot showing no claim frees its funds for the next attempt (or the refund).
+          const expires = Number((await call(p, 'GET', `/intent-operation/${started.intentId}?full=true`)).json.intentOp.expires);
+          await ingest(api, [balanceAtExpiry({ chainId: 8453, token: BASE_USDC, account: address, balance: '6000000', block: 100 + attempt, expires })]);
         } else {
           await ingest(api, fillAndClaim(started.intentId, { chainId: 42161, txHash: nextTx() }, { chainId: 8453, txHash: nextTx() }));
         }
@@ -329,6 +332,10 @@ describe('a failed attempt is final before the next one spends', () => {
 
     const failed = await until(r, ia, 'bridge-failed', 1, 30_000);
     expect(failed).toMatchObject({ intentId: first.intentId, errorCode: 'BRIDGE-4', retryable: true, attempt: 1 });
+    // Past `expires`, the failed intent's funds are held until a snapshot at or after it (here also after the second
+    // intent's claim, whose funds it shows gone).
+    expect(await intentIsFinal(api.db, first.intentId)).toBe(false);
+    await ingest(api, [balanceAtExpiry({ chainId: 8453, token: BASE_USDC, account: address, balance: String(10_000_000n - BigInt(second.source.amount)), block: 102, expires })]);
     expect([await intentIsFinal(api.db, first.intentId), await intentIsFinal(api.db, second.intentId)]).toEqual([true, true]);
     const retry = await until(r, ia, 'bridge-started', 2, 30_000);
     expect(Date.now() / 1000).toBeGreaterThanOrEqual(expires);

@@ -90,9 +90,14 @@ test('intents and bundles in flight reach the right terminal state after the wor
   const [{ account }] = await api.db.query('SELECT account FROM intents WHERE id = $1', [toComplete]);
   await ingest(api, [{ id: `dur-after-${toComplete}`, type: 'balance', chainId: 8453, account, token: BASE_USDC, locked: '3900000', blockNumber: '2' }]);
   const held = async (ids: string[]) => Number((await api.db.query('SELECT count(*) AS n FROM reservations WHERE owner_id = ANY($1) AND released_at IS NULL', [ids]))[0].n);
-  // The expired one is released at its `expires` (5 s after its deadline in tests); the failed one stays reserved
-  // until its own `expires`, since the arbiter could still claim it.
-  for (let i = 0; i < 100 && (await held([toComplete, toExpire, bundleToExpire])) > 0; i++) await new Promise((r) => setTimeout(r, 200));
+  // The expired ones are held past their `expires` (5 s after their deadline in tests) until a snapshot of a block at
+  // or after it shows no claim; the failed one stays reserved until its own `expires`, since the arbiter could still claim it.
+  for (const [kind, id] of [['intent', toExpire], ['bundle', bundleToExpire]]) {
+    await api.temporal.workflow.getHandle(`${kind}-${id}`).result();
+    const [{ account: owner, expires }] = await api.db.query(`SELECT x.account, q.operation->>'expires' AS expires FROM ${kind}s x JOIN quotes q ON q.nonce = x.id WHERE x.id = $1`, [id]);
+    expect(await held([id])).toBe(1);
+    await ingest(api, [{ id: `dur-expired-${id}`, type: 'balance', chainId: 8453, account: owner, token: BASE_USDC, locked: '5000000', blockNumber: '3', blockTimestamp: Number(expires) }]);
+  }
   expect(await held([toComplete, toExpire, bundleToExpire])).toBe(0);
   expect(await held([bundleToComplete])).toBe(1); // claimed: settles with the next snapshot, as an intent does
   expect(await held([toFail])).toBe(1);

@@ -99,20 +99,61 @@ describe('the published 1.15.0 client, unchanged', () => {
     expect(full.json.intentOp.nonce).toBe(op.nonce);
   });
 
-  test('an intent not filled by its fill deadline expires and releases its reservation', async () => {
-    const account = await fundedAccount('3000000');
+  /** An intent left unfilled: EXPIRED, then its lifecycle ended at `expires` (INTENT_CLAIM_WINDOW_SECONDS=5 in tests). */
+  async function expiredAndEnded(locked: string) {
+    const account = await fundedAccount(locked);
     const route = await client.getIntentRoute(routeInput(account.address, 1_000_000n, { customDeadline: Math.floor(Date.now() / 1000) + 3 }));
     const { result } = await client.submitIntent(await sign(account, route.intentOp));
     expect(await activeReservations(result.id)).toBe(1);
     const expired = await statusOf(result.id, ['EXPIRED']);
     expect(expired.claims[0].status).toBe('EXPIRED');
-    // Held until `expires` (INTENT_CLAIM_WINDOW_SECONDS=5 in tests: the arbiter could still claim), then released.
-    for (let i = 0; i < 100 && (await activeReservations(result.id)) > 0; i++) await new Promise((r) => setTimeout(r, 200));
-    expect(await activeReservations(result.id)).toBe(0);
+    await api.temporal.workflow.getHandle(`intent-${result.id}`).result();
     expect(Date.now() / 1000).toBeGreaterThanOrEqual(Number(route.intentOp.expires));
+    return { account, id: result.id as string, expires: Number(route.intentOp.expires) };
+  }
+  const snapshot = (account: string, block: number, locked: string, blockTimestamp?: number) =>
+    ingest(api, [{ id: id(), type: 'balance', chainId: 8453, account, token: BASE_USDC, locked, blockNumber: String(block), ...(blockTimestamp ? { blockTimestamp } : {}) }]);
+
+  test('21.2 an intent not filled by its fill deadline expires; past `expires` its funds stay reserved until a snapshot at or after it', async () => {
+    const { account, id: intentId, expires } = await expiredAndEnded('3000000');
+    // The stored snapshot may predate a claim mined in the last block before `expires`.
+    expect(await activeReservations(intentId)).toBe(1);
+    await snapshot(account.address, 2, '3000000'); // without a block timestamp: releases nothing
+    await snapshot(account.address, 3, '3000000', expires - 1);
+    expect(await activeReservations(intentId)).toBe(1);
+    await snapshot(account.address, 4, '3000000', expires);
+    expect(await activeReservations(intentId)).toBe(0);
     // A late fill changes nothing.
-    await ingest(api, [{ id: id(), type: 'fill', chainId: 42161, nonce: result.id, transactionHash: TX(9), timestamp: 1 }]);
-    expect((await client.getIntentOpStatus(BigInt(result.id))).status).toBe('EXPIRED');
+    await ingest(api, [{ id: id(), type: 'fill', chainId: 42161, nonce: intentId, transactionHash: TX(9), timestamp: 1 }]);
+    expect((await client.getIntentOpStatus(BigInt(intentId))).status).toBe('EXPIRED');
+  });
+
+  test('21.2 a claim mined just before `expires` and reported after the lifecycle ended is recorded and settles by its block', async () => {
+    const { account, id: intentId, expires } = await expiredAndEnded('3000000');
+    const late = await ingest(api, [{ id: id(), type: 'claim', chainId: 8453, nonce: intentId, transactionHash: TX(11), timestamp: expires - 1, blockNumber: '7' }]);
+    expect(late.status).toBe(200);
+    const status = await client.getIntentOpStatus(BigInt(intentId));
+    expect(status.claims).toEqual([expect.objectContaining({ chainId: 8453, claimTransactionHash: TX(11), claimTimestamp: expires - 1 })]);
+    expect(await activeReservations(intentId)).toBe(1);
+    await snapshot(account.address, 7, '1900000'); // the claim's block shows the claimed funds gone
+    expect(await activeReservations(intentId)).toBe(0);
+  });
+
+  test('21.9 a fill reported after a failure (another API process delivered the failure first) still fills the intent, and is recorded', async () => {
+    const account = await fundedAccount('3000000');
+    const route = await client.getIntentRoute(routeInput(account.address, 1_000_000n));
+    const { result } = await client.submitIntent(await sign(account, route.intentOp));
+    const wait = { 'x-indexer-key': api.indexerKey };
+    await call(api, 'POST', '/indexer/events?wait=true', { body: { events: [{ id: id(), type: 'failure', chainId: 42161, nonce: result.id, reason: 'relayer reverted' }] }, headers: wait });
+    await statusOf(result.id, ['FAILED']);
+    const filledAt = Number(route.intentOp.elements[0].mandate.fillDeadline) - 1;
+    await call(api, 'POST', '/indexer/events?wait=true', { body: { events: [{ id: id(), type: 'fill', chainId: 42161, nonce: result.id, transactionHash: TX(12), timestamp: filledAt }] }, headers: wait });
+    const filled = await statusOf(result.id, ['FILLED']);
+    expect(filled).toMatchObject({ fillTransactionHash: TX(12), fillTimestamp: filledAt });
+    await ingest(api, [{ id: id(), type: 'claim', chainId: 8453, nonce: result.id, transactionHash: TX(13), timestamp: filledAt, blockNumber: '2' }]);
+    await statusOf(result.id, ['COMPLETED']);
+    const full = await call(api, 'GET', `/intent-operation/${result.id}?full=true`);
+    expect(full.json.history.map((h: { status: string }) => h.status)).toEqual(['PENDING', 'FAILED', 'FILLED', 'COMPLETED']);
   });
 
   test('Insufficient balance and unsupported inputs map to the client error classes', async () => {

@@ -143,12 +143,18 @@ async function until(check: () => Promise<boolean>) {
   throw new Error('condition never held');
 }
 
-test('expiry releases the reservation; a reported claim releases it and the nonce is never handed out again', async () => {
+const statusOf = async (nonce: string) => (await api.db.query('SELECT status FROM withdrawals WHERE nonce = $1', [nonce]))[0].status;
+const snapshot = (account: string, block: number, locked: string, blockTimestamp?: number) =>
+  ingest(api, [{ id: `w-snap-${account}-${seq++}`, type: 'balance', chainId: 8453, account, token: BASE_USDC, locked, blockNumber: String(block), ...(blockTimestamp ? { blockTimestamp } : {}) }]);
+
+test('expiry releases the reservation once a snapshot at or after `expires` arrives; a reported claim releases it and the nonce is never handed out again', async () => {
   const account = await funded({ [BASE_USDC]: '1000' });
   const first = parseExact((await withdraw({ account, chainId: 8453, tokenAddress: BASE_USDC, amount: 600, recipient: account })).text).transferDetails;
   expect((await withdraw({ account, chainId: 8453, tokenAddress: BASE_USDC, amount: 600, recipient: account })).json.message).toBe('Insufficient balance');
-  await until(async () => (await reservedFor(account)) === 0n); // WITHDRAWAL_EXPIRY_SECONDS=4 in tests
-  expect((await api.db.query('SELECT status FROM withdrawals WHERE nonce = $1', [first.nonce]))[0].status).toBe('EXPIRED');
+  await until(async () => (await statusOf(first.nonce)) === 'EXPIRED'); // WITHDRAWAL_EXPIRY_SECONDS=4 in tests
+  expect(await reservedFor(account)).toBe(600n);
+  await snapshot(account, 2, '1000', Number(first.expires));
+  expect(await reservedFor(account)).toBe(0n);
 
   const second = parseExact((await withdraw({ account, chainId: 8453, tokenAddress: BASE_USDC, amount: 600, recipient: account })).text).transferDetails;
   expect(second.nonce).not.toBe(first.nonce);
@@ -156,9 +162,43 @@ test('expiry releases the reservation; a reported claim releases it and the nonc
   await until(async () => (await api.db.query('SELECT status FROM withdrawals WHERE nonce = $1', [second.nonce]))[0].status === 'CLAIMED');
   // Released once the indexer's next snapshot shows the transfer, not before.
   expect(await reservedFor(account)).toBe(600n);
-  await ingest(api, [{ id: `w-after-${second.nonce}`, type: 'balance', chainId: 8453, account, token: BASE_USDC, locked: '400', blockNumber: '2' }]);
+  await ingest(api, [{ id: `w-after-${second.nonce}`, type: 'balance', chainId: 8453, account, token: BASE_USDC, locked: '400', blockNumber: '3' }]);
   expect(await reservedFor(account)).toBe(0n);
   expect((await api.db.query('SELECT purpose FROM allocator_nonces WHERE nonce = $1', [second.nonce]))[0].purpose).toBe('withdrawal');
+});
+
+test('21.2 at `expires` the funds stay reserved until a snapshot at or after it; a claim mined just before, reported late, is recorded and spends them', async () => {
+  const withdraw600 = (account: string) => withdraw({ account, chainId: 8453, tokenAddress: BASE_USDC, amount: 600, recipient: account });
+  const [unclaimed, claimed] = [await funded({ [BASE_USDC]: '1000' }), await funded({ [BASE_USDC]: '1000' })];
+  const [a, b] = [parseExact((await withdraw600(unclaimed)).text).transferDetails, parseExact((await withdraw600(claimed)).text).transferDetails];
+  await until(async () => (await statusOf(a.nonce)) === 'EXPIRED' && (await statusOf(b.nonce)) === 'EXPIRED');
+  const expiresA = Number(a.expires);
+
+  // The stored snapshot (block 1) may predate a claim mined in the last block before `expires`: nothing is re-allocated.
+  expect((await withdraw600(unclaimed)).json.message).toBe('Insufficient balance');
+  await snapshot(unclaimed, 2, '1000'); // no block timestamp: releases nothing
+  await snapshot(unclaimed, 3, '1000', expiresA - 1); // still a block a claim could be in
+  expect((await withdraw600(unclaimed)).json.message).toBe('Insufficient balance');
+  await snapshot(unclaimed, 4, '1000', expiresA); // at `expires`: the balance shows every claim there can be
+  expect(await reservedFor(unclaimed)).toBe(0n);
+  expect((await withdraw600(unclaimed)).status).toBe(200);
+
+  // The claim of block 5 (before `expires`) arrives after the hold ended: recorded, and the funds go with the claim.
+  expect((await withdraw600(claimed)).json.message).toBe('Insufficient balance');
+  const late = await ingest(api, [{ id: `w-late-claim-${b.nonce}`, type: 'claim', chainId: 8453, nonce: b.nonce, transactionHash: `0x${'cd'.repeat(32)}`, timestamp: Number(b.expires) - 1, blockNumber: '5' }]);
+  expect(late.status).toBe(200);
+  expect(await statusOf(b.nonce)).toBe('CLAIMED');
+  expect(await reservedFor(claimed)).toBe(600n);
+  await snapshot(claimed, 5, '400'); // the claim's block: shows the transfer
+  expect(await reservedFor(claimed)).toBe(0n);
+  expect((await withdraw600(claimed)).json.message).toBe('Insufficient balance');
+  expect((await withdraw({ account: claimed, chainId: 8453, tokenAddress: BASE_USDC, amount: 400, recipient: claimed })).status).toBe(200);
+}, 30_000);
+
+test('21.2 a block timestamp in milliseconds is refused, not taken as a far future that releases everything', async () => {
+  const account = await funded({ [BASE_USDC]: '1000' });
+  const res = await snapshot(account, 2, '1000', Date.now());
+  expect(res.status).toBe(400);
 });
 
 test('property: concurrent withdrawals and intent submits over one balance never over-reserve; nonces are unique', async () => {

@@ -33,7 +33,29 @@ test('status never moves backwards; failure only before a fill; terminal states 
   expect(applyEvent(filled, { type: 'failure', chainId: 1, reason: 'x' }).status).toBe('FILLED');
   const failed = applyEvent(start, { type: 'failure', chainId: 1, reason: 'x' });
   expect(failed.status).toBe('FAILED');
-  expect(applyEvent(failed, { type: 'fill', ...tx(42161, 1) })).toBe(failed);
+  expect(applyEvent(failed, { type: 'preconfirmation', chainId: 1 })).toBe(failed);
+  const expired: IntentState = { ...start, status: 'EXPIRED' };
+  expect(applyEvent(expired, { type: 'fill', ...tx(42161, 1) })).toBe(expired);
+});
+
+test('21.9 a fill after a failure is what the chain says: FILLED, then claimed and COMPLETED; a late failure changes nothing', () => {
+  const failed = applyEvent({ ...start, fillDeadline: 100 }, { type: 'failure', chainId: 1, reason: 'x' });
+  expect(applyEvent(failed, { type: 'fill', ...tx(42161, 101) })).toBe(failed); // past the deadline: the arbiter pays nothing
+  let s = applyEvent(failed, { type: 'fill', ...tx(42161, 7) });
+  expect(s.status).toBe('FILLED');
+  expect(s.fill!.transactionHash).toBe('0x7');
+  expect(applyEvent(s, { type: 'failure', chainId: 1, reason: 'again' })).toBe(s);
+  s = applyEvent(s, { type: 'claim', ...tx(1, 8) });
+  expect(s.status).toBe('CLAIMED');
+  expect(applyEvent(s, { type: 'claim', ...tx(8453, 9) }).status).toBe('COMPLETED');
+  // Claims recorded while FAILED count when the fill comes.
+  const claimedWhileFailed: IntentState = { ...failed, claims: { 1: tx(1, 2), 8453: tx(8453, 3) } };
+  expect(applyEvent(claimedWhileFailed, { type: 'fill', ...tx(42161, 7) }).status).toBe('COMPLETED');
+});
+
+test('21.9 lifecycles recorded before the rule replay the old one: a fill after a failure changed nothing', () => {
+  const failed = applyEvent(start, { type: 'failure', chainId: 1, reason: 'x' });
+  expect(applyEvent(failed, { type: 'fill', ...tx(42161, 1) }, { fillAfterFailure: false })).toBe(failed);
 });
 
 test('an event that changes nothing returns the same state (no transition to persist)', () => {
