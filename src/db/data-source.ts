@@ -14,7 +14,12 @@ import { Bundles1764700000000 } from './migrations/1764700000000-bundles';
 import { RouteGroups1764800000000 } from './migrations/1764800000000-route-groups';
 import { DelayedLifecycles1764900000000 } from './migrations/1764900000000-delayed-lifecycles';
 
-export function createDataSource(url: string, poolSize = 10): DataSource {
+/**
+ * `queryTimeoutMs` (API processes): PostgreSQL cancels a statement running longer (statement_timeout, which also
+ * bounds lock waits) and the client gives up on one whose server does not answer at all (query_timeout: a paused or
+ * unreachable server), so a request's query never outlives its deadline.
+ */
+export function createDataSource(url: string, poolSize = 10, queryTimeoutMs?: number): DataSource {
   return new DataSource({
     type: 'postgres',
     url,
@@ -24,11 +29,19 @@ export function createDataSource(url: string, poolSize = 10): DataSource {
     synchronize: false,
     logging: false,
     poolSize,
+    ...(queryTimeoutMs ? { extra: { statement_timeout: queryTimeoutMs, query_timeout: queryTimeoutMs } } : {}),
   });
 }
 
-/** Opens the pool and applies pending migrations (concurrent starters serialise on an advisory lock). */
-export async function openDatabase(url: string, poolSize?: number): Promise<DataSource> {
+/**
+ * Opens the pool and applies pending migrations (concurrent starters serialise on an advisory lock). With
+ * `queryTimeoutMs`, migrations (which may take long) run first on a pool without it.
+ */
+export async function openDatabase(url: string, poolSize?: number, queryTimeoutMs?: number): Promise<DataSource> {
+  if (queryTimeoutMs) {
+    await (await openDatabase(url, 2)).destroy();
+    return createDataSource(url, poolSize, queryTimeoutMs).initialize();
+  }
   // The lock holds one connection while the migrations use another, so the pool needs at least two.
   const ds = await createDataSource(url, Math.max(poolSize ?? 10, 2)).initialize();
   const lock = ds.createQueryRunner();

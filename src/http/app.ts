@@ -16,6 +16,7 @@ import { analyticsRoutes, ingestCors } from '../analytics/routes';
 import { sessionAuth } from '../compliance/session-auth';
 import { Host, openApiDocument } from './openapi';
 import { apiKeyAuth, errors, indexerAuth, observe } from './middleware';
+import { deadline } from './deadline';
 import { apiVersion, SUPPORTED_VERSIONS, type ApiVersion } from '../versions/versions';
 import { ApiError } from './errors';
 import { deprecationNotice } from '../versions/deprecation';
@@ -50,6 +51,7 @@ export function createApp(services: Services): Koa {
   app.use(errors(services));
   app.use(ingestCors());
   app.use(bodyParser({ enableTypes: ['json'], jsonLimit: services.config.bodyLimit, encoding: 'utf-8' }));
+  app.use(deadline(services));
 
   for (const host of all) {
     const router = new Router({ prefix: host.prefix || undefined });

@@ -61,7 +61,8 @@ function complianceProvider(rt: Runtime, db: DataSource, clock: () => Date): Ver
 
 export function createServices(rt: Runtime, db: DataSource, temporal: Client, logger: Logger): Services {
   const clock = () => new Date();
-  const outbox = new Outbox(db, temporal, rt.config.taskQueue);
+  // Temporal gets half the request deadline: what is left answers (the outbox row keeps the work).
+  const outbox = new Outbox(db, temporal, rt.config.taskQueue, rt.config.deadlines.requestSeconds * 500);
   return {
     config: rt.config,
     db,
