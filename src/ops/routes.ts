@@ -76,16 +76,18 @@ export const opsRoutes: RouteDef[] = [
     auth: 'none',
     responses: { 200: { description: 'ready' }, 503: { description: 'a dependency is down' } },
     async handler(_ctx, _input, s) {
-      // Each dependency gets READY_TIMEOUT_MS; the reason goes to the logs, not to whoever can reach this route.
+      // Each dependency gets READY_TIMEOUT_MS (at most half the request deadline, so this answer, not the deadline's,
+      // names them); the reason goes to the logs, not to whoever can reach this route.
+      const timeoutMs = Math.min(READY_TIMEOUT_MS, s.config.deadlines.requestSeconds * 500);
       const check = (dependency: string, fn: () => Promise<unknown>) => {
         let timer: NodeJS.Timeout | undefined;
-        const timeout = new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS)));
+        const timeout = new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs)));
         return Promise.race([fn(), timeout]).then(
           () => 'ok',
           (err) => (s.logger.warn({ err, dependency }, 'readiness check failed'), 'down'),
         ).finally(() => clearTimeout(timer));
       };
-      const temporalCall = <T>(fn: () => Promise<T>) => s.temporal.connection.withDeadline(Date.now() + READY_TIMEOUT_MS, fn);
+      const temporalCall = <T>(fn: () => Promise<T>) => s.temporal.connection.withDeadline(Date.now() + timeoutMs, fn);
       const [database, temporal, worker] = await Promise.all([
         check('database', () => s.db.query('SELECT 1')),
         check('temporal', () => temporalCall(() => s.temporal.workflowService.getSystemInfo({}))),

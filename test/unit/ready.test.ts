@@ -7,7 +7,7 @@ const warnings: unknown[] = [];
 const polling = { pollers: [{ lastAccessTime: { seconds: Math.floor(Date.now() / 1000) } }] };
 const services = (db: () => Promise<unknown>, taskQueue: () => Promise<unknown> = async () => polling) => ({
   db: { query: db },
-  config: { temporalNamespace: 'default', taskQueue: 'orchestrator' },
+  config: { temporalNamespace: 'default', taskQueue: 'orchestrator', deadlines: { requestSeconds: 5 } },
   temporal: { connection: { withDeadline: (_: number, fn: () => Promise<unknown>) => fn() }, workflowService: { getSystemInfo: async () => ({}), describeTaskQueue: taskQueue } },
   logger: { warn: (o: unknown) => warnings.push(o) },
 }) as unknown as Services;
