@@ -79,6 +79,9 @@ export default async function globalSetup(): Promise<void> {
     DEPOSIT_BRIDGE_RETRIES: '2',
     DEPOSIT_RETRY_SECONDS: '1',
     DEPOSIT_FUNDS_WAIT_SECONDS: '40',
+    // Suites run on busy machines: a slow answer is not an outage here (test/integration/outages.test.ts sets 2 s).
+    REQUEST_DEADLINE_SECONDS: '30',
+    EXTERNAL_DEADLINE_SECONDS: '60',
     RATE_LIMIT_RPS: '100000', // suites call faster than a production default; the rate-limit test sets its own quotas
     LOG_LEVEL: 'error', // expected refusals (e.g. Insufficient balance) are logged as activity warnings
     ...TEST_SECRETS,
