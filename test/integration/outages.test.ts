@@ -58,10 +58,12 @@ async function startApiProcess(extra: Record<string, string> = {}): Promise<stri
   });
 }
 
-function startWorkerProcess(extra: Record<string, string> = {}): ChildProcess {
+let stopping = false;
+/** A worker process, restarted when it exits (as `npm start` or any supervisor does: a worker may give up on a Temporal that stays away). */
+function startWorkerProcess(extra: Record<string, string> = {}): void {
   const proc = spawnEntry('worker', { ...env, ...extra });
   processes.push(proc);
-  return proc;
+  proc.once('exit', () => !stopping && startWorkerProcess(extra));
 }
 
 /** Every request gets 10 s at most: past that it hangs, which is what this suite must never see. */
@@ -81,7 +83,6 @@ const recorded = async (): Promise<number> => Number((await db.query('SELECT cou
 const allDelivered = () => waitFor('every recorded event delivered', async () => receiver.accepted.size === (await recorded()), 45_000);
 
 let api: string;
-let worker: ChildProcess;
 
 beforeAll(async () => {
   scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'orchestrator-outages-'));
@@ -104,7 +105,7 @@ beforeAll(async () => {
   };
   ({ apiKey } = await createProject(db, 'outages'));
   await receiver.start();
-  worker = startWorkerProcess();
+  startWorkerProcess();
   api = await startApiProcess();
   const endpoint = await call(api, 'POST', `${DP}/webhooks/endpoints`, { url: receiver.url, types: ['deposit-received'] });
   expect(endpoint.status).toBe(201);
@@ -113,6 +114,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
+  stopping = true;
   for (const proc of processes) await stopProcess(proc);
   if (temporal) await stopProcess(temporal.process);
   await db?.destroy();
@@ -147,8 +149,6 @@ test('22.6 Temporal stopped: /ready names it, a route that needs only PostgreSQL
   expect(await recorded()).toBe(before + 2);
 
   temporal = await startTemporalDevServer({ port: temporalPort, namespace: 'default', logLevel: 'error', dbFile: path.join(scratch, 'temporal.sqlite') });
-  // The worker rides out a short outage; should it have given up, a new one takes over, as in production.
-  if (worker.exitCode !== null || worker.signalCode !== null) worker = startWorkerProcess();
   await allDelivered();
   await waitFor('ready once Temporal is back', async () => (await call(api, 'GET', '/ready')).status === 200, 60_000);
 }, 180_000);
