@@ -19,6 +19,8 @@ export interface Config {
   allocator: { lockTag?: string; scope: 0 | 1; resetPeriod: number; compactAddress: `0x${string}`; withdrawalExpirySeconds: number; maxOutstandingWithdrawals: number };
   /** the outbox sweeper: how often it runs, and how old a row must be before it takes it over from its request */
   outbox: { sweepSeconds: number; graceSeconds: number };
+  /** how long a request may take before it is answered 503 (src/http/deadline.ts) */
+  deadlines: { requestSeconds: number; externalSeconds: number };
   intents: {
     quoteTtlSeconds: number;
     fillWindowSeconds: number;
@@ -207,6 +209,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     outbox: {
       sweepSeconds: int(env, 'OUTBOX_SWEEP_SECONDS', 15, 1, 3600),
       graceSeconds: int(env, 'OUTBOX_GRACE_SECONDS', 10, 0, 3600),
+    },
+    deadlines: {
+      requestSeconds: int(env, 'REQUEST_DEADLINE_SECONDS', 5, 1, 600),
+      externalSeconds: int(env, 'EXTERNAL_DEADLINE_SECONDS', 15, 1, 600),
     },
     intents: {
       quoteTtlSeconds: int(env, 'INTENT_QUOTE_TTL_SECONDS', 300, 1, 86_400),

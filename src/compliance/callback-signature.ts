@@ -6,8 +6,11 @@ export const CALLBACK_TOLERANCE_SECONDS = 300;
 
 export const signCallback = (secret: string, t: number, body: string) => createHmac('sha256', secret).update(`${t}.${body}`).digest('hex');
 
-/** Accepts when any `v1` of a pair with a timestamp inside the window matches (several pairs during a secret rotation). */
-export function verifySignedCallback(secret: string, rawBody: string, header: string | string[] | undefined, now: Date): void {
+/**
+ * Accepts when any `v1` of a pair with a timestamp inside the window matches (several pairs during a secret rotation),
+ * and returns the body parsed: a signed body that is not JSON is the sender's 400.
+ */
+export function verifySignedCallback(secret: string, rawBody: string, header: string | string[] | undefined, now: Date): unknown {
   const pairs = parseSignatureHeader(header);
   if (!pairs.length) throw new CallbackRejected(401, 'Missing or malformed signature header');
   const ok = pairs.some(({ t, v1 }) => {
@@ -18,4 +21,9 @@ export function verifySignedCallback(secret: string, rawBody: string, header: st
     return given.length === expected.length && timingSafeEqual(given, expected);
   });
   if (!ok) throw new CallbackRejected(401, 'Invalid callback signature');
+  try {
+    return JSON.parse(rawBody);
+  } catch {
+    throw new CallbackRejected(400, 'Callback body is not JSON');
+  }
 }

@@ -1,5 +1,5 @@
 import { verifySignedCallback } from './callback-signature';
-import { Applicant, ApplicantRequest, CallbackRejected, ProviderCallback, ProviderFailed, ProviderRefused, ProviderState, VerificationProvider } from './provider';
+import { Applicant, ApplicantRequest, CallbackRejected, ProviderCallback, ProviderFailed, ProviderState, VerificationProvider } from './provider';
 
 export interface PersonaSettings { apiUrl: string; apiKey: string; templateId: string; webhookSecret: string }
 
@@ -35,7 +35,13 @@ interface Inquiry { id: string; attributes: { status: string; 'reference-id'?: s
 export class PersonaProvider implements VerificationProvider {
   readonly name = 'persona' as const;
 
-  constructor(private readonly s: PersonaSettings, private readonly clock: () => Date, private readonly http: typeof fetch = fetch) {}
+  constructor(
+    private readonly s: PersonaSettings,
+    private readonly clock: () => Date,
+    private readonly http: typeof fetch = fetch,
+    /** the operator's log: a misconfiguration is theirs to fix, and no customer's answer names it */
+    private readonly logError: (detail: Record<string, unknown>, message: string) => void = () => undefined,
+  ) {}
 
   private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
     const res = await this.http(`${this.s.apiUrl}${path}`, {
@@ -47,7 +53,11 @@ export class PersonaProvider implements VerificationProvider {
       throw new ProviderFailed(`Persona unreachable: ${e.message}`);
     });
     const json = (await res.json().catch(() => ({}))) as T & { errors?: { title?: string }[] };
-    if (res.status === 403) throw new ProviderRefused(json.errors?.[0]?.title ?? 'Persona refused the request');
+    // 401/403 answer our own key (missing, revoked, or without the permission), never a customer: a failure of ours.
+    if (res.status === 401 || res.status === 403) {
+      this.logError({ status: res.status, title: json.errors?.[0]?.title }, 'Persona refused our API key: check PERSONA_API_KEY (and its permissions)');
+      throw new ProviderFailed('The verification provider is misconfigured');
+    }
     if (!res.ok) throw new ProviderFailed(`Persona answered ${res.status}: ${json.errors?.[0]?.title ?? 'error'}`);
     return json;
   }
@@ -68,8 +78,7 @@ export class PersonaProvider implements VerificationProvider {
   }
 
   verifyCallback(rawBody: string, headers: Record<string, string | string[] | undefined>): ProviderCallback {
-    verifySignedCallback(this.s.webhookSecret, rawBody, headers['persona-signature'], this.clock());
-    const event = JSON.parse(rawBody) as { data?: { id?: string; attributes?: { name?: string; 'created-at'?: string; payload?: { data?: Inquiry } } } };
+    const event = (verifySignedCallback(this.s.webhookSecret, rawBody, headers['persona-signature'], this.clock()) ?? {}) as { data?: { id?: string; attributes?: { name?: string; 'created-at'?: string; payload?: { data?: Inquiry } } } };
     const a = event.data?.attributes;
     const inquiry = a?.payload?.data;
     const occurredAt = new Date(a?.['created-at'] ?? '');

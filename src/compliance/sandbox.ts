@@ -95,8 +95,7 @@ export class SandboxProvider implements VerificationProvider {
   }
 
   verifyCallback(rawBody: string, headers: Record<string, string | string[] | undefined>): ProviderCallback {
-    verifySignedCallback(this.callbackSecret, rawBody, headers['sandbox-signature'], this.clock());
-    const e = JSON.parse(rawBody) as { id?: unknown; applicantId?: unknown; state?: unknown; occurredAt?: unknown };
+    const e = (verifySignedCallback(this.callbackSecret, rawBody, headers['sandbox-signature'], this.clock()) ?? {}) as { id?: unknown; applicantId?: unknown; state?: unknown; occurredAt?: unknown };
     const occurredAt = new Date(String(e.occurredAt));
     if (typeof e.id !== 'string' || typeof e.applicantId !== 'string' || !PROVIDER_STATES.includes(e.state as ProviderState) || Number.isNaN(occurredAt.getTime())) {
       throw new CallbackRejected(400, 'Malformed sandbox callback');

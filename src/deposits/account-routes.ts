@@ -50,7 +50,8 @@ async function checkSessions(s: Services, projectId: string, account: Pick<Depos
   try {
     valid = await signedBySponsor(account.owner, details.signature, typedData, account.ownerType === 'EOA' ? 'EOA' : 'ERC7579', process.env);
   } catch (e) {
-    if (e instanceof ApiError) throw depositError(400, e.message, undefined, [{ message: e.message, path: signaturePath, code: 'unverifiable' }]);
+    // No RPC configured for the chain is the caller's 400; an RPC out of reach stays a 503 (retry later).
+    if (e instanceof ApiError && e.status === 400) throw depositError(400, e.message, undefined, [{ message: e.message, path: signaturePath, code: 'unverifiable' }]);
     throw e;
   }
   if (!valid) throw depositError(400, "Invalid session signature: not signed by the account's owner", undefined, [{ message: "is not the account owner's signature over the session details", path: signaturePath, code: 'signature' }]);

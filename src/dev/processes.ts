@@ -52,13 +52,16 @@ export async function startTemporalDevServer(opts: { port: number; uiPort?: numb
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const address = `127.0.0.1:${opts.port}`;
-  let exited = false;
-  proc.once('exit', () => (exited = true));
-  await waitFor('Temporal dev server', async () => {
-    if (exited) throw new Error('exited');
-    const c = await Connection.connect({ address, connectTimeout: 1000 });
-    await c.close();
-    return true;
-  }, 60_000);
+  // A server that exits (its port taken, say) fails the start at once rather than after the whole timeout.
+  const exited = new Promise<never>((_, reject) => proc.once('exit', (code, signal) => reject(new Error(`Temporal dev server exited (${signal ?? code}) while starting on port ${opts.port}`))));
+  exited.catch(() => undefined);
+  await Promise.race([
+    waitFor('Temporal dev server', async () => {
+      const c = await Connection.connect({ address, connectTimeout: 1000 });
+      await c.close();
+      return true;
+    }, 60_000),
+    exited,
+  ]);
   return { address, process: proc };
 }

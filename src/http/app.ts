@@ -19,6 +19,7 @@ import { analyticsRoutes, ingestCors, ingestTokenRoute } from '../analytics/rout
 import { sessionAuth } from '../compliance/session-auth';
 import { Host, openApiDocument } from './openapi';
 import { apiKeyAuth, errors, indexerAuth, observe } from './middleware';
+import { deadline } from './deadline';
 import { apiVersion, SUPPORTED_VERSIONS, type ApiVersion } from '../versions/versions';
 import { ApiError } from './errors';
 import { LIMITS } from './limits';
@@ -59,6 +60,7 @@ export function createApp(services: Services): Koa {
   app.use(observe(services));
   app.use(errors(services));
   app.use(ingestCors());
+  app.use(deadline(services));
 
   for (const host of all) {
     const router = new Router({ prefix: host.prefix || undefined });

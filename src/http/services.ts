@@ -51,20 +51,21 @@ export interface Services {
   sessionSigner: (projectId: string) => PrivateKeyAccount;
 }
 
-function complianceProvider(rt: Runtime, db: DataSource, clock: () => Date): VerificationProvider | undefined {
+function complianceProvider(rt: Runtime, db: DataSource, clock: () => Date, logger: Logger): VerificationProvider | undefined {
   const c = rt.config.compliance;
   if (c.provider === 'sandbox') return new SandboxProvider(db, rt.secrets.complianceSessionKey, c.linkTtlSeconds, clock);
   if (c.provider === 'persona') {
     const { apiKey, templateId, webhookSecret, apiUrl } = c.persona;
     if (!apiKey || !templateId || !webhookSecret) throw new ConfigError('COMPLIANCE_PROVIDER=persona needs PERSONA_API_KEY, PERSONA_TEMPLATE_ID and PERSONA_WEBHOOK_SECRET');
-    return new PersonaProvider({ apiKey, templateId, webhookSecret, apiUrl }, clock);
+    return new PersonaProvider({ apiKey, templateId, webhookSecret, apiUrl }, clock, fetch, (detail, message) => logger.error(detail, message));
   }
   return undefined;
 }
 
 export function createServices(rt: Runtime, db: DataSource, temporal: Client, logger: Logger): Services {
   const clock = () => new Date();
-  const outbox = new Outbox(db, temporal, rt.config.taskQueue);
+  // Temporal gets half the request deadline: what is left answers (the outbox row keeps the work).
+  const outbox = new Outbox(db, temporal, rt.config.taskQueue, rt.config.deadlines.requestSeconds * 500);
   const rateLimits = new RateLimits(db, rt.config.rateLimit.redisUrl);
   return {
     config: rt.config,
@@ -86,7 +87,7 @@ export function createServices(rt: Runtime, db: DataSource, temporal: Client, lo
     nonces: new NonceBlock(db),
     clock,
     complianceSessionKey: rt.secrets.complianceSessionKey,
-    compliance: complianceProvider(rt, db, clock),
+    compliance: complianceProvider(rt, db, clock, logger),
     sessionSigner: sessionSigners(rt.secrets.orchestratorPrivateKey),
   };
 }

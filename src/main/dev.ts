@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { loadConfig, toEnv } from '../config';
 import { openDatabase } from '../db/data-source';
-import { ensureDatabase, RunningPostgres, startEmbeddedPostgres } from '../db/provision';
+import { checkEmbeddedPostgresReachable, ensureDatabase, RunningPostgres, startEmbeddedPostgres } from '../db/provision';
 import { restartDelayMs, spawnEntry, startTemporalDevServer, stopProcess, waitFor } from '../dev/processes';
 import { EMBEDDED_DATABASE, exitOnError, loadRuntime } from '../runtime';
 
@@ -56,6 +56,10 @@ async function main() {
   process.on('SIGINT', () => void shutdown(0));
   process.on('SIGTERM', () => void shutdown(0));
 
+  const embeddedPgDir = path.join(config.dataDir, 'postgres');
+  // Before anything starts: a PostgreSQL that cannot start is a one-line fix, not a half-started stack.
+  if (!config.databaseUrl) checkEmbeddedPostgresReachable(embeddedPgDir);
+
   let temporalAddress = config.temporalAddress;
   if (!temporalAddress) {
     const server = await startTemporalDevServer({
@@ -69,7 +73,7 @@ async function main() {
   }
 
   if (!config.databaseUrl) {
-    postgres = await startEmbeddedPostgres(path.join(config.dataDir, 'postgres'), config.embeddedPgPort, (l) => console.error(`[postgres] ${l}`));
+    postgres = await startEmbeddedPostgres(embeddedPgDir, config.embeddedPgPort, (l) => console.error(`[postgres] ${l}`));
     await ensureDatabase(postgres.url, EMBEDDED_DATABASE);
   }
   const rt = loadRuntime({ ...process.env, TEMPORAL_ADDRESS: temporalAddress });

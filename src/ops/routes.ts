@@ -40,6 +40,11 @@ const chainsResponse = (version: ApiVersion): Schema => ({
 });
 
 export const READY_TIMEOUT_MS = 2000;
+/** A polling worker renews its long poll at least once a minute; a task queue without a poll for longer has none. */
+const WORKER_POLL_WINDOW_MS = 120_000;
+// Values of temporal.api.enums.v1 (TaskQueueKind.NORMAL, TaskQueueType.WORKFLOW).
+const TASK_QUEUE_KIND_NORMAL = 1;
+const TASK_QUEUE_TYPE_WORKFLOW = 1;
 
 export const opsRoutes: RouteDef[] = [
   defineRoute({
@@ -66,26 +71,39 @@ export const opsRoutes: RouteDef[] = [
   defineRoute({
     method: 'get',
     path: '/ready',
-    summary: 'Readiness: Postgres and Temporal both answer',
+    summary: 'Readiness: PostgreSQL and Temporal answer and a worker polls the task queue',
     tags: ['ops'],
     auth: 'none',
     responses: { 200: { description: 'ready' }, 503: { description: 'a dependency is down' } },
     async handler(_ctx, _input, s) {
-      // Each dependency gets READY_TIMEOUT_MS; the reason goes to the logs, not to whoever can reach this route.
+      // Each dependency gets READY_TIMEOUT_MS (at most half the request deadline, so this answer, not the deadline's,
+      // names them); the reason goes to the logs, not to whoever can reach this route.
+      const timeoutMs = Math.min(READY_TIMEOUT_MS, s.config.deadlines.requestSeconds * 500);
       const check = (dependency: string, fn: () => Promise<unknown>) => {
         let timer: NodeJS.Timeout | undefined;
-        const timeout = new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS)));
+        const timeout = new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs)));
         return Promise.race([fn(), timeout]).then(
           () => 'ok',
           (err) => (s.logger.warn({ err, dependency }, 'readiness check failed'), 'down'),
         ).finally(() => clearTimeout(timer));
       };
-      const [database, temporal] = await Promise.all([
+      const temporalCall = <T>(fn: () => Promise<T>) => s.temporal.connection.withDeadline(Date.now() + timeoutMs, fn);
+      const [database, temporal, worker] = await Promise.all([
         check('database', () => s.db.query('SELECT 1')),
-        check('temporal', () => s.temporal.connection.withDeadline(Date.now() + READY_TIMEOUT_MS, () => s.temporal.workflowService.getSystemInfo({}))),
+        check('temporal', () => temporalCall(() => s.temporal.workflowService.getSystemInfo({}))),
+        // Accepted work waits in Temporal until a worker polls the task queue: without one, nothing completes.
+        check('worker', async () => {
+          const { pollers } = await temporalCall(() => s.temporal.workflowService.describeTaskQueue({
+            namespace: s.config.temporalNamespace,
+            taskQueue: { name: s.config.taskQueue, kind: TASK_QUEUE_KIND_NORMAL },
+            taskQueueType: TASK_QUEUE_TYPE_WORKFLOW,
+          }));
+          const since = Date.now() - WORKER_POLL_WINDOW_MS;
+          if (!pollers?.some((p) => Number(p.lastAccessTime?.seconds ?? 0) * 1000 >= since)) throw new Error(`no worker polled task queue ${s.config.taskQueue} within ${WORKER_POLL_WINDOW_MS / 1000} s`);
+        }),
       ]);
-      const ok = database === 'ok' && temporal === 'ok';
-      return { status: ok ? 200 : 503, body: { status: ok ? 'ready' : 'unavailable', database, temporal } };
+      const ok = database === 'ok' && temporal === 'ok' && worker === 'ok';
+      return { status: ok ? 200 : 503, body: { status: ok ? 'ready' : 'unavailable', database, temporal, worker } };
     },
   }),
   ...SUPPORTED_VERSIONS.map((version) =>

@@ -80,7 +80,15 @@ export class Outbox {
   private cleared: string[] = [];
   private clearing?: Promise<void>;
 
-  constructor(private readonly db: DataSource, private readonly temporal: Client, private readonly taskQueue: string) {}
+  /**
+   * `callTimeoutMs` (API processes): a Temporal call made while answering a request gives up after this, so a
+   * request whose transaction committed answers while Temporal is down; its rows stay for the sweeper.
+   */
+  constructor(private readonly db: DataSource, private readonly temporal: Client, private readonly taskQueue: string, private readonly callTimeoutMs?: number) {}
+
+  private call<T>(fn: () => Promise<T>): Promise<T> {
+    return this.callTimeoutMs ? this.temporal.connection.withDeadline(Date.now() + this.callTimeoutMs, fn) : fn();
+  }
 
   /** Starts a queued workflow (at most once per id) and clears its row. */
   async start(start: QueuedStart): Promise<void> {
@@ -121,11 +129,11 @@ export class Outbox {
     await this.slot();
     try {
       const delay = (start.delayUntil ?? 0) - Date.now();
-      await this.temporal.workflow.start(start.workflowType, {
+      await this.call(() => this.temporal.workflow.start(start.workflowType, {
         ...startOptions(start, this.taskQueue),
         workflowIdConflictPolicy: 'USE_EXISTING',
         ...(delay > 0 ? { startDelay: delay } : {}),
-      });
+      }));
     } catch (e) {
       if (!(e instanceof WorkflowExecutionAlreadyStartedError)) throw e; // it ran and finished: nothing left to do
     } finally {
@@ -193,7 +201,7 @@ export class Outbox {
   private async signal(s: QueuedSignal): Promise<boolean> {
     await this.slot();
     try {
-      await this.temporal.workflow.getHandle(s.workflowId).signal(s.signal, s.payload);
+      await this.call(() => this.temporal.workflow.getHandle(s.workflowId).signal(s.signal, s.payload));
       return true;
     } catch (e) {
       if (!(e instanceof WorkflowNotFoundError)) throw e;
@@ -210,7 +218,7 @@ export class Outbox {
   private async signalWithStart(s: QueuedSignal, start: QueuedStart): Promise<boolean> {
     await this.slot();
     try {
-      await this.temporal.workflow.signalWithStart(start.workflowType, { ...startOptions(start, this.taskQueue), signal: s.signal, signalArgs: [s.payload] });
+      await this.call(() => this.temporal.workflow.signalWithStart(start.workflowType, { ...startOptions(start, this.taskQueue), signal: s.signal, signalArgs: [s.payload] }));
       return true;
     } catch (e) {
       if (!(e instanceof WorkflowExecutionAlreadyStartedError)) throw e;

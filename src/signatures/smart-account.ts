@@ -1,5 +1,6 @@
 import { createPublicClient, getAddress, http, type Hex } from 'viem';
 import { ApiError } from '../http/errors';
+import { serviceUnavailable } from '../http/deadline';
 
 /**
  * Verifies a smart account's signature over `hash` on chain `chainId` through RPC_URL_<chainId>: ERC-1271 for a
@@ -26,5 +27,4 @@ export async function verifyOnChain(env: NodeJS.ProcessEnv, chainId: number, che
 }
 
 // The cause stays out of the answer: RPC URLs often carry provider keys.
-const rpcUnavailable = (chainId: number) =>
-  new ApiError(503, `The RPC of chain ${chainId} is unavailable; signatures cannot be verified now, retry later`, { headers: { 'retry-after': '5' } });
+const rpcUnavailable = (chainId: number) => serviceUnavailable(`The RPC of chain ${chainId} is unavailable; signatures cannot be verified now, retry later`);

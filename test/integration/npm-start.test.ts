@@ -15,7 +15,24 @@ let dataDir: string;
 let env: Record<string, string>;
 let ports: { api: number; temporal: number; ui: number; pg: number };
 
-function start(): Promise<{ proc: ChildProcess; output: () => string }> {
+/** Ports found free are bound later by `npm start`: when one was taken meanwhile (busy machine), fresh ports and again. */
+async function start(attempts = 3): Promise<{ proc: ChildProcess; output: () => string }> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce();
+    } catch (err) {
+      if (attempt === attempts || !/EADDRINUSE|address already in use/i.test(String(err))) throw err;
+      await pickPorts();
+    }
+  }
+}
+
+async function pickPorts(): Promise<void> {
+  ports = { api: await freePort(), temporal: await freePort(), ui: await freePort(), pg: await freePort() };
+  Object.assign(env, { PORT: String(ports.api), TEMPORAL_PORT: String(ports.temporal), TEMPORAL_UI_PORT: String(ports.ui), EMBEDDED_PG_PORT: String(ports.pg) });
+}
+
+function startOnce(): Promise<{ proc: ChildProcess; output: () => string }> {
   const proc = spawn(process.execPath, ['--import', 'tsx', 'src/main/dev.ts'], { cwd: projectRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   proc.stdout!.on('data', (d) => (out += d));
@@ -38,9 +55,9 @@ const api = (p: string, init?: RequestInit) => fetch(`http://127.0.0.1:${ports.a
 beforeAll(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'orchestrator-start-'));
   fs.chmodSync(dataDir, 0o755); // the embedded PostgreSQL runs as the `postgres` user when we are root
-  ports = { api: await freePort(), temporal: await freePort(), ui: await freePort(), pg: await freePort() };
   env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !['DATABASE_URL', 'TEMPORAL_ADDRESS', 'ORCHESTRATOR_PRIVATE_KEY', 'ALLOCATOR_PRIVATE_KEY', 'INDEXER_API_KEY', 'NODE_ENV'].includes(k))) as Record<string, string>;
-  Object.assign(env, { DATA_DIR: dataDir, PORT: String(ports.api), TEMPORAL_PORT: String(ports.temporal), TEMPORAL_UI_PORT: String(ports.ui), EMBEDDED_PG_PORT: String(ports.pg), LOG_LEVEL: 'warn' });
+  Object.assign(env, { DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
+  await pickPorts();
 }, 10_000);
 
 afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
@@ -102,3 +119,16 @@ test('npm start serves a portfolio fed through the indexer route, and keeps it a
 test('the CLI rejects bad usage with exit code 2', async () => {
   await expect(run(process.execPath, ['--import', 'tsx', 'src/main/cli.ts', 'projects', 'delete'], { cwd: projectRoot, env })).rejects.toMatchObject({ code: 2 });
 });
+
+(process.getuid?.() === 0 ? test : test.skip)('22.11 as root, a data folder the postgres user cannot reach stops npm start with one line naming the fix', async () => {
+  const privateHome = fs.mkdtempSync(path.join(os.tmpdir(), 'orchestrator-home-')); // mode 700, as a home directory
+  try {
+    const failed = await run(process.execPath, ['--import', 'tsx', 'src/main/dev.ts'], { cwd: projectRoot, env: { ...env, DATA_DIR: path.join(privateHome, 'data') } })
+      .then(() => ({ code: 0, stdout: '', stderr: '' }), (e: { code: number; stdout: string; stderr: string }) => e);
+    expect(failed.code).toBe(1);
+    expect(failed.stderr.trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`^configuration error: .*"postgres" user.*${privateHome} is not searchable.*DATABASE_URL.*DATA_DIR`))]);
+    expect(failed.stdout + failed.stderr).not.toMatch(/EACCES/);
+  } finally {
+    fs.rmSync(privateHome, { recursive: true, force: true });
+  }
+}, 120_000);

@@ -1,6 +1,7 @@
 import { privateKeyToAccount } from 'viem/accounts';
 import { Api, call, startApi } from '../support/harness';
 import { TEST_SECRETS } from '../support/secrets';
+import { waitFor } from '../../src/dev/processes';
 
 let api: Api;
 beforeAll(async () => {
@@ -16,10 +17,12 @@ test('/health publishes the allocator and orchestrator addresses', async () => {
   expect(json.lockTag).toMatch(/^0x6[0-9a-f]{23}$/);
 });
 
-test('/ready checks Postgres and Temporal', async () => {
+test('/ready checks Postgres, Temporal and a polling worker', async () => {
+  // The worker global setup started may not have polled yet when this suite runs first.
+  await waitFor('a polling worker', async () => (await call(api, 'GET', '/ready')).status === 200, 60_000);
   const { status, json } = await call(api, 'GET', '/ready');
   expect(status).toBe(200);
-  expect(json).toEqual({ status: 'ready', database: 'ok', temporal: 'ok' });
+  expect(json).toEqual({ status: 'ready', database: 'ok', temporal: 'ok', worker: 'ok' });
 });
 
 test('/metrics counts requests per route', async () => {

@@ -6,6 +6,8 @@ import { Api, call, ingest, startApi } from '../support/harness';
 import { deploy, LocalChain, OWNABLE_VALIDATOR, SmartAccount, smartAccount, startChain } from '../support/chain';
 import { freePort } from '../support/global-setup';
 import { signAsClient, v0 } from '../support/legacy-client';
+import { DP, projectSigner, sessionDigest } from '../support/deposits';
+import { sessionTypedData, withdrawTypedData } from '../../src/deposits/session-digest';
 
 /* eslint-disable @typescript-eslint/no-require-imports, @typescript-eslint/no-explicit-any */
 const sdkDir = path.dirname(require.resolve('@rhinestone/sdk'));
@@ -164,5 +166,46 @@ describe('0.5.x bundle submit', () => {
     expect(unconfigured.status).toBe(400);
     expect(unconfigured.json.errors[0].message).toMatch(/set RPC_URL_8453\)$/);
     expect((await post(signed, a.initCode)).json.bundleResults[0].status).toBe('PENDING');
+  });
+});
+
+describe('22.7 deposit processor: a smart-account owner while the RPC is down', () => {
+  const baseUsdc = { chain: 'eip155:8453', token: BASE_USDC };
+  /** The owner's ERC-1271 signature (validator-packed, as the account checks it) over `typedData`. */
+  const sign1271 = async (a: SmartAccount, typedData: unknown) => concat([OWNABLE_VALIDATOR, await a.owner.signTypedData(typedData as Parameters<typeof a.owner.signTypedData>[0])]);
+  const sessions = async (a: SmartAccount, address: string, chainId: number) => {
+    const hashesAndChainIds = [{ chainId, sessionDigest: sessionDigest(chainId) }];
+    return { hashesAndChainIds, signature: await sign1271(a, sessionTypedData(address, 8453, { hashesAndChainIds }, await projectSigner(api))) };
+  };
+  const expect503 = (res: Awaited<ReturnType<typeof call>>) => {
+    expect([res.status, res.headers.get('retry-after')]).toEqual([503, '5']);
+    expect(res.json).toEqual({ error: expect.stringMatching(/^The RPC of chain 8453 is unavailable/), code: 'SERVICE_UNAVAILABLE', traceId: expect.any(String) });
+  };
+
+  test('22.7 /setup with session details: 503 + Retry-After, nothing registered; accepted once the RPC is back', async () => {
+    const a = smartAccount(chain, privateKeyToAccount(generatePrivateKey()), BigInt(++seq));
+    await deploy(chain, a);
+    const address = privateKeyToAccount(generatePrivateKey()).address;
+    const body = { account: { address, owner: a.address, ownerType: 'smartAccount', target: baseUsdc, sessionDetails: await sessions(a, address, 8453) } };
+    expect503(await withRpcDown(() => call(api, 'POST', `${DP}/setup`, { body })));
+    expect((await call(api, 'GET', `${DP}/account/${address}`)).status).toBe(404);
+    expect((await call(api, 'POST', `${DP}/setup`, { body })).status).toBe(201);
+  });
+
+  test('22.7 /account/{address}/session and /safe/withdraw: 503 + Retry-After, nothing recorded', async () => {
+    const a = smartAccount(chain, privateKeyToAccount(generatePrivateKey()), BigInt(++seq));
+    await deploy(chain, a);
+    const address = privateKeyToAccount(generatePrivateKey()).address;
+    const signer = await projectSigner(api);
+    const registered = await call(api, 'POST', `${DP}/register-managed`, { body: { account: { address, owner: a.address, ownerType: 'smartAccount', sessionSigner: signer, target: baseUsdc } } });
+    expect(registered.status).toBe(201);
+
+    const session = await withRpcDown(async () => call(api, 'POST', `${DP}/account/${address}/session`, { body: { sessionDetails: await sessions(a, address, 42161) } }));
+    expect503(session);
+
+    const request = { account: address, token: BASE_USDC, amount: '1000', recipient: a.address, nonce: '1', deadline: String(Math.floor(Date.now() / 1000) + 600) };
+    const signature = await sign1271(a, withdrawTypedData(request, 8453, signer));
+    expect503(await withRpcDown(() => call(api, 'POST', `${DP}/safe/withdraw`, { body: { ...request, chain: 'eip155:8453', signature } })));
+    expect(await api.db.query('SELECT 1 FROM deposit_withdrawals WHERE account = $1', [address.toLowerCase()])).toEqual([]);
   });
 });

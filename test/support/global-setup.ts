@@ -4,7 +4,7 @@ import path from 'node:path';
 import net from 'node:net';
 import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
-import { ensureDatabase, RunningPostgres, startEmbeddedPostgres, withDatabase } from '../../src/db/provision';
+import { checkEmbeddedPostgresReachable, ensureDatabase, RunningPostgres, startEmbeddedPostgres, withDatabase } from '../../src/db/provision';
 import { openDatabase } from '../../src/db/data-source';
 import { spawnEntry, startTemporalDevServer, projectRoot } from '../../src/dev/processes';
 import type { TestEnv } from './env';
@@ -20,6 +20,21 @@ export function freePort(): Promise<number> {
   });
 }
 
+/**
+ * A port found free is bound later by another process, and on a busy machine someone else may take it meanwhile:
+ * a start that fails is tried again on fresh ports.
+ */
+export async function onFreePorts<T>(start: (...ports: number[]) => Promise<T>, count = 1, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    const ports = await Promise.all(Array.from({ length: count }, () => freePort()));
+    try {
+      return await start(...ports);
+    } catch (err) {
+      if (attempt === attempts) throw err;
+    }
+  }
+}
+
 export interface Handles { temporal: ChildProcess; worker: ChildProcess; postgres?: RunningPostgres; env: TestEnv; stateFile: string }
 
 /**
@@ -28,12 +43,14 @@ export interface Handles { temporal: ChildProcess; worker: ChildProcess; postgre
  */
 export default async function globalSetup(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'orchestrator-test-'));
-  const temporal = await startTemporalDevServer({ port: await freePort(), namespace: 'default', logLevel: 'error' });
+  const embeddedDir = path.join(projectRoot, '.data', 'test-postgres');
+  if (!process.env.DATABASE_URL) checkEmbeddedPostgresReachable(embeddedDir); // before anything starts
+  const temporal = await onFreePorts((port) => startTemporalDevServer({ port, namespace: 'default', logLevel: 'error' }));
 
   let postgres: RunningPostgres | undefined;
   let adminUrl = process.env.DATABASE_URL;
   if (!adminUrl) {
-    postgres = await startEmbeddedPostgres(path.join(projectRoot, '.data', 'test-postgres'), await freePort(), () => undefined);
+    postgres = await onFreePorts((port) => startEmbeddedPostgres(embeddedDir, port, () => undefined));
     adminUrl = postgres.url;
   }
   const database = `orchestrator_test_${randomBytes(4).toString('hex')}`;
@@ -62,6 +79,9 @@ export default async function globalSetup(): Promise<void> {
     DEPOSIT_BRIDGE_RETRIES: '2',
     DEPOSIT_RETRY_SECONDS: '1',
     DEPOSIT_FUNDS_WAIT_SECONDS: '40',
+    // Suites run on busy machines: a slow answer is not an outage here (test/integration/outages.test.ts sets 2 s).
+    REQUEST_DEADLINE_SECONDS: '30',
+    EXTERNAL_DEADLINE_SECONDS: '60',
     RATE_LIMIT_RPS: '100000', // suites call faster than a production default; the rate-limit test sets its own quotas
     ANALYTICS_UNATTRIBUTED_PER_ADDRESS: '10000000', // every suite sends from 127.0.0.1 without an origin; 22.5 sets its own limits
     ANALYTICS_UNATTRIBUTED_PER_ORIGIN: '10000000',

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { PersonaProvider, personaState } from '../../src/compliance/persona';
-import { CallbackRejected, ProviderFailed, ProviderRefused } from '../../src/compliance/provider';
+import { CallbackRejected, ProviderFailed } from '../../src/compliance/provider';
 
 const settings = { apiUrl: 'https://persona.test/api/v1', apiKey: 'persona_sandbox_key', templateId: 'itmpl_abc', webhookSecret: 'wbhsec_test' };
 const now = new Date('2026-11-23T10:00:00Z');
@@ -64,9 +64,32 @@ test('create or resume: finds the inquiry by reference id, creates one otherwise
   // An inquiry already decided: no link, and no write.
   const decided = new PersonaProvider(settings, () => now, (async () => new Response(JSON.stringify({ data: { id: 'inq_old', attributes: { status: 'approved' } } }))) as typeof fetch);
   expect(await decided.createOrResume({ applicantId: 'inq_old', reference: 'r', currency: 'USD', origin: '' })).toEqual({ applicantId: 'inq_old', state: 'approved' });
-  // Persona's refusal and failure map to 403 and 502.
-  const refusing = new PersonaProvider(settings, () => now, (async () => new Response('{"errors":[{"title":"Forbidden"}]}', { status: 403 })) as typeof fetch);
-  await expect(refusing.createOrResume({ reference: 'r', currency: 'USD', origin: '' })).rejects.toThrow(ProviderRefused);
+  // Persona out of reach is a provider failure (502); its 401/403 are ours too (22.8 below).
   const down = new PersonaProvider(settings, () => now, (async () => { throw new Error('ECONNREFUSED'); }) as typeof fetch);
   await expect(down.createOrResume({ reference: 'r', currency: 'USD', origin: '' })).rejects.toThrow(ProviderFailed);
+});
+
+test('22.8 Persona refusing our own API key (401/403) is a provider failure (502), logged with the fix, not a refusal of the customer', async () => {
+  for (const status of [401, 403]) {
+    const logged: { detail: Record<string, unknown>; message: string }[] = [];
+    const misconfigured = new PersonaProvider(settings, () => now, (async () => new Response('{"errors":[{"title":"Unauthorized"}]}', { status })) as typeof fetch, (detail, message) => logged.push({ detail, message }));
+    const failure = misconfigured.createOrResume({ reference: 'r', currency: 'USD', origin: '' });
+    await expect(failure).rejects.toThrow(ProviderFailed);
+    await expect(failure).rejects.not.toThrow(/PERSONA_API_KEY/); // the fix is for the operator's logs, not the customer
+    expect(logged).toEqual([{ detail: { status, title: 'Unauthorized' }, message: expect.stringMatching(/PERSONA_API_KEY/) }]);
+  }
+});
+
+test('22.8 a correctly signed callback whose body is not JSON is a 400', () => {
+  const persona = new PersonaProvider(settings, () => now);
+  for (const body of ['not json', '{"data":', '']) {
+    let thrown: unknown;
+    try {
+      persona.verifyCallback(body, { 'persona-signature': sign(body) });
+    } catch (e) {
+      thrown = e;
+    }
+    expect(thrown).toBeInstanceOf(CallbackRejected);
+    expect(thrown).toMatchObject({ status: 400, message: 'Callback body is not JSON' });
+  }
 });
