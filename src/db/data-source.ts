@@ -13,24 +13,36 @@ import { Deposits1764600000000 } from './migrations/1764600000000-deposits';
 import { Bundles1764700000000 } from './migrations/1764700000000-bundles';
 import { RouteGroups1764800000000 } from './migrations/1764800000000-route-groups';
 import { DelayedLifecycles1764900000000 } from './migrations/1764900000000-delayed-lifecycles';
+import { VerificationClaims1765400000000 } from './migrations/1765400000000-verification-claims';
 
-export function createDataSource(url: string, poolSize = 10): DataSource {
+/**
+ * How long a query waits for a pooled connection (pg `connectionTimeoutMillis`, also the connect timeout) before it
+ * fails: a saturated pool answers 503 with Retry-After (src/http/middleware.ts) instead of queueing forever.
+ */
+export const DEFAULT_ACQUIRE_TIMEOUT_MS = 10_000;
+
+/** pg's errors when no pooled connection could be had within the acquire timeout. */
+export const isPoolTimeout = (e: unknown) =>
+  e instanceof Error && /^(timeout exceeded when trying to connect|Connection terminated due to connection timeout)$/.test(e.message);
+
+export function createDataSource(url: string, poolSize = 10, acquireTimeoutMs = DEFAULT_ACQUIRE_TIMEOUT_MS): DataSource {
   return new DataSource({
     type: 'postgres',
     url,
     entities,
-    migrations: [Init1763800000000, Intents1763900000000, Withdrawals1764000000000, RequestPath1764100000000, Webhooks1764200000000, Compliance1764300000000, RateLimits1764400000000, Analytics1764500000000, Deposits1764600000000, Bundles1764700000000, RouteGroups1764800000000, DelayedLifecycles1764900000000],
+    migrations: [Init1763800000000, Intents1763900000000, Withdrawals1764000000000, RequestPath1764100000000, Webhooks1764200000000, Compliance1764300000000, RateLimits1764400000000, Analytics1764500000000, Deposits1764600000000, Bundles1764700000000, RouteGroups1764800000000, DelayedLifecycles1764900000000, VerificationClaims1765400000000],
     migrationsTransactionMode: 'all',
     synchronize: false,
     logging: false,
     poolSize,
+    connectTimeoutMS: acquireTimeoutMs,
   });
 }
 
 /** Opens the pool and applies pending migrations (concurrent starters serialise on an advisory lock). */
-export async function openDatabase(url: string, poolSize?: number): Promise<DataSource> {
+export async function openDatabase(url: string, poolSize?: number, acquireTimeoutMs?: number): Promise<DataSource> {
   // The lock holds one connection while the migrations use another, so the pool needs at least two.
-  const ds = await createDataSource(url, Math.max(poolSize ?? 10, 2)).initialize();
+  const ds = await createDataSource(url, Math.max(poolSize ?? 10, 2), acquireTimeoutMs).initialize();
   const lock = ds.createQueryRunner();
   await lock.connect();
   try {
