@@ -7,6 +7,8 @@ export interface Config {
   port: number;
   dataDir: string;
   databaseUrl?: string;
+  /** how long a query waits for one of the pool's connections before the request answers 503 */
+  dbAcquireTimeoutMs: number;
   embeddedPgPort: number;
   temporalAddress?: string;
   temporalNamespace: string;
@@ -189,6 +191,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: int(env, 'PORT', 3000),
     dataDir: path.resolve(env.DATA_DIR || '.data'),
     databaseUrl: env.DATABASE_URL || undefined,
+    dbAcquireTimeoutMs: int(env, 'DB_ACQUIRE_TIMEOUT_MS', 10_000, 100, 600_000),
     embeddedPgPort: int(env, 'EMBEDDED_PG_PORT', 5488),
     temporalAddress: env.TEMPORAL_ADDRESS || undefined,
     temporalNamespace: env.TEMPORAL_NAMESPACE || 'default',

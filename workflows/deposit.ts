@@ -1,4 +1,4 @@
-import { condition, defineSignal, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
+import { condition, defineSignal, patched, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { type BridgeOutcome, type DepositStage, type DepositStart, isBridgeOutcome, RELEASED, whileWaiting } from './deposit-state';
 
@@ -40,9 +40,12 @@ const FINAL_CHECK_MS = 5 * 60_000;
 
 /**
  * Until the intent is final: its signal, or the database's word should the signal be lost (e.g. its lifecycle reset
- * by an operator after it released), asked every FINAL_CHECK_MS.
+ * by an operator after it released), asked every FINAL_CHECK_MS. Runs that waited before the database check existed
+ * (no `deposit-final-check` marker in their history) keep waiting on the signal alone: the check's timer and
+ * activity would not replay.
  */
 async function untilFinal(intents: ReturnType<typeof intentReports>, intentId: string): Promise<void> {
+  if (!patched('deposit-final-check')) return condition(() => intents.final(intentId));
   while (!(await condition(() => intents.final(intentId), FINAL_CHECK_MS))) {
     if (await acts.intentFinal(intentId)) return;
   }

@@ -6,7 +6,8 @@ import type { Services } from '../http/services';
 import { CallbackRejected, ProviderFailed, ProviderRefused, type Applicant } from './provider';
 import { hostedPage, SandboxConflict, SandboxProvider, type Decision } from './sandbox';
 import type { SessionClaims } from './session-token';
-import { acceptCallback, withCustomerLock, createSession, findVerification, recordApplicant, resolveCustomer, revokeSession, wireStatus, type Currency, type CustomerDetails } from './store';
+import { createOrResumeVerification } from './applicants';
+import { acceptCallback, createSession, resolveCustomer, revokeSession, wireStatus, type Currency, type CustomerDetails } from './store';
 
 const sessionBody: Schema = {
   type: 'object',
@@ -115,23 +116,10 @@ export const complianceRoutes: RouteDef[] = [
       if (!provider) throw new ApiError(503, 'No verification provider is configured');
       const customer = await resolveCustomer(s.db, session);
       if (customer.mismatch) throw new ApiError(403, 'Session does not match the customer');
-      return withCustomerLock(s.db, `${session.projectId}:${session.customerId}:${body.currency}`, async () => {
-        const existing = await findVerification(s.db, session.projectId, session.customerId, body.currency);
-        const answer = (id: string, state: Applicant['state'], link?: Applicant['link']) => ({
-          status: 200,
-          body: {
-            id,
-            status: wireStatus(state),
-            expiresAt: (link?.expiresAt ?? session.expiresAt).toISOString(),
-            ...(link && state === 'needs_input' ? { nextAction: { type: 'hosted', url: link.url, presentation: 'iframe' } } : {}),
-          },
-        });
-        // Decided or in review: nothing for the customer to do, and no call to the provider.
-        if (existing && existing.status !== 'needs_input') return answer(existing.id, existing.status);
-        let applicant: Applicant;
+      const open = async (applicantId?: string): Promise<Applicant> => {
         try {
-          applicant = await provider.createOrResume({
-            applicantId: existing?.provider === provider.name ? existing.applicant_id : undefined,
+          return await provider.createOrResume({
+            applicantId,
             reference: `${session.projectId}:${session.customerId}:${body.currency}`,
             currency: body.currency,
             email: customer.email,
@@ -144,10 +132,19 @@ export const complianceRoutes: RouteDef[] = [
           s.logger.error({ err: e, traceId: ctx.state.traceId }, 'verification provider call failed');
           throw new ApiError(500, 'Failed to create the verification session');
         }
-        const recorded = await recordApplicant(s.db, session.projectId, session.customerId, body.currency, provider.name, applicant, s.config.compliance.pendingTimeoutSeconds);
-        if (recorded.start) await s.outbox.start(recorded.start).catch((err) => s.logger.warn({ err }, 'verification start deferred to the outbox sweeper'));
-        return answer(recorded.id, applicant.state, applicant.link);
-      });
+      };
+      const key = { projectId: session.projectId, customerId: session.customerId, currency: body.currency };
+      const v = await createOrResumeVerification(s.db, key, provider.name, open, s.config.compliance.pendingTimeoutSeconds);
+      if (v.start) await s.outbox.start(v.start).catch((err) => s.logger.warn({ err }, 'verification start deferred to the outbox sweeper'));
+      return {
+        status: 200,
+        body: {
+          id: v.id,
+          status: wireStatus(v.state),
+          expiresAt: (v.link?.expiresAt ?? session.expiresAt).toISOString(),
+          ...(v.link && v.state === 'needs_input' ? { nextAction: { type: 'hosted', url: v.link.url, presentation: 'iframe' } } : {}),
+        },
+      };
     },
   }),
   defineRoute<unknown, unknown, { provider: string }>({

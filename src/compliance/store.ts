@@ -10,19 +10,24 @@ export type Currency = 'EUR' | 'USD';
 export interface CustomerDetails { customerId: string; account?: string; email?: string; country?: string }
 
 /**
- * Runs `work` holding a PostgreSQL advisory lock on `key` (a session-level lock on one pooled connection), so two
- * concurrent create-or-resume calls for one customer and currency never open two applicants at the provider.
+ * Claims the right to open the customer's applicant at the provider (no verification yet, or one at another provider),
+ * so concurrent create-or-resume calls for one customer and currency open one applicant. A claim is a row, not a lock:
+ * the provider is called holding no connection, and a claim whose holder died lapses after `claimSeconds`.
+ * Returns the claim id, or undefined while another caller holds a live claim.
  */
-export async function withCustomerLock<T>(db: DataSource, key: string, work: () => Promise<T>): Promise<T> {
-  const runner = db.createQueryRunner();
-  await runner.connect();
-  try {
-    await runner.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [key]);
-    return await work();
-  } finally {
-    await runner.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [key]).catch(() => undefined);
-    await runner.release();
-  }
+export async function claimApplicantCreation(db: DataSource, projectId: string, customerId: string, currency: Currency, claimSeconds: number): Promise<string | undefined> {
+  const [row]: { claim_id: string }[] = await db.query(
+    `INSERT INTO verification_claims (project_id, customer_id, currency, claim_id, expires_at) VALUES ($1, $2, $3, gen_random_uuid(), now() + make_interval(secs => $4))
+     ON CONFLICT (project_id, customer_id, currency) DO UPDATE SET claim_id = EXCLUDED.claim_id, expires_at = EXCLUDED.expires_at
+     WHERE verification_claims.expires_at < now() RETURNING claim_id`,
+    [projectId, customerId, currency, claimSeconds],
+  );
+  return row?.claim_id;
+}
+
+/** Gives a claim up (the provider call failed, or it was not needed): the next caller may claim at once. */
+export async function releaseClaim(db: DataSource, claimId: string): Promise<void> {
+  await db.query('DELETE FROM verification_claims WHERE claim_id = $1', [claimId]);
 }
 
 /** Mints a bearer for one customer of the project and records it (so it can be revoked) and the customer. */
@@ -84,12 +89,14 @@ export async function findVerification(db: DataSource, projectId: string, custom
 
 /**
  * Records what the provider answered: a new verification with its lifecycle start queued (one per customer and
- * currency), or the applicant of an existing one. Statuses move only through the lifecycle (callbacks), never here.
+ * currency), or the applicant of an existing one, and gives up the caller's claim in the same transaction. Statuses
+ * move only through the lifecycle (callbacks), never here.
  */
 export async function recordApplicant(
-  db: DataSource, projectId: string, customerId: string, currency: Currency, provider: string, applicant: Applicant, pendingTimeoutSeconds: number,
+  db: DataSource, projectId: string, customerId: string, currency: Currency, provider: string, applicant: Applicant, pendingTimeoutSeconds: number, claimId?: string,
 ): Promise<{ id: string; start?: QueuedStart }> {
   return db.transaction(async (tx) => {
+    if (claimId) await tx.query('DELETE FROM verification_claims WHERE claim_id = $1', [claimId]);
     const [created]: { id: string }[] = await tx.query(
       `INSERT INTO verifications (project_id, customer_id, currency, provider, applicant_id, status) VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (project_id, customer_id, currency) DO NOTHING RETURNING id`,

@@ -14,16 +14,31 @@ import { Bundles1764700000000 } from './migrations/1764700000000-bundles';
 import { RouteGroups1764800000000 } from './migrations/1764800000000-route-groups';
 import { DelayedLifecycles1764900000000 } from './migrations/1764900000000-delayed-lifecycles';
 import { Sponsorship1765000000000 } from './migrations/1765000000000-sponsorship';
-import { Tenancy1765200000000 } from './migrations/1765200000000-tenancy';
-import { UnattributedAnalytics1765500000000 } from './migrations/1765500000000-unattributed-analytics';
 import { ReleaseAfterExpires1765100000000 } from './migrations/1765100000000-release-after-expires';
+import { Tenancy1765200000000 } from './migrations/1765200000000-tenancy';
+import { VerificationClaims1765400000000 } from './migrations/1765400000000-verification-claims';
+import { UnattributedAnalytics1765500000000 } from './migrations/1765500000000-unattributed-analytics';
 
 /**
- * `queryTimeoutMs` (API processes): PostgreSQL cancels a statement running longer (statement_timeout, which also
- * bounds lock waits) and the client gives up on one whose server does not answer at all (query_timeout: a paused or
- * unreachable server), so a request's query never outlives its deadline.
+ * How long a query waits for a pooled connection (pg `connectionTimeoutMillis`, also the connect timeout) before it
+ * fails: a saturated pool answers 503 with Retry-After (src/http/middleware.ts) instead of queueing forever.
  */
-export function createDataSource(url: string, poolSize = 10, queryTimeoutMs?: number): DataSource {
+export const DEFAULT_ACQUIRE_TIMEOUT_MS = 10_000;
+
+/** pg's errors when no pooled connection could be had within the acquire timeout. */
+export const isPoolTimeout = (e: unknown) =>
+  e instanceof Error && /^(timeout exceeded when trying to connect|Connection terminated due to connection timeout)$/.test(e.message);
+
+/**
+ * `acquireTimeoutMs`: see DEFAULT_ACQUIRE_TIMEOUT_MS. `queryTimeoutMs` (API processes): PostgreSQL cancels a
+ * statement running longer (statement_timeout, which also bounds lock waits) and the client gives up on one whose
+ * server does not answer at all (query_timeout: a paused or unreachable server), so a request's query never outlives
+ * its deadline.
+ */
+export interface PoolTimeouts { acquireTimeoutMs?: number; queryTimeoutMs?: number }
+
+export function createDataSource(url: string, poolSize = 10, timeouts: PoolTimeouts = {}): DataSource {
+  const { acquireTimeoutMs = DEFAULT_ACQUIRE_TIMEOUT_MS, queryTimeoutMs } = timeouts;
   return new DataSource({
     type: 'postgres',
     url,
@@ -44,12 +59,14 @@ export function createDataSource(url: string, poolSize = 10, queryTimeoutMs?: nu
       Sponsorship1765000000000,
       ReleaseAfterExpires1765100000000,
       Tenancy1765200000000,
+      VerificationClaims1765400000000,
       UnattributedAnalytics1765500000000,
     ],
     migrationsTransactionMode: 'all',
     synchronize: false,
     logging: false,
     poolSize,
+    connectTimeoutMS: acquireTimeoutMs,
     ...(queryTimeoutMs ? { extra: { statement_timeout: queryTimeoutMs, query_timeout: queryTimeoutMs } } : {}),
   });
 }
@@ -58,13 +75,13 @@ export function createDataSource(url: string, poolSize = 10, queryTimeoutMs?: nu
  * Opens the pool and applies pending migrations (concurrent starters serialise on an advisory lock). With
  * `queryTimeoutMs`, migrations (which may take long) run first on a pool without it.
  */
-export async function openDatabase(url: string, poolSize?: number, queryTimeoutMs?: number): Promise<DataSource> {
-  if (queryTimeoutMs) {
-    await (await openDatabase(url, 2)).destroy();
-    return createDataSource(url, poolSize, queryTimeoutMs).initialize();
+export async function openDatabase(url: string, poolSize?: number, timeouts: PoolTimeouts = {}): Promise<DataSource> {
+  if (timeouts.queryTimeoutMs) {
+    await (await openDatabase(url, 2, { acquireTimeoutMs: timeouts.acquireTimeoutMs })).destroy();
+    return createDataSource(url, poolSize, timeouts).initialize();
   }
   // The lock holds one connection while the migrations use another, so the pool needs at least two.
-  const ds = await createDataSource(url, Math.max(poolSize ?? 10, 2)).initialize();
+  const ds = await createDataSource(url, Math.max(poolSize ?? 10, 2), timeouts).initialize();
   const lock = ds.createQueryRunner();
   await lock.connect();
   try {

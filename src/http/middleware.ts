@@ -3,6 +3,7 @@ import type { Context, Middleware, Next } from 'koa';
 import { isGrpcServiceError } from '@temporalio/client';
 import { ApiError, unauthorized, VersionError } from './errors';
 import type { Services } from './services';
+import { isPoolTimeout } from '../db/data-source';
 import { BLANC, requestedVersion } from '../versions/versions';
 import { envelope, ERROR_CODES } from '../versions/envelope';
 
@@ -98,8 +99,9 @@ function toApiError(raw: unknown, services: Services, ctx: Context): ApiError {
     if (type) return new ApiError(status, type, { errors: [{ message: type, context: { detail: e.message } }] });
     return new ApiError(status, e.expose && e.message ? e.message : 'Bad Request');
   }
-  // Temporal or Postgres out of reach: a retryable 503, which the published client backs off on.
-  if (isGrpcServiceError(raw) || ['ECONNREFUSED', 'ECONNRESET', '57P01', '53300'].includes(String((raw as { code?: unknown })?.code))) {
+  // Temporal or Postgres out of reach, or no pooled connection free in time: a retryable 503, which the published
+  // client backs off on.
+  if (isGrpcServiceError(raw) || isPoolTimeout(raw) || ['ECONNREFUSED', 'ECONNRESET', '57P01', '53300'].includes(String((raw as { code?: unknown })?.code))) {
     services.logger.error({ traceId: ctx.state.traceId, err: raw }, 'dependency unavailable');
     return new ApiError(503, 'Service Unavailable', { headers: { 'retry-after': '5' } });
   }

@@ -10,7 +10,7 @@ import { createTemporalClient } from '../temporal/client';
 async function main() {
   const rt = loadRuntime();
   const logger = createLogger(rt.config.logLevel, 'api');
-  const db = await openDatabase(rt.databaseUrl, undefined, rt.config.deadlines.requestSeconds * 1000);
+  const db = await openDatabase(rt.databaseUrl, undefined, { acquireTimeoutMs: rt.config.dbAcquireTimeoutMs, queryTimeoutMs: rt.config.deadlines.requestSeconds * 1000 });
   const temporal = createTemporalClient(rt.temporalAddress, rt.config.temporalNamespace);
   const services = createServices(rt, db, temporal, logger);
   const app = createApp(services);

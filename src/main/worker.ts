@@ -12,7 +12,7 @@ async function main() {
   const rt = loadRuntime();
   const logger = createLogger(rt.config.logLevel, 'worker');
   installRuntime(rt.config.logLevel === 'info' ? 'warn' : rt.config.logLevel);
-  const db = await openDatabase(rt.databaseUrl);
+  const db = await openDatabase(rt.databaseUrl, undefined, { acquireTimeoutMs: rt.config.dbAcquireTimeoutMs });
   const client = createTemporalClient(rt.temporalAddress, rt.config.temporalNamespace);
   const { workers, connection } = await createWorkers({
     address: rt.temporalAddress,
