@@ -28,7 +28,12 @@ export interface Handles { temporal: ChildProcess; worker: ChildProcess; postgre
  */
 export default async function globalSetup(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'orchestrator-test-'));
-  const temporal = await startTemporalDevServer({ port: await freePort(), namespace: 'default', logLevel: 'error' });
+  const temporal = await startTemporalDevServer({
+    port: await freePort(), namespace: 'default', logLevel: 'error',
+    // Lifecycles are told to continue as new after 150 history events (4,096 in production), so a test watches one
+    // do it with a few hundred signals rather than thousands.
+    dynamicConfig: ['limit.historyCount.suggestContinueAsNew=150'],
+  });
 
   let postgres: RunningPostgres | undefined;
   let adminUrl = process.env.DATABASE_URL;
