@@ -17,8 +17,11 @@ export interface Config {
   bodyLimit: string;
   chainRegistryFile?: string;
   allocator: { lockTag?: string; scope: 0 | 1; resetPeriod: number; compactAddress: `0x${string}`; withdrawalExpirySeconds: number; maxOutstandingWithdrawals: number };
-  /** the outbox sweeper: how often it runs, and how old a row must be before it takes it over from its request */
-  outbox: { sweepSeconds: number; graceSeconds: number };
+  /**
+   * the outbox sweeper: how often it runs, how old a row must be before it takes it over from its request, and how
+   * many refusals by Temporal dead-letter a row
+   */
+  outbox: { sweepSeconds: number; graceSeconds: number; maxAttempts: number };
   intents: {
     quoteTtlSeconds: number;
     fillWindowSeconds: number;
@@ -205,6 +208,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     outbox: {
       sweepSeconds: int(env, 'OUTBOX_SWEEP_SECONDS', 15, 1, 3600),
       graceSeconds: int(env, 'OUTBOX_GRACE_SECONDS', 10, 0, 3600),
+      maxAttempts: int(env, 'OUTBOX_MAX_ATTEMPTS', 10, 1, 100),
     },
     intents: {
       quoteTtlSeconds: int(env, 'INTENT_QUOTE_TTL_SECONDS', 300, 1, 86_400),
@@ -280,6 +284,7 @@ export function toEnv(config: Config, secrets: Secrets): Record<string, string> 
     LOG_LEVEL: config.logLevel,
     OUTBOX_SWEEP_SECONDS: String(config.outbox.sweepSeconds),
     OUTBOX_GRACE_SECONDS: String(config.outbox.graceSeconds),
+    OUTBOX_MAX_ATTEMPTS: String(config.outbox.maxAttempts),
     INDEXER_API_KEY: secrets.indexerApiKey,
     COMPLIANCE_SESSION_KEY: secrets.complianceSessionKey,
     ORCHESTRATOR_PRIVATE_KEY: secrets.orchestratorPrivateKey,

@@ -7,7 +7,8 @@ import type { Logger } from '../logger';
 import { createMetrics, Metrics } from './metrics';
 import { ApiKeyStore } from '../projects/api-keys';
 import { RateLimits } from '../projects/rate-limits';
-import { Outbox } from '../outbox/outbox';
+import { createOutbox } from '../outbox/lifecycle-outbox';
+import type { Outbox } from '../outbox/outbox';
 import { NonceBlock } from '../ledger/nonces';
 import type { Runtime } from '../runtime';
 import { ConfigError } from '../config';
@@ -61,7 +62,7 @@ function complianceProvider(rt: Runtime, db: DataSource, clock: () => Date): Ver
 
 export function createServices(rt: Runtime, db: DataSource, temporal: Client, logger: Logger): Services {
   const clock = () => new Date();
-  const outbox = new Outbox(db, temporal, rt.config.taskQueue);
+  const outbox = createOutbox(db, temporal, rt.config);
   return {
     config: rt.config,
     db,
@@ -69,7 +70,7 @@ export function createServices(rt: Runtime, db: DataSource, temporal: Client, lo
     outbox,
     registry: rt.registry,
     logger,
-    metrics: createMetrics(() => outbox.pendingStarts),
+    metrics: createMetrics(() => outbox.pendingStarts, () => outbox.deadLetterCounts()),
     apiKeys: new ApiKeyStore(db),
     rateLimits: new RateLimits(db, rt.config.rateLimit.redisUrl),
     indexerApiKey: rt.secrets.indexerApiKey,
