@@ -76,7 +76,8 @@ test('21.4 one bad row does not block the sweep: a start Temporal refuses, and t
 
 test('21.4 a refused row is dead-lettered, counted in outbox_dead_letters, listed and retried by the CLI', async () => {
   const workflowId = refusedId();
-  const [refused] = await queueSignals(api.db.manager, [{ workflowId, signal: 'preconfirmation', payload: { chainId: 42161 } }]);
+  const start = { workflowId, workflowType: 'intentLifecycle', args: [], searchAttributes: {}, summary: 'refused' };
+  const [refused] = await queueSignals(api.db.manager, [{ workflowId, signal: 'preconfirmation', payload: { chainId: 42161 }, start }]);
   await api.services.outbox.sweep(0).catch(() => undefined);
   const dead = await until('dead-lettered', async () => {
     const r = await row('signal_outbox', 'id', refused.id);
