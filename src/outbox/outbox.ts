@@ -1,7 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { preparedQuery, WITHOUT_FLUSH_WAIT } from '../db/prepared';
 import { isGrpcServiceError, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { status as grpcStatus } from '@grpc/grpc-js';
 import type { SearchAttributePair } from '@temporalio/common';
 import * as keys from '../../workflows/search-attributes';
 
@@ -97,6 +96,10 @@ const startOptions = (start: QueuedStart, taskQueue: string) => ({
 /** How many signals are in flight at once during a fan-out. */
 const FAN_OUT = 32;
 
+/** gRPC status codes (google.rpc.Code) of Temporal's refusals. */
+const INVALID_ARGUMENT = 3;
+const FAILED_PRECONDITION = 9;
+
 /** The longest wait before a failed row's next attempt. */
 const MAX_BACKOFF_SECONDS = 300;
 
@@ -109,7 +112,7 @@ export function refusal(err: unknown): 'final' | 'refused' | 'unavailable' {
   for (let e = err; e instanceof Error; e = e.cause) {
     if (!isGrpcServiceError(e)) continue;
     if (/workflow execution limit/i.test(e.details)) return 'refused';
-    if (e.code === grpcStatus.INVALID_ARGUMENT || e.code === grpcStatus.FAILED_PRECONDITION) return 'final';
+    if (e.code === INVALID_ARGUMENT || e.code === FAILED_PRECONDITION) return 'final';
   }
   return 'unavailable';
 }
