@@ -30,9 +30,9 @@ export default async function globalSetup(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'orchestrator-test-'));
   const temporal = await startTemporalDevServer({
     port: await freePort(), namespace: 'default', logLevel: 'error',
-    // Lifecycles are told to continue as new after 150 history events (4,096 in production), so a test watches one
-    // do it with a few hundred signals rather than thousands.
-    dynamicConfig: ['limit.historyCount.suggestContinueAsNew=150'],
+    // Lifecycles are told to continue as new after 150 history events (4,096 in production), and a run accepts 1,000
+    // signals (10,000), so tests watch both with a few thousand signals rather than tens of thousands.
+    dynamicConfig: ['limit.historyCount.suggestContinueAsNew=150', 'history.maximumSignalsPerExecution=1000'],
   });
 
   let postgres: RunningPostgres | undefined;
