@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { depositTurns, MAX_DEPOSIT_TURNS } from '../workflows/deposit-state';
 
 /** Every setting comes from the environment; the README's configuration table lists them all. */
 export interface Config {
@@ -176,13 +177,22 @@ function addressVar(env: NodeJS.ProcessEnv, name: string, fallback: `0x${string}
   return raw as `0x${string}`;
 }
 
+/** Refuses deposit settings under which one deposit's workflow history could outgrow Temporal's limit. */
+function checkDepositHistory(config: Config): Config {
+  const turns = depositTurns(config.deposits, config.intents.claimWindowSeconds);
+  if (turns > MAX_DEPOSIT_TURNS) {
+    throw new ConfigError(`DEPOSIT_FUNDS_WAIT_SECONDS / DEPOSIT_RETRY_SECONDS, DEPOSIT_BRIDGE_TIMEOUT_SECONDS + INTENT_CLAIM_WINDOW_SECONDS and DEPOSIT_BRIDGE_RETRIES or DEPOSIT_REFUND_ATTEMPTS allow ${turns} waiting turns in one deposit's workflow, at most ${MAX_DEPOSIT_TURNS} (its Temporal history would outgrow the limit)`);
+  }
+  return config;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const nodeEnv = env.NODE_ENV === 'production' ? 'production' : env.NODE_ENV === 'test' ? 'test' : 'development';
   const lockTag = env.ALLOCATOR_LOCK_TAG;
   if (lockTag !== undefined && lockTag !== '' && !/^0x[0-9a-fA-F]{24}$/.test(lockTag)) {
     throw new ConfigError('ALLOCATOR_LOCK_TAG must be a 0x-prefixed 12-byte hex value');
   }
-  return {
+  return checkDepositHistory({
     env: nodeEnv,
     host: env.HOST || '0.0.0.0',
     port: int(env, 'PORT', 3000),
@@ -269,7 +279,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       orchestratorPrivateKey: privateKey(env, 'ORCHESTRATOR_PRIVATE_KEY'),
       allocatorPrivateKey: privateKey(env, 'ALLOCATOR_PRIVATE_KEY'),
     },
-  };
+  });
 }
 
 /** Processes started by `npm start` and by the test harness get the resolved settings through their environment. */

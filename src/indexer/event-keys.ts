@@ -2,10 +2,12 @@ import type { EntityManager } from 'typeorm';
 
 /**
  * Lifecycle events whose effect does not depend on how often they arrive: a preconfirmation only moves a PENDING
- * lifecycle on, so one per (nonce, chain) says all there is. Each is signalled once: a repeat (another event id,
- * another relayer call) queues nothing, so no caller can flood a lifecycle's signals with them.
+ * lifecycle on, and a failure only fails one not filled yet (a fill is never undone), so one per (nonce, chain) says
+ * all there is. Each is signalled once: a repeat (another event id, another relayer call) queues nothing, so no
+ * caller can flood a lifecycle's signals with them. Fills and claims are not: their content decides (a fill after
+ * the deadline does not count, a later one in time does).
  */
-const IDEMPOTENT = ['preconfirmation'];
+const IDEMPOTENT = ['preconfirmation', 'failure'];
 
 /**
  * Which of `events` to queue: all but the repeats of an idempotent event already queued (in this batch or before).
