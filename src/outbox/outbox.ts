@@ -11,11 +11,11 @@ import * as keys from '../../workflows/search-attributes';
  * A process that dies in between leaves the rows, and the sweeper (a Temporal schedule, src/outbox/sweeper.ts)
  * performs them later. Starts are idempotent (deterministic ids, conflict policy use-existing, no reuse of a closed
  * id) and lifecycle signals are idempotent in the workflows, so performing a row twice is harmless.
- * A row that fails waits before its next attempt (`retry_at`, backing off), so failing rows never hold up the
- * others. A row Temporal refuses (e.g. a run's 10,000-signal limit) is dead-lettered after `maxAttempts` refusals,
- * or at once when the refusal is final (an invalid request): kept for an operator (`npm run cli -- outbox
- * dead-letters` / `retry`), counted in `outbox_dead_letters`, and no longer retried. Temporal being unreachable
- * dead-letters nothing.
+ * A row Temporal refuses waits before its next attempt (`retry_at`, backing off), so failing rows never hold up the
+ * others, and is dead-lettered after `maxAttempts` refusals (e.g. a run's 10,000-signal limit, which lifts when the
+ * run continues as new), or at once when the refusal is final (an invalid request): kept for an operator (`npm run
+ * cli -- outbox dead-letters` / `retry`), counted in `outbox_dead_letters`, and no longer retried. Temporal being
+ * unreachable, slow or overloaded dead-letters nothing: those rows are tried again at the next pass.
  */
 export interface QueuedStart {
   workflowId: string;
@@ -100,22 +100,27 @@ const FAN_OUT = 32;
 const INVALID_ARGUMENT = 3;
 const FAILED_PRECONDITION = 9;
 
-/** The longest wait before a failed row's next attempt. */
+/** The longest wait before a refused row's next attempt, and before a signal awaiting its owner looks again. */
 const MAX_BACKOFF_SECONDS = 300;
+const MAX_AWAIT_SECONDS = 60;
 
 /**
- * How Temporal answered a failed request: `final`, a refusal that will not change (an invalid request: dead-letter
- * at once); `refused`, a limit of the workflow that may lift (its run continues as new); `unavailable`, anything else
- * (Temporal unreachable or overloaded), which never dead-letters a row.
+ * What a failed request means for its row. `final`: Temporal refused it for good (an invalid request): dead-letter at
+ * once. `refused`: a limit of the workflow (it lifts when the run continues as new), or an error that is not
+ * Temporal's answer at all (the row itself cannot be sent): counted, and dead-lettered after `maxAttempts`.
+ * `unavailable`: any other answer of Temporal's (unreachable, deadline exceeded, overloaded): not counted.
  */
 export function refusal(err: unknown): 'final' | 'refused' | 'unavailable' {
   for (let e = err; e instanceof Error; e = e.cause) {
     if (!isGrpcServiceError(e)) continue;
     if (/workflow execution limit/i.test(e.details)) return 'refused';
-    if (e.code === INVALID_ARGUMENT || e.code === FAILED_PRECONDITION) return 'final';
+    return e.code === INVALID_ARGUMENT || e.code === FAILED_PRECONDITION ? 'final' : 'unavailable';
   }
-  return 'unavailable';
+  return 'refused';
 }
+
+/** A failed attempt as the row records it: `awaiting`, a signal whose owner is not recorded yet. */
+type Failure = ReturnType<typeof refusal> | 'awaiting';
 
 type Outcome = 'delivered' | 'gone' | 'awaiting';
 
@@ -237,7 +242,7 @@ export class Outbox {
       }
       if (o.value !== 'awaiting') return undefined;
       const expired = s.awaiting!.deadAfter <= now;
-      return this.failed('signal_outbox', 'id', s.id, `no intent or bundle with nonce ${s.awaiting!.nonce}${expired ? ' before its wait ended' : ' yet'}`, expired ? 'final' : 'unavailable');
+      return this.failed('signal_outbox', 'id', s.id, `no intent or bundle with nonce ${s.awaiting!.nonce}${expired ? ' before its wait ended' : ' yet'}`, expired ? 'final' : 'awaiting');
     }));
     return { delivered: outcomes.filter((o) => o.status === 'fulfilled' && o.value === 'delivered').length, failures };
   }
@@ -254,17 +259,18 @@ export class Outbox {
   }
 
   /**
-   * Records a failed attempt at a row: dead-lettered on a final refusal or the last allowed one, else due again
-   * after a backoff that doubles per attempt.
+   * Records a failed attempt at a row: dead-lettered on a final refusal or the last allowed one; else due again after
+   * a backoff that doubles per counted attempt (refusals, and looks for an awaited owner), or at the next pass.
    */
-  private async failed(table: 'signal_outbox' | 'workflow_outbox', key: 'id' | 'workflow_id', value: string, err: unknown, kind = refusal(err)): Promise<void> {
+  private async failed(table: 'signal_outbox' | 'workflow_outbox', key: 'id' | 'workflow_id', value: string, err: unknown, kind: Failure = refusal(err)): Promise<void> {
     const message = err instanceof Error ? `${err.message}${err.cause instanceof Error ? `: ${err.cause.message}` : ''}` : String(err);
+    const counted = kind !== 'unavailable';
     await this.db.query(
-      `UPDATE ${table} SET attempts = attempts + 1, last_error = $2,
-         status = CASE WHEN $3 = 'final' OR ($3 = 'refused' AND attempts + 1 >= $4) THEN 'dead' ELSE 'pending' END,
-         retry_at = now() + make_interval(secs => least(power(2, attempts), $5))
+      `UPDATE ${table} SET attempts = attempts + $3::int, last_error = $2,
+         status = CASE WHEN $4 = 'final' OR ($4 = 'refused' AND attempts + 1 >= $5) THEN 'dead' ELSE 'pending' END,
+         retry_at = now() + make_interval(secs => CASE WHEN $3::int = 0 THEN 1 ELSE least(power(2, attempts), $6) END)
        WHERE ${key} = $1 AND status = 'pending'`,
-      [value, message.slice(0, 2000), kind, this.options.maxAttempts, MAX_BACKOFF_SECONDS],
+      [value, message.slice(0, 2000), counted ? 1 : 0, kind, this.options.maxAttempts, kind === 'awaiting' ? MAX_AWAIT_SECONDS : MAX_BACKOFF_SECONDS],
     );
   }
 
