@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { depositTurns, MAX_DEPOSIT_TURNS } from '../workflows/deposit-state';
 
 /** Every setting comes from the environment; the README's configuration table lists them all. */
 export interface Config {
@@ -19,8 +20,11 @@ export interface Config {
   bodyLimit: string;
   chainRegistryFile?: string;
   allocator: { lockTag?: string; scope: 0 | 1; resetPeriod: number; compactAddress: `0x${string}`; withdrawalExpirySeconds: number; maxOutstandingWithdrawals: number };
-  /** the outbox sweeper: how often it runs, and how old a row must be before it takes it over from its request */
-  outbox: { sweepSeconds: number; graceSeconds: number };
+  /**
+   * the outbox sweeper: how often it runs, how old a row must be before it takes it over from its request, and how
+   * many refusals by Temporal dead-letter a row
+   */
+  outbox: { sweepSeconds: number; graceSeconds: number; maxAttempts: number };
   /** how long a request may take before it is answered 503 (src/http/deadline.ts) */
   deadlines: { requestSeconds: number; externalSeconds: number };
   intents: {
@@ -179,13 +183,22 @@ function addressVar(env: NodeJS.ProcessEnv, name: string, fallback: `0x${string}
   return raw as `0x${string}`;
 }
 
+/** Refuses deposit settings under which one deposit's workflow history could outgrow Temporal's limit. */
+function checkDepositHistory(config: Config): Config {
+  const turns = depositTurns(config.deposits, config.intents.claimWindowSeconds);
+  if (turns > MAX_DEPOSIT_TURNS) {
+    throw new ConfigError(`DEPOSIT_FUNDS_WAIT_SECONDS / DEPOSIT_RETRY_SECONDS, DEPOSIT_BRIDGE_TIMEOUT_SECONDS + INTENT_CLAIM_WINDOW_SECONDS and DEPOSIT_BRIDGE_RETRIES or DEPOSIT_REFUND_ATTEMPTS allow ${turns} waiting turns in one deposit's workflow, at most ${MAX_DEPOSIT_TURNS} (its Temporal history would outgrow the limit)`);
+  }
+  return config;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const nodeEnv = env.NODE_ENV === 'production' ? 'production' : env.NODE_ENV === 'test' ? 'test' : 'development';
   const lockTag = env.ALLOCATOR_LOCK_TAG;
   if (lockTag !== undefined && lockTag !== '' && !/^0x[0-9a-fA-F]{24}$/.test(lockTag)) {
     throw new ConfigError('ALLOCATOR_LOCK_TAG must be a 0x-prefixed 12-byte hex value');
   }
-  return {
+  return checkDepositHistory({
     env: nodeEnv,
     host: env.HOST || '0.0.0.0',
     port: int(env, 'PORT', 3000),
@@ -212,6 +225,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     outbox: {
       sweepSeconds: int(env, 'OUTBOX_SWEEP_SECONDS', 15, 1, 3600),
       graceSeconds: int(env, 'OUTBOX_GRACE_SECONDS', 10, 0, 3600),
+      maxAttempts: int(env, 'OUTBOX_MAX_ATTEMPTS', 10, 1, 100),
     },
     deadlines: {
       requestSeconds: int(env, 'REQUEST_DEADLINE_SECONDS', 5, 1, 600),
@@ -281,7 +295,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       orchestratorPrivateKey: privateKey(env, 'ORCHESTRATOR_PRIVATE_KEY'),
       allocatorPrivateKey: privateKey(env, 'ALLOCATOR_PRIVATE_KEY'),
     },
-  };
+  });
 }
 
 /** Processes started by `npm start` and by the test harness get the resolved settings through their environment. */
@@ -296,6 +310,7 @@ export function toEnv(config: Config, secrets: Secrets): Record<string, string> 
     LOG_LEVEL: config.logLevel,
     OUTBOX_SWEEP_SECONDS: String(config.outbox.sweepSeconds),
     OUTBOX_GRACE_SECONDS: String(config.outbox.graceSeconds),
+    OUTBOX_MAX_ATTEMPTS: String(config.outbox.maxAttempts),
     INDEXER_API_KEY: secrets.indexerApiKey,
     COMPLIANCE_SESSION_KEY: secrets.complianceSessionKey,
     ORCHESTRATOR_PRIVATE_KEY: secrets.orchestratorPrivateKey,

@@ -26,6 +26,25 @@ export interface DepositTiming {
 
 export interface DepositStart { depositId: string; timing: DepositTiming }
 
+/** How often a wait for an intent's final state also asks the database. */
+export const FINAL_CHECK_SECONDS = 5 * 60;
+
+/**
+ * The most turns of its waiting loops one deposit or refund workflow may take: each is a few history events (a
+ * timer, an activity, a workflow task), the workflows do not continue as new, and Temporal ends a run at 51,200
+ * events. Settings that could take one past this are refused (src/config.ts).
+ */
+export const MAX_DEPOSIT_TURNS = 4000;
+
+/**
+ * The turns of the worst case for these settings: every attempt (bridge retries, or refunds) waits its whole funds
+ * wait, a turn per retry, then waits for its intent to be final, a turn per check until its `expires`.
+ */
+export function depositTurns(t: Pick<DepositTiming, 'bridgeRetries' | 'retrySeconds' | 'fundsWaitSeconds' | 'bridgeTimeoutSeconds' | 'refundAttempts'>, claimWindowSeconds: number): number {
+  const perAttempt = Math.ceil(t.fundsWaitSeconds / t.retrySeconds) + Math.ceil((t.bridgeTimeoutSeconds + claimWindowSeconds) / FINAL_CHECK_SECONDS) + 1;
+  return perAttempt * Math.max(t.bridgeRetries + 1, t.refundAttempts);
+}
+
 /**
  * A final attempt (completed, or released at `expires`): funds that left the account (a recorded fill, or a claim on
  * the deposit's chain, which the arbiter pays only for a fill) complete the deposit, whatever the status says; else

@@ -1,6 +1,6 @@
 import { condition, defineSignal, patched, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { type BridgeOutcome, type DepositStage, type DepositStart, isBridgeOutcome, RELEASED, whileWaiting } from './deposit-state';
+import { type BridgeOutcome, type DepositStage, type DepositStart, FINAL_CHECK_SECONDS, isBridgeOutcome, RELEASED, whileWaiting } from './deposit-state';
 
 /** Each activity persists one step with its webhook; retried until it succeeds (a deposit never stops on a passing failure). */
 const acts = proxyActivities<Activities>({
@@ -35,18 +35,16 @@ function intentReports() {
   };
 }
 
-/** How often a wait for an intent's final state also asks the database. */
-const FINAL_CHECK_MS = 5 * 60_000;
 
 /**
  * Until the intent is final: its signal, or the database's word should the signal be lost (e.g. its lifecycle reset
- * by an operator after it released), asked every FINAL_CHECK_MS. Runs that waited before the database check existed
+ * by an operator after it released), asked every FINAL_CHECK_SECONDS. Runs that waited before the database check existed
  * (no `deposit-final-check` marker in their history) keep waiting on the signal alone: the check's timer and
  * activity would not replay.
  */
 async function untilFinal(intents: ReturnType<typeof intentReports>, intentId: string): Promise<void> {
   if (!patched('deposit-final-check')) return condition(() => intents.final(intentId));
-  while (!(await condition(() => intents.final(intentId), FINAL_CHECK_MS))) {
+  while (!(await condition(() => intents.final(intentId), FINAL_CHECK_SECONDS * 1000))) {
     if (await acts.intentFinal(intentId)) return;
   }
 }

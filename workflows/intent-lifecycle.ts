@@ -1,4 +1,4 @@
-import { allHandlersFinished, condition, defineQuery, defineSignal, patched, proxyLocalActivities, setCurrentDetails, setDefaultSignalHandler, setHandler, sleep, upsertSearchAttributes } from '@temporalio/workflow';
+import { allHandlersFinished, condition, defineQuery, defineSignal, makeContinueAsNewFunc, patched, proxyLocalActivities, setCurrentDetails, setDefaultSignalHandler, setHandler, sleep, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { applyEvent, ChainTx, IntentEvent, IntentState, IntentStatus, isTerminal, type Rules } from './intent-state';
 import { IntentStatus as IntentStatusKey } from './search-attributes';
@@ -28,8 +28,15 @@ export const intentWorkflowId = (id: string) => `intent-${id}`;
 /**
  * What the submit route recorded, handed to the lifecycle it starts (or the outbox sweeper starts for it). Times are
  * unix seconds: the fill deadline, how long after it a fill may still arrive, and `expires` (the end of claims).
+ * `state`: where a previous run left off when it continued as new.
  */
-export interface LifecycleStart { id: string; originChainIds: number[]; fillDeadline: number; fillGraceSeconds: number; expires: number }
+export interface LifecycleStart { id: string; originChainIds: number[]; fillDeadline: number; fillGraceSeconds: number; expires: number; state?: IntentState }
+
+/**
+ * Events a run handles before it continues as new (sooner when Temporal suggests it): its history stays far below
+ * Temporal's 10,000 signals and 51,200 events per run however many events arrive.
+ */
+export const EVENTS_PER_RUN = 1000;
 
 /**
  * One accepted intent, from its recorded PENDING state until nothing more can happen to its funds: it persists
@@ -53,8 +60,9 @@ const rulesFor = (state: IntentState, event: IntentEvent): Rules =>
 
 /** The lifecycle both intents and legacy bundles run (workflows/bundle-lifecycle.ts); `kind` picks their records. */
 export async function runLifecycle(start: LifecycleStart, kind: 'intent' | 'bundle'): Promise<IntentStatus> {
-  let state: IntentState = { status: 'PENDING', originChainIds: start.originChainIds, claims: {}, fillDeadline: start.fillDeadline };
+  let state: IntentState = start.state ?? { status: 'PENDING', originChainIds: start.originChainIds, claims: {}, fillDeadline: start.fillDeadline };
   const queue: IntentEvent[] = [];
+  let handled = 0;
   setHandler(stateQuery, () => state);
   // One handler for every event signal: signals that arrived before the workflow first ran are then dispatched in
   // the order the server accepted them (per-signal handlers would replay them grouped by name).
@@ -62,7 +70,7 @@ export async function runLifecycle(start: LifecycleStart, kind: 'intent' | 'bund
   setDefaultSignalHandler((name, payload) => {
     if (events.includes(name)) queue.push({ ...(payload as object), type: name } as IntentEvent);
   });
-  setCurrentDetails('PENDING');
+  setCurrentDetails(state.status);
 
   // The first task runs at the first event or when the start delay until the deadline ends (src/outbox/outbox.ts),
   // so the timers count from this activation's time, which the SDK's sandboxed Date replays identically.
@@ -73,9 +81,11 @@ export async function runLifecycle(start: LifecycleStart, kind: 'intent' | 'bund
   void sleep(Math.max(start.expires * 1000 - now, 1)).then(() => (claimable = false));
   const waitingForFill = () => !state.fill && !isTerminal(state.status);
   while (state.status !== 'COMPLETED') {
+    await continueIfLong(start, state, handled, queue);
     await condition(() => queue.length > 0 || !claimable || (deadlinePassed && waitingForFill()));
     const event = queue.shift();
     if (!event && !(deadlinePassed && waitingForFill())) break; // `expires` passed: nothing more can be claimed
+    if (event) handled++;
     if (event?.type === 'claim' && isTerminal(state.status)) {
       // EXPIRED or FAILED, and the arbiter claimed all the same: that chain's reservation settles with the snapshots.
       if (!state.claims[String(event.chainId)] && state.originChainIds.includes(event.chainId)) {
@@ -96,4 +106,18 @@ export async function runLifecycle(start: LifecycleStart, kind: 'intent' | 'bund
   if (state.status !== 'COMPLETED') await releaseIntent(start.id, kind);
   await condition(allHandlersFinished);
   return state.status;
+}
+
+/**
+ * Continues as new, carrying the state, once this run has handled EVENTS_PER_RUN events or Temporal suggests it
+ * (its history grows long): a flood of events can neither fill a run's history nor exhaust its signal limit. Only
+ * between events, with none queued, so nothing is carried but the state; the timers are set again from the same
+ * absolute times. Runs recorded before this existed replay without it (`patched`).
+ */
+async function continueIfLong(start: LifecycleStart, state: IntentState, handled: number, queue: IntentEvent[]): Promise<void> {
+  if (queue.length || state.status === 'COMPLETED' || !(handled >= EVENTS_PER_RUN || workflowInfo().continueAsNewSuggested)) return;
+  if (!patched('lifecycle-continue-as-new')) return;
+  await condition(allHandlersFinished);
+  // The search attributes as this run left them (its status), set explicitly rather than left to the server.
+  await makeContinueAsNewFunc<(s: LifecycleStart) => Promise<IntentStatus>>({ typedSearchAttributes: workflowInfo().typedSearchAttributes })({ ...start, state });
 }

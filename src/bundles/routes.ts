@@ -9,6 +9,7 @@ import { quoteDeps, unwrap } from '../intents/handler-support';
 import { findQuote, lifecycleStarts } from '../intents/store';
 import { invalidSignature } from '../intents/verify';
 import { queueSignals } from '../outbox/outbox';
+import { toQueue } from '../indexer/event-keys';
 import { verifyOnChain } from '../signatures/smart-account';
 import { preconfirmationSignal } from '../../workflows/intent-lifecycle';
 import { canonicalBundle, expectedSigned, orderBundleHash, orderBundleOf, type SignedOrderBundle } from './order-bundle';
@@ -185,16 +186,19 @@ export const bundleRoutes = [
   defineRoute<{ type: 'FillPreconfirmation'; chainId: number; txHash: string }, unknown, { bundleId: string }>({
     method: 'post',
     path: '/bundles/{bundleId}/events',
-    summary: "A relayer's fill preconfirmation: the bundle's lifecycle gets it as the indexer's preconfirmation",
+    summary: "A relayer's fill preconfirmation: the bundle's lifecycle gets it as the indexer's preconfirmation (once per chain)",
     tags: ['bundles'],
     auth: 'apiKey',
     params: bundleParams,
     body: bundleEventBody,
-    responses: { 201: { description: '{status: "Accepted"}' }, 404: { description: 'no such bundle' } },
+    responses: { 201: { description: '{status: "Accepted"}' }, 400: { description: 'a chain this deployment does not serve' }, 404: { description: 'no such bundle' } },
     async handler(ctx, { params, body }, s) {
       const id = BigInt(params.bundleId).toString();
+      if (!s.registry.chain(body.chainId)) throw badRequest(`Unsupported chain ${body.chainId}`);
       const signals = await s.db.transaction(async (tx) => {
         if (!(await readBundle(tx, id, ctx.state.projectId))) throw notFound(id);
+        // A repeat for the same chain is accepted and queues nothing (src/indexer/event-keys.ts).
+        if (!(await toQueue(tx, [{ nonce: id, type: preconfirmationSignal.name, chainId: body.chainId }]))[0]) return [];
         const start = (await lifecycleStarts(tx, [id], s.config.intents.fillGraceSeconds)).get(id)!;
         return queueSignals(tx, [{ workflowId: start.workflowId, signal: preconfirmationSignal.name, payload: { chainId: body.chainId }, start }]);
       });

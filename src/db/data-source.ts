@@ -16,6 +16,7 @@ import { DelayedLifecycles1764900000000 } from './migrations/1764900000000-delay
 import { Sponsorship1765000000000 } from './migrations/1765000000000-sponsorship';
 import { ReleaseAfterExpires1765100000000 } from './migrations/1765100000000-release-after-expires';
 import { Tenancy1765200000000 } from './migrations/1765200000000-tenancy';
+import { OutboxDeadLetters1765300000000 } from './migrations/1765300000000-outbox-dead-letters';
 import { VerificationClaims1765400000000 } from './migrations/1765400000000-verification-claims';
 import { UnattributedAnalytics1765500000000 } from './migrations/1765500000000-unattributed-analytics';
 
@@ -59,6 +60,7 @@ export function createDataSource(url: string, poolSize = 10, timeouts: PoolTimeo
       Sponsorship1765000000000,
       ReleaseAfterExpires1765100000000,
       Tenancy1765200000000,
+      OutboxDeadLetters1765300000000,
       VerificationClaims1765400000000,
       UnattributedAnalytics1765500000000,
     ],

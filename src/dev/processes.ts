@@ -33,7 +33,8 @@ export function spawnEntry(entry: 'api' | 'worker', env: Record<string, string>,
 export interface TemporalDevServer { address: string; process: ChildProcess }
 
 /** Finds or builds the pinned CLI (temporal/ensure-cli.sh), then starts it through temporal/start-dev.sh. */
-export async function startTemporalDevServer(opts: { port: number; uiPort?: number; dbFile?: string; namespace: string; logLevel?: string }): Promise<TemporalDevServer> {
+/** `dynamicConfig`: extra server settings (`key=value`), e.g. the tests' low continue-as-new suggestion. */
+export async function startTemporalDevServer(opts: { port: number; uiPort?: number; dbFile?: string; namespace: string; logLevel?: string; dynamicConfig?: string[] }): Promise<TemporalDevServer> {
   // Build (once) before starting, so a first-time build is not cut short by the start-up timeout below.
   const built = spawnSync(path.join(projectRoot, 'temporal/ensure-cli.sh'), { stdio: ['ignore', 'pipe', 'inherit'] });
   if (built.status !== 0) throw new Error('no Temporal CLI available (see the message above)');
@@ -48,6 +49,7 @@ export async function startTemporalDevServer(opts: { port: number; uiPort?: numb
       ...(opts.uiPort ? { TEMPORAL_UI_PORT: String(opts.uiPort) } : {}),
       TEMPORAL_DB_FILE: opts.dbFile ?? '',
       TEMPORAL_LOG_LEVEL: opts.logLevel ?? 'warn',
+      TEMPORAL_DYNAMIC_CONFIG: (opts.dynamicConfig ?? []).join(' '),
     },
     stdio: ['ignore', 'inherit', 'inherit'],
   });

@@ -6,10 +6,14 @@ export interface Metrics {
   latency: Histogram<'method' | 'route'>;
   workflowStarts: Counter<'workflow'>;
   pendingStarts: Gauge;
+  deadLetters: Gauge<'table'>;
 }
 
-/** `pendingStarts`: how many workflow starts this process has taken on and not yet performed (read at each scrape). */
-export function createMetrics(pendingStarts: () => number): Metrics {
+/**
+ * `pendingStarts`: how many workflow starts this process has taken on and not yet performed; `deadLetters`: the
+ * outbox rows Temporal refused for good, per table (both read at each scrape).
+ */
+export function createMetrics(pendingStarts: () => number, deadLetters: () => Promise<Record<'workflow_outbox' | 'signal_outbox', number>>): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   return {
@@ -25,5 +29,15 @@ export function createMetrics(pendingStarts: () => number): Metrics {
     workflowStarts: new Counter({ name: 'workflow_starts_total', help: 'Temporal workflows started by the API', labelNames: ['workflow'], registers: [registry] }),
     // Submits answer before their lifecycle starts: a growing value means Temporal is not keeping up with them.
     pendingStarts: new Gauge({ name: 'outbox_pending_starts', help: 'workflow starts accepted and not yet performed', registers: [registry], collect() { this.set(pendingStarts()); } }),
+    // Any value above zero needs an operator: `npm run cli -- outbox dead-letters`, then `outbox retry`.
+    deadLetters: new Gauge({
+      name: 'outbox_dead_letters',
+      help: 'outbox rows dead-lettered after Temporal refused them (no longer retried), by table',
+      labelNames: ['table'],
+      registers: [registry],
+      async collect() {
+        for (const [table, n] of Object.entries(await deadLetters())) this.set({ table }, n);
+      },
+    }),
   };
 }

@@ -8,7 +8,8 @@ import { createMetrics, Metrics } from './metrics';
 import { ApiKeyStore } from '../projects/api-keys';
 import { RateLimits } from '../projects/rate-limits';
 import { UnattributedGate } from '../analytics/unattributed';
-import { Outbox } from '../outbox/outbox';
+import { createOutbox } from '../outbox/lifecycle-outbox';
+import type { Outbox } from '../outbox/outbox';
 import { NonceBlock } from '../ledger/nonces';
 import type { Runtime } from '../runtime';
 import { ConfigError } from '../config';
@@ -65,7 +66,7 @@ function complianceProvider(rt: Runtime, db: DataSource, clock: () => Date, logg
 export function createServices(rt: Runtime, db: DataSource, temporal: Client, logger: Logger): Services {
   const clock = () => new Date();
   // Temporal gets half the request deadline: what is left answers (the outbox row keeps the work).
-  const outbox = new Outbox(db, temporal, rt.config.taskQueue, rt.config.deadlines.requestSeconds * 500);
+  const outbox = createOutbox(db, temporal, rt.config, rt.config.deadlines.requestSeconds * 500);
   const rateLimits = new RateLimits(db, rt.config.rateLimit.redisUrl);
   return {
     config: rt.config,
@@ -74,7 +75,7 @@ export function createServices(rt: Runtime, db: DataSource, temporal: Client, lo
     outbox,
     registry: rt.registry,
     logger,
-    metrics: createMetrics(() => outbox.pendingStarts),
+    metrics: createMetrics(() => outbox.pendingStarts, () => outbox.deadLetterCounts()),
     apiKeys: new ApiKeyStore(db),
     rateLimits,
     unattributedAnalytics: new UnattributedGate(db, rateLimits),

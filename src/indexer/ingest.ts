@@ -2,12 +2,14 @@ import type { DataSource, EntityManager } from 'typeorm';
 import type { ChainTx } from '../../workflows/intent-state';
 import { claimSignal, failureSignal, fillSignal, preconfirmationSignal } from '../../workflows/intent-lifecycle';
 import { withdrawalClaimSignal, withdrawalWorkflowId } from '../../workflows/withdrawal';
-import { queueSignals, type QueuedSignal, type QueuedStart } from '../outbox/outbox';
+import { awaitingWorkflowId, queueSignals, type AwaitedOwner, type QueuedSignal, type QueuedStart } from '../outbox/outbox';
+import { ownerWaitSeconds } from '../outbox/lifecycle-outbox';
 import { applyDepositEvents, type DepositIngestDeps } from '../deposits/ingest';
 import { lifecycleStarts, recordClaims } from '../intents/store';
 import { releaseSettled } from '../ledger/ledger';
 import { recordWithdrawalClaim } from '../withdrawals/allocate';
 import { applyEvents } from './apply-events';
+import { toQueue } from './event-keys';
 import type { Delivery, IndexerEvent, IngestResult, LifecycleEvent } from './types';
 
 /**
@@ -22,12 +24,14 @@ export async function ingestEvents(db: DataSource, events: IndexerEvent[], defau
     const starts = await applyDepositEvents(tx, depositEvents, deps);
     let signals: QueuedSignal[] = [];
     if (deliveries.length) {
-      // Nonces nobody waits on (unknown, or another kind of owner) get no signal: they stay recorded and change nothing.
       const nonces = [...new Set(deliveries.map((d) => d.nonce))];
       const lifecycles = await lifecycleStarts(tx, nonces, deps.config.intents.fillGraceSeconds);
       const withdrawals = new Set((await tx.query('SELECT nonce::text FROM withdrawals WHERE nonce = ANY($1::numeric[])', [nonces]) as { nonce: string }[]).map((w) => w.nonce));
       await recordClaimsNow(tx, deliveries, withdrawals);
-      signals = await queueSignals(tx, deliveries.flatMap((d) => signalsFor(d, lifecycles.get(d.nonce), withdrawals.has(d.nonce))));
+      const queued = await toQueue(tx, deliveries.map((d) => ({ nonce: d.nonce, type: d.event.type, chainId: d.event.chainId })));
+      // A nonce with no intent or bundle yet may be one whose submit has not committed: its events wait for it.
+      const awaiting = { deadAfter: Date.now() + ownerWaitSeconds(deps.config) * 1000 };
+      signals = await queueSignals(tx, deliveries.filter((_, i) => queued[i]).flatMap((d) => signalsFor(d, lifecycles.get(d.nonce), withdrawals.has(d.nonce), { ...awaiting, nonce: d.nonce })));
     }
     // Last, after the claims (row locks in one order: balances, then owners, then reservations): reservations of the
     // accounts with new snapshots go once those show their claim, or a block at or after their `expires`.
@@ -53,13 +57,14 @@ const chainTx = (event: LifecycleEvent): ChainTx => ({
 
 /**
  * Who waits for a lifecycle event: the intent or legacy bundle whose id is the nonce (both run the same lifecycle;
- * its signals carry its start, which wakes it) and, for a Claim, the withdrawal with it.
+ * its signals carry its start, which wakes it) and, for a Claim, the withdrawal with it. A withdrawal's nonce has no
+ * other owner; any other nonce without one is awaited (`awaiting`: see AwaitedOwner).
  */
-function signalsFor({ nonce, event }: Delivery, lifecycle: QueuedStart | undefined, withdrawal: boolean): Omit<QueuedSignal, 'id'>[] {
+function signalsFor({ nonce, event }: Delivery, lifecycle: QueuedStart | undefined, withdrawal: boolean, awaiting: AwaitedOwner): Omit<QueuedSignal, 'id'>[] {
   const tx = chainTx(event);
   if (event.type === 'claim' && withdrawal) return [{ workflowId: withdrawalWorkflowId(nonce), signal: withdrawalClaimSignal.name, payload: tx }];
-  if (!lifecycle) return [];
-  const to = { workflowId: lifecycle.workflowId, start: lifecycle };
+  if (withdrawal && !lifecycle) return [];
+  const to = lifecycle ? { workflowId: lifecycle.workflowId, start: lifecycle } : { workflowId: awaitingWorkflowId(nonce), awaiting };
   switch (event.type) {
     case 'preconfirmation': return [{ ...to, signal: preconfirmationSignal.name, payload: { chainId: event.chainId } }];
     case 'failure': return [{ ...to, signal: failureSignal.name, payload: { chainId: event.chainId, reason: event.reason! } }];

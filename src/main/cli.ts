@@ -6,6 +6,8 @@ import { setSponsorship } from '../projects/sponsorship';
 import { ConfigError } from '../config';
 import { exitOnError, loadRuntime, type Runtime } from '../runtime';
 import { addEndpoint, EndpointError } from '../webhooks/endpoints';
+import { deadLetters, requeue } from '../outbox/outbox';
+import { ownerWaitSeconds } from '../outbox/lifecycle-outbox';
 import { WEBHOOK_TYPES, type WebhookType } from '../webhooks/types';
 
 const USAGE = [
@@ -14,6 +16,8 @@ const USAGE = [
   '       npm run cli -- projects sponsorship <projectId> on|off     (may its quotes have fees sponsored; off by default)',
   '       npm run cli -- accounts add <projectId> <accountAddress>   (the project may request withdrawals for it)',
   '       npm run cli -- webhooks add <projectId> <url> [--types a,b]  (prints {id, url, secret})',
+  '       npm run cli -- outbox dead-letters                          (rows Temporal refused, no longer retried)',
+  '       npm run cli -- outbox retry <signalId|workflowId|all>        (requeue dead-lettered rows for the sweeper)',
 ].join('\n');
 
 type Command = (db: DataSource, rt: Runtime) => Promise<unknown>;
@@ -63,6 +67,10 @@ function parse(argv: string[]): Command | undefined {
         throw e instanceof EndpointError ? new ConfigError(e.message) : e;
       }
     };
+  }
+  if (group === 'outbox' && command === 'dead-letters' && rest.length === 0) return (db) => deadLetters(db);
+  if (group === 'outbox' && command === 'retry' && rest.length === 1 && rest[0].trim()) {
+    return async (db, rt) => ({ requeued: await requeue(db, rest[0].trim(), ownerWaitSeconds(rt.config)) });
   }
   return undefined;
 }

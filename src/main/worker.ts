@@ -1,5 +1,5 @@
 import { openDatabase } from '../db/data-source';
-import { Outbox } from '../outbox/outbox';
+import { createOutbox } from '../outbox/lifecycle-outbox';
 import { ensureSweeperSchedule } from '../outbox/sweeper';
 import { createTemporalClient } from '../temporal/client';
 import { createLogger } from '../logger';
@@ -18,7 +18,7 @@ async function main() {
     address: rt.temporalAddress,
     namespace: rt.config.temporalNamespace,
     taskQueue: rt.config.taskQueue,
-    deps: { db, config: rt.config, outbox: new Outbox(db, client, rt.config.taskQueue), deposits: depositDeps(rt, db) },
+    deps: { db, config: rt.config, outbox: createOutbox(db, client, rt.config), deposits: depositDeps(rt, db) },
   });
   await ensureSweeperSchedule(client, rt.config.taskQueue, rt.config.outbox.sweepSeconds, rt.config.outbox.graceSeconds);
   logger.info({ taskQueue: rt.config.taskQueue, temporal: rt.temporalAddress }, 'worker running');

@@ -1,6 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { preparedQuery, WITHOUT_FLUSH_WAIT } from '../db/prepared';
-import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { isGrpcServiceError, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { SearchAttributePair } from '@temporalio/common';
 import * as keys from '../../workflows/search-attributes';
 
@@ -11,6 +11,11 @@ import * as keys from '../../workflows/search-attributes';
  * A process that dies in between leaves the rows, and the sweeper (a Temporal schedule, src/outbox/sweeper.ts)
  * performs them later. Starts are idempotent (deterministic ids, conflict policy use-existing, no reuse of a closed
  * id) and lifecycle signals are idempotent in the workflows, so performing a row twice is harmless.
+ * A row Temporal refuses waits before its next attempt (`retry_at`, backing off), so failing rows never hold up the
+ * others, and is dead-lettered after `maxAttempts` refusals (e.g. a run's 10,000-signal limit, which lifts when the
+ * run continues as new), or at once when the refusal is final (an invalid request): kept for an operator (`npm run
+ * cli -- outbox dead-letters` / `retry`), counted in `outbox_dead_letters`, and no longer retried. Temporal being
+ * unreachable, slow or overloaded dead-letters nothing: those rows are tried again at the next pass.
  */
 export interface QueuedStart {
   workflowId: string;
@@ -30,7 +35,29 @@ export interface QueuedStart {
  * `start`: the workflow's own start, sent with the signal as signal-with-start, which wakes a workflow waiting out
  * its start delay (or starts one whose start is still queued).
  */
-export interface QueuedSignal { id: string; workflowId: string; signal: string; payload: unknown; start?: QueuedStart }
+export interface QueuedSignal { id: string; workflowId: string; signal: string; payload: unknown; start?: QueuedStart; awaiting?: AwaitedOwner }
+
+/**
+ * A lifecycle event for a nonce whose intent or bundle is not recorded (yet): its submit may not have committed. The
+ * row is kept and its owner looked up at each attempt (`OutboxOptions.owners`) until `deadAfter` (epoch ms), then
+ * dead-lettered, so events for nonces that never become lifecycles do not live forever.
+ */
+export interface AwaitedOwner { nonce: string; deadAfter: number }
+
+/** Where a signal waits for an owner that is not recorded yet (a name for operators: no such workflow exists). */
+export const awaitingWorkflowId = (nonce: string) => `awaiting-owner-${nonce}`;
+
+export interface OutboxOptions {
+  /** Refusals by Temporal after which a row is dead-lettered. */
+  maxAttempts: number;
+  /** The lifecycle starts of the recorded intents and bundles among these nonces (for signals that await one). */
+  owners: (nonces: string[]) => Promise<Map<string, QueuedStart>>;
+  /**
+   * API processes: a Temporal call made while answering a request gives up after this, so a request whose
+   * transaction committed answers while Temporal is down; its rows stay for the sweeper.
+   */
+  callTimeoutMs?: number;
+}
 
 export async function queueStart(tx: EntityManager, start: QueuedStart): Promise<void> {
   await preparedQuery(tx,
@@ -48,9 +75,12 @@ export async function isStartQueued(db: DataSource, workflowId: string): Promise
 export async function queueSignals(tx: EntityManager, signals: Omit<QueuedSignal, 'id'>[]): Promise<QueuedSignal[]> {
   if (!signals.length) return [];
   const rows: { id: string }[] = await tx.query(
-    `INSERT INTO signal_outbox (workflow_id, signal, payload, start)
-     SELECT * FROM unnest($1::text[], $2::text[], $3::jsonb[], $4::jsonb[]) RETURNING id`,
-    [signals.map((s) => s.workflowId), signals.map((s) => s.signal), signals.map((s) => JSON.stringify(s.payload)), signals.map((s) => (s.start ? JSON.stringify(s.start) : null))],
+    `INSERT INTO signal_outbox (workflow_id, signal, payload, start, nonce, dead_after)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::jsonb[], $4::jsonb[], $5::numeric[], $6::timestamptz[]) RETURNING id`,
+    [
+      signals.map((s) => s.workflowId), signals.map((s) => s.signal), signals.map((s) => JSON.stringify(s.payload)), signals.map((s) => (s.start ? JSON.stringify(s.start) : null)),
+      signals.map((s) => s.awaiting?.nonce ?? null), signals.map((s) => (s.awaiting ? new Date(s.awaiting.deadAfter) : null)),
+    ],
   );
   return signals.map((s, i) => ({ ...s, id: rows[i].id }));
 }
@@ -71,6 +101,34 @@ const startOptions = (start: QueuedStart, taskQueue: string) => ({
 /** How many signals are in flight at once during a fan-out. */
 const FAN_OUT = 32;
 
+/** gRPC status codes (google.rpc.Code) of Temporal's refusals. */
+const INVALID_ARGUMENT = 3;
+const FAILED_PRECONDITION = 9;
+
+/** The longest wait before a refused row's next attempt, and before a signal awaiting its owner looks again. */
+const MAX_BACKOFF_SECONDS = 300;
+const MAX_AWAIT_SECONDS = 60;
+
+/**
+ * What a failed request means for its row. `final`: Temporal refused it for good (an invalid request): dead-letter at
+ * once. `refused`: a limit of the workflow (it lifts when the run continues as new), or an error that is not
+ * Temporal's answer at all (the row itself cannot be sent): counted, and dead-lettered after `maxAttempts`.
+ * `unavailable`: any other answer of Temporal's (unreachable, deadline exceeded, overloaded): not counted.
+ */
+export function refusal(err: unknown): 'final' | 'refused' | 'unavailable' {
+  for (let e = err; e instanceof Error; e = e.cause) {
+    if (!isGrpcServiceError(e)) continue;
+    if (/workflow execution limit/i.test(e.details)) return 'refused';
+    return e.code === INVALID_ARGUMENT || e.code === FAILED_PRECONDITION ? 'final' : 'unavailable';
+  }
+  return 'refused';
+}
+
+/** A failed attempt as the row records it: `awaiting`, a signal whose owner is not recorded yet. */
+type Failure = ReturnType<typeof refusal> | 'awaiting';
+
+type Outcome = 'delivered' | 'gone' | 'awaiting';
+
 export class Outbox {
   /** The last signal under way per workflow: a process delivers one workflow's signals in the order it recorded them. */
   private readonly tails = new Map<string, Promise<unknown>>();
@@ -80,14 +138,11 @@ export class Outbox {
   private cleared: string[] = [];
   private clearing?: Promise<void>;
 
-  /**
-   * `callTimeoutMs` (API processes): a Temporal call made while answering a request gives up after this, so a
-   * request whose transaction committed answers while Temporal is down; its rows stay for the sweeper.
-   */
-  constructor(private readonly db: DataSource, private readonly temporal: Client, private readonly taskQueue: string, private readonly callTimeoutMs?: number) {}
+  constructor(private readonly db: DataSource, private readonly temporal: Client, private readonly taskQueue: string, private readonly options: OutboxOptions) {}
 
   private call<T>(fn: () => Promise<T>): Promise<T> {
-    return this.callTimeoutMs ? this.temporal.connection.withDeadline(Date.now() + this.callTimeoutMs, fn) : fn();
+    const timeout = this.options.callTimeoutMs;
+    return timeout ? this.temporal.connection.withDeadline(Date.now() + timeout, fn) : fn();
   }
 
   /** Starts a queued workflow (at most once per id) and clears its row. */
@@ -158,13 +213,22 @@ export class Outbox {
 
   /**
    * Sends signals concurrently (at most FAN_OUT at once per process) and clears the rows that are done: delivered,
-   * or addressed to a workflow that does not exist and is not queued for a start (an unknown nonce, or a lifecycle
-   * that already ended). A signal that carries its workflow's start goes as signal-with-start; for any other, a
-   * workflow still queued for a start (its request's process died, or has not performed it yet) is started here
-   * from its row first. Each signal is chained behind the previous one to the same workflow,
-   * synchronously, so one process keeps a workflow's events in order across calls. Returns how many were delivered.
+   * or addressed to a workflow that does not exist and is not queued for a start (a lifecycle that already ended).
+   * A signal that carries its workflow's start goes as signal-with-start; for any other, a workflow still queued for
+   * a start (its request's process died, or has not performed it yet) is started here from its row first. A signal
+   * awaiting its owner goes once the owner is recorded, as signal-with-start. Each signal is chained behind the
+   * previous one to the same workflow, synchronously, so one process keeps a workflow's events in order across calls.
+   * A row that fails, or still awaits its owner, is kept for a later attempt (or dead-lettered: see above); the first
+   * failure is thrown once every row is settled. Returns how many were delivered.
    */
   async deliver(signals: QueuedSignal[]): Promise<number> {
+    const { delivered, failures } = await this.settle(signals);
+    if (failures.length) throw failures[0];
+    return delivered;
+  }
+
+  private async settle(queued: QueuedSignal[]): Promise<{ delivered: number; failures: unknown[] }> {
+    const signals = await this.withOwners(queued);
     const sends = signals.map((s) => {
       const send = (this.tails.get(s.workflowId) ?? Promise.resolve()).then(() => this.send(s));
       const tail = send.catch(() => undefined);
@@ -173,17 +237,55 @@ export class Outbox {
       return send;
     });
     const outcomes = await Promise.allSettled(sends);
-    const done = signals.filter((_, i) => outcomes[i].status === 'fulfilled').map((s) => s.id);
+    const done = signals.filter((_, i) => outcomes[i].status === 'fulfilled' && (outcomes[i] as PromiseFulfilledResult<Outcome>).value !== 'awaiting').map((s) => s.id);
     if (done.length) {
       // A lost delete only repeats idempotent signals.
       await preparedQuery(this.db, `DELETE FROM signal_outbox USING ${WITHOUT_FLUSH_WAIT} WHERE id = ANY($1::bigint[])`, [done]);
     }
-    const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
-    if (failed) throw failed.reason;
-    return outcomes.filter((o) => o.status === 'fulfilled' && o.value === 'delivered').length;
+    const now = Date.now();
+    const failures: unknown[] = [];
+    await Promise.all(outcomes.map((o, i) => {
+      const s = signals[i];
+      if (o.status === 'rejected') {
+        failures.push(o.reason);
+        return this.failed('signal_outbox', 'id', s.id, o.reason);
+      }
+      if (o.value !== 'awaiting') return undefined;
+      const expired = s.awaiting!.deadAfter <= now;
+      return this.failed('signal_outbox', 'id', s.id, `no intent or bundle with nonce ${s.awaiting!.nonce}${expired ? ' before its wait ended' : ' yet'}`, expired ? 'final' : 'awaiting');
+    }));
+    return { delivered: outcomes.filter((o) => o.status === 'fulfilled' && o.value === 'delivered').length, failures };
   }
 
-  private async send(s: QueuedSignal): Promise<'delivered' | 'gone'> {
+  /** Signals awaiting an owner, addressed to it when it is recorded by now. */
+  private async withOwners(signals: QueuedSignal[]): Promise<QueuedSignal[]> {
+    const nonces = [...new Set(signals.flatMap((s) => (s.awaiting ? [s.awaiting.nonce] : [])))];
+    if (!nonces.length) return signals;
+    const owners = await this.options.owners(nonces);
+    return signals.map((s) => {
+      const owner = s.awaiting && owners.get(s.awaiting.nonce);
+      return owner ? { ...s, workflowId: owner.workflowId, start: owner, awaiting: undefined } : s;
+    });
+  }
+
+  /**
+   * Records a failed attempt at a row: dead-lettered on a final refusal or the last allowed one; else due again after
+   * a backoff that doubles per counted attempt (refusals, and looks for an awaited owner), or at the next pass.
+   */
+  private async failed(table: 'signal_outbox' | 'workflow_outbox', key: 'id' | 'workflow_id', value: string, err: unknown, kind: Failure = refusal(err)): Promise<void> {
+    const message = err instanceof Error ? `${err.message}${err.cause instanceof Error ? `: ${err.cause.message}` : ''}` : String(err);
+    const counted = kind !== 'unavailable';
+    await this.db.query(
+      `UPDATE ${table} SET attempts = attempts + $3::int, last_error = $2,
+         status = CASE WHEN $4 = 'final' OR ($4 = 'refused' AND attempts + 1 >= $5) THEN 'dead' ELSE 'pending' END,
+         retry_at = now() + make_interval(secs => CASE WHEN $3::int = 0 THEN 1 ELSE least(power(2, attempts), $6) END)
+       WHERE ${key} = $1 AND status = 'pending'`,
+      [value, message.slice(0, 2000), counted ? 1 : 0, kind, this.options.maxAttempts, kind === 'awaiting' ? MAX_AWAIT_SECONDS : MAX_BACKOFF_SECONDS],
+    );
+  }
+
+  private async send(s: QueuedSignal): Promise<Outcome> {
+    if (s.awaiting) return 'awaiting';
     await this.starting.get(s.workflowId)?.catch(() => undefined);
     if (s.start) {
       if (!(await this.signalWithStart(s, s.start))) return 'gone';
@@ -254,16 +356,60 @@ export class Outbox {
     }));
   }
 
-  /** The sweeper's pass: rows older than `graceSeconds` (their own request had time to perform them). */
-  async sweep(graceSeconds: number, limit = 1000): Promise<{ started: number; delivered: number }> {
-    const starts = await this.queuedStarts('created_at < now() - make_interval(secs => $1) ORDER BY created_at LIMIT $2', [graceSeconds, limit]);
-    await Promise.all(starts.map((start) => this.start(start)));
-    const signals: { id: string; workflow_id: string; signal: string; payload: unknown; start: QueuedStart | null }[] = await this.db.query(
-      `SELECT id, workflow_id, signal, payload, start FROM signal_outbox
-       WHERE created_at < now() - make_interval(secs => $1) ORDER BY id LIMIT $2`,
+  /**
+   * The sweeper's pass: rows due and older than `graceSeconds` (their own request had time to perform them), each
+   * settled on its own, so a failing row never stops the pass nor the rows behind it.
+   */
+  async sweep(graceSeconds: number, limit = 1000): Promise<{ started: number; delivered: number; failed: number }> {
+    const due = "status = 'pending' AND retry_at <= now() AND created_at < now() - make_interval(secs => $1)";
+    const starts = await this.queuedStarts(`${due} ORDER BY created_at LIMIT $2`, [graceSeconds, limit]);
+    const started = await Promise.allSettled(starts.map((start) => this.start(start)));
+    await Promise.all(started.map((o, i) => o.status === 'rejected' && this.failed('workflow_outbox', 'workflow_id', starts[i].workflowId, o.reason)));
+    const signals: { id: string; workflow_id: string; signal: string; payload: unknown; start: QueuedStart | null; nonce: string | null; dead_after: Date | null }[] = await this.db.query(
+      `SELECT id, workflow_id, signal, payload, start, nonce::text, dead_after FROM signal_outbox WHERE ${due} ORDER BY id LIMIT $2`,
       [graceSeconds, limit],
     );
-    const delivered = await this.deliver(signals.map((r) => ({ id: r.id, workflowId: r.workflow_id, signal: r.signal, payload: r.payload, ...(r.start ? { start: r.start } : {}) })));
-    return { started: starts.length, delivered };
+    const { delivered, failures } = await this.settle(signals.map((r) => ({
+      id: r.id, workflowId: r.workflow_id, signal: r.signal, payload: r.payload,
+      ...(r.start ? { start: r.start } : {}),
+      ...(r.nonce ? { awaiting: { nonce: r.nonce, deadAfter: r.dead_after!.getTime() } } : {}),
+    })));
+    return { started: started.filter((o) => o.status === 'fulfilled').length, delivered, failed: started.filter((o) => o.status === 'rejected').length + failures.length };
   }
+
+  /** Dead-lettered rows per table (the `outbox_dead_letters` metric). */
+  async deadLetterCounts(): Promise<{ workflow_outbox: number; signal_outbox: number }> {
+    const [row]: { starts: number; signals: number }[] = await this.db.query(
+      `SELECT (SELECT count(*)::int FROM workflow_outbox WHERE status = 'dead') AS starts, (SELECT count(*)::int FROM signal_outbox WHERE status = 'dead') AS signals`,
+    );
+    return { workflow_outbox: row.starts, signal_outbox: row.signals };
+  }
+}
+
+/** The dead-lettered rows, oldest first, for an operator to inspect. */
+export async function deadLetters(db: DataSource, limit = 1000) {
+  const starts: { workflow_id: string; workflow_type: string; attempts: number; last_error: string; created_at: Date }[] = await db.query(
+    "SELECT workflow_id, workflow_type, attempts, last_error, created_at FROM workflow_outbox WHERE status = 'dead' ORDER BY created_at LIMIT $1", [limit]);
+  const signals: { id: string; workflow_id: string; signal: string; nonce: string | null; attempts: number; last_error: string; created_at: Date }[] = await db.query(
+    "SELECT id::text, workflow_id, signal, nonce::text, attempts, last_error, created_at FROM signal_outbox WHERE status = 'dead' ORDER BY id LIMIT $1", [limit]);
+  return {
+    starts: starts.map((r) => ({ workflowId: r.workflow_id, workflowType: r.workflow_type, attempts: r.attempts, lastError: r.last_error, createdAt: r.created_at.toISOString() })),
+    signals: signals.map((r) => ({ id: r.id, workflowId: r.workflow_id, signal: r.signal, ...(r.nonce ? { nonce: r.nonce } : {}), attempts: r.attempts, lastError: r.last_error, createdAt: r.created_at.toISOString() })),
+  };
+}
+
+/**
+ * Requeues dead-lettered rows (`all`, a signal row's id, or a start's workflow id) for the sweeper's next pass, with
+ * a fresh count of attempts. A signal that awaits its owner gets its wait again.
+ */
+export async function requeue(db: DataSource, which: string, ownerWaitSeconds: number): Promise<number> {
+  const all = which === 'all';
+  const requeued = "status = 'pending', attempts = 0, retry_at = now()";
+  const [, signals] = await db.query(
+    `UPDATE signal_outbox SET ${requeued}, dead_after = CASE WHEN nonce IS NULL THEN NULL ELSE now() + make_interval(secs => $3) END
+     WHERE status = 'dead' AND ($1 OR id::text = $2)`,
+    [all, which, ownerWaitSeconds],
+  );
+  const [, starts] = await db.query(`UPDATE workflow_outbox SET ${requeued} WHERE status = 'dead' AND ($1 OR workflow_id = $2)`, [all, which]);
+  return signals + starts;
 }

@@ -192,7 +192,7 @@ test('wait=true answers after every lifecycle signal of the batch was delivered'
   });
   expect(res.status).toBe(200);
   const left = await api.db.query('SELECT workflow_id FROM signal_outbox WHERE workflow_id = ANY($1)', [[`intent-${id}`, 'intent-123456789']]);
-  expect(left).toEqual([]); // delivered, and the one for an unknown nonce dropped
+  expect(left).toEqual([]); // delivered; the one for an unknown nonce waits for an owner as awaiting-owner-123456789
   await until('PRECONFIRMED', async () => ((await statusOf(id)) === 'PRECONFIRMED' ? true : undefined));
 });
 

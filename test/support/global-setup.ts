@@ -45,7 +45,12 @@ export default async function globalSetup(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'orchestrator-test-'));
   const embeddedDir = path.join(projectRoot, '.data', 'test-postgres');
   if (!process.env.DATABASE_URL) checkEmbeddedPostgresReachable(embeddedDir); // before anything starts
-  const temporal = await onFreePorts((port) => startTemporalDevServer({ port, namespace: 'default', logLevel: 'error' }));
+  const temporal = await onFreePorts((port) => startTemporalDevServer({
+    port, namespace: 'default', logLevel: 'error',
+    // Lifecycles are told to continue as new after 150 history events (4,096 in production), and a run accepts 1,000
+    // signals (10,000), so tests watch both with a few thousand signals rather than tens of thousands.
+    dynamicConfig: ['limit.historyCount.suggestContinueAsNew=150', 'history.maximumSignalsPerExecution=1000'],
+  }));
 
   let postgres: RunningPostgres | undefined;
   let adminUrl = process.env.DATABASE_URL;

@@ -51,3 +51,12 @@ test('an alps answer with a sunset configured carries its HTTP date', async () =
     link: '<https://docs.example/migrate>; rel="deprecation", </openapi/2026-04.blanc.json>; rel="successor-version"',
   });
 });
+
+test('21.4 deposit settings whose workflow history could outgrow Temporal are refused', () => {
+  expect(() => loadConfig({})).not.toThrow();
+  // A week's funds wait, retried every second: 604,800 turns of one attempt's loop.
+  expect(() => loadConfig({ DEPOSIT_FUNDS_WAIT_SECONDS: String(7 * 86_400), DEPOSIT_RETRY_SECONDS: '1' })).toThrow(/waiting turns in one deposit's workflow/);
+  // A 30-day claim window checked every 5 minutes, for 21 attempts.
+  expect(() => loadConfig({ INTENT_CLAIM_WINDOW_SECONDS: '2592000', DEPOSIT_BRIDGE_RETRIES: '20' })).toThrow(/at most 4000/);
+  expect(() => loadConfig({ DEPOSIT_FUNDS_WAIT_SECONDS: '3600', DEPOSIT_RETRY_SECONDS: '10', DEPOSIT_REFUND_ATTEMPTS: '10' })).not.toThrow();
+});

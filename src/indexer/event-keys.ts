@@ -1,0 +1,30 @@
+import type { EntityManager } from 'typeorm';
+
+/**
+ * Lifecycle events whose effect does not depend on how often they arrive: a preconfirmation only moves a PENDING
+ * lifecycle on, and a failure only fails one not filled yet (a fill is never undone), so one per (nonce, chain) says
+ * all there is. Each is signalled once: a repeat (another event id, another relayer call) queues nothing, so no
+ * caller can flood a lifecycle's signals with them. Fills and claims are not: their content decides (a fill after
+ * the deadline does not count, a later one in time does).
+ */
+const IDEMPOTENT = ['preconfirmation', 'failure'];
+
+/**
+ * Which of `events` to queue: all but the repeats of an idempotent event already queued (in this batch or before).
+ * Recorded in the caller's transaction; a concurrent batch with the same key waits for it, so exactly one queues it.
+ */
+export async function toQueue(tx: EntityManager, events: { nonce: string; type: string; chainId: number }[]): Promise<boolean[]> {
+  const keyed = events.map((e) => (IDEMPOTENT.includes(e.type) ? `${e.nonce}:${e.type}:${e.chainId}` : undefined));
+  const keys = [...new Set(keyed.filter((k): k is string => k !== undefined))];
+  if (!keys.length) return events.map(() => true);
+  const parts = keys.map((k) => k.split(':'));
+  const fresh: { key: string }[] = await tx.query(
+    `INSERT INTO lifecycle_event_keys (nonce, type, chain_id)
+     SELECT * FROM unnest($1::numeric[], $2::text[], $3::bigint[]) ORDER BY 1, 2, 3
+     ON CONFLICT DO NOTHING RETURNING nonce::text || ':' || type || ':' || chain_id::text AS key`,
+    [parts.map((p) => p[0]), parts.map((p) => p[1]), parts.map((p) => p[2])],
+  );
+  const unqueued = new Set(fresh.map((r) => r.key));
+  // The first event of a fresh key is queued, once.
+  return keyed.map((k) => k === undefined || unqueued.delete(k));
+}

@@ -1,0 +1,144 @@
+import { spawnSync } from 'node:child_process';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { waitFor } from '../../src/dev/processes';
+import { projectRoot } from '../../src/dev/processes';
+import { lifecycleStarts } from '../../src/intents/store';
+import { queueSignals } from '../../src/outbox/outbox';
+import { ARB_USDC, BASE_USDC, getCompactTypedData, TX } from '../support/fixtures';
+import { Api, call, ingest, startApi } from '../support/harness';
+
+let api: Api;
+let seq = 0;
+const eventId = () => `dl-${Date.now()}-${seq++}`;
+
+beforeAll(async () => {
+  api = await startApi();
+});
+afterAll(() => api.close());
+
+async function quote() {
+  const account = privateKeyToAccount(generatePrivateKey());
+  await ingest(api, [{ id: eventId(), type: 'balance', chainId: 8453, account: account.address, token: BASE_USDC, locked: '5000000', blockNumber: '1' }]);
+  const route = await call(api, 'POST', '/intents/route', {
+    body: { account: { address: account.address, accountType: 'EOA', setupOps: [] }, destinationChainId: 42161, tokenRequests: [{ tokenAddress: ARB_USDC, amount: '1000000' }] },
+  });
+  expect(route.status).toBe(200);
+  const op = route.json.intentOp;
+  const signature = await account.signTypedData(getCompactTypedData(op));
+  return { id: BigInt(op.nonce).toString(), signedIntentOp: { ...op, originSignatures: [signature], destinationSignature: signature } };
+}
+
+async function submitted(): Promise<string> {
+  const { id, signedIntentOp } = await quote();
+  expect((await call(api, 'POST', '/intent-operations', { body: { signedIntentOp } })).status).toBe(201);
+  return id;
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
+  let value: T | undefined;
+  await waitFor(what, async () => (value = await probe()) !== undefined, ms);
+  return value!;
+}
+const statusOf = async (id: string) => (await call(api, 'GET', `/intent-operation/${id}`)).json.status as string;
+const reaches = (id: string, status: string, ms?: number) => until(status, async () => ((await statusOf(id)) === status ? true : undefined), ms);
+
+/** A preconfirmation for an intent, recorded as the indexer route records it and left to the sweeper. */
+async function queuedPreconfirmation(id: string): Promise<string> {
+  const start = (await lifecycleStarts(api.db.manager, [id], api.services.config.intents.fillGraceSeconds)).get(id)!;
+  const [row] = await queueSignals(api.db.manager, [{ workflowId: `intent-${id}`, signal: 'preconfirmation', payload: { chainId: 42161 }, start }]);
+  return row.id;
+}
+
+/** Temporal refuses any workflow id longer than 1,000 characters (INVALID_ARGUMENT): a row it will never take. */
+const refusedId = () => `refused-${'x'.repeat(1200)}-${seq++}`;
+
+const row = async (table: 'signal_outbox' | 'workflow_outbox', where: string, param: string) =>
+  (await api.db.query(`SELECT status, attempts, last_error FROM ${table} WHERE ${where} = $1`, [param]))[0] as { status: string; attempts: number; last_error: string | null } | undefined;
+
+function cli(...args: string[]): unknown {
+  const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/main/cli.ts', ...args], { cwd: projectRoot, env: { ...process.env, ...api.env.env }, encoding: 'utf8' });
+  expect(run.status).toBe(0);
+  return JSON.parse(run.stdout.trim().split('\n').pop()!);
+}
+
+test('21.4 one bad row does not block the sweep: a start Temporal refuses, and the signals behind it are delivered', async () => {
+  const id = await submitted();
+  await api.db.query(
+    "INSERT INTO workflow_outbox (workflow_id, workflow_type, args, search_attributes, summary, created_at) VALUES ($1, 'holdWithdrawal', '[]', '{}', 'refused', now() - interval '1 hour')",
+    [refusedId()],
+  );
+  const signal = await queuedPreconfirmation(id);
+  await api.db.query("UPDATE signal_outbox SET created_at = now() - interval '1 hour' WHERE id = $1", [signal]);
+  // The sweeper's pass (it also runs every second in the worker): it neither throws nor stops at the refused start.
+  await expect(api.services.outbox.sweep(0)).resolves.toEqual(expect.objectContaining({ started: expect.any(Number) }));
+  await reaches(id, 'PRECONFIRMED');
+}, 60_000);
+
+test('21.4 a refused row is dead-lettered, counted in outbox_dead_letters, listed and retried by the CLI', async () => {
+  const workflowId = refusedId();
+  const start = { workflowId, workflowType: 'intentLifecycle', args: [], searchAttributes: {}, summary: 'refused' };
+  const [refused] = await queueSignals(api.db.manager, [{ workflowId, signal: 'preconfirmation', payload: { chainId: 42161 }, start }]);
+  await api.services.outbox.sweep(0).catch(() => undefined);
+  const dead = await until('dead-lettered', async () => {
+    const r = await row('signal_outbox', 'id', refused.id);
+    return r?.status === 'dead' ? r : undefined;
+  });
+  expect(dead.attempts).toBeGreaterThanOrEqual(1);
+  expect(dead.last_error).toMatch(/WorkflowId|length|limit/i);
+  // Dead rows are left alone: the sweeper no longer retries them.
+  await api.services.outbox.sweep(0);
+  expect((await row('signal_outbox', 'id', refused.id))?.attempts).toBe(dead.attempts);
+
+  const metrics = (await call(api, 'GET', '/metrics')).text;
+  const count = Number(/^outbox_dead_letters\{table="signal_outbox"\} (\d+)/m.exec(metrics)?.[1]);
+  expect(count).toBeGreaterThanOrEqual(1);
+
+  const listed = cli('outbox', 'dead-letters') as { signals: { id: string; workflowId: string; lastError: string }[] };
+  expect(listed.signals).toEqual(expect.arrayContaining([expect.objectContaining({ id: refused.id, workflowId, lastError: dead.last_error })]));
+
+  // A dead-lettered row for a live intent (e.g. refused while its run was full): requeued by the CLI, then delivered.
+  const id = await submitted();
+  const parked = await queuedPreconfirmation(id);
+  await api.db.query("UPDATE signal_outbox SET status = 'dead', attempts = 10, last_error = 'refused' WHERE id = $1", [parked]);
+  await api.services.outbox.sweep(0);
+  expect(await statusOf(id)).toBe('PENDING');
+  expect(cli('outbox', 'retry', parked)).toEqual({ requeued: 1 });
+  await reaches(id, 'PRECONFIRMED');
+  expect(await row('signal_outbox', 'id', parked)).toBeUndefined();
+}, 90_000);
+
+test('21.9 a lifecycle event that arrives before its intent row commits is kept and delivered once the intent exists', async () => {
+  const { id, signedIntentOp } = await quote();
+  // The indexer reports the fill of a quote whose submit has not committed yet.
+  await ingest(api, [{ id: eventId(), type: 'preconfirmation', chainId: 42161, nonce: id }]);
+  expect((await call(api, 'POST', '/intent-operations', { body: { signedIntentOp } })).status).toBe(201);
+  await reaches(id, 'PRECONFIRMED');
+}, 60_000);
+
+test('21.9 an event for a nonce that never becomes an intent is dead-lettered once its wait is over', async () => {
+  const nonce = '987654321987654321';
+  await ingest(api, [{ id: eventId(), type: 'fill', chainId: 42161, nonce, transactionHash: TX(9), timestamp: 9 }]);
+  const kept = await api.db.query('SELECT id FROM signal_outbox WHERE nonce = $1', [nonce]);
+  expect(kept).toHaveLength(1);
+  // Its wait (quote TTL + fill grace) is over.
+  await api.db.query("UPDATE signal_outbox SET dead_after = now() - interval '1 second', retry_at = now() WHERE nonce = $1", [nonce]);
+  await until('dead-lettered', async () => ((await row('signal_outbox', 'nonce', nonce))?.status === 'dead' ? true : undefined));
+}, 60_000);
+
+test('21.4 a lifecycle that receives many signals continues as new and ends in the right state', async () => {
+  const id = await submitted();
+  const handle = api.temporal.workflow.getHandle(`intent-${id}`);
+  // Fills after the deadline change nothing, each is a signal: more than the test server's continue-as-new suggestion.
+  const late = Array.from({ length: 160 }, (_, i) => ({ id: eventId(), type: 'fill', chainId: 42161, nonce: id, transactionHash: TX(1000 + i), timestamp: 4_000_000_000 + i }));
+  await ingest(api, [{ id: eventId(), type: 'preconfirmation', chainId: 42161, nonce: id }, ...late]);
+  await until('continued as new', async () => {
+    const d = await handle.describe();
+    return d.raw.workflowExecutionInfo?.firstRunId && d.raw.workflowExecutionInfo.firstRunId !== d.runId ? true : undefined;
+  });
+  await ingest(api, [
+    { id: eventId(), type: 'fill', chainId: 42161, nonce: id, transactionHash: TX(1), timestamp: 1 },
+    { id: eventId(), type: 'claim', chainId: 8453, nonce: id, transactionHash: TX(2), timestamp: 2, blockNumber: '7' },
+  ]);
+  await reaches(id, 'COMPLETED');
+  expect(await handle.result()).toBe('COMPLETED');
+}, 90_000);
