@@ -1,9 +1,11 @@
 import type { DataSource } from 'typeorm';
 import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
 import type { WebhookConfig } from '../config';
+import { queueStart, type QueuedStart } from '../outbox/outbox';
+import { delayAfter, unitHash } from '../../workflows/webhook-schedule';
 import { post, type SendResult } from './send';
 import { signedHeaders } from './signing';
-import type { AttemptOutcome } from './types';
+import type { AttemptOutcome, DeliveryPlan } from './types';
 
 export interface AttemptInput {
   eventId: string;
@@ -20,28 +22,45 @@ export interface AttemptResult { outcome: AttemptOutcome; waitSeconds?: number }
 const MAX_RETRY_AFTER_SECONDS = 86_400;
 
 /**
- * Attempts in flight per endpoint in this process. An endpoint at its share gets no more until one returns (the
- * activity fails retryably and Temporal retries it on its backoff), so a slow or dead receiver holds a bounded
- * number of activity slots and every other endpoint keeps its pace.
+ * Attempts in flight per endpoint in this process, shared by the claim loop (first attempts) and the retry
+ * activity. An endpoint at its share gets no more until one returns (the claim loop leaves its due deliveries in
+ * the table; the activity fails retryably and Temporal retries it on its backoff), so a slow or dead receiver holds
+ * a bounded number of slots and every other endpoint keeps its pace.
  */
 export class EndpointSlots {
   private readonly inFlight = new Map<string, number>();
-  constructor(private readonly perEndpoint: number) {}
+  private count = 0;
+  constructor(readonly perEndpoint: number) {}
   tryTake(endpointId: string): boolean {
     const n = this.inFlight.get(endpointId) ?? 0;
     if (n >= this.perEndpoint) return false;
     this.inFlight.set(endpointId, n + 1);
+    this.count++;
     return true;
   }
   give(endpointId: string): void {
     const n = (this.inFlight.get(endpointId) ?? 1) - 1;
     if (n > 0) this.inFlight.set(endpointId, n);
     else this.inFlight.delete(endpointId);
+    this.count--;
+  }
+  /** attempts in flight in all */
+  get total(): number {
+    return this.count;
+  }
+  /** attempts in flight per endpoint, and the endpoints at their share */
+  snapshot(): { inFlight: Record<string, number>; full: string[] } {
+    const inFlight = Object.fromEntries(this.inFlight);
+    return { inFlight, full: Object.keys(inFlight).filter((id) => inFlight[id] >= this.perEndpoint) };
   }
 }
 
+/** The workflow that owns an endpoint's retries of one round once its first attempt failed. */
+export const retryWorkflowId = (eventId: string, round: number, endpointId: string) => `webhook-${eventId}-${round}-${endpointId}`;
+
 interface Target {
   seq: string;
+  project_id: string;
   type: string;
   payload: unknown;
   test: boolean;
@@ -65,14 +84,10 @@ export const envelope = (t: Pick<Target, 'type' | 'created_at' | 'payload' | 'te
 
 const ok = (status: number | null | undefined) => status !== null && status !== undefined && status >= 200 && status < 300;
 
-/**
- * One delivery attempt (the `attemptWebhook` activity). Safe to run again for the same attempt: a recorded attempt
- * is answered from its record, and a POST repeated after a crash carries the same webhook-id, which receivers
- * deduplicate on.
- */
-export async function attemptDelivery(db: DataSource, config: WebhookConfig, slots: EndpointSlots, a: AttemptInput): Promise<AttemptResult> {
+/** Where one attempt stands before it is made: a result already known, or the delivery to attempt. */
+async function load(db: DataSource, a: AttemptInput): Promise<AttemptResult | Target> {
   const [t]: Target[] = await db.query(
-    `SELECT ev.seq, ev.type, ev.payload, ev.test, ev.created_at, ev.round AS event_round,
+    `SELECT ev.seq, ev.project_id, ev.type, ev.payload, ev.test, ev.created_at, ev.round AS event_round,
        en.url, en.secret, en.previous_secret, coalesce(en.previous_secret_expires_at > now(), false) AS previous_live, en.disabled_at, en.removed_at,
        d.round AS delivery_round, d.status AS delivery_status,
        at.status_code AS recorded_status, at.event_seq IS NOT NULL AS recorded
@@ -93,32 +108,82 @@ export async function attemptDelivery(db: DataSource, config: WebhookConfig, slo
     await finish(db, t.seq, a, { status: 'failed', error: t.removed_at ? 'endpoint removed' : 'endpoint disabled' });
     return { outcome: 'stopped' };
   }
-  // Not an attempt: the activity is retried on its own backoff, which adds nothing to the workflow's history.
-  if (!slots.tryTake(a.endpointId)) {
-    throw ApplicationFailure.create({ message: `endpoint ${a.endpointId} has its share of attempts in flight`, type: 'EndpointBusy', category: ApplicationFailureCategory.BENIGN });
-  }
-  let result: SendResult;
+  return t;
+}
+
+/**
+ * Makes the attempt (its endpoint slot held by the caller) and records it. `handoff`, for a first attempt made by
+ * the claim loop: the workflow that takes over the delivery when it must be retried, queued in the same transaction.
+ */
+async function send(db: DataSource, config: WebhookConfig, t: Target, a: AttemptInput, handoff?: (waitSeconds: number) => QueuedStart): Promise<{ result: AttemptResult; start?: QueuedStart }> {
   const at = new Date();
-  try {
-    const body = envelope(t);
-    const secrets = [t.secret, ...(t.previous_secret && t.previous_live ? [t.previous_secret] : [])];
-    result = await post(t.url, signedHeaders(a.eventId, at, body, secrets), body, config.timeoutSeconds * 1000, config);
-  } finally {
-    slots.give(a.endpointId);
-  }
+  const body = envelope(t);
+  const secrets = [t.secret, ...(t.previous_secret && t.previous_live ? [t.previous_secret] : [])];
+  const result = await post(t.url, signedHeaders(a.eventId, at, body, secrets), body, config.timeoutSeconds * 1000, config);
   const delivered = ok(result.statusCode);
   const gone = result.statusCode === 410;
   const last = a.nextDelaySeconds === null;
   const waitSeconds = last ? undefined : Math.max(a.nextDelaySeconds!, Math.min(result.retryAfterSeconds ?? 0, MAX_RETRY_AFTER_SECONDS));
-  await finish(db, t.seq, a, {
-    status: delivered ? 'delivered' : gone || last ? 'failed' : 'pending',
+  const status = delivered ? 'delivered' : gone || last ? 'failed' : 'pending';
+  const start = status === 'pending' && handoff ? handoff(waitSeconds!) : undefined;
+  const recorded = await finish(db, t.seq, a, {
+    status,
     attempt: { at, result },
     waitSeconds,
     endpoint: delivered ? 'healthy' : gone ? 'gone' : 'failing',
     disableAfterSeconds: config.disableAfterSeconds,
     error: result.error ?? (delivered ? undefined : `HTTP ${result.statusCode}`),
+    start,
   });
-  return delivered ? { outcome: 'delivered' } : gone || last ? { outcome: 'stopped' } : { outcome: 'retry', waitSeconds };
+  return {
+    result: delivered ? { outcome: 'delivered' } : gone || last ? { outcome: 'stopped' } : { outcome: 'retry', waitSeconds },
+    ...(recorded && start ? { start } : {}),
+  };
+}
+
+/**
+ * One delivery attempt (the `attemptWebhook` activity: the retries, from attempt 2). Safe to run again for the
+ * same attempt: a recorded attempt is answered from its record, and a POST repeated after a crash carries the same
+ * webhook-id, which receivers deduplicate on.
+ */
+export async function attemptDelivery(db: DataSource, config: WebhookConfig, slots: EndpointSlots, a: AttemptInput): Promise<AttemptResult> {
+  const t = await load(db, a);
+  if (!('seq' in t)) return t;
+  // Not an attempt: the activity is retried on its own backoff, which adds nothing to the workflow's history.
+  if (!slots.tryTake(a.endpointId)) {
+    throw ApplicationFailure.create({ message: `endpoint ${a.endpointId} has its share of attempts in flight`, type: 'EndpointBusy', category: ApplicationFailureCategory.BENIGN });
+  }
+  try {
+    return (await send(db, config, t, a)).result;
+  } finally {
+    slots.give(a.endpointId);
+  }
+}
+
+/** A delivery the claim loop took: attempt 1 of its round. */
+export interface Claim { eventId: string; endpointId: string; round: number }
+
+/**
+ * The first attempt of a claimed delivery (its endpoint slot held by the claim loop). When it must be retried, the
+ * delivery passes to a Temporal workflow in the transaction that records the attempt; the returned start is performed
+ * by the caller (or by the outbox sweeper if this process dies first).
+ */
+export async function attemptClaimed(db: DataSource, config: WebhookConfig, c: Claim): Promise<QueuedStart | undefined> {
+  const a: AttemptInput = { ...c, attempt: 1, nextDelaySeconds: delayAfter(config.retryDelaysSeconds, 1, unitHash(`${c.eventId}/${c.endpointId}/${c.round}/1`)) };
+  const t = await load(db, a);
+  if (!('seq' in t)) return undefined;
+  const plan = (waitSeconds: number): DeliveryPlan => ({
+    eventId: c.eventId, round: c.round, endpointIds: [c.endpointId], retryDelaysSeconds: config.retryDelaysSeconds, timeoutSeconds: config.timeoutSeconds,
+    firstAttempt: 2, retryAt: Date.now() + waitSeconds * 1000,
+  });
+  const { start } = await send(db, config, t, a, (waitSeconds) => ({
+    workflowId: retryWorkflowId(c.eventId, c.round, c.endpointId),
+    workflowType: 'deliverWebhook',
+    args: [plan(waitSeconds)],
+    searchAttributes: { Project: t.project_id },
+    summary: `${t.type} ${c.eventId} to endpoint ${c.endpointId}, round ${c.round}: retries`,
+  }));
+  return start;
 }
 
 interface Finish {
@@ -128,15 +193,18 @@ interface Finish {
   endpoint?: 'healthy' | 'failing' | 'gone';
   disableAfterSeconds?: number;
   error?: string;
+  /** the workflow that takes the delivery's retries over (queued with the record) */
+  start?: QueuedStart;
 }
 
 /**
  * Records an attempt and its consequences in one transaction: the attempt row, the delivery, the event's status
  * (the event row is locked first so concurrent deliveries of one event see each other's results), and the
- * endpoint's health (a 410, or failures for `disableAfterSeconds`, disables it).
+ * endpoint's health (a 410, or failures for `disableAfterSeconds`, disables it). False when the attempt was
+ * already recorded (a repeated activity, or a claim taken again after its lease while the first was still at it).
  */
-async function finish(db: DataSource, seq: string, a: AttemptInput, f: Finish): Promise<void> {
-  await db.transaction(async (tx) => {
+async function finish(db: DataSource, seq: string, a: AttemptInput, f: Finish): Promise<boolean> {
+  return db.transaction(async (tx) => {
     await tx.query('SELECT 1 FROM webhook_events WHERE seq = $1 FOR UPDATE', [seq]);
     let counted = 0;
     if (f.attempt) {
@@ -147,15 +215,17 @@ async function finish(db: DataSource, seq: string, a: AttemptInput, f: Finish): 
         [seq, a.endpointId, a.round, a.attempt, f.attempt.at, r.statusCode ?? null, r.latencyMs, r.responseBody ?? null, r.error ?? null],
       );
       counted = rows.length;
-      if (!counted) return; // a repeated activity: this attempt is already recorded
+      if (!counted) return false; // this attempt is already recorded
     }
     await tx.query(
       `UPDATE webhook_deliveries SET status = $3, attempts = attempts + $4, last_error = $5,
          delivered_at = CASE WHEN $3 = 'delivered' THEN now() END,
-         next_attempt_at = CASE WHEN $3 = 'pending' THEN now() + make_interval(secs => $6) END
+         next_attempt_at = CASE WHEN $3 = 'pending' THEN now() + make_interval(secs => $6) END,
+         workflow_id = coalesce($8, workflow_id)
        WHERE event_seq = $1 AND endpoint_id = $2 AND round = $7 AND status = 'pending'`,
-      [seq, a.endpointId, f.status, counted, f.status === 'delivered' ? null : (f.error ?? null), f.waitSeconds ?? 0, a.round],
+      [seq, a.endpointId, f.status, counted, f.status === 'delivered' ? null : (f.error ?? null), f.waitSeconds ?? 0, a.round, f.start?.workflowId ?? null],
     );
+    if (f.start) await queueStart(tx, f.start);
     await tx.query(
       `UPDATE webhook_events ev SET attempts = ev.attempts + $2, status = s.status, delivered_at = CASE WHEN s.status = 'delivered' THEN s.delivered_at END
        FROM (SELECT CASE WHEN bool_or(d.status = 'pending') THEN 'pending' WHEN bool_and(d.status = 'delivered') THEN 'delivered' ELSE 'failed' END AS status,
@@ -176,5 +246,6 @@ async function finish(db: DataSource, seq: string, a: AttemptInput, f: Finish): 
         [a.endpointId, f.endpoint === 'gone', f.disableAfterSeconds ?? 0],
       );
     }
+    return true;
   });
 }
