@@ -14,13 +14,14 @@ import { Bundles1764700000000 } from './migrations/1764700000000-bundles';
 import { RouteGroups1764800000000 } from './migrations/1764800000000-route-groups';
 import { DelayedLifecycles1764900000000 } from './migrations/1764900000000-delayed-lifecycles';
 import { WebhookClaims1765600000000 } from './migrations/1765600000000-webhook-claims';
+import { FunnelRollup1765600000001 } from './migrations/1765600000001-funnel-rollup';
 
 export function createDataSource(url: string, poolSize = 10): DataSource {
   return new DataSource({
     type: 'postgres',
     url,
     entities,
-    migrations: [Init1763800000000, Intents1763900000000, Withdrawals1764000000000, RequestPath1764100000000, Webhooks1764200000000, Compliance1764300000000, RateLimits1764400000000, Analytics1764500000000, Deposits1764600000000, Bundles1764700000000, RouteGroups1764800000000, DelayedLifecycles1764900000000, WebhookClaims1765600000000],
+    migrations: [Init1763800000000, Intents1763900000000, Withdrawals1764000000000, RequestPath1764100000000, Webhooks1764200000000, Compliance1764300000000, RateLimits1764400000000, Analytics1764500000000, Deposits1764600000000, Bundles1764700000000, RouteGroups1764800000000, DelayedLifecycles1764900000000, WebhookClaims1765600000000, FunnelRollup1765600000001],
     migrationsTransactionMode: 'all',
     synchronize: false,
     logging: false,
