@@ -161,19 +161,26 @@ const DAY_MS = 86_400_000;
 /**
  * The funnel from the rollup (src/analytics/rollup.ts), equal to funnelFromRaw for any range: the whole UTC days
  * inside the range are read from the per-day sums and from the rows of sessions that span days; a partial day at
- * either end is computed from the raw events (so its cost grows with the events of that part of a day); sessions
+ * either end is computed from the raw events (so its cost grows with the events of that part of a day) unless the
+ * rest of that day holds no event of the modal (a range that ends now), when it is read as a whole day; sessions
  * seen in several of those parts are merged before they are counted. The deposits section joins the deposits that
  * the range's sessions saw to the processor's webhook events as they are now.
  */
 export async function funnel(db: DataSource, q: FunnelQuery): Promise<Funnel> {
-  const firstWhole = Math.ceil(q.from.getTime() / DAY_MS) * DAY_MS;
-  const endWhole = Math.floor(q.to.getTime() / DAY_MS) * DAY_MS;
+  // A partial day counts as whole when the part outside the range holds no event of the modal (a range ending now).
+  const empty = async (from: number, to: number) => from >= to || !(await db.query(
+    'SELECT 1 FROM analytics_events WHERE project_id = $1 AND modal = $2 AND occurred_at >= $3 AND occurred_at < $4 LIMIT 1',
+    [q.projectId, q.modal, new Date(from), new Date(to)],
+  )).length;
+  const dayStart = Math.floor(q.from.getTime() / DAY_MS) * DAY_MS;
+  const dayEnd = Math.ceil(q.to.getTime() / DAY_MS) * DAY_MS;
+  const [fromWhole, toWhole] = await Promise.all([empty(dayStart, q.from.getTime()), empty(q.to.getTime(), dayEnd)]);
+  const firstWhole = fromWhole ? dayStart : dayStart + DAY_MS;
+  const endWhole = toWhole ? dayEnd : dayEnd - DAY_MS;
   const whole = firstWhole < endWhole;
   const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
   // The raw parts: before the first whole day and after the last (all of it when the range holds no whole day).
-  const edges: [Date, Date][] = whole
-    ? [[q.from, new Date(firstWhole)], [new Date(endWhole), q.to]].filter(([a, b]) => a < b) as [Date, Date][]
-    : [[q.from, q.to]];
+  const edges = (whole ? [[q.from, new Date(firstWhole)], [new Date(endWhole), q.to]] : [[q.from, q.to]]).filter(([a, b]) => a < b);
   const method = q.fundingMethod ?? '';
   const [sums, spanning, deposited, edgeRows] = await Promise.all([
     whole
