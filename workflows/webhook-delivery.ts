@@ -29,7 +29,8 @@ export async function deliverWebhook(plan: DeliveryPlan): Promise<void> {
   setHandler(retryNowSignal, () => void nudges++);
 
   await Promise.all(plan.endpointIds.map(async (endpointId) => {
-    const due = (plan.retryAt ?? 0) - Date.now();
+    // A claimed first attempt failed: wait out its retry delay (from this run's start, a time in the history).
+    const due = (plan.retryAt ?? 0) - workflowInfo().runStartTime.getTime();
     if (due > 0) await condition(() => nudges > 0, due);
     for (let attempt = plan.firstAttempt ?? 1; ; attempt++) {
       const seen = nudges;

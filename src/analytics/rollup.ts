@@ -161,13 +161,19 @@ export async function applyToRollup(tx: EntityManager, batch: SessionDay[]): Pro
 }
 
 /**
- * Rebuilds the rollup of one project (or of every project) from the raw events, set-based in SQL: the migration
- * that introduced it, and the benchmark after loading events with INSERT ... SELECT. For a table no batch is
- * being stored into meanwhile.
+ * Rebuilds the rollup of one project (or of every project) from the raw events, set-based in SQL with the
+ * definitions ingest uses: the migration that introduced it, and the benchmark after loading events with
+ * INSERT ... SELECT. For a table no batch is being stored into meanwhile.
  */
-export async function rebuildFunnelRollup(db: DataSource | QueryRunner | EntityManager, projectId?: string): Promise<void> {
+export async function rebuildFunnelRollup(db: DataSource | QueryRunner, projectId?: string): Promise<void> {
+  if ('transaction' in db) return db.transaction((tx) => rebuild(tx, projectId));
+  return rebuild(db, projectId);
+}
+
+async function rebuild(db: QueryRunner | EntityManager, projectId?: string): Promise<void> {
   const only = projectId ? 'AND project_id = $1' : '';
   const params = projectId ? [projectId] : [];
+  await db.query("SET LOCAL work_mem = '256MB'"); // sorting and hashing every session at once
   await db.query(`DELETE FROM analytics_funnel_sessions WHERE true ${only}`, params);
   await db.query(`DELETE FROM analytics_funnel_days WHERE true ${only}`, params);
   await db.query(
@@ -184,4 +190,3 @@ export async function rebuildFunnelRollup(db: DataSource | QueryRunner | EntityM
     params,
   );
 }
-
