@@ -91,7 +91,7 @@ async function benchFunnel(kit: Kit, url: string, db: DataSource, total: number)
             CASE WHEN k < 5 THEN NULL WHEN s % 4 = 0 THEN 'abandoned' WHEN s % 7 = 0 THEN 'failed' ELSE 'completed' END,
             CASE WHEN k = 5 AND s % 7 = 0 AND s % 4 <> 0 THEN 'quote_expired' END, CASE WHEN k = 5 AND s % 7 = 0 AND s % 4 <> 0 THEN 'quote' END,
             CASE WHEN k = 1 THEN NULL WHEN s % 2 = 0 THEN 'wallet' ELSE 'transfer' END, NULL,
-            now() - interval '6 days' + s * make_interval(secs => $2) + k * interval '9 seconds', '{}'::jsonb
+            now() - interval '6 days 1 hour' + s * make_interval(secs => $2) + k * interval '9 seconds', '{}'::jsonb
      FROM generate_series(1, $3::int) AS s, generate_series(1, 5) AS k`,
     [projectId, spacingSeconds, sessions],
   );

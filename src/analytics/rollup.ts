@@ -91,7 +91,9 @@ export function mergeDays(a: SessionDay, b: SessionDay): SessionDay {
   };
 }
 
-const sessionKey = (d: Pick<SessionDay, 'project_id' | 'modal' | 'session_id'>) => `${d.project_id}\n${d.modal}\n${d.session_id}`;
+/** Joins the parts of a composite key with NUL, which PostgreSQL text never holds. */
+export const SEP = '\u0000';
+const sessionKey = (d: Pick<SessionDay, 'project_id' | 'modal' | 'session_id'>) => [d.project_id, d.modal, d.session_id].join(SEP);
 
 /** Rows of many sessions merged per session. */
 export function mergeSessions(rows: SessionDay[]): SessionDay[] {
@@ -105,25 +107,57 @@ export function mergeSessions(rows: SessionDay[]): SessionDay[] {
 }
 
 const RECORD = `project_id uuid, modal text, session_id text, day date, started_us bigint, completed_us bigint, methods text[], steps jsonb, outcomes jsonb,
-  families jsonb, last_outcome text, last_outcome_us bigint, deposits text[], spans boolean, sign int`;
+  families jsonb, last_outcome text, last_outcome_us bigint, deposits text[], spans boolean`;
 
-/** SQL: the funnel sums of the session rows in jsonb parameter `param`, each counted `sign` times. */
-export const contributionsSql = (param: string) =>
-  `SELECT r.project_id, r.modal, c.method, r.day, c.metric, c.key, sum(r.sign * c.value) AS value
-   FROM jsonb_to_recordset(${param}) AS r(${RECORD}),
-        LATERAL analytics_funnel_contribution(r.methods, r.started_us, r.completed_us, r.steps, r.outcomes, r.families) c`;
+/** Funnel sums keyed by method, metric and key (sumKey). */
+export type Sums = Map<string, bigint>;
+export const sumKey = (method: string, metric: string, key: string) => [method, metric, key].join(SEP);
 
 /**
- * Folds a batch's new session-day rows into the rollup, in the transaction that stored their events. Sessions are
- * locked (advisory, in key order) first, so two batches of one session never both take it for single-day.
+ * One session's contribution to the funnel's sums, added `sign` times into `into` under '' and each of its funding
+ * methods. The same definition as the SQL function analytics_funnel_contribution that rebuilds use
+ * (test/integration/funnel-rollup.test.ts holds the two equal): steps ranked by first opening, then by name.
+ */
+export function contribute(into: Sums, s: SessionDay, sign: bigint, methods: string[] = ['', ...s.methods]): void {
+  const parts: [string, string, bigint][] = [];
+  const ranked = Object.entries(s.steps).sort(([a, x], [b, y]) => x - y || byBytes(a, b));
+  if (ranked.length) parts.push(['entered', '', 1n]);
+  ranked.forEach(([step], i) => {
+    parts.push(['step_sessions', step, 1n], ['step_position', step, BigInt(i + 1)]);
+    if (i === ranked.length - 1) {
+      parts.push(['step_last', step, 1n]);
+      if (s.completed_us === null) parts.push(['step_drop', step, 1n]);
+    }
+  });
+  if (s.completed_us !== null) parts.push(['duration_us', (BigInt(s.completed_us) - BigInt(s.started_us)).toString(), 1n]);
+  for (const [o, n] of Object.entries(s.outcomes)) parts.push(['outcome_events', o, BigInt(n)], ['outcome_sessions', o, 1n]);
+  for (const [f, n] of Object.entries(s.families)) parts.push(['family_events', f, BigInt(n)]);
+  for (const m of methods) {
+    for (const [metric, key, value] of parts) {
+      const k = sumKey(m, metric, key);
+      into.set(k, (into.get(k) ?? 0n) + sign * value);
+    }
+  }
+}
+
+/**
+ * SQL: the advisory lock key of a session (project_id, modal, session_id in scope). A batch takes its sessions' locks
+ * in the order of these keys before it reads their rows, so two batches of one session never both take it for
+ * single-day; two sessions that share a key only wait for each other.
+ */
+export const SESSION_LOCK = "hashtextextended(project_id::text || '/' || modal || '/' || session_id, 7271)";
+
+/**
+ * Folds a batch's new session-day rows into the rollup, in the transaction that stored their events, once their
+ * sessions are locked (SESSION_LOCK). The contributions are computed here (`contribute`) and only their sums written.
  */
 export async function applyToRollup(tx: EntityManager, batch: SessionDay[]): Promise<void> {
   const keys = [...new Set(batch.map(sessionKey))].sort(byBytes);
-  await tx.query('SELECT count(pg_advisory_xact_lock(hashtextextended(k, 7271))) FROM unnest($1::text[]) WITH ORDINALITY AS u(k, i)', [keys]);
-  const triples = keys.map((k) => k.split('\n'));
+  const triples = keys.map((k) => k.split(SEP));
+  const [projects, modals, sessions] = [0, 1, 2].map((i) => triples.map((t) => t[i]));
   const existing: (SessionDay & { spans: boolean })[] = await tx.query(
     `SELECT ${SESSION_COLUMNS}, spans FROM analytics_funnel_sessions WHERE (project_id, modal, session_id) IN (SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[]))`,
-    [triples.map((t) => t[0]), triples.map((t) => t[1]), triples.map((t) => t[2])],
+    [projects, modals, sessions],
   );
   const days = new Map<string, Map<string, { old?: SessionDay & { spans: boolean }; now: SessionDay; changed: boolean }>>();
   const session = (d: SessionDay) => days.get(sessionKey(d)) ?? days.set(sessionKey(d), new Map()).get(sessionKey(d))!;
@@ -133,17 +167,24 @@ export async function applyToRollup(tx: EntityManager, batch: SessionDay[]): Pro
     session(r).set(r.day, at ? { ...at, now: mergeDays(at.now, r), changed: true } : { now: r, changed: true });
   }
   const writes: SessionDay[] = [];
-  const deltas: (SessionDay & { sign: number })[] = [];
+  const deltas = new Map<string, Sums>(); // per modal and day
+  const onDay = (s: SessionDay) => {
+    const k = [s.modal, s.day].join(SEP);
+    return deltas.get(k) ?? deltas.set(k, new Map()).get(k)!;
+  };
   for (const perDay of days.values()) {
     const spans = perDay.size > 1;
     for (const { old, now, changed } of perDay.values()) {
       if (!changed && old!.spans === spans) continue;
       writes.push({ ...now, spans });
-      if (old && !old.spans) deltas.push({ ...old, sign: -1 });
-      if (!spans) deltas.push({ ...now, sign: 1 });
+      if (old && !old.spans) contribute(onDay(old), old, -1n);
+      if (!spans) contribute(onDay(now), now, 1n);
     }
   }
-  // The session rows and the sums in one statement (a data-modifying WITH runs whether or not it is read).
+  const sums = [...deltas].flatMap(([at, m]) => [...m].filter(([, v]) => v !== 0n).map(([k, v]) => [...at.split(SEP), ...k.split(SEP), v.toString()]));
+  const col = (i: number) => sums.map((r) => r[i]);
+  // The session rows and the sums in one statement (a data-modifying WITH runs whether or not it is read); a batch
+  // holds one project, and the sums are taken in key order so concurrent batches never deadlock on a day's rows.
   await tx.query(
     `WITH written AS (
        INSERT INTO analytics_funnel_sessions (project_id, modal, session_id, day, started_us, completed_us, methods, steps, outcomes, families, last_outcome, last_outcome_us, deposits, spans)
@@ -152,11 +193,11 @@ export async function applyToRollup(tx: EntityManager, batch: SessionDay[]): Pro
        ON CONFLICT (project_id, modal, session_id, day) DO UPDATE SET started_us = EXCLUDED.started_us, completed_us = EXCLUDED.completed_us,
          methods = EXCLUDED.methods, steps = EXCLUDED.steps, outcomes = EXCLUDED.outcomes, families = EXCLUDED.families, last_outcome = EXCLUDED.last_outcome,
          last_outcome_us = EXCLUDED.last_outcome_us, deposits = EXCLUDED.deposits, spans = EXCLUDED.spans)
-     INSERT INTO analytics_funnel_days (project_id, modal, method, day, metric, key, value)
-     SELECT * FROM (${contributionsSql('$2')} GROUP BY 1, 2, 3, 4, 5, 6) d WHERE value <> 0
-     ORDER BY 1, 2, 3, 4, 5, 6 -- one lock order for every batch: concurrent batches never deadlock on a day's sums
+     INSERT INTO analytics_funnel_days (project_id, modal, day, method, metric, key, value)
+     SELECT $2, * FROM unnest($3::text[], $4::date[], $5::text[], $6::text[], $7::text[], $8::bigint[]) AS u(modal, day, method, metric, key, value)
+     ORDER BY modal, method, day, metric, key
      ON CONFLICT (project_id, modal, method, day, metric, key) DO UPDATE SET value = analytics_funnel_days.value + EXCLUDED.value`,
-    [JSON.stringify(writes), JSON.stringify(deltas)],
+    [JSON.stringify(writes), batch[0].project_id, col(0), col(1), col(2), col(3), col(4), col(5)],
   );
 }
 

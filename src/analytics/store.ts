@@ -2,14 +2,14 @@ import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import type { DataSource } from 'typeorm';
 import type { AcceptedEvent } from './validate';
-import { applyToRollup, byBytes, mergeSessions, SESSION_COLUMNS, contributionsSql, sessionDaysSql, type SessionDay } from './rollup';
+import { applyToRollup, byBytes, contribute, SEP, SESSION_LOCK, mergeSessions, SESSION_COLUMNS, sessionDaysSql, sumKey, type SessionDay, type Sums } from './rollup';
 
 /** An event's identity: its project and its canonical JSON, so a retried batch maps onto the rows it wrote. */
 const dedupeKey = (projectId: string | null, data: unknown) => createHash('sha256').update(`${projectId ?? ''}\n${canonicalize(data)}`).digest();
 
 /**
- * One multi-row statement per batch, which also returns the session-day rows of the events that were new; they are
- * folded into the funnel's rollup in the same transaction. Returns how many rows were new.
+ * One multi-row statement per batch, which also returns the session-day rows of the events that were new and locks
+ * their sessions; they are folded into the funnel's rollup in the same transaction. Returns how many rows were new.
  */
 export async function storeEvents(db: DataSource, projectId: string | null, events: AcceptedEvent[]): Promise<number> {
   if (!events.length) return 0;
@@ -22,7 +22,8 @@ export async function storeEvents(db: DataSource, projectId: string | null, even
          ON CONFLICT (dedupe_key) DO NOTHING RETURNING project_id, session_id, event, modal, step, outcome, reason_family, funding_method, deposit_id, occurred_at),
        ${sessionDaysSql('ins').slice('WITH '.length)}
        SELECT (SELECT count(*)::int FROM ins) AS stored,
-              (SELECT coalesce(jsonb_agg(jsonb_build_object(${JSON_ROW})), '[]') FROM days) AS days`,
+              (SELECT coalesce(jsonb_agg(jsonb_build_object(${JSON_ROW})), '[]') FROM days) AS days,
+              (SELECT count(pg_advisory_xact_lock(h)) FROM (SELECT DISTINCT ${SESSION_LOCK} AS h FROM days ORDER BY 1) x) AS locked`,
       [
         projectId, col((e) => dedupeKey(projectId, e.data)), col((e) => e.sessionId), col((e) => e.event), col((e) => e.modal), col((e) => e.step), col((e) => e.outcome),
         col((e) => e.reason), col((e) => e.reasonFamily), col((e) => e.fundingMethod), col((e) => e.depositId), col((e) => e.occurredAt), col((e) => JSON.stringify(e.data)),
@@ -209,20 +210,15 @@ export async function funnel(db: DataSource, q: FunnelQuery): Promise<Funnel> {
   const inScope = (s: SessionDay) => !q.fundingMethod || s.methods.includes(q.fundingMethod);
   const merged = mergeSessions([...spanning, ...edgeRows]).filter(inScope);
 
-  const totals = new Map<string, Map<string, bigint>>();
-  const add = (metric: string, key: string, value: bigint) => {
-    const m = totals.get(metric) ?? totals.set(metric, new Map()).get(metric)!;
-    m.set(key, (m.get(key) ?? 0n) + value);
-  };
-  for (const r of sums) add(r.metric, r.key, BigInt(r.value));
-  if (merged.length) {
-    const rows: { metric: string; key: string; value: string }[] = await db.query(
-      `SELECT metric, key, sum(value)::text AS value FROM (${contributionsSql('$1')} WHERE c.method = $2 GROUP BY 1, 2, 3, 4, 5, 6) c GROUP BY 1, 2`,
-      [JSON.stringify(merged.map((m) => ({ ...m, day: '2000-01-01', sign: 1 }))), method],
-    );
-    for (const r of rows) add(r.metric, r.key, BigInt(r.value));
+  const totals: Sums = new Map();
+  for (const r of sums) totals.set(sumKey(method, r.metric, r.key), BigInt(r.value));
+  for (const m of merged) contribute(totals, m, 1n, [method]);
+  const byMetric = new Map<string, Map<string, bigint>>();
+  for (const [k, v] of totals) {
+    const [, name, key] = k.split(SEP);
+    (byMetric.get(name) ?? byMetric.set(name, new Map()).get(name)!).set(key, v);
   }
-  const metric = (name: string) => totals.get(name) ?? new Map<string, bigint>();
+  const metric = (name: string) => byMetric.get(name) ?? new Map<string, bigint>();
   const entered = Number(metric('entered').get('') ?? 0n);
   const round = (x: number | null) => (x === null ? null : Math.round(x * 1000) / 1000);
   const stepSessions = [...metric('step_sessions')].filter(([, n]) => n > 0n);
