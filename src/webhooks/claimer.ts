@@ -109,7 +109,9 @@ export class DeliveryClaimer {
    */
   private async claim(limit: number): Promise<number> {
     const { inFlight, full } = this.slots.snapshot();
-    const claimed: Claim[] = (await this.db.query(
+    // On the listening connection when there is one: a claim never queues behind the attempts' own statements.
+    const query = this.listener ? async (sql: string, params: unknown[]) => [(await this.listener!.query(sql, params)).rows] : (sql: string, params: unknown[]) => this.db.query(sql, params);
+    const claimed: Claim[] = (await query(
       `WITH due AS (
          SELECT event_seq, endpoint_id FROM webhook_deliveries
          WHERE status = 'pending' AND workflow_id IS NULL AND next_attempt_at <= now() AND NOT (endpoint_id = ANY($3::uuid[]))
