@@ -104,8 +104,8 @@ export class DeliveryClaimer {
   }
 
   /**
-   * Claims up to `limit` due deliveries, no endpoint past its share in this process, and starts their attempts.
-   * Returns how many it claimed.
+   * Claims up to `limit` due deliveries, no endpoint past its share in this process, and starts their attempts (the
+   * claim returns what each sends). Returns how many it claimed.
    */
   private async claim(limit: number): Promise<number> {
     const { inFlight, full } = this.slots.snapshot();
@@ -118,10 +118,11 @@ export class DeliveryClaimer {
          ORDER BY next_attempt_at, event_seq LIMIT $1 FOR UPDATE SKIP LOCKED),
        ranked AS (SELECT event_seq, endpoint_id, row_number() OVER (PARTITION BY endpoint_id ORDER BY event_seq) AS n FROM due)
        UPDATE webhook_deliveries d SET next_attempt_at = now() + make_interval(secs => $2)
-       FROM ranked r, webhook_events e
-       WHERE d.event_seq = r.event_seq AND d.endpoint_id = r.endpoint_id AND e.seq = d.event_seq
+       FROM ranked r, webhook_events e, webhook_endpoints en
+       WHERE d.event_seq = r.event_seq AND d.endpoint_id = r.endpoint_id AND e.seq = d.event_seq AND en.id = d.endpoint_id
          AND r.n + coalesce(($4::jsonb ->> d.endpoint_id::text)::int, 0) <= $5
-       RETURNING e.event_id AS "eventId", d.endpoint_id AS "endpointId", d.round`,
+       RETURNING e.event_id AS "eventId", d.endpoint_id AS "endpointId", d.round, e.seq, e.project_id, e.type, e.payload, e.test, e.created_at,
+         en.url, en.secret, en.previous_secret, coalesce(en.previous_secret_expires_at > now(), false) AS previous_live, en.disabled_at, en.removed_at`,
       [limit, this.config.timeoutSeconds + this.config.claimLeaseSeconds, full, JSON.stringify(inFlight), this.slots.perEndpoint],
     ))[0];
     for (const c of claimed) {
@@ -133,13 +134,19 @@ export class DeliveryClaimer {
   }
 
   private attempt(c: Claim): void {
-    const run = attemptClaimed(this.db, this.config, c)
+    let held = true;
+    const sent = () => {
+      if (!held) return;
+      held = false;
+      this.slots.give(c.endpointId);
+      if (this.saturated) this.poke();
+    };
+    const run = attemptClaimed(this.db, this.config, c, sent)
       .then((start) => start && this.outbox.start(start).catch(() => undefined)) // else the outbox sweeper starts it
-      .catch((err) => this.log.warn({ err, ...c }, 'webhook attempt failed; its delivery is claimed again after its lease'))
+      .catch((err) => this.log.warn({ err, eventId: c.eventId, endpointId: c.endpointId }, 'webhook attempt failed; its delivery is claimed again after its lease'))
       .finally(() => {
-        this.slots.give(c.endpointId);
+        sent();
         this.attempts.delete(run);
-        if (this.saturated) this.poke();
       });
     this.attempts.add(run);
   }

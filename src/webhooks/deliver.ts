@@ -58,20 +58,23 @@ export class EndpointSlots {
 /** The workflow that owns an endpoint's retries of one round once its first attempt failed. */
 export const retryWorkflowId = (eventId: string, round: number, endpointId: string) => `webhook-${eventId}-${round}-${endpointId}`;
 
-interface Target {
+/** What an attempt sends, and to whom. */
+export interface Sendable {
   seq: string;
   project_id: string;
   type: string;
   payload: unknown;
   test: boolean;
   created_at: Date;
-  event_round: number;
   url: string;
   secret: string;
   previous_secret: string | null;
   previous_live: boolean;
   disabled_at: Date | null;
   removed_at: Date | null;
+}
+
+interface Target extends Sendable {
   delivery_round: number;
   delivery_status: string;
   recorded_status: number | null;
@@ -79,7 +82,7 @@ interface Target {
 }
 
 /** The body every receiver gets: `{type, timestamp, data}` (plus `test: true` for POST /webhooks/test events). */
-export const envelope = (t: Pick<Target, 'type' | 'created_at' | 'payload' | 'test'>) =>
+export const envelope = (t: Pick<Sendable, 'type' | 'created_at' | 'payload' | 'test'>) =>
   JSON.stringify({ type: t.type, timestamp: t.created_at.toISOString(), data: t.payload, ...(t.test ? { test: true } : {}) });
 
 const ok = (status: number | null | undefined) => status !== null && status !== undefined && status >= 200 && status < 300;
@@ -87,7 +90,7 @@ const ok = (status: number | null | undefined) => status !== null && status !== 
 /** Where one attempt stands before it is made: a result already known, or the delivery to attempt. */
 async function load(db: DataSource, a: AttemptInput): Promise<AttemptResult | Target> {
   const [t]: Target[] = await db.query(
-    `SELECT ev.seq, ev.project_id, ev.type, ev.payload, ev.test, ev.created_at, ev.round AS event_round,
+    `SELECT ev.seq, ev.project_id, ev.type, ev.payload, ev.test, ev.created_at,
        en.url, en.secret, en.previous_secret, coalesce(en.previous_secret_expires_at > now(), false) AS previous_live, en.disabled_at, en.removed_at,
        d.round AS delivery_round, d.status AS delivery_status,
        at.status_code AS recorded_status, at.event_seq IS NOT NULL AS recorded
@@ -104,22 +107,32 @@ async function load(db: DataSource, a: AttemptInput): Promise<AttemptResult | Ta
     return t.recorded_status === 410 || a.nextDelaySeconds === null ? { outcome: 'stopped' } : { outcome: 'retry', waitSeconds: a.nextDelaySeconds };
   }
   if (t.delivery_status !== 'pending') return { outcome: t.delivery_status === 'delivered' ? 'delivered' : 'stopped' };
-  if (t.removed_at || t.disabled_at) {
-    await finish(db, t.seq, a, { status: 'failed', error: t.removed_at ? 'endpoint removed' : 'endpoint disabled' });
-    return { outcome: 'stopped' };
-  }
-  return t;
+  return (await endpointGone(db, t, a)) ?? t;
+}
+
+/** A delivery to a disabled or removed endpoint ends failed, without an attempt. */
+async function endpointGone(db: DataSource, t: Sendable, a: AttemptInput): Promise<AttemptResult | undefined> {
+  if (!t.removed_at && !t.disabled_at) return undefined;
+  await finish(db, t.seq, a, { status: 'failed', error: t.removed_at ? 'endpoint removed' : 'endpoint disabled' });
+  return { outcome: 'stopped' };
 }
 
 /**
- * Makes the attempt (its endpoint slot held by the caller) and records it. `handoff`, for a first attempt made by
- * the claim loop: the workflow that takes over the delivery when it must be retried, queued in the same transaction.
+ * Makes the attempt and records it. The caller's endpoint slot is given back (`sent`) once the receiver answered:
+ * the slot bounds requests in flight to the receiver, and recording needs nothing from it. `handoff`, for a first
+ * attempt made by the claim loop: the workflow that takes over the delivery when it must be retried, queued in the
+ * same transaction.
  */
-async function send(db: DataSource, config: WebhookConfig, t: Target, a: AttemptInput, handoff?: (waitSeconds: number) => QueuedStart): Promise<{ result: AttemptResult; start?: QueuedStart }> {
+async function send(db: DataSource, config: WebhookConfig, t: Sendable, a: AttemptInput, sent: () => void, handoff?: (waitSeconds: number) => QueuedStart): Promise<{ result: AttemptResult; start?: QueuedStart }> {
   const at = new Date();
-  const body = envelope(t);
-  const secrets = [t.secret, ...(t.previous_secret && t.previous_live ? [t.previous_secret] : [])];
-  const result = await post(t.url, signedHeaders(a.eventId, at, body, secrets), body, config.timeoutSeconds * 1000, config);
+  let result: SendResult;
+  try {
+    const body = envelope(t);
+    const secrets = [t.secret, ...(t.previous_secret && t.previous_live ? [t.previous_secret] : [])];
+    result = await post(t.url, signedHeaders(a.eventId, at, body, secrets), body, config.timeoutSeconds * 1000, config);
+  } finally {
+    sent();
+  }
   const delivered = ok(result.statusCode);
   const gone = result.statusCode === 410;
   const last = a.nextDelaySeconds === null;
@@ -153,35 +166,36 @@ export async function attemptDelivery(db: DataSource, config: WebhookConfig, slo
   if (!slots.tryTake(a.endpointId)) {
     throw ApplicationFailure.create({ message: `endpoint ${a.endpointId} has its share of attempts in flight`, type: 'EndpointBusy', category: ApplicationFailureCategory.BENIGN });
   }
-  try {
-    return (await send(db, config, t, a)).result;
-  } finally {
-    slots.give(a.endpointId);
-  }
+  return (await send(db, config, t, a, () => slots.give(a.endpointId))).result;
 }
 
-/** A delivery the claim loop took: attempt 1 of its round. */
-export interface Claim { eventId: string; endpointId: string; round: number }
+/** A delivery the claim loop took (attempt 1 of its round), with what the attempt sends. */
+export interface Claim extends Sendable { eventId: string; endpointId: string; round: number }
 
 /**
- * The first attempt of a claimed delivery (its endpoint slot held by the claim loop). When it must be retried, the
- * delivery passes to a Temporal workflow in the transaction that records the attempt; the returned start is performed
- * by the caller (or by the outbox sweeper if this process dies first).
+ * The first attempt of a claimed delivery (its endpoint slot held by the claim loop, given back through `sent`).
+ * When it must be retried, the delivery passes to a Temporal workflow in the transaction that records the attempt;
+ * the returned start is performed by the caller (or by the outbox sweeper if this process dies first).
  */
-export async function attemptClaimed(db: DataSource, config: WebhookConfig, c: Claim): Promise<QueuedStart | undefined> {
-  const a: AttemptInput = { ...c, attempt: 1, nextDelaySeconds: delayAfter(config.retryDelaysSeconds, 1, unitHash(`${c.eventId}/${c.endpointId}/${c.round}/1`)) };
-  const t = await load(db, a);
-  if (!('seq' in t)) return undefined;
+export async function attemptClaimed(db: DataSource, config: WebhookConfig, c: Claim, sent: () => void): Promise<QueuedStart | undefined> {
+  const a: AttemptInput = {
+    eventId: c.eventId, endpointId: c.endpointId, round: c.round, attempt: 1,
+    nextDelaySeconds: delayAfter(config.retryDelaysSeconds, 1, unitHash(`${c.eventId}/${c.endpointId}/${c.round}/1`)),
+  };
+  if (await endpointGone(db, c, a)) {
+    sent();
+    return undefined;
+  }
   const plan = (waitSeconds: number): DeliveryPlan => ({
     eventId: c.eventId, round: c.round, endpointIds: [c.endpointId], retryDelaysSeconds: config.retryDelaysSeconds, timeoutSeconds: config.timeoutSeconds,
     firstAttempt: 2, retryAt: Date.now() + waitSeconds * 1000,
   });
-  const { start } = await send(db, config, t, a, (waitSeconds) => ({
+  const { start } = await send(db, config, c, a, sent, (waitSeconds) => ({
     workflowId: retryWorkflowId(c.eventId, c.round, c.endpointId),
     workflowType: 'deliverWebhook',
     args: [plan(waitSeconds)],
-    searchAttributes: { Project: t.project_id },
-    summary: `${t.type} ${c.eventId} to endpoint ${c.endpointId}, round ${c.round}: retries`,
+    searchAttributes: { Project: c.project_id },
+    summary: `${c.type} ${c.eventId} to endpoint ${c.endpointId}, round ${c.round}: retries`,
   }));
   return start;
 }
