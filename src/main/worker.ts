@@ -12,7 +12,8 @@ async function main() {
   const rt = loadRuntime();
   const logger = createLogger(rt.config.logLevel, 'worker');
   installRuntime(rt.config.logLevel === 'info' ? 'warn' : rt.config.logLevel);
-  const db = await openDatabase(rt.databaseUrl);
+  // Webhook attempts record themselves in short transactions that mostly wait on commits: more than the default 10.
+  const db = await openDatabase(rt.databaseUrl, 20);
   const client = createTemporalClient(rt.temporalAddress, rt.config.temporalNamespace);
   const { workers, connection, claimer } = await createWorkers({
     address: rt.temporalAddress,

@@ -218,48 +218,46 @@ interface Finish {
  * already recorded (a repeated activity, or a claim taken again after its lease while the first was still at it).
  */
 async function finish(db: DataSource, seq: string, a: AttemptInput, f: Finish): Promise<boolean> {
+  const r = f.attempt?.result;
   return db.transaction(async (tx) => {
-    await tx.query('SELECT 1 FROM webhook_events WHERE seq = $1 FOR UPDATE', [seq]);
-    let counted = 0;
-    if (f.attempt) {
-      const r = f.attempt.result;
-      const rows = await tx.query(
-        `INSERT INTO webhook_attempts (event_seq, endpoint_id, round, attempt, attempted_at, status_code, latency_ms, response_body, error)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING RETURNING 1`,
-        [seq, a.endpointId, a.round, a.attempt, f.attempt.at, r.statusCode ?? null, r.latencyMs, r.responseBody ?? null, r.error ?? null],
-      );
-      counted = rows.length;
-      if (!counted) return false; // this attempt is already recorded
-    }
-    await tx.query(
-      `UPDATE webhook_deliveries SET status = $3, attempts = attempts + $4, last_error = $5,
-         delivered_at = CASE WHEN $3 = 'delivered' THEN now() END,
-         next_attempt_at = CASE WHEN $3 = 'pending' THEN now() + make_interval(secs => $6) END,
-         workflow_id = coalesce($8, workflow_id)
-       WHERE event_seq = $1 AND endpoint_id = $2 AND round = $7 AND status = 'pending'`,
-      [seq, a.endpointId, f.status, counted, f.status === 'delivered' ? null : (f.error ?? null), f.waitSeconds ?? 0, a.round, f.start?.workflowId ?? null],
+    // The event row first, then the attempt and the delivery in the same statement (each step reads the one before).
+    const [{ counted }]: { counted: number }[] = await tx.query(
+      `WITH locked AS (SELECT seq FROM webhook_events WHERE seq = $1 FOR UPDATE),
+       attempt AS (
+         INSERT INTO webhook_attempts (event_seq, endpoint_id, round, attempt, attempted_at, status_code, latency_ms, response_body, error)
+         SELECT seq, $2, $6, $8, $9, $10, $11, $12, $13 FROM locked WHERE $14 ON CONFLICT DO NOTHING RETURNING 1),
+       delivery AS (
+         UPDATE webhook_deliveries SET status = $3, attempts = attempts + (SELECT count(*) FROM attempt), last_error = $4,
+           delivered_at = CASE WHEN $3 = 'delivered' THEN now() END,
+           next_attempt_at = CASE WHEN $3 = 'pending' THEN now() + make_interval(secs => $5) END,
+           workflow_id = coalesce($7, workflow_id)
+         WHERE event_seq = $1 AND endpoint_id = $2 AND round = $6 AND status = 'pending' AND (NOT $14 OR EXISTS (SELECT 1 FROM attempt))
+         RETURNING 1)
+       SELECT (SELECT count(*) FROM attempt)::int AS counted, (SELECT count(*) FROM delivery) AS updated`,
+      [seq, a.endpointId, f.status, f.status === 'delivered' ? null : (f.error ?? null), f.waitSeconds ?? 0, a.round, f.start?.workflowId ?? null,
+        a.attempt, f.attempt?.at ?? null, r?.statusCode ?? null, r?.latencyMs ?? 0, r?.responseBody ?? null, r?.error ?? null, f.attempt !== undefined],
     );
+    if (f.attempt && !counted) return false; // this attempt is already recorded
     if (f.start) await queueStart(tx, f.start);
+    // The event's status from its deliveries as now updated, and the endpoint's health, in one statement.
+    const [health, healthParams] = f.endpoint === 'healthy'
+      ? ['UPDATE webhook_endpoints SET failing_since = NULL, updated_at = now() WHERE id = $3 AND failing_since IS NOT NULL', [a.endpointId]]
+      : f.endpoint
+        ? [`UPDATE webhook_endpoints SET failing_since = coalesce(failing_since, now()), updated_at = now(),
+             disabled_at = CASE WHEN disabled_at IS NULL AND ($4 OR failing_since < now() - make_interval(secs => $5)) THEN now() ELSE disabled_at END,
+             disabled_reason = CASE WHEN disabled_at IS NOT NULL THEN disabled_reason WHEN $4 THEN 'the receiver answered 410 Gone'
+               WHEN failing_since < now() - make_interval(secs => $5) THEN 'every attempt failed since ' || to_char(failing_since AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') END
+           WHERE id = $3`, [a.endpointId, f.endpoint === 'gone', f.disableAfterSeconds ?? 0]]
+        : [undefined, []];
     await tx.query(
-      `UPDATE webhook_events ev SET attempts = ev.attempts + $2, status = s.status, delivered_at = CASE WHEN s.status = 'delivered' THEN s.delivered_at END
+      `${health ? `WITH endpoint AS (${health})` : ''}
+       UPDATE webhook_events ev SET attempts = ev.attempts + $2, status = s.status, delivered_at = CASE WHEN s.status = 'delivered' THEN s.delivered_at END
        FROM (SELECT CASE WHEN bool_or(d.status = 'pending') THEN 'pending' WHEN bool_and(d.status = 'delivered') THEN 'delivered' ELSE 'failed' END AS status,
                     max(d.delivered_at) AS delivered_at
              FROM webhook_deliveries d JOIN webhook_events e ON e.seq = d.event_seq AND d.round = e.round WHERE d.event_seq = $1) s
        WHERE ev.seq = $1`,
-      [seq, counted],
+      [seq, counted, ...healthParams],
     );
-    if (f.endpoint === 'healthy') {
-      await tx.query('UPDATE webhook_endpoints SET failing_since = NULL, updated_at = now() WHERE id = $1 AND failing_since IS NOT NULL', [a.endpointId]);
-    } else if (f.endpoint) {
-      await tx.query(
-        `UPDATE webhook_endpoints SET failing_since = coalesce(failing_since, now()), updated_at = now(),
-           disabled_at = CASE WHEN disabled_at IS NULL AND ($2 OR failing_since < now() - make_interval(secs => $3)) THEN now() ELSE disabled_at END,
-           disabled_reason = CASE WHEN disabled_at IS NOT NULL THEN disabled_reason WHEN $2 THEN 'the receiver answered 410 Gone'
-             WHEN failing_since < now() - make_interval(secs => $3) THEN 'every attempt failed since ' || to_char(failing_since AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') END
-         WHERE id = $1`,
-        [a.endpointId, f.endpoint === 'gone', f.disableAfterSeconds ?? 0],
-      );
-    }
     return true;
   });
 }
