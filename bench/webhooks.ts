@@ -83,25 +83,24 @@ export async function benchWebhooks(kit: Kit, url: string, db: DataSource, tempo
     );
   }
 
-  // One endpoint's first attempts with and without a slow endpoint (answers after 5 s) taking events at once.
-  const slow = await receiver(kit, SLOW_MS);
-  const slowProject = await subscribed(url, db, 'bench-webhooks-slow', slow);
+  // One endpoint's first attempts while 8 more clients emit to a second endpoint: a fast one (the baseline: the same
+  // load), then a slow one (answers after 5 s), so the difference is the slowness alone.
   const n = Math.max(50, Math.floor(kit.requests / 2));
-  const alone: string[] = [];
-  await measure('emit to one endpoint, alone', 8, n, emitter(main.headers, alone));
-  await delivered(fast, alone);
-  const beside: string[] = [];
-  const slowIds: string[] = [];
-  await Promise.all([
-    measure('emit to one endpoint, beside a slow one', 8, n, emitter(main.headers, beside)),
-    measure('emit to the slow endpoint', 8, n, emitter(slowProject.headers, slowIds)),
-  ]);
-  await delivered(fast, beside);
-  const slowAnswered = slowIds.filter((id) => slow.arrivals.has(id)).length;
-  // Its backlog would take minutes at 5 s an attempt: removed, its deliveries end at their next attempt.
-  await fetch(`${url}/deposit-processor/webhooks/endpoints/${slowProject.endpointId}`, { method: 'DELETE', headers: slowProject.headers });
-  const p99Alone = percentile(latencies(fast, alone), 99);
-  const p99Beside = percentile(latencies(fast, beside), 99);
+  const beside = async (other: Receiver, name: string) => {
+    const second = await subscribed(url, db, name, other);
+    const ids: string[] = [];
+    const otherIds: string[] = [];
+    await Promise.all([
+      measure('emit to the measured endpoint', 8, n, emitter(main.headers, ids)),
+      measure(`emit to the ${name} endpoint`, 8, n, emitter(second.headers, otherIds)),
+    ]);
+    await delivered(fast, ids);
+    // A slow endpoint's backlog would take minutes at 5 s an attempt: removed, its deliveries end at their next attempt.
+    await fetch(`${url}/deposit-processor/webhooks/endpoints/${second.endpointId}`, { method: 'DELETE', headers: second.headers });
+    return { p99: percentile(latencies(fast, ids), 99), sent: otherIds.filter((id) => other.arrivals.has(id)).length };
+  };
+  const besideFast = await beside(await receiver(kit), 'bench-webhooks-second');
+  const besideSlow = await beside(await receiver(kit, SLOW_MS), 'bench-webhooks-slow');
   return [
     '',
     '## Webhooks',
@@ -118,13 +117,14 @@ export async function benchWebhooks(kit: Kit, url: string, db: DataSource, tempo
     '',
     `Created → first attempt p99 at 8 clients: ${emitP99At8.toFixed(0)} ms (target < 250 ms).`,
     '',
-    `A slow receiver (answers after ${SLOW_MS / 1000} s) on another endpoint: ${n} events emitted by 8 clients to the measured endpoint, alone,`,
-    `then again while 8 more clients emit ${n} events to the slow one (${slowAnswered} of which it had been sent when the measured ones were all delivered).`,
+    `A slow receiver (answers after ${SLOW_MS / 1000} s) on another endpoint: 8 clients emit ${n} events to the measured endpoint while 8 more`,
+    `emit ${n} to a second endpoint, answering at once (the baseline, the same load) or after ${SLOW_MS / 1000} s (of its events, ${besideSlow.sent}`,
+    'had been sent to it when the measured ones were all delivered). Target: the measured p99 changes by < 20%.',
     '',
-    '| measured endpoint | created → first attempt p99 ms |',
+    '| measured endpoint beside | created → first attempt p99 ms |',
     '|---|---|',
-    `| alone (baseline) | ${p99Alone.toFixed(0)} |`,
-    `| beside the slow endpoint | ${p99Beside.toFixed(0)} |`,
-    `| change | ${(((p99Beside - p99Alone) / p99Alone) * 100).toFixed(0)}% (target < 20%) |`,
+    `| a fast endpoint (baseline) | ${besideFast.p99.toFixed(0)} |`,
+    `| the slow endpoint | ${besideSlow.p99.toFixed(0)} |`,
+    `| change | ${(((besideSlow.p99 - besideFast.p99) / besideFast.p99) * 100).toFixed(0)}% |`,
   ];
 }
