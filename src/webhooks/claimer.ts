@@ -63,16 +63,17 @@ export class DeliveryClaimer {
       this.poked = false;
       await this.listen();
       const free = this.config.concurrency - this.slots.total;
-      let full = free <= 0;
+      let more = false; // the claim took all it could: more may be due
       if (free > 0) {
         try {
-          full = (await this.claim(free)) === free;
+          more = (await this.claim(free)) === free;
         } catch (err) {
           this.log.warn({ err }, 'webhook claim failed; retried on the next poll');
         }
       }
-      this.saturated = full || this.slots.snapshot().full.length > 0;
-      if (full || this.poked) continue;
+      // At a cap (every slot, or an endpoint's share, taken), a finishing attempt wakes the loop.
+      this.saturated = free <= 0 || more || this.slots.snapshot().full.length > 0;
+      if (more || this.poked) continue;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, POLL_MS);
         this.wake = () => {
