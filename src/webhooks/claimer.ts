@@ -64,15 +64,20 @@ export class DeliveryClaimer {
       await this.listen();
       const free = this.config.concurrency - this.slots.total;
       let more = false; // the claim took all it could: more may be due
+      let capped = false; // it left out endpoints at their share
       if (free > 0) {
+        // An attempt that finishes while the claim runs frees a slot the claim did not count on: it wakes the loop.
+        this.saturated = true;
         try {
-          more = (await this.claim(free)) === free;
+          const claimed = await this.claim(free);
+          more = claimed.count === free;
+          capped = claimed.capped;
         } catch (err) {
           this.log.warn({ err }, 'webhook claim failed; retried on the next poll');
         }
       }
       // At a cap (every slot, or an endpoint's share, taken), a finishing attempt wakes the loop.
-      this.saturated = free <= 0 || more || this.slots.snapshot().full.length > 0;
+      this.saturated = free <= 0 || more || capped || this.slots.snapshot().full.length > 0;
       if (more || this.poked) continue;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, POLL_MS);
@@ -106,9 +111,9 @@ export class DeliveryClaimer {
 
   /**
    * Claims up to `limit` due deliveries, no endpoint past its share in this process, and starts their attempts (the
-   * claim returns what each sends). Returns how many it claimed.
+   * claim returns what each sends). Returns how many it claimed, and whether it left endpoints out at their share.
    */
-  private async claim(limit: number): Promise<number> {
+  private async claim(limit: number): Promise<{ count: number; capped: boolean }> {
     const { inFlight, full } = this.slots.snapshot();
     // On the listening connection when there is one: a claim never queues behind the attempts' own statements.
     const query = this.listener ? async (sql: string, params: unknown[]) => [(await this.listener!.query(sql, params)).rows] : (sql: string, params: unknown[]) => this.db.query(sql, params);
@@ -131,7 +136,7 @@ export class DeliveryClaimer {
       if (this.slots.tryTake(c.endpointId)) this.attempt(c);
       else void this.release(c);
     }
-    return claimed.length;
+    return { count: claimed.length, capped: full.length > 0 };
   }
 
   private attempt(c: Claim): void {
