@@ -14,10 +14,12 @@ import { RELEASED } from '../workflows/deposit-state';
 
 export interface ActivityDeps { db: DataSource; config: Config; outbox: Outbox; deposits: DepositDeps }
 
-/** Activities get their dependencies injected once per worker process; each is safe to run twice. */
-export function createActivities(deps: ActivityDeps) {
+/**
+ * Activities get their dependencies injected once per worker process; each is safe to run twice. `slots`: the
+ * process's webhook attempts per endpoint, shared with its claim loop.
+ */
+export function createActivities(deps: ActivityDeps, slots = new EndpointSlots(deps.config.webhooks.endpointConcurrency)) {
   const { db } = deps;
-  const slots = new EndpointSlots(deps.config.webhooks.endpointConcurrency);
   /** The webhook a recorded change emitted is started now; if that fails the outbox sweeper starts it. */
   const started = async (start: QueuedStart | undefined) => {
     if (start) await deps.outbox.start(start).catch(() => undefined);

@@ -3,14 +3,14 @@
  * server, PostgreSQL, one worker process, the API process, and a baseline process serving a trivial authenticated
  * route. Figures: quote, submit and indexer-batch latency and throughput at 1, 8 and 32 clients; balance events
  * ingested per second in batches of 1,000; fill → status visible; API RSS; and where each route's time goes
- * (its domain steps timed one by one). Usage: npm run bench [-- --requests 1000]   Writes bench/RESULTS.md.
+ * (its domain steps timed one by one); webhooks (bench/webhooks.ts) and analytics (bench/analytics.ts).
+ * Usage: npm run bench [-- --requests 1000] [--only webhooks,analytics] [--funnel-events 1000000,10000000]
+ * Writes bench/RESULTS.md (a whole run only).
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import net from 'node:net';
-import http from 'node:http';
-import { once } from 'node:events';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
@@ -35,9 +35,13 @@ import type { IntentOp, SignedIntentOp } from '../src/intents/types';
 import type { IntentInput } from '../src/intents/quote';
 import { intentInput } from '../src/intents/schemas';
 import { bodyAjv } from '../src/http/schema';
-import { simulate } from '../test/support/widget-sessions';
+import { benchAnalytics } from './analytics';
+import { arg, type Kit, type Result } from './kit';
+import { benchWebhooks } from './webhooks';
 
-const REQUESTS = Number(process.argv[process.argv.indexOf('--requests') + 1]) || 1000; // fewer make the 32-client throughputs swing by a third between runs
+const REQUESTS = Number(arg('--requests')) || 1000; // fewer make the 32-client throughputs swing by a third between runs
+/** `--only webhooks,analytics`: those sections alone, printed (bench/RESULTS.md is written by a whole run only). */
+const ONLY = arg('--only')?.split(',');
 const LEVELS = [1, 8, 32];
 const BASE_USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
 const ARB_USDC = '0xaf88d065e77c8cC2239327C5EDb3A432268e5831';
@@ -48,8 +52,6 @@ const freePort = () => new Promise<number>((resolve) => {
     s.close(() => resolve(port));
   });
 });
-
-interface Result { name: string; concurrency: number; rps: number; p50: number; p99: number; cpu?: Record<string, number> }
 
 /** Submits measured until their lifecycles were started, not only answered (no latencies of their own). */
 const STARTED = 'POST /intent-operations until every lifecycle started';
@@ -181,6 +183,15 @@ async function main() {
   const { apiKey, projectId } = await createProject(db, 'bench');
 
   const headers = { 'content-type': 'application/json', 'x-api-key': apiKey };
+  const kit: Kit = { measure, settle, percentile, requests: REQUESTS, cleanup };
+  if (ONLY) {
+    const lines = [
+      ...(ONLY.includes('webhooks') ? await benchWebhooks(kit, url, db, temporalClient) : []),
+      ...(ONLY.includes('analytics') ? await benchAnalytics(kit, url, headers, db) : []),
+    ];
+    console.log(lines.join('\n'));
+    return;
+  }
   const indexer = { 'x-indexer-key': rt.secrets.indexerApiKey };
   const post = async (p: string, body: unknown, expect: number, extra: Record<string, string> = {}) => {
     const res = await fetch(`${url}${p}`, { method: 'POST', headers: { ...headers, ...extra }, body: JSON.stringify(body) });
@@ -261,8 +272,8 @@ async function main() {
     fillLatencies.push(performance.now() - t);
   }
   fillLatencies.sort((a, b) => a - b);
-  const webhooks = await benchWebhooks(url, headers, results);
-  const analytics = await benchAnalytics(url, headers, db);
+  const webhooks = await benchWebhooks(kit, url, db, temporalClient);
+  const analytics = await benchAnalytics(kit, url, headers, db);
   const rss = { api: processRss(apiProcess.pid!), worker: processRss(worker.pid!) };
 
   // Where the time goes: each route's domain steps timed one by one in this process, against the same DB and Temporal.
@@ -304,143 +315,6 @@ async function main() {
   const lines = [...report(results, { eventsPerSecond, fillP50: percentile(fillLatencies, 50), fillP99: percentile(fillLatencies, 99), rss, steps }), ...webhooks, ...analytics];
   console.log(lines.join('\n'));
   fs.writeFileSync(path.join(projectRoot, 'bench', 'RESULTS.md'), lines.join('\n') + '\n');
-}
-
-/**
- * Webhooks: POST /deposit-processor/webhooks/test emits events (each recorded, its delivery workflow started) at 1
- * and 8 clients to a receiver in this process that answers 200; measured: emits per second, deliveries per second
- * (first emit → last arrival), and event created → first attempt arriving at the receiver, beside a bare workflow
- * start at the same concurrency.
- */
-async function benchWebhooks(url: string, headers: Record<string, string>, results: Result[]): Promise<string[]> {
-  const arrivals = new Map<string, number>();
-  const created = new Map<string, number>();
-  const receiver = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c) => chunks.push(c));
-    req.on('end', () => {
-      const id = String(req.headers['webhook-id']);
-      if (!arrivals.has(id)) arrivals.set(id, Date.now());
-      created.set(id, Date.parse((JSON.parse(Buffer.concat(chunks).toString('utf8')) as { timestamp: string }).timestamp));
-      res.end('{"ok":true}');
-    });
-  }).listen(0, '127.0.0.1');
-  await once(receiver, 'listening');
-  cleanup.push(() => void receiver.close());
-  const res = await fetch(`${url}/deposit-processor/webhooks/endpoints`, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify({ url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook` }),
-  });
-  if (res.status !== 201) throw new Error(`endpoint: ${res.status} ${await res.text()}`);
-
-  const rows: string[] = [];
-  for (const c of [1, 8]) {
-    const ids: string[] = [];
-    const first = Date.now();
-    const emit = await measure('POST /deposit-processor/webhooks/test (emit)', c, REQUESTS, async () => {
-      const r = await fetch(`${url}/deposit-processor/webhooks/test`, { method: 'POST', headers, body: JSON.stringify({ type: 'deposit-received' }) });
-      if (r.status !== 200) throw new Error(`webhooks/test: ${r.status} ${await r.text()}`);
-      ids.push(((await r.json()) as { eventId: string }).eventId);
-    });
-    results.push(emit);
-    await waitFor('every webhook delivered', async () => ids.every((id) => arrivals.has(id)), 120_000);
-    const last = Math.max(...ids.map((id) => arrivals.get(id)!));
-    const latency = ids.map((id) => arrivals.get(id)! - created.get(id)!).sort((a, b) => a - b);
-    const start = results.find((r) => r.concurrency === c && r.name.includes('workflow start'))!;
-    rows.push(
-      `| ${c} | ${emit.rps.toFixed(0)} | ${(ids.length / ((last - first) / 1000)).toFixed(0)} | ${start.rps.toFixed(0)} | ${(emit.rps / start.rps).toFixed(2)} | ` +
-        `${percentile(latency, 50).toFixed(0)} / ${percentile(latency, 99).toFixed(0)} | ${start.p50.toFixed(1)} / ${start.p99.toFixed(1)} |`,
-    );
-  }
-  return [
-    '',
-    '## Webhooks',
-    '',
-    'Events emitted through `POST /deposit-processor/webhooks/test` (record the event and its delivery, start its workflow)',
-    'to one endpoint, a receiver in the benchmark process answering 200. Created → first attempt is the receiver\'s arrival',
-    "time minus the event's creation time (whole milliseconds; both clocks are this machine's).",
-    '',
-    '| clients | events emitted/s | events delivered/s | baseline: bare workflow starts/s | emitted/s vs starts/s | created → first attempt p50 / p99 ms | baseline: workflow start p50 / p99 ms |',
-    '|---|---|---|---|---|---|---|',
-    ...rows,
-  ];
-}
-
-/**
- * Analytics: widget events ingested through POST /analytics/events (token, validation, dedupe, one multi-row insert)
- * at batch sizes 1, 50 and 500, beside a plain multi-row INSERT of the same rows into a copy of the table from this
- * process; then the funnel query over 1,000,000 stored events of one project.
- */
-async function benchAnalytics(url: string, headers: Record<string, string>, db: Awaited<ReturnType<typeof openDatabase>>): Promise<string[]> {
-  const token = ((await (await fetch(`${url}/analytics/ingest-token`, { method: 'POST', headers, body: '{}' })).json()) as { token: string }).token;
-  const events = Array.from({ length: 40 }, (_, i) => simulate(Date.now() - 86_400_000 + i * 1000, `bench-${i}`).events).flat();
-  await db.query('CREATE TABLE IF NOT EXISTS analytics_baseline (LIKE analytics_events INCLUDING ALL)');
-  const rows: string[] = [];
-  let offset = 0;
-  for (const [size, batches] of [[1, 400], [50, 120], [500, 24]] as const) {
-    const take = () => {
-      const batch = events.slice(offset % events.length, (offset % events.length) + size);
-      offset += size;
-      return batch.length === size ? batch : events.slice(0, size);
-    };
-    const ingest = await measure(`POST /analytics/events, batches of ${size}`, 8, batches, async () => {
-      const res = await fetch(`${url}/analytics/events`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ events: take().map((e) => ({ ...e, widget_version: `${offset}` })) }) });
-      if (res.status !== 200) throw new Error(`analytics ingest: ${res.status}`);
-      await res.arrayBuffer();
-    });
-    const baseline = await measure(`baseline: plain INSERT, batches of ${size}`, 8, batches, async () => {
-      const batch = take();
-      await db.query(
-        `INSERT INTO analytics_baseline (dedupe_key, session_id, event, modal, step, outcome, reason, funding_method, occurred_at, data)
-         SELECT * FROM unnest($1::bytea[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::timestamptz[], $10::jsonb[])`,
-        [batch.map(() => randomBytes(32)), batch.map((e) => e.session_id), batch.map((e) => e.event), batch.map((e) => e.modal ?? null), batch.map((e) => e.step ?? null),
-          batch.map((e) => e.outcome ?? null), batch.map((e) => e.reason ?? null), batch.map((e) => e.funding_method ?? null), batch.map((e) => new Date(e.timestamp as number)), batch.map((e) => JSON.stringify(e))],
-      );
-    });
-    rows.push(`| ${size} | ${(ingest.rps * size).toFixed(0)} | ${(baseline.rps * size).toFixed(0)} | ${(ingest.rps / baseline.rps).toFixed(2)} | ${ingest.p50.toFixed(1)} / ${ingest.p99.toFixed(1)} |`);
-  }
-
-  // 1,000,000 events of one project: 200,000 five-event sessions over six days, loaded in SQL.
-  const { projectId: big, apiKey } = await createProject(db, 'analytics-bench');
-  const loadStarted = performance.now();
-  await db.query(
-    `INSERT INTO analytics_events (project_id, dedupe_key, session_id, event, modal, step, outcome, reason, reason_family, funding_method, deposit_id, occurred_at, data)
-     SELECT $1::uuid, sha256(convert_to($1::uuid::text || s || ':' || k, 'UTF8')), 's' || s,
-            CASE WHEN k <= 4 THEN 'deposit_modal_step_open' ELSE 'deposit_modal_ui_outcome' END, 'deposit',
-            (ARRAY['method', 'amount', 'quote', 'wallet_processing', 'wallet_processing'])[CASE WHEN k = 5 AND s % 4 = 0 THEN 2 ELSE k END],
-            CASE WHEN k < 5 THEN NULL WHEN s % 4 = 0 THEN 'abandoned' WHEN s % 7 = 0 THEN 'failed' ELSE 'completed' END,
-            CASE WHEN k = 5 AND s % 7 = 0 AND s % 4 <> 0 THEN 'quote_expired' END, CASE WHEN k = 5 AND s % 7 = 0 AND s % 4 <> 0 THEN 'quote' END,
-            CASE WHEN k = 1 THEN NULL WHEN s % 2 = 0 THEN 'wallet' ELSE 'transfer' END, NULL,
-            now() - interval '6 days' + s * interval '2 seconds' + k * interval '9 seconds', '{}'::jsonb
-     FROM generate_series(1, 200000) AS s, generate_series(1, 5) AS k`,
-    [big],
-  );
-  await db.query('VACUUM ANALYZE analytics_events'); // as autovacuum leaves a table in production
-  const loadSeconds = (performance.now() - loadStarted) / 1000;
-  const funnelMs = await median(5, async () => {
-    const res = await fetch(`${url}/analytics/funnel`, { headers: { 'x-api-key': apiKey } });
-    const f = (await res.json()) as { sessions: number };
-    if (f.sessions !== 200_000) throw new Error(`funnel over the bench project: ${JSON.stringify(f).slice(0, 200)}`);
-  });
-  const filteredMs = await median(5, async () => {
-    await (await fetch(`${url}/analytics/funnel?fundingMethod=transfer`, { headers: { 'x-api-key': apiKey } })).arrayBuffer();
-  });
-  return [
-    '',
-    '## Analytics',
-    '',
-    'Widget events through `POST /analytics/events` (ingest token, schema and rule validation, dedupe key, one multi-row',
-    'INSERT with `ON CONFLICT DO NOTHING`) at 8 concurrent senders, beside a plain multi-row INSERT of the same rows into a',
-    'copy of the table (same indexes) from the benchmark process.',
-    '',
-    '| batch size | ingested events/s | baseline: plain INSERT events/s | ratio | ingest p50 / p99 ms |',
-    '|---|---|---|---|---|',
-    ...rows,
-    '',
-    `Funnel query over 1,000,000 stored events (200,000 sessions, one project; loaded in ${loadSeconds.toFixed(0)} s):`,
-    `\`GET /analytics/funnel\` median ${funnelMs.toFixed(0)} ms over the default 7 days; filtered by funding method ${filteredMs.toFixed(0)} ms.`,
-  ];
 }
 
 function secretsEnv(rt: ReturnType<typeof loadRuntime>) {

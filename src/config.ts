@@ -101,6 +101,8 @@ export interface WebhookConfig {
   /** attempts in flight per worker process, in all and per endpoint */
   concurrency: number;
   endpointConcurrency: number;
+  /** a claimed first attempt whose worker went silent is claimed again this long after the attempt's timeout */
+  claimLeaseSeconds: number;
 }
 
 export interface Secrets {
@@ -249,6 +251,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       allowPrivate: bool(env, 'WEBHOOK_ALLOW_PRIVATE', false),
       concurrency: int(env, 'WEBHOOK_CONCURRENCY', 200, 1, 10_000),
       endpointConcurrency: int(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 10, 1, 1000),
+      claimLeaseSeconds: int(env, 'WEBHOOK_CLAIM_LEASE_SECONDS', 30, 1, 3600),
     },
     compliance: {
       provider: oneOf(env, 'COMPLIANCE_PROVIDER', ['sandbox', 'persona', 'none'] as const, nodeEnv === 'production' ? 'none' : 'sandbox'),

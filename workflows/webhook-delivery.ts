@@ -13,6 +13,9 @@ export const webhookTaskQueue = (taskQueue: string) => `${taskQueue}-webhooks`;
  * Delivers one event's round to each of its endpoints independently: attempts on the retry schedule until one
  * succeeds, the endpoint stops taking it (410, disabled, removed), or the schedule ends. Each attempt is recorded
  * by the activity; the workflow only decides when the next one happens.
+ * Since issue 23 the workers' claim loop makes attempt 1 and starts this workflow (one endpoint, `firstAttempt` 2)
+ * only when a retry must wait. Rounds queued before carry neither `firstAttempt` nor `retryAt` and take exactly the
+ * commands they always took, so their histories replay without a patch marker.
  */
 export async function deliverWebhook(plan: DeliveryPlan): Promise<void> {
   const { attemptWebhook } = proxyActivities<Activities>({
@@ -26,7 +29,10 @@ export async function deliverWebhook(plan: DeliveryPlan): Promise<void> {
   setHandler(retryNowSignal, () => void nudges++);
 
   await Promise.all(plan.endpointIds.map(async (endpointId) => {
-    for (let attempt = 1; ; attempt++) {
+    // A claimed first attempt failed: wait out its retry delay (from this run's start, a time in the history).
+    const due = (plan.retryAt ?? 0) - workflowInfo().runStartTime.getTime();
+    if (due > 0) await condition(() => nudges > 0, due);
+    for (let attempt = plan.firstAttempt ?? 1; ; attempt++) {
       const seen = nudges;
       const nextDelaySeconds = delayAfter(plan.retryDelaysSeconds, attempt, unitHash(`${plan.eventId}/${endpointId}/${plan.round}/${attempt}`));
       const { outcome, waitSeconds } = await attemptWebhook({ eventId: plan.eventId, endpointId, round: plan.round, attempt, nextDelaySeconds });

@@ -2,25 +2,41 @@ import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import type { DataSource } from 'typeorm';
 import type { AcceptedEvent } from './validate';
+import { applyToRollup, byBytes, contribute, SEP, SESSION_LOCK, mergeSessions, SESSION_COLUMNS, sessionDaysSql, sumKey, type SessionDay, type Sums } from './rollup';
 
 /** An event's identity: its project and its canonical JSON, so a retried batch maps onto the rows it wrote. */
 const dedupeKey = (projectId: string | null, data: unknown) => createHash('sha256').update(`${projectId ?? ''}\n${canonicalize(data)}`).digest();
 
-/** One multi-row statement per batch; returns how many rows were new. */
+/**
+ * One multi-row statement per batch, which also returns the session-day rows of the events that were new and locks
+ * their sessions; they are folded into the funnel's rollup in the same transaction. Returns how many rows were new.
+ */
 export async function storeEvents(db: DataSource, projectId: string | null, events: AcceptedEvent[]): Promise<number> {
   if (!events.length) return 0;
   const col = <T>(f: (e: AcceptedEvent) => T) => events.map(f);
-  const rows = await db.query(
-    `INSERT INTO analytics_events (project_id, dedupe_key, session_id, event, modal, step, outcome, reason, reason_family, funding_method, deposit_id, occurred_at, data)
-     SELECT $1, * FROM unnest($2::bytea[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::timestamptz[], $13::jsonb[])
-     ON CONFLICT (dedupe_key) DO NOTHING RETURNING 1`,
-    [
-      projectId, col((e) => dedupeKey(projectId, e.data)), col((e) => e.sessionId), col((e) => e.event), col((e) => e.modal), col((e) => e.step), col((e) => e.outcome),
-      col((e) => e.reason), col((e) => e.reasonFamily), col((e) => e.fundingMethod), col((e) => e.depositId), col((e) => e.occurredAt), col((e) => JSON.stringify(e.data)),
-    ],
-  );
-  return rows.length;
+  return db.transaction(async (tx) => {
+    const [{ stored, days }]: { stored: number; days: SessionDay[] }[] = await tx.query(
+      `WITH ins AS (
+         INSERT INTO analytics_events (project_id, dedupe_key, session_id, event, modal, step, outcome, reason, reason_family, funding_method, deposit_id, occurred_at, data)
+         SELECT $1, * FROM unnest($2::bytea[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::timestamptz[], $13::jsonb[])
+         ON CONFLICT (dedupe_key) DO NOTHING RETURNING project_id, session_id, event, modal, step, outcome, reason_family, funding_method, deposit_id, occurred_at),
+       ${sessionDaysSql('ins').slice('WITH '.length)}
+       SELECT (SELECT count(*)::int FROM ins) AS stored,
+              (SELECT coalesce(jsonb_agg(jsonb_build_object(${JSON_ROW})), '[]') FROM days) AS days,
+              (SELECT count(pg_advisory_xact_lock(h)) FROM (SELECT DISTINCT ${SESSION_LOCK} AS h FROM days ORDER BY 1) x) AS locked`,
+      [
+        projectId, col((e) => dedupeKey(projectId, e.data)), col((e) => e.sessionId), col((e) => e.event), col((e) => e.modal), col((e) => e.step), col((e) => e.outcome),
+        col((e) => e.reason), col((e) => e.reasonFamily), col((e) => e.fundingMethod), col((e) => e.depositId), col((e) => e.occurredAt), col((e) => JSON.stringify(e.data)),
+      ],
+    );
+    if (days.length) await applyToRollup(tx, days);
+    return stored;
+  });
 }
+
+/** A session-day row as JSON, bigints as text (epoch µs overflow nothing in JSON numbers, but text is what reads give). */
+const JSON_ROW = ['project_id', 'modal', 'session_id', 'day::text', 'started_us::text', 'completed_us::text', 'methods', 'steps', 'outcomes', 'families', 'last_outcome', 'last_outcome_us::text', 'deposits']
+  .map((c) => `'${c.replace('::text', '')}', ${c}`).join(', ');
 
 export interface FunnelQuery { projectId: string; from: Date; to: Date; modal: string; fundingMethod?: string }
 
@@ -40,12 +56,17 @@ export interface Funnel {
   deposits: { observed: number; byOutcome: { widget: string; processed: string; count: number }[] };
 }
 
+type ByOutcome = Funnel['deposits']['byOutcome'];
+const sortOutcomes = (rows: ByOutcome): ByOutcome =>
+  rows.map((d) => ({ widget: d.widget, processed: d.processed, count: d.count })).sort((a, b) => byBytes(a.widget, b.widget) || byBytes(a.processed, b.processed));
+
 /**
- * The funnel of one modal over a time range, in SQL over the covering index. Step order is the order sessions
- * reach them (mean position of each step's first opening within a session); a session drops off at the last step
- * it opened when it never completed.
+ * The funnel of one modal over a time range computed from the raw events, the definition the rollup is held to
+ * (test/integration/funnel-rollup.test.ts). Step order is the order sessions reach them (mean position of each
+ * step's first opening within a session, ties by name); a session drops off at the last step it opened when it
+ * never completed.
  */
-export async function funnel(db: DataSource, q: FunnelQuery): Promise<Funnel> {
+export async function funnelFromRaw(db: DataSource, q: FunnelQuery): Promise<Funnel> {
   const params = [q.projectId, q.modal, q.from, q.to, ...(q.fundingMethod ? [q.fundingMethod] : [])];
   // The funding-method filter is added only when asked for, so the planner can make it a hashed semi-join.
   const scope = `WITH scoped AS (
@@ -62,10 +83,10 @@ export async function funnel(db: DataSource, q: FunnelQuery): Promise<Funnel> {
     // (the step's position) and from the end (1 = the last step the session reached).
     run(
       `${scope},
-       firsts AS (SELECT session_id, step, min(occurred_at) AS t FROM scoped WHERE event = 'deposit_modal_step_open' GROUP BY 1, 2),
+       firsts AS (SELECT session_id, step, min(occurred_at) AS t FROM scoped WHERE event = 'deposit_modal_step_open' AND step IS NOT NULL GROUP BY 1, 2),
        sessions AS (SELECT session_id, min(occurred_at) AS started, min(occurred_at) FILTER (WHERE outcome = 'completed') AS completed_at FROM scoped GROUP BY 1),
-       ranked AS (SELECT step, session_id, row_number() OVER (PARTITION BY session_id ORDER BY t) AS position,
-                         row_number() OVER (PARTITION BY session_id ORDER BY t DESC) AS from_end FROM firsts),
+       ranked AS (SELECT step, session_id, row_number() OVER (PARTITION BY session_id ORDER BY t, step COLLATE "C") AS position,
+                         row_number() OVER (PARTITION BY session_id ORDER BY t DESC, step COLLATE "C" DESC) AS from_end FROM firsts),
        timing AS (SELECT count(*)::int AS completed,
                          percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM completed_at - started))::float AS p50,
                          percentile_cont(0.9) WITHIN GROUP (ORDER BY extract(epoch FROM completed_at - started))::float AS p90
@@ -74,18 +95,18 @@ export async function funnel(db: DataSource, q: FunnelQuery): Promise<Funnel> {
        UNION ALL
        SELECT * FROM (SELECT r.step, count(*)::int, avg(r.position)::float, (count(*) FILTER (WHERE r.from_end = 1))::int,
                              (count(*) FILTER (WHERE r.from_end = 1 AND s.completed_at IS NULL))::int, NULL::json
-                      FROM ranked r JOIN sessions s USING (session_id) GROUP BY r.step ORDER BY 3, 1) per_step`,
+                      FROM ranked r JOIN sessions s USING (session_id) GROUP BY r.step ORDER BY 3, r.step COLLATE "C") per_step`,
     ),
     // Sessions per outcome, and events per outcome and reason family.
     run(
       `${scope} SELECT outcome, reason_family AS family, GROUPING(reason_family) = 1 AS whole, count(*)::int AS count, count(DISTINCT session_id)::int AS sessions
-       FROM scoped WHERE outcome IS NOT NULL GROUP BY GROUPING SETS ((outcome), (outcome, reason_family)) ORDER BY count DESC, family`,
+       FROM scoped WHERE outcome IS NOT NULL GROUP BY GROUPING SETS ((outcome), (outcome, reason_family)) ORDER BY count DESC, reason_family COLLATE "C"`,
     ),
     run(
       `${scope},
-       seen AS (SELECT deposit_id, (array_agg(session_id))[1] AS session_id FROM scoped WHERE deposit_id IS NOT NULL GROUP BY 1),
+       seen AS (SELECT deposit_id, min(session_id COLLATE "C") AS session_id FROM scoped WHERE deposit_id IS NOT NULL GROUP BY 1),
        widget AS (SELECT DISTINCT ON (s.deposit_id) s.deposit_id, coalesce(o.outcome, 'none') AS outcome
-                  FROM seen s LEFT JOIN scoped o ON o.session_id = s.session_id AND o.outcome IS NOT NULL ORDER BY s.deposit_id, o.occurred_at DESC),
+                  FROM seen s LEFT JOIN scoped o ON o.session_id = s.session_id AND o.outcome IS NOT NULL ORDER BY s.deposit_id, o.occurred_at DESC, o.outcome COLLATE "C" DESC),
        processed AS (SELECT DISTINCT ON (deposit_id) deposit_id, type FROM webhook_events
                      WHERE project_id = $1 AND deposit_id IN (SELECT deposit_id FROM seen) AND type IN ('deposit-received', 'bridge-started', 'bridge-delayed', 'deposit-delayed', 'bridge-complete', 'bridge-failed', 'deposit-rejected', 'deposit-refunded')
                      ORDER BY deposit_id, seq DESC)
@@ -93,7 +114,7 @@ export async function funnel(db: DataSource, q: FunnelQuery): Promise<Funnel> {
               CASE WHEN p.type IS NULL THEN 'unknown' WHEN p.type = 'bridge-complete' THEN 'completed' WHEN p.type = 'deposit-refunded' THEN 'refunded'
                    WHEN p.type IN ('bridge-failed', 'deposit-rejected') THEN 'failed' ELSE 'processing' END AS processed,
               count(*)::int AS count
-       FROM widget w LEFT JOIN processed p USING (deposit_id) GROUP BY 1, 2 ORDER BY 1, 2`,
+       FROM widget w LEFT JOIN processed p USING (deposit_id) GROUP BY 1, 2`,
     ),
   ]);
   type StepRow = { step: string | null; sessions: number; last_here: number; drop_off: number; timing: { completed: number; p50: number | null; p90: number | null } | null };
@@ -118,7 +139,130 @@ export async function funnel(db: DataSource, q: FunnelQuery): Promise<Funnel> {
     timeToComplete: { sessions: timing.completed, p50Seconds: round(timing.p50), p90Seconds: round(timing.p90) },
     deposits: {
       observed: deposits.reduce((n: number, d: { count: number }) => n + d.count, 0),
-      byOutcome: deposits.map((d: { widget: string; processed: string; count: number }) => ({ widget: d.widget, processed: d.processed, count: d.count })),
+      byOutcome: sortOutcomes(deposits),
     },
+  };
+}
+
+const PROCESSED_TYPES = ['deposit-received', 'bridge-started', 'bridge-delayed', 'deposit-delayed', 'bridge-complete', 'bridge-failed', 'deposit-rejected', 'deposit-refunded'];
+const processedAs = (type: string | undefined) =>
+  type === undefined ? 'unknown' : type === 'bridge-complete' ? 'completed' : type === 'deposit-refunded' ? 'refunded' : type === 'bridge-failed' || type === 'deposit-rejected' ? 'failed' : 'processing';
+
+/** percentile_cont as PostgreSQL computes it (float8 interpolation between the two nearest rows). */
+function percentileCont(sorted: number[], p: number): number | null {
+  if (!sorted.length) return null;
+  const at = p * (sorted.length - 1);
+  const lo = Math.floor(at);
+  const hi = Math.ceil(at);
+  return lo === hi ? sorted[lo] : sorted[lo] + (sorted[hi] - sorted[lo]) * (at - lo);
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The funnel from the rollup (src/analytics/rollup.ts), equal to funnelFromRaw for any range: the whole UTC days
+ * inside the range are read from the per-day sums and from the rows of sessions that span days; a partial day at
+ * either end is computed from the raw events (so its cost grows with the events of that part of a day) unless the
+ * rest of that day holds no event of the modal (a range that ends now), when it is read as a whole day; sessions
+ * seen in several of those parts are merged before they are counted. The deposits section joins the deposits that
+ * the range's sessions saw to the processor's webhook events as they are now.
+ */
+export async function funnel(db: DataSource, q: FunnelQuery): Promise<Funnel> {
+  // A partial day counts as whole when the part outside the range holds no event of the modal (a range ending now).
+  const empty = async (from: number, to: number) => from >= to || !(await db.query(
+    'SELECT 1 FROM analytics_events WHERE project_id = $1 AND modal = $2 AND occurred_at >= $3 AND occurred_at < $4 LIMIT 1',
+    [q.projectId, q.modal, new Date(from), new Date(to)],
+  )).length;
+  const dayStart = Math.floor(q.from.getTime() / DAY_MS) * DAY_MS;
+  const dayEnd = Math.ceil(q.to.getTime() / DAY_MS) * DAY_MS;
+  const [fromWhole, toWhole] = await Promise.all([empty(dayStart, q.from.getTime()), empty(q.to.getTime(), dayEnd)]);
+  const firstWhole = fromWhole ? dayStart : dayStart + DAY_MS;
+  const endWhole = toWhole ? dayEnd : dayEnd - DAY_MS;
+  const whole = firstWhole < endWhole;
+  const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+  // The raw parts: before the first whole day and after the last (all of it when the range holds no whole day).
+  const edges = (whole ? [[q.from, new Date(firstWhole)], [new Date(endWhole), q.to]] : [[q.from, q.to]]).filter(([a, b]) => a < b);
+  const method = q.fundingMethod ?? '';
+  const [sums, spanning, deposited, edgeRows] = await Promise.all([
+    whole
+      ? db.query(
+        `SELECT metric, key, sum(value)::text AS value FROM analytics_funnel_days
+         WHERE project_id = $1 AND modal = $2 AND method = $3 AND day >= $4::date AND day < $5::date GROUP BY 1, 2`,
+        [q.projectId, q.modal, method, day(firstWhole), day(endWhole)],
+      )
+      : [],
+    whole
+      ? db.query(`SELECT ${SESSION_COLUMNS} FROM analytics_funnel_sessions WHERE project_id = $1 AND modal = $2 AND spans AND day >= $3::date AND day < $4::date`,
+        [q.projectId, q.modal, day(firstWhole), day(endWhole)])
+      : [],
+    whole
+      ? db.query(`SELECT ${SESSION_COLUMNS} FROM analytics_funnel_sessions WHERE project_id = $1 AND modal = $2 AND NOT spans AND deposits <> '{}' AND day >= $3::date AND day < $4::date`,
+        [q.projectId, q.modal, day(firstWhole), day(endWhole)])
+      : [],
+    edges.length
+      ? db.query(
+        `${sessionDaysSql('analytics_events', `AND project_id = $1 AND modal = $2 AND (${edges.map((_, i) => `(occurred_at >= $${3 + 2 * i} AND occurred_at < $${4 + 2 * i})`).join(' OR ')})`)}
+         SELECT project_id, modal, session_id, day::text AS day, started_us::text, completed_us::text, methods, steps, outcomes, families, last_outcome, last_outcome_us::text, deposits FROM days`,
+        [q.projectId, q.modal, ...edges.flat()],
+      )
+      : [],
+  ]) as [{ metric: string; key: string; value: string }[], SessionDay[], SessionDay[], SessionDay[]];
+  const inScope = (s: SessionDay) => !q.fundingMethod || s.methods.includes(q.fundingMethod);
+  const merged = mergeSessions([...spanning, ...edgeRows]).filter(inScope);
+
+  const totals: Sums = new Map();
+  for (const r of sums) totals.set(sumKey(method, r.metric, r.key), BigInt(r.value));
+  for (const m of merged) contribute(totals, m, 1n, [method]);
+  const byMetric = new Map<string, Map<string, bigint>>();
+  for (const [k, v] of totals) {
+    const [, name, key] = k.split(SEP);
+    (byMetric.get(name) ?? byMetric.set(name, new Map()).get(name)!).set(key, v);
+  }
+  const metric = (name: string) => byMetric.get(name) ?? new Map<string, bigint>();
+  const entered = Number(metric('entered').get('') ?? 0n);
+  const round = (x: number | null) => (x === null ? null : Math.round(x * 1000) / 1000);
+  const stepSessions = [...metric('step_sessions')].filter(([, n]) => n > 0n);
+  const position = (step: string, n: bigint) => Number(metric('step_position').get(step) ?? 0n) / Number(n);
+  const steps = stepSessions
+    .map(([step, n]) => ({ step, n, at: position(step, n) }))
+    .sort((a, b) => a.at - b.at || byBytes(a.step, b.step))
+    .map(({ step, n }) => ({ step, sessions: Number(n), conversion: entered ? round(Number(n) / entered)! : 0, dropOff: Number(metric('step_drop').get(step) ?? 0n) }));
+  const durations = [...metric('duration_us')].flatMap(([us, n]) => Array<number>(Number(n)).fill(Number(us) / 1e6)).sort((a, b) => a - b);
+  const outcomeEvents = [...metric('outcome_events')].filter(([, n]) => n > 0n).sort(([a, x], [b, y]) => (x === y ? byBytes(a, b) : x > y ? -1 : 1));
+  const families = (outcome: string) => [...metric('family_events')]
+    .filter(([k, n]) => n > 0n && k.startsWith(`${outcome}/`))
+    .map(([k, n]) => ({ family: k.slice(outcome.length + 1), count: Number(n) }))
+    .sort((a, b) => b.count - a.count || byBytes(a.family, b.family));
+
+  // Deposits: each seen by the first of its sessions (byte order) in scope; the widget outcome is that session's last.
+  const bySession = new Map<string, SessionDay>();
+  for (const s of [...deposited.filter(inScope), ...merged]) if (s.deposits.length) bySession.set(s.session_id, s);
+  const seen = new Map<string, SessionDay>();
+  for (const s of [...bySession.values()].sort((a, b) => byBytes(a.session_id, b.session_id))) for (const d of s.deposits) if (!seen.has(d)) seen.set(d, s);
+  const processed = new Map<string, string>(seen.size
+    ? (await db.query(
+      `SELECT DISTINCT ON (deposit_id) deposit_id, type FROM webhook_events WHERE project_id = $1 AND deposit_id = ANY($2::text[]) AND type = ANY($3::text[]) ORDER BY deposit_id, seq DESC`,
+      [q.projectId, [...seen.keys()], PROCESSED_TYPES],
+    )).map((r: { deposit_id: string; type: string }) => [r.deposit_id, r.type])
+    : []);
+  const pairs = new Map<string, ByOutcome[number]>();
+  for (const [depositId, s] of seen) {
+    const widget = s.last_outcome ?? 'none';
+    const kind = processedAs(processed.get(depositId));
+    const at = pairs.get(`${widget}\n${kind}`) ?? pairs.set(`${widget}\n${kind}`, { widget, processed: kind, count: 0 }).get(`${widget}\n${kind}`)!;
+    at.count++;
+  }
+  return {
+    from: q.from.toISOString(),
+    to: q.to.toISOString(),
+    modal: q.modal,
+    fundingMethod: q.fundingMethod ?? null,
+    sessions: entered,
+    steps,
+    outcomes: Object.fromEntries(outcomeEvents.map(([o]) => [o, Number(metric('outcome_sessions').get(o) ?? 0n)])),
+    failures: families('failed'),
+    friction: families('friction'),
+    timeToComplete: { sessions: durations.length, p50Seconds: round(percentileCont(durations, 0.5)), p90Seconds: round(percentileCont(durations, 0.9)) },
+    deposits: { observed: seen.size, byOutcome: sortOutcomes([...pairs.values()]) },
   };
 }

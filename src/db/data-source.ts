@@ -19,6 +19,8 @@ import { Tenancy1765200000000 } from './migrations/1765200000000-tenancy';
 import { OutboxDeadLetters1765300000000 } from './migrations/1765300000000-outbox-dead-letters';
 import { VerificationClaims1765400000000 } from './migrations/1765400000000-verification-claims';
 import { UnattributedAnalytics1765500000000 } from './migrations/1765500000000-unattributed-analytics';
+import { WebhookClaims1765600000000 } from './migrations/1765600000000-webhook-claims';
+import { FunnelRollup1765600000001 } from './migrations/1765600000001-funnel-rollup';
 
 /**
  * How long a query waits for a pooled connection (pg `connectionTimeoutMillis`, also the connect timeout) before it
@@ -63,6 +65,8 @@ export function createDataSource(url: string, poolSize = 10, timeouts: PoolTimeo
       OutboxDeadLetters1765300000000,
       VerificationClaims1765400000000,
       UnattributedAnalytics1765500000000,
+      WebhookClaims1765600000000,
+      FunnelRollup1765600000001,
     ],
     migrationsTransactionMode: 'all',
     synchronize: false,

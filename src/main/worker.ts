@@ -12,18 +12,22 @@ async function main() {
   const rt = loadRuntime();
   const logger = createLogger(rt.config.logLevel, 'worker');
   installRuntime(rt.config.logLevel === 'info' ? 'warn' : rt.config.logLevel);
-  const db = await openDatabase(rt.databaseUrl, undefined, { acquireTimeoutMs: rt.config.dbAcquireTimeoutMs });
+  // Webhook attempts record themselves in short transactions that mostly wait on commits: more than the default 10.
+  const db = await openDatabase(rt.databaseUrl, 20, { acquireTimeoutMs: rt.config.dbAcquireTimeoutMs });
   const client = createTemporalClient(rt.temporalAddress, rt.config.temporalNamespace);
-  const { workers, connection } = await createWorkers({
+  const { workers, connection, claimer } = await createWorkers({
     address: rt.temporalAddress,
     namespace: rt.config.temporalNamespace,
     taskQueue: rt.config.taskQueue,
     deps: { db, config: rt.config, outbox: createOutbox(db, client, rt.config), deposits: depositDeps(rt, db) },
+    log: logger,
   });
   await ensureSweeperSchedule(client, rt.config.taskQueue, rt.config.outbox.sweepSeconds, rt.config.outbox.graceSeconds);
   logger.info({ taskQueue: rt.config.taskQueue, temporal: rt.temporalAddress }, 'worker running');
+  claimer.start();
   // Worker.run() installs SIGINT/SIGTERM handlers itself and drains in-flight tasks before it resolves.
   await Promise.all(workers.map((w) => w.run()));
+  await claimer.stop();
   await connection.close();
   await client.connection.close();
   await db.destroy();

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { WebhookConfig } from '../config';
-import { queueStart, type QueuedStart } from '../outbox/outbox';
-import type { DeliveryPlan, EventStatus, WebhookType } from './types';
+import type { QueuedStart } from '../outbox/outbox';
+import { DUE_CHANNEL } from './claimer';
+import type { EventStatus, WebhookType } from './types';
 
 export interface NewEvent {
   projectId: string;
@@ -31,27 +32,18 @@ export const deliveryWorkflowId = (eventId: string, round: number) => `webhook-$
 
 const newEventId = () => `evt_${randomBytes(16).toString('base64url')}`;
 
-function planStart(projectId: string, plan: DeliveryPlan, type: string): QueuedStart {
-  return {
-    workflowId: deliveryWorkflowId(plan.eventId, plan.round),
-    workflowType: 'deliverWebhook',
-    args: [plan],
-    searchAttributes: { Project: projectId },
-    summary: `${type} ${plan.eventId} to ${plan.endpointIds.length} endpoint(s), round ${plan.round}`,
-  };
-}
-
 /**
  * Opens a delivery round for an event inside the caller's transaction: one pending delivery per live endpoint that
- * takes the type, and the workflow start queued in the outbox. Without such an endpoint the event is `failed` with
- * no attempt (a replay delivers it once an endpoint exists).
+ * takes the type, due now, and a notification (sent at commit) that wakes the workers' claim loops. Without such an
+ * endpoint the event is `failed` with no attempt (a replay delivers it once an endpoint exists). Returns how many
+ * deliveries it opened.
  */
-async function openRound(tx: EntityManager, seq: string, eventId: string, projectId: string, type: string, round: number, config: WebhookConfig): Promise<QueuedStart | undefined> {
+async function openRound(tx: EntityManager, seq: string, projectId: string, type: string, round: number): Promise<number> {
   const endpoints: { id: string }[] = await tx.query(
-    `INSERT INTO webhook_deliveries (event_seq, endpoint_id, round, status)
-     SELECT $1, id, $2, 'pending' FROM webhook_endpoints
+    `INSERT INTO webhook_deliveries (event_seq, endpoint_id, round, status, next_attempt_at)
+     SELECT $1, id, $2, 'pending', now() FROM webhook_endpoints
      WHERE project_id = $3 AND removed_at IS NULL AND disabled_at IS NULL AND (types IS NULL OR $4 = ANY(types))
-     ON CONFLICT (event_seq, endpoint_id) DO UPDATE SET round = EXCLUDED.round, status = 'pending', next_attempt_at = NULL, last_error = NULL
+     ON CONFLICT (event_seq, endpoint_id) DO UPDATE SET round = EXCLUDED.round, status = 'pending', next_attempt_at = now(), last_error = NULL, workflow_id = NULL
      RETURNING endpoint_id AS id`,
     [seq, round, projectId, type],
   );
@@ -59,18 +51,18 @@ async function openRound(tx: EntityManager, seq: string, eventId: string, projec
     `UPDATE webhook_events SET round = $2, status = $3, delivered_at = NULL WHERE seq = $1`,
     [seq, round, endpoints.length ? 'pending' : 'failed'],
   );
-  if (!endpoints.length) return undefined;
-  const plan: DeliveryPlan = { eventId, round, endpointIds: endpoints.map((e) => e.id), retryDelaysSeconds: config.retryDelaysSeconds, timeoutSeconds: config.timeoutSeconds };
-  const start = planStart(projectId, plan, type);
-  await queueStart(tx, start);
-  return start;
+  if (endpoints.length) await tx.query(`SELECT pg_notify('${DUE_CHANNEL}', '')`);
+  return endpoints.length;
 }
 
 /**
- * Records an event and queues its delivery in the caller's transaction (so the event exists exactly when the state
- * change that caused it does). Idempotent per (project, idempotencyKey). The caller performs `start` after commit.
+ * Records an event and opens its delivery in the caller's transaction (so the event exists exactly when the state
+ * change that caused it does; its first attempt follows the commit). Idempotent per (project, idempotencyKey).
+ * `start` and the configuration are what emitters passed and got when a workflow made the first attempt: nothing
+ * is to be started any more (the workers' claim loop attempts it), and removing them from every emitter (deposits,
+ * compliance) is left to a change of its own.
  */
-export async function emitEvent(tx: EntityManager, e: NewEvent, config: WebhookConfig): Promise<{ eventId: string; created: boolean; start?: QueuedStart }> {
+export async function emitEvent(tx: EntityManager, e: NewEvent, _config?: WebhookConfig): Promise<{ eventId: string; created: boolean; start?: QueuedStart }> {
   const inserted: { seq: string; event_id: string }[] = await tx.query(
     `INSERT INTO webhook_events (event_id, project_id, idempotency_key, type, deposit_id, payload, test, status)
      VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending') ON CONFLICT (project_id, idempotency_key) DO NOTHING RETURNING seq, event_id`,
@@ -81,7 +73,8 @@ export async function emitEvent(tx: EntityManager, e: NewEvent, config: WebhookC
     return { eventId: existing.event_id, created: false };
   }
   const [{ seq, event_id: eventId }] = inserted;
-  return { eventId, created: true, start: await openRound(tx, seq, eventId, e.projectId, e.type, 1, config) };
+  await openRound(tx, seq, e.projectId, e.type, 1);
+  return { eventId, created: true };
 }
 
 /** The live endpoints that would receive an event of this type now. */
@@ -169,14 +162,15 @@ export async function getEvent(db: DataSource, projectId: string, eventId: strin
   };
 }
 
-export type Resend = { eventId: string; status: EventStatus; attempts: number } & ({ kind: 'nudge'; workflowId: string } | { kind: 'round'; start: QueuedStart } | { kind: 'no-endpoint' });
+export type Resend = { eventId: string; status: EventStatus; attempts: number } & ({ kind: 'nudge'; workflowIds: string[] } | { kind: 'round' } | { kind: 'no-endpoint' });
 
 /**
  * Delivers a stored event again under its original eventId (so receivers' deduplication still holds). An event
- * still pending is nudged: its waiting attempts happen now (`reopen` when its workflow is gone: a new round). A
- * finished one gets a new round to today's endpoints; with none, nothing changes.
+ * still pending is nudged: the workflows waiting to retry its deliveries attempt now (`reopen` when one of them is
+ * gone: a new round); a delivery still with the claim loop is attempted already. A finished one gets a new round to
+ * today's endpoints; with none, nothing changes.
  */
-export async function resendEvent(db: DataSource, projectId: string, eventId: string, config: WebhookConfig, reopen = false): Promise<Resend | undefined> {
+export async function resendEvent(db: DataSource, projectId: string, eventId: string, reopen = false): Promise<Resend | undefined> {
   return db.transaction(async (tx) => {
     const [row]: (EventRow & { round: number })[] = await tx.query(
       `SELECT ${EVENT_COLUMNS}, round FROM webhook_events WHERE project_id = $1 AND event_id = $2 FOR UPDATE`,
@@ -184,30 +178,33 @@ export async function resendEvent(db: DataSource, projectId: string, eventId: st
     );
     if (!row) return undefined;
     const at = { eventId, status: row.status, attempts: row.attempts };
-    if (row.status === 'pending' && !reopen) return { kind: 'nudge', workflowId: deliveryWorkflowId(eventId, row.round), ...at };
+    if (row.status === 'pending' && !reopen) {
+      const waiting: { workflow_id: string }[] = await tx.query(
+        `SELECT DISTINCT workflow_id FROM webhook_deliveries WHERE event_seq = $1 AND round = $2 AND status = 'pending' AND workflow_id IS NOT NULL`,
+        [row.seq, row.round],
+      );
+      return { kind: 'nudge', workflowIds: waiting.map((w) => w.workflow_id), ...at };
+    }
     if (!(await receiverCount(tx, projectId, row.type))) return { kind: 'no-endpoint', ...at };
-    const start = (await openRound(tx, row.seq, eventId, projectId, row.type, row.round + 1, config))!;
-    return { kind: 'round', start, ...at, status: 'pending' };
+    await openRound(tx, row.seq, projectId, row.type, row.round + 1);
+    return { kind: 'round', ...at, status: 'pending' };
   });
 }
 
 /** Most events one replay reopens; the answer says how many it took, so a client can narrow the window and repeat. */
 export const REPLAY_LIMIT = 1000;
 
-/** Opens a new round for every failed event of the project created in [since, until). */
-export async function replayFailed(db: DataSource, projectId: string, since: string, until: string | undefined, config: WebhookConfig): Promise<QueuedStart[]> {
+/** Opens a new round for every failed event of the project created in [since, until); returns how many it opened. */
+export async function replayFailed(db: DataSource, projectId: string, since: string, until: string | undefined): Promise<number> {
   return db.transaction(async (tx) => {
-    const rows: { seq: string; event_id: string; type: string; round: number }[] = await tx.query(
-      `SELECT seq, event_id, type, round FROM webhook_events
+    const rows: { seq: string; type: string; round: number }[] = await tx.query(
+      `SELECT seq, type, round FROM webhook_events
        WHERE project_id = $1 AND status = 'failed' AND created_at >= $2 AND ($3::timestamptz IS NULL OR created_at < $3)
        ORDER BY seq LIMIT $4 FOR UPDATE`,
       [projectId, since, until ?? null, REPLAY_LIMIT],
     );
-    const starts: QueuedStart[] = [];
-    for (const r of rows) {
-      const start = await openRound(tx, r.seq, r.event_id, projectId, r.type, r.round + 1, config);
-      if (start) starts.push(start);
-    }
-    return starts;
+    let opened = 0;
+    for (const r of rows) if (await openRound(tx, r.seq, projectId, r.type, r.round + 1)) opened++;
+    return opened;
   });
 }

@@ -3,22 +3,13 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Context } from 'koa';
 import { ApiError } from '../http/errors';
 import { defineRoute, type RouteDef } from '../http/route';
-import type { Services } from '../http/services';
-import { isStartQueued, type QueuedStart } from '../outbox/outbox';
+import { isStartQueued } from '../outbox/outbox';
 import { retryNowSignal } from '../../workflows/webhook-delivery';
 import { addEndpoint, enableEndpoint, EndpointError, listEndpoints, removeEndpoint, rotateSecret } from './endpoints';
 import { decodeCursor, emitEvent, getEvent, listEvents, receiverCount, replayFailed, REPLAY_LIMIT, resendEvent } from './events';
 import * as schema from './schemas';
 import { testPayload } from './test-events';
 import type { EventStatus, WebhookType } from './types';
-
-/** Starts recorded with their transaction; one that fails now is left to the outbox sweeper. */
-async function startQueued(s: Services, starts: QueuedStart[]): Promise<void> {
-  for (const start of starts) {
-    s.metrics.workflowStarts.inc({ workflow: 'deliverWebhook' });
-    await s.outbox.start(start).catch((err) => s.logger.warn({ err, workflowId: start.workflowId }, 'webhook delivery start deferred to the outbox sweeper'));
-  }
-}
 
 async function endpointCall<T>(run: () => Promise<T>): Promise<T> {
   try {
@@ -47,8 +38,7 @@ export const webhookRoutes: RouteDef[] = [
       }
       const { depositId, payload } = testPayload(body.type);
       const emitted = await s.db.transaction((tx) =>
-        emitEvent(tx, { projectId: project(ctx), type: body.type, idempotencyKey: `test:${randomUUID()}`, depositId, payload, test: true }, s.config.webhooks));
-      await startQueued(s, emitted.start ? [emitted.start] : []);
+        emitEvent(tx, { projectId: project(ctx), type: body.type, idempotencyKey: `test:${randomUUID()}`, depositId, payload, test: true }));
       return { status: 200, body: { message: 'Test webhook event created', eventId: emitted.eventId } };
     },
   }),
@@ -92,20 +82,20 @@ export const webhookRoutes: RouteDef[] = [
     params: schema.eventParams,
     responses: { 202: { description: 'redelivery under way', schema: schema.resendResponse }, 404: { description: 'no such event in this project' }, 409: { description: 'no enabled endpoint takes its type' } },
     async handler(ctx, { params }, s) {
-      let resend = await resendEvent(s.db, project(ctx), params.eventId, s.config.webhooks);
+      let resend = await resendEvent(s.db, project(ctx), params.eventId);
       if (!resend) throw new ApiError(404, 'Webhook event not found');
       if (resend.kind === 'nudge') {
-        const nudged = await s.temporal.workflow.getHandle(resend.workflowId).signal(retryNowSignal).then(() => true, (e) => {
-          if (e instanceof WorkflowNotFoundError) return false;
-          throw e;
-        });
-        // Gone without finishing (terminated by an operator): a new round, unless its start is still queued.
-        if (!nudged && !(await isStartQueued(s.db, resend.workflowId))) {
-          resend = (await resendEvent(s.db, project(ctx), params.eventId, s.config.webhooks, true))!;
-        }
+        const nudged = await Promise.all(resend.workflowIds.map(async (workflowId) => {
+          const signalled = await s.temporal.workflow.getHandle(workflowId).signal(retryNowSignal).then(() => true, (e) => {
+            if (e instanceof WorkflowNotFoundError) return false;
+            throw e;
+          });
+          return signalled || isStartQueued(s.db, workflowId);
+        }));
+        // A retry workflow gone without finishing (terminated by an operator): a new round.
+        if (!nudged.every(Boolean)) resend = (await resendEvent(s.db, project(ctx), params.eventId, true))!;
       }
       if (resend.kind === 'no-endpoint') throw new ApiError(409, 'No enabled webhook endpoint takes this event type', { code: 'WEBHOOK_NO_ENDPOINT' });
-      if (resend.kind === 'round') await startQueued(s, [resend.start]);
       return { status: 202, body: { message: 'Webhook event redelivery started', eventId: resend.eventId, status: resend.status, attempts: resend.attempts } };
     },
   }),
@@ -118,9 +108,8 @@ export const webhookRoutes: RouteDef[] = [
     body: schema.replayBody,
     responses: { 202: { description: 'how many events were reopened', schema: schema.replayResponse } },
     async handler(ctx, { body }, s) {
-      const starts = await replayFailed(s.db, project(ctx), body.since, body.until, s.config.webhooks);
-      void startQueued(s, starts); // recorded with the transaction: the answer need not wait for a thousand starts
-      return { status: 202, body: { message: `${starts.length} failed event(s) are being delivered again`, count: starts.length } };
+      const count = await replayFailed(s.db, project(ctx), body.since, body.until);
+      return { status: 202, body: { message: `${count} failed event(s) are being delivered again`, count } };
     },
   }),
   defineRoute({

@@ -23,6 +23,12 @@ export interface DeliveryPlan {
   endpointIds: string[];
   retryDelaysSeconds: number[];
   timeoutSeconds: number;
+  /**
+   * Set when the claim loop made attempt 1 and this workflow takes the retries over: the attempt it starts at, and
+   * when (epoch ms) that attempt is due. Absent in rounds queued before issue 23, which started at attempt 1.
+   */
+  firstAttempt?: number;
+  retryAt?: number;
 }
 
 /** One attempt's outcome as the workflow sees it. */

@@ -1,8 +1,10 @@
 import { DefaultLogger, LogLevel, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { ActivityDeps, createActivities } from '../../activities';
 import { webhookTaskQueue } from '../../workflows/webhook-delivery';
+import { DeliveryClaimer } from '../webhooks/claimer';
+import { EndpointSlots } from '../webhooks/deliver';
 
-export interface WorkerOptions { address: string; namespace: string; taskQueue: string; deps: ActivityDeps }
+export interface WorkerOptions { address: string; namespace: string; taskQueue: string; deps: ActivityDeps; log: { warn(obj: object, msg: string): void } }
 
 /** The SDK logs at INFO by default (including the webpack report); follow LOG_LEVEL instead. */
 export function installRuntime(level: string): void {
@@ -11,12 +13,15 @@ export function installRuntime(level: string): void {
 }
 
 /**
- * Two pollers on one connection: workflows and lifecycle activities on the task queue, and webhook delivery
- * attempts on their own queue with their own slots, so slow receivers can never take the slots intents need.
+ * Two pollers on one connection: workflows and lifecycle activities on the task queue, and webhook retry attempts
+ * on their own queue with their own slots, so slow receivers can never take the slots intents need. Beside them the
+ * webhook claim loop makes every delivery's first attempt from the table (src/webhooks/claimer.ts), sharing the
+ * per-endpoint slots with the retry activity.
  */
-export async function createWorkers(opts: WorkerOptions): Promise<{ workers: Worker[]; connection: NativeConnection }> {
+export async function createWorkers(opts: WorkerOptions): Promise<{ workers: Worker[]; connection: NativeConnection; claimer: DeliveryClaimer }> {
   const connection = await NativeConnection.connect({ address: opts.address });
-  const activities = createActivities(opts.deps);
+  const slots = new EndpointSlots(opts.deps.config.webhooks.endpointConcurrency);
+  const activities = createActivities(opts.deps, slots);
   const { attemptWebhook, ...lifecycle } = activities;
   const workers = await Promise.all([
     Worker.create({ connection, namespace: opts.namespace, taskQueue: opts.taskQueue, workflowsPath: require.resolve('../../workflows'), activities: lifecycle }),
@@ -28,5 +33,6 @@ export async function createWorkers(opts: WorkerOptions): Promise<{ workers: Wor
       maxConcurrentActivityTaskExecutions: opts.deps.config.webhooks.concurrency,
     }),
   ]);
-  return { workers, connection };
+  const claimer = new DeliveryClaimer(opts.deps.db, opts.deps.config.webhooks, slots, opts.deps.outbox, opts.log);
+  return { workers, connection, claimer };
 }
