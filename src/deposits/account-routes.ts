@@ -51,7 +51,7 @@ async function checkSessions(s: Services, projectId: string, account: Pick<Depos
     valid = await signedBySponsor(account.owner, details.signature, typedData, account.ownerType === 'EOA' ? 'EOA' : 'ERC7579', process.env);
   } catch (e) {
     // No RPC configured for the chain is the caller's 400; an RPC out of reach stays a 503 (retry later).
-    if (e instanceof ApiError && e.status === 400) throw depositError(400, e.message, undefined, [{ message: e.message, path: signaturePath, code: 'unverifiable' }]);
+    if (e instanceof ApiError && e.status === 400) throw depositError(400, e.message, undefined, [{ message: e.message, path: signaturePath, code: 'unverifiable' }], e.extra.operatorHint);
     throw e;
   }
   if (!valid) throw depositError(400, "Invalid session signature: not signed by the account's owner", undefined, [{ message: "is not the account owner's signature over the session details", path: signaturePath, code: 'signature' }]);
@@ -70,7 +70,7 @@ async function checkAccountSignature(s: Services, projectId: string, body: Accou
     valid = (await signedBySponsor(body.address, body.accountSignature, typedData, 'EOA', process.env))
       || (await signedBySponsor(body.address, body.accountSignature, typedData, 'ERC7579', process.env));
   } catch (e) {
-    if (e instanceof ApiError) throw depositError(400, e.message, undefined, [{ message: e.message, path, code: 'unverifiable' }]);
+    if (e instanceof ApiError) throw depositError(400, e.message, undefined, [{ message: e.message, path, code: 'unverifiable' }], e.extra.operatorHint);
     throw e;
   }
   if (!valid) throw depositError(400, 'Invalid account signature: not signed by the account', undefined, [{ message: "is not the account's RegisterAccount signature", path, code: 'signature' }]);

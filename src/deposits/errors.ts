@@ -24,5 +24,5 @@ export type DepositErrorCode = keyof typeof DEPOSIT_ERRORS;
 export interface Detail { message: string; path: (string | number)[]; code: string }
 
 /** The deposit-processing error body: `{error, code?, details}`. */
-export const depositError = (status: number, error: string, code: DepositErrorCode | undefined, details: Detail[]) =>
-  new ApiError(status, error, { ...(code ? { code } : {}), details });
+export const depositError = (status: number, error: string, code: DepositErrorCode | undefined, details: Detail[], operatorHint?: string) =>
+  new ApiError(status, error, { ...(code ? { code } : {}), details, operatorHint });

@@ -37,7 +37,7 @@ export async function withdraw(ctx: Context, s: Services, w: WithdrawRequest): P
     signed = await signedBySponsor(account.owner, w.signature, withdrawTypedData(w, chainId, signer.address), account.ownerType === 'EOA' ? 'EOA' : 'ERC7579', process.env);
   } catch (e) {
     // No RPC configured for the chain is the caller's 400; an RPC out of reach stays a 503 (retry later).
-    if (e instanceof ApiError && e.status === 400) throw depositError(400, e.message, undefined, [{ message: e.message, path: at('signature'), code: 'unverifiable' }]);
+    if (e instanceof ApiError && e.status === 400) throw depositError(400, e.message, undefined, [{ message: e.message, path: at('signature'), code: 'unverifiable' }], e.extra.operatorHint);
     throw e;
   }
   if (!signed) throw depositError(400, "Invalid withdrawal signature: not signed by the account's owner", undefined, [{ message: "is not the account owner's Withdraw signature", path: at('signature'), code: 'signature' }]);

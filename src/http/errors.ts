@@ -5,13 +5,14 @@ export interface ErrorEntry { message: string; context?: Record<string, unknown>
 
 /**
  * An error a client is meant to see. `message` is matched verbatim by the published clients (see README), so
- * handlers use the exact strings they map; `errors` defaults to one entry with the same text.
+ * handlers use the exact strings they map; `errors` defaults to one entry with the same text. `operatorHint` is what
+ * the deployment's operator should do about it (a setting to make): logged with the trace id, never sent.
  */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
-    readonly extra: { errors?: ErrorEntry[]; code?: string; details?: unknown; body?: Record<string, unknown>; headers?: Record<string, string> } = {},
+    readonly extra: { errors?: ErrorEntry[]; code?: string; details?: unknown; body?: Record<string, unknown>; headers?: Record<string, string>; operatorHint?: string } = {},
   ) {
     super(message);
   }

@@ -83,6 +83,7 @@ const INTERNAL = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'()]+|\[[0-9a-f:.]+\](?::\d+)?|\b
 
 /** A 5xx message naming an internal address goes to the logs (with the trace id) and reaches the client without it. */
 function withheld(err: ApiError, services: Services, ctx: Context): ApiError {
+  if (err.extra.operatorHint) services.logger.warn({ traceId: ctx.state.traceId, hint: err.extra.operatorHint }, err.message);
   if (err.status < 500 || err.message.search(INTERNAL) < 0) return err;
   services.logger.error({ traceId: ctx.state.traceId, message: err.message }, 'internal detail withheld from the client');
   const message = err.message.replace(INTERNAL, '<internal>');

@@ -11,7 +11,9 @@ import { serviceUnavailable } from '../http/deadline';
 export async function verifyOnChain(env: NodeJS.ProcessEnv, chainId: number, check: { address: string; hash: Hex; signature: Hex }): Promise<boolean> {
   const url = env[`RPC_URL_${chainId}`];
   if (!url) {
-    throw new ApiError(400, `Smart account signatures are verified on chain and no RPC is configured for chain ${chainId} (set RPC_URL_${chainId})`);
+    throw new ApiError(400, `Smart account signatures are verified on chain and this deployment cannot verify them on chain ${chainId}`, {
+      operatorHint: `set RPC_URL_${chainId} to verify smart-account signatures on chain ${chainId}`,
+    });
   }
   const client = createPublicClient({ transport: http(url, { timeout: 5000, retryCount: 1 }) });
   let valid: boolean;

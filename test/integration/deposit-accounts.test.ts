@@ -178,8 +178,8 @@ describe('POST /account/{address}/session', () => {
     const onChain = await call(p, 'POST', `${DP}/account/${smart.address}/session`, { body: { sessionDetails: await signSessions(smart.owner, smart.address, 42161, [8453], await projectSigner(p)) } });
     expect(onChain.status).toBe(400);
     expect(onChain.json).toEqual({
-      error: 'Smart account signatures are verified on chain and no RPC is configured for chain 42161 (set RPC_URL_42161)',
-      details: [{ message: 'Smart account signatures are verified on chain and no RPC is configured for chain 42161 (set RPC_URL_42161)', path: ['body', 'sessionDetails', 'signature'], code: 'unverifiable' }],
+      error: 'Smart account signatures are verified on chain and this deployment cannot verify them on chain 42161',
+      details: [{ message: 'Smart account signatures are verified on chain and this deployment cannot verify them on chain 42161', path: ['body', 'sessionDetails', 'signature'], code: 'unverifiable' }],
       traceId: expect.any(String),
     });
     const raw = await call(p, 'POST', `${DP}/account/${address}/session`, { raw: '{"sessionDetails":' });

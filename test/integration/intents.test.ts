@@ -187,7 +187,7 @@ describe('funding and account kinds', () => {
     expect(route.intentOp.elements[0].smartAccountStatus).toMatchObject({ accountType: 'smartAccount' });
     const res = await call(api, 'POST', '/intent-operations', { body: { signedIntentOp: await sign(account, route.intentOp) } });
     expect(res.status).toBe(400);
-    expect(res.json.message).toMatch(/set RPC_URL_8453/);
+    expect(res.json.message).toBe('Smart account signatures are verified on chain and this deployment cannot verify them on chain 8453');
   });
 });
 
