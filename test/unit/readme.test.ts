@@ -1,0 +1,175 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { versionRoutes } from '../../src/versions/routes';
+import { WEBHOOK_TYPES } from '../../src/webhooks/types';
+import type { Services } from '../../src/http/services';
+import type { RouteInput } from '../../src/http/route';
+
+/**
+ * Issue 24.4: what the README states mechanically is checked against the code. Everything here is derived from the
+ * README's text and from scanning the sources, so files and settings that move keep the test meaningful.
+ */
+const root = path.join(__dirname, '../..');
+const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
+const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as Record<string, Record<string, string>>;
+/** Folders never scanned: dependencies, git, and what `npm start`, builds and tests write (git-ignored). */
+const UNSCANNED = new Set(['node_modules', '.git', '.data', '.tools', 'dist', 'coverage']);
+
+function walk(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    if (UNSCANNED.has(e.name)) return [];
+    const full = path.join(dir, e.name);
+    return e.isDirectory() ? walk(full) : [full];
+  });
+}
+
+/** The text from a heading to the next heading of the same or a higher level (`#` lines in code blocks are not). */
+function section(heading: string): string {
+  const lines = readme.split('\n');
+  const start = lines.indexOf(heading);
+  if (start < 0) throw new Error(`README has no heading "${heading}"`);
+  const level = heading.match(/^#+/)![0].length;
+  let fenced = false;
+  let end = start + 1;
+  for (; end < lines.length; end++) {
+    if (lines[end].startsWith('```')) fenced = !fenced;
+    else if (!fenced && new RegExp(`^#{1,${level}} `).test(lines[end])) break;
+  }
+  return lines.slice(start + 1, end).join('\n');
+}
+
+/** A markdown table's data rows as cells (escaped pipes kept inside their cell). */
+function tableRows(text: string): string[][] {
+  return text.split('\n')
+    .filter((line) => line.startsWith('|') && !/^\|[\s|:-]+\|$/.test(line))
+    .map((line) => line.slice(1, -1).split(/(?<!\\)\|/).map((cell) => cell.trim()));
+}
+
+const backticked = (text: string) => [...text.matchAll(/`([^`\n]+)`/g)].map((m) => m[1]);
+
+/** Markdown formatting the served data does not carry: code spans, escaped pipes, line wrapping. */
+const plain = (text: string) => text.replace(/`/g, '').replace(/\\\|/g, '|').replace(/\s+/g, ' ').trim();
+
+describe('24.4 README true to the code', () => {
+  test('24.4 every file path the README names exists', () => {
+    const tracked = walk(root);
+    const topLevel = new Set(fs.readdirSync(root));
+    const basenames = new Set(tracked.map((f) => path.basename(f)));
+    const ignored = fs.readFileSync(path.join(root, '.gitignore'), 'utf8').split('\n').map((l) => l.trim().replace(/^\//, '')).filter((l) => l.endsWith('/'));
+    const fileLike = /\.(ts|js|mjs|json|sh|ya?ml|md|txt|sol)$/;
+    const packages = new Set(Object.keys({ ...pkg.dependencies, ...pkg.devDependencies }));
+    const missing: string[] = [];
+    let checked = 0;
+    // Paragraphs (and list items, table rows) give bare file names their folder: "`src/http/` ... `app.ts`".
+    for (const block of readme.split(/\n(?=\s*\n|- |\| )/)) {
+      const folders: string[] = [];
+      for (const token of backticked(block)) {
+        if (/[\s<>:@…*{}?=,]|^\/|^https?/.test(token) || (token.startsWith('.') && !token.startsWith('.ci/'))) continue;
+        const segments = token.replace(/\/$/, '').split('/');
+        const repoPath = token.includes('/') && (topLevel.has(segments[0]) || fileLike.test(token));
+        if (repoPath) {
+          if (ignored.some((dir) => `${token.replace(/\/?$/, '/')}`.startsWith(dir))) continue;
+          checked++;
+          if (!fs.existsSync(path.join(root, token))) missing.push(token);
+          folders.push(token.endsWith('/') ? token : `${path.dirname(token)}/`);
+        } else if (!token.includes('/') && fileLike.test(token) && /^[\w.-]+$/.test(token) && !packages.has(token)) {
+          checked++;
+          const found = folders.length ? folders.some((f) => fs.existsSync(path.join(root, f, token))) || topLevel.has(token) : basenames.has(token);
+          if (!found) missing.push(folders.length ? `${folders.at(-1)}${token}` : token);
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(50);
+    expect(missing).toEqual([]);
+  });
+
+  test('24.4 every folder under src/ is named in the Architecture section', () => {
+    const architecture = section('## Architecture');
+    const folders = fs.readdirSync(path.join(root, 'src'), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => `src/${e.name}/`);
+    expect(folders.filter((f) => !architecture.includes(`\`${f}`))).toEqual([]);
+  });
+
+  test('24.4 the Configuration table lists exactly the environment variables src/ reads', () => {
+    const table = tableRows(section('## Configuration')).slice(1);
+    const documented = table.flatMap(([names]) => backticked(names));
+    expect(documented.length).toBeGreaterThan(40);
+
+    const sources = walk(path.join(root, 'src')).map((f) => fs.readFileSync(f, 'utf8'));
+    const scripts = walk(path.join(root, 'temporal')).filter((f) => f.endsWith('.sh')).map((f) => fs.readFileSync(f, 'utf8'));
+    const name = '([A-Z][A-Z0-9_]*)';
+    const reads = [
+      new RegExp(`\\benv\\.${name}`, 'g'), // env.X and process.env.X
+      new RegExp(`\\benv\\[\\s*['"\`]${name}['"\`]\\s*\\]`, 'g'), // env['X']
+      new RegExp(`\\benv\\s*,\\s*['"]${name}['"]`, 'g'), // int(env, 'X', ...)
+      new RegExp(`\\benv\\[\\s*\`${name}\\$\\{`, 'g'), // env[`RPC_URL_${chainId}`]
+    ];
+    const read = new Set<string>();
+    for (const text of sources) {
+      for (const pattern of reads) {
+        for (const m of text.matchAll(pattern)) read.add(pattern.source.endsWith('\\$\\{') ? `${m[1]}<` : m[1]);
+      }
+    }
+    const documentedKeys = new Set(documented.map((d) => d.replace(/<.*$/, '<')));
+    expect([...read].filter((v) => !documentedKeys.has(v)).sort()).toEqual([]);
+
+    // The other way, a name counts wherever src/ spells it out as a string (config helpers may read it indirectly)
+    // or a dev script reads it (the Temporal CLI scripts).
+    const mentioned = (variable: string) => {
+      const key = variable.replace(/<.*$/, '');
+      if (key !== variable) return sources.some((t) => t.includes(`${key}\${`));
+      const literal = new RegExp(`['"\`]${variable}['"\`]|\\benv\\.${variable}\\b`);
+      const shell = new RegExp(`\\$\\{?${variable}\\b`);
+      return sources.some((t) => literal.test(t)) || scripts.some((t) => shell.test(t));
+    };
+    expect(documented.filter((v) => !mentioned(v))).toEqual([]);
+  });
+
+  test('24.4 every `npm run cli -- …` command in the README exists in the CLI, and every CLI command is documented', () => {
+    const cli = fs.readFileSync(path.join(root, 'src/main/cli.ts'), 'utf8');
+    const dispatched = new Set([...cli.matchAll(/group === '([\w-]+)' && command === '([\w-]+)'/g)].map((m) => `${m[1]} ${m[2]}`));
+    /** Arguments after the command: `<a b>` is one, `[--types a,b]` is optional. */
+    const arity = (args: string) => {
+      const tokens = args.replace(/<[^>]*>/g, 'x').replace(/\[[^\]]*\]/g, (opt) => ` ${'?'.repeat(opt.trim().split(/\s+/).length)} `).trim().split(/\s+/).filter(Boolean);
+      return { required: tokens.filter((t) => !t.startsWith('?')).length, optional: tokens.filter((t) => t.startsWith('?')).reduce((n, t) => n + t.length, 0) };
+    };
+    const usage = new Map([...cli.matchAll(/npm run cli -- ([\w-]+) ([\w-]+)([^'(]*)/g)].map((m) => [`${m[1]} ${m[2]}`, arity(m[3])]));
+    expect([...usage.keys()].sort()).toEqual([...dispatched].sort());
+
+    const named = [...readme.matchAll(/npm run cli -- ([\w-]+) ([\w-]+)([^`#\n]*)/g)];
+    expect(named.length).toBeGreaterThan(5);
+    const wrong = named.filter(([, group, command, args]) => {
+      const spec = usage.get(`${group} ${command}`);
+      if (!spec) return true;
+      const given = arity(args).required;
+      return given < spec.required || given > spec.required + spec.optional;
+    }).map((m) => m[0].trim());
+    expect(wrong).toEqual([]);
+    const documented = new Set(named.map(([, group, command]) => `${group} ${command}`));
+    expect([...dispatched].filter((c) => !documented.has(c))).toEqual([]);
+  });
+
+  test("24.4 the README's migration table is the one GET /versions serves, row by row", async () => {
+    const route = versionRoutes.find((r) => r.method === 'get' && r.path === '/versions')!;
+    const services = { config: { versions: { alpsDeprecatedAt: new Date('2026-04-01T00:00:00Z'), alpsMigrationUrl: '/versions' } } } as unknown as Services;
+    const served = await route.handler({} as never, {} as RouteInput, services);
+    const changes = (served.body as { migration: { changes: { alps: string; blanc: string }[] } }).migration.changes;
+
+    const start = readme.indexOf('**Migration from alps to blanc**');
+    expect(start).toBeGreaterThan(0);
+    const table = readme.slice(start).split(/\n\s*\n/)[1];
+    const rows = tableRows(table).slice(1).map(([alps, blanc]) => ({ alps: plain(alps), blanc: plain(blanc) }));
+    expect(rows).toEqual(changes.map((c) => ({ alps: plain(c.alps), blanc: plain(c.blanc) })));
+  });
+
+  test('24.4 the README counts and lists the webhook types the code has', () => {
+    const words = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve'];
+    const counts = [...readme.matchAll(/\b(\w+) (?:webhook )?types\b/g)].map((m) => m[1]).filter((w) => words.includes(w) || /^\d+$/.test(w));
+    expect(counts.length).toBeGreaterThan(0);
+    expect(counts.map((w) => (words.includes(w) ? words.indexOf(w) : Number(w)))).toEqual(counts.map(() => WEBHOOK_TYPES.length));
+
+    const payloads = section('## Webhooks (deposit processor)');
+    const table = payloads.slice(payloads.indexOf('**Payloads**'));
+    const listed = tableRows(table).slice(1).map(([type]) => plain(type));
+    expect(listed).toEqual([...WEBHOOK_TYPES]);
+  });
+});
