@@ -1,5 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import { loadConfig } from '../../src/config';
 import { versionRoutes } from '../../src/versions/routes';
 import { WEBHOOK_TYPES } from '../../src/webhooks/types';
 import type { Services } from '../../src/http/services';
@@ -89,6 +91,12 @@ describe('24.4 README true to the code', () => {
     expect(folders.filter((f) => !architecture.includes(`\`${f}`))).toEqual([]);
   });
 
+  test('24.4 every integration and replay suite is described in the Tests section', () => {
+    const tests = section('## Tests');
+    const suites = ['test/integration', 'test/replay'].flatMap((dir) => fs.readdirSync(path.join(root, dir)).filter((f) => f.endsWith('.test.ts')).map((f) => `${dir}/${f}`));
+    expect(suites.filter((suite) => !tests.includes(`\`${suite}\``))).toEqual([]);
+  });
+
   test('24.4 the Configuration table lists exactly the environment variables src/ reads', () => {
     const table = tableRows(section('## Configuration')).slice(1);
     const documented = table.flatMap(([names]) => backticked(names));
@@ -122,6 +130,25 @@ describe('24.4 README true to the code', () => {
       return sources.some((t) => literal.test(t)) || scripts.some((t) => shell.test(t));
     };
     expect(documented.filter((v) => !mentioned(v))).toEqual([]);
+  });
+
+  test("24.4 the Configuration table's defaults are the code's: setting a variable to its documented default changes nothing", () => {
+    const unset = loadConfig({});
+    const checked: string[] = [];
+    const wrong: string[] = [];
+    for (const [names, defaults] of tableRows(section('## Configuration')).slice(1)) {
+      const vars = backticked(names);
+      // `A` / `B` | `1` / `2` pair up; one default for several names applies to each ("`true` outside production").
+      const parts = defaults.split(' / ').map((part) => backticked(part)[0]);
+      vars.forEach((name, i) => {
+        const value = parts.length === vars.length ? parts[i] : parts.length === 1 ? parts[0] : undefined;
+        if (value === undefined || name.includes('<')) return; // generated, derived, or none
+        checked.push(name);
+        if (!isDeepStrictEqual(loadConfig({ [name]: value }), unset)) wrong.push(`${name}=${value}`);
+      });
+    }
+    expect(checked.length).toBeGreaterThan(40);
+    expect(wrong).toEqual([]);
   });
 
   test('24.4 every `npm run cli -- …` command in the README exists in the CLI, and every CLI command is documented', () => {
