@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { loadConfig } from '../../src/config';
+import { hosts } from '../../src/http/app';
 import { versionRoutes } from '../../src/versions/routes';
 import { WEBHOOK_TYPES } from '../../src/webhooks/types';
 import type { Services } from '../../src/http/services';
@@ -149,6 +150,24 @@ describe('24.4 README true to the code', () => {
     }
     expect(checked.length).toBeGreaterThan(40);
     expect(wrong).toEqual([]);
+  });
+
+  test('24.4 every route the README names (`METHOD /path`) is served by some host', () => {
+    const normal = (p: string) => p.replace(/\?.*$/, '').replace(/\{[^}]*\}|<[^>]*>|:\w+(?=[/.]|$)/g, '{}');
+    const served = new Set(hosts().flatMap((host) => host.routes.map((r) => `${r.method.toUpperCase()} ${host.prefix}${normal(r.path)}`)));
+    // Routes registered on the router directly rather than as data (metrics, OpenAPI documents).
+    for (const file of walk(path.join(root, 'src'))) {
+      for (const m of fs.readFileSync(file, 'utf8').matchAll(/router\.(get|post|delete)\('([^']+)'/g)) served.add(`${m[1].toUpperCase()} ${normal(m[2])}`);
+    }
+    const named = [...new Set([...readme.matchAll(/`(GET|POST|DELETE) (\/[^`\s]*)/g)].map((m) => `${m[1]} ${normal(m[2])}`))];
+    expect(named.length).toBeGreaterThan(40);
+    // A path under a host's section is written without the host's prefix.
+    const prefixes = hosts().map((h) => h.prefix);
+    const unknown = named.filter((route) => {
+      const [method, p] = route.split(' ');
+      return !prefixes.some((prefix) => served.has(`${method} ${prefix}${p}`));
+    });
+    expect(unknown).toEqual([]);
   });
 
   test('24.4 every `npm run cli -- …` command in the README exists in the CLI, and every CLI command is documented', () => {
