@@ -6,7 +6,6 @@ import { hosts } from '../../src/http/app';
 import { versionRoutes } from '../../src/versions/routes';
 import { WEBHOOK_TYPES } from '../../src/webhooks/types';
 import type { Services } from '../../src/http/services';
-import type { RouteInput } from '../../src/http/route';
 
 /**
  * Issue 24.4: what the README states mechanically is checked against the code. Everything here is derived from the
