@@ -196,7 +196,7 @@ describe('24.4 README true to the code', () => {
   test("24.4 the README's migration table is the one GET /versions serves, row by row", async () => {
     const route = versionRoutes.find((r) => r.method === 'get' && r.path === '/versions')!;
     const services = { config: { versions: { alpsDeprecatedAt: new Date('2026-04-01T00:00:00Z'), alpsMigrationUrl: '/versions' } } } as unknown as Services;
-    const served = await route.handler({} as never, {} as RouteInput, services);
+    const served = await route.handler({} as never, {} as never, services);
     const changes = (served.body as { migration: { changes: { alps: string; blanc: string }[] } }).migration.changes;
 
     const start = readme.indexOf('**Migration from alps to blanc**');
