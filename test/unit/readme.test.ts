@@ -169,6 +169,13 @@ describe('24.4 README true to the code', () => {
     expect(unknown).toEqual([]);
   });
 
+  test('24.4 every route without an API key is named in Authentication', () => {
+    const authentication = section('### Authentication');
+    const open = hosts().flatMap((host) => host.routes.filter((r) => r.auth !== 'apiKey').map((r) => r.path));
+    expect(open.length).toBeGreaterThan(5);
+    expect(open.filter((p) => !authentication.includes(`\`${p}\``))).toEqual([]);
+  });
+
   test('24.4 every `npm run cli -- …` command in the README exists in the CLI, and every CLI command is documented', () => {
     const cli = fs.readFileSync(path.join(root, 'src/main/cli.ts'), 'utf8');
     const dispatched = new Set([...cli.matchAll(/group === '([\w-]+)' && command === '([\w-]+)'/g)].map((m) => `${m[1]} ${m[2]}`));
