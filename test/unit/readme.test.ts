@@ -4,6 +4,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { loadConfig } from '../../src/config';
 import { hosts } from '../../src/http/app';
 import { versionRoutes } from '../../src/versions/routes';
+import { ERROR_CODES } from '../../src/versions/envelope';
 import { WEBHOOK_TYPES } from '../../src/webhooks/types';
 import type { Services } from '../../src/http/services';
 
@@ -174,6 +175,20 @@ describe('24.4 README true to the code', () => {
     const open = hosts().flatMap((host) => host.routes.filter((r) => r.auth !== 'apiKey').map((r) => r.path));
     expect(open.length).toBeGreaterThan(5);
     expect(open.filter((p) => !authentication.includes(`\`${p}\``))).toEqual([]);
+  });
+
+  test("24.4 blanc's error-code table is the code's, and the metrics Ops names exist", () => {
+    const versions = section('### Versions');
+    const table = versions.slice(versions.indexOf('**Error codes (blanc).**'));
+    const rows = tableRows(table).slice(1).map(([code, status]) => [plain(code), Number(status)]);
+    expect(rows.sort()).toEqual(Object.entries(ERROR_CODES).sort());
+
+    const metrics = walk(path.join(root, 'src')).flatMap((f) => [...fs.readFileSync(f, 'utf8').matchAll(/name: '([a-z_]+)'/g)].map((m) => m[1]));
+    const named = backticked(section('### Ops')).map((t) => t.replace(/\{.*$/, '')).filter((t) => /^[a-z]+(_[a-z]+)+$/.test(t));
+    expect(named.length).toBeGreaterThan(3);
+    // The section also names the outbox tables the dead-letter gauge is labelled with.
+    const schema = walk(path.join(root, 'src/db')).map((f) => fs.readFileSync(f, 'utf8')).join('\n');
+    expect(named.filter((m) => !metrics.includes(m) && !new RegExp(`TABLE (IF NOT EXISTS )?"?${m}\\b`).test(schema))).toEqual([]);
   });
 
   test('24.4 every `npm run cli -- …` command in the README exists in the CLI, and every CLI command is documented', () => {
