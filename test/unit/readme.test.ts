@@ -5,6 +5,7 @@ import { loadConfig } from '../../src/config';
 import { hosts } from '../../src/http/app';
 import { versionRoutes } from '../../src/versions/routes';
 import { ERROR_CODES } from '../../src/versions/envelope';
+import { eventSchemas } from '../../src/indexer/schemas';
 import { WEBHOOK_TYPES } from '../../src/webhooks/types';
 import type { Services } from '../../src/http/services';
 
@@ -189,6 +190,15 @@ describe('24.4 README true to the code', () => {
     // The section also names the outbox tables the dead-letter gauge is labelled with.
     const schema = walk(path.join(root, 'src/db')).map((f) => fs.readFileSync(f, 'utf8')).join('\n');
     expect(named.filter((m) => !metrics.includes(m) && !new RegExp(`TABLE (IF NOT EXISTS )?"?${m}\\b`).test(schema))).toEqual([]);
+  });
+
+  test('24.4 the indexer event tables list every event type the route accepts, with its fields', () => {
+    const tables = [section('## Indexer ingestion: `POST /indexer/events`'), section('### Indexer events')].flatMap((text) => tableRows(text).slice(1));
+    const documented = new Map(tables.map(([type, fields]) => [plain(type), backticked(fields).map((f) => f.replace(/[\s{?].*$/, ''))]));
+    expect([...documented.keys()].sort()).toEqual(Object.keys(eventSchemas).sort());
+    const missing = Object.entries(eventSchemas).flatMap(([type, schema]) => Object.keys((schema as { properties: object }).properties)
+      .filter((field) => field !== 'id' && field !== 'type' && !documented.get(type)?.includes(field)).map((field) => `${type}.${field}`));
+    expect(missing).toEqual([]);
   });
 
   test('24.4 every `npm run cli -- …` command in the README exists in the CLI, and every CLI command is documented', () => {
