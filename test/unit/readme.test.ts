@@ -87,10 +87,15 @@ describe('24.4 README true to the code', () => {
     expect(missing).toEqual([]);
   });
 
-  test('24.4 every folder under src/ is named in the Architecture section', () => {
+  test('24.4 every folder under src/ and every workflow type is named in the Architecture section', () => {
     const architecture = section('## Architecture');
     const folders = fs.readdirSync(path.join(root, 'src'), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => `src/${e.name}/`);
     expect(folders.filter((f) => !architecture.includes(`\`${f}`))).toEqual([]);
+    // ... and every workflow type the worker registers (the names `workflows/index.ts` exports).
+    const index = fs.readFileSync(path.join(root, 'workflows/index.ts'), 'utf8');
+    const types = [...index.matchAll(/export \{([^}]+)\}/g)].flatMap((m) => m[1].split(',').map((n) => n.trim().split(/\s+as\s+/).at(-1)!)).filter(Boolean);
+    expect(types.length).toBeGreaterThan(5);
+    expect(types.filter((t) => !architecture.includes(`\`${t}\``))).toEqual([]);
   });
 
   test('24.4 every integration and replay suite is described in the Tests section', () => {
