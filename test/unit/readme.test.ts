@@ -55,7 +55,7 @@ const backticked = (text: string) => [...text.matchAll(/`([^`\n]+)`/g)].map((m) 
 const plain = (text: string) => text.replace(/`/g, '').replace(/\\\|/g, '|').replace(/\s+/g, ' ').trim();
 
 describe('24.4 README true to the code', () => {
-  test('24.4 every file path the README names exists', () => {
+  test('24.4 every file path the README (and docs/) names exists', () => {
     const tracked = walk(root);
     const topLevel = new Set(fs.readdirSync(root));
     const basenames = new Set(tracked.map((f) => path.basename(f)));
@@ -64,8 +64,10 @@ describe('24.4 README true to the code', () => {
     const packages = new Set(Object.keys({ ...pkg.dependencies, ...pkg.devDependencies }));
     const missing: string[] = [];
     let checked = 0;
+    const docs = fs.existsSync(path.join(root, 'docs')) ? walk(path.join(root, 'docs')).filter((f) => f.endsWith('.md')) : [];
+    const texts = [readme, ...docs.map((f) => fs.readFileSync(f, 'utf8'))];
     // Paragraphs (and list items, table rows) give bare file names their folder: "`src/http/` ... `app.ts`".
-    for (const block of readme.split(/\n(?=\s*\n|- |\| )/)) {
+    for (const block of texts.flatMap((text) => text.split(/\n(?=\s*\n|- |\| )/))) {
       const folders: string[] = [];
       for (const token of backticked(block)) {
         if (/[\s<>:@…*{}?=,]|^\/|^https?/.test(token) || (token.startsWith('.') && !token.startsWith('.ci/'))) continue;
