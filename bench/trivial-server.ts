@@ -1,6 +1,6 @@
 /**
  * The HTTP baseline, in its own process like the API: the API's authentication middleware (same key store, same
- * DB) in front of a route that does nothing. Started by bench/run.ts with the API's environment and PORT.
+ * DB) in front of a route that does nothing. Started by bench/stack.ts with the API's environment and PORT.
  */
 import Koa from 'koa';
 import { openDatabase } from '../src/db/data-source';
