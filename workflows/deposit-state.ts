@@ -1,31 +1,11 @@
+import type { DepositStage, DepositTiming } from './contracts/deposit';
+
 /** The deposit lifecycle's decisions, pure so they can be unit-tested and replayed deterministically. */
-export type DepositStage = 'received' | 'bridging' | 'completed' | 'rejected' | 'refunding' | 'refunded';
 
 /** The intent statuses that settle a bridge attempt. */
 export const BRIDGE_OUTCOMES = ['COMPLETED', 'FAILED', 'EXPIRED'] as const;
 export type BridgeOutcome = (typeof BRIDGE_OUTCOMES)[number];
 export const isBridgeOutcome = (status: string): status is BridgeOutcome => (BRIDGE_OUTCOMES as readonly string[]).includes(status);
-/**
- * Reported (like the outcomes) once the intent lifecycle released what no claim spent, at `expires`: until then the
- * arbiter may still claim the intent, so its funds are not the deposit's to spend again.
- */
-export const RELEASED = 'RELEASED';
-
-/** Fixed when the deposit is received, so a configuration change never alters a running deposit. */
-export interface DepositTiming {
-  expectedSeconds: number;
-  bridgeExpectedSeconds: number;
-  bridgeRetries: number;
-  retrySeconds: number;
-  fundsWaitSeconds: number;
-  /** the fill deadline of an attempt's intent, from its quote */
-  bridgeTimeoutSeconds: number;
-  /** refund intents tried before the refund is left to a transfer made outside */
-  refundAttempts: number;
-}
-
-export interface DepositStart { depositId: string; timing: DepositTiming }
-
 /** How often a wait for an intent's final state also asks the database. */
 export const FINAL_CHECK_SECONDS = 5 * 60;
 
