@@ -16,8 +16,12 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-restricted-imports': ['error', {
         paths: [...builtinModules, ...builtinModules.map((m) => `node:${m}`)],
-        // Types only from the I/O side: its values (DB, viem, config) must never enter the workflow bundle.
-        patterns: [{ group: ['../src/*', '../src/**', '../activities', '../activities/*'], allowTypeImports: true }],
+        // The activities' types only, and nothing of the domain: its values (DB, viem, config) must never enter the
+        // workflow bundle, and what a workflow shares with the domain lives in workflows/contracts/ (.dependency-cruiser.cjs).
+        patterns: [
+          { group: ['**/src', '**/src/**'], message: 'import the workflow contract (workflows/contracts/) instead' },
+          { group: ['**/activities', '**/activities/*'], allowTypeImports: true },
+        ],
       }],
       'no-restricted-globals': ['error', 'setTimeout', 'setInterval', 'fetch', 'process'],
       'no-restricted-properties': ['error', { object: 'Date', property: 'now', message: 'take time from timers (sleep/condition) or activity results' }, { object: 'Math', property: 'random', message: 'use wf.uuid4() or deterministic input' }],

@@ -3,14 +3,14 @@ import type { Config } from '../src/config';
 import { recordTransition, releaseIntent, type LifecycleKind } from '../src/intents/store';
 import type { Outbox } from '../src/outbox/outbox';
 import type { IntentEvent, IntentStatus } from '../workflows/intent-state';
-import type { WithdrawalClaim } from '../workflows/withdrawal';
+import type { WithdrawalClaim, WithdrawalOutcome } from '../workflows/contracts/withdrawal';
 import { finishWithdrawal } from '../src/withdrawals/allocate';
 import { attemptDelivery, EndpointSlots, type AttemptInput } from '../src/webhooks/deliver';
 import { recordVerification } from '../src/compliance/store';
-import type { ProviderState } from '../src/compliance/provider';
+import type { ProviderState } from '../workflows/contracts/verification';
 import type { QueuedStart } from '../src/outbox/outbox';
 import { depositActivities, reportIntentToDeposit, type DepositDeps } from '../src/deposits/lifecycle';
-import { RELEASED } from '../workflows/deposit-state';
+import { RELEASED } from '../workflows/contracts/deposit';
 
 export interface ActivityDeps { db: DataSource; config: Config; outbox: Outbox; deposits: DepositDeps }
 
@@ -33,7 +33,7 @@ export function createActivities(deps: ActivityDeps, slots = new EndpointSlots(d
       await releaseIntent(db, id, kind);
       if (kind !== 'bundle') await reportIntentToDeposit(db, deps.outbox, id, RELEASED); // a deposit's failed intent is final: its next attempt may spend once a snapshot frees the funds
     },
-    finishWithdrawal: (nonce: string, status: 'CLAIMED' | 'EXPIRED', claim?: WithdrawalClaim) => finishWithdrawal(db, nonce, status, claim),
+    finishWithdrawal: (nonce: string, status: WithdrawalOutcome, claim?: WithdrawalClaim) => finishWithdrawal(db, nonce, status, claim),
     sweepOutbox: (graceSeconds: number) => deps.outbox.sweep(graceSeconds),
     recordVerificationStatus: async (id: string, status: ProviderState, cause: string) => started(await recordVerification(db, id, { status, cause }, deps.config.webhooks)),
     markVerificationStale: async (id: string, cause: string) => started(await recordVerification(db, id, { stale: true, cause }, deps.config.webhooks)),

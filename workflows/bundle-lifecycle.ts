@@ -1,7 +1,6 @@
 import type { IntentStatus } from './intent-state';
-import { runLifecycle, type LifecycleStart } from './intent-lifecycle';
-
-export const bundleWorkflowId = (id: string) => `bundle-${id}`;
+import type { LifecycleStart } from './contracts/intent-lifecycle';
+import { runLifecycle } from './intent-lifecycle';
 
 /**
  * One accepted legacy bundle: the intent lifecycle itself (same signals, timers, durability and reservation

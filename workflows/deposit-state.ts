@@ -1,38 +1,18 @@
+import type { DepositStage, DepositTiming } from './contracts/deposit';
+
 /** The deposit lifecycle's decisions, pure so they can be unit-tested and replayed deterministically. */
-export type DepositStage = 'received' | 'bridging' | 'completed' | 'rejected' | 'refunding' | 'refunded';
 
 /** The intent statuses that settle a bridge attempt. */
 export const BRIDGE_OUTCOMES = ['COMPLETED', 'FAILED', 'EXPIRED'] as const;
 export type BridgeOutcome = (typeof BRIDGE_OUTCOMES)[number];
 export const isBridgeOutcome = (status: string): status is BridgeOutcome => (BRIDGE_OUTCOMES as readonly string[]).includes(status);
-/**
- * Reported (like the outcomes) once the intent lifecycle released what no claim spent, at `expires`: until then the
- * arbiter may still claim the intent, so its funds are not the deposit's to spend again.
- */
-export const RELEASED = 'RELEASED';
-
-/** Fixed when the deposit is received, so a configuration change never alters a running deposit. */
-export interface DepositTiming {
-  expectedSeconds: number;
-  bridgeExpectedSeconds: number;
-  bridgeRetries: number;
-  retrySeconds: number;
-  fundsWaitSeconds: number;
-  /** the fill deadline of an attempt's intent, from its quote */
-  bridgeTimeoutSeconds: number;
-  /** refund intents tried before the refund is left to a transfer made outside */
-  refundAttempts: number;
-}
-
-export interface DepositStart { depositId: string; timing: DepositTiming }
-
 /** How often a wait for an intent's final state also asks the database. */
 export const FINAL_CHECK_SECONDS = 5 * 60;
 
 /**
  * The most turns of its waiting loops one deposit or refund workflow may take: each is a few history events (a
  * timer, an activity, a workflow task), the workflows do not continue as new, and Temporal ends a run at 51,200
- * events. Settings that could take one past this are refused (src/config.ts).
+ * events. Settings that could take one past this are refused (src/deposits/config.ts).
  */
 export const MAX_DEPOSIT_TURNS = 4000;
 

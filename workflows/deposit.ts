@@ -1,21 +1,13 @@
-import { condition, defineSignal, patched, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
+import { condition, patched, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { type BridgeOutcome, type DepositStage, type DepositStart, FINAL_CHECK_SECONDS, isBridgeOutcome, RELEASED, whileWaiting } from './deposit-state';
+import { type DepositStage, type DepositStart, intentSettledSignal, RELEASED, type RefundOutcome } from './contracts/deposit';
+import { type BridgeOutcome, FINAL_CHECK_SECONDS, isBridgeOutcome, whileWaiting } from './deposit-state';
 
 /** Each activity persists one step with its webhook; retried until it succeeds (a deposit never stops on a passing failure). */
 const acts = proxyActivities<Activities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute', backoffCoefficient: 2 },
 });
-
-/**
- * A deposit's intent (bridge or refund) settled: sent after the intent lifecycle records COMPLETED, FAILED or EXPIRED,
- * and with status RELEASED once it released what no claim spent (at `expires`).
- */
-export const intentSettledSignal = defineSignal<[{ intentId: string; status: string }]>('intentSettled');
-
-export const depositWorkflowId = (id: string) => `deposit-${id}`;
-export const refundWorkflowId = (id: string) => `deposit-${id}-refund`;
 
 /**
  * What the signal reported of each intent. `settled`: an outcome is known. `final`: nothing more can happen to its
@@ -112,7 +104,7 @@ export async function processDeposit(start: DepositStart): Promise<DepositStage>
  * (`deposit-refunded`). A token the intent core cannot move, funds that never show, or `refundAttempts` failed
  * intents leave it to a transfer made outside, which the indexer reports (`deposit-refund`).
  */
-export async function refundDeposit(start: DepositStart): Promise<'refunded' | 'external'> {
+export async function refundDeposit(start: DepositStart): Promise<RefundOutcome> {
   const { depositId: id, timing } = start;
   const intents = intentReports();
   // `refundAttempts` is absent from the timing of refunds started before it existed: those keep trying.

@@ -1,7 +1,8 @@
-import { allHandlersFinished, condition, defineQuery, defineSignal, makeContinueAsNewFunc, patched, proxyLocalActivities, setCurrentDetails, setDefaultSignalHandler, setHandler, sleep, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { allHandlersFinished, condition, makeContinueAsNewFunc, patched, proxyLocalActivities, setCurrentDetails, setDefaultSignalHandler, setHandler, sleep, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { applyEvent, ChainTx, IntentEvent, IntentState, IntentStatus, isTerminal, type Rules } from './intent-state';
-import { IntentStatus as IntentStatusKey } from './search-attributes';
+import { applyEvent, IntentEvent, IntentState, IntentStatus, isTerminal, type Rules } from './intent-state';
+import { claimSignal, failureSignal, fillSignal, type LifecycleStart, preconfirmationSignal, stateQuery } from './contracts/intent-lifecycle';
+import { IntentStatus as IntentStatusKey } from './contracts/search-attributes';
 
 /**
  * Transitions are short idempotent DB writes that make a status visible: local activities (no task-queue round
@@ -11,26 +12,6 @@ const { recordTransition, releaseIntent } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '200 milliseconds', maximumInterval: '30 seconds', backoffCoefficient: 2 },
 });
-
-/**
- * Signals, delivered from the indexer route's outbox as signal-with-start: a PENDING lifecycle waits out a start
- * delay until its fill deadline, and a plain signal would wait with it (operators use `temporal workflow
- * signal-with-start`, or the indexer route).
- */
-export const preconfirmationSignal = defineSignal<[{ chainId: number }]>('preconfirmation');
-export const fillSignal = defineSignal<[ChainTx]>('fill');
-export const claimSignal = defineSignal<[ChainTx]>('claim');
-export const failureSignal = defineSignal<[{ chainId: number; reason: string }]>('failure');
-export const stateQuery = defineQuery<IntentState>('state');
-
-export const intentWorkflowId = (id: string) => `intent-${id}`;
-
-/**
- * What the submit route recorded, handed to the lifecycle it starts (or the outbox sweeper starts for it). Times are
- * unix seconds: the fill deadline, how long after it a fill may still arrive, and `expires` (the end of claims).
- * `state`: where a previous run left off when it continued as new.
- */
-export interface LifecycleStart { id: string; originChainIds: number[]; fillDeadline: number; fillGraceSeconds: number; expires: number; state?: IntentState }
 
 /**
  * Events a run handles before it continues as new (sooner when Temporal suggests it): its history stays far below

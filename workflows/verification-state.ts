@@ -1,8 +1,7 @@
-import type { ProviderState } from '../src/compliance/provider';
+import type { ProviderState, ProviderUpdate } from './contracts/verification';
 
 /** What a verification's lifecycle knows: its status, the time of the newest callback applied, and the callbacks seen. */
 export interface VerificationState { status: ProviderState; lastAt: number; seen: string[] }
-export interface ProviderUpdate { eventId: string; state: ProviderState; occurredAt: number }
 
 export const isFinal = (s: ProviderState) => s === 'approved' || s === 'declined';
 

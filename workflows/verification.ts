@@ -1,12 +1,7 @@
-import { condition, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
+import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { ProviderState } from '../src/compliance/provider';
-import { applyUpdate, isFinal, type ProviderUpdate, type VerificationState } from './verification-state';
-
-export interface VerificationStart { verificationId: string; pendingTimeoutSeconds: number; status: ProviderState }
-
-export const providerUpdateSignal = defineSignal<[ProviderUpdate]>('providerUpdate');
-export const verificationWorkflowId = (verificationId: string) => `verification-${verificationId}`;
+import { type ProviderState, type ProviderUpdate, providerUpdateSignal, type VerificationStart } from './contracts/verification';
+import { applyUpdate, isFinal, type VerificationState } from './verification-state';
 
 const { recordVerificationStatus, markVerificationStale } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
@@ -19,7 +14,7 @@ const { recordVerificationStatus, markVerificationStale } = proxyActivities<Acti
  * persisted and sent as a `verification-updated` webhook; a verification that stays pending (the customer never
  * finishes, or review takes too long) for `pendingTimeoutSeconds` is marked stale and reported once, and still waits.
  */
-export async function verifyCustomer(start: VerificationStart): Promise<string> {
+export async function verifyCustomer(start: VerificationStart): Promise<ProviderState> {
   let state: VerificationState = { status: start.status, lastAt: 0, seen: [] };
   const inbox: ProviderUpdate[] = [];
   setHandler(providerUpdateSignal, (u) => void inbox.push(u));

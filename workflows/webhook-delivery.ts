@@ -1,13 +1,7 @@
-import { condition, defineSignal, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { condition, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { DeliveryPlan } from '../src/webhooks/types';
+import { type DeliveryPlan, retryNowSignal, webhookTaskQueue } from './contracts/webhook-delivery';
 import { delayAfter, unitHash } from './webhook-schedule';
-
-/** Cuts every waiting retry short (POST /webhooks/events/{id}/resend of a pending event). */
-export const retryNowSignal = defineSignal('retryNow');
-
-/** The task queue of delivery attempts, apart from lifecycle activities so receivers never slow intents down. */
-export const webhookTaskQueue = (taskQueue: string) => `${taskQueue}-webhooks`;
 
 /**
  * Delivers one event's round to each of its endpoints independently: attempts on the retry schedule until one

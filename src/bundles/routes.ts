@@ -11,7 +11,7 @@ import { invalidSignature } from '../intents/verify';
 import { queueSignals } from '../outbox/outbox';
 import { toQueue } from '../indexer/event-keys';
 import { verifyOnChain } from '../signatures/smart-account';
-import { preconfirmationSignal } from '../../workflows/intent-lifecycle';
+import { preconfirmationSignal } from '../../workflows/contracts/intent-lifecycle';
 import { canonicalBundle, expectedSigned, orderBundleHash, orderBundleOf, type SignedOrderBundle } from './order-bundle';
 import { LEGACY_STATUS, presentCost, presentShortfall } from './presenter';
 import { bundleEventBody, bundleParams, costBody, eventsQuery, pathBody, submitBody, userParams } from './schemas';

@@ -1,8 +1,11 @@
+import type { ProviderState } from '../../workflows/contracts/verification';
+
 /**
  * The seam between verification and an identity provider. A provider hosts the customer's flow, tells us its
- * decisions by signed callback, and maps its own states onto four.
+ * decisions by signed callback, and maps its own states onto four (the verification workflow's states, defined in
+ * its contract).
  */
-export type ProviderState = 'needs_input' | 'in_review' | 'approved' | 'declined';
+export type { ProviderState };
 export const PROVIDER_STATES: readonly ProviderState[] = ['needs_input', 'in_review', 'approved', 'declined'];
 
 export interface Applicant {

@@ -2,7 +2,7 @@ import type { DataSource } from 'typeorm';
 import type { WebhookConfig } from '../config';
 import { queueSignals, queueStart, type QueuedSignal, type QueuedStart } from '../outbox/outbox';
 import { emitEvent } from '../webhooks/events';
-import { providerUpdateSignal, verificationWorkflowId, type VerificationStart } from '../../workflows/verification';
+import { providerUpdateSignal, verificationWorkflowId, type VerificationStart } from '../../workflows/contracts/verification';
 import type { Applicant, ProviderCallback, ProviderState } from './provider';
 import { mintSession, type SessionClaims } from './session-token';
 

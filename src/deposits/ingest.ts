@@ -5,7 +5,7 @@ import type { Config } from '../config';
 import { queueStart, type QueuedStart } from '../outbox/outbox';
 import { emitEvent } from '../webhooks/events';
 import type { DepositEvent, DepositIndexerEvent, DepositRefundEvent, OnrampOrderEvent } from '../indexer/types';
-import { depositWorkflowId } from '../../workflows/deposit';
+import { depositWorkflowId } from '../../workflows/contracts/deposit';
 import { OWNING_REGISTRATION } from './accounts';
 import { type DepositRow, depositStart, emitDepositEvent, emitRefunded, markRefunded } from './store';
 

@@ -11,8 +11,8 @@ import { createQuote, quoteCost, type QuoteDeps } from '../intents/quote-service
 import type { IntentOp } from '../intents/types';
 import type { VerifyDeps } from '../intents/verify';
 import { type Outbox, type QueuedStart, queueSignals } from '../outbox/outbox';
-import { depositWorkflowId, intentSettledSignal, refundWorkflowId } from '../../workflows/deposit';
-import { afterBridge, bridgeErrorCode, type DepositTiming, isBridgeOutcome, RELEASED } from '../../workflows/deposit-state';
+import { depositWorkflowId, type DepositTiming, intentSettledSignal, RELEASED, refundWorkflowId } from '../../workflows/contracts/deposit';
+import { afterBridge, bridgeErrorCode, isBridgeOutcome } from '../../workflows/deposit-state';
 import { findAccount } from './accounts';
 import { verdict, type Verdict } from './checks';
 import type { DepositErrorCode } from './errors';

@@ -5,8 +5,8 @@ import type { Config, WebhookConfig } from '../config';
 import { queueStart, type QueuedStart } from '../outbox/outbox';
 import { emitEvent } from '../webhooks/events';
 import type { WebhookType } from '../webhooks/types';
-import { refundWorkflowId } from '../../workflows/deposit';
-import { type DepositStage, type DepositStart, type DepositTiming, wireStatus } from '../../workflows/deposit-state';
+import { type DepositStage, type DepositStart, type DepositTiming, refundWorkflowId } from '../../workflows/contracts/deposit';
+import { wireStatus } from '../../workflows/deposit-state';
 
 export interface DepositRow {
   id: string; project_id: string; account: string; chain_id: string; tx_hash: string; log_index: number; token: string; amount: string; sender: string;

@@ -1,7 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { ChainTx } from '../../workflows/intent-state';
-import { claimSignal, failureSignal, fillSignal, preconfirmationSignal } from '../../workflows/intent-lifecycle';
-import { withdrawalClaimSignal, withdrawalWorkflowId } from '../../workflows/withdrawal';
+import { claimSignal, failureSignal, fillSignal, preconfirmationSignal } from '../../workflows/contracts/intent-lifecycle';
+import { withdrawalClaimSignal, withdrawalWorkflowId } from '../../workflows/contracts/withdrawal';
 import { awaitingWorkflowId, queueSignals, type AwaitedOwner, type QueuedSignal, type QueuedStart } from '../outbox/outbox';
 import { ownerWaitSeconds } from '../outbox/lifecycle-outbox';
 import { applyDepositEvents, type DepositIngestDeps } from '../deposits/ingest';

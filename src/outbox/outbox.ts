@@ -2,7 +2,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { preparedQuery, WITHOUT_FLUSH_WAIT } from '../db/prepared';
 import { isGrpcServiceError, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { SearchAttributePair } from '@temporalio/common';
-import * as keys from '../../workflows/search-attributes';
+import * as keys from '../../workflows/contracts/search-attributes';
 
 /**
  * The transactional outbox between PostgreSQL and Temporal. A request records its state change and the workflow

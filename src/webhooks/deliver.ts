@@ -5,7 +5,8 @@ import { queueStart, type QueuedStart } from '../outbox/outbox';
 import { delayAfter, unitHash } from '../../workflows/webhook-schedule';
 import { post, type SendResult } from './send';
 import { signedHeaders } from './signing';
-import type { AttemptOutcome, DeliveryPlan } from './types';
+import type { DeliveryPlan } from '../../workflows/contracts/webhook-delivery';
+import type { AttemptOutcome } from './types';
 
 export interface AttemptInput {
   eventId: string;

@@ -4,7 +4,7 @@ import type { Context } from 'koa';
 import { ApiError } from '../http/errors';
 import { defineRoute, type RouteDef } from '../http/route';
 import { isStartQueued } from '../outbox/outbox';
-import { retryNowSignal } from '../../workflows/webhook-delivery';
+import { retryNowSignal } from '../../workflows/contracts/webhook-delivery';
 import { addEndpoint, enableEndpoint, EndpointError, listEndpoints, removeEndpoint, rotateSecret } from './endpoints';
 import { decodeCursor, emitEvent, getEvent, listEvents, receiverCount, replayFailed, REPLAY_LIMIT, resendEvent } from './events';
 import * as schema from './schemas';

@@ -16,21 +16,6 @@ export type WebhookType = (typeof WEBHOOK_TYPES)[number];
 export const EVENT_STATUSES = ['pending', 'delivered', 'failed'] as const;
 export type EventStatus = (typeof EVENT_STATUSES)[number];
 
-/** What the delivery workflow needs, fixed when the round is queued so a configuration change never alters a running one. */
-export interface DeliveryPlan {
-  eventId: string;
-  round: number;
-  endpointIds: string[];
-  retryDelaysSeconds: number[];
-  timeoutSeconds: number;
-  /**
-   * Set when the claim loop made attempt 1 and this workflow takes the retries over: the attempt it starts at, and
-   * when (epoch ms) that attempt is due. Absent in rounds queued before issue 23, which started at attempt 1.
-   */
-  firstAttempt?: number;
-  retryAt?: number;
-}
-
 /** One attempt's outcome as the workflow sees it. */
 export type AttemptOutcome =
   | 'delivered'

@@ -8,21 +8,12 @@ import { InsufficientBalance, releaseAfterExpiry, reserve, settleOnClaim } from 
 import { allocateNonce } from '../ledger/nonces';
 import { queueStart, type QueuedStart } from '../outbox/outbox';
 import { lockProvenAccount, proveAccount } from '../projects/accounts';
-import { withdrawalWorkflowId, type WithdrawalClaim } from '../../workflows/withdrawal';
-import { withdrawalRequestDigest, type SponsorAuthorization } from './sponsor-signature';
+import { withdrawalWorkflowId, type WithdrawalClaim } from '../../workflows/contracts/withdrawal';
+import { withdrawalRequestDigest, type WithdrawalRequest } from './sponsor-signature';
 import { tokenId } from '../intents/quote';
 import { resetPeriodSeconds } from '../chains/lock-tag';
 import { batchCompactAuthorization, compactAuthorization, Lock } from '../compact/eip712';
 
-
-export interface WithdrawalRequest {
-  kind: 'single' | 'batch';
-  account: string;
-  chainId: number;
-  transfers: { recipient: string; tokenAddress: string; amount: string; lockTag?: string }[];
-  /** the account's own signature over this request (see sponsor-signature.ts): proves the account to the project */
-  authorization?: SponsorAuthorization;
-}
 
 export interface AllocatorDeps { registry: ChainRegistry; config: Config; lockTag: string; allocator: PrivateKeyAccount }
 

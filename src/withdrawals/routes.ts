@@ -5,8 +5,8 @@ import { stringifyWithBigInts } from '../http/json';
 import { defineRoute } from '../http/route';
 import { address, patterns, safeUint, Schema, uint256 } from '../http/schema';
 import type { Services } from '../http/services';
-import { allocateWithdrawal, type Allocation, IDEMPOTENCY_KEY_TTL_HOURS, type WithdrawalRequest } from './allocate';
-import { MAX_DEADLINE_SECONDS } from './sponsor-signature';
+import { allocateWithdrawal, type Allocation, IDEMPOTENCY_KEY_TTL_HOURS } from './allocate';
+import { MAX_DEADLINE_SECONDS, type WithdrawalRequest } from './sponsor-signature';
 import { ALPS } from '../versions/versions';
 
 const amount: Schema = { anyOf: [uint256, safeUint()] };

@@ -1,9 +1,18 @@
 import { getAddress, hashTypedData, isAddressEqual, type Hex } from 'viem';
 import { recoverSigner } from '../signatures/secp256k1';
-import type { WithdrawalRequest } from './allocate';
 
 /** The account's signature over a withdrawal request and the unix-second deadline it signed with it. */
 export interface SponsorAuthorization { signature: Hex; deadline: number }
+
+/** A withdrawal as POST /withdrawals asks for it; defined here, beside the signature over it, which allocate.ts checks. */
+export interface WithdrawalRequest {
+  kind: 'single' | 'batch';
+  account: string;
+  chainId: number;
+  transfers: { recipient: string; tokenAddress: string; amount: string; lockTag?: string }[];
+  /** the account's own signature over this request: proves the account to the project */
+  authorization?: SponsorAuthorization;
+}
 
 /** A signed request is good for this long at most, so a leaked one cannot be held back and replayed later. */
 export const MAX_DEADLINE_SECONDS = 3600;

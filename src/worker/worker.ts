@@ -1,6 +1,6 @@
 import { DefaultLogger, LogLevel, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { ActivityDeps, createActivities } from '../../activities';
-import { webhookTaskQueue } from '../../workflows/webhook-delivery';
+import { webhookTaskQueue } from '../../workflows/contracts/webhook-delivery';
 import { DeliveryClaimer } from '../webhooks/claimer';
 import { EndpointSlots } from '../webhooks/deliver';
 

@@ -1,5 +1,5 @@
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
-import { intentWorkflowId } from '../../workflows/intent-lifecycle';
+import { intentWorkflowId } from '../../workflows/contracts/intent-lifecycle';
 import { acceptBundles } from '../../src/bundles/store';
 import { ARB_USDC, BASE_USDC, getCompactTypedData, TX } from '../support/fixtures';
 import { Api, call, ingest, startApi } from '../support/harness';

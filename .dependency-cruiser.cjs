@@ -1,0 +1,59 @@
+/**
+ * Import rules, checked by `npm run deps` (part of `npm test`) and by test/unit/import-rules.test.ts.
+ *
+ * Type-only imports count (`tsPreCompilationDeps: true`): they vanish from the emitted JavaScript, but they are
+ * still arrows a reader follows, and a type circle is the same tangle of ownership as a runtime one.
+ *
+ * What both sides of a workflow share (its id, signals, queries, input and result types) lives in
+ * workflows/contracts/<workflow>.ts; the pure state modules beside the workflows (workflows/*-state.ts,
+ * workflows/webhook-schedule.ts) hold its deterministic decisions. The domain (src) imports only those, never a
+ * workflow implementation; contracts and pure modules import neither implementations nor activities, so nothing
+ * the domain imports leads back to it.
+ */
+const SHARED = '^workflows/(contracts/[^/]+|[^/]+-state|webhook-schedule)\\.ts$';
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'An import circle: nobody owns what its files share. Move the shared part to a module both import.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'domain-imports-workflow-contracts-only',
+      severity: 'error',
+      comment: 'src imports a workflow through its contract (workflows/contracts/) or its pure state module, never the workflow itself.',
+      from: { path: '^src/' },
+      to: { path: '^workflows/', pathNot: SHARED },
+    },
+    {
+      name: 'workflows-import-no-domain',
+      severity: 'error',
+      comment: 'Workflows import their contracts, their pure state modules, @temporalio/workflow and the activities\' types: nothing of the domain, and no activity at run time (it would enter the worker\'s workflow bundle).',
+      from: { path: '^workflows/' },
+      to: { path: '^src/' },
+    },
+    {
+      name: 'workflows-import-activities-as-types-only',
+      severity: 'error',
+      from: { path: '^workflows/' },
+      to: { path: '^activities/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'contracts-stay-shared',
+      severity: 'error',
+      comment: 'Contracts and pure state modules are imported by both sides: they import no workflow, no activity, no domain store.',
+      from: { path: SHARED },
+      to: { path: '^(workflows|activities|src)/', pathNot: SHARED },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(node_modules|dist)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    moduleSystems: ['cjs', 'es6'],
+  },
+};

@@ -1,0 +1,44 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+
+/**
+ * The import rules of .dependency-cruiser.cjs, run as `npm run deps` (part of `npm test`) runs them: through
+ * dependency-cruiser's CLI (the package is ESM only, which jest's CommonJS runtime cannot load).
+ */
+const root = path.resolve(__dirname, '../..');
+const cli = path.join(root, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs'); // not among the package's exports
+
+function depcruise(args: string[]) {
+  const run = spawnSync(process.execPath, [cli, '--config', '.dependency-cruiser.cjs', ...args], { cwd: root, encoding: 'utf8' });
+  if (!run.stdout) throw new Error(`depcruise printed nothing: ${run.stderr}`);
+  return run;
+}
+
+/** `npm run deps`: its report, and the exit status CI fails on (the JSON reporter always exits 0). */
+function depsCheck(...paths: string[]): { status: number | null; report: string } {
+  const run = depcruise(paths);
+  return { status: run.status, report: run.stdout };
+}
+
+interface Violation { rule: { name: string; severity: string }; from: string; to: string; cycle?: { name: string; dependencyTypes: string[] }[] }
+const violations = (...paths: string[]): Violation[] =>
+  (JSON.parse(depcruise(['--output-type', 'json', ...paths]).stdout) as { summary: { violations: Violation[] } }).summary.violations;
+
+test('24.1 an import circle fails the deps check, a type-only arrow included', () => {
+  const { status, report } = depsCheck('test/fixtures/import-cycle');
+  expect(status).not.toBe(0);
+  expect(report).toContain('error no-circular: test/fixtures/import-cycle/a.ts');
+  const [cycle, ...others] = violations('test/fixtures/import-cycle');
+  expect(others).toEqual([]);
+  expect(cycle.rule).toEqual({ name: 'no-circular', severity: 'error' });
+  // a → b at run time, b → a by `import type`
+  expect(cycle.cycle).toEqual([
+    { name: 'test/fixtures/import-cycle/b.ts', dependencyTypes: expect.not.arrayContaining(['type-only']) },
+    { name: 'test/fixtures/import-cycle/a.ts', dependencyTypes: expect.arrayContaining(['type-only']) },
+  ]);
+});
+
+test('24.1 src, workflows and activities have no import circle and keep the import rules', () => {
+  const { status, report } = depsCheck('src', 'workflows', 'activities');
+  expect({ status, report }).toEqual({ status: 0, report: expect.stringContaining('no dependency violations found') });
+});

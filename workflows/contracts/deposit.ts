@@ -1,0 +1,42 @@
+import { defineSignal } from '@temporalio/workflow';
+
+/**
+ * The deposit and refund workflows' contract (workflows/deposit.ts runs them; src/deposits starts them and, from the
+ * intent lifecycle's activities, signals them).
+ */
+export const depositWorkflowId = (id: string) => `deposit-${id}`;
+export const refundWorkflowId = (id: string) => `deposit-${id}-refund`;
+
+/**
+ * A deposit's intent (bridge or refund) settled: sent after the intent lifecycle records COMPLETED, FAILED or EXPIRED,
+ * and with status RELEASED once it released what no claim spent (at `expires`).
+ */
+export const intentSettledSignal = defineSignal<[{ intentId: string; status: string }]>('intentSettled');
+
+/**
+ * Reported (like the outcomes) once the intent lifecycle released what no claim spent, at `expires`: until then the
+ * arbiter may still claim the intent, so its funds are not the deposit's to spend again.
+ */
+export const RELEASED = 'RELEASED';
+
+/** Where a deposit is; `processDeposit` returns the stage it ended in. */
+export type DepositStage = 'received' | 'bridging' | 'completed' | 'rejected' | 'refunding' | 'refunded';
+
+/** Fixed when the deposit is received, so a configuration change never alters a running deposit. */
+export interface DepositTiming {
+  expectedSeconds: number;
+  bridgeExpectedSeconds: number;
+  bridgeRetries: number;
+  retrySeconds: number;
+  fundsWaitSeconds: number;
+  /** the fill deadline of an attempt's intent, from its quote */
+  bridgeTimeoutSeconds: number;
+  /** refund intents tried before the refund is left to a transfer made outside */
+  refundAttempts: number;
+}
+
+/** The input of both workflows. */
+export interface DepositStart { depositId: string; timing: DepositTiming }
+
+/** How a refund ends: refunded by an intent, or left to a transfer made outside. */
+export type RefundOutcome = 'refunded' | 'external';

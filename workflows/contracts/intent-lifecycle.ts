@@ -1,0 +1,26 @@
+import { defineQuery, defineSignal } from '@temporalio/workflow';
+import type { ChainTx, IntentState } from '../intent-state';
+
+/**
+ * The intent lifecycle's contract (workflows/intent-lifecycle.ts runs it; src/intents starts it, src/indexer and
+ * src/bundles signal it). Signal and query names are recorded in histories: never rename them.
+ */
+export const intentWorkflowId = (id: string) => `intent-${id}`;
+
+/**
+ * Signals, delivered from the indexer route's outbox as signal-with-start: a PENDING lifecycle waits out a start
+ * delay until its fill deadline, and a plain signal would wait with it (operators use `temporal workflow
+ * signal-with-start`, or the indexer route).
+ */
+export const preconfirmationSignal = defineSignal<[{ chainId: number }]>('preconfirmation');
+export const fillSignal = defineSignal<[ChainTx]>('fill');
+export const claimSignal = defineSignal<[ChainTx]>('claim');
+export const failureSignal = defineSignal<[{ chainId: number; reason: string }]>('failure');
+export const stateQuery = defineQuery<IntentState>('state');
+
+/**
+ * What the submit route recorded, handed to the lifecycle it starts (or the outbox sweeper starts for it). Times are
+ * unix seconds: the fill deadline, how long after it a fill may still arrive, and `expires` (the end of claims).
+ * `state`: where a previous run left off when it continued as new. The lifecycle returns its final IntentStatus.
+ */
+export interface LifecycleStart { id: string; originChainIds: number[]; fillDeadline: number; fillGraceSeconds: number; expires: number; state?: IntentState }

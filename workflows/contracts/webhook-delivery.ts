@@ -1,0 +1,27 @@
+import { defineSignal } from '@temporalio/workflow';
+
+/**
+ * The webhook delivery workflow's contract (workflows/webhook-delivery.ts runs it; src/webhooks queues it and
+ * nudges it, src/worker polls its task queue).
+ */
+
+/** Cuts every waiting retry short (POST /webhooks/events/{id}/resend of a pending event). */
+export const retryNowSignal = defineSignal('retryNow');
+
+/** The task queue of delivery attempts, apart from lifecycle activities so receivers never slow intents down. */
+export const webhookTaskQueue = (taskQueue: string) => `${taskQueue}-webhooks`;
+
+/** What the delivery workflow needs, fixed when the round is queued so a configuration change never alters a running one. */
+export interface DeliveryPlan {
+  eventId: string;
+  round: number;
+  endpointIds: string[];
+  retryDelaysSeconds: number[];
+  timeoutSeconds: number;
+  /**
+   * Set when the claim loop made attempt 1 and this workflow takes the retries over: the attempt it starts at, and
+   * when (epoch ms) that attempt is due. Absent in rounds queued before issue 23, which started at attempt 1.
+   */
+  firstAttempt?: number;
+  retryAt?: number;
+}

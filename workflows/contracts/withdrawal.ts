@@ -1,0 +1,12 @@
+import { defineSignal } from '@temporalio/workflow';
+import type { ChainTx } from '../intent-state';
+
+/** The withdrawal hold's contract (workflows/withdrawal.ts runs it; src/withdrawals starts it, src/indexer signals it). */
+export const withdrawalWorkflowId = (nonce: string) => `withdrawal-${nonce}`;
+
+/** The transfer's Claim, as the indexer reports it. */
+export type WithdrawalClaim = ChainTx;
+export const withdrawalClaimSignal = defineSignal<[WithdrawalClaim]>('claim');
+
+/** How a hold ends: its claim arrived, or `expires` passed. */
+export type WithdrawalOutcome = 'CLAIMED' | 'EXPIRED';
