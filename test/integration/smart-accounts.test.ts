@@ -164,7 +164,7 @@ describe('0.5.x bundle submit', () => {
     delete process.env.RPC_URL_8453;
     const unconfigured = await post(signed, a.initCode).finally(() => (process.env.RPC_URL_8453 = chain.url));
     expect(unconfigured.status).toBe(400);
-    expect(unconfigured.json.errors[0].message).toMatch(/set RPC_URL_8453\)$/);
+    expect(unconfigured.json.errors[0].message).toBe('Smart account signatures are verified on chain and this deployment cannot verify them on chain 8453');
     expect((await post(signed, a.initCode)).json.bundleResults[0].status).toBe('PENDING');
   });
 });
