@@ -46,41 +46,37 @@ export const byBytes = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
  * SQL: the advisory lock key of a session (project_id, modal, session_id in scope). A batch takes its sessions' locks
- * in the order of these keys before it reads their rows, so two batches of one session never both take it for
- * single-day; two sessions that share a key only wait for each other.
+ * in the order of these keys before a statement of its own reads their rollup rows, so two batches of one session
+ * never both take it for single-day; two sessions that share a key only wait for each other.
  */
-const SESSION_LOCK = "hashtextextended(project_id::text || '/' || modal || '/' || session_id, 7271)";
-
-/**
- * The statement that takes the locks of a batch's sessions ($1 project, $2 modals, $3 session ids), run before the
- * statement that stores the batch (FOLD_BATCH), so that one reads their rollup rows as the last batch left them.
- */
-export const LOCK_SESSIONS = `SELECT count(pg_advisory_xact_lock(h))::int AS locked FROM (
-  SELECT DISTINCT ${SESSION_LOCK} AS h FROM unnest($2::text[], $3::text[]) AS u (modal, session_id), (SELECT $1::uuid AS project_id) p
-  WHERE modal IS NOT NULL ORDER BY 1) x`;
+export const SESSION_LOCK = "hashtextextended(project_id::text || '/' || modal || '/' || session_id, 7271)";
 
 const ROW_COLUMNS = 'project_id, modal, session_id, day, started_us, completed_us, methods, steps, outcomes, families, last_outcome, last_outcome_us, deposits';
 const CONTRIBUTION = 'analytics_funnel_contribution(x.methods, x.started_us, x.completed_us, x.steps, x.outcomes, x.families)';
 
 /**
- * SQL (the rest of a WITH after a `days` CTE of sessionDaysSql's columns): folds those session-day rows into the
- * rollup, set-based, with the SQL definitions (analytics_funnel_merge: a day's rows merged; analytics_funnel_contribution:
+ * SQL (the rest of a WITH after a `days` CTE of sessionDaysSql's columns, whose sessions are locked): folds those
+ * session-day rows into the rollup, set-based, with the SQL definitions (analytics_funnel_merge: a day's rows merged; analytics_funnel_contribution:
  * a session's sums). The rows of the batch's sessions are merged per day with what is stored, `spans` recomputed, the
  * changed rows written, and the day sums moved by the contributions after minus before (unchanged rows cancel). The
  * sums are written in key order so concurrent batches never deadlock on a day's rows.
  */
-export const FOLD_BATCH = `old AS (SELECT f AS r FROM analytics_funnel_sessions f WHERE (f.project_id, f.modal, f.session_id) IN (SELECT project_id, modal, session_id FROM days)),
-    merged AS (SELECT analytics_funnel_merged(r) AS r FROM (SELECT r FROM old UNION ALL SELECT ROW(d.*, false)::analytics_funnel_sessions FROM days d) x
-               GROUP BY (r).project_id, (r).modal, (r).session_id, (r).day),
-    now AS (SELECT ${ROW_COLUMNS.split(', ').map((c) => `(r).${c}`).join(', ')}, count(*) OVER (PARTITION BY (r).project_id, (r).modal, (r).session_id) > 1 AS spans FROM merged),
+export const FOLD_BATCH = `old AS (SELECT f AS r FROM (SELECT DISTINCT project_id, modal, session_id FROM days) k,
+                  LATERAL (SELECT f FROM analytics_funnel_sessions f WHERE f.project_id = k.project_id AND f.modal = k.modal AND f.session_id = k.session_id) f),
+    merged AS MATERIALIZED (
+      SELECT coalesce(analytics_funnel_merge(o.r, n.r), o.r, n.r) AS r, o.r AS was
+      FROM (SELECT ROW(d.*, false)::analytics_funnel_sessions AS r FROM days d) n
+      FULL JOIN old o ON (o.r).project_id = (n.r).project_id AND (o.r).modal = (n.r).modal AND (o.r).session_id = (n.r).session_id AND (o.r).day = (n.r).day),
+    now AS (SELECT ${ROW_COLUMNS.split(', ').map((c) => `(r).${c}`).join(', ')}, count(*) OVER (PARTITION BY (r).project_id, (r).modal, (r).session_id) > 1 AS spans, was FROM merged),
     written AS (
       INSERT INTO analytics_funnel_sessions (${ROW_COLUMNS}, spans)
-      SELECT * FROM now n WHERE NOT EXISTS (SELECT 1 FROM old WHERE old.r IS NOT DISTINCT FROM ROW(n.*)::analytics_funnel_sessions)
+      SELECT ${ROW_COLUMNS}, spans FROM now WHERE was IS DISTINCT FROM ROW(${ROW_COLUMNS}, spans)::analytics_funnel_sessions
       ON CONFLICT (project_id, modal, session_id, day) DO UPDATE SET ${ROW_COLUMNS.split(', ').slice(4).concat('spans').map((c) => `${c} = EXCLUDED.${c}`).join(', ')}),
     summed AS (
       INSERT INTO analytics_funnel_days (project_id, modal, method, day, metric, key, value)
       SELECT x.project_id, x.modal, c.method, x.day, c.metric, c.key, sum(x.sign * c.value)
-      FROM (SELECT *, 1 AS sign FROM now WHERE NOT spans UNION ALL SELECT (r).*, -1 FROM old WHERE NOT (r).spans) x, LATERAL ${CONTRIBUTION} c
+      FROM (SELECT ${ROW_COLUMNS}, 1 AS sign FROM now WHERE NOT spans UNION ALL SELECT ${ROW_COLUMNS.split(', ').map((c) => `(r).${c}`).join(', ')}, -1 FROM old WHERE NOT (r).spans) x,
+        LATERAL ${CONTRIBUTION} c
       GROUP BY 1, 2, 3, 4, 5, 6 HAVING sum(x.sign * c.value) <> 0 ORDER BY 1, 2, 3, 4, 5, 6
       ON CONFLICT (project_id, modal, method, day, metric, key) DO UPDATE SET value = analytics_funnel_days.value + EXCLUDED.value)`;
 

@@ -3,33 +3,44 @@ import canonicalize from 'canonicalize';
 import type { DataSource } from 'typeorm';
 import type { AcceptedEvent } from './validate';
 import { preparedQuery } from '../db/prepared';
-import { byBytes, FOLD_BATCH, LOCK_SESSIONS, mergedSessionsSql, sessionDaysSql } from './rollup';
+import { byBytes, FOLD_BATCH, mergedSessionsSql, SESSION_LOCK, sessionDaysSql } from './rollup';
 
 /** An event's identity: its project and its canonical JSON, so a retried batch maps onto the rows it wrote. */
 const dedupeKey = (projectId: string | null, data: unknown) => createHash('sha256').update(`${projectId ?? ''}\n${canonicalize(data)}`).digest();
 
-/** The batch's rows stored, and the new ones folded into the funnel's rollup in the same statement (FOLD_BATCH). */
+/**
+ * The batch's rows stored; returned: how many were new, and their session-day rows (as JSON text, passed back
+ * untouched) once their sessions are locked.
+ */
 const STORE_BATCH = `WITH ins AS (
     INSERT INTO analytics_events (project_id, dedupe_key, session_id, event, modal, step, outcome, reason, reason_family, funding_method, deposit_id, occurred_at, data)
     SELECT $1, * FROM unnest($2::bytea[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::timestamptz[], $13::jsonb[])
     ON CONFLICT (dedupe_key) DO NOTHING RETURNING project_id, session_id, event, modal, step, outcome, reason_family, funding_method, deposit_id, occurred_at),
-  ${sessionDaysSql('ins').slice('WITH '.length)},
+  ${sessionDaysSql('ins').slice('WITH '.length)}
+  SELECT (SELECT count(*)::int FROM ins) AS stored, (SELECT jsonb_agg(days)::text FROM days) AS days,
+         (SELECT count(pg_advisory_xact_lock(h)) FROM (SELECT DISTINCT ${SESSION_LOCK} AS h FROM days ORDER BY 1) x) AS locked`;
+
+/** Those rows folded into the funnel's rollup, in a statement of their own so that it reads what the last batch of their sessions left. */
+const FOLD = `WITH days AS (
+    SELECT project_id, modal, session_id, day, started_us, completed_us, methods, steps, outcomes, families, last_outcome, last_outcome_us, deposits
+    FROM jsonb_populate_recordset(NULL::analytics_funnel_sessions, $1::jsonb)),
   ${FOLD_BATCH}
-  SELECT count(*)::int AS stored FROM ins`;
+  SELECT 1`;
 
 /**
- * Stores a batch in one transaction of two prepared statements: the locks of its sessions, then the multi-row insert
- * with the rollup maintenance of the rows that were new. Returns how many rows were new.
+ * Stores a batch in one transaction of two prepared statements: the multi-row insert, which also locks the sessions
+ * of the rows that were new, then their rollup maintenance (so the locks are held only for that). Returns how many
+ * rows were new.
  */
 export async function storeEvents(db: DataSource, projectId: string | null, events: AcceptedEvent[]): Promise<number> {
   if (!events.length) return 0;
   const col = <T>(f: (e: AcceptedEvent) => T) => events.map(f);
   return db.transaction(async (tx) => {
-    if (projectId) await preparedQuery(tx, LOCK_SESSIONS, [projectId, col((e) => e.modal), col((e) => e.sessionId)]);
-    const [{ stored }] = await preparedQuery<{ stored: number }[]>(tx, STORE_BATCH, [
+    const [{ stored, days }] = await preparedQuery<{ stored: number; days: string | null }[]>(tx, STORE_BATCH, [
       projectId, col((e) => dedupeKey(projectId, e.data)), col((e) => e.sessionId), col((e) => e.event), col((e) => e.modal), col((e) => e.step), col((e) => e.outcome),
       col((e) => e.reason), col((e) => e.reasonFamily), col((e) => e.fundingMethod), col((e) => e.depositId), col((e) => e.occurredAt), col((e) => JSON.stringify(e.data)),
     ]);
+    if (days) await preparedQuery(tx, FOLD, [days]);
     return stored;
   });
 }
