@@ -56,10 +56,12 @@ const CONTRIBUTION = 'analytics_funnel_contribution(x.methods, x.started_us, x.c
 
 /**
  * SQL (the rest of a WITH after a `days` CTE of sessionDaysSql's columns, whose sessions are locked): folds those
- * session-day rows into the rollup, set-based, with the SQL definitions (analytics_funnel_merge: a day's rows merged; analytics_funnel_contribution:
- * a session's sums). The rows of the batch's sessions are merged per day with what is stored, `spans` recomputed, the
- * changed rows written, and the day sums moved by the contributions after minus before (unchanged rows cancel). The
- * sums are written in key order so concurrent batches never deadlock on a day's rows.
+ * session-day rows into the rollup, set-based, with the SQL definitions (analytics_funnel_merge: a day's two rows
+ * merged; analytics_funnel_contribution: a session's sums). The rows of the batch's sessions are merged per day with
+ * what is stored, `spans` recomputed, the changed rows written, and the day sums moved by the contributions after
+ * minus before (unchanged rows cancel). The sums are written in key order so concurrent batches never deadlock on a
+ * day's rows. `merged` is materialized so each field of a row reads one merge (inlined, every field would redo it);
+ * the stored rows are looked up per session (the `IN (SELECT ...)` form measured several times slower).
  */
 export const FOLD_BATCH = `old AS (SELECT f AS r FROM (SELECT DISTINCT project_id, modal, session_id FROM days) k,
                   LATERAL (SELECT f FROM analytics_funnel_sessions f WHERE f.project_id = k.project_id AND f.modal = k.modal AND f.session_id = k.session_id) f),
