@@ -8,7 +8,6 @@ import { finishWithdrawal } from '../src/withdrawals/allocate';
 import { attemptDelivery, EndpointSlots, type AttemptInput } from '../src/webhooks/deliver';
 import { recordVerification } from '../src/compliance/store';
 import type { ProviderState } from '../workflows/contracts/verification';
-import type { QueuedStart } from '../src/outbox/outbox';
 import { depositActivities, reportIntentToDeposit, type DepositDeps } from '../src/deposits/lifecycle';
 import { RELEASED } from '../workflows/contracts/deposit';
 
@@ -20,10 +19,6 @@ export interface ActivityDeps { db: DataSource; config: Config; outbox: Outbox; 
  */
 export function createActivities(deps: ActivityDeps, slots = new EndpointSlots(deps.config.webhooks.endpointConcurrency)) {
   const { db } = deps;
-  /** The webhook a recorded change emitted is started now; if that fails the outbox sweeper starts it. */
-  const started = async (start: QueuedStart | undefined) => {
-    if (start) await deps.outbox.start(start).catch(() => undefined);
-  };
   return {
     recordTransition: async (id: string, status: IntentStatus, event?: IntentEvent, kind?: LifecycleKind) => {
       await recordTransition(db, id, status, event, kind);
@@ -35,8 +30,8 @@ export function createActivities(deps: ActivityDeps, slots = new EndpointSlots(d
     },
     finishWithdrawal: (nonce: string, status: WithdrawalOutcome, claim?: WithdrawalClaim) => finishWithdrawal(db, nonce, status, claim),
     sweepOutbox: (graceSeconds: number) => deps.outbox.sweep(graceSeconds),
-    recordVerificationStatus: async (id: string, status: ProviderState, cause: string) => started(await recordVerification(db, id, { status, cause }, deps.config.webhooks)),
-    markVerificationStale: async (id: string, cause: string) => started(await recordVerification(db, id, { stale: true, cause }, deps.config.webhooks)),
+    recordVerificationStatus: (id: string, status: ProviderState, cause: string) => recordVerification(db, id, { status, cause }),
+    markVerificationStale: (id: string, cause: string) => recordVerification(db, id, { stale: true, cause }),
     attemptWebhook: (a: AttemptInput) => attemptDelivery(db, deps.config.webhooks, slots, a),
     ...depositActivities(db, deps.config, deps.outbox, deps.deposits),
   };

@@ -2,41 +2,48 @@ import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import type { DataSource } from 'typeorm';
 import type { AcceptedEvent } from './validate';
-import { applyToRollup, byBytes, contribute, SEP, SESSION_LOCK, mergeSessions, SESSION_COLUMNS, sessionDaysSql, sumKey, type SessionDay, type Sums } from './rollup';
+import { preparedQuery } from '../db/prepared';
+import { byBytes, FOLD_BATCH, mergedSessionsSql, SESSION_LOCK, sessionDaysSql } from './rollup';
 
 /** An event's identity: its project and its canonical JSON, so a retried batch maps onto the rows it wrote. */
 const dedupeKey = (projectId: string | null, data: unknown) => createHash('sha256').update(`${projectId ?? ''}\n${canonicalize(data)}`).digest();
 
 /**
- * One multi-row statement per batch, which also returns the session-day rows of the events that were new and locks
- * their sessions; they are folded into the funnel's rollup in the same transaction. Returns how many rows were new.
+ * The batch's rows stored; returned: how many were new, and their session-day rows (as JSON text, passed back
+ * untouched) once their sessions are locked.
+ */
+const STORE_BATCH = `WITH ins AS (
+    INSERT INTO analytics_events (project_id, dedupe_key, session_id, event, modal, step, outcome, reason, reason_family, funding_method, deposit_id, occurred_at, data)
+    SELECT $1, * FROM unnest($2::bytea[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::timestamptz[], $13::jsonb[])
+    ON CONFLICT (dedupe_key) DO NOTHING RETURNING project_id, session_id, event, modal, step, outcome, reason_family, funding_method, deposit_id, occurred_at),
+  ${sessionDaysSql('ins').slice('WITH '.length)}
+  SELECT (SELECT count(*)::int FROM ins) AS stored, (SELECT jsonb_agg(days)::text FROM days) AS days,
+         (SELECT count(pg_advisory_xact_lock(h)) FROM (SELECT DISTINCT ${SESSION_LOCK} AS h FROM days ORDER BY 1) x) AS locked`;
+
+/** Those rows folded into the funnel's rollup, in a statement of their own so that it reads what the last batch of their sessions left. */
+const FOLD = `WITH days AS (
+    SELECT project_id, modal, session_id, day, started_us, completed_us, methods, steps, outcomes, families, last_outcome, last_outcome_us, deposits
+    FROM jsonb_populate_recordset(NULL::analytics_funnel_sessions, $1::jsonb)),
+  ${FOLD_BATCH}
+  SELECT 1`;
+
+/**
+ * Stores a batch in one transaction of two prepared statements: the multi-row insert, which also locks the sessions
+ * of the rows that were new, then their rollup maintenance (so the locks are held only for that). Returns how many
+ * rows were new.
  */
 export async function storeEvents(db: DataSource, projectId: string | null, events: AcceptedEvent[]): Promise<number> {
   if (!events.length) return 0;
   const col = <T>(f: (e: AcceptedEvent) => T) => events.map(f);
   return db.transaction(async (tx) => {
-    const [{ stored, days }]: { stored: number; days: SessionDay[] }[] = await tx.query(
-      `WITH ins AS (
-         INSERT INTO analytics_events (project_id, dedupe_key, session_id, event, modal, step, outcome, reason, reason_family, funding_method, deposit_id, occurred_at, data)
-         SELECT $1, * FROM unnest($2::bytea[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::timestamptz[], $13::jsonb[])
-         ON CONFLICT (dedupe_key) DO NOTHING RETURNING project_id, session_id, event, modal, step, outcome, reason_family, funding_method, deposit_id, occurred_at),
-       ${sessionDaysSql('ins').slice('WITH '.length)}
-       SELECT (SELECT count(*)::int FROM ins) AS stored,
-              (SELECT coalesce(jsonb_agg(jsonb_build_object(${JSON_ROW})), '[]') FROM days) AS days,
-              (SELECT count(pg_advisory_xact_lock(h)) FROM (SELECT DISTINCT ${SESSION_LOCK} AS h FROM days ORDER BY 1) x) AS locked`,
-      [
-        projectId, col((e) => dedupeKey(projectId, e.data)), col((e) => e.sessionId), col((e) => e.event), col((e) => e.modal), col((e) => e.step), col((e) => e.outcome),
-        col((e) => e.reason), col((e) => e.reasonFamily), col((e) => e.fundingMethod), col((e) => e.depositId), col((e) => e.occurredAt), col((e) => JSON.stringify(e.data)),
-      ],
-    );
-    if (days.length) await applyToRollup(tx, days);
+    const [{ stored, days }] = await preparedQuery<{ stored: number; days: string | null }[]>(tx, STORE_BATCH, [
+      projectId, col((e) => dedupeKey(projectId, e.data)), col((e) => e.sessionId), col((e) => e.event), col((e) => e.modal), col((e) => e.step), col((e) => e.outcome),
+      col((e) => e.reason), col((e) => e.reasonFamily), col((e) => e.fundingMethod), col((e) => e.depositId), col((e) => e.occurredAt), col((e) => JSON.stringify(e.data)),
+    ]);
+    if (days) await preparedQuery(tx, FOLD, [days]);
     return stored;
   });
 }
-
-/** A session-day row as JSON, bigints as text (epoch µs overflow nothing in JSON numbers, but text is what reads give). */
-const JSON_ROW = ['project_id', 'modal', 'session_id', 'day::text', 'started_us::text', 'completed_us::text', 'methods', 'steps', 'outcomes', 'families', 'last_outcome', 'last_outcome_us::text', 'deposits']
-  .map((c) => `'${c.replace('::text', '')}', ${c}`).join(', ');
 
 export interface FunnelQuery { projectId: string; from: Date; to: Date; modal: string; fundingMethod?: string }
 
@@ -183,40 +190,44 @@ export async function funnel(db: DataSource, q: FunnelQuery): Promise<Funnel> {
   // The raw parts: before the first whole day and after the last (all of it when the range holds no whole day).
   const edges = (whole ? [[q.from, new Date(firstWhole)], [new Date(endWhole), q.to]] : [[q.from, q.to]]).filter(([a, b]) => a < b);
   const method = q.fundingMethod ?? '';
-  const [sums, spanning, deposited, edgeRows] = await Promise.all([
+  // The sessions merged at read time: those that span days inside the whole days, and those of the partial days.
+  const wholeDays = [day(firstWhole), day(endWhole)];
+  const mergedRows = [
+    ...(whole ? ['SELECT f AS r FROM analytics_funnel_sessions f WHERE project_id = $1 AND modal = $2 AND spans AND day >= $4::date AND day < $5::date'] : []),
+    ...(edges.length ? ['SELECT ROW(days.*, false)::analytics_funnel_sessions AS r FROM days'] : []),
+  ];
+  const edgeParams = edges.flat();
+  const at = 4 + (whole ? 2 : 0);
+  type MergedRow = { metric: string | null; key: string; value: string; session_id: string; last_outcome: string | null; deposits: string[] };
+  type Deposited = Pick<MergedRow, 'session_id' | 'last_outcome' | 'deposits'>;
+  const [sums, merged, deposited] = await Promise.all([
     whole
       ? db.query(
         `SELECT metric, key, sum(value)::text AS value FROM analytics_funnel_days
          WHERE project_id = $1 AND modal = $2 AND method = $3 AND day >= $4::date AND day < $5::date GROUP BY 1, 2`,
-        [q.projectId, q.modal, method, day(firstWhole), day(endWhole)],
+        [q.projectId, q.modal, method, ...wholeDays],
       )
       : [],
-    whole
-      ? db.query(`SELECT ${SESSION_COLUMNS} FROM analytics_funnel_sessions WHERE project_id = $1 AND modal = $2 AND spans AND day >= $3::date AND day < $4::date`,
-        [q.projectId, q.modal, day(firstWhole), day(endWhole)])
-      : [],
-    whole
-      ? db.query(`SELECT ${SESSION_COLUMNS} FROM analytics_funnel_sessions WHERE project_id = $1 AND modal = $2 AND NOT spans AND deposits <> '{}' AND day >= $3::date AND day < $4::date`,
-        [q.projectId, q.modal, day(firstWhole), day(endWhole)])
-      : [],
-    edges.length
+    mergedRows.length
       ? db.query(
-        `${sessionDaysSql('analytics_events', `AND project_id = $1 AND modal = $2 AND (${edges.map((_, i) => `(occurred_at >= $${3 + 2 * i} AND occurred_at < $${4 + 2 * i})`).join(' OR ')})`)}
-         SELECT project_id, modal, session_id, day::text AS day, started_us::text, completed_us::text, methods, steps, outcomes, families, last_outcome, last_outcome_us::text, deposits FROM days`,
-        [q.projectId, q.modal, ...edges.flat()],
+        `${edges.length
+          ? `${sessionDaysSql('analytics_events', `AND project_id = $1 AND modal = $2 AND (${edges.map((_, i) => `(occurred_at >= $${at + 2 * i} AND occurred_at < $${at + 1 + 2 * i})`).join(' OR ')})`)},`
+          : 'WITH'} ${mergedSessionsSql(mergedRows.join(' UNION ALL '))}`,
+        [q.projectId, q.modal, method, ...(whole ? wholeDays : []), ...edgeParams],
       )
       : [],
-  ]) as [{ metric: string; key: string; value: string }[], SessionDay[], SessionDay[], SessionDay[]];
-  const inScope = (s: SessionDay) => !q.fundingMethod || s.methods.includes(q.fundingMethod);
-  const merged = mergeSessions([...spanning, ...edgeRows]).filter(inScope);
+    whole
+      ? db.query(`SELECT session_id, last_outcome, deposits FROM analytics_funnel_sessions
+                  WHERE project_id = $1 AND modal = $2 AND NOT spans AND deposits <> '{}' AND day >= $4::date AND day < $5::date AND ($3 = '' OR $3 = ANY(methods))`,
+        [q.projectId, q.modal, method, ...wholeDays])
+      : [],
+  ]) as [{ metric: string; key: string; value: string }[], MergedRow[], Deposited[]];
 
-  const totals: Sums = new Map();
-  for (const r of sums) totals.set(sumKey(method, r.metric, r.key), BigInt(r.value));
-  for (const m of merged) contribute(totals, m, 1n, [method]);
   const byMetric = new Map<string, Map<string, bigint>>();
-  for (const [k, v] of totals) {
-    const [, name, key] = k.split(SEP);
-    (byMetric.get(name) ?? byMetric.set(name, new Map()).get(name)!).set(key, v);
+  for (const r of [...sums, ...merged]) {
+    if (r.metric === null) continue;
+    const m = byMetric.get(r.metric) ?? byMetric.set(r.metric, new Map()).get(r.metric)!;
+    m.set(r.key, (m.get(r.key) ?? 0n) + BigInt(r.value));
   }
   const metric = (name: string) => byMetric.get(name) ?? new Map<string, bigint>();
   const entered = Number(metric('entered').get('') ?? 0n);
@@ -235,9 +246,9 @@ export async function funnel(db: DataSource, q: FunnelQuery): Promise<Funnel> {
     .sort((a, b) => b.count - a.count || byBytes(a.family, b.family));
 
   // Deposits: each seen by the first of its sessions (byte order) in scope; the widget outcome is that session's last.
-  const bySession = new Map<string, SessionDay>();
-  for (const s of [...deposited.filter(inScope), ...merged]) if (s.deposits.length) bySession.set(s.session_id, s);
-  const seen = new Map<string, SessionDay>();
+  const bySession = new Map<string, Deposited>();
+  for (const s of [...deposited, ...merged.filter((r) => r.metric === null)]) bySession.set(s.session_id, s);
+  const seen = new Map<string, Deposited>();
   for (const s of [...bySession.values()].sort((a, b) => byBytes(a.session_id, b.session_id))) for (const d of s.deposits) if (!seen.has(d)) seen.set(d, s);
   const processed = new Map<string, string>(seen.size
     ? (await db.query(

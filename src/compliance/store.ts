@@ -1,5 +1,4 @@
 import type { DataSource } from 'typeorm';
-import type { WebhookConfig } from '../config';
 import { queueSignals, queueStart, type QueuedSignal, type QueuedStart } from '../outbox/outbox';
 import { emitEvent } from '../webhooks/events';
 import { providerUpdateSignal, verificationWorkflowId, type VerificationStart } from '../../workflows/contracts/verification';
@@ -146,16 +145,16 @@ export const wireStatus = (s: ProviderState) => (s === 'approved' ? 'completed' 
  * transaction, once per cause (the provider callback applied, or the stale mark after it). Returns the webhook start.
  */
 export async function recordVerification(
-  db: DataSource, verificationId: string, change: { status: ProviderState; cause: string } | { stale: true; cause: string }, webhooks: WebhookConfig,
-): Promise<QueuedStart | undefined> {
+  db: DataSource, verificationId: string, change: { status: ProviderState; cause: string } | { stale: true; cause: string },
+): Promise<void> {
   return db.transaction(async (tx) => {
     const [[v]]: [{ project_id: string; customer_id: string; currency: Currency; provider: string; status: ProviderState; stale_at: Date | null; updated_at: Date }[]] = await tx.query(
       `UPDATE verifications SET ${'status' in change ? 'status = $2, stale_at = NULL' : 'stale_at = coalesce(stale_at, now())'}, updated_at = now()
        WHERE id = $1 RETURNING project_id, customer_id, currency, provider, status, stale_at, updated_at`,
       'status' in change ? [verificationId, change.status] : [verificationId],
     );
-    if (!v) return undefined; // deleted with its project: nothing left to report
-    const { start } = await emitEvent(tx, {
+    if (!v) return; // deleted with its project: nothing left to report
+    await emitEvent(tx, {
       projectId: v.project_id,
       type: 'verification-updated',
       idempotencyKey: `verification:${verificationId}:${change.cause}`,
@@ -163,7 +162,6 @@ export async function recordVerification(
         verificationId, customerId: v.customer_id, currency: v.currency, provider: v.provider,
         status: wireStatus(v.status), inReview: v.status === 'in_review', stale: v.stale_at !== null, updatedAt: v.updated_at.toISOString(),
       },
-    }, webhooks);
-    return start;
+    });
   });
 }

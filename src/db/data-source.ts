@@ -21,6 +21,7 @@ import { VerificationClaims1765400000000 } from './migrations/1765400000000-veri
 import { UnattributedAnalytics1765500000000 } from './migrations/1765500000000-unattributed-analytics';
 import { WebhookClaims1765600000000 } from './migrations/1765600000000-webhook-claims';
 import { FunnelRollup1765600000001 } from './migrations/1765600000001-funnel-rollup';
+import { FunnelMerge1765800000000 } from './migrations/1765800000000-funnel-merge';
 
 /**
  * How long a query waits for a pooled connection (pg `connectionTimeoutMillis`, also the connect timeout) before it
@@ -67,6 +68,7 @@ export function createDataSource(url: string, poolSize = 10, timeouts: PoolTimeo
       UnattributedAnalytics1765500000000,
       WebhookClaims1765600000000,
       FunnelRollup1765600000001,
+      FunnelMerge1765800000000,
     ],
     migrationsTransactionMode: 'all',
     synchronize: false,

@@ -16,13 +16,15 @@ export interface DepositIngestDeps { registry: ChainRegistry; config: Config }
  * after its commit (deposit workflows and webhook deliveries; the outbox sweeper performs any this process does not).
  */
 export async function applyDepositEvents(tx: EntityManager, events: DepositIndexerEvent[], deps: DepositIngestDeps): Promise<QueuedStart[]> {
-  const starts: (QueuedStart | undefined)[] = [];
+  const starts: QueuedStart[] = [];
   for (const e of events) {
-    if (e.type === 'deposit') starts.push(...(await recordDeposit(tx, e, deps)));
-    else if (e.type === 'deposit-refund') starts.push(await recordRefund(tx, e, deps.config));
-    else starts.push(await forwardOnramp(tx, e, deps.config));
+    if (e.type === 'deposit') {
+      const start = await recordDeposit(tx, e, deps);
+      if (start) starts.push(start);
+    } else if (e.type === 'deposit-refund') await recordRefund(tx, e);
+    else await forwardOnramp(tx, e);
   }
-  return starts.filter((s): s is QueuedStart => s !== undefined);
+  return starts;
 }
 
 /**
@@ -30,14 +32,14 @@ export async function applyDepositEvents(tx: EntityManager, events: DepositIndex
  * registration it belongs to (OWNING_REGISTRATION: one project, so its funds are credited once), announced by
  * `deposit-received` and handed to its workflow. Transfers into unregistered accounts are ignored.
  */
-async function recordDeposit(tx: EntityManager, e: DepositEvent, deps: DepositIngestDeps): Promise<(QueuedStart | undefined)[]> {
+async function recordDeposit(tx: EntityManager, e: DepositEvent, deps: DepositIngestDeps): Promise<QueuedStart | undefined> {
   const [row]: DepositRow[] = await tx.query(
     `INSERT INTO deposits (project_id, account, chain_id, tx_hash, log_index, token, amount, sender, block_number, target_chain_id, target_token, recipient)
      SELECT a.project_id, a.address, $2, $3, $4, $5, $6, $7, $8, a.target_chain_id, a.target_token, a.recipient FROM (${OWNING_REGISTRATION}) a
      ON CONFLICT (chain_id, tx_hash, log_index) DO NOTHING RETURNING *`,
     [e.account.toLowerCase(), e.chainId, e.transactionHash.toLowerCase(), e.logIndex, e.token.toLowerCase(), e.amount, e.sender.toLowerCase(), e.blockNumber],
   );
-  if (!row) return [];
+  if (!row) return undefined;
   const start: QueuedStart = {
     workflowId: depositWorkflowId(row.id),
     workflowType: 'processDeposit',
@@ -46,35 +48,34 @@ async function recordDeposit(tx: EntityManager, e: DepositEvent, deps: DepositIn
     summary: `Deposit ${row.id}: ${row.amount} of ${row.token} on ${toCaip2(Number(row.chain_id))} into ${row.account}`,
   };
   await queueStart(tx, start);
-  const received = await emitDepositEvent(tx, row, 'deposit-received', 'received', {
+  await emitDepositEvent(tx, row, 'deposit-received', 'received', {
     chain: toCaip2(e.chainId), token: row.token, amount: row.amount, transactionHash: row.tx_hash, sender: row.sender,
-  }, deps.config.webhooks);
-  return [start, received];
+  });
+  return start;
 }
 
 /**
  * A transfer back to the refund recipient of a deposit awaiting it (the oldest one it matches) of at least the
  * deposit's amount: refunded. A smaller transfer refunds nothing (an external refund returns the whole deposit).
  */
-async function recordRefund(tx: EntityManager, e: DepositRefundEvent, config: Config): Promise<QueuedStart | undefined> {
+async function recordRefund(tx: EntityManager, e: DepositRefundEvent): Promise<void> {
   const [awaiting]: DepositRow[] = await tx.query(
     "SELECT * FROM deposits WHERE account = $1 AND chain_id = $2 AND token = $3 AND refund_recipient = $4 AND stage = 'refunding' AND amount <= $5 ORDER BY id LIMIT 1 FOR UPDATE",
     [e.account.toLowerCase(), e.chainId, e.token.toLowerCase(), e.recipient.toLowerCase(), e.amount],
   );
   const refunded = awaiting && (await markRefunded(tx, awaiting, e.transactionHash));
-  return refunded ? emitRefunded(tx, refunded, e.amount, config) : undefined;
+  if (refunded) await emitRefunded(tx, refunded, e.amount);
 }
 
 /** Forwarded to the project the account's deposits belong to, once per order and status (partners report at least once). */
-async function forwardOnramp(tx: EntityManager, e: OnrampOrderEvent, config: Config): Promise<QueuedStart | undefined> {
+async function forwardOnramp(tx: EntityManager, e: OnrampOrderEvent): Promise<void> {
   const [account]: { project_id: string; address: string }[] = await tx.query(OWNING_REGISTRATION, [e.account.toLowerCase()]);
-  if (!account) return undefined;
+  if (!account) return;
   const payload = {
     orderId: e.orderId, orderUuid: e.orderUuid ?? null, account: account.address, source: e.source ?? 'onramp', status: e.status, rawStatus: e.rawStatus ?? e.status,
     terminal: e.status === 'completed' || e.status === 'failed', token: e.token?.toLowerCase() ?? null, cryptoAmount: e.cryptoAmount ?? null,
     fiat: e.fiat ? { currency: e.fiat.currency, amount: e.fiat.amount, amountPlusFees: e.fiat.amountPlusFees ?? null, feeUsd: e.fiat.feeUsd ?? null } : null,
     transactionId: e.transactionId ?? null, method: e.method ?? null, exchange: e.exchange ?? null,
   };
-  const { start } = await emitEvent(tx, { projectId: account.project_id, type: 'onramp-order', idempotencyKey: `onramp:${e.orderId}:${e.status}`, payload }, config.webhooks);
-  return start;
+  await emitEvent(tx, { projectId: account.project_id, type: 'onramp-order', idempotencyKey: `onramp:${e.orderId}:${e.status}`, payload });
 }

@@ -40,14 +40,13 @@ export type Attempt = { kind: 'started'; intentId: string } | { kind: 'wait'; me
  * transaction, keyed by the step, so running one twice changes nothing.
  */
 export function depositActivities(db: DataSource, config: Config, outbox: Outbox, deps: DepositDeps) {
-  const webhooks = config.webhooks;
   const started = async (starts: (QueuedStart | undefined)[]) => {
     for (const s of starts) if (s) await outbox.start(s).catch(() => undefined); // else the outbox sweeper starts it
   };
-  /** Updates the deposit and emits the step's webhook in one transaction. */
-  const step = async (id: string, emit: (tx: EntityManager, r: DepositRow) => Promise<(QueuedStart | undefined)[]>) => {
-    const starts = await db.transaction(async (tx) => emit(tx, mustExist(await loadDeposit(tx, id, true), `Deposit ${id}`)));
-    await started(starts);
+  /** Updates the deposit and emits the step's webhook in one transaction; a workflow start it queued follows the commit. */
+  const step = async (id: string, apply: (tx: EntityManager, r: DepositRow) => Promise<QueuedStart | void>) => {
+    const start = await db.transaction(async (tx) => apply(tx, mustExist(await loadDeposit(tx, id, true), `Deposit ${id}`)));
+    if (start) await started([start]);
   };
   const deposit = async (id: string) => mustExist(await loadDeposit(db, id), `Deposit ${id}`);
 
@@ -75,7 +74,7 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
   async function rejectDeposit(id: string, code: DepositErrorCode, message: string, limits?: Record<string, string>): Promise<void> {
     await step(id, async (tx, r) => {
       await tx.query("UPDATE deposits SET stage = 'rejected', error_code = $2, completed_at = now() WHERE id = $1 AND stage = 'received'", [id, code]);
-      return [await emitDepositEvent(tx, r, 'deposit-rejected', 'rejected', { errorCode: code, message, ...(limits ? { limits } : {}), deposit: depositPart(r) }, webhooks)];
+      await emitDepositEvent(tx, r, 'deposit-rejected', 'rejected', { errorCode: code, message, ...(limits ? { limits } : {}), deposit: depositPart(r) });
     });
   }
 
@@ -87,7 +86,7 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
         [id],
       );
       const leg = { transactionHash: r.tx_hash, chain: toCaip2(Number(r.chain_id)), amount: r.amount, asset: r.token };
-      return [await emitDepositEvent(tx, r, 'bridge-complete', 'complete', { deposit: depositPart(r), source: leg, destination: leg, settlementLayer: null }, webhooks)];
+      await emitDepositEvent(tx, r, 'bridge-complete', 'complete', { deposit: depositPart(r), source: leg, destination: leg, settlementLayer: null });
     });
   }
 
@@ -162,7 +161,7 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
         "UPDATE deposits SET stage = 'bridging', settlement_layer = $3, source_amount = $4, destination_amount = $5 WHERE id = $1 AND intent_id = $2 AND stage IN ('received', 'bridging')",
         [id, intentId, element.mandate.qualifier.settlementContext.settlementLayer, element.idsAndAmounts[0][1], element.mandate.tokenOut[0][1]],
       );
-      return [await emitDepositEvent(tx, row, 'bridge-started', `bridge-started:${attempt}`, {
+      await emitDepositEvent(tx, row, 'bridge-started', `bridge-started:${attempt}`, {
         intentId,
         source: { chain: toCaip2(Number(element.chainId)), asset: row.token, amount: element.idsAndAmounts[0][1] },
         destination: { chain: toCaip2(Number(row.target_chain_id)), asset: row.target_token, amount: element.mandate.tokenOut[0][1] },
@@ -170,26 +169,23 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
         settlementLayer: element.mandate.qualifier.settlementContext.settlementLayer.toLowerCase(),
         estimatedFillTime: { seconds: timing.bridgeExpectedSeconds },
         attempt,
-      }, webhooks)];
+      });
     });
     return { kind: 'started', intentId };
   }
 
   async function reportDelay(id: string, kind: 'deposit' | 'bridge', attempt: number, reason: string, timing: DepositTiming): Promise<void> {
-    await step(id, async (tx, r) => [
-      kind === 'deposit'
-        ? await emitDepositEvent(tx, r, 'deposit-delayed', 'deposit-delayed', { reason, deposit: depositPart(r) }, webhooks)
-        : await emitDepositEvent(tx, r, 'bridge-delayed', `bridge-delayed:${attempt}`, { reason, intentId: r.intent_id, attempt, estimatedDelayTime: { seconds: timing.bridgeTimeoutSeconds }, deposit: depositPart(r) }, webhooks),
-    ]);
+    await step(id, (tx, r) => kind === 'deposit'
+      ? emitDepositEvent(tx, r, 'deposit-delayed', 'deposit-delayed', { reason, deposit: depositPart(r) })
+      : emitDepositEvent(tx, r, 'bridge-delayed', `bridge-delayed:${attempt}`, { reason, intentId: r.intent_id, attempt, estimatedDelayTime: { seconds: timing.bridgeTimeoutSeconds }, deposit: depositPart(r) }));
   }
 
   /** Nothing more will be tried: the funds go back to the sender, by the refund workflow (refundDeposit in workflows/deposit.ts). */
   const refund = async (tx: EntityManager, r: DepositRow, code: DepositErrorCode, message: string, attempt: number, timing: DepositTiming) => {
     await tx.query("UPDATE deposits SET stage = 'refunding', error_code = $2, refund_recipient = sender WHERE id = $1 AND stage IN ('received', 'bridging')", [r.id, code]);
-    return [
-      await queueRefund(tx, r.id, timing),
-      await emitDepositEvent(tx, r, 'bridge-failed', `bridge-failed:${attempt}`, { intentId: r.intent_id, errorCode: code, message, retryable: false, attempt, deposit: depositPart(r) }, webhooks),
-    ];
+    const start = await queueRefund(tx, r.id, timing);
+    await emitDepositEvent(tx, r, 'bridge-failed', `bridge-failed:${attempt}`, { intentId: r.intent_id, errorCode: code, message, retryable: false, attempt, deposit: depositPart(r) });
+    return start;
   };
 
   /** A retry could not start (no route, or the funds never freed): refunded. */
@@ -224,13 +220,13 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
           "UPDATE deposits SET stage = 'completed', source_tx_hash = $3, destination_tx_hash = $4, completed_at = now() WHERE id = $1 AND intent_id = $2 AND stage = 'bridging'",
           [id, intentId, source, destination],
         );
-        return [await emitDepositEvent(tx, r, 'bridge-complete', 'complete', {
+        await emitDepositEvent(tx, r, 'bridge-complete', 'complete', {
           intentId,
           deposit: depositPart(r),
           source: { transactionHash: source, chain: toCaip2(Number(r.chain_id)), amount: r.source_amount, asset: r.token },
           destination: { transactionHash: destination, chain: toCaip2(Number(r.target_chain_id)), amount: r.destination_amount, asset: r.target_token },
           settlementLayer: r.settlement_layer?.toLowerCase() ?? null,
-        }, webhooks)];
+        });
       });
       return 'completed';
     }
@@ -238,7 +234,7 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
     const message = intent.status === 'EXPIRED' ? 'The intent was not filled by its deadline' : 'The bridge reported a failure';
     await step(id, async (tx, r) => next === 'refund'
       ? refund(tx, r, code, message, attempt, timing)
-      : [await emitDepositEvent(tx, r, 'bridge-failed', `bridge-failed:${attempt}`, { intentId, errorCode: code, message, retryable: true, attempt, deposit: depositPart(r) }, webhooks)]);
+      : emitDepositEvent(tx, r, 'bridge-failed', `bridge-failed:${attempt}`, { intentId, errorCode: code, message, retryable: true, attempt, deposit: depositPart(r) }));
     return next === 'refund' ? 'refunding' : 'retry';
   }
 
@@ -275,7 +271,7 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
     if (!intent.spent.filled && !intent.spent.claimed) return false;
     await step(id, async (tx, r) => {
       const refunded = await markRefunded(tx, r, (intent.fill ?? intent.claim).transactionHash);
-      return refunded ? [await emitRefunded(tx, refunded, intent.operation.elements[0].mandate.tokenOut[0][1], config)] : [];
+      if (refunded) await emitRefunded(tx, refunded, intent.operation.elements[0].mandate.tokenOut[0][1]);
     });
     return true;
   }

@@ -1,7 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { getAddress } from 'viem';
 import { toCaip2 } from '../chains/registry';
-import type { Config, WebhookConfig } from '../config';
+import type { Config } from '../config';
 import { queueStart, type QueuedStart } from '../outbox/outbox';
 import { emitEvent } from '../webhooks/events';
 import type { WebhookType } from '../webhooks/types';
@@ -132,9 +132,8 @@ export const depositPart = (r: DepositRow) => ({ transactionHash: r.tx_hash, cha
  * Emits one lifecycle webhook of a deposit in the caller's transaction (the one that persisted the step), keyed by
  * the step so a repeated activity emits it once.
  */
-export async function emitDepositEvent(tx: EntityManager, r: DepositRow, type: WebhookType, step: string, payload: Record<string, unknown>, config: WebhookConfig): Promise<QueuedStart | undefined> {
-  const { start } = await emitEvent(tx, { projectId: r.project_id, type, idempotencyKey: `deposit:${r.id}:${step}`, depositId: r.id, payload: { depositId: r.id, account: r.account, ...payload } }, config);
-  return start;
+export async function emitDepositEvent(tx: EntityManager, r: DepositRow, type: WebhookType, step: string, payload: Record<string, unknown>): Promise<void> {
+  await emitEvent(tx, { projectId: r.project_id, type, idempotencyKey: `deposit:${r.id}:${step}`, depositId: r.id, payload: { depositId: r.id, account: r.account, ...payload } });
 }
 
 /** A deposit's timings, fixed when its workflow starts (a configuration change never alters a running one). */
@@ -184,8 +183,8 @@ export async function markRefunded(tx: EntityManager, r: DepositRow, transaction
   return row;
 }
 
-export const emitRefunded = (tx: EntityManager, r: DepositRow, amount: string, config: Config) =>
+export const emitRefunded = (tx: EntityManager, r: DepositRow, amount: string) =>
   emitDepositEvent(tx, r, 'deposit-refunded', 'refunded', {
     deposit: depositPart(r),
     refund: { transactionHash: r.refund_tx_hash, chain: toCaip2(Number(r.chain_id)), asset: r.token, amount, recipient: r.refund_recipient },
-  }, config.webhooks);
+  });

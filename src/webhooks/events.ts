@@ -1,7 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
-import type { WebhookConfig } from '../config';
-import type { QueuedStart } from '../outbox/outbox';
 import { DUE_CHANNEL } from './claimer';
 import type { EventStatus, WebhookType } from './types';
 
@@ -57,12 +55,10 @@ async function openRound(tx: EntityManager, seq: string, projectId: string, type
 
 /**
  * Records an event and opens its delivery in the caller's transaction (so the event exists exactly when the state
- * change that caused it does; its first attempt follows the commit). Idempotent per (project, idempotencyKey).
- * `start` and the configuration are what emitters passed and got when a workflow made the first attempt: nothing
- * is to be started any more (the workers' claim loop attempts it), and removing them from every emitter (deposits,
- * compliance) is left to a change of its own.
+ * change that caused it does; its first attempt follows the commit, made by the workers' claim loop, so there is
+ * nothing for the emitter to start). Idempotent per (project, idempotencyKey).
  */
-export async function emitEvent(tx: EntityManager, e: NewEvent, _config?: WebhookConfig): Promise<{ eventId: string; created: boolean; start?: QueuedStart }> {
+export async function emitEvent(tx: EntityManager, e: NewEvent): Promise<{ eventId: string; created: boolean }> {
   const inserted: { seq: string; event_id: string }[] = await tx.query(
     `INSERT INTO webhook_events (event_id, project_id, idempotency_key, type, deposit_id, payload, test, status)
      VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending') ON CONFLICT (project_id, idempotency_key) DO NOTHING RETURNING seq, event_id`,

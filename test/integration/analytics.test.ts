@@ -38,7 +38,7 @@ test('a few hundred events from simulated sessions give the funnel the test comp
 
   // Deposits the widget saw, joined to what the processor reported (its webhook events for those deposit ids).
   const report = (type: 'bridge-complete' | 'deposit-rejected', depositId: string) =>
-    api.db.transaction((tx) => emitEvent(tx, { projectId: p.projectId, type, idempotencyKey: `${type}:${depositId}`, depositId, payload: {} }, api.services.config.webhooks));
+    api.db.transaction((tx) => emitEvent(tx, { projectId: p.projectId, type, idempotencyKey: `${type}:${depositId}`, depositId, payload: {} }));
   for (const id of sim.depositIds.slice(0, 5)) await report('bridge-complete', id);
   for (const id of sim.depositIds.slice(5, 7)) await report('deposit-rejected', id);
 
