@@ -1,6 +1,7 @@
 import { getAddress, parseErc6492Signature, serializeErc6492Signature, slice, type Hex } from 'viem';
 import { crashPoint } from '../faults';
 import { ApiError, badRequest } from '../http/errors';
+import { project } from '../http/project';
 import { defineRoute } from '../http/route';
 import { claimStates, presentClaims } from '../intents/claims';
 import type { IntentInput } from '../intents/quote';
@@ -107,7 +108,7 @@ export const bundleRoutes = [
     body: pathBody,
     responses: { 200: { description: '{orderBundles: [{orderBundle, injectedExecutions, intentCost}]}' } },
     async handler(ctx, { params, body }, s) {
-      const quote = unwrap(await createQuote(s.db, intentInputOf(params.userAddress, body), ctx.state.projectId, quoteDeps(s)));
+      const quote = unwrap(await createQuote(s.db, intentInputOf(params.userAddress, body), project(ctx), quoteDeps(s)));
       // Nothing is injected before the caller's executions: the fill delivers the tokens to the target account.
       return { status: 200, body: { orderBundles: [{ orderBundle: orderBundleOf(quote.intentOp), injectedExecutions: [], intentCost: presentCost(quote.intentCost) }] } };
     },
@@ -124,7 +125,7 @@ export const bundleRoutes = [
       const verified: VerifiedBundle[] = [];
       for (const { signedOrderBundle: signed, initCode, userOp } of body.bundles) {
         const id = BigInt(signed.nonce).toString();
-        const quote = await findQuote(s.db, id, ctx.state.projectId, 'bundle');
+        const quote = await findQuote(s.db, id, project(ctx), 'bundle');
         // A resubmission of an accepted bundle is answered even after its path's time-to-live.
         if (!quote || (quote.expired && !quote.submitted)) throw new ApiError(404, `Bundle ${id} expired or not found; request a new path`);
         // Ours and unchanged: what we served, as the client alters it before signing, field for field.
@@ -134,7 +135,7 @@ export const bundleRoutes = [
       }
       let accepted;
       try {
-        accepted = await acceptBundles(s.db, ctx.state.projectId, verified, s.config.intents.fillGraceSeconds);
+        accepted = await acceptBundles(s.db, project(ctx), verified, s.config.intents.fillGraceSeconds);
       } catch (e) {
         if (e instanceof BundleRefused) throw e.pathGone ? new ApiError(404, `${e.message}; request a new path`) : badRequest(e.message);
         throw e;
@@ -157,7 +158,7 @@ export const bundleRoutes = [
     query: eventsQuery,
     responses: { 200: { description: '{events, nextOffset}' } },
     async handler(ctx, { query }, s) {
-      const events = await bundleEvents(s.db, ctx.state.projectId, query.offset, query.count);
+      const events = await bundleEvents(s.db, project(ctx), query.offset, query.count);
       return { status: 200, body: { events, nextOffset: query.offset + events.length } };
     },
   }),
@@ -171,7 +172,7 @@ export const bundleRoutes = [
     responses: { 200: { description: '{status, fillTimestamp?, fillTransactionHash?, claims}' }, 404: { description: 'no such bundle' } },
     async handler(ctx, { params }, s) {
       const id = BigInt(params.bundleId).toString();
-      const row = await readBundle(s.db, id, ctx.state.projectId);
+      const row = await readBundle(s.db, id, project(ctx));
       if (!row) throw notFound(id);
       return {
         status: 200,
@@ -196,7 +197,7 @@ export const bundleRoutes = [
       const id = BigInt(params.bundleId).toString();
       if (!s.registry.chain(body.chainId)) throw badRequest(`Unsupported chain ${body.chainId}`);
       const signals = await s.db.transaction(async (tx) => {
-        if (!(await readBundle(tx, id, ctx.state.projectId))) throw notFound(id);
+        if (!(await readBundle(tx, id, project(ctx)))) throw notFound(id);
         // A repeat for the same chain is accepted and queues nothing (src/indexer/event-keys.ts).
         if (!(await toQueue(tx, [{ nonce: id, type: preconfirmationSignal.name, chainId: body.chainId }]))[0]) return [];
         const start = (await lifecycleStarts(tx, [id], s.config.intents.fillGraceSeconds)).get(id)!;

@@ -1,8 +1,6 @@
-import { address, patterns, safeUint, Schema, uint256 } from '../http/schema';
+import { address, bytes32, hex, safeUint, Schema, uint256 } from '../http/schema';
 
 /** What the published 0.5.4 client sends (clients.md 5.1); unknown keys are ignored, as viem leaves some in userOps. */
-const hex: Schema = { type: 'string', pattern: patterns.hex };
-const bytes32: Schema = { type: 'string', pattern: '^0x[0-9a-fA-F]{64}$' };
 const bigintString: Schema = { anyOf: [uint256, safeUint()] };
 const pair: Schema = { type: 'array', items: bigintString, minItems: 2, maxItems: 2 };
 const execution: Schema = {

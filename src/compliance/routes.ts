@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import { ApiError } from '../http/errors';
+import { project } from '../http/project';
 import { defineRoute, type RouteDef } from '../http/route';
 import { address, dateTime, type Schema } from '../http/schema';
 import type { Services } from '../http/services';
@@ -78,7 +79,7 @@ export const complianceRoutes: RouteDef[] = [
     body: sessionBody,
     responses: { 201: { description: '{sessionId, token, expiresAt}' } },
     async handler(ctx, { body }, s) {
-      const minted = await createSession(s.db, ctx.state.projectId, body, s.complianceSessionKey, s.clock());
+      const minted = await createSession(s.db, project(ctx), body, s.complianceSessionKey, s.clock());
       return { status: 201, body: { sessionId: minted.sessionId, token: minted.token, expiresAt: minted.expiresAt.toISOString() } };
     },
   }),
@@ -91,7 +92,7 @@ export const complianceRoutes: RouteDef[] = [
     params: { type: 'object', required: ['sessionId'], properties: { sessionId: { type: 'string', format: 'uuid' } } },
     responses: { 200: { description: '{message}' }, 404: { description: 'no such session in this project' } },
     async handler(ctx, { params }, s) {
-      if (!(await revokeSession(s.db, ctx.state.projectId, params.sessionId))) throw new ApiError(404, 'Session not found');
+      if (!(await revokeSession(s.db, project(ctx), params.sessionId))) throw new ApiError(404, 'Session not found');
       return { status: 200, body: { message: 'Session revoked' } };
     },
   }),
@@ -212,7 +213,7 @@ export const complianceRoutes: RouteDef[] = [
     body: decisionBody(['approve', 'reject']),
     responses: { 200: { description: '{applicantId, state}' }, 404: { description: 'no such applicant in this project' }, 409: { description: 'not in review' } },
     async handler(ctx, { params, body }, s) {
-      const applicant = await sandbox(s).applicantOfProject(ctx.state.projectId, params.applicantId);
+      const applicant = await sandbox(s).applicantOfProject(project(ctx), params.applicantId);
       if (applicant && applicant.state !== 'in_review') throw new ApiError(409, `The applicant is ${applicant.state}, not in review`);
       return decide(s, ctx, applicant, body.decision);
     },

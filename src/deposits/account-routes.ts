@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import { isAddressEqual } from 'viem';
 import { fromCaip2 } from '../chains/registry';
 import { ApiError } from '../http/errors';
+import { project } from '../http/project';
 import { defineRoute, type RouteDef } from '../http/route';
 import type { Services } from '../http/services';
 import { signedBySponsor } from '../intents/verify';
@@ -21,7 +22,6 @@ interface AccountBody {
   accountSignature?: `0x${string}`;
 }
 
-const project = (ctx: Context) => ctx.state.projectId as string;
 const at = (...path: (string | number)[]) => ['body', ...path];
 
 /** The target must be a chain and token the processor delivers to (the deposit codes of the same refusals). */

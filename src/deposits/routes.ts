@@ -1,5 +1,5 @@
-import type { Context } from 'koa';
 import { getAddress } from 'viem';
+import { project } from '../http/project';
 import { defineRoute, type RouteDef } from '../http/route';
 import { findAccount } from './accounts';
 import { depositError } from './errors';
@@ -7,8 +7,6 @@ import * as schema from './schemas';
 import type { WithdrawRequest } from './session-digest';
 import { beginRecovery, type DepositFilter, listDeposits, loadDeposit, presentDeposit, depositTiming } from './store';
 import { withdraw } from './withdraw';
-
-const project = (ctx: Context) => ctx.state.projectId as string;
 
 /** The widget's deposit routes under /deposit-processor (README: Deposit processor → Widget routes). */
 export const depositRoutes: RouteDef[] = [
@@ -80,7 +78,7 @@ export const depositRoutes: RouteDef[] = [
       return {
         status: 200,
         body: {
-          sessionSigner: s.sessionSigner(ctx.state.projectId as string).address,
+          sessionSigner: s.sessionSigner(project(ctx)).address,
           chains: s.registry.chains.map((c) => ({
             chain: c.caip2, name: c.name, testnet: c.testnet, deposit: true, destination: true,
             depositTokens: c.tokens.map((t) => ({ symbol: t.symbol, address: getAddress(t.address), decimals: t.decimals })),

@@ -3,6 +3,7 @@ import { getAddress } from 'viem';
 import { toCaip2 } from '../chains/registry';
 import type { Config, WebhookConfig } from '../config';
 import { queueStart, type QueuedStart } from '../outbox/outbox';
+import { iso } from '../util/time';
 import { emitEvent } from '../webhooks/events';
 import type { WebhookType } from '../webhooks/types';
 import { refundWorkflowId } from '../../workflows/deposit';
@@ -97,7 +98,7 @@ export function presentDeposit(r: DepositRow) {
     attempts: r.attempts,
     refund: r.refund_recipient ? { recipient: checksummed(r.refund_recipient), intentId: r.refund_intent_id, transactionHash: r.refund_tx_hash } : null,
     createdAt: r.created_at.toISOString(),
-    completedAt: r.completed_at ? r.completed_at.toISOString() : null,
+    completedAt: iso(r.completed_at),
   };
 }
 

@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import { fromCaip2 } from '../chains/registry';
 import { ApiError } from '../http/errors';
+import { project } from '../http/project';
 import type { Services } from '../http/services';
 import { createQuote } from '../intents/quote-service';
 import { signedBySponsor } from '../intents/verify';
@@ -21,7 +22,7 @@ const balanceError = (message: string) => depositError(400, message, 'BALANCE-1'
  * refused (funds short, or the quote lapsed) is forgotten, so the same signed request may be sent again.
  */
 export async function withdraw(ctx: Context, s: Services, w: WithdrawRequest): Promise<{ intentId: string; status: string }> {
-  const projectId = ctx.state.projectId as string;
+  const projectId = project(ctx);
   const account = await findAccount(s.db, w.account, projectId);
   if (!account) throw depositError(404, 'Account not found', 'ACCOUNT-1', [{ message: 'is not a registered account of this project', path: at('account'), code: 'ACCOUNT-1' }]);
   if (!account.managed) throw depositError(400, 'Only managed accounts withdraw through the processor; a user-owned account withdraws itself', undefined, [{ message: 'is not a managed account', path: at('account'), code: 'managed' }]);

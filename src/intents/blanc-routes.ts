@@ -1,4 +1,5 @@
 import { fromCaip2 } from '../chains/registry';
+import { project } from '../http/project';
 import { defineRoute } from '../http/route';
 import { BLANC } from '../versions/versions';
 import { BlancQuoteRequest, BlancSignatures, presentBlancStatus, presentRoute, quoteInput, withSignatures } from './blanc-presenter';
@@ -21,7 +22,7 @@ export const blancIntentRoutes = [
     responses: { 200: { description: 'ranked routes, each a stored intent to sign and submit before expiresAt', schema: quoteResponse } },
     async handler(ctx, { body }, s) {
       const input = quoteInput(body);
-      const issued = unwrap(await createQuotes(s.db, input, ctx.state.projectId, quoteDeps(s)));
+      const issued = unwrap(await createQuotes(s.db, input, project(ctx), quoteDeps(s)));
       return { status: 200, body: { routes: issued.map((q) => presentRoute(q, input.destinationChainId, s.config.intents.compactSigningContract)) } };
     },
   }),
@@ -35,7 +36,7 @@ export const blancIntentRoutes = [
     body: submitRequest,
     responses: { 201: { description: 'accepted', schema: submitResponse } },
     async handler(ctx, { body }, s) {
-      const result = await submitIntent(submitDeps(s), ctx.state.projectId, BigInt(body.intentId).toString(), (stored) => withSignatures(stored, body.signatures));
+      const result = await submitIntent(submitDeps(s), project(ctx), BigInt(body.intentId).toString(), (stored) => withSignatures(stored, body.signatures));
       return { status: 201, body: { intentId: result.id } };
     },
   }),
@@ -49,7 +50,7 @@ export const blancIntentRoutes = [
     params: statusParams,
     responses: { 200: { description: 'intent status', schema: statusResponse } },
     async handler(ctx, { params }, s) {
-      return { status: 200, body: presentBlancStatus(await readIntent(s.db, BigInt(params.id).toString(), ctx.state.projectId)) };
+      return { status: 200, body: presentBlancStatus(await readIntent(s.db, BigInt(params.id).toString(), project(ctx))) };
     },
   }),
   defineRoute<{ chainId: string; tokens: Record<string, string>; settlementLayers?: string[] }, unknown, unknown>({

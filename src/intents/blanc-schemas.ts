@@ -1,8 +1,7 @@
 import { SETTLEMENT_LAYERS } from '../chains/registry';
-import { address, caip2, patterns, safeUint, Schema, uint256 } from '../http/schema';
+import { address, caip2, hex, patterns, safeUint, Schema, uint256 } from '../http/schema';
 
 /** 2026-04.blanc wire schemas: CAIP-2 chain ids, integer Unix seconds, the renamed fields (README: Versions). */
-const hex: Schema = { type: 'string', pattern: patterns.hex };
 const amount: Schema = { anyOf: [uint256, safeUint()] };
 const execution: Schema = { type: 'object', required: ['to'], properties: { to: address, value: { ...amount, default: '0' }, data: { ...hex, default: '0x' } } };
 const tokenList: Schema = { type: 'array', items: { type: 'string', minLength: 1 } };

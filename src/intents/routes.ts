@@ -1,3 +1,4 @@
+import { project } from '../http/project';
 import { defineRoute } from '../http/route';
 import { ALPS } from '../versions/versions';
 import { presentAlpsStatus } from './alps-presenter';
@@ -22,7 +23,7 @@ export const intentRoutes = [
     body: intentInput,
     responses: { 200: { description: '{intentOp, intentCost, tokenRequirements?}' } },
     async handler(ctx, { body }, s) {
-      const { intentOp, intentCost, tokenRequirements } = unwrap(await createQuote(s.db, body, ctx.state.projectId, quoteDeps(s)));
+      const { intentOp, intentCost, tokenRequirements } = unwrap(await createQuote(s.db, body, project(ctx), quoteDeps(s)));
       return { status: 200, body: { intentOp, intentCost, ...(tokenRequirements ? { tokenRequirements } : {}) } };
     },
   }),
@@ -36,7 +37,7 @@ export const intentRoutes = [
     body: intentInput,
     responses: { 200: { description: 'intent cost' } },
     async handler(ctx, { body }, s) {
-      return { status: 200, body: unwrap(await quoteCost(s.db, body, quoteDeps(s), ctx.state.projectId)) };
+      return { status: 200, body: unwrap(await quoteCost(s.db, body, quoteDeps(s), project(ctx))) };
     },
   }),
   defineRoute<{ signedIntentOp: SignedIntentOp }, unknown, unknown>({
@@ -51,7 +52,7 @@ export const intentRoutes = [
     async handler(ctx, { body }, s) {
       const signed = body.signedIntentOp;
       // The client echoes the whole operation; verification proves it is the stored one, unchanged.
-      const result = await submitIntent(submitDeps(s), ctx.state.projectId, BigInt(signed.nonce).toString(), () => signed);
+      const result = await submitIntent(submitDeps(s), project(ctx), BigInt(signed.nonce).toString(), () => signed);
       return { status: result.dryRun ? 200 : 201, body: { result: { id: result.id, status: result.status } } };
     },
   }),
@@ -66,7 +67,7 @@ export const intentRoutes = [
     query: statusQuery,
     responses: { 200: { description: 'intent operation status record' } },
     async handler(ctx, { params, query }, s) {
-      const intent = await readIntent(s.db, BigInt(params.id).toString(), ctx.state.projectId);
+      const intent = await readIntent(s.db, BigInt(params.id).toString(), project(ctx));
       return { status: 200, body: presentAlpsStatus(intent, query.full) };
     },
   }),

@@ -1,7 +1,6 @@
 import { SETTLEMENT_LAYERS } from '../chains/registry';
-import { address, patterns, safeUint, Schema, uint256 } from '../http/schema';
+import { address, hex, patterns, safeUint, Schema, uint256 } from '../http/schema';
 
-const hex: Schema = { type: 'string', pattern: patterns.hex };
 const bigintString: Schema = { anyOf: [uint256, safeUint()] };
 const execution: Schema = {
   type: 'object',

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { WebhookConfig } from '../config';
 import type { QueuedStart } from '../outbox/outbox';
+import { iso } from '../util/time';
 import { DUE_CHANNEL } from './claimer';
 import type { EventStatus, WebhookType } from './types';
 
@@ -96,7 +97,7 @@ const present = (r: EventRow): EventRecord => ({
   status: r.status,
   attempts: r.attempts,
   depositId: r.deposit_id,
-  deliveredAt: r.delivered_at ? r.delivered_at.toISOString() : null,
+  deliveredAt: iso(r.delivered_at),
   payload: r.payload,
   ...(r.test ? { test: true as const } : {}),
 });
@@ -150,7 +151,6 @@ export async function getEvent(db: DataSource, projectId: string, eventId: strin
       [row.seq],
     ),
   ]);
-  const iso = (d: Date | null) => (d ? d.toISOString() : null);
   return {
     ...present(row),
     deliveries: deliveries.map((d: Record<string, never>) => ({

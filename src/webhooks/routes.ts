@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import type { Context } from 'koa';
 import { ApiError } from '../http/errors';
+import { project } from '../http/project';
 import { defineRoute, type RouteDef } from '../http/route';
 import { isStartQueued } from '../outbox/outbox';
 import { retryNowSignal } from '../../workflows/webhook-delivery';
@@ -19,8 +19,6 @@ async function endpointCall<T>(run: () => Promise<T>): Promise<T> {
     throw e;
   }
 }
-
-const project = (ctx: Context) => ctx.state.projectId as string;
 
 /** Under /deposit-processor: error bodies are `{error, code?, details?}` (src/http/middleware.ts). */
 export const webhookRoutes: RouteDef[] = [

@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import { crashPoint } from '../faults';
 import { ApiError } from '../http/errors';
 import { stringifyWithBigInts } from '../http/json';
+import { project } from '../http/project';
 import { defineRoute } from '../http/route';
 import { address, patterns, safeUint, Schema, uint256 } from '../http/schema';
 import type { Services } from '../http/services';
@@ -93,7 +94,7 @@ function idempotencyKey(ctx: Context): string | undefined {
  * with the same Idempotency-Key answers the same allocation and queues nothing (README: Allocator → Idempotency-Key).
  */
 async function allocate(ctx: Context, s: Services, req: WithdrawalRequest) {
-  const outcome = await allocateWithdrawal(s.db, req, ctx.state.projectId, { registry: s.registry, config: s.config, lockTag: s.defaultLockTag, allocator: s.allocator }, idempotencyKey(ctx));
+  const outcome = await allocateWithdrawal(s.db, req, project(ctx), { registry: s.registry, config: s.config, lockTag: s.defaultLockTag, allocator: s.allocator }, idempotencyKey(ctx));
   if (!outcome.ok) throw new ApiError(outcome.status, outcome.message);
   crashPoint('withdrawal-after-commit');
   const { start } = outcome;
