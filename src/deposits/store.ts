@@ -3,6 +3,7 @@ import { getAddress } from 'viem';
 import { toCaip2 } from '../chains/registry';
 import type { Config, WebhookConfig } from '../config';
 import { queueStart, type QueuedStart } from '../outbox/outbox';
+import { newestPage } from '../db/newest-page';
 import { iso } from '../util/time';
 import { emitEvent } from '../webhooks/events';
 import type { WebhookType } from '../webhooks/types';
@@ -110,20 +111,11 @@ const STAGES_OF: Record<ReturnType<typeof wireStatus>, DepositStage[]> = {
 
 /** Newest first; a page continues strictly below the previous page's lowest id (its nextCursor). */
 export async function listDeposits(db: DataSource, projectId: string, f: DepositFilter) {
-  const where = ['project_id = $1'];
-  const params: unknown[] = [projectId];
-  const add = (sql: string, value: unknown) => {
-    params.push(value);
-    where.push(sql.replace('?', `$${params.length}`));
-  };
-  if (f.txHash) add('tx_hash = ?', f.txHash.toLowerCase());
-  if (f.account) add('account = ?', f.account.toLowerCase());
-  if (f.status) add('stage = ANY(?)', STAGES_OF[f.status]);
-  if (f.cursor) add('id < ?', f.cursor);
-  params.push(f.limit + 1);
-  const rows: DepositRow[] = await db.query(`SELECT * FROM deposits WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT $${params.length}`, params);
-  const page = rows.slice(0, f.limit);
-  return { deposits: page.map(presentDeposit), nextCursor: rows.length > f.limit ? page[page.length - 1].id : null };
+  const { page, more } = await newestPage<DepositRow>(db, {
+    columns: '*', table: 'deposits', key: 'id', projectId, limit: f.limit,
+    conditions: [['tx_hash = ?', f.txHash?.toLowerCase()], ['account = ?', f.account?.toLowerCase()], ['stage = ANY(?)', f.status && STAGES_OF[f.status]], ['id < ?', f.cursor]],
+  });
+  return { deposits: page.map(presentDeposit), nextCursor: more ? page[page.length - 1].id : null };
 }
 
 /** The deposit as webhooks describe it (`deposit.{…}`), lowercase addresses as in every webhook. */
