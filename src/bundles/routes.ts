@@ -17,6 +17,7 @@ import { canonicalBundle, expectedSigned, orderBundleHash, orderBundleOf, type S
 import { LEGACY_STATUS, presentCost, presentShortfall } from './presenter';
 import { bundleEventBody, bundleParams, costBody, eventsQuery, pathBody, submitBody, userParams } from './schemas';
 import { acceptBundles, bundleEvents, BundleRefused, readBundle, type VerifiedBundle } from './store';
+import { leftToSweeper } from '../outbox/left-to-sweeper';
 
 type Amount = string | number;
 interface CostBody {
@@ -144,7 +145,7 @@ export const bundleRoutes = [
       for (const { id, start } of accepted) {
         if (!start) continue;
         s.metrics.workflowStarts.inc({ workflow: 'bundleLifecycle' });
-        s.outbox.startSoon(start, (err) => s.logger.warn({ err, id }, 'lifecycle start deferred to the outbox sweeper'));
+        s.outbox.startSoon(start, leftToSweeper(s.logger, 'lifecycle start', { id }));
       }
       return { status: 201, body: { bundleResults: accepted.map(({ id, status }) => ({ bundleId: id, status: LEGACY_STATUS[status] })) } };
     },
@@ -204,7 +205,7 @@ export const bundleRoutes = [
         return queueSignals(tx, [{ workflowId: start.workflowId, signal: preconfirmationSignal.name, payload: { chainId: body.chainId }, start }]);
       });
       // Recorded: what this process does not deliver, the outbox sweeper does.
-      await s.outbox.deliver(signals).catch((err) => s.logger.warn({ err, id }, 'preconfirmation left to the outbox sweeper'));
+      await s.outbox.deliver(signals).catch(leftToSweeper(s.logger, 'preconfirmation', { id }));
       return { status: 201, body: { status: 'Accepted' } };
     },
   }),

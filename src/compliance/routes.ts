@@ -9,6 +9,7 @@ import { hostedPage, SandboxConflict, SandboxProvider, type Decision } from './s
 import type { SessionClaims } from './session-token';
 import { createOrResumeVerification } from './applicants';
 import { acceptCallback, createSession, resolveCustomer, revokeSession, wireStatus, type Currency, type CustomerDetails } from './store';
+import { leftToSweeper } from '../outbox/left-to-sweeper';
 
 const sessionBody: Schema = {
   type: 'object',
@@ -136,7 +137,7 @@ export const complianceRoutes: RouteDef[] = [
       };
       const key = { projectId: session.projectId, customerId: session.customerId, currency: body.currency };
       const v = await createOrResumeVerification(s.db, key, provider.name, open, s.config.compliance.pendingTimeoutSeconds);
-      if (v.start) await s.outbox.start(v.start).catch((err) => s.logger.warn({ err }, 'verification start deferred to the outbox sweeper'));
+      if (v.start) await s.outbox.start(v.start).catch(leftToSweeper(s.logger, 'verification start'));
       return {
         status: 200,
         body: {
@@ -168,7 +169,7 @@ export const complianceRoutes: RouteDef[] = [
       }
       // An applicant not (yet) recorded: the provider retries later, so a callback that overtook its create-or-resume is not lost.
       if (!accepted.known) throw new ApiError(404, 'Unknown applicant');
-      if (accepted.signals.length) await s.outbox.deliver(accepted.signals).catch((err) => s.logger.warn({ err }, 'verification signal deferred to the outbox sweeper'));
+      if (accepted.signals.length) await s.outbox.deliver(accepted.signals).catch(leftToSweeper(s.logger, 'verification signal'));
       return { status: 200, body: { received: true } };
     },
   }),

@@ -7,6 +7,7 @@ import * as schema from './schemas';
 import type { WithdrawRequest } from './session-digest';
 import { beginRecovery, type DepositFilter, listDeposits, loadDeposit, presentDeposit, depositTiming } from './store';
 import { withdraw } from './withdraw';
+import { leftToSweeper } from '../outbox/left-to-sweeper';
 
 /** The widget's deposit routes under /deposit-processor (README: Deposit processor → Widget routes). */
 export const depositRoutes: RouteDef[] = [
@@ -44,7 +45,7 @@ export const depositRoutes: RouteDef[] = [
       if (!recovered) {
         throw depositError(400, `Deposit ${found.id} is not recoverable (${found.stage})`, 'RECOVERY-1', [{ message: 'is not a rejected deposit', path: ['body', 'depositId'], code: 'RECOVERY-1' }]);
       }
-      await s.outbox.start(recovered.start).catch((err) => s.logger.warn({ err, depositId: found.id }, 'refund start deferred to the outbox sweeper'));
+      await s.outbox.start(recovered.start).catch(leftToSweeper(s.logger, 'refund start', { depositId: found.id }));
       const row = recovered.row;
       return { status: 202, body: presentDeposit(row) };
     },

@@ -9,6 +9,7 @@ import type { Services } from '../http/services';
 import { allocateWithdrawal, type Allocation, IDEMPOTENCY_KEY_TTL_HOURS, type WithdrawalRequest } from './allocate';
 import { MAX_DEADLINE_SECONDS } from './sponsor-signature';
 import { ALPS } from '../versions/versions';
+import { leftToSweeper } from '../outbox/left-to-sweeper';
 
 const amount: Schema = { anyOf: [uint256, safeUint()] };
 const lockTag: Schema = { type: 'string', pattern: patterns.bytes12, description: "optional: a lock tag of this allocator (default: /health's lockTag)" };
@@ -100,7 +101,7 @@ async function allocate(ctx: Context, s: Services, req: WithdrawalRequest) {
   const { start } = outcome;
   if (start) {
     s.metrics.workflowStarts.inc({ workflow: 'holdWithdrawal' });
-    await s.outbox.start(start).catch((err) => s.logger.warn({ err, nonce: outcome.value.nonce }, 'withdrawal hold deferred to the outbox sweeper'));
+    await s.outbox.start(start).catch(leftToSweeper(s.logger, 'withdrawal hold', { nonce: outcome.value.nonce }));
   }
   ctx.type = 'application/json';
   return { status: 200, body: present(req.kind, outcome.value) };
