@@ -2,7 +2,7 @@ import { getAddress, parseErc6492Signature, serializeErc6492Signature, slice, ty
 import { crashPoint } from '../faults';
 import { ApiError, badRequest } from '../http/errors';
 import { project } from '../http/project';
-import { defineRoute } from '../http/route';
+import { routeGroup } from '../http/route';
 import { claimStates, presentClaims } from '../intents/claims';
 import type { IntentInput } from '../intents/quote';
 import { createQuote, quoteCost, quoteShortfall } from '../intents/quote-service';
@@ -81,13 +81,11 @@ function isErc6492(signature: Hex): boolean {
   }
 }
 
+const bundleRoute = routeGroup({ tags: ['bundles'], auth: 'apiKey' });
+
 export const bundleRoutes = [
-  defineRoute<CostBody, unknown, { userAddress: string }>({
-    method: 'post',
-    path: '/accounts/{userAddress}/bundles/cost',
+  bundleRoute<CostBody, unknown, { userAddress: string }>('post', '/accounts/{userAddress}/bundles/cost', {
     summary: 'The cost of a bundle, or what the account lacks for it (hasFulfilledAll false); nothing is stored',
-    tags: ['bundles'],
-    auth: 'apiKey',
     params: userParams,
     body: costBody,
     responses: { 200: { description: 'fulfilled: {hasFulfilledAll, tokensSpent, tokensReceived}; shortfall: {hasFulfilledAll, tokenShortfall, totalTokenShortfallInUSD}' } },
@@ -99,12 +97,8 @@ export const bundleRoutes = [
       return { status: 200, body: presentShortfall(unwrap(await quoteShortfall(s.db, input, quoteDeps(s)))) };
     },
   }),
-  defineRoute<PathBody, unknown, { userAddress: string }>({
-    method: 'post',
-    path: '/accounts/{userAddress}/bundles/path',
+  bundleRoute<PathBody, unknown, { userAddress: string }>('post', '/accounts/{userAddress}/bundles/path', {
     summary: 'Quote a bundle: the order bundle to sign and its cost (stored for INTENT_QUOTE_TTL_SECONDS)',
-    tags: ['bundles'],
-    auth: 'apiKey',
     params: userParams,
     body: pathBody,
     responses: { 200: { description: '{orderBundles: [{orderBundle, injectedExecutions, intentCost}]}' } },
@@ -114,12 +108,8 @@ export const bundleRoutes = [
       return { status: 200, body: { orderBundles: [{ orderBundle: orderBundleOf(quote.intentOp), injectedExecutions: [], intentCost: presentCost(quote.intentCost) }] } };
     },
   }),
-  defineRoute<SubmitBody, unknown, unknown>({
-    method: 'post',
-    path: '/bundles',
+  bundleRoute<SubmitBody, unknown, unknown>('post', '/bundles', {
     summary: 'Submit signed order bundles (idempotent: the same bundle returns the same id)',
-    tags: ['bundles'],
-    auth: 'apiKey',
     body: submitBody,
     responses: { 201: { description: '{bundleResults: [{bundleId, status}]}' } },
     async handler(ctx, { body }, s) {
@@ -150,12 +140,8 @@ export const bundleRoutes = [
       return { status: 201, body: { bundleResults: accepted.map(({ id, status }) => ({ bundleId: id, status: LEGACY_STATUS[status] })) } };
     },
   }),
-  defineRoute<unknown, { count: number; offset: number }, unknown>({
-    method: 'get',
-    path: '/bundles/events',
+  bundleRoute<unknown, { count: number; offset: number }, unknown>('get', '/bundles/events', {
     summary: "The project's accepted bundles as relayers consume them, oldest first, paged by offset",
-    tags: ['bundles'],
-    auth: 'apiKey',
     query: eventsQuery,
     responses: { 200: { description: '{events, nextOffset}' } },
     async handler(ctx, { query }, s) {
@@ -163,12 +149,8 @@ export const bundleRoutes = [
       return { status: 200, body: { events, nextOffset: query.offset + events.length } };
     },
   }),
-  defineRoute<unknown, unknown, { bundleId: string }>({
-    method: 'get',
-    path: '/bundles/{bundleId}',
+  bundleRoute<unknown, unknown, { bundleId: string }>('get', '/bundles/{bundleId}', {
     summary: 'Status of a submitted bundle, its fill and its claims',
-    tags: ['bundles'],
-    auth: 'apiKey',
     params: bundleParams,
     responses: { 200: { description: '{status, fillTimestamp?, fillTransactionHash?, claims}' }, 404: { description: 'no such bundle' } },
     async handler(ctx, { params }, s) {
@@ -185,12 +167,8 @@ export const bundleRoutes = [
       };
     },
   }),
-  defineRoute<{ type: 'FillPreconfirmation'; chainId: number; txHash: string }, unknown, { bundleId: string }>({
-    method: 'post',
-    path: '/bundles/{bundleId}/events',
+  bundleRoute<{ type: 'FillPreconfirmation'; chainId: number; txHash: string }, unknown, { bundleId: string }>('post', '/bundles/{bundleId}/events', {
     summary: "A relayer's fill preconfirmation: the bundle's lifecycle gets it as the indexer's preconfirmation (once per chain)",
-    tags: ['bundles'],
-    auth: 'apiKey',
     params: bundleParams,
     body: bundleEventBody,
     responses: { 201: { description: '{status: "Accepted"}' }, 400: { description: 'a chain this deployment does not serve' }, 404: { description: 'no such bundle' } },

@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import { isAddressEqual } from 'viem';
 import { project } from '../http/project';
-import { defineRoute, type RouteDef } from '../http/route';
+import { routeGroup, type RouteDef } from '../http/route';
 import type { Services } from '../http/services';
 import { addSessions, type DepositAccount, findAccount, type OwnerType, presentAccount, registerAccount } from './accounts';
 import { depositError, type Detail } from './errors';
@@ -89,46 +89,32 @@ const responses = {
   409: { description: 'registered by this project with other details' },
 };
 
+const accountRoute = routeGroup({ tags: ['deposits'], auth: 'apiKey' });
+
 /** Under /deposit-processor (README: Deposit processor → Accounts and sessions). */
 export const accountRoutes: RouteDef[] = [
-  defineRoute<{ account: AccountBody }, unknown, unknown>({
-    method: 'post',
-    path: '/setup',
+  accountRoute<{ account: AccountBody }, unknown, unknown>('post', '/setup', {
     summary: "Register a user-owned deposit account (the owner signs its sessions; deposits from a chain need that chain's session)",
-    tags: ['deposits'],
-    auth: 'apiKey',
     body: schema.setupBody,
     responses,
     handler: (ctx, { body }, s) => register(ctx, s, body.account, false),
   }),
-  defineRoute<{ account: AccountBody }, unknown, unknown>({
-    method: 'post',
-    path: '/register-managed',
+  accountRoute<{ account: AccountBody }, unknown, unknown>('post', '/register-managed', {
     summary: "Register a managed deposit account: the processor's session signer acts for it on every supported chain",
-    tags: ['deposits'],
-    auth: 'apiKey',
     body: schema.registerManagedBody,
     responses,
     handler: (ctx, { body }, s) => register(ctx, s, body.account, true),
   }),
-  defineRoute<unknown, unknown, { address: string }>({
-    method: 'get',
-    path: '/account/{address}',
+  accountRoute<unknown, unknown, { address: string }>('get', '/account/{address}', {
     summary: 'A deposit account of this project, as registered, with its session chains',
-    tags: ['deposits'],
-    auth: 'apiKey',
     params: schema.addressParams,
     responses: { 200: { description: 'the account', schema: schema.accountRecord }, 404: { description: 'not an account of this project (code ACCOUNT-1)' } },
     async handler(ctx, { params }, s) {
       return { status: 200, body: presentAccount(await ownAccount(ctx, s, params.address)) };
     },
   }),
-  defineRoute<{ sessionDetails: SessionDetails }, unknown, { address: string }>({
-    method: 'post',
-    path: '/account/{address}/session',
+  accountRoute<{ sessionDetails: SessionDetails }, unknown, { address: string }>('post', '/account/{address}/session', {
     summary: "Add session details (chain ids, session digests and the owner's signature over them) to an existing account",
-    tags: ['deposits'],
-    auth: 'apiKey',
     params: schema.addressParams,
     body: schema.sessionBody,
     responses: {

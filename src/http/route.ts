@@ -32,6 +32,15 @@ export interface RouteDef<B = unknown, Q = unknown, P = unknown> {
 
 export const defineRoute = <B, Q, P>(def: RouteDef<B, Q, P>): RouteDef => def as unknown as RouteDef;
 
+/**
+ * The routes of one area share their OpenAPI tags and their auth: the group's definer takes each route's method and
+ * path, and what is its own.
+ */
+export function routeGroup(shared: Pick<RouteDef, 'tags' | 'auth'>) {
+  return <B = unknown, Q = unknown, P = unknown>(method: RouteDef['method'], path: string, def: Omit<RouteDef<B, Q, P>, 'method' | 'path' | 'tags' | 'auth'>): RouteDef =>
+    defineRoute<B, Q, P>({ method, path, ...shared, ...def });
+}
+
 function validator(location: Location, raw: Schema | undefined, coerce: boolean) {
   if (!raw) return (value: unknown, _exponents?: Set<number>) => value;
   const schema = withArrayLimits(raw);

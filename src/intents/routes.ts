@@ -1,5 +1,5 @@
 import { project } from '../http/project';
-import { defineRoute } from '../http/route';
+import { routeGroup } from '../http/route';
 import { ALPS } from '../versions/versions';
 import { presentAlpsStatus } from './alps-presenter';
 import { quoteDeps, splitOrRefuse, submitDeps, unwrap } from './handler-support';
@@ -12,13 +12,11 @@ import type { SignedIntentOp } from './types';
 
 /** The 2026-01.alps intent routes (deprecated, frozen): the 1.x client's wire shapes over the shared intent core. */
 
+const intentRoute = routeGroup({ tags: ['intents'], auth: 'apiKey' });
+
 export const intentRoutes = [
-  defineRoute<IntentInput, unknown, unknown>({
-    method: 'post',
-    path: '/intents/route',
+  intentRoute<IntentInput, unknown, unknown>('post', '/intents/route', {
     summary: 'Quote an intent: a signable operation and its cost (stored for INTENT_QUOTE_TTL_SECONDS)',
-    tags: ['intents'],
-    auth: 'apiKey',
     versions: [ALPS],
     body: intentInput,
     responses: { 200: { description: '{intentOp, intentCost, tokenRequirements?}' } },
@@ -27,12 +25,8 @@ export const intentRoutes = [
       return { status: 200, body: { intentOp, intentCost, ...(tokenRequirements ? { tokenRequirements } : {}) } };
     },
   }),
-  defineRoute<IntentInput, unknown, unknown>({
-    method: 'post',
-    path: '/intents/cost',
+  intentRoute<IntentInput, unknown, unknown>('post', '/intents/cost', {
     summary: 'The cost of the cheapest route for an intent (nothing is stored)',
-    tags: ['intents'],
-    auth: 'apiKey',
     versions: [ALPS],
     body: intentInput,
     responses: { 200: { description: 'intent cost' } },
@@ -40,12 +34,8 @@ export const intentRoutes = [
       return { status: 200, body: unwrap(await quoteCost(s.db, body, quoteDeps(s), project(ctx))) };
     },
   }),
-  defineRoute<{ signedIntentOp: SignedIntentOp }, unknown, unknown>({
-    method: 'post',
-    path: '/intent-operations',
+  intentRoute<{ signedIntentOp: SignedIntentOp }, unknown, unknown>('post', '/intent-operations', {
     summary: 'Submit a signed intent operation (idempotent: the same operation returns the same id)',
-    tags: ['intents'],
-    auth: 'apiKey',
     versions: [ALPS],
     body: submitBody,
     responses: { 201: { description: 'accepted', schema: submitResponse }, 200: { description: 'dry run: verified, nothing changed', schema: submitResponse } },
@@ -56,12 +46,8 @@ export const intentRoutes = [
       return { status: result.dryRun ? 200 : 201, body: { result: { id: result.id, status: result.status } } };
     },
   }),
-  defineRoute<unknown, { full: boolean }, { id: string }>({
-    method: 'get',
-    path: '/intent-operation/{id}',
+  intentRoute<unknown, { full: boolean }, { id: string }>('get', '/intent-operation/{id}', {
     summary: 'Status of a submitted intent (full=true adds the operation, signatures and transition history)',
-    tags: ['intents'],
-    auth: 'apiKey',
     versions: [ALPS],
     params: statusParams,
     query: statusQuery,
@@ -71,12 +57,8 @@ export const intentRoutes = [
       return { status: 200, body: presentAlpsStatus(intent, query.full) };
     },
   }),
-  defineRoute<{ chainId: number; tokens: Record<string, string>; settlementLayers?: string[] }, unknown, unknown>({
-    method: 'post',
-    path: '/intents/split',
+  intentRoute<{ chainId: number; tokens: Record<string, string>; settlementLayers?: string[] }, unknown, unknown>('post', '/intents/split', {
     summary: 'Split requested amounts into parts that one relayer each can fill',
-    tags: ['intents'],
-    auth: 'apiKey',
     versions: [ALPS],
     body: splitBody,
     responses: { 200: { description: '{intents: [{token: amount}]}' }, 422: { description: 'INSUFFICIENT_LIQUIDITY' } },

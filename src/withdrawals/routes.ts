@@ -3,7 +3,7 @@ import { crashPoint } from '../faults';
 import { ApiError } from '../http/errors';
 import { stringifyWithBigInts } from '../http/json';
 import { project } from '../http/project';
-import { defineRoute } from '../http/route';
+import { routeGroup } from '../http/route';
 import { address, patterns, safeUint, Schema, uint256 } from '../http/schema';
 import type { Services } from '../http/services';
 import { allocateWithdrawal, type Allocation, IDEMPOTENCY_KEY_TTL_HOURS, type WithdrawalRequest } from './allocate';
@@ -113,13 +113,11 @@ type BatchBody = Signed & { account: string; chainId: number; transfers: { recip
 
 const authorization = (b: Signed) => (b.sponsorSignature ? { authorization: { signature: b.sponsorSignature, deadline: b.deadline! } } : {});
 
+const withdrawalRoute = routeGroup({ tags: ['withdrawals'], auth: 'apiKey' });
+
 export const withdrawalRoutes = [
-  defineRoute<SingleBody, unknown, unknown>({
-    method: 'post',
-    path: '/withdrawals',
+  withdrawalRoute<SingleBody, unknown, unknown>('post', '/withdrawals', {
     summary: 'Allocator-signed withdrawal from a resource lock (an allocated transfer to a recipient)',
-    tags: ['withdrawals'],
-    auth: 'apiKey',
     // The resource-lock surface has no equivalent in 2026-04.blanc.
     versions: [ALPS],
     body: single,
@@ -127,12 +125,8 @@ export const withdrawalRoutes = [
     handler: (ctx, { body }, s) =>
       allocate(ctx, s, { kind: 'single', account: body.account, chainId: body.chainId, transfers: [{ recipient: body.recipient, tokenAddress: body.tokenAddress, amount: String(body.amount), lockTag: body.lockTag }], ...authorization(body) }),
   }),
-  defineRoute<BatchBody, unknown, unknown>({
-    method: 'post',
-    path: '/batch-withdrawals',
+  withdrawalRoute<BatchBody, unknown, unknown>('post', '/batch-withdrawals', {
     summary: 'Allocator-signed batch withdrawal (several tokens and recipients on one chain)',
-    tags: ['withdrawals'],
-    auth: 'apiKey',
     // The resource-lock surface has no equivalent in 2026-04.blanc.
     versions: [ALPS],
     body: batch,
