@@ -33,11 +33,11 @@ export interface RouteDef<B = unknown, Q = unknown, P = unknown> {
 export const defineRoute = <B, Q, P>(def: RouteDef<B, Q, P>): RouteDef => def as unknown as RouteDef;
 
 /**
- * The routes of one area share their OpenAPI tags and their auth: the group's definer takes each route's method and
- * path, and what is its own.
+ * The routes of one area share their OpenAPI tags and their auth (and the API versions serving them, when the area
+ * belongs to some only): the group's definer takes each route's method and path, and what is its own.
  */
-export function routeGroup(shared: Pick<RouteDef, 'tags' | 'auth'>) {
-  return <B = unknown, Q = unknown, P = unknown>(method: RouteDef['method'], path: string, def: Omit<RouteDef<B, Q, P>, 'method' | 'path' | 'tags' | 'auth'>): RouteDef =>
+export function routeGroup(shared: Pick<RouteDef, 'tags' | 'auth' | 'versions'>) {
+  return <B = unknown, Q = unknown, P = unknown>(method: RouteDef['method'], path: string, def: Omit<RouteDef<B, Q, P>, 'method' | 'path' | 'tags' | 'auth' | 'versions'>): RouteDef =>
     defineRoute<B, Q, P>({ method, path, ...shared, ...def });
 }
 

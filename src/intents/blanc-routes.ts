@@ -9,13 +9,12 @@ import { createQuotes } from './quote-service';
 import { readIntent } from './store';
 import { submitIntent } from './submit';
 
-const blancRoute = routeGroup({ tags: ['intents'], auth: 'apiKey' });
+const blancRoute = routeGroup({ tags: ['intents'], auth: 'apiKey', versions: [BLANC] });
 
 /** The 2026-04.blanc intent routes: the same quotes, submits and lifecycles as alps, in the current wire format. */
 export const blancIntentRoutes = [
   blancRoute<BlancQuoteRequest, unknown, unknown>('post', '/quotes', {
     summary: 'Quote an intent: every route the balances and settlement layers allow, best first (routes[0] is recommended)',
-    versions: [BLANC],
     body: quoteRequest,
     responses: { 200: { description: 'ranked routes, each a stored intent to sign and submit before expiresAt', schema: quoteResponse } },
     async handler(ctx, { body }, s) {
@@ -26,7 +25,6 @@ export const blancIntentRoutes = [
   }),
   blancRoute<{ intentId: string; signatures: BlancSignatures }, unknown, unknown>('post', '/intents', {
     summary: 'Submit a quoted route with its signatures (idempotent: the same intent returns the same id)',
-    versions: [BLANC],
     body: submitRequest,
     responses: { 201: { description: 'accepted', schema: submitResponse } },
     async handler(ctx, { body }, s) {
@@ -36,7 +34,6 @@ export const blancIntentRoutes = [
   }),
   blancRoute<unknown, unknown, { id: string }>('get', '/intents/{id}', {
     summary: 'Status of a submitted intent',
-    versions: [BLANC],
     params: statusParams,
     responses: { 200: { description: 'intent status', schema: statusResponse } },
     async handler(ctx, { params }, s) {
@@ -45,7 +42,6 @@ export const blancIntentRoutes = [
   }),
   blancRoute<{ chainId: string; tokens: Record<string, string>; settlementLayers?: string[] }, unknown, unknown>('post', '/intents/splits', {
     summary: 'Split requested amounts into parts that one relayer each can fill',
-    versions: [BLANC],
     body: splitRequest,
     responses: { 200: { description: '{intents: [{token: amount}]}' }, 422: { description: 'INSUFFICIENT_LIQUIDITY, with availableIntents and unfillable in details' } },
     async handler(_ctx, { body }, s) {

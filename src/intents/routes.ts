@@ -12,12 +12,11 @@ import type { SignedIntentOp } from './types';
 
 /** The 2026-01.alps intent routes (deprecated, frozen): the 1.x client's wire shapes over the shared intent core. */
 
-const intentRoute = routeGroup({ tags: ['intents'], auth: 'apiKey' });
+const intentRoute = routeGroup({ tags: ['intents'], auth: 'apiKey', versions: [ALPS] });
 
 export const intentRoutes = [
   intentRoute<IntentInput, unknown, unknown>('post', '/intents/route', {
     summary: 'Quote an intent: a signable operation and its cost (stored for INTENT_QUOTE_TTL_SECONDS)',
-    versions: [ALPS],
     body: intentInput,
     responses: { 200: { description: '{intentOp, intentCost, tokenRequirements?}' } },
     async handler(ctx, { body }, s) {
@@ -27,7 +26,6 @@ export const intentRoutes = [
   }),
   intentRoute<IntentInput, unknown, unknown>('post', '/intents/cost', {
     summary: 'The cost of the cheapest route for an intent (nothing is stored)',
-    versions: [ALPS],
     body: intentInput,
     responses: { 200: { description: 'intent cost' } },
     async handler(ctx, { body }, s) {
@@ -36,7 +34,6 @@ export const intentRoutes = [
   }),
   intentRoute<{ signedIntentOp: SignedIntentOp }, unknown, unknown>('post', '/intent-operations', {
     summary: 'Submit a signed intent operation (idempotent: the same operation returns the same id)',
-    versions: [ALPS],
     body: submitBody,
     responses: { 201: { description: 'accepted', schema: submitResponse }, 200: { description: 'dry run: verified, nothing changed', schema: submitResponse } },
     async handler(ctx, { body }, s) {
@@ -48,7 +45,6 @@ export const intentRoutes = [
   }),
   intentRoute<unknown, { full: boolean }, { id: string }>('get', '/intent-operation/{id}', {
     summary: 'Status of a submitted intent (full=true adds the operation, signatures and transition history)',
-    versions: [ALPS],
     params: statusParams,
     query: statusQuery,
     responses: { 200: { description: 'intent operation status record' } },
@@ -59,7 +55,6 @@ export const intentRoutes = [
   }),
   intentRoute<{ chainId: number; tokens: Record<string, string>; settlementLayers?: string[] }, unknown, unknown>('post', '/intents/split', {
     summary: 'Split requested amounts into parts that one relayer each can fill',
-    versions: [ALPS],
     body: splitBody,
     responses: { 200: { description: '{intents: [{token: amount}]}' }, 422: { description: 'INSUFFICIENT_LIQUIDITY' } },
     async handler(_ctx, { body }, s) {

@@ -113,13 +113,12 @@ type BatchBody = Signed & { account: string; chainId: number; transfers: { recip
 
 const authorization = (b: Signed) => (b.sponsorSignature ? { authorization: { signature: b.sponsorSignature, deadline: b.deadline! } } : {});
 
-const withdrawalRoute = routeGroup({ tags: ['withdrawals'], auth: 'apiKey' });
+// The resource-lock surface has no equivalent in 2026-04.blanc.
+const withdrawalRoute = routeGroup({ tags: ['withdrawals'], auth: 'apiKey', versions: [ALPS] });
 
 export const withdrawalRoutes = [
   withdrawalRoute<SingleBody, unknown, unknown>('post', '/withdrawals', {
     summary: 'Allocator-signed withdrawal from a resource lock (an allocated transfer to a recipient)',
-    // The resource-lock surface has no equivalent in 2026-04.blanc.
-    versions: [ALPS],
     body: single,
     responses: { 200: { description: 'call allocatedTransfer with these details from the account', schema: singleResponse }, ...refusals },
     handler: (ctx, { body }, s) =>
@@ -127,8 +126,6 @@ export const withdrawalRoutes = [
   }),
   withdrawalRoute<BatchBody, unknown, unknown>('post', '/batch-withdrawals', {
     summary: 'Allocator-signed batch withdrawal (several tokens and recipients on one chain)',
-    // The resource-lock surface has no equivalent in 2026-04.blanc.
-    versions: [ALPS],
     body: batch,
     responses: { 200: { description: 'call allocatedBatchTransfer with these details from the account', schema: batchResponse }, ...refusals },
     handler: (ctx, { body }, s) =>
