@@ -46,3 +46,7 @@ export const safeUint = (minimum = 0): Schema => ({ type: 'integer', minimum, ma
 /** An RFC 3339 date-time PostgreSQL can store (years 1970 to 9999): `format` alone admits year 0000. */
 export const dateTime: Schema = { type: 'string', format: 'date-time', pattern: '^(19[7-9][0-9]|[2-9][0-9]{3})-' };
 export const uint256: Schema = { type: 'string', pattern: patterns.uint256, format: 'uint256', maxLength: 78, description: 'decimal string below 2^256' };
+/** An amount as clients send it: a uint256 decimal string, or a JSON number while exact. */
+export const uintAmount: Schema = { anyOf: [uint256, safeUint()] };
+/** One EVM call of an intent or bundle: `to`, with `value` and `data` defaulting to none. */
+export const execution: Schema = { type: 'object', required: ['to'], properties: { to: address, value: { ...uintAmount, default: '0' }, data: { ...hex, default: '0x' } } };
