@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import { ApiError } from '../http/errors';
 import { project } from '../http/project';
-import { defineRoute, type RouteDef } from '../http/route';
+import { routeGroup, type RouteDef } from '../http/route';
 import { address, dateTime, type Schema } from '../http/schema';
 import type { Services } from '../http/services';
 import { CallbackRejected, ProviderFailed, ProviderRefused, type Applicant } from './provider';
@@ -69,13 +69,14 @@ async function decide(s: Services, ctx: Context, applicant: Awaited<ReturnType<S
   }
 }
 
+const complianceRoute = routeGroup({ tags: ['compliance'] });
+/** The sandbox provider's own pages and reviewer (src/compliance/sandbox.ts). */
+const sandboxRoute = routeGroup({ tags: ['compliance', 'sandbox'] });
+
 /** Under /deposit-processor: error bodies are `{error, code?, details?}`. README: Compliance. */
 export const complianceRoutes: RouteDef[] = [
-  defineRoute<CustomerDetails, unknown, unknown>({
-    method: 'post',
-    path: '/compliance/sessions',
+  complianceRoute<CustomerDetails, unknown, unknown>('post', '/compliance/sessions', {
     summary: "Mint a 15-minute browser session (JWT bearer) for one of the project's customers; call it from your backend only",
-    tags: ['compliance'],
     auth: 'apiKey',
     body: sessionBody,
     responses: { 201: { description: '{sessionId, token, expiresAt}' } },
@@ -84,11 +85,8 @@ export const complianceRoutes: RouteDef[] = [
       return { status: 201, body: { sessionId: minted.sessionId, token: minted.token, expiresAt: minted.expiresAt.toISOString() } };
     },
   }),
-  defineRoute<unknown, unknown, { sessionId: string }>({
-    method: 'delete',
-    path: '/compliance/sessions/{sessionId}',
+  complianceRoute<unknown, unknown, { sessionId: string }>('delete', '/compliance/sessions/{sessionId}', {
     summary: 'Revoke a session before it expires',
-    tags: ['compliance'],
     auth: 'apiKey',
     params: { type: 'object', required: ['sessionId'], properties: { sessionId: { type: 'string', format: 'uuid' } } },
     responses: { 200: { description: '{message}' }, 404: { description: 'no such session in this project' } },
@@ -97,11 +95,8 @@ export const complianceRoutes: RouteDef[] = [
       return { status: 200, body: { message: 'Session revoked' } };
     },
   }),
-  defineRoute<{ currency: Currency }, unknown, unknown>({
-    method: 'post',
-    path: '/compliance/verification',
+  complianceRoute<{ currency: Currency }, unknown, unknown>('post', '/compliance/verification', {
     summary: "Create or resume provider-hosted verification for the session's customer (browser route, bearer only)",
-    tags: ['compliance'],
     auth: 'session',
     body: { type: 'object', required: ['currency'], additionalProperties: false, properties: { currency: { type: 'string', enum: ['EUR', 'USD'] } } },
     responses: {
@@ -149,11 +144,8 @@ export const complianceRoutes: RouteDef[] = [
       };
     },
   }),
-  defineRoute<unknown, unknown, { provider: string }>({
-    method: 'post',
-    path: '/compliance/callbacks/{provider}',
+  complianceRoute<unknown, unknown, { provider: string }>('post', '/compliance/callbacks/{provider}', {
     summary: "The identity provider's signed status callbacks (recorded once each, then applied by the verification's lifecycle)",
-    tags: ['compliance'],
     auth: 'none',
     params: { type: 'object', required: ['provider'], properties: { provider: { type: 'string', enum: ['sandbox', 'persona'] } } },
     responses: { 200: { description: '{received: true}' }, 401: { description: 'bad signature' }, 404: { description: 'unknown applicant (the provider retries)' } },
@@ -173,11 +165,8 @@ export const complianceRoutes: RouteDef[] = [
       return { status: 200, body: { received: true } };
     },
   }),
-  defineRoute<unknown, unknown, { token: string }>({
-    method: 'get',
-    path: '/compliance/sandbox/hosted/{token}',
+  sandboxRoute<unknown, unknown, { token: string }>('get', '/compliance/sandbox/hosted/{token}', {
     summary: "The sandbox provider's hosted verification page (framable only by COMPLIANCE_FRAME_ANCESTORS)",
-    tags: ['compliance', 'sandbox'],
     auth: 'none',
     params: linkParams,
     responses: { 200: { description: 'text/html' }, 404: { description: 'invalid or expired link' } },
@@ -191,11 +180,8 @@ export const complianceRoutes: RouteDef[] = [
       return { status: 200, body: hostedPage(applicant) };
     },
   }),
-  defineRoute<{ decision: Decision }, unknown, { token: string }>({
-    method: 'post',
-    path: '/compliance/sandbox/hosted/{token}/decision',
+  sandboxRoute<{ decision: Decision }, unknown, { token: string }>('post', '/compliance/sandbox/hosted/{token}/decision', {
     summary: "The sandbox hosted page's buttons: approve, reject or needs review (sends the provider callback)",
-    tags: ['compliance', 'sandbox'],
     auth: 'none',
     params: linkParams,
     body: decisionBody(['approve', 'reject', 'review']),
@@ -204,11 +190,8 @@ export const complianceRoutes: RouteDef[] = [
       return decide(s, ctx, await sandbox(s).applicantOfLink(params.token), body.decision);
     },
   }),
-  defineRoute<{ decision: Decision }, unknown, { applicantId: string }>({
-    method: 'post',
-    path: '/compliance/sandbox/applicants/{applicantId}/review',
+  sandboxRoute<{ decision: Decision }, unknown, { applicantId: string }>('post', '/compliance/sandbox/applicants/{applicantId}/review', {
     summary: "The sandbox reviewer's decision on an applicant in review (approve or reject)",
-    tags: ['compliance', 'sandbox'],
     auth: 'apiKey',
     params: { type: 'object', required: ['applicantId'], properties: { applicantId: { type: 'string', minLength: 1, maxLength: 64 } } },
     body: decisionBody(['approve', 'reject']),
