@@ -37,12 +37,24 @@ async function forgetUnlessAccepted(db: DataSource, quoteNonce: string, update: 
   });
 }
 
+/** Where a deposit records its bridge's and its refund's attempts: their count and the current attempt's intent. */
+export const ATTEMPT_COLUMNS = {
+  bridge: { attempts: 'attempts', intent: 'intent_id' },
+  refund: { attempts: 'refund_attempts', intent: 'refund_intent_id' },
+} as const;
+
+/** Records attempt number `attempt` and its quoted intent, once (a repeated activity finds it recorded). */
+export async function recordAttempt(db: DataSource, kind: 'bridge' | 'refund', id: string, intentId: string, attempt: number): Promise<void> {
+  const { attempts, intent } = ATTEMPT_COLUMNS[kind];
+  await db.query(`UPDATE deposits SET ${intent} = $2, ${attempts} = $3 WHERE id = $1 AND ${attempts} < $3`, [id, intentId, attempt]);
+}
+
 /**
  * Forgets an attempt's recorded quote (it lapsed before its submit, or its funds went), so the next call quotes
  * afresh; unless the intent core accepted it meanwhile (an overlapping activity retry's submit): then it stays.
  */
 export async function forgetAttempt(db: DataSource, kind: 'bridge' | 'refund', id: string, intentId: string, attempt: number): Promise<void> {
-  const [attempts, intent] = kind === 'bridge' ? ['attempts', 'intent_id'] : ['refund_attempts', 'refund_intent_id'];
+  const { attempts, intent } = ATTEMPT_COLUMNS[kind];
   await forgetUnlessAccepted(
     db,
     intentId,
