@@ -1,4 +1,4 @@
-import { address, bytes32, execution, hex, safeUint, Schema, uint256, uintAmount } from '../http/schema';
+import { address, bytes32, execution, hex, safeUint, Schema, tokenRequest, uint256, uintAmount } from '../http/schema';
 
 /** What the published 0.5.4 client sends (clients.md 5.1); unknown keys are ignored, as viem leaves some in userOps. */
 const pair: Schema = { type: 'array', items: uintAmount, minItems: 2, maxItems: 2 };
@@ -6,7 +6,7 @@ const tokenTransfers: Schema = {
   type: 'array',
   minItems: 1,
   maxItems: 20,
-  items: { type: 'object', required: ['tokenAddress'], properties: { tokenAddress: { type: 'string', minLength: 1 }, amount: uintAmount } },
+  items: tokenRequest,
 };
 const accessList: Schema = {
   type: 'array',

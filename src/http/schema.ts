@@ -48,5 +48,7 @@ export const dateTime: Schema = { type: 'string', format: 'date-time', pattern: 
 export const uint256: Schema = { type: 'string', pattern: patterns.uint256, format: 'uint256', maxLength: 78, description: 'decimal string below 2^256' };
 /** An amount as clients send it: a uint256 decimal string, or a JSON number while exact. */
 export const uintAmount: Schema = { anyOf: [uint256, safeUint()] };
+/** A token (address, or a symbol the registry knows) and an amount of it that an intent or bundle requests. */
+export const tokenRequest: Schema = { type: 'object', required: ['tokenAddress'], properties: { tokenAddress: { type: 'string', minLength: 1 }, amount: uintAmount } };
 /** One EVM call of an intent or bundle: `to`, with `value` and `data` defaulting to none. */
 export const execution: Schema = { type: 'object', required: ['to'], properties: { to: address, value: { ...uintAmount, default: '0' }, data: { ...hex, default: '0x' } } };

@@ -1,5 +1,5 @@
 import { SETTLEMENT_LAYERS } from '../chains/registry';
-import { address, caip2, execution, hex, patterns, safeUint, Schema, uint256, uintAmount } from '../http/schema';
+import { address, caip2, execution, hex, patterns, safeUint, Schema, tokenRequest, uint256, uintAmount } from '../http/schema';
 
 /** 2026-04.blanc wire schemas: CAIP-2 chain ids, integer Unix seconds, the renamed fields (README: Versions). */
 const tokenList: Schema = { type: 'array', items: { type: 'string', minLength: 1 } };
@@ -27,7 +27,7 @@ export const quoteRequest: Schema = {
       type: 'array',
       minItems: 1,
       maxItems: 20,
-      items: { type: 'object', required: ['tokenAddress'], properties: { tokenAddress: { type: 'string', minLength: 1 }, amount: uintAmount } },
+      items: tokenRequest,
     },
     account,
     recipient: account,

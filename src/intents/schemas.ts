@@ -1,5 +1,5 @@
 import { SETTLEMENT_LAYERS } from '../chains/registry';
-import { address, execution, hex, patterns, safeUint, Schema, uint256, uintAmount } from '../http/schema';
+import { address, execution, hex, patterns, safeUint, Schema, tokenRequest, uint256, uintAmount } from '../http/schema';
 
 const account: Schema = {
   type: 'object',
@@ -35,7 +35,7 @@ export const intentInput: Schema = {
     tokenRequests: {
       type: 'array',
       maxItems: 20,
-      items: { type: 'object', required: ['tokenAddress'], properties: { tokenAddress: { type: 'string', minLength: 1 }, amount: uintAmount } },
+      items: tokenRequest,
     },
     account,
     recipient: account,
