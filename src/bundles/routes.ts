@@ -82,11 +82,12 @@ function isErc6492(signature: Hex): boolean {
 }
 
 const bundleRoute = routeGroup({ tags: ['bundles'], auth: 'apiKey' });
+/** Under /accounts/{userAddress}/bundles: quotes for the account. */
+const accountBundleRoute = routeGroup({ tags: ['bundles'], auth: 'apiKey', params: userParams });
 
 export const bundleRoutes = [
-  bundleRoute<CostBody, unknown, { userAddress: string }>('post', '/accounts/{userAddress}/bundles/cost', {
+  accountBundleRoute<CostBody, unknown, { userAddress: string }>('post', '/accounts/{userAddress}/bundles/cost', {
     summary: 'The cost of a bundle, or what the account lacks for it (hasFulfilledAll false); nothing is stored',
-    params: userParams,
     body: costBody,
     responses: { 200: { description: 'fulfilled: {hasFulfilledAll, tokensSpent, tokensReceived}; shortfall: {hasFulfilledAll, tokenShortfall, totalTokenShortfallInUSD}' } },
     async handler(_ctx, { params, body }, s) {
@@ -97,9 +98,8 @@ export const bundleRoutes = [
       return { status: 200, body: presentShortfall(unwrap(await quoteShortfall(s.db, input, quoteDeps(s)))) };
     },
   }),
-  bundleRoute<PathBody, unknown, { userAddress: string }>('post', '/accounts/{userAddress}/bundles/path', {
+  accountBundleRoute<PathBody, unknown, { userAddress: string }>('post', '/accounts/{userAddress}/bundles/path', {
     summary: 'Quote a bundle: the order bundle to sign and its cost (stored for INTENT_QUOTE_TTL_SECONDS)',
-    params: userParams,
     body: pathBody,
     responses: { 200: { description: '{orderBundles: [{orderBundle, injectedExecutions, intentCost}]}' } },
     async handler(ctx, { params, body }, s) {
