@@ -1,4 +1,4 @@
-import { encodeAbiParameters, getAddress, zeroAddress } from 'viem';
+import { encodeAbiParameters, getAddress, parseAbiParameters, zeroAddress } from 'viem';
 import type { TokenInfo } from '../chains/registry';
 import { splitLockId } from '../chains/lock-tag';
 import type { IntentStatus } from '../../workflows/intent-state';
@@ -59,44 +59,20 @@ export const LEGACY_STATUS: Record<IntentStatus, string> = {
   FAILED: 'FAILED',
 };
 
-const EXEC = { type: 'tuple[]', components: [{ name: 'to', type: 'address' }, { name: 'value', type: 'uint256' }, { name: 'data', type: 'bytes' }] } as const;
-const ORDER = {
-  type: 'tuple',
-  components: [
-    { name: 'sponsor', type: 'address' },
-    { name: 'nonce', type: 'uint256' },
-    { name: 'expires', type: 'uint256' },
-    {
-      name: 'segments',
-      type: 'tuple[]',
-      components: [
-        { name: 'arbiter', type: 'address' },
-        { name: 'chainId', type: 'uint256' },
-        { name: 'idsAndAmounts', type: 'uint256[2][]' },
-        {
-          name: 'witness',
-          type: 'tuple',
-          components: [
-            { name: 'recipient', type: 'address' },
-            { name: 'tokenOut', type: 'uint256[2][]' },
-            { name: 'depositId', type: 'uint256' },
-            { name: 'targetChain', type: 'uint256' },
-            { name: 'fillDeadline', type: 'uint32' },
-            { name: 'execs', ...EXEC },
-            { name: 'userOpHash', type: 'bytes32' },
-            { name: 'maxFeeBps', type: 'uint32' },
-          ],
-        },
-      ],
-    },
-  ],
-} as const;
+/** The signed order as the arbiters decode it, with its origin and target signatures. */
+const SIGNED_ORDER = parseAbiParameters([
+  'Order order, bytes[] originSignatures, bytes targetSignature',
+  'struct Order { address sponsor; uint256 nonce; uint256 expires; Segment[] segments; }',
+  'struct Segment { address arbiter; uint256 chainId; uint256[2][] idsAndAmounts; Witness witness; }',
+  'struct Witness { address recipient; uint256[2][] tokenOut; uint256 depositId; uint256 targetChain; uint32 fillDeadline; Execution[] execs; bytes32 userOpHash; uint32 maxFeeBps; }',
+  'struct Execution { address to; uint256 value; bytes data; }',
+]);
 
 const pairs = (p: [string, string][]) => p.map(([a, b]) => [BigInt(a), BigInt(b)] as const);
 
 /** The signed order ABI-encoded with its signatures: the calldata the arbiters take to fill and to claim. */
 function encodeSigned(b: SignedOrderBundle) {
-  return encodeAbiParameters([ORDER, { type: 'bytes[]' }, { type: 'bytes' }], [
+  return encodeAbiParameters(SIGNED_ORDER, [
     {
       sponsor: getAddress(b.sponsor),
       nonce: BigInt(b.nonce),

@@ -1,7 +1,8 @@
 import { getAddress, parseErc6492Signature, serializeErc6492Signature, slice, type Hex } from 'viem';
 import { crashPoint } from '../faults';
 import { ApiError, badRequest } from '../http/errors';
-import { defineRoute } from '../http/route';
+import { project } from '../http/project';
+import { routeGroup } from '../http/route';
 import { claimStates, presentClaims } from '../intents/claims';
 import type { IntentInput } from '../intents/quote';
 import { createQuote, quoteCost, quoteShortfall } from '../intents/quote-service';
@@ -16,6 +17,7 @@ import { canonicalBundle, expectedSigned, orderBundleHash, orderBundleOf, type S
 import { LEGACY_STATUS, presentCost, presentShortfall } from './presenter';
 import { bundleEventBody, bundleParams, costBody, eventsQuery, pathBody, submitBody, userParams } from './schemas';
 import { acceptBundles, bundleEvents, BundleRefused, readBundle, type VerifiedBundle } from './store';
+import { leftToSweeper } from '../outbox/left-to-sweeper';
 
 type Amount = string | number;
 interface CostBody {
@@ -79,14 +81,13 @@ function isErc6492(signature: Hex): boolean {
   }
 }
 
+const bundleRoute = routeGroup({ tags: ['bundles'], auth: 'apiKey' });
+/** Under /accounts/{userAddress}/bundles: quotes for the account. */
+const accountBundleRoute = routeGroup({ tags: ['bundles'], auth: 'apiKey', params: userParams });
+
 export const bundleRoutes = [
-  defineRoute<CostBody, unknown, { userAddress: string }>({
-    method: 'post',
-    path: '/accounts/{userAddress}/bundles/cost',
+  accountBundleRoute<CostBody, unknown, { userAddress: string }>('post', '/accounts/{userAddress}/bundles/cost', {
     summary: 'The cost of a bundle, or what the account lacks for it (hasFulfilledAll false); nothing is stored',
-    tags: ['bundles'],
-    auth: 'apiKey',
-    params: userParams,
     body: costBody,
     responses: { 200: { description: 'fulfilled: {hasFulfilledAll, tokensSpent, tokensReceived}; shortfall: {hasFulfilledAll, tokenShortfall, totalTokenShortfallInUSD}' } },
     async handler(_ctx, { params, body }, s) {
@@ -97,34 +98,25 @@ export const bundleRoutes = [
       return { status: 200, body: presentShortfall(unwrap(await quoteShortfall(s.db, input, quoteDeps(s)))) };
     },
   }),
-  defineRoute<PathBody, unknown, { userAddress: string }>({
-    method: 'post',
-    path: '/accounts/{userAddress}/bundles/path',
+  accountBundleRoute<PathBody, unknown, { userAddress: string }>('post', '/accounts/{userAddress}/bundles/path', {
     summary: 'Quote a bundle: the order bundle to sign and its cost (stored for INTENT_QUOTE_TTL_SECONDS)',
-    tags: ['bundles'],
-    auth: 'apiKey',
-    params: userParams,
     body: pathBody,
     responses: { 200: { description: '{orderBundles: [{orderBundle, injectedExecutions, intentCost}]}' } },
     async handler(ctx, { params, body }, s) {
-      const quote = unwrap(await createQuote(s.db, intentInputOf(params.userAddress, body), ctx.state.projectId, quoteDeps(s)));
+      const quote = unwrap(await createQuote(s.db, intentInputOf(params.userAddress, body), project(ctx), quoteDeps(s)));
       // Nothing is injected before the caller's executions: the fill delivers the tokens to the target account.
       return { status: 200, body: { orderBundles: [{ orderBundle: orderBundleOf(quote.intentOp), injectedExecutions: [], intentCost: presentCost(quote.intentCost) }] } };
     },
   }),
-  defineRoute<SubmitBody, unknown, unknown>({
-    method: 'post',
-    path: '/bundles',
+  bundleRoute<SubmitBody, unknown, unknown>('post', '/bundles', {
     summary: 'Submit signed order bundles (idempotent: the same bundle returns the same id)',
-    tags: ['bundles'],
-    auth: 'apiKey',
     body: submitBody,
     responses: { 201: { description: '{bundleResults: [{bundleId, status}]}' } },
     async handler(ctx, { body }, s) {
       const verified: VerifiedBundle[] = [];
       for (const { signedOrderBundle: signed, initCode, userOp } of body.bundles) {
         const id = BigInt(signed.nonce).toString();
-        const quote = await findQuote(s.db, id, ctx.state.projectId, 'bundle');
+        const quote = await findQuote(s.db, id, project(ctx), 'bundle');
         // A resubmission of an accepted bundle is answered even after its path's time-to-live.
         if (!quote || (quote.expired && !quote.submitted)) throw new ApiError(404, `Bundle ${id} expired or not found; request a new path`);
         // Ours and unchanged: what we served, as the client alters it before signing, field for field.
@@ -134,7 +126,7 @@ export const bundleRoutes = [
       }
       let accepted;
       try {
-        accepted = await acceptBundles(s.db, ctx.state.projectId, verified, s.config.intents.fillGraceSeconds);
+        accepted = await acceptBundles(s.db, project(ctx), verified, s.config.intents.fillGraceSeconds);
       } catch (e) {
         if (e instanceof BundleRefused) throw e.pathGone ? new ApiError(404, `${e.message}; request a new path`) : badRequest(e.message);
         throw e;
@@ -143,35 +135,27 @@ export const bundleRoutes = [
       for (const { id, start } of accepted) {
         if (!start) continue;
         s.metrics.workflowStarts.inc({ workflow: 'bundleLifecycle' });
-        s.outbox.startSoon(start, (err) => s.logger.warn({ err, id }, 'lifecycle start deferred to the outbox sweeper'));
+        s.outbox.startSoon(start, leftToSweeper(s.logger, 'lifecycle start', { id }));
       }
       return { status: 201, body: { bundleResults: accepted.map(({ id, status }) => ({ bundleId: id, status: LEGACY_STATUS[status] })) } };
     },
   }),
-  defineRoute<unknown, { count: number; offset: number }, unknown>({
-    method: 'get',
-    path: '/bundles/events',
+  bundleRoute<unknown, { count: number; offset: number }, unknown>('get', '/bundles/events', {
     summary: "The project's accepted bundles as relayers consume them, oldest first, paged by offset",
-    tags: ['bundles'],
-    auth: 'apiKey',
     query: eventsQuery,
     responses: { 200: { description: '{events, nextOffset}' } },
     async handler(ctx, { query }, s) {
-      const events = await bundleEvents(s.db, ctx.state.projectId, query.offset, query.count);
+      const events = await bundleEvents(s.db, project(ctx), query.offset, query.count);
       return { status: 200, body: { events, nextOffset: query.offset + events.length } };
     },
   }),
-  defineRoute<unknown, unknown, { bundleId: string }>({
-    method: 'get',
-    path: '/bundles/{bundleId}',
+  bundleRoute<unknown, unknown, { bundleId: string }>('get', '/bundles/{bundleId}', {
     summary: 'Status of a submitted bundle, its fill and its claims',
-    tags: ['bundles'],
-    auth: 'apiKey',
     params: bundleParams,
     responses: { 200: { description: '{status, fillTimestamp?, fillTransactionHash?, claims}' }, 404: { description: 'no such bundle' } },
     async handler(ctx, { params }, s) {
       const id = BigInt(params.bundleId).toString();
-      const row = await readBundle(s.db, id, ctx.state.projectId);
+      const row = await readBundle(s.db, id, project(ctx));
       if (!row) throw notFound(id);
       return {
         status: 200,
@@ -183,12 +167,8 @@ export const bundleRoutes = [
       };
     },
   }),
-  defineRoute<{ type: 'FillPreconfirmation'; chainId: number; txHash: string }, unknown, { bundleId: string }>({
-    method: 'post',
-    path: '/bundles/{bundleId}/events',
+  bundleRoute<{ type: 'FillPreconfirmation'; chainId: number; txHash: string }, unknown, { bundleId: string }>('post', '/bundles/{bundleId}/events', {
     summary: "A relayer's fill preconfirmation: the bundle's lifecycle gets it as the indexer's preconfirmation (once per chain)",
-    tags: ['bundles'],
-    auth: 'apiKey',
     params: bundleParams,
     body: bundleEventBody,
     responses: { 201: { description: '{status: "Accepted"}' }, 400: { description: 'a chain this deployment does not serve' }, 404: { description: 'no such bundle' } },
@@ -196,14 +176,14 @@ export const bundleRoutes = [
       const id = BigInt(params.bundleId).toString();
       if (!s.registry.chain(body.chainId)) throw badRequest(`Unsupported chain ${body.chainId}`);
       const signals = await s.db.transaction(async (tx) => {
-        if (!(await readBundle(tx, id, ctx.state.projectId))) throw notFound(id);
+        if (!(await readBundle(tx, id, project(ctx)))) throw notFound(id);
         // A repeat for the same chain is accepted and queues nothing (src/indexer/event-keys.ts).
         if (!(await toQueue(tx, [{ nonce: id, type: preconfirmationSignal.name, chainId: body.chainId }]))[0]) return [];
         const start = (await lifecycleStarts(tx, [id], s.config.intents.fillGraceSeconds)).get(id)!;
         return queueSignals(tx, [{ workflowId: start.workflowId, signal: preconfirmationSignal.name, payload: { chainId: body.chainId }, start }]);
       });
       // Recorded: what this process does not deliver, the outbox sweeper does.
-      await s.outbox.deliver(signals).catch((err) => s.logger.warn({ err, id }, 'preconfirmation left to the outbox sweeper'));
+      await s.outbox.deliver(signals).catch(leftToSweeper(s.logger, 'preconfirmation', { id }));
       return { status: 201, body: { status: 'Accepted' } };
     },
   }),

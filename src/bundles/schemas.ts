@@ -1,20 +1,12 @@
-import { address, patterns, safeUint, Schema, uint256 } from '../http/schema';
+import { address, bytes32, execution, hex, safeUint, Schema, tokenRequest, uint256, uintAmount } from '../http/schema';
 
 /** What the published 0.5.4 client sends (clients.md 5.1); unknown keys are ignored, as viem leaves some in userOps. */
-const hex: Schema = { type: 'string', pattern: patterns.hex };
-const bytes32: Schema = { type: 'string', pattern: '^0x[0-9a-fA-F]{64}$' };
-const bigintString: Schema = { anyOf: [uint256, safeUint()] };
-const pair: Schema = { type: 'array', items: bigintString, minItems: 2, maxItems: 2 };
-const execution: Schema = {
-  type: 'object',
-  required: ['to'],
-  properties: { to: address, value: { ...bigintString, default: '0' }, data: { ...hex, default: '0x' } },
-};
+const pair: Schema = { type: 'array', items: uintAmount, minItems: 2, maxItems: 2 };
 const tokenTransfers: Schema = {
   type: 'array',
   minItems: 1,
   maxItems: 20,
-  items: { type: 'object', required: ['tokenAddress'], properties: { tokenAddress: { type: 'string', minLength: 1 }, amount: bigintString } },
+  items: tokenRequest,
 };
 const accessList: Schema = {
   type: 'array',
@@ -22,7 +14,7 @@ const accessList: Schema = {
 };
 const userOpGas: Schema = {
   type: 'object',
-  properties: { callGasLimit: bigintString, verificationGasLimit: bigintString, preVerificationGas: bigintString },
+  properties: { callGasLimit: uintAmount, verificationGasLimit: uintAmount, preVerificationGas: uintAmount },
 };
 
 export const userParams: Schema = { type: 'object', required: ['userAddress'], properties: { userAddress: address } };
@@ -32,7 +24,7 @@ export const bundleParams: Schema = { type: 'object', required: ['bundleId'], pr
 export const costBody: Schema = {
   type: 'object',
   required: ['targetChainId', 'tokenTransfers'],
-  properties: { targetChainId: safeUint(), tokenTransfers, targetGasUnits: bigintString, userOp: userOpGas, accountAccessList: accessList },
+  properties: { targetChainId: safeUint(), tokenTransfers, targetGasUnits: uintAmount, userOp: userOpGas, accountAccessList: accessList },
 };
 
 /** POST /accounts/{userAddress}/bundles/path (`MetaIntent`): target executions, or a userOp on the session path. */
@@ -43,7 +35,7 @@ export const pathBody: Schema = {
     ...costBody.properties,
     targetAccount: address,
     targetExecutions: { type: 'array', items: execution, maxItems: 50, default: [] },
-    userOp: { type: 'object', properties: { ...userOpGas.properties, sender: address, nonce: bigintString, callData: hex } },
+    userOp: { type: 'object', properties: { ...userOpGas.properties, sender: address, nonce: uintAmount, callData: hex } },
     omniLock: { type: 'boolean', default: true },
     lockMode: { enum: ['HOOK', 'COMPACT'] },
   },
@@ -55,10 +47,10 @@ const witness: Schema = {
   properties: {
     recipient: address,
     tokenOut: { type: 'array', items: pair, maxItems: 20 },
-    depositId: bigintString,
-    targetChain: bigintString,
+    depositId: uintAmount,
+    targetChain: uintAmount,
     fillDeadline: safeUint(),
-    execs: { type: 'array', items: { type: 'object', required: ['to', 'value', 'data'], properties: { to: address, value: bigintString, data: hex } }, maxItems: 60 },
+    execs: { type: 'array', items: { type: 'object', required: ['to', 'value', 'data'], properties: { to: address, value: uintAmount, data: hex } }, maxItems: 60 },
     userOpHash: bytes32,
     maxFeeBps: safeUint(),
   },
@@ -66,15 +58,15 @@ const witness: Schema = {
 const segment: Schema = {
   type: 'object',
   required: ['arbiter', 'chainId', 'idsAndAmounts', 'witness'],
-  properties: { arbiter: address, chainId: bigintString, idsAndAmounts: { type: 'array', items: pair, minItems: 1, maxItems: 20 }, witness },
+  properties: { arbiter: address, chainId: uintAmount, idsAndAmounts: { type: 'array', items: pair, minItems: 1, maxItems: 20 }, witness },
 };
 const signedOrderBundle: Schema = {
   type: 'object',
   required: ['sponsor', 'nonce', 'expires', 'segments', 'originSignatures', 'targetSignature'],
   properties: {
     sponsor: address,
-    nonce: bigintString,
-    expires: bigintString,
+    nonce: uintAmount,
+    expires: uintAmount,
     segments: { type: 'array', items: segment, minItems: 1, maxItems: 20 },
     originSignatures: { type: 'array', items: hex, minItems: 1, maxItems: 20 },
     targetSignature: hex,
@@ -90,13 +82,13 @@ const userOperation: Schema = {
   required: ['sender', 'nonce', 'callData', 'callGasLimit', 'verificationGasLimit', 'preVerificationGas', 'maxFeePerGas', 'maxPriorityFeePerGas', 'signature'],
   properties: {
     sender: address,
-    nonce: bigintString,
+    nonce: uintAmount,
     factory: address,
     factoryData: hex,
     callData: hex,
     callGasLimit: uint128,
     verificationGasLimit: uint128,
-    preVerificationGas: bigintString,
+    preVerificationGas: uintAmount,
     maxFeePerGas: uint128,
     maxPriorityFeePerGas: uint128,
     paymaster: address,

@@ -1,23 +1,15 @@
 import type { TypedDataDefinition } from 'viem';
+import { members } from '../signatures/eip712-members';
 
 /** The Compact v1 domain of one chain (name "The Compact", version "1"; DomainLib.sol). */
 export const compactDomain = (chainId: number, verifyingContract: string) =>
   ({ name: 'The Compact', version: '1', chainId, verifyingContract: verifyingContract as `0x${string}` }) as const;
 
 /** Lock(bytes12 lockTag,address token,uint256 amount), shared by every Compact struct. */
-export const LOCK = [
-  { name: 'lockTag', type: 'bytes12' },
-  { name: 'token', type: 'address' },
-  { name: 'amount', type: 'uint256' },
-] as const;
+export const LOCK = members('bytes12 lockTag,address token,uint256 amount');
 
 /** The fields a Compact and a BatchCompact start with. */
-const HEAD = [
-  { name: 'arbiter', type: 'address' },
-  { name: 'sponsor', type: 'address' },
-  { name: 'nonce', type: 'uint256' },
-  { name: 'expires', type: 'uint256' },
-] as const;
+const HEAD = members('address arbiter,address sponsor,uint256 nonce,uint256 expires');
 
 export interface Lock { lockTag: `0x${string}`; token: `0x${string}`; amount: bigint }
 

@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import { ApiError } from '../http/errors';
-import { defineRoute, type RouteDef } from '../http/route';
+import { project } from '../http/project';
+import { routeGroup, type RouteDef } from '../http/route';
 import { address, dateTime, type Schema } from '../http/schema';
 import type { Services } from '../http/services';
 import { CallbackRejected, ProviderFailed, ProviderRefused, type Applicant } from './provider';
@@ -8,6 +9,7 @@ import { hostedPage, SandboxConflict, SandboxProvider, type Decision } from './s
 import type { SessionClaims } from './session-token';
 import { createOrResumeVerification } from './applicants';
 import { acceptCallback, createSession, resolveCustomer, revokeSession, wireStatus, type Currency, type CustomerDetails } from './store';
+import { leftToSweeper } from '../outbox/left-to-sweeper';
 
 const sessionBody: Schema = {
   type: 'object',
@@ -67,39 +69,34 @@ async function decide(s: Services, ctx: Context, applicant: Awaited<ReturnType<S
   }
 }
 
+const complianceRoute = routeGroup({ tags: ['compliance'] });
+/** The sandbox provider's own pages and reviewer (src/compliance/sandbox.ts). */
+const sandboxRoute = routeGroup({ tags: ['compliance', 'sandbox'] });
+
 /** Under /deposit-processor: error bodies are `{error, code?, details?}`. README: Compliance. */
 export const complianceRoutes: RouteDef[] = [
-  defineRoute<CustomerDetails, unknown, unknown>({
-    method: 'post',
-    path: '/compliance/sessions',
+  complianceRoute<CustomerDetails, unknown, unknown>('post', '/compliance/sessions', {
     summary: "Mint a 15-minute browser session (JWT bearer) for one of the project's customers; call it from your backend only",
-    tags: ['compliance'],
     auth: 'apiKey',
     body: sessionBody,
     responses: { 201: { description: '{sessionId, token, expiresAt}' } },
     async handler(ctx, { body }, s) {
-      const minted = await createSession(s.db, ctx.state.projectId, body, s.complianceSessionKey, s.clock());
+      const minted = await createSession(s.db, project(ctx), body, s.complianceSessionKey, s.clock());
       return { status: 201, body: { sessionId: minted.sessionId, token: minted.token, expiresAt: minted.expiresAt.toISOString() } };
     },
   }),
-  defineRoute<unknown, unknown, { sessionId: string }>({
-    method: 'delete',
-    path: '/compliance/sessions/{sessionId}',
+  complianceRoute<unknown, unknown, { sessionId: string }>('delete', '/compliance/sessions/{sessionId}', {
     summary: 'Revoke a session before it expires',
-    tags: ['compliance'],
     auth: 'apiKey',
     params: { type: 'object', required: ['sessionId'], properties: { sessionId: { type: 'string', format: 'uuid' } } },
     responses: { 200: { description: '{message}' }, 404: { description: 'no such session in this project' } },
     async handler(ctx, { params }, s) {
-      if (!(await revokeSession(s.db, ctx.state.projectId, params.sessionId))) throw new ApiError(404, 'Session not found');
+      if (!(await revokeSession(s.db, project(ctx), params.sessionId))) throw new ApiError(404, 'Session not found');
       return { status: 200, body: { message: 'Session revoked' } };
     },
   }),
-  defineRoute<{ currency: Currency }, unknown, unknown>({
-    method: 'post',
-    path: '/compliance/verification',
+  complianceRoute<{ currency: Currency }, unknown, unknown>('post', '/compliance/verification', {
     summary: "Create or resume provider-hosted verification for the session's customer (browser route, bearer only)",
-    tags: ['compliance'],
     auth: 'session',
     body: { type: 'object', required: ['currency'], additionalProperties: false, properties: { currency: { type: 'string', enum: ['EUR', 'USD'] } } },
     responses: {
@@ -135,7 +132,7 @@ export const complianceRoutes: RouteDef[] = [
       };
       const key = { projectId: session.projectId, customerId: session.customerId, currency: body.currency };
       const v = await createOrResumeVerification(s.db, key, provider.name, open, s.config.compliance.pendingTimeoutSeconds);
-      if (v.start) await s.outbox.start(v.start).catch((err) => s.logger.warn({ err }, 'verification start deferred to the outbox sweeper'));
+      if (v.start) await s.outbox.start(v.start).catch(leftToSweeper(s.logger, 'verification start'));
       return {
         status: 200,
         body: {
@@ -147,11 +144,8 @@ export const complianceRoutes: RouteDef[] = [
       };
     },
   }),
-  defineRoute<unknown, unknown, { provider: string }>({
-    method: 'post',
-    path: '/compliance/callbacks/{provider}',
+  complianceRoute<unknown, unknown, { provider: string }>('post', '/compliance/callbacks/{provider}', {
     summary: "The identity provider's signed status callbacks (recorded once each, then applied by the verification's lifecycle)",
-    tags: ['compliance'],
     auth: 'none',
     params: { type: 'object', required: ['provider'], properties: { provider: { type: 'string', enum: ['sandbox', 'persona'] } } },
     responses: { 200: { description: '{received: true}' }, 401: { description: 'bad signature' }, 404: { description: 'unknown applicant (the provider retries)' } },
@@ -167,15 +161,12 @@ export const complianceRoutes: RouteDef[] = [
       }
       // An applicant not (yet) recorded: the provider retries later, so a callback that overtook its create-or-resume is not lost.
       if (!accepted.known) throw new ApiError(404, 'Unknown applicant');
-      if (accepted.signals.length) await s.outbox.deliver(accepted.signals).catch((err) => s.logger.warn({ err }, 'verification signal deferred to the outbox sweeper'));
+      if (accepted.signals.length) await s.outbox.deliver(accepted.signals).catch(leftToSweeper(s.logger, 'verification signal'));
       return { status: 200, body: { received: true } };
     },
   }),
-  defineRoute<unknown, unknown, { token: string }>({
-    method: 'get',
-    path: '/compliance/sandbox/hosted/{token}',
+  sandboxRoute<unknown, unknown, { token: string }>('get', '/compliance/sandbox/hosted/{token}', {
     summary: "The sandbox provider's hosted verification page (framable only by COMPLIANCE_FRAME_ANCESTORS)",
-    tags: ['compliance', 'sandbox'],
     auth: 'none',
     params: linkParams,
     responses: { 200: { description: 'text/html' }, 404: { description: 'invalid or expired link' } },
@@ -189,11 +180,8 @@ export const complianceRoutes: RouteDef[] = [
       return { status: 200, body: hostedPage(applicant) };
     },
   }),
-  defineRoute<{ decision: Decision }, unknown, { token: string }>({
-    method: 'post',
-    path: '/compliance/sandbox/hosted/{token}/decision',
+  sandboxRoute<{ decision: Decision }, unknown, { token: string }>('post', '/compliance/sandbox/hosted/{token}/decision', {
     summary: "The sandbox hosted page's buttons: approve, reject or needs review (sends the provider callback)",
-    tags: ['compliance', 'sandbox'],
     auth: 'none',
     params: linkParams,
     body: decisionBody(['approve', 'reject', 'review']),
@@ -202,17 +190,14 @@ export const complianceRoutes: RouteDef[] = [
       return decide(s, ctx, await sandbox(s).applicantOfLink(params.token), body.decision);
     },
   }),
-  defineRoute<{ decision: Decision }, unknown, { applicantId: string }>({
-    method: 'post',
-    path: '/compliance/sandbox/applicants/{applicantId}/review',
+  sandboxRoute<{ decision: Decision }, unknown, { applicantId: string }>('post', '/compliance/sandbox/applicants/{applicantId}/review', {
     summary: "The sandbox reviewer's decision on an applicant in review (approve or reject)",
-    tags: ['compliance', 'sandbox'],
     auth: 'apiKey',
     params: { type: 'object', required: ['applicantId'], properties: { applicantId: { type: 'string', minLength: 1, maxLength: 64 } } },
     body: decisionBody(['approve', 'reject']),
     responses: { 200: { description: '{applicantId, state}' }, 404: { description: 'no such applicant in this project' }, 409: { description: 'not in review' } },
     async handler(ctx, { params, body }, s) {
-      const applicant = await sandbox(s).applicantOfProject(ctx.state.projectId, params.applicantId);
+      const applicant = await sandbox(s).applicantOfProject(project(ctx), params.applicantId);
       if (applicant && applicant.state !== 'in_review') throw new ApiError(409, `The applicant is ${applicant.state}, not in review`);
       return decide(s, ctx, applicant, body.decision);
     },

@@ -1,6 +1,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { jwtVerify, SignJWT } from 'jose';
+import { escape } from '../http/html';
 import { signCallback, verifySignedCallback } from './callback-signature';
 import { Applicant, ApplicantRequest, CallbackRejected, PROVIDER_STATES, ProviderCallback, ProviderFailed, ProviderRefused, ProviderState, VerificationProvider } from './provider';
 
@@ -103,8 +104,6 @@ export class SandboxProvider implements VerificationProvider {
     return { eventId: e.id, applicantId: e.applicantId, state: e.state as ProviderState, occurredAt };
   }
 }
-
-const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** The hosted page: plain HTML and an inline script, no external assets. */
 export function hostedPage(applicant: { id: string; state: ProviderState }): string {

@@ -1,4 +1,5 @@
 import type { Context, Middleware, Next } from 'koa';
+import { bearerToken } from '../http/bearer';
 import { unauthorized } from '../http/errors';
 import type { Services } from '../http/services';
 import { readSession, SessionInvalid } from './session-token';
@@ -11,12 +12,12 @@ import { sessionLive } from './store';
 export function sessionAuth(services: Services): Middleware {
   return async (ctx: Context, next: Next) => {
     ctx.set('cache-control', 'no-store');
-    const match = /^Bearer\s+(\S+)$/i.exec(ctx.get('authorization'));
-    if (!match) {
+    const token = bearerToken(ctx.get('authorization'));
+    if (!token) {
       throw unauthorized(ctx.get('x-api-key') ? 'API keys are not accepted on this route: send the customer session bearer' : 'Missing or malformed bearer token');
     }
     try {
-      ctx.state.session = await readSession(services.complianceSessionKey, match[1], services.clock());
+      ctx.state.session = await readSession(services.complianceSessionKey, token, services.clock());
     } catch (e) {
       if (e instanceof SessionInvalid) throw unauthorized(e.message);
       throw e;

@@ -41,32 +41,22 @@ export const IndexerEventEntity = new EntitySchema<IndexerEvent>({
 });
 
 export interface WalletBalance { chainId: string; account: string; token: string; amount: string; blockNumber: string; updatedAt: Date }
-export const WalletBalanceEntity = new EntitySchema<WalletBalance>({
-  name: 'WalletBalance',
-  tableName: 'wallet_balances',
-  columns: {
-    chainId: { name: 'chain_id', type: 'bigint', primary: true },
-    account: { type: 'text', primary: true },
-    token: { type: 'text', primary: true },
-    amount,
-    blockNumber: { name: 'block_number', type: 'bigint' },
-    updatedAt: { name: 'updated_at', type: 'timestamptz', updateDate: true },
-  },
-});
+const balanceColumns = {
+  chainId: { name: 'chain_id', type: 'bigint', primary: true },
+  account: { type: 'text', primary: true },
+  token: { type: 'text', primary: true },
+  amount,
+  blockNumber: { name: 'block_number', type: 'bigint' },
+  updatedAt: { name: 'updated_at', type: 'timestamptz', updateDate: true },
+} as const;
+export const WalletBalanceEntity = new EntitySchema<WalletBalance>({ name: 'WalletBalance', tableName: 'wallet_balances', columns: balanceColumns });
 
 export interface LockBalance extends WalletBalance { lockTag: string }
 export const LockBalanceEntity = new EntitySchema<LockBalance>({
   name: 'LockBalance',
   tableName: 'lock_balances',
-  columns: {
-    chainId: { name: 'chain_id', type: 'bigint', primary: true },
-    account: { type: 'text', primary: true },
-    token: { type: 'text', primary: true },
-    lockTag: { name: 'lock_tag', type: 'text', primary: true },
-    amount,
-    blockNumber: { name: 'block_number', type: 'bigint' },
-    updatedAt: { name: 'updated_at', type: 'timestamptz', updateDate: true },
-  },
+  // A wallet balance's columns, with the lock tag in the key.
+  columns: { ...balanceColumns, lockTag: { name: 'lock_tag', type: 'text', primary: true } },
 });
 
 export const entities = [ProjectEntity, ApiKeyEntity, IndexerEventEntity, WalletBalanceEntity, LockBalanceEntity];

@@ -1,12 +1,11 @@
 import type { Context } from 'koa';
 import { isAddressEqual } from 'viem';
-import { fromCaip2 } from '../chains/registry';
-import { ApiError } from '../http/errors';
-import { defineRoute, type RouteDef } from '../http/route';
+import { project } from '../http/project';
+import { routeGroup, type RouteDef } from '../http/route';
 import type { Services } from '../http/services';
-import { signedBySponsor } from '../intents/verify';
 import { addSessions, type DepositAccount, findAccount, type OwnerType, presentAccount, registerAccount } from './accounts';
 import { depositError, type Detail } from './errors';
+import { ownerSigns, requireSignature, servedChainId } from './request-checks';
 import * as schema from './schemas';
 import { registerAccountTypedData, type SessionDetails, sessionTypedData } from './session-digest';
 
@@ -21,20 +20,7 @@ interface AccountBody {
   accountSignature?: `0x${string}`;
 }
 
-const project = (ctx: Context) => ctx.state.projectId as string;
 const at = (...path: (string | number)[]) => ['body', ...path];
-
-/** The target must be a chain and token the processor delivers to (the deposit codes of the same refusals). */
-function checkTarget(s: Services, target: AccountBody['target']): number {
-  const chainId = fromCaip2(target.chain);
-  if (chainId === undefined || !s.registry.chain(chainId)) {
-    throw depositError(400, `Unsupported target chain ${target.chain}`, 'CHAIN-1', [{ message: 'is not a supported chain', path: at('account', 'target', 'chain'), code: 'CHAIN-1' }]);
-  }
-  if (!s.registry.token(chainId, target.token)) {
-    throw depositError(400, `Token ${target.token} not supported on ${target.chain}`, 'TOKEN-1', [{ message: 'is not supported on the target chain', path: at('account', 'target', 'token'), code: 'TOKEN-1' }]);
-  }
-  return chainId;
-}
 
 /**
  * Session details are the owner's: the chains must be supported and the signature must be the owner's over the
@@ -45,16 +31,9 @@ async function checkSessions(s: Services, projectId: string, account: Pick<Depos
     s.registry.chain(h.chainId) ? [] : [{ message: `chain ${h.chainId} is not supported`, path: [...path, 'hashesAndChainIds', String(i), 'chainId'], code: 'CHAIN-1' }]);
   if (unsupported.length) throw depositError(400, unsupported[0].message, 'CHAIN-1', unsupported);
   const typedData = sessionTypedData(account.address, account.targetChainId, details, s.sessionSigner(projectId).address);
-  const signaturePath = [...path, 'signature'];
-  let valid: boolean;
-  try {
-    valid = await signedBySponsor(account.owner, details.signature, typedData, account.ownerType === 'EOA' ? 'EOA' : 'ERC7579', process.env);
-  } catch (e) {
-    // No RPC configured for the chain is the caller's 400; an RPC out of reach stays a 503 (retry later).
-    if (e instanceof ApiError && e.status === 400) throw depositError(400, e.message, undefined, [{ message: e.message, path: signaturePath, code: 'unverifiable' }], e.extra.operatorHint);
-    throw e;
-  }
-  if (!valid) throw depositError(400, "Invalid session signature: not signed by the account's owner", undefined, [{ message: "is not the account owner's signature over the session details", path: signaturePath, code: 'signature' }]);
+  await requireSignature(account.owner, details.signature, typedData, ownerSigns(account.ownerType), [...path, 'signature'], {
+    error: "Invalid session signature: not signed by the account's owner", message: "is not the account owner's signature over the session details",
+  });
 }
 
 /**
@@ -64,21 +43,14 @@ async function checkSessions(s: Services, projectId: string, account: Pick<Depos
 async function checkAccountSignature(s: Services, projectId: string, body: AccountBody, targetChainId: number): Promise<boolean> {
   if (!body.accountSignature) return false;
   const typedData = registerAccountTypedData(body.address, targetChainId, s.sessionSigner(projectId).address);
-  const path = at('account', 'accountSignature');
-  let valid: boolean;
-  try {
-    valid = (await signedBySponsor(body.address, body.accountSignature, typedData, 'EOA', process.env))
-      || (await signedBySponsor(body.address, body.accountSignature, typedData, 'ERC7579', process.env));
-  } catch (e) {
-    if (e instanceof ApiError) throw depositError(400, e.message, undefined, [{ message: e.message, path, code: 'unverifiable' }], e.extra.operatorHint);
-    throw e;
-  }
-  if (!valid) throw depositError(400, 'Invalid account signature: not signed by the account', undefined, [{ message: "is not the account's RegisterAccount signature", path, code: 'signature' }]);
+  await requireSignature(body.address, body.accountSignature, typedData, ['EOA', 'ERC7579'], at('account', 'accountSignature'), {
+    error: 'Invalid account signature: not signed by the account', message: "is not the account's RegisterAccount signature",
+  });
   return true;
 }
 
 async function register(ctx: Context, s: Services, body: AccountBody, managed: boolean) {
-  const targetChainId = checkTarget(s, body.target);
+  const targetChainId = servedChainId(s.registry, body.target, at('account', 'target'), 'target chain');
   // The project's own signer: an account enabled for another project's signer cannot be driven from this one.
   const signer = s.sessionSigner(project(ctx)).address;
   if (managed && !isAddressEqual(body.sessionSigner as `0x${string}`, signer)) {
@@ -117,46 +89,32 @@ const responses = {
   409: { description: 'registered by this project with other details' },
 };
 
+const accountRoute = routeGroup({ tags: ['deposits'], auth: 'apiKey' });
+
 /** Under /deposit-processor (README: Deposit processor → Accounts and sessions). */
 export const accountRoutes: RouteDef[] = [
-  defineRoute<{ account: AccountBody }, unknown, unknown>({
-    method: 'post',
-    path: '/setup',
+  accountRoute<{ account: AccountBody }, unknown, unknown>('post', '/setup', {
     summary: "Register a user-owned deposit account (the owner signs its sessions; deposits from a chain need that chain's session)",
-    tags: ['deposits'],
-    auth: 'apiKey',
     body: schema.setupBody,
     responses,
     handler: (ctx, { body }, s) => register(ctx, s, body.account, false),
   }),
-  defineRoute<{ account: AccountBody }, unknown, unknown>({
-    method: 'post',
-    path: '/register-managed',
+  accountRoute<{ account: AccountBody }, unknown, unknown>('post', '/register-managed', {
     summary: "Register a managed deposit account: the processor's session signer acts for it on every supported chain",
-    tags: ['deposits'],
-    auth: 'apiKey',
     body: schema.registerManagedBody,
     responses,
     handler: (ctx, { body }, s) => register(ctx, s, body.account, true),
   }),
-  defineRoute<unknown, unknown, { address: string }>({
-    method: 'get',
-    path: '/account/{address}',
+  accountRoute<unknown, unknown, { address: string }>('get', '/account/{address}', {
     summary: 'A deposit account of this project, as registered, with its session chains',
-    tags: ['deposits'],
-    auth: 'apiKey',
     params: schema.addressParams,
     responses: { 200: { description: 'the account', schema: schema.accountRecord }, 404: { description: 'not an account of this project (code ACCOUNT-1)' } },
     async handler(ctx, { params }, s) {
       return { status: 200, body: presentAccount(await ownAccount(ctx, s, params.address)) };
     },
   }),
-  defineRoute<{ sessionDetails: SessionDetails }, unknown, { address: string }>({
-    method: 'post',
-    path: '/account/{address}/session',
+  accountRoute<{ sessionDetails: SessionDetails }, unknown, { address: string }>('post', '/account/{address}/session', {
     summary: "Add session details (chain ids, session digests and the owner's signature over them) to an existing account",
-    tags: ['deposits'],
-    auth: 'apiKey',
     params: schema.addressParams,
     body: schema.sessionBody,
     responses: {

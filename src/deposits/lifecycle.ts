@@ -18,7 +18,7 @@ import { verdict, type Verdict } from './checks';
 import type { DepositErrorCode } from './errors';
 import { signAndSubmit } from './session-intents';
 import { targetAmount, totalSpent } from './sizing';
-import { type DepositRow, depositPart, emitDepositEvent, emitRefunded, forgetAttempt, intentIsFinal, loadDeposit, markRefunded, queueRefund } from './store';
+import { ATTEMPT_COLUMNS, type DepositRow, depositPart, emitDepositEvent, emitRefunded, forgetAttempt, intentIsFinal, loadDeposit, markRefunded, queueRefund, recordAttempt } from './store';
 
 /** What the deposit activities need beside the database: the intent core's dependencies and each project's session signer. */
 export interface DepositDeps { registry: ChainRegistry; quote: QuoteDeps; verify: VerifyDeps; sessionSigner: (projectId: string) => PrivateKeyAccount }
@@ -142,19 +142,30 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
     }
   }
 
+  /**
+   * One attempt's intent (of the bridge or the refund): quoted and recorded on the deposit once, then signed and
+   * submitted (again, on a repeated call). A quote that lapsed before its submit is forgotten: wait, and quote again.
+   */
+  async function attemptIntent(kind: 'bridge' | 'refund', r: DepositRow, attempt: number, to: { chainId: number; token: string; recipient: string }, timing: DepositTiming) {
+    const { attempts, intent } = ATTEMPT_COLUMNS[kind];
+    if (r[attempts] < attempt) {
+      const quoted = await quoteMove(r, to, timing);
+      if (quoted.kind !== 'quoted') return quoted;
+      await recordAttempt(db, kind, r.id, quoted.nonce, attempt);
+      r = await deposit(r.id);
+    }
+    const intentId = r[intent]!;
+    const submitted = await submitRecorded(r.project_id, intentId, () => forgetAttempt(db, kind, r.id, intentId, attempt));
+    if (!submitted) return { kind: 'wait' as const, message: 'The quote lapsed before its submit; quoting again' };
+    return { kind: 'submitted' as const, intentId, submitted };
+  }
+
   /** One attempt's intent to the target, recorded on the deposit before it is signed and submitted. */
   async function startBridge(id: string, attempt: number, timing: DepositTiming): Promise<Attempt> {
-    let r = await deposit(id);
-    if (r.attempts < attempt) {
-      const quoted = await quoteMove(r, { chainId: Number(r.target_chain_id), token: r.target_token, recipient: r.recipient }, timing);
-      if (quoted.kind !== 'quoted') return quoted;
-      await db.query('UPDATE deposits SET intent_id = $2, attempts = $3 WHERE id = $1 AND attempts < $3', [id, quoted.nonce, attempt]);
-      r = await deposit(id);
-    }
-    const intentId = r.intent_id!;
-    const submitted = await submitRecorded(r.project_id, intentId, () =>
-      forgetAttempt(db, 'bridge', id, intentId, attempt));
-    if (!submitted) return { kind: 'wait', message: 'The quote lapsed before its submit; quoting again' };
+    const r = await deposit(id);
+    const made = await attemptIntent('bridge', r, attempt, { chainId: Number(r.target_chain_id), token: r.target_token, recipient: r.recipient }, timing);
+    if (made.kind !== 'submitted') return made;
+    const { intentId, submitted } = made;
     const element = submitted.operation.elements[0];
     await step(id, async (tx, row) => {
       await tx.query(
@@ -245,21 +256,13 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
    * which the indexer reports (`deposit-refund`).
    */
   async function startRefund(id: string, attempt: number, timing: DepositTiming): Promise<Attempt | { kind: 'external' } | { kind: 'refunded' }> {
-    let r = await deposit(id);
+    const r = await deposit(id);
     if (r.stage === 'refunded') return { kind: 'refunded' };
     const account = mustExist(await findAccount(db, r.account, r.project_id), `Account ${r.account}`);
     const mayAct = account.managed || account.sessionChainIds.includes(Number(r.chain_id));
     if (!deps.registry.token(Number(r.chain_id), r.token) || !mayAct) return { kind: 'external' };
-    if (r.refund_attempts < attempt) {
-      const quoted = await quoteMove(r, { chainId: Number(r.chain_id), token: r.token, recipient: r.refund_recipient! }, timing);
-      if (quoted.kind !== 'quoted') return quoted;
-      await db.query('UPDATE deposits SET refund_intent_id = $2, refund_attempts = $3 WHERE id = $1 AND refund_attempts < $3', [id, quoted.nonce, attempt]);
-      r = await deposit(id);
-    }
-    const intentId = r.refund_intent_id!;
-    const submitted = await submitRecorded(r.project_id, intentId, () =>
-      forgetAttempt(db, 'refund', id, intentId, attempt));
-    return submitted ? { kind: 'started', intentId } : { kind: 'wait', message: 'The quote lapsed before its submit; quoting again' };
+    const made = await attemptIntent('refund', r, attempt, { chainId: Number(r.chain_id), token: r.token, recipient: r.refund_recipient! }, timing);
+    return made.kind === 'submitted' ? { kind: 'started', intentId: made.intentId } : made;
   }
 
   /**

@@ -1,35 +1,28 @@
-import type { Context } from 'koa';
 import { getAddress } from 'viem';
-import { defineRoute, type RouteDef } from '../http/route';
+import { project } from '../http/project';
+import { routeGroup, type RouteDef } from '../http/route';
 import { findAccount } from './accounts';
 import { depositError } from './errors';
 import * as schema from './schemas';
 import type { WithdrawRequest } from './session-digest';
 import { beginRecovery, type DepositFilter, listDeposits, loadDeposit, presentDeposit, depositTiming } from './store';
 import { withdraw } from './withdraw';
+import { leftToSweeper } from '../outbox/left-to-sweeper';
 
-const project = (ctx: Context) => ctx.state.projectId as string;
+const depositRoute = routeGroup({ tags: ['deposits'], auth: 'apiKey' });
 
 /** The widget's deposit routes under /deposit-processor (README: Deposit processor → Widget routes). */
 export const depositRoutes: RouteDef[] = [
-  defineRoute<unknown, DepositFilter, unknown>({
-    method: 'get',
-    path: '/deposits',
+  depositRoute<unknown, DepositFilter, unknown>('get', '/deposits', {
     summary: "The project's deposits, newest first: poll one by its source txHash, or list an account's or a status's",
-    tags: ['deposits'],
-    auth: 'apiKey',
     query: schema.listQuery,
     responses: { 200: { description: '{deposits, nextCursor}', schema: schema.listResponse } },
     async handler(ctx, { query }, s) {
       return { status: 200, body: await listDeposits(s.db, project(ctx), query) };
     },
   }),
-  defineRoute<{ depositId: string }, unknown, unknown>({
-    method: 'post',
-    path: '/deposits/recovery',
+  depositRoute<{ depositId: string }, unknown, unknown>('post', '/deposits/recovery', {
     summary: "Send a rejected deposit's funds back to the account owner (idempotent; deposit-refunded follows the transfer)",
-    tags: ['deposits'],
-    auth: 'apiKey',
     body: schema.recoveryBody,
     responses: {
       202: { description: 'the deposit, now awaiting its refund transfer to the owner', schema: schema.depositRecord },
@@ -46,17 +39,13 @@ export const depositRoutes: RouteDef[] = [
       if (!recovered) {
         throw depositError(400, `Deposit ${found.id} is not recoverable (${found.stage})`, 'RECOVERY-1', [{ message: 'is not a rejected deposit', path: ['body', 'depositId'], code: 'RECOVERY-1' }]);
       }
-      await s.outbox.start(recovered.start).catch((err) => s.logger.warn({ err, depositId: found.id }, 'refund start deferred to the outbox sweeper'));
+      await s.outbox.start(recovered.start).catch(leftToSweeper(s.logger, 'refund start', { depositId: found.id }));
       const row = recovered.row;
       return { status: 202, body: presentDeposit(row) };
     },
   }),
-  defineRoute<WithdrawRequest, unknown, unknown>({
-    method: 'post',
-    path: '/safe/withdraw',
+  depositRoute<WithdrawRequest, unknown, unknown>('post', '/safe/withdraw', {
     summary: "Withdraw from a managed account on the owner's signature: the session signer carries it out as an intent",
-    tags: ['deposits'],
-    auth: 'apiKey',
     body: schema.withdrawBody,
     responses: {
       202: { description: 'the intent carrying the withdrawal (the same request again: the same intent)', schema: schema.withdrawResponse },
@@ -69,18 +58,14 @@ export const depositRoutes: RouteDef[] = [
       return { status: 202, body: { message: 'Withdrawal submitted', intentId, status } };
     },
   }),
-  defineRoute({
-    method: 'get',
-    path: '/chains',
+  depositRoute('get', '/chains', {
     summary: "Where deposits are taken: each supported source chain with its tokens, and the processor's session signer",
-    tags: ['deposits'],
-    auth: 'apiKey',
     responses: { 200: { description: '{sessionSigner, chains}' } },
     async handler(ctx, _input, s) {
       return {
         status: 200,
         body: {
-          sessionSigner: s.sessionSigner(ctx.state.projectId as string).address,
+          sessionSigner: s.sessionSigner(project(ctx)).address,
           chains: s.registry.chains.map((c) => ({
             chain: c.caip2, name: c.name, testnet: c.testnet, deposit: true, destination: true,
             depositTokens: c.tokens.map((t) => ({ symbol: t.symbol, address: getAddress(t.address), decimals: t.decimals })),

@@ -1,7 +1,6 @@
-import { address, caip2, dateTime, patterns, safeUint, type Schema, uint256 } from '../http/schema';
+import { address, bytes32, caip2, dateTime, hex as anyHex, safeUint, type Schema, uint256 } from '../http/schema';
 
-const hex: Schema = { type: 'string', pattern: patterns.hex, minLength: 4, maxLength: 20_000 };
-const bytes32: Schema = { type: 'string', pattern: '^0x[0-9a-fA-F]{64}$' };
+const hex: Schema = { ...anyHex, minLength: 4, maxLength: 20_000 };
 const txHash: Schema = { ...bytes32, description: 'transaction hash' };
 /** A deposit id (bigint in PostgreSQL): up to 18 digits, so never past 2^63 − 1. */
 const depositId: Schema = { type: 'string', pattern: '^[1-9][0-9]{0,17}$' };

@@ -1,4 +1,5 @@
 import { getAddress, type TypedDataDefinition } from 'viem';
+import { members } from '../signatures/eip712-members';
 
 export interface SessionDetails { hashesAndChainIds: { chainId: number; sessionDigest: `0x${string}` }[]; signature: `0x${string}` }
 
@@ -17,8 +18,8 @@ export function sessionTypedData(account: string, targetChainId: number, details
   return {
     domain: domain(targetChainId, projectSigner),
     types: {
-      EnableSessions: [{ name: 'account', type: 'address' }, { name: 'sessions', type: 'ChainSession[]' }],
-      ChainSession: [{ name: 'chainId', type: 'uint256' }, { name: 'sessionDigest', type: 'bytes32' }],
+      EnableSessions: members('address account,ChainSession[] sessions'),
+      ChainSession: members('uint256 chainId,bytes32 sessionDigest'),
     },
     primaryType: 'EnableSessions',
     message: { account: getAddress(account), sessions: details.hashesAndChainIds.map((s) => ({ chainId: BigInt(s.chainId), sessionDigest: s.sessionDigest })) },
@@ -33,7 +34,7 @@ export function sessionTypedData(account: string, targetChainId: number, details
 export function registerAccountTypedData(account: string, targetChainId: number, projectSigner: string): TypedDataDefinition {
   return {
     domain: domain(targetChainId, projectSigner),
-    types: { RegisterAccount: [{ name: 'account', type: 'address' }, { name: 'sessionSigner', type: 'address' }] },
+    types: { RegisterAccount: members('address account,address sessionSigner') },
     primaryType: 'RegisterAccount',
     message: { account: getAddress(account), sessionSigner: getAddress(projectSigner) },
   };
@@ -49,10 +50,7 @@ export function withdrawTypedData(w: Omit<WithdrawRequest, 'signature' | 'chain'
   return {
     domain: domain(chainId, projectSigner),
     types: {
-      Withdraw: [
-        { name: 'account', type: 'address' }, { name: 'token', type: 'address' }, { name: 'amount', type: 'uint256' },
-        { name: 'recipient', type: 'address' }, { name: 'nonce', type: 'uint256' }, { name: 'deadline', type: 'uint256' },
-      ],
+      Withdraw: members('address account,address token,uint256 amount,address recipient,uint256 nonce,uint256 deadline'),
     },
     primaryType: 'Withdraw',
     message: {

@@ -3,6 +3,8 @@ import { getAddress } from 'viem';
 import { toCaip2 } from '../chains/registry';
 import type { Config } from '../config';
 import { queueStart, type QueuedStart } from '../outbox/outbox';
+import { newestPage } from '../db/newest-page';
+import { iso } from '../util/time';
 import { emitEvent } from '../webhooks/events';
 import type { WebhookType } from '../webhooks/types';
 import { type DepositStage, type DepositStart, type DepositTiming, refundWorkflowId } from '../../workflows/contracts/deposit';
@@ -35,12 +37,24 @@ async function forgetUnlessAccepted(db: DataSource, quoteNonce: string, update: 
   });
 }
 
+/** Where a deposit records its bridge's and its refund's attempts: their count and the current attempt's intent. */
+export const ATTEMPT_COLUMNS = {
+  bridge: { attempts: 'attempts', intent: 'intent_id' },
+  refund: { attempts: 'refund_attempts', intent: 'refund_intent_id' },
+} as const;
+
+/** Records attempt number `attempt` and its quoted intent, once (a repeated activity finds it recorded). */
+export async function recordAttempt(db: DataSource, kind: 'bridge' | 'refund', id: string, intentId: string, attempt: number): Promise<void> {
+  const { attempts, intent } = ATTEMPT_COLUMNS[kind];
+  await db.query(`UPDATE deposits SET ${intent} = $2, ${attempts} = $3 WHERE id = $1 AND ${attempts} < $3`, [id, intentId, attempt]);
+}
+
 /**
  * Forgets an attempt's recorded quote (it lapsed before its submit, or its funds went), so the next call quotes
  * afresh; unless the intent core accepted it meanwhile (an overlapping activity retry's submit): then it stays.
  */
 export async function forgetAttempt(db: DataSource, kind: 'bridge' | 'refund', id: string, intentId: string, attempt: number): Promise<void> {
-  const [attempts, intent] = kind === 'bridge' ? ['attempts', 'intent_id'] : ['refund_attempts', 'refund_intent_id'];
+  const { attempts, intent } = ATTEMPT_COLUMNS[kind];
   await forgetUnlessAccepted(
     db,
     intentId,
@@ -97,7 +111,7 @@ export function presentDeposit(r: DepositRow) {
     attempts: r.attempts,
     refund: r.refund_recipient ? { recipient: checksummed(r.refund_recipient), intentId: r.refund_intent_id, transactionHash: r.refund_tx_hash } : null,
     createdAt: r.created_at.toISOString(),
-    completedAt: r.completed_at ? r.completed_at.toISOString() : null,
+    completedAt: iso(r.completed_at),
   };
 }
 
@@ -109,20 +123,11 @@ const STAGES_OF: Record<ReturnType<typeof wireStatus>, DepositStage[]> = {
 
 /** Newest first; a page continues strictly below the previous page's lowest id (its nextCursor). */
 export async function listDeposits(db: DataSource, projectId: string, f: DepositFilter) {
-  const where = ['project_id = $1'];
-  const params: unknown[] = [projectId];
-  const add = (sql: string, value: unknown) => {
-    params.push(value);
-    where.push(sql.replace('?', `$${params.length}`));
-  };
-  if (f.txHash) add('tx_hash = ?', f.txHash.toLowerCase());
-  if (f.account) add('account = ?', f.account.toLowerCase());
-  if (f.status) add('stage = ANY(?)', STAGES_OF[f.status]);
-  if (f.cursor) add('id < ?', f.cursor);
-  params.push(f.limit + 1);
-  const rows: DepositRow[] = await db.query(`SELECT * FROM deposits WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT $${params.length}`, params);
-  const page = rows.slice(0, f.limit);
-  return { deposits: page.map(presentDeposit), nextCursor: rows.length > f.limit ? page[page.length - 1].id : null };
+  const { page, more } = await newestPage<DepositRow>(db, {
+    columns: '*', table: 'deposits', key: 'id', projectId, limit: f.limit,
+    conditions: [['tx_hash = ?', f.txHash?.toLowerCase()], ['account = ?', f.account?.toLowerCase()], ['stage = ANY(?)', f.status && STAGES_OF[f.status]], ['id < ?', f.cursor]],
+  });
+  return { deposits: page.map(presentDeposit), nextCursor: more ? page[page.length - 1].id : null };
 }
 
 /** The deposit as webhooks describe it (`deposit.{…}`), lowercase addresses as in every webhook. */

@@ -1,14 +1,15 @@
 import type { Context } from 'koa';
-import { fromCaip2 } from '../chains/registry';
 import { ApiError } from '../http/errors';
+import { project } from '../http/project';
 import type { Services } from '../http/services';
 import { createQuote } from '../intents/quote-service';
-import { signedBySponsor } from '../intents/verify';
 import { findAccount } from './accounts';
 import { depositError } from './errors';
+import { ownerSigns, requireSignature, servedChainId } from './request-checks';
 import { type WithdrawRequest, withdrawTypedData } from './session-digest';
 import { signAndSubmit } from './session-intents';
 import { forgetWithdrawalQuote } from './store';
+import { leftToSweeper } from '../outbox/left-to-sweeper';
 
 const at = (field: string) => ['body', field];
 
@@ -21,26 +22,18 @@ const balanceError = (message: string) => depositError(400, message, 'BALANCE-1'
  * refused (funds short, or the quote lapsed) is forgotten, so the same signed request may be sent again.
  */
 export async function withdraw(ctx: Context, s: Services, w: WithdrawRequest): Promise<{ intentId: string; status: string }> {
-  const projectId = ctx.state.projectId as string;
+  const projectId = project(ctx);
   const account = await findAccount(s.db, w.account, projectId);
   if (!account) throw depositError(404, 'Account not found', 'ACCOUNT-1', [{ message: 'is not a registered account of this project', path: at('account'), code: 'ACCOUNT-1' }]);
   if (!account.managed) throw depositError(400, 'Only managed accounts withdraw through the processor; a user-owned account withdraws itself', undefined, [{ message: 'is not a managed account', path: at('account'), code: 'managed' }]);
-  const chainId = fromCaip2(w.chain);
-  if (chainId === undefined || !s.registry.chain(chainId)) throw depositError(400, `Unsupported chain ${w.chain}`, 'CHAIN-1', [{ message: 'is not a supported chain', path: at('chain'), code: 'CHAIN-1' }]);
-  if (!s.registry.token(chainId, w.token)) throw depositError(400, `Token ${w.token} not supported on ${w.chain}`, 'TOKEN-1', [{ message: 'is not supported on this chain', path: at('token'), code: 'TOKEN-1' }]);
+  const chainId = servedChainId(s.registry, w, ['body'], 'chain');
   if (BigInt(w.deadline) < BigInt(Math.floor(s.clock().getTime() / 1000))) {
     throw depositError(400, 'The withdrawal deadline has passed', 'WITHDRAW-1', [{ message: 'is in the past', path: at('deadline'), code: 'WITHDRAW-1' }]);
   }
   const signer = s.sessionSigner(projectId);
-  let signed: boolean;
-  try {
-    signed = await signedBySponsor(account.owner, w.signature, withdrawTypedData(w, chainId, signer.address), account.ownerType === 'EOA' ? 'EOA' : 'ERC7579', process.env);
-  } catch (e) {
-    // No RPC configured for the chain is the caller's 400; an RPC out of reach stays a 503 (retry later).
-    if (e instanceof ApiError && e.status === 400) throw depositError(400, e.message, undefined, [{ message: e.message, path: at('signature'), code: 'unverifiable' }], e.extra.operatorHint);
-    throw e;
-  }
-  if (!signed) throw depositError(400, "Invalid withdrawal signature: not signed by the account's owner", undefined, [{ message: "is not the account owner's Withdraw signature", path: at('signature'), code: 'signature' }]);
+  await requireSignature(account.owner, w.signature, withdrawTypedData(w, chainId, signer.address), ownerSigns(account.ownerType), at('signature'), {
+    error: "Invalid withdrawal signature: not signed by the account's owner", message: "is not the account owner's Withdraw signature",
+  });
 
   const request = { chain: w.chain, token: w.token.toLowerCase(), amount: w.amount, recipient: w.recipient.toLowerCase() };
   await s.db.query('INSERT INTO deposit_withdrawals (account, project_id, nonce, request) VALUES ($1, $4, $2, $3) ON CONFLICT DO NOTHING', [account.address, w.nonce, request, projectId]);
@@ -78,6 +71,6 @@ export async function withdraw(ctx: Context, s: Services, w: WithdrawRequest): P
     if (e.extra.code === 'INSUFFICIENT_BALANCE') throw balanceError(e.message);
     throw e;
   }
-  if (submitted.start) await s.outbox.start(submitted.start).catch((err) => s.logger.warn({ err, intentId }, 'lifecycle start deferred to the outbox sweeper'));
+  if (submitted.start) await s.outbox.start(submitted.start).catch(leftToSweeper(s.logger, 'lifecycle start', { intentId }));
   return { intentId, status: submitted.status };
 }

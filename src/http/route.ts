@@ -32,6 +32,17 @@ export interface RouteDef<B = unknown, Q = unknown, P = unknown> {
 
 export const defineRoute = <B, Q, P>(def: RouteDef<B, Q, P>): RouteDef => def as unknown as RouteDef;
 
+/**
+ * The routes of one area share their OpenAPI tags, and mostly their auth and the API versions serving them (routes
+ * under one parameterized path, its params too): the group's definer takes each route's method and path, and what
+ * is its own (auth too, where the group leaves it).
+ */
+export function routeGroup<S extends Pick<RouteDef, 'tags'> & Partial<Pick<RouteDef, 'auth' | 'versions' | 'params'>>>(shared: S) {
+  return <B = unknown, Q = unknown, P = unknown>(method: RouteDef['method'], path: string, def: Omit<RouteDef<B, Q, P>, 'method' | 'path' | keyof S>): RouteDef =>
+    // Whole: the group gives what `def` may leave out (keyof S), and `def` the rest.
+    ({ method, path, ...shared, ...def }) as unknown as RouteDef;
+}
+
 function validator(location: Location, raw: Schema | undefined, coerce: boolean) {
   if (!raw) return (value: unknown, _exponents?: Set<number>) => value;
   const schema = withArrayLimits(raw);

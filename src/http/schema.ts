@@ -1,4 +1,4 @@
-import Ajv, { SchemaObject, ValidateFunction } from 'ajv';
+import Ajv, { SchemaObject } from 'ajv';
 import addFormats from 'ajv-formats';
 
 const bodyOptions = { useDefaults: true, discriminator: true, strict: true, strictRequired: false } as const;
@@ -29,6 +29,7 @@ export const patterns = {
   address: '^0x[0-9a-fA-F]{40}$',
   uint256: '^(0|[1-9][0-9]{0,77})$',
   hex: '^0x([0-9a-fA-F]{2})*$',
+  bytes32: '^0x[0-9a-fA-F]{64}$',
   bytes12: '^0x[0-9a-fA-F]{24}$',
   /** at most 15 digits, so every chain id it admits is an exact JS number */
   caip2: '^eip155:[1-9][0-9]{0,14}$',
@@ -36,12 +37,18 @@ export const patterns = {
 
 export const caip2: Schema = { type: 'string', pattern: patterns.caip2, description: 'CAIP-2 chain id, eip155:<chainId>' };
 export const address: Schema = { type: 'string', pattern: patterns.address, description: '20-byte hex address' };
+/** Bytes as 0x-prefixed hex, any length (calldata, signatures). */
+export const hex: Schema = { type: 'string', pattern: patterns.hex };
+/** 32 bytes as 0x-prefixed hex (hashes). */
+export const bytes32: Schema = { type: 'string', pattern: patterns.bytes32 };
 /** JSON numbers are accepted only while exact: larger values must come as decimal strings. */
 export const safeUint = (minimum = 0): Schema => ({ type: 'integer', minimum, maximum: Number.MAX_SAFE_INTEGER });
 /** An RFC 3339 date-time PostgreSQL can store (years 1970 to 9999): `format` alone admits year 0000. */
 export const dateTime: Schema = { type: 'string', format: 'date-time', pattern: '^(19[7-9][0-9]|[2-9][0-9]{3})-' };
 export const uint256: Schema = { type: 'string', pattern: patterns.uint256, format: 'uint256', maxLength: 78, description: 'decimal string below 2^256' };
-
-export function compile(ajv: Ajv, schema: Schema): ValidateFunction {
-  return ajv.compile(schema);
-}
+/** An amount as clients send it: a uint256 decimal string, or a JSON number while exact. */
+export const uintAmount: Schema = { anyOf: [uint256, safeUint()] };
+/** A token (address, or a symbol the registry knows) and an amount of it that an intent or bundle requests. */
+export const tokenRequest: Schema = { type: 'object', required: ['tokenAddress'], properties: { tokenAddress: { type: 'string', minLength: 1 }, amount: uintAmount } };
+/** One EVM call of an intent or bundle: `to`, with `value` and `data` defaulting to none. */
+export const execution: Schema = { type: 'object', required: ['to'], properties: { to: address, value: { ...uintAmount, default: '0' }, data: { ...hex, default: '0x' } } };

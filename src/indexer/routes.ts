@@ -4,6 +4,7 @@ import { defineRoute } from '../http/route';
 import { ingestEvents } from './ingest';
 import { ingestBody, ingestQuery, ingestResponse } from './schemas';
 import { DEPOSIT_EVENT_TYPES, type IndexerEvent } from './types';
+import { leftToSweeper } from '../outbox/left-to-sweeper';
 
 export const indexerRoutes = [
   defineRoute<{ events: IndexerEvent[] }, { wait: boolean }, unknown>({
@@ -31,9 +32,9 @@ export const indexerRoutes = [
       // Durable from here: what this process does not deliver, the outbox sweeper does.
       const delivery = outbox.deliver(signals);
       // Deposit workflows and webhook deliveries the batch queued, started concurrently.
-      const starting = Promise.all(starts.map((start) => outbox.start(start).catch((err) => logger.warn({ err, workflowId: start.workflowId }, 'start deferred to the outbox sweeper'))));
+      const starting = Promise.all(starts.map((start) => outbox.start(start).catch(leftToSweeper(logger, 'start', { workflowId: start.workflowId }))));
       if (query.wait) await Promise.all([delivery, starting]);
-      else delivery.catch((err) => logger.warn({ err }, 'lifecycle signals left to the outbox sweeper'));
+      else delivery.catch(leftToSweeper(logger, 'lifecycle signals'));
       return { status: 200, body: result };
     },
   }),

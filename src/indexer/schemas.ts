@@ -1,5 +1,5 @@
 import { SETTLEMENT_LAYERS } from '../chains/registry';
-import { address, patterns, safeUint, Schema, uint256 } from '../http/schema';
+import { address, bytes32, patterns, safeUint, Schema, uint256 } from '../http/schema';
 import { PRICE_USD_BOUNDS } from '../intents/pricing';
 
 const chainId: Schema = safeUint(1);
@@ -37,7 +37,7 @@ const base = (type: string, description: string, required: string[], properties:
   properties: { id: { type: 'string', minLength: 1, maxLength: 200 }, type: { const: type }, ...properties },
 });
 const nonce = { ...uint256, description: 'the intent id / allocator nonce the on-chain event carries' };
-const txHash: Schema = { type: 'string', pattern: '^0x[0-9a-fA-F]{64}$' };
+const txHash = bytes32;
 
 /** One entry per event type; the `type` discriminator picks the schema. */
 export const eventSchemas: Record<string, Schema> = {

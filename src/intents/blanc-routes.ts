@@ -1,5 +1,6 @@
 import { fromCaip2 } from '../chains/registry';
-import { defineRoute } from '../http/route';
+import { project } from '../http/project';
+import { routeGroup } from '../http/route';
 import { BLANC } from '../versions/versions';
 import { BlancQuoteRequest, BlancSignatures, presentBlancStatus, presentRoute, quoteInput, withSignatures } from './blanc-presenter';
 import { quoteRequest, quoteResponse, splitRequest, statusParams, statusResponse, submitRequest, submitResponse } from './blanc-schemas';
@@ -8,57 +9,39 @@ import { createQuotes } from './quote-service';
 import { readIntent } from './store';
 import { submitIntent } from './submit';
 
+const blancRoute = routeGroup({ tags: ['intents'], auth: 'apiKey', versions: [BLANC] });
+
 /** The 2026-04.blanc intent routes: the same quotes, submits and lifecycles as alps, in the current wire format. */
 export const blancIntentRoutes = [
-  defineRoute<BlancQuoteRequest, unknown, unknown>({
-    method: 'post',
-    path: '/quotes',
+  blancRoute<BlancQuoteRequest, unknown, unknown>('post', '/quotes', {
     summary: 'Quote an intent: every route the balances and settlement layers allow, best first (routes[0] is recommended)',
-    tags: ['intents'],
-    auth: 'apiKey',
-    versions: [BLANC],
     body: quoteRequest,
     responses: { 200: { description: 'ranked routes, each a stored intent to sign and submit before expiresAt', schema: quoteResponse } },
     async handler(ctx, { body }, s) {
       const input = quoteInput(body);
-      const issued = unwrap(await createQuotes(s.db, input, ctx.state.projectId, quoteDeps(s)));
+      const issued = unwrap(await createQuotes(s.db, input, project(ctx), quoteDeps(s)));
       return { status: 200, body: { routes: issued.map((q) => presentRoute(q, input.destinationChainId, s.config.intents.compactSigningContract)) } };
     },
   }),
-  defineRoute<{ intentId: string; signatures: BlancSignatures }, unknown, unknown>({
-    method: 'post',
-    path: '/intents',
+  blancRoute<{ intentId: string; signatures: BlancSignatures }, unknown, unknown>('post', '/intents', {
     summary: 'Submit a quoted route with its signatures (idempotent: the same intent returns the same id)',
-    tags: ['intents'],
-    auth: 'apiKey',
-    versions: [BLANC],
     body: submitRequest,
     responses: { 201: { description: 'accepted', schema: submitResponse } },
     async handler(ctx, { body }, s) {
-      const result = await submitIntent(submitDeps(s), ctx.state.projectId, BigInt(body.intentId).toString(), (stored) => withSignatures(stored, body.signatures));
+      const result = await submitIntent(submitDeps(s), project(ctx), BigInt(body.intentId).toString(), (stored) => withSignatures(stored, body.signatures));
       return { status: 201, body: { intentId: result.id } };
     },
   }),
-  defineRoute<unknown, unknown, { id: string }>({
-    method: 'get',
-    path: '/intents/{id}',
+  blancRoute<unknown, unknown, { id: string }>('get', '/intents/{id}', {
     summary: 'Status of a submitted intent',
-    tags: ['intents'],
-    auth: 'apiKey',
-    versions: [BLANC],
     params: statusParams,
     responses: { 200: { description: 'intent status', schema: statusResponse } },
     async handler(ctx, { params }, s) {
-      return { status: 200, body: presentBlancStatus(await readIntent(s.db, BigInt(params.id).toString(), ctx.state.projectId)) };
+      return { status: 200, body: presentBlancStatus(await readIntent(s.db, BigInt(params.id).toString(), project(ctx))) };
     },
   }),
-  defineRoute<{ chainId: string; tokens: Record<string, string>; settlementLayers?: string[] }, unknown, unknown>({
-    method: 'post',
-    path: '/intents/splits',
+  blancRoute<{ chainId: string; tokens: Record<string, string>; settlementLayers?: string[] }, unknown, unknown>('post', '/intents/splits', {
     summary: 'Split requested amounts into parts that one relayer each can fill',
-    tags: ['intents'],
-    auth: 'apiKey',
-    versions: [BLANC],
     body: splitRequest,
     responses: { 200: { description: '{intents: [{token: amount}]}' }, 422: { description: 'INSUFFICIENT_LIQUIDITY, with availableIntents and unfillable in details' } },
     async handler(_ctx, { body }, s) {

@@ -1,10 +1,7 @@
 import { SETTLEMENT_LAYERS } from '../chains/registry';
-import { address, caip2, patterns, safeUint, Schema, uint256 } from '../http/schema';
+import { address, caip2, execution, hex, patterns, safeUint, Schema, tokenRequest, uint256, uintAmount } from '../http/schema';
 
 /** 2026-04.blanc wire schemas: CAIP-2 chain ids, integer Unix seconds, the renamed fields (README: Versions). */
-const hex: Schema = { type: 'string', pattern: patterns.hex };
-const amount: Schema = { anyOf: [uint256, safeUint()] };
-const execution: Schema = { type: 'object', required: ['to'], properties: { to: address, value: { ...amount, default: '0' }, data: { ...hex, default: '0x' } } };
 const tokenList: Schema = { type: 'array', items: { type: 'string', minLength: 1 } };
 const chainTokens: Schema = { type: 'object', propertyNames: { pattern: caip2.pattern }, additionalProperties: tokenList };
 const accessFilter = { chainIds: { type: 'array', items: caip2 }, tokens: tokenList, chainTokens };
@@ -30,12 +27,12 @@ export const quoteRequest: Schema = {
       type: 'array',
       minItems: 1,
       maxItems: 20,
-      items: { type: 'object', required: ['tokenAddress'], properties: { tokenAddress: { type: 'string', minLength: 1 }, amount } },
+      items: tokenRequest,
     },
     account,
     recipient: account,
     destinationExecutions: { type: 'array', items: execution, maxItems: 50, default: [] },
-    destinationGasLimit: amount,
+    destinationGasLimit: uintAmount,
     accountAccessList: { type: 'object', properties: { ...accessFilter, exclude: { type: 'object', properties: accessFilter } } },
     options: {
       type: 'object',
@@ -115,7 +112,7 @@ export const submitRequest: Schema = {
           items: {
             type: 'object',
             required: ['chainId', 'address', 'nonce', 'yParity', 'r', 's'],
-            properties: { chainId: caip2, address, nonce: amount, yParity: { enum: [0, 1] }, r: hex, s: hex },
+            properties: { chainId: caip2, address, nonce: uintAmount, yParity: { enum: [0, 1] }, r: hex, s: hex },
           },
         },
       },

@@ -5,6 +5,7 @@ import type { QuoteDeps, QuoteOutcome } from './quote-service';
 import type { SubmitDeps } from './submit';
 import { splitIntents } from './split';
 import { liquidityOn } from './store';
+import { leftToSweeper } from '../outbox/left-to-sweeper';
 
 /** A refused quote: alps shows the message the client maps, blanc the code (same status in both: the code's). */
 export function unwrap<T>(outcome: QuoteOutcome<T>): T {
@@ -22,9 +23,7 @@ export const submitDeps = (s: Services): SubmitDeps => ({
   onStart() {
     s.metrics.workflowStarts.inc({ workflow: 'intentLifecycle' });
   },
-  onStartDeferred(err, id) {
-    s.logger.warn({ err, id }, 'lifecycle start deferred to the outbox sweeper');
-  },
+  startDeferred: (id) => leftToSweeper(s.logger, 'lifecycle start', { id }),
 });
 
 const decimal = (m: Record<string, bigint>) => Object.fromEntries(Object.entries(m).map(([k, v]) => [k, v.toString()]));

@@ -1,4 +1,5 @@
-import { defineRoute } from '../http/route';
+import { project } from '../http/project';
+import { routeGroup } from '../http/route';
 import { ALPS } from '../versions/versions';
 import { presentAlpsStatus } from './alps-presenter';
 import { quoteDeps, splitOrRefuse, submitDeps, unwrap } from './handler-support';
@@ -11,72 +12,49 @@ import type { SignedIntentOp } from './types';
 
 /** The 2026-01.alps intent routes (deprecated, frozen): the 1.x client's wire shapes over the shared intent core. */
 
+const intentRoute = routeGroup({ tags: ['intents'], auth: 'apiKey', versions: [ALPS] });
+
 export const intentRoutes = [
-  defineRoute<IntentInput, unknown, unknown>({
-    method: 'post',
-    path: '/intents/route',
+  intentRoute<IntentInput, unknown, unknown>('post', '/intents/route', {
     summary: 'Quote an intent: a signable operation and its cost (stored for INTENT_QUOTE_TTL_SECONDS)',
-    tags: ['intents'],
-    auth: 'apiKey',
-    versions: [ALPS],
     body: intentInput,
     responses: { 200: { description: '{intentOp, intentCost, tokenRequirements?}' } },
     async handler(ctx, { body }, s) {
-      const { intentOp, intentCost, tokenRequirements } = unwrap(await createQuote(s.db, body, ctx.state.projectId, quoteDeps(s)));
+      const { intentOp, intentCost, tokenRequirements } = unwrap(await createQuote(s.db, body, project(ctx), quoteDeps(s)));
       return { status: 200, body: { intentOp, intentCost, ...(tokenRequirements ? { tokenRequirements } : {}) } };
     },
   }),
-  defineRoute<IntentInput, unknown, unknown>({
-    method: 'post',
-    path: '/intents/cost',
+  intentRoute<IntentInput, unknown, unknown>('post', '/intents/cost', {
     summary: 'The cost of the cheapest route for an intent (nothing is stored)',
-    tags: ['intents'],
-    auth: 'apiKey',
-    versions: [ALPS],
     body: intentInput,
     responses: { 200: { description: 'intent cost' } },
     async handler(ctx, { body }, s) {
-      return { status: 200, body: unwrap(await quoteCost(s.db, body, quoteDeps(s), ctx.state.projectId)) };
+      return { status: 200, body: unwrap(await quoteCost(s.db, body, quoteDeps(s), project(ctx))) };
     },
   }),
-  defineRoute<{ signedIntentOp: SignedIntentOp }, unknown, unknown>({
-    method: 'post',
-    path: '/intent-operations',
+  intentRoute<{ signedIntentOp: SignedIntentOp }, unknown, unknown>('post', '/intent-operations', {
     summary: 'Submit a signed intent operation (idempotent: the same operation returns the same id)',
-    tags: ['intents'],
-    auth: 'apiKey',
-    versions: [ALPS],
     body: submitBody,
     responses: { 201: { description: 'accepted', schema: submitResponse }, 200: { description: 'dry run: verified, nothing changed', schema: submitResponse } },
     async handler(ctx, { body }, s) {
       const signed = body.signedIntentOp;
       // The client echoes the whole operation; verification proves it is the stored one, unchanged.
-      const result = await submitIntent(submitDeps(s), ctx.state.projectId, BigInt(signed.nonce).toString(), () => signed);
+      const result = await submitIntent(submitDeps(s), project(ctx), BigInt(signed.nonce).toString(), () => signed);
       return { status: result.dryRun ? 200 : 201, body: { result: { id: result.id, status: result.status } } };
     },
   }),
-  defineRoute<unknown, { full: boolean }, { id: string }>({
-    method: 'get',
-    path: '/intent-operation/{id}',
+  intentRoute<unknown, { full: boolean }, { id: string }>('get', '/intent-operation/{id}', {
     summary: 'Status of a submitted intent (full=true adds the operation, signatures and transition history)',
-    tags: ['intents'],
-    auth: 'apiKey',
-    versions: [ALPS],
     params: statusParams,
     query: statusQuery,
     responses: { 200: { description: 'intent operation status record' } },
     async handler(ctx, { params, query }, s) {
-      const intent = await readIntent(s.db, BigInt(params.id).toString(), ctx.state.projectId);
+      const intent = await readIntent(s.db, BigInt(params.id).toString(), project(ctx));
       return { status: 200, body: presentAlpsStatus(intent, query.full) };
     },
   }),
-  defineRoute<{ chainId: number; tokens: Record<string, string>; settlementLayers?: string[] }, unknown, unknown>({
-    method: 'post',
-    path: '/intents/split',
+  intentRoute<{ chainId: number; tokens: Record<string, string>; settlementLayers?: string[] }, unknown, unknown>('post', '/intents/split', {
     summary: 'Split requested amounts into parts that one relayer each can fill',
-    tags: ['intents'],
-    auth: 'apiKey',
-    versions: [ALPS],
     body: splitBody,
     responses: { 200: { description: '{intents: [{token: amount}]}' }, 422: { description: 'INSUFFICIENT_LIQUIDITY' } },
     async handler(_ctx, { body }, s) {

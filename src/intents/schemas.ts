@@ -1,13 +1,6 @@
 import { SETTLEMENT_LAYERS } from '../chains/registry';
-import { address, patterns, safeUint, Schema, uint256 } from '../http/schema';
+import { address, execution, hex, patterns, safeUint, Schema, tokenRequest, uint256, uintAmount } from '../http/schema';
 
-const hex: Schema = { type: 'string', pattern: patterns.hex };
-const bigintString: Schema = { anyOf: [uint256, safeUint()] };
-const execution: Schema = {
-  type: 'object',
-  required: ['to'],
-  properties: { to: address, value: { ...bigintString, default: '0' }, data: { ...hex, default: '0x' } },
-};
 const account: Schema = {
   type: 'object',
   required: ['address'],
@@ -42,12 +35,12 @@ export const intentInput: Schema = {
     tokenRequests: {
       type: 'array',
       maxItems: 20,
-      items: { type: 'object', required: ['tokenAddress'], properties: { tokenAddress: { type: 'string', minLength: 1 }, amount: bigintString } },
+      items: tokenRequest,
     },
     account,
     recipient: account,
     destinationExecutions: { type: 'array', items: execution, maxItems: 50, default: [] },
-    destinationGasUnits: bigintString,
+    destinationGasUnits: uintAmount,
     accountAccessList: {
       anyOf: [
         { type: 'array', items: { type: 'object', required: ['chainId', 'tokenAddress'], properties: { chainId: safeUint(1), tokenAddress: { type: 'string' } } } },

@@ -4,6 +4,7 @@ import { concat, getTypesForEIP712Domain, hashDomain, hashStruct, keccak256, typ
 import { recoverSigner } from '../signatures/secp256k1';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { IntentOp } from './types';
+import { members } from '../signatures/eip712-members';
 
 /**
  * `serverSignature`: the orchestrator key's EIP-712 signature over everything in the operation it quoted
@@ -12,12 +13,7 @@ import type { IntentOp } from './types';
  * is ours alone (no contract checks it), and Node's native hash costs a small part of keccak256 in JavaScript.
  */
 const types = {
-  IntentQuote: [
-    { name: 'sponsor', type: 'address' },
-    { name: 'nonce', type: 'uint256' },
-    { name: 'expires', type: 'uint256' },
-    { name: 'bodyHash', type: 'bytes32' },
-  ],
+  IntentQuote: members('address sponsor,uint256 nonce,uint256 expires,bytes32 bodyHash'),
 } as const;
 const domain = { name: 'IntentOrchestrator', version: '1' } as const;
 

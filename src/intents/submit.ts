@@ -48,7 +48,7 @@ export interface SubmitDeps extends AcceptDeps {
   outbox: Outbox;
   /** told before a lifecycle start is performed, and when one is left to the outbox sweeper */
   onStart(id: string): void;
-  onStartDeferred(err: unknown, id: string): void;
+  startDeferred(id: string): (err: unknown) => void;
 }
 
 export interface SubmitResult { id: string; status: string; dryRun: boolean; started: boolean }
@@ -63,7 +63,7 @@ export async function submitIntent(deps: SubmitDeps, projectId: string, id: stri
   crashPoint('submit-after-commit');
   if (start) {
     deps.onStart(id);
-    deps.outbox.startSoon(start, (err) => deps.onStartDeferred(err, id));
+    deps.outbox.startSoon(start, deps.startDeferred(id));
   }
   return { id, status, dryRun: false, started: !!start };
 }

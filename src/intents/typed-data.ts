@@ -1,38 +1,18 @@
 import { hashTypedData, keccak256, pad, slice, toHex, type TypedDataDefinition } from 'viem';
 import { compactDomain, LOCK } from '../compact/eip712';
 import type { Element, IntentOp } from './types';
+import { members } from '../signatures/eip712-members';
 
 /** Domains and type sets exactly as @rhinestone/sdk 1.x builds them (execution/compact.js, permit2.js, singleChainOps.js). */
 export const PERMIT2_ADDRESS = '0x000000000022D473030F116dDEE9F6B43aC78BA3';
 export const DEFAULT_COMPACT_SIGNING_CONTRACT = '0x73d2dc0c21fca4ec1601895d50df7f5624f07d3f';
 
 const MANDATE_TYPES = {
-  Mandate: [
-    { name: 'target', type: 'Target' },
-    { name: 'minGas', type: 'uint128' },
-    { name: 'originOps', type: 'Op' },
-    { name: 'destOps', type: 'Op' },
-    { name: 'q', type: 'bytes32' },
-  ],
-  Target: [
-    { name: 'recipient', type: 'address' },
-    { name: 'tokenOut', type: 'Token[]' },
-    { name: 'targetChain', type: 'uint256' },
-    { name: 'fillExpiry', type: 'uint256' },
-  ],
-  Token: [
-    { name: 'token', type: 'address' },
-    { name: 'amount', type: 'uint256' },
-  ],
-  Op: [
-    { name: 'vt', type: 'bytes32' },
-    { name: 'ops', type: 'Ops[]' },
-  ],
-  Ops: [
-    { name: 'to', type: 'address' },
-    { name: 'value', type: 'uint256' },
-    { name: 'data', type: 'bytes' },
-  ],
+  Mandate: members('Target target,uint128 minGas,Op originOps,Op destOps,bytes32 q'),
+  Target: members('address recipient,Token[] tokenOut,uint256 targetChain,uint256 fillExpiry'),
+  Token: members('address token,uint256 amount'),
+  Op: members('bytes32 vt,Ops[] ops'),
+  Ops: members('address to,uint256 value,bytes data'),
 } as const;
 
 /** Ids are padded to 32 bytes before slicing (the client does not pad; it relies on a non-zero top byte). */
@@ -60,18 +40,8 @@ export function compactTypedData(op: Pick<IntentOp, 'sponsor' | 'nonce' | 'expir
   return {
     domain: compactDomain(Number(op.elements[0].chainId), verifyingContract),
     types: {
-      MultichainCompact: [
-        { name: 'sponsor', type: 'address' },
-        { name: 'nonce', type: 'uint256' },
-        { name: 'expires', type: 'uint256' },
-        { name: 'elements', type: 'Element[]' },
-      ],
-      Element: [
-        { name: 'arbiter', type: 'address' },
-        { name: 'chainId', type: 'uint256' },
-        { name: 'commitments', type: 'Lock[]' },
-        { name: 'mandate', type: 'Mandate' },
-      ],
+      MultichainCompact: members('address sponsor,uint256 nonce,uint256 expires,Element[] elements'),
+      Element: members('address arbiter,uint256 chainId,Lock[] commitments,Mandate mandate'),
       Lock: LOCK,
       ...MANDATE_TYPES,
     },
@@ -94,18 +64,9 @@ export function permit2TypedData(element: Element, nonce: string, expires: strin
   return {
     domain: { name: 'Permit2', chainId: Number(element.chainId), verifyingContract: PERMIT2_ADDRESS },
     types: {
-      TokenPermissions: [
-        { name: 'token', type: 'address' },
-        { name: 'amount', type: 'uint256' },
-      ],
+      TokenPermissions: members('address token,uint256 amount'),
       ...MANDATE_TYPES,
-      PermitBatchWitnessTransferFrom: [
-        { name: 'permitted', type: 'TokenPermissions[]' },
-        { name: 'spender', type: 'address' },
-        { name: 'nonce', type: 'uint256' },
-        { name: 'deadline', type: 'uint256' },
-        { name: 'mandate', type: 'Mandate' },
-      ],
+      PermitBatchWitnessTransferFrom: members('TokenPermissions[] permitted,address spender,uint256 nonce,uint256 deadline,Mandate mandate'),
     },
     primaryType: 'PermitBatchWitnessTransferFrom',
     message: {

@@ -1,4 +1,4 @@
-import { defineRoute, RouteDef } from '../http/route';
+import { defineRoute, RouteDef, routeGroup } from '../http/route';
 import { address, caip2, Schema } from '../http/schema';
 import { BLANC, SUPPORTED_VERSIONS, type ApiVersion } from '../versions/versions';
 
@@ -46,13 +46,11 @@ const WORKER_POLL_WINDOW_MS = 120_000;
 const TASK_QUEUE_KIND_NORMAL = 1;
 const TASK_QUEUE_TYPE_WORKFLOW = 1;
 
+const opsRoute = routeGroup({ tags: ['ops'], auth: 'none' });
+
 export const opsRoutes: RouteDef[] = [
-  defineRoute({
-    method: 'get',
-    path: '/health',
+  opsRoute('get', '/health', {
     summary: 'Liveness, and the addresses this deployment signs with',
-    tags: ['ops'],
-    auth: 'none',
     responses: { 200: { description: 'process is up', schema: health } },
     async handler(_ctx, _input, s) {
       return {
@@ -68,12 +66,8 @@ export const opsRoutes: RouteDef[] = [
       };
     },
   }),
-  defineRoute({
-    method: 'get',
-    path: '/ready',
+  opsRoute('get', '/ready', {
     summary: 'Readiness: PostgreSQL and Temporal answer and a worker polls the task queue',
-    tags: ['ops'],
-    auth: 'none',
     responses: { 200: { description: 'ready' }, 503: { description: 'a dependency is down' } },
     async handler(_ctx, _input, s) {
       // Each dependency gets READY_TIMEOUT_MS (at most half the request deadline, so this answer, not the deadline's,

@@ -300,30 +300,26 @@ export class Outbox {
   }
 
   /** False when no such workflow runs. */
-  private async signal(s: QueuedSignal): Promise<boolean> {
-    await this.slot();
-    try {
-      await this.call(() => this.temporal.workflow.getHandle(s.workflowId).signal(s.signal, s.payload));
-      return true;
-    } catch (e) {
-      if (!(e instanceof WorkflowNotFoundError)) throw e;
-      return false;
-    } finally {
-      this.release();
-    }
+  private signal(s: QueuedSignal): Promise<boolean> {
+    return this.callInSlot(() => this.temporal.workflow.getHandle(s.workflowId).signal(s.signal, s.payload), WorkflowNotFoundError);
   }
 
   /**
    * False when the workflow has closed. It starts the workflow (without delay: the signal is for it to handle) if
    * no start was performed yet; its queued row, performed later, then finds it running.
    */
-  private async signalWithStart(s: QueuedSignal, start: QueuedStart): Promise<boolean> {
+  private signalWithStart(s: QueuedSignal, start: QueuedStart): Promise<boolean> {
+    return this.callInSlot(() => this.temporal.workflow.signalWithStart(start.workflowType, { ...startOptions(start, this.taskQueue), signal: s.signal, signalArgs: [s.payload] }), WorkflowExecutionAlreadyStartedError);
+  }
+
+  /** A Temporal call in one of this process's slots: true when done, false when refused with `no` (the answer "no"). */
+  private async callInSlot(fn: () => Promise<unknown>, no: abstract new (...args: never[]) => Error): Promise<boolean> {
     await this.slot();
     try {
-      await this.call(() => this.temporal.workflow.signalWithStart(start.workflowType, { ...startOptions(start, this.taskQueue), signal: s.signal, signalArgs: [s.payload] }));
+      await this.call(fn);
       return true;
     } catch (e) {
-      if (!(e instanceof WorkflowExecutionAlreadyStartedError)) throw e;
+      if (!(e instanceof no)) throw e;
       return false;
     } finally {
       this.release();

@@ -1,3 +1,4 @@
+import { project } from '../http/project';
 import { defineRoute } from '../http/route';
 import type { Schema } from '../http/schema';
 import { sponsorshipTotals } from './sponsorship';
@@ -33,7 +34,7 @@ export const sponsorshipRoutes = [
     auth: 'apiKey',
     responses: { 200: { description: 'sponsored totals', schema: totals } },
     async handler(ctx, _input, s) {
-      return { status: 200, body: await sponsorshipTotals(s.db, ctx.state.projectId) };
+      return { status: 200, body: await sponsorshipTotals(s.db, project(ctx)) };
     },
   }),
 ];

@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { WebhookConfig } from '../config';
+import { iso } from '../util/time';
 import { newSecret } from './signing';
 import { checkTarget } from './url-policy';
 import type { WebhookType } from './types';
@@ -32,7 +33,6 @@ const COLUMNS = `id, url, types, disabled_at, disabled_reason, failing_since, cr
   CASE WHEN previous_secret_expires_at > now() THEN previous_secret_expires_at END AS previous_secret_expires_at`;
 
 interface Row { id: string; url: string; types: WebhookType[] | null; disabled_at: Date | null; disabled_reason: string | null; failing_since: Date | null; previous_secret_expires_at: Date | null; created_at: Date }
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
 const present = (r: Row): Endpoint => ({
   id: r.id,
   url: r.url,

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
+import { newestPage } from '../db/newest-page';
+import { iso } from '../util/time';
 import { DUE_CHANNEL } from './claimer';
 import type { EventStatus, WebhookType } from './types';
 
@@ -92,7 +94,7 @@ const present = (r: EventRow): EventRecord => ({
   status: r.status,
   attempts: r.attempts,
   depositId: r.deposit_id,
-  deliveredAt: r.delivered_at ? r.delivered_at.toISOString() : null,
+  deliveredAt: iso(r.delivered_at),
   payload: r.payload,
   ...(r.test ? { test: true as const } : {}),
 });
@@ -111,21 +113,11 @@ export interface EventFilter { since?: string; type?: WebhookType; status?: Even
  * while a client pages (always above it) never shift, repeat or hide what it has not read yet.
  */
 export async function listEvents(db: DataSource, projectId: string, f: EventFilter): Promise<{ events: EventRecord[]; nextCursor: string | null }> {
-  const where = ['project_id = $1'];
-  const params: unknown[] = [projectId];
-  const add = (sql: string, value: unknown) => {
-    params.push(value);
-    where.push(sql.replace('?', `$${params.length}`));
-  };
-  if (f.before) add('seq < ?', f.before);
-  if (f.since) add('created_at >= ?', f.since);
-  if (f.type) add('type = ?', f.type);
-  if (f.status) add('status = ?', f.status);
-  if (f.depositId) add('deposit_id = ?', f.depositId);
-  params.push(f.limit + 1);
-  const rows: EventRow[] = await db.query(`SELECT ${EVENT_COLUMNS} FROM webhook_events WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT $${params.length}`, params);
-  const page = rows.slice(0, f.limit);
-  return { events: page.map(present), nextCursor: rows.length > f.limit ? encodeCursor(page[page.length - 1].seq) : null };
+  const { page, more } = await newestPage<EventRow>(db, {
+    columns: EVENT_COLUMNS, table: 'webhook_events', key: 'seq', projectId, limit: f.limit,
+    conditions: [['seq < ?', f.before], ['created_at >= ?', f.since], ['type = ?', f.type], ['status = ?', f.status], ['deposit_id = ?', f.depositId]],
+  });
+  return { events: page.map(present), nextCursor: more ? encodeCursor(page[page.length - 1].seq) : null };
 }
 
 export interface DeliveryView { endpointId: string; url: string; status: EventStatus; attempts: number; nextAttemptAt: string | null; deliveredAt: string | null; lastError: string | null }
@@ -146,7 +138,6 @@ export async function getEvent(db: DataSource, projectId: string, eventId: strin
       [row.seq],
     ),
   ]);
-  const iso = (d: Date | null) => (d ? d.toISOString() : null);
   return {
     ...present(row),
     deliveries: deliveries.map((d: Record<string, never>) => ({

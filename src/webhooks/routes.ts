@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import type { Context } from 'koa';
 import { ApiError } from '../http/errors';
-import { defineRoute, type RouteDef } from '../http/route';
+import { project } from '../http/project';
+import { routeGroup, type RouteDef } from '../http/route';
 import { isStartQueued } from '../outbox/outbox';
 import { retryNowSignal } from '../../workflows/contracts/webhook-delivery';
 import { addEndpoint, enableEndpoint, EndpointError, listEndpoints, removeEndpoint, rotateSecret } from './endpoints';
@@ -20,16 +20,12 @@ async function endpointCall<T>(run: () => Promise<T>): Promise<T> {
   }
 }
 
-const project = (ctx: Context) => ctx.state.projectId as string;
+const webhookRoute = routeGroup({ tags: ['webhooks'], auth: 'apiKey' });
 
 /** Under /deposit-processor: error bodies are `{error, code?, details?}` (src/http/middleware.ts). */
 export const webhookRoutes: RouteDef[] = [
-  defineRoute<{ type: WebhookType }, unknown, unknown>({
-    method: 'post',
-    path: '/webhooks/test',
+  webhookRoute<{ type: WebhookType }, unknown, unknown>('post', '/webhooks/test', {
     summary: 'Create a test event of the given type (payload marked test) and deliver it to the endpoints that take the type',
-    tags: ['webhooks'],
-    auth: 'apiKey',
     body: schema.testBody,
     responses: { 200: { description: 'the event was recorded and its delivery started', schema: schema.testResponse } },
     async handler(ctx, { body }, s) {
@@ -42,12 +38,8 @@ export const webhookRoutes: RouteDef[] = [
       return { status: 200, body: { message: 'Test webhook event created', eventId: emitted.eventId } };
     },
   }),
-  defineRoute<unknown, { since?: string; type?: string; status?: EventStatus; depositId?: string; limit: number; cursor?: string }, unknown>({
-    method: 'get',
-    path: '/webhooks/events',
+  webhookRoute<unknown, { since?: string; type?: string; status?: EventStatus; depositId?: string; limit: number; cursor?: string }, unknown>('get', '/webhooks/events', {
     summary: "The project's webhook events, newest first, with cursor paging and filters",
-    tags: ['webhooks'],
-    auth: 'apiKey',
     query: schema.listQuery,
     responses: { 200: { description: 'a page of events', schema: schema.listResponse } },
     async handler(ctx, { query }, s) {
@@ -59,12 +51,8 @@ export const webhookRoutes: RouteDef[] = [
       return { status: 200, body: page };
     },
   }),
-  defineRoute<unknown, unknown, { eventId: string }>({
-    method: 'get',
-    path: '/webhooks/events/{eventId}',
+  webhookRoute<unknown, unknown, { eventId: string }>('get', '/webhooks/events/{eventId}', {
     summary: 'One event with its deliveries (per endpoint) and every attempt',
-    tags: ['webhooks'],
-    auth: 'apiKey',
     params: schema.eventParams,
     responses: { 200: { description: 'the event', schema: schema.eventDetail }, 404: { description: 'no such event in this project' } },
     async handler(ctx, { params }, s) {
@@ -73,12 +61,8 @@ export const webhookRoutes: RouteDef[] = [
       return { status: 200, body: event };
     },
   }),
-  defineRoute<unknown, unknown, { eventId: string }>({
-    method: 'post',
-    path: '/webhooks/events/{eventId}/resend',
+  webhookRoute<unknown, unknown, { eventId: string }>('post', '/webhooks/events/{eventId}/resend', {
     summary: 'Deliver an event again under its original eventId (a pending one is attempted now)',
-    tags: ['webhooks'],
-    auth: 'apiKey',
     params: schema.eventParams,
     responses: { 202: { description: 'redelivery under way', schema: schema.resendResponse }, 404: { description: 'no such event in this project' }, 409: { description: 'no enabled endpoint takes its type' } },
     async handler(ctx, { params }, s) {
@@ -99,12 +83,8 @@ export const webhookRoutes: RouteDef[] = [
       return { status: 202, body: { message: 'Webhook event redelivery started', eventId: resend.eventId, status: resend.status, attempts: resend.attempts } };
     },
   }),
-  defineRoute<{ since: string; until?: string }, unknown, unknown>({
-    method: 'post',
-    path: '/webhooks/replay',
+  webhookRoute<{ since: string; until?: string }, unknown, unknown>('post', '/webhooks/replay', {
     summary: `Deliver again every failed event created in [since, until) (at most ${REPLAY_LIMIT} per call, oldest first)`,
-    tags: ['webhooks'],
-    auth: 'apiKey',
     body: schema.replayBody,
     responses: { 202: { description: 'how many events were reopened', schema: schema.replayResponse } },
     async handler(ctx, { body }, s) {
@@ -112,35 +92,23 @@ export const webhookRoutes: RouteDef[] = [
       return { status: 202, body: { message: `${count} failed event(s) are being delivered again`, count } };
     },
   }),
-  defineRoute({
-    method: 'get',
-    path: '/webhooks/endpoints',
+  webhookRoute('get', '/webhooks/endpoints', {
     summary: "The project's webhook endpoints and their health (disabled ones say why)",
-    tags: ['webhooks'],
-    auth: 'apiKey',
     responses: { 200: { description: '{endpoints}', schema: { type: 'object', required: ['endpoints'], properties: { endpoints: { type: 'array', items: schema.endpoint } } } } },
     async handler(ctx, _input, s) {
       return { status: 200, body: { endpoints: await listEndpoints(s.db, project(ctx)) } };
     },
   }),
-  defineRoute<{ url: string; types?: WebhookType[] }, unknown, unknown>({
-    method: 'post',
-    path: '/webhooks/endpoints',
+  webhookRoute<{ url: string; types?: WebhookType[] }, unknown, unknown>('post', '/webhooks/endpoints', {
     summary: 'Add an endpoint (all types unless `types` is given); the answer carries its signing secret, shown only here',
-    tags: ['webhooks'],
-    auth: 'apiKey',
     body: schema.endpointBody,
     responses: { 201: { description: 'the endpoint with its secret', schema: schema.endpointWithSecret }, 400: { description: 'url refused (scheme, or a non-public target)' } },
     async handler(ctx, { body }, s) {
       return { status: 201, body: await endpointCall(() => addEndpoint(s.db, project(ctx), body.url, body.types ?? null, s.config.webhooks)) };
     },
   }),
-  defineRoute<unknown, unknown, { endpointId: string }>({
-    method: 'delete',
-    path: '/webhooks/endpoints/{endpointId}',
+  webhookRoute<unknown, unknown, { endpointId: string }>('delete', '/webhooks/endpoints/{endpointId}', {
     summary: 'Remove an endpoint; deliveries to it stop at their next attempt',
-    tags: ['webhooks'],
-    auth: 'apiKey',
     params: schema.endpointParams,
     responses: { 200: { description: '{message}' }, 404: { description: 'no such endpoint in this project' } },
     async handler(ctx, { params }, s) {
@@ -148,24 +116,16 @@ export const webhookRoutes: RouteDef[] = [
       return { status: 200, body: { message: 'Webhook endpoint removed' } };
     },
   }),
-  defineRoute<unknown, unknown, { endpointId: string }>({
-    method: 'post',
-    path: '/webhooks/endpoints/{endpointId}/rotate-secret',
+  webhookRoute<unknown, unknown, { endpointId: string }>('post', '/webhooks/endpoints/{endpointId}/rotate-secret', {
     summary: 'Replace the signing secret; the previous one keeps signing alongside for the configured overlap',
-    tags: ['webhooks'],
-    auth: 'apiKey',
     params: schema.endpointParams,
     responses: { 200: { description: 'the endpoint with its new secret', schema: schema.endpointWithSecret }, 404: { description: 'no such endpoint in this project' } },
     async handler(ctx, { params }, s) {
       return { status: 200, body: await endpointCall(() => rotateSecret(s.db, project(ctx), params.endpointId, s.config.webhooks.secretOverlapSeconds)) };
     },
   }),
-  defineRoute<unknown, unknown, { endpointId: string }>({
-    method: 'post',
-    path: '/webhooks/endpoints/{endpointId}/enable',
+  webhookRoute<unknown, unknown, { endpointId: string }>('post', '/webhooks/endpoints/{endpointId}/enable', {
     summary: 'Enable a disabled endpoint again (then replay what failed meanwhile)',
-    tags: ['webhooks'],
-    auth: 'apiKey',
     params: schema.endpointParams,
     responses: { 200: { description: 'the endpoint', schema: schema.endpoint }, 404: { description: 'no such endpoint in this project' } },
     async handler(ctx, { params }, s) {

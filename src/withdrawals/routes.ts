@@ -2,12 +2,14 @@ import type { Context } from 'koa';
 import { crashPoint } from '../faults';
 import { ApiError } from '../http/errors';
 import { stringifyWithBigInts } from '../http/json';
-import { defineRoute } from '../http/route';
+import { project } from '../http/project';
+import { routeGroup } from '../http/route';
 import { address, patterns, safeUint, Schema, uint256 } from '../http/schema';
 import type { Services } from '../http/services';
 import { allocateWithdrawal, type Allocation, IDEMPOTENCY_KEY_TTL_HOURS } from './allocate';
 import { MAX_DEADLINE_SECONDS, type WithdrawalRequest } from './sponsor-signature';
 import { ALPS } from '../versions/versions';
+import { leftToSweeper } from '../outbox/left-to-sweeper';
 
 const amount: Schema = { anyOf: [uint256, safeUint()] };
 const lockTag: Schema = { type: 'string', pattern: patterns.bytes12, description: "optional: a lock tag of this allocator (default: /health's lockTag)" };
@@ -93,13 +95,13 @@ function idempotencyKey(ctx: Context): string | undefined {
  * with the same Idempotency-Key answers the same allocation and queues nothing (README: Allocator → Idempotency-Key).
  */
 async function allocate(ctx: Context, s: Services, req: WithdrawalRequest) {
-  const outcome = await allocateWithdrawal(s.db, req, ctx.state.projectId, { registry: s.registry, config: s.config, lockTag: s.defaultLockTag, allocator: s.allocator }, idempotencyKey(ctx));
+  const outcome = await allocateWithdrawal(s.db, req, project(ctx), { registry: s.registry, config: s.config, lockTag: s.defaultLockTag, allocator: s.allocator }, idempotencyKey(ctx));
   if (!outcome.ok) throw new ApiError(outcome.status, outcome.message);
   crashPoint('withdrawal-after-commit');
   const { start } = outcome;
   if (start) {
     s.metrics.workflowStarts.inc({ workflow: 'holdWithdrawal' });
-    await s.outbox.start(start).catch((err) => s.logger.warn({ err, nonce: outcome.value.nonce }, 'withdrawal hold deferred to the outbox sweeper'));
+    await s.outbox.start(start).catch(leftToSweeper(s.logger, 'withdrawal hold', { nonce: outcome.value.nonce }));
   }
   ctx.type = 'application/json';
   return { status: 200, body: present(req.kind, outcome.value) };
@@ -111,28 +113,19 @@ type BatchBody = Signed & { account: string; chainId: number; transfers: { recip
 
 const authorization = (b: Signed) => (b.sponsorSignature ? { authorization: { signature: b.sponsorSignature, deadline: b.deadline! } } : {});
 
+// The resource-lock surface has no equivalent in 2026-04.blanc.
+const withdrawalRoute = routeGroup({ tags: ['withdrawals'], auth: 'apiKey', versions: [ALPS] });
+
 export const withdrawalRoutes = [
-  defineRoute<SingleBody, unknown, unknown>({
-    method: 'post',
-    path: '/withdrawals',
+  withdrawalRoute<SingleBody, unknown, unknown>('post', '/withdrawals', {
     summary: 'Allocator-signed withdrawal from a resource lock (an allocated transfer to a recipient)',
-    tags: ['withdrawals'],
-    auth: 'apiKey',
-    // The resource-lock surface has no equivalent in 2026-04.blanc.
-    versions: [ALPS],
     body: single,
     responses: { 200: { description: 'call allocatedTransfer with these details from the account', schema: singleResponse }, ...refusals },
     handler: (ctx, { body }, s) =>
       allocate(ctx, s, { kind: 'single', account: body.account, chainId: body.chainId, transfers: [{ recipient: body.recipient, tokenAddress: body.tokenAddress, amount: String(body.amount), lockTag: body.lockTag }], ...authorization(body) }),
   }),
-  defineRoute<BatchBody, unknown, unknown>({
-    method: 'post',
-    path: '/batch-withdrawals',
+  withdrawalRoute<BatchBody, unknown, unknown>('post', '/batch-withdrawals', {
     summary: 'Allocator-signed batch withdrawal (several tokens and recipients on one chain)',
-    tags: ['withdrawals'],
-    auth: 'apiKey',
-    // The resource-lock surface has no equivalent in 2026-04.blanc.
-    versions: [ALPS],
     body: batch,
     responses: { 200: { description: 'call allocatedBatchTransfer with these details from the account', schema: batchResponse }, ...refusals },
     handler: (ctx, { body }, s) =>

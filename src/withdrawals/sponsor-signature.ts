@@ -1,5 +1,6 @@
 import { getAddress, hashTypedData, isAddressEqual, type Hex } from 'viem';
 import { recoverSigner } from '../signatures/secp256k1';
+import { members } from '../signatures/eip712-members';
 
 /** The account's signature over a withdrawal request and the unix-second deadline it signed with it. */
 export interface SponsorAuthorization { signature: Hex; deadline: number }
@@ -26,17 +27,8 @@ export function withdrawalRequestTypedData(req: Pick<WithdrawalRequest, 'account
   return {
     domain: { name: 'IntentOrchestrator', version: '1', chainId: req.chainId },
     types: {
-      WithdrawalRequest: [
-        { name: 'account', type: 'address' },
-        { name: 'transfers', type: 'Transfer[]' },
-        { name: 'deadline', type: 'uint256' },
-      ],
-      Transfer: [
-        { name: 'recipient', type: 'address' },
-        { name: 'token', type: 'address' },
-        { name: 'amount', type: 'uint256' },
-        { name: 'lockTag', type: 'bytes12' },
-      ],
+      WithdrawalRequest: members('address account,Transfer[] transfers,uint256 deadline'),
+      Transfer: members('address recipient,address token,uint256 amount,bytes12 lockTag'),
     },
     primaryType: 'WithdrawalRequest',
     message: {

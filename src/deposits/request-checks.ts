@@ -1,0 +1,46 @@
+import type { TypedDataDefinition } from 'viem';
+import { type ChainRegistry, fromCaip2 } from '../chains/registry';
+import { ApiError } from '../http/errors';
+import { signedBySponsor } from '../intents/verify';
+import { depositError } from './errors';
+
+type Path = (string | number)[];
+
+/**
+ * A chain (CAIP-2) and token the processor serves, else the deposit codes of the same refusals (CHAIN-1, TOKEN-1)
+ * naming `<path>.chain` / `<path>.token`; `chainNoun` is how the messages call the chain. Returns the chain id.
+ */
+export function servedChainId(registry: ChainRegistry, at: { chain: string; token: string }, path: Path, chainNoun: 'chain' | 'target chain'): number {
+  const chainId = fromCaip2(at.chain);
+  if (chainId === undefined || !registry.chain(chainId)) {
+    throw depositError(400, `Unsupported ${chainNoun} ${at.chain}`, 'CHAIN-1', [{ message: 'is not a supported chain', path: [...path, 'chain'], code: 'CHAIN-1' }]);
+  }
+  if (!registry.token(chainId, at.token)) {
+    const which = chainNoun === 'chain' ? 'this chain' : 'the target chain';
+    throw depositError(400, `Token ${at.token} not supported on ${at.chain}`, 'TOKEN-1', [{ message: `is not supported on ${which}`, path: [...path, 'token'], code: 'TOKEN-1' }]);
+  }
+  return chainId;
+}
+
+/**
+ * A signature the processor requires (session details, an account's registration, a withdrawal) by `signer` over
+ * `typedData`, as the first of `accountTypes` that verifies it (EOAs recovered locally, smart accounts through
+ * ERC-1271/6492). Refused with the deposit error body at `path`: no RPC configured for the chain is the caller's 400
+ * (`unverifiable`); an RPC out of reach stays a 503 (retry later); any other signer is `refused`.
+ */
+export async function requireSignature(
+  signer: string, signature: `0x${string}`, typedData: TypedDataDefinition, accountTypes: ('EOA' | 'ERC7579')[], path: Path,
+  refused: { error: string; message: string },
+): Promise<void> {
+  let valid = false;
+  try {
+    for (const type of accountTypes) if (!valid) valid = await signedBySponsor(signer, signature, typedData, type, process.env);
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 400) throw depositError(400, e.message, undefined, [{ message: e.message, path, code: 'unverifiable' }], e.extra.operatorHint);
+    throw e;
+  }
+  if (!valid) throw depositError(400, refused.error, undefined, [{ message: refused.message, path, code: 'signature' }]);
+}
+
+/** An owner signs as an EOA, else as a smart account. */
+export const ownerSigns = (ownerType: string): ('EOA' | 'ERC7579')[] => [ownerType === 'EOA' ? 'EOA' : 'ERC7579'];
