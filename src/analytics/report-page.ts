@@ -1,6 +1,5 @@
+import { escape } from '../http/html';
 import type { Funnel } from './store';
-
-const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /**
  * The funnel as a page: no build step, Chart.js from this API's own origin, the data inline as JSON (escaped so it

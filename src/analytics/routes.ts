@@ -2,7 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Context, Middleware, Next } from 'koa';
 import { ApiError } from '../http/errors';
-import { defineRoute, type RouteDef } from '../http/route';
+import { bearerToken } from '../http/bearer';
+import { project } from '../http/project';
+import { routeGroup, type RouteDef } from '../http/route';
 import { dateTime, type Schema } from '../http/schema';
 import { MODALS } from './rules';
 import { funnel, storeEvents, type FunnelQuery } from './store';
@@ -60,33 +62,29 @@ export function ingestCors(): Middleware {
  * The widget's token route, served on the current host and under `/deposit-processor` (where a customer's proxy for
  * the widget points).
  */
-export const ingestTokenRoute: RouteDef = defineRoute<{ sessionId?: string }, unknown, unknown>({
-  method: 'post',
-  path: '/analytics/ingest-token',
+/** Routes of a project's API key, and browser routes that authenticate on their own (a token, or the key as well). */
+const keyed = routeGroup({ tags: ['analytics'], auth: 'apiKey' });
+const open = routeGroup({ tags: ['analytics'], auth: 'none' });
+
+export const ingestTokenRoute: RouteDef = keyed<{ sessionId?: string }, unknown, unknown>('post', '/analytics/ingest-token', {
   summary: "Mint a short-lived ingest token for the widget (call through your backend proxy; answer with Cache-Control: no-store)",
-  tags: ['analytics'],
-  auth: 'apiKey',
   body: { type: 'object', additionalProperties: false, properties: { sessionId: { type: 'string', minLength: 1, maxLength: 128, description: 'optional: bind the token to one widget session' } } },
   responses: { 201: { description: '{token, expiresAt}' } },
   async handler(ctx, { body }, s) {
     ctx.set('cache-control', 'no-store');
-    const minted = await mintToken(s.complianceSessionKey, 'analytics-ingest', { pid: ctx.state.projectId, ...(body.sessionId ? { sid: body.sessionId } : {}) }, s.clock());
+    const minted = await mintToken(s.complianceSessionKey, 'analytics-ingest', { pid: project(ctx), ...(body.sessionId ? { sid: body.sessionId } : {}) }, s.clock());
     return { status: 201, body: { token: minted.token, expiresAt: minted.expiresAt.toISOString() } };
   },
 });
 
 export const analyticsRoutes: RouteDef[] = [
   ingestTokenRoute,
-  defineRoute<{ events: unknown[] }, unknown, unknown>({
-    method: 'post',
-    path: '/analytics/events',
+  open<{ events: unknown[] }, unknown, unknown>('post', '/analytics/events', {
     summary: 'Widget analytics ingest (browser route; Authorization: Bearer <ingest token> attributes the events, without it they are stored unattributed)',
-    tags: ['analytics'],
-    auth: 'none',
     body: { type: 'object', required: ['events'], properties: { events: { type: 'array', minItems: 1, maxItems: MAX_BATCH } } },
     responses: { 200: { description: '{accepted, duplicates, rejected: [{index, problems}], dropped: [{index, fields}], attributed}' } },
     async handler(ctx, { body }, s) {
-      const bearer = /^Bearer\s+(\S+)$/i.exec(ctx.get('authorization'))?.[1];
+      const bearer = bearerToken(ctx.get('authorization'));
       const claims = bearer ? await readToken(s.complianceSessionKey, 'analytics-ingest', bearer, s.clock()) : undefined;
       const projectId = typeof claims?.pid === 'string' ? claims.pid : null;
       if (projectId === null) await s.unattributedAnalytics.admit(s.config.analyticsUnattributed, ctx.ip, ctx.get('origin'), body.events.length);
@@ -107,38 +105,26 @@ export const analyticsRoutes: RouteDef[] = [
       };
     },
   }),
-  defineRoute<unknown, FunnelParams, unknown>({
-    method: 'get',
-    path: '/analytics/funnel',
+  keyed<unknown, FunnelParams, unknown>('get', '/analytics/funnel', {
     summary: 'The widget funnel: steps in order with conversion and drop-off, failures and friction by reason family, time to complete, widget vs processed deposit outcomes',
-    tags: ['analytics'],
-    auth: 'apiKey',
     query: funnelQuery,
     responses: { 200: { description: 'the funnel report' } },
     async handler(ctx, { query }, s) {
-      return { status: 200, body: await funnel(s.db, window(ctx.state.projectId, query)) };
+      return { status: 200, body: await funnel(s.db, window(project(ctx), query)) };
     },
   }),
-  defineRoute<FunnelParams, unknown, unknown>({
-    method: 'post',
-    path: '/analytics/report-link',
+  keyed<FunnelParams, unknown, unknown>('post', '/analytics/report-link', {
     summary: 'A link to the HTML report that works without the API key for an hour',
-    tags: ['analytics'],
-    auth: 'apiKey',
     body: funnelQuery,
     responses: { 201: { description: '{url, expiresAt}' } },
     async handler(ctx, { body }, s) {
-      const claims = Object.fromEntries(Object.entries({ pid: ctx.state.projectId, ...body }).filter(([, v]) => v !== undefined)) as Record<string, string>;
+      const claims = Object.fromEntries(Object.entries({ pid: project(ctx), ...body }).filter(([, v]) => v !== undefined)) as Record<string, string>;
       const minted = await mintToken(s.complianceSessionKey, 'analytics-report', claims, s.clock());
       return { status: 201, body: { url: `${ctx.protocol}://${ctx.host}/analytics/report?token=${minted.token}`, expiresAt: minted.expiresAt.toISOString() } };
     },
   }),
-  defineRoute<unknown, FunnelParams & { token?: string }, unknown>({
-    method: 'get',
-    path: '/analytics/report',
+  open<unknown, FunnelParams & { token?: string }, unknown>('get', '/analytics/report', {
     summary: 'The funnel report as an HTML page with a chart (x-api-key, or ?token= from POST /analytics/report-link)',
-    tags: ['analytics'],
-    auth: 'none',
     query: { ...funnelQuery, properties: { ...(funnelQuery.properties as Record<string, Schema>), token: { type: 'string', minLength: 1, maxLength: 4096 } } },
     responses: { 200: { description: 'text/html' }, 401: { description: 'neither a valid API key nor a valid link' } },
     async handler(ctx, { query }, s) {
@@ -162,12 +148,8 @@ export const analyticsRoutes: RouteDef[] = [
       return { status: 200, body: reportPage(await funnel(s.db, window(projectId, q)), '/analytics/assets/chart.umd.min.js') };
     },
   }),
-  defineRoute({
-    method: 'get',
-    path: '/analytics/assets/chart.umd.min.js',
+  open('get', '/analytics/assets/chart.umd.min.js', {
     summary: 'Chart.js for the report page, served from this origin (no CDN)',
-    tags: ['analytics'],
-    auth: 'none',
     responses: { 200: { description: 'application/javascript' } },
     async handler(ctx) {
       ctx.type = 'application/javascript';
