@@ -58,9 +58,9 @@ const CONTRIBUTION = 'analytics_funnel_contribution(x.methods, x.started_us, x.c
  * SQL (the rest of a WITH after a `days` CTE of sessionDaysSql's columns, whose sessions are locked): folds those
  * session-day rows into the rollup, set-based, with the SQL definitions (analytics_funnel_merge: a day's two rows
  * merged; analytics_funnel_contribution: a session's sums). The rows of the batch's sessions are merged per day with
- * what is stored, `spans` recomputed, and only the rows that changed are written and move the day sums, by their
- * contributions after minus before (an unchanged row's two would cancel, so they are not computed). The sums are
- * written in key order so concurrent batches never deadlock on a day's rows. `merged` is materialized so each field of a row reads one merge (inlined, every field would redo it);
+ * what is stored, `spans` recomputed, the changed rows written, and the day sums moved by the contributions after
+ * minus before (unchanged rows cancel). The sums are written in key order so concurrent batches never deadlock on a
+ * day's rows. `merged` is materialized so each field of a row reads one merge (inlined, every field would redo it);
  * the stored rows are looked up per session (the `IN (SELECT ...)` form measured several times slower).
  */
 export const FOLD_BATCH = `old AS (SELECT f AS r FROM (SELECT DISTINCT project_id, modal, session_id FROM days) k,
@@ -69,16 +69,15 @@ export const FOLD_BATCH = `old AS (SELECT f AS r FROM (SELECT DISTINCT project_i
       SELECT coalesce(analytics_funnel_merge(o.r, n.r), o.r, n.r) AS r, o.r AS was
       FROM (SELECT ROW(d.*, false)::analytics_funnel_sessions AS r FROM days d) n
       FULL JOIN old o ON (o.r).project_id = (n.r).project_id AND (o.r).modal = (n.r).modal AND (o.r).session_id = (n.r).session_id AND (o.r).day = (n.r).day),
-    spanned AS (SELECT ${ROW_COLUMNS.split(', ').map((c) => `(r).${c}`).join(', ')}, count(*) OVER (PARTITION BY (r).project_id, (r).modal, (r).session_id) > 1 AS spans, was FROM merged),
-    now AS (SELECT * FROM spanned WHERE was IS DISTINCT FROM ROW(${ROW_COLUMNS}, spans)::analytics_funnel_sessions),
+    now AS (SELECT ${ROW_COLUMNS.split(', ').map((c) => `(r).${c}`).join(', ')}, count(*) OVER (PARTITION BY (r).project_id, (r).modal, (r).session_id) > 1 AS spans, was FROM merged),
     written AS (
       INSERT INTO analytics_funnel_sessions (${ROW_COLUMNS}, spans)
-      SELECT ${ROW_COLUMNS}, spans FROM now
+      SELECT ${ROW_COLUMNS}, spans FROM now WHERE was IS DISTINCT FROM ROW(${ROW_COLUMNS}, spans)::analytics_funnel_sessions
       ON CONFLICT (project_id, modal, session_id, day) DO UPDATE SET ${ROW_COLUMNS.split(', ').slice(4).concat('spans').map((c) => `${c} = EXCLUDED.${c}`).join(', ')}),
     summed AS (
       INSERT INTO analytics_funnel_days (project_id, modal, method, day, metric, key, value)
       SELECT x.project_id, x.modal, c.method, x.day, c.metric, c.key, sum(x.sign * c.value)
-      FROM (SELECT ${ROW_COLUMNS}, 1 AS sign FROM now WHERE NOT spans UNION ALL SELECT ${ROW_COLUMNS.split(', ').map((c) => `(was).${c}`).join(', ')}, -1 FROM now WHERE NOT (was).spans) x,
+      FROM (SELECT ${ROW_COLUMNS}, 1 AS sign FROM now WHERE NOT spans UNION ALL SELECT ${ROW_COLUMNS.split(', ').map((c) => `(r).${c}`).join(', ')}, -1 FROM old WHERE NOT (r).spans) x,
         LATERAL ${CONTRIBUTION} c
       GROUP BY 1, 2, 3, 4, 5, 6 HAVING sum(x.sign * c.value) <> 0 ORDER BY 1, 2, 3, 4, 5, 6
       ON CONFLICT (project_id, modal, method, day, metric, key) DO UPDATE SET value = analytics_funnel_days.value + EXCLUDED.value)`;
