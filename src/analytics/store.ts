@@ -1,12 +1,12 @@
-import { createHash } from 'node:crypto';
-import canonicalize from 'canonicalize';
+import { hash } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { AcceptedEvent } from './validate';
+import { canonicalJson } from './canonical';
 import { preparedQuery } from '../db/prepared';
 import { byBytes, FOLD_BATCH, mergedSessionsSql, SESSION_LOCK, sessionDaysSql } from './rollup';
 
 /** An event's identity: its project and its canonical JSON, so a retried batch maps onto the rows it wrote. */
-const dedupeKey = (projectId: string | null, data: unknown) => createHash('sha256').update(`${projectId ?? ''}\n${canonicalize(data)}`).digest();
+const dedupeKey = (projectId: string | null, canonical: string) => hash('sha256', `${projectId ?? ''}\n${canonical}`, 'buffer');
 
 /**
  * The batch's rows stored; returned: how many were new, and their session-day rows (as JSON text, passed back
@@ -35,10 +35,12 @@ const FOLD = `WITH days AS (
 export async function storeEvents(db: DataSource, projectId: string | null, events: AcceptedEvent[]): Promise<number> {
   if (!events.length) return 0;
   const col = <T>(f: (e: AcceptedEvent) => T) => events.map(f);
+  // One serialization per event: the canonical text is both hashed and stored (jsonb keeps no key order of its own).
+  const canonical = col((e) => canonicalJson(e.data)!);
   return db.transaction(async (tx) => {
     const [{ stored, days }] = await preparedQuery<{ stored: number; days: string | null }[]>(tx, STORE_BATCH, [
-      projectId, col((e) => dedupeKey(projectId, e.data)), col((e) => e.sessionId), col((e) => e.event), col((e) => e.modal), col((e) => e.step), col((e) => e.outcome),
-      col((e) => e.reason), col((e) => e.reasonFamily), col((e) => e.fundingMethod), col((e) => e.depositId), col((e) => e.occurredAt), col((e) => JSON.stringify(e.data)),
+      projectId, canonical.map((text) => dedupeKey(projectId, text)), col((e) => e.sessionId), col((e) => e.event), col((e) => e.modal), col((e) => e.step), col((e) => e.outcome),
+      col((e) => e.reason), col((e) => e.reasonFamily), col((e) => e.fundingMethod), col((e) => e.depositId), col((e) => e.occurredAt), canonical,
     ]);
     if (days) await preparedQuery(tx, FOLD, [days]);
     return stored;
