@@ -135,11 +135,7 @@ export async function funnelFromRaw(db: DataSource, q: FunnelQuery): Promise<Fun
   const round = (x: number | null) => (x === null ? null : Math.round(x * 1000) / 1000);
   const families = (outcome: string) =>
     (outcomes as OutcomeRow[]).filter((r) => !r.whole && r.outcome === outcome && r.family !== null).map((r) => ({ family: r.family!, count: r.count }));
-  return {
-    from: q.from.toISOString(),
-    to: q.to.toISOString(),
-    modal: q.modal,
-    fundingMethod: q.fundingMethod ?? null,
+  return report(q, {
     sessions: entered,
     steps: perStep.map((s) => ({ step: s.step!, sessions: s.sessions, conversion: entered ? round(s.sessions / entered)! : 0, dropOff: s.drop_off })),
     outcomes: Object.fromEntries((outcomes as OutcomeRow[]).filter((r) => r.whole).map((r) => [r.outcome, r.sessions])),
@@ -150,8 +146,13 @@ export async function funnelFromRaw(db: DataSource, q: FunnelQuery): Promise<Fun
       observed: deposits.reduce((n: number, d: { count: number }) => n + d.count, 0),
       byOutcome: sortOutcomes(deposits),
     },
-  };
+  });
 }
+
+/** A report over the window `q`: what a computation (from the raw events or the rollup) found in it. */
+const report = (q: FunnelQuery, found: Omit<Funnel, 'from' | 'to' | 'modal' | 'fundingMethod'>): Funnel => ({
+  from: q.from.toISOString(), to: q.to.toISOString(), modal: q.modal, fundingMethod: q.fundingMethod ?? null, ...found,
+});
 
 const PROCESSED_TYPES = ['deposit-received', 'bridge-started', 'bridge-delayed', 'deposit-delayed', 'bridge-complete', 'bridge-failed', 'deposit-rejected', 'deposit-refunded'];
 const processedAs = (type: string | undefined) =>
@@ -265,11 +266,7 @@ export async function funnel(db: DataSource, q: FunnelQuery): Promise<Funnel> {
     const at = pairs.get(`${widget}\n${kind}`) ?? pairs.set(`${widget}\n${kind}`, { widget, processed: kind, count: 0 }).get(`${widget}\n${kind}`)!;
     at.count++;
   }
-  return {
-    from: q.from.toISOString(),
-    to: q.to.toISOString(),
-    modal: q.modal,
-    fundingMethod: q.fundingMethod ?? null,
+  return report(q, {
     sessions: entered,
     steps,
     outcomes: Object.fromEntries(outcomeEvents.map(([o]) => [o, Number(metric('outcome_sessions').get(o) ?? 0n)])),
@@ -277,5 +274,5 @@ export async function funnel(db: DataSource, q: FunnelQuery): Promise<Funnel> {
     friction: families('friction'),
     timeToComplete: { sessions: durations.length, p50Seconds: round(percentileCont(durations, 0.5)), p90Seconds: round(percentileCont(durations, 0.9)) },
     deposits: { observed: seen.size, byOutcome: sortOutcomes([...pairs.values()]) },
-  };
+  });
 }
