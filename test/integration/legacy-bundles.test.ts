@@ -1,8 +1,8 @@
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { ARB_USDC, BASE_USDC, getCompactTypedData, TX } from '../support/fixtures';
-import { Api, call, ingest, startApi } from '../support/harness';
-import { deploy, LocalChain, OWNABLE_VALIDATOR, SmartAccount, smartAccount, startChain } from '../support/chain';
-import { signAsClient, signBundle, v0 } from '../support/legacy-client';
+import { Api, call, ingest } from '../support/harness';
+import { deploy, LocalChain, OWNABLE_VALIDATOR, SmartAccount, smartAccount } from '../support/chain';
+import { signAsClient, signBundle, startLegacyHost, stopLegacyHost, v0 } from '../support/legacy-client';
 import { entryPoint07Address, getUserOperationHash } from 'viem/account-abstraction';
 import { concat } from 'viem';
 
@@ -13,16 +13,8 @@ let seq = 0;
 const id = () => `legacy-evt-${Date.now()}-${seq++}`;
 const BEEF = '0x000000000000000000000000000000000000bEEF';
 
-beforeAll(async () => {
-  api = await startApi();
-  // Smart-account signatures are checked on chain: both chains of these bundles are served by the local chain.
-  chain = await startChain([8453, 42161]);
-  client = v0.getOrchestrator(api.apiKey, `${api.url}/legacy`);
-});
-afterAll(async () => {
-  await chain.stop();
-  await api.close();
-});
+beforeAll(async () => ({ api, chain, client } = await startLegacyHost()));
+afterAll(() => stopLegacyHost({ api, chain }));
 
 async function fundedAccount(locked: string, deployed = false): Promise<SmartAccount> {
   const account = smartAccount(chain, privateKeyToAccount(generatePrivateKey()));

@@ -3,9 +3,9 @@ import { waitFor } from '../../src/dev/processes';
 import { lifecycleStarts } from '../../src/intents/store';
 import { queueSignals } from '../../src/outbox/outbox';
 import { ARB_USDC, BASE_USDC, TX } from '../support/fixtures';
-import { Api, call, ingest, startApi } from '../support/harness';
-import { LocalChain, SmartAccount, smartAccount, startChain } from '../support/chain';
-import { signAsClient, v0 } from '../support/legacy-client';
+import { Api, call, ingest } from '../support/harness';
+import { LocalChain, SmartAccount, smartAccount } from '../support/chain';
+import { signAsClient, startLegacyHost, stopLegacyHost } from '../support/legacy-client';
 
 let api: Api;
 let chain: LocalChain;
@@ -14,15 +14,8 @@ let seq = 0;
 const id = () => `flood-${Date.now()}-${seq++}`;
 const BEEF = '0x000000000000000000000000000000000000bEEF';
 
-beforeAll(async () => {
-  api = await startApi();
-  chain = await startChain([8453, 42161]);
-  client = v0.getOrchestrator(api.apiKey, `${api.url}/legacy`);
-});
-afterAll(async () => {
-  await chain.stop();
-  await api.close();
-});
+beforeAll(async () => ({ api, chain, client } = await startLegacyHost()));
+afterAll(() => stopLegacyHost({ api, chain }));
 
 async function submitBundle(): Promise<string> {
   const account: SmartAccount = smartAccount(chain, privateKeyToAccount(generatePrivateKey()));

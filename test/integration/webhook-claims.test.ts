@@ -1,27 +1,19 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { waitFor } from '../../src/dev/processes';
 import { Api, call, killWorkers, startApi, startWorker } from '../support/harness';
-import { Receiver, type Behaviour } from '../support/receiver';
+import { suiteReceivers, type Behaviour } from '../support/receiver';
 import { newProject, subscribe, type Project } from '../support/projects';
 
 /** First attempts come from the worker's claim loop (src/webhooks/claimer.ts); Temporal only runs retries that wait. */
 const DP = '/deposit-processor';
 let api: Api;
-const receivers: Receiver[] = [];
 
 beforeAll(async () => {
   api = await startApi();
 });
-afterAll(async () => {
-  await Promise.all(receivers.map((r) => r.close()));
-  await api.close();
-});
+afterAll(() => api.close());
 
-async function receiver(behaviour?: Behaviour): Promise<Receiver> {
-  const r = await new Receiver([], behaviour).start();
-  receivers.push(r);
-  return r;
-}
+const receiver = suiteReceivers();
 
 const sendTest = async (p: Project) => {
   const res = await call(p, 'POST', `${DP}/webhooks/test`, { body: { type: 'deposit-received' } });

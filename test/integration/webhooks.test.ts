@@ -4,28 +4,20 @@ import { projectRoot, waitFor } from '../../src/dev/processes';
 import { emitEvent } from '../../src/webhooks/events';
 import { WEBHOOK_TYPES, type WebhookType } from '../../src/webhooks/types';
 import { Api, call, killWorkers, startApi, startWorker } from '../support/harness';
-import { Receiver } from '../support/receiver';
+import { suiteReceivers } from '../support/receiver';
 import { newProject, subscribe, type Project } from '../support/projects';
 
 const DP = '/deposit-processor';
 let api: Api;
-const receivers: Receiver[] = [];
 
 beforeAll(async () => {
   api = await startApi();
 });
-afterAll(async () => {
-  await Promise.all(receivers.map((r) => r.close()));
-  await api.close();
-});
+afterAll(() => api.close());
 
 const project = (name = 'webhooks') => newProject(api, name);
 
-async function receiver(behaviour?: ConstructorParameters<typeof Receiver>[1]): Promise<Receiver> {
-  const r = await new Receiver([], behaviour).start();
-  receivers.push(r);
-  return r;
-}
+const receiver = suiteReceivers();
 
 const sendTest = async (p: Project, type: WebhookType = 'deposit-received') => {
   const res = await call(p, 'POST', `${DP}/webhooks/test`, { body: { type } });

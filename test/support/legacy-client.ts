@@ -1,12 +1,28 @@
 import path from 'node:path';
 import { encodePacked, type Hex } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
-import { OWNABLE_VALIDATOR } from './chain';
+import { OWNABLE_VALIDATOR, startChain, type LocalChain } from './chain';
+import { startApi, type Api } from './harness';
 
 /** The published 0.5.4 client, unchanged (installed as rhinestone-sdk-v0; jest transpiles its ESM). */
 /* eslint-disable @typescript-eslint/no-require-imports, @typescript-eslint/no-explicit-any */
 export const v0: any = require(path.resolve(__dirname, '../../node_modules/rhinestone-sdk-v0/dist/src/orchestrator/index.js'));
 /* eslint-enable @typescript-eslint/no-require-imports, @typescript-eslint/no-explicit-any */
+
+/**
+ * A suite of the legacy host: its API, the local chain that checks the bundles' smart-account signatures (both chains
+ * of these bundles, Base and Arbitrum, are served by it) and the 0.5.x client pointed at `/legacy`.
+ */
+export async function startLegacyHost(): Promise<{ api: Api; chain: LocalChain; client: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const api = await startApi();
+  const chain = await startChain([8453, 42161]);
+  return { api, chain, client: v0.getOrchestrator(api.apiKey, `${api.url}/legacy`) };
+}
+
+export async function stopLegacyHost(host: { api: Api; chain: LocalChain }): Promise<void> {
+  await host.chain.stop();
+  await host.api.close();
+}
 
 /**
  * Signs the first order path as the client's intent flow does (execution/index.js sendTransactionAsIntent): the

@@ -74,3 +74,14 @@ export class Receiver {
     this.server.close();
   }
 }
+
+/** Receivers for one suite, each started on request and all closed after it. */
+export function suiteReceivers(): (behaviour?: Behaviour) => Promise<Receiver> {
+  const started: Receiver[] = [];
+  afterAll(() => Promise.all(started.map((r) => r.close())));
+  return async (behaviour) => {
+    const r = await new Receiver([], behaviour).start();
+    started.push(r);
+    return r;
+  };
+}
