@@ -16,6 +16,16 @@ export function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min 
   return value;
 }
 
+/** A group of integer settings, declared as `key: [VARIABLE, fallback, min, max]`; read with int(). */
+export function ints<K extends string>(env: NodeJS.ProcessEnv, spec: Record<K, [name: string, fallback: number, min: number, max: number]>): Record<K, number> {
+  const out = {} as Record<K, number>;
+  for (const key of Object.keys(spec) as K[]) {
+    const [name, fallback, min, max] = spec[key];
+    out[key] = int(env, name, fallback, min, max);
+  }
+  return out;
+}
+
 export function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;

@@ -13,6 +13,7 @@ import { queueSignals } from '../outbox/outbox';
 import { toQueue } from '../indexer/event-keys';
 import { verifyOnChain } from '../signatures/smart-account';
 import { preconfirmationSignal } from '../../workflows/contracts/intent-lifecycle';
+import { bundleWorkflowType } from '../../workflows/contracts/bundle-lifecycle';
 import { canonicalBundle, expectedSigned, orderBundleHash, orderBundleOf, type SignedOrderBundle } from './order-bundle';
 import { LEGACY_STATUS, presentCost, presentShortfall } from './presenter';
 import { bundleEventBody, bundleParams, costBody, eventsQuery, pathBody, submitBody, userParams } from './schemas';
@@ -134,7 +135,7 @@ export const bundleRoutes = [
       crashPoint('submit-after-commit');
       for (const { id, start } of accepted) {
         if (!start) continue;
-        s.metrics.workflowStarts.inc({ workflow: 'bundleLifecycle' });
+        s.metrics.workflowStarts.inc({ workflow: bundleWorkflowType });
         s.outbox.startSoon(start, leftToSweeper(s.logger, 'lifecycle start', { id }));
       }
       return { status: 201, body: { bundleResults: accepted.map(({ id, status }) => ({ bundleId: id, status: LEGACY_STATUS[status] })) } };

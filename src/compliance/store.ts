@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { queueSignals, queueStart, type QueuedSignal, type QueuedStart } from '../outbox/outbox';
 import { emitEvent } from '../webhooks/events';
-import { providerUpdateSignal, verificationWorkflowId, type VerificationStart } from '../../workflows/contracts/verification';
+import { providerUpdateSignal, verificationWorkflowId, verificationWorkflowType, type VerificationStart } from '../../workflows/contracts/verification';
 import type { Applicant, ProviderCallback, ProviderState } from './provider';
 import { mintSession, type SessionClaims } from './session-token';
 
@@ -111,7 +111,7 @@ export async function recordApplicant(
     const args: VerificationStart = { verificationId: created.id, pendingTimeoutSeconds, status: applicant.state };
     const start: QueuedStart = {
       workflowId: verificationWorkflowId(created.id),
-      workflowType: 'verifyCustomer',
+      workflowType: verificationWorkflowType,
       args: [args],
       searchAttributes: { Project: projectId },
       summary: `verification of ${customerId} for ${currency} (${provider})`,

@@ -5,7 +5,7 @@ import type { Config } from '../config';
 import { queueStart, type QueuedStart } from '../outbox/outbox';
 import { emitEvent } from '../webhooks/events';
 import type { DepositEvent, DepositIndexerEvent, DepositRefundEvent, OnrampOrderEvent } from '../indexer/types';
-import { depositWorkflowId } from '../../workflows/contracts/deposit';
+import { depositWorkflowId, depositWorkflowType } from '../../workflows/contracts/deposit';
 import { OWNING_REGISTRATION } from './accounts';
 import { type DepositRow, depositStart, emitDepositEvent, emitRefunded, markRefunded } from './store';
 
@@ -42,7 +42,7 @@ async function recordDeposit(tx: EntityManager, e: DepositEvent, deps: DepositIn
   if (!row) return undefined;
   const start: QueuedStart = {
     workflowId: depositWorkflowId(row.id),
-    workflowType: 'processDeposit',
+    workflowType: depositWorkflowType,
     args: [depositStart(row.id, deps.config)],
     searchAttributes: { Account: row.account, Project: row.project_id, Chains: [...new Set([row.chain_id, row.target_chain_id])].map(String) },
     summary: `Deposit ${row.id}: ${row.amount} of ${row.token} on ${toCaip2(Number(row.chain_id))} into ${row.account}`,

@@ -25,7 +25,10 @@ export const depositRoutes: RouteDef[] = [
     summary: "Send a rejected deposit's funds back to the account owner (idempotent; deposit-refunded follows the transfer)",
     body: schema.recoveryBody,
     responses: {
-      202: { description: 'the deposit, now awaiting its refund transfer to the owner', schema: schema.depositRecord },
+      202: {
+        description: 'the deposit, now awaiting its refund transfer to the owner',
+        schema: schema.depositRecord,
+      },
       400: { description: 'not recoverable (code RECOVERY-1): in progress, completed, refunding to the sender or refunded' },
       404: { description: 'no such deposit in this project' },
     },

@@ -7,7 +7,7 @@ import { newestPage } from '../db/newest-page';
 import { iso } from '../util/time';
 import { emitEvent } from '../webhooks/events';
 import type { WebhookType } from '../webhooks/types';
-import { type DepositStage, type DepositStart, type DepositTiming, refundWorkflowId } from '../../workflows/contracts/deposit';
+import { type DepositStage, type DepositStart, type DepositTiming, refundWorkflowId, refundWorkflowType } from '../../workflows/contracts/deposit';
 import { wireStatus } from '../../workflows/deposit-state';
 
 export interface DepositRow {
@@ -155,7 +155,7 @@ export const depositStart = (depositId: string, c: Config): DepositStart => ({ d
 export async function queueRefund(tx: EntityManager, depositId: string, timing: DepositTiming): Promise<QueuedStart> {
   const start: QueuedStart = {
     workflowId: refundWorkflowId(depositId),
-    workflowType: 'refundDeposit',
+    workflowType: refundWorkflowType,
     args: [{ depositId, timing } satisfies DepositStart],
     searchAttributes: {},
     summary: `Refund of deposit ${depositId}`,

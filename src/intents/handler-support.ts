@@ -6,6 +6,7 @@ import type { SubmitDeps } from './submit';
 import { splitIntents } from './split';
 import { liquidityOn } from './store';
 import { leftToSweeper } from '../outbox/left-to-sweeper';
+import { intentWorkflowType } from '../../workflows/contracts/intent-lifecycle';
 
 /** A refused quote: alps shows the message the client maps, blanc the code (same status in both: the code's). */
 export function unwrap<T>(outcome: QuoteOutcome<T>): T {
@@ -21,7 +22,7 @@ export const submitDeps = (s: Services): SubmitDeps => ({
   verify: { orchestratorAddress: s.orchestratorAddress, compactContract: s.config.intents.compactSigningContract, env: process.env },
   fillGraceSeconds: s.config.intents.fillGraceSeconds,
   onStart() {
-    s.metrics.workflowStarts.inc({ workflow: 'intentLifecycle' });
+    s.metrics.workflowStarts.inc({ workflow: intentWorkflowType });
   },
   startDeferred: (id) => leftToSweeper(s.logger, 'lifecycle start', { id }),
 });

@@ -6,8 +6,8 @@ import { proveAccount } from '../projects/accounts';
 import { recordSponsored, type Sponsored } from '../projects/sponsorship';
 import { lockDepositAccount, overdrawsDepositCredit } from '../deposits/credit';
 import type { ChainTx, IntentEvent, IntentStatus } from '../../workflows/intent-state';
-import { intentWorkflowId, type LifecycleStart } from '../../workflows/contracts/intent-lifecycle';
-import { bundleWorkflowId } from '../../workflows/contracts/bundle-lifecycle';
+import { intentWorkflowId, intentWorkflowType, type LifecycleStart } from '../../workflows/contracts/intent-lifecycle';
+import { bundleWorkflowId, bundleWorkflowType } from '../../workflows/contracts/bundle-lifecycle';
 import type { IntentOp, Submission } from './types';
 import type { Liquidity } from './split';
 import { claimStates, type ClaimState } from './claims';
@@ -106,7 +106,7 @@ export function lifecycleOf(kind: LifecycleKind, id: string, account: string, pr
   const fillDeadline = Number(operation.elements[0].mandate.fillDeadline);
   const start: QueuedStart = {
     workflowId: workflowIdOf(kind, id),
-    workflowType: kind === 'intent' ? 'intentLifecycle' : 'bundleLifecycle',
+    workflowType: kind === 'intent' ? intentWorkflowType : bundleWorkflowType,
     args: [{ id, originChainIds, fillDeadline, fillGraceSeconds, expires: Number(operation.expires) } satisfies LifecycleStart],
     searchAttributes: { IntentStatus: 'PENDING', Account: account, Project: projectId, Chains: [...new Set([...originChainIds, destinationChainId])].map(String) },
     summary: `${kind === 'intent' ? 'Intent' : 'Bundle'} ${id}: ${account} → chain ${destinationChainId}`,

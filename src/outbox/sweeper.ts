@@ -1,5 +1,5 @@
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
-import { sweepWorkflowId } from '../../workflows/contracts/sweep-outbox';
+import { sweepWorkflowId, sweepWorkflowType } from '../../workflows/contracts/sweep-outbox';
 
 export const sweeperScheduleId = (taskQueue: string) => `outbox-sweeper-${taskQueue}`;
 
@@ -9,7 +9,7 @@ export const sweeperScheduleId = (taskQueue: string) => `outbox-sweeper-${taskQu
  */
 export async function ensureSweeperSchedule(client: Client, taskQueue: string, sweepSeconds: number, graceSeconds: number): Promise<void> {
   const scheduleId = sweeperScheduleId(taskQueue);
-  const action = { type: 'startWorkflow' as const, workflowType: 'sweepOutbox', taskQueue, args: [graceSeconds], workflowId: sweepWorkflowId(taskQueue) };
+  const action = { type: 'startWorkflow' as const, workflowType: sweepWorkflowType, taskQueue, args: [graceSeconds], workflowId: sweepWorkflowId(taskQueue) };
   try {
     await client.schedule.create({ scheduleId, spec: { intervals: [{ every: `${sweepSeconds}s` }] }, action, policies: { overlap: ScheduleOverlapPolicy.SKIP } });
   } catch (e) {

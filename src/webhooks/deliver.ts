@@ -5,7 +5,7 @@ import { queueStart, type QueuedStart } from '../outbox/outbox';
 import { delayAfter, unitHash } from '../../workflows/webhook-schedule';
 import { post, type SendResult } from './send';
 import { signedHeaders } from './signing';
-import type { DeliveryPlan } from '../../workflows/contracts/webhook-delivery';
+import { type DeliveryPlan, webhookWorkflowType } from '../../workflows/contracts/webhook-delivery';
 import type { AttemptOutcome } from './types';
 
 export interface AttemptInput {
@@ -193,7 +193,7 @@ export async function attemptClaimed(db: DataSource, config: WebhookConfig, c: C
   });
   const { start } = await send(db, config, c, a, sent, (waitSeconds) => ({
     workflowId: retryWorkflowId(c.eventId, c.round, c.endpointId),
-    workflowType: 'deliverWebhook',
+    workflowType: webhookWorkflowType,
     args: [plan(waitSeconds)],
     searchAttributes: { Project: c.project_id },
     summary: `${c.type} ${c.eventId} to endpoint ${c.endpointId}, round ${c.round}: retries`,

@@ -8,7 +8,7 @@ import { InsufficientBalance, releaseAfterExpiry, reserve, settleOnClaim } from 
 import { allocateNonce } from '../ledger/nonces';
 import { queueStart, type QueuedStart } from '../outbox/outbox';
 import { lockProvenAccount, proveAccount } from '../projects/accounts';
-import { withdrawalWorkflowId, type WithdrawalClaim } from '../../workflows/contracts/withdrawal';
+import { withdrawalWorkflowId, withdrawalWorkflowType, type WithdrawalClaim } from '../../workflows/contracts/withdrawal';
 import { withdrawalRequestDigest, type WithdrawalRequest } from './sponsor-signature';
 import { tokenId } from '../intents/quote';
 import { resetPeriodSeconds } from '../chains/lock-tag';
@@ -181,7 +181,7 @@ async function allocate(tx: EntityManager, req: WithdrawalRequest, projectId: st
   );
   const start: QueuedStart = {
     workflowId: withdrawalWorkflowId(allocation.nonce),
-    workflowType: 'holdWithdrawal',
+    workflowType: withdrawalWorkflowType,
     args: [allocation.nonce, Number(expires)],
     searchAttributes: { IntentStatus: 'ALLOCATED', Account: account.toLowerCase(), Project: projectId, Chains: [String(req.chainId)] },
     summary: `Withdrawal ${allocation.nonce}: ${account} on chain ${req.chainId}`,

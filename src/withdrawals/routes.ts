@@ -10,6 +10,7 @@ import { allocateWithdrawal, type Allocation, IDEMPOTENCY_KEY_TTL_HOURS } from '
 import { MAX_DEADLINE_SECONDS, type WithdrawalRequest } from './sponsor-signature';
 import { ALPS } from '../versions/versions';
 import { leftToSweeper } from '../outbox/left-to-sweeper';
+import { withdrawalWorkflowType } from '../../workflows/contracts/withdrawal';
 
 const amount: Schema = { anyOf: [uint256, safeUint()] };
 const lockTag: Schema = { type: 'string', pattern: patterns.bytes12, description: "optional: a lock tag of this allocator (default: /health's lockTag)" };
@@ -100,7 +101,7 @@ async function allocate(ctx: Context, s: Services, req: WithdrawalRequest) {
   crashPoint('withdrawal-after-commit');
   const { start } = outcome;
   if (start) {
-    s.metrics.workflowStarts.inc({ workflow: 'holdWithdrawal' });
+    s.metrics.workflowStarts.inc({ workflow: withdrawalWorkflowType });
     await s.outbox.start(start).catch(leftToSweeper(s.logger, 'withdrawal hold', { nonce: outcome.value.nonce }));
   }
   ctx.type = 'application/json';

@@ -4,6 +4,9 @@ import { defineSignal } from '@temporalio/workflow';
  * The deposit and refund workflows' contract (workflows/deposit.ts runs them; src/deposits starts them and, from the
  * intent lifecycle's activities, signals them).
  */
+/** The workflow functions' names: what a start sends as its type (workflows/index.ts exports them). */
+export const depositWorkflowType = 'processDeposit';
+export const refundWorkflowType = 'refundDeposit';
 export const depositWorkflowId = (id: string) => `deposit-${id}`;
 export const refundWorkflowId = (id: string) => `deposit-${id}-refund`;
 

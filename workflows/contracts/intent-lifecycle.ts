@@ -5,6 +5,8 @@ import type { ChainTx, IntentState } from '../intent-state';
  * The intent lifecycle's contract (workflows/intent-lifecycle.ts runs it; src/intents starts it, src/indexer and
  * src/bundles signal it). Signal and query names are recorded in histories: never rename them.
  */
+/** The workflow function's name: what a start sends as its type (workflows/index.ts exports it). */
+export const intentWorkflowType = 'intentLifecycle';
 export const intentWorkflowId = (id: string) => `intent-${id}`;
 
 /**

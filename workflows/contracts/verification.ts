@@ -1,6 +1,8 @@
 import { defineSignal } from '@temporalio/workflow';
 
 /** The verification workflow's contract (workflows/verification.ts runs it; src/compliance starts and signals it). */
+/** The workflow function's name: what a start sends as its type (workflows/index.ts exports it). */
+export const verificationWorkflowType = 'verifyCustomer';
 export const verificationWorkflowId = (verificationId: string) => `verification-${verificationId}`;
 
 /** A provider's states, mapped onto four (src/compliance/provider.ts); the workflow returns the final one. */

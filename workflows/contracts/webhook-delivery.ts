@@ -5,6 +5,9 @@ import { defineSignal } from '@temporalio/workflow';
  * nudges it, src/worker polls its task queue).
  */
 
+/** The workflow function's name: what a start sends as its type (workflows/index.ts exports it). */
+export const webhookWorkflowType = 'deliverWebhook';
+
 /** Cuts every waiting retry short (POST /webhooks/events/{id}/resend of a pending event). */
 export const retryNowSignal = defineSignal('retryNow');
 

@@ -2,6 +2,8 @@ import { defineSignal } from '@temporalio/workflow';
 import type { ChainTx } from '../intent-state';
 
 /** The withdrawal hold's contract (workflows/withdrawal.ts runs it; src/withdrawals starts it, src/indexer signals it). */
+/** The workflow function's name: what a start sends as its type (workflows/index.ts exports it). */
+export const withdrawalWorkflowType = 'holdWithdrawal';
 export const withdrawalWorkflowId = (nonce: string) => `withdrawal-${nonce}`;
 
 /** The transfer's Claim, as the indexer reports it. */
