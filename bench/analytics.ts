@@ -1,6 +1,6 @@
 /**
  * Analytics: widget events ingested through POST /analytics/events (token, validation, dedupe, one multi-row insert
- * and the funnel rollup in its transaction) at batch sizes 1, 50 and 500, beside a plain multi-row INSERT of the same
+ * that queues the batch for the funnel's fold, which the worker runs meanwhile) at batch sizes 1, 50 and 500, beside a plain multi-row INSERT of the same
  * rows into a copy of the table from this process; then GET /analytics/funnel over 1,000,000 and 10,000,000 stored
  * events of one project (--funnel-events to change the sizes), beside the raw computation over the same events.
  */
@@ -57,8 +57,9 @@ export async function benchAnalytics(kit: Kit, url: string, headers: Record<stri
     '## Analytics',
     '',
     'Widget events through `POST /analytics/events` (ingest token, schema and rule validation, dedupe key, one multi-row',
-    'INSERT with `ON CONFLICT DO NOTHING` and the funnel rollup kept in its transaction) at 8 concurrent senders, beside a',
-    'plain multi-row INSERT of the same rows into a copy of the table (same indexes, no rollup) from the benchmark process.',
+    'INSERT with `ON CONFLICT DO NOTHING` that queues the batch for the rollup; the worker folds the queue into the rollup',
+    'every second meanwhile, on the same machine) at 8 concurrent senders, beside a plain multi-row INSERT of the same rows',
+    'into a copy of the table (same indexes, no rollup) from the benchmark process.',
     'Target: ingest at batch 500 ≥ 50% of the plain INSERT.',
     '',
     '| batch size | ingested events/s | baseline: plain INSERT events/s | ratio | ingest p50 / p99 ms |',
@@ -66,7 +67,7 @@ export async function benchAnalytics(kit: Kit, url: string, headers: Record<stri
     ...rows,
     '',
     'Funnel over one project\'s stored events (five-event sessions over six days, loaded with INSERT ... SELECT',
-    'generate_series; the rollup built from them with the SQL ingest uses), `GET /analytics/funnel` over the 7 days up',
+    'generate_series; the rollup built from them with the SQL the folds use), `GET /analytics/funnel` over the 7 days up',
     `to now, ${FUNNEL_REQUESTS} sequential requests per row, unfiltered and filtered by funding method; its answer checked equal to the raw`,
     'computation, whose time (in the benchmark process, the query before the rollup) is the baseline. Targets: p99 < 150 ms',
     'over 1,000,000 events, < 300 ms over 10,000,000.',

@@ -1,8 +1,8 @@
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
+import { preparedQuery } from '../db/prepared';
 
 /**
- * The funnel's rollup. The raw table (analytics_events) stays the source of truth; two tables are kept from it in
- * the transaction that stores each batch:
+ * The funnel's rollup. The raw table (analytics_events) stays the source of truth; two tables are kept from it:
  * - analytics_funnel_sessions: per project, modal, session and UTC day, what the session did that day (first opening
  *   of each step, start, first completion, funding methods, outcome and reason-family counts, deposits seen).
  * - analytics_funnel_days: per project, modal, funding method and day, the sums of the contributions of the sessions
@@ -10,9 +10,14 @@ import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
  * A session with events on several days (`spans`) is left out of the sums: a report merges its days at read time,
  * as it merges the sessions of a partial day at either end of its range, computed from the raw events. So every
  * count is of distinct sessions over exactly the report's range, as the raw computation gives. Both tables are
- * needed: the sums answer a report without visiting its sessions, and the session rows let a batch move a day's
+ * needed: the sums answer a report without visiting its sessions, and the session rows let a fold move a day's
  * sums by what it changed (and hold the sessions that are merged at read time). A session's row, their merge and
  * its contribution are each defined once, in SQL.
+ *
+ * Ingest does not fold: the statement that stores a batch queues its new events' ids (analytics_fold_queue), and a
+ * fold takes a project's queued batches into the rollup in one transaction under the project's fold lock: each
+ * worker every second (FunnelFolder), and a report before it reads (so it counts every event stored before it
+ * began). Folding many batches at once merges each session once per fold instead of once per batch.
  */
 /**
  * SQL: the session-day rows of the events in `source` (a table or CTE with analytics_events' columns) that pass
@@ -44,26 +49,18 @@ export function sessionDaysSql(source: string, where = ''): string {
 /** Byte order (for ASCII, as COLLATE "C" sorts). */
 export const byBytes = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-/**
- * SQL: the advisory lock key of a session (project_id, modal, session_id in scope). A batch takes its sessions' locks
- * in the order of these keys before a statement of its own reads their rollup rows, so two batches of one session
- * never both take it for single-day; two sessions that share a key only wait for each other.
- */
-export const SESSION_LOCK = "hashtextextended(project_id::text || '/' || modal || '/' || session_id, 7271)";
-
 const ROW_COLUMNS = 'project_id, modal, session_id, day, started_us, completed_us, methods, steps, outcomes, families, last_outcome, last_outcome_us, deposits';
 const CONTRIBUTION = 'analytics_funnel_contribution(x.methods, x.started_us, x.completed_us, x.steps, x.outcomes, x.families)';
 
 /**
- * SQL (the rest of a WITH after a `days` CTE of sessionDaysSql's columns, whose sessions are locked): folds those
- * session-day rows into the rollup, set-based, with the SQL definitions (analytics_funnel_merge: a day's two rows
- * merged; analytics_funnel_contribution: a session's sums). The rows of the batch's sessions are merged per day with
- * what is stored, `spans` recomputed, the changed rows written, and the day sums moved by the contributions after
- * minus before (unchanged rows cancel). The sums are written in key order so concurrent batches never deadlock on a
- * day's rows. `merged` is materialized so each field of a row reads one merge (inlined, every field would redo it);
+ * SQL (the rest of a WITH after a `days` CTE of sessionDaysSql's columns, under their project's fold lock): folds
+ * those session-day rows into the rollup, set-based, with the SQL definitions (analytics_funnel_merge: a day's two
+ * rows merged; analytics_funnel_contribution: a session's sums). The rows of the fold's sessions are merged per day
+ * with what is stored, `spans` recomputed, the changed rows written, and the day sums moved by the contributions
+ * after minus before (unchanged rows cancel). `merged` is materialized so each field of a row reads one merge (inlined, every field would redo it);
  * the stored rows are looked up per session (the `IN (SELECT ...)` form measured several times slower).
  */
-export const FOLD_BATCH = `old AS (SELECT f AS r FROM (SELECT DISTINCT project_id, modal, session_id FROM days) k,
+const FOLD_DAYS = `old AS (SELECT f AS r FROM (SELECT DISTINCT project_id, modal, session_id FROM days) k,
                   LATERAL (SELECT f FROM analytics_funnel_sessions f WHERE f.project_id = k.project_id AND f.modal = k.modal AND f.session_id = k.session_id) f),
     merged AS MATERIALIZED (
       SELECT coalesce(analytics_funnel_merge(o.r, n.r), o.r, n.r) AS r, o.r AS was
@@ -93,22 +90,66 @@ export const mergedSessionsSql = (rows: string) => `merged AS (SELECT analytics_
   FROM scoped x, LATERAL ${CONTRIBUTION} c WHERE c.method = $3 GROUP BY 1, 2
   UNION ALL SELECT NULL, NULL, NULL, session_id, last_outcome, deposits FROM scoped WHERE deposits <> '{}'`;
 
+/** The advisory lock of a project's fold: folds of one project take turns; a rebuild of it waits for them. */
+const FOLD_LOCK = "hashtextextended('analytics-fold/' || $1, 0)";
+
+/** Batches per fold transaction: a backlog is folded a bounded piece at a time (at most 500 events a batch). */
+const FOLD_CHUNK = 20;
+
+/** One fold: the project's oldest queued batches up to queue id $2 taken off the queue and folded into the rollup. */
+const FOLD_QUEUED = `WITH taken AS (
+    DELETE FROM analytics_fold_queue WHERE id IN (SELECT id FROM analytics_fold_queue WHERE project_id = $1 AND id <= $2 ORDER BY id LIMIT ${FOLD_CHUNK})
+    RETURNING event_ids),
+  queued AS (SELECT e.* FROM analytics_events e WHERE e.id IN (SELECT unnest(event_ids) FROM taken)),
+  ${sessionDaysSql('queued').slice('WITH '.length)},
+  ${FOLD_DAYS}
+  SELECT count(*)::int AS batches FROM taken`;
+
 /**
- * Rebuilds the rollup of one project (or of every project) from the raw events, set-based in SQL with the
- * definitions ingest uses: the migration that introduced it, and the benchmark after loading events with
- * INSERT ... SELECT. For a table no batch is being stored into meanwhile.
+ * Folds the batches of a project queued when it is called into the rollup, a chunk per transaction; returns how many
+ * batches. `wait: false` (the workers' loop) leaves a project that another process is folding to it.
  */
-export async function rebuildFunnelRollup(db: DataSource | QueryRunner, projectId?: string): Promise<void> {
-  if ('transaction' in db) return db.transaction((tx) => rebuild(tx, projectId));
-  return rebuild(db, projectId);
+export async function foldPending(db: DataSource, projectId: string, { wait } = { wait: true }): Promise<number> {
+  const [{ last }] = await db.query('SELECT max(id)::text AS last FROM analytics_fold_queue WHERE project_id = $1', [projectId]) as [{ last: string | null }];
+  if (last === null) return 0;
+  let folded = 0;
+  for (;;) {
+    const batches = await db.transaction(async (tx) => {
+      const [{ locked }] = await tx.query(wait ? `SELECT true AS locked, pg_advisory_xact_lock(${FOLD_LOCK})` : `SELECT pg_try_advisory_xact_lock(${FOLD_LOCK}) AS locked`, [projectId]);
+      if (!locked) return 0;
+      const [row] = await preparedQuery<{ batches: number }[]>(tx, FOLD_QUEUED, [projectId, last]);
+      return row.batches;
+    });
+    folded += batches;
+    if (batches < FOLD_CHUNK) return folded;
+  }
 }
 
-async function rebuild(db: QueryRunner | EntityManager, projectId?: string): Promise<void> {
-  const only = projectId ? 'AND project_id = $1' : '';
+/** The projects with queued batches (for the workers' fold loop). */
+export async function projectsToFold(db: DataSource): Promise<string[]> {
+  return (await db.query('SELECT DISTINCT project_id FROM analytics_fold_queue') as { project_id: string }[]).map((r) => r.project_id);
+}
+
+/**
+ * Rebuilds a project's rollup from its raw events, set-based in SQL with the definitions a fold uses (the benchmark
+ * does after loading events with INSERT ... SELECT), under the project's fold lock: its queued batches are dropped,
+ * and events of batches queued meanwhile are left to their fold.
+ */
+export async function rebuildFunnelRollup(db: DataSource, projectId: string): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx.query(`SELECT pg_advisory_xact_lock(${FOLD_LOCK})`, [projectId]);
+    await tx.query('DELETE FROM analytics_fold_queue WHERE project_id = $1', [projectId]);
+    await rebuildTables(tx, projectId, 'AND id NOT IN (SELECT unnest(event_ids) FROM analytics_fold_queue WHERE project_id = $1)');
+  });
+}
+
+/** The rollup tables rebuilt from the raw events of one project, or of all (the migration that introduced them). */
+export async function rebuildTables(db: QueryRunner | EntityManager, projectId?: string, except = ''): Promise<void> {
+  const only = projectId ? `AND project_id = $1 ${except}` : '';
   const params = projectId ? [projectId] : [];
   await db.query("SET LOCAL work_mem = '256MB'"); // sorting and hashing every session at once
-  await db.query(`DELETE FROM analytics_funnel_sessions WHERE true ${only}`, params);
-  await db.query(`DELETE FROM analytics_funnel_days WHERE true ${only}`, params);
+  await db.query(`DELETE FROM analytics_funnel_sessions WHERE true ${projectId ? 'AND project_id = $1' : ''}`, params);
+  await db.query(`DELETE FROM analytics_funnel_days WHERE true ${projectId ? 'AND project_id = $1' : ''}`, params);
   await db.query(
     `INSERT INTO analytics_funnel_sessions (project_id, modal, session_id, day, started_us, completed_us, methods, steps, outcomes, families, last_outcome, last_outcome_us, deposits, spans)
      ${sessionDaysSql('analytics_events', only)}
@@ -119,7 +160,7 @@ async function rebuild(db: QueryRunner | EntityManager, projectId?: string): Pro
     `INSERT INTO analytics_funnel_days (project_id, modal, method, day, metric, key, value)
      SELECT s.project_id, s.modal, c.method, s.day, c.metric, c.key, sum(c.value)
      FROM analytics_funnel_sessions s, LATERAL analytics_funnel_contribution(s.methods, s.started_us, s.completed_us, s.steps, s.outcomes, s.families) c
-     WHERE NOT s.spans ${only} GROUP BY 1, 2, 3, 4, 5, 6`,
+     WHERE NOT s.spans ${projectId ? 'AND project_id = $1' : ''} GROUP BY 1, 2, 3, 4, 5, 6`,
     params,
   );
 }

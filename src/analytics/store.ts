@@ -3,48 +3,34 @@ import type { DataSource } from 'typeorm';
 import type { AcceptedEvent } from './validate';
 import { canonicalJson } from './canonical';
 import { preparedQuery } from '../db/prepared';
-import { byBytes, FOLD_BATCH, mergedSessionsSql, SESSION_LOCK, sessionDaysSql } from './rollup';
+import { byBytes, foldPending, mergedSessionsSql, sessionDaysSql } from './rollup';
 
 /** An event's identity: its project and its canonical JSON, so a retried batch maps onto the rows it wrote. */
 const dedupeKey = (projectId: string | null, canonical: string) => hash('sha256', `${projectId ?? ''}\n${canonical}`, 'buffer');
 
 /**
- * The batch's rows stored; returned: how many were new, and their session-day rows (as JSON text, passed back
- * untouched) once their sessions are locked.
+ * A batch stored in one statement: the multi-row insert (a retried batch inserts nothing twice), and the ids of its
+ * new events that a funnel counts queued for the rollup's fold (src/analytics/rollup.ts). Returns how many were new.
  */
 const STORE_BATCH = `WITH ins AS (
     INSERT INTO analytics_events (project_id, dedupe_key, session_id, event, modal, step, outcome, reason, reason_family, funding_method, deposit_id, occurred_at, data)
     SELECT $1, * FROM unnest($2::bytea[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::timestamptz[], $13::jsonb[])
-    ON CONFLICT (dedupe_key) DO NOTHING RETURNING project_id, session_id, event, modal, step, outcome, reason_family, funding_method, deposit_id, occurred_at),
-  ${sessionDaysSql('ins').slice('WITH '.length)}
-  SELECT (SELECT count(*)::int FROM ins) AS stored, (SELECT jsonb_agg(days)::text FROM days) AS days,
-         (SELECT count(pg_advisory_xact_lock(h)) FROM (SELECT DISTINCT ${SESSION_LOCK} AS h FROM days ORDER BY 1) x) AS locked`;
+    ON CONFLICT (dedupe_key) DO NOTHING RETURNING id, modal),
+  queued AS (
+    INSERT INTO analytics_fold_queue (project_id, event_ids)
+    SELECT $1, array_agg(id) FROM ins WHERE modal IS NOT NULL HAVING $1::uuid IS NOT NULL AND count(*) > 0)
+  SELECT count(*)::int AS stored FROM ins`;
 
-/** Those rows folded into the funnel's rollup, in a statement of their own so that it reads what the last batch of their sessions left. */
-const FOLD = `WITH days AS (
-    SELECT project_id, modal, session_id, day, started_us, completed_us, methods, steps, outcomes, families, last_outcome, last_outcome_us, deposits
-    FROM jsonb_populate_recordset(NULL::analytics_funnel_sessions, $1::jsonb)),
-  ${FOLD_BATCH}
-  SELECT 1`;
-
-/**
- * Stores a batch in one transaction of two prepared statements: the multi-row insert, which also locks the sessions
- * of the rows that were new, then their rollup maintenance (so the locks are held only for that). Returns how many
- * rows were new.
- */
 export async function storeEvents(db: DataSource, projectId: string | null, events: AcceptedEvent[]): Promise<number> {
   if (!events.length) return 0;
   const col = <T>(f: (e: AcceptedEvent) => T) => events.map(f);
   // One serialization per event: the canonical text is both hashed and stored (jsonb keeps no key order of its own).
   const canonical = col((e) => canonicalJson(e.data)!);
-  return db.transaction(async (tx) => {
-    const [{ stored, days }] = await preparedQuery<{ stored: number; days: string | null }[]>(tx, STORE_BATCH, [
-      projectId, canonical.map((text) => dedupeKey(projectId, text)), col((e) => e.sessionId), col((e) => e.event), col((e) => e.modal), col((e) => e.step), col((e) => e.outcome),
-      col((e) => e.reason), col((e) => e.reasonFamily), col((e) => e.fundingMethod), col((e) => e.depositId), col((e) => e.occurredAt), canonical,
-    ]);
-    if (days) await preparedQuery(tx, FOLD, [days]);
-    return stored;
-  });
+  const [{ stored }] = await preparedQuery<{ stored: number }[]>(db, STORE_BATCH, [
+    projectId, canonical.map((text) => dedupeKey(projectId, text)), col((e) => e.sessionId), col((e) => e.event), col((e) => e.modal), col((e) => e.step), col((e) => e.outcome),
+    col((e) => e.reason), col((e) => e.reasonFamily), col((e) => e.fundingMethod), col((e) => e.depositId), col((e) => e.occurredAt), canonical,
+  ]);
+  return stored;
 }
 
 export interface FunnelQuery { projectId: string; from: Date; to: Date; modal: string; fundingMethod?: string }
@@ -175,9 +161,11 @@ const DAY_MS = 86_400_000;
  * either end is computed from the raw events (so its cost grows with the events of that part of a day) unless the
  * rest of that day holds no event of the modal (a range that ends now), when it is read as a whole day; sessions
  * seen in several of those parts are merged before they are counted. The deposits section joins the deposits that
- * the range's sessions saw to the processor's webhook events as they are now.
+ * the range's sessions saw to the processor's webhook events as they are now. The project's queued batches are
+ * folded first, so the report counts every event stored before it began.
  */
 export async function funnel(db: DataSource, q: FunnelQuery): Promise<Funnel> {
+  await foldPending(db, q.projectId);
   // A partial day counts as whole when the part outside the range holds no event of the modal (a range ending now).
   const empty = async (from: number, to: number) => from >= to || !(await db.query(
     'SELECT 1 FROM analytics_events WHERE project_id = $1 AND modal = $2 AND occurred_at >= $3 AND occurred_at < $4 LIMIT 1',

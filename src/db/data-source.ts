@@ -22,6 +22,7 @@ import { UnattributedAnalytics1765500000000 } from './migrations/1765500000000-u
 import { WebhookClaims1765600000000 } from './migrations/1765600000000-webhook-claims';
 import { FunnelRollup1765600000001 } from './migrations/1765600000001-funnel-rollup';
 import { FunnelMerge1765800000000 } from './migrations/1765800000000-funnel-merge';
+import { FunnelFoldQueue1765900000000 } from './migrations/1765900000000-funnel-fold-queue';
 
 /**
  * How long a query waits for a pooled connection (pg `connectionTimeoutMillis`, also the connect timeout) before it
@@ -69,6 +70,7 @@ export function createDataSource(url: string, poolSize = 10, timeouts: PoolTimeo
       WebhookClaims1765600000000,
       FunnelRollup1765600000001,
       FunnelMerge1765800000000,
+      FunnelFoldQueue1765900000000,
     ],
     migrationsTransactionMode: 'all',
     synchronize: false,

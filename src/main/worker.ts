@@ -15,7 +15,7 @@ async function main() {
   // Webhook attempts record themselves in short transactions that mostly wait on commits: more than the default 10.
   const db = await openDatabase(rt.databaseUrl, 20, { acquireTimeoutMs: rt.config.dbAcquireTimeoutMs });
   const client = createTemporalClient(rt.temporalAddress, rt.config.temporalNamespace);
-  const { workers, connection, claimer } = await createWorkers({
+  const { workers, connection, claimer, folder } = await createWorkers({
     address: rt.temporalAddress,
     namespace: rt.config.temporalNamespace,
     taskQueue: rt.config.taskQueue,
@@ -25,9 +25,10 @@ async function main() {
   await ensureSweeperSchedule(client, rt.config.taskQueue, rt.config.outbox.sweepSeconds, rt.config.outbox.graceSeconds);
   logger.info({ taskQueue: rt.config.taskQueue, temporal: rt.temporalAddress }, 'worker running');
   claimer.start();
+  folder.start();
   // Worker.run() installs SIGINT/SIGTERM handlers itself and drains in-flight tasks before it resolves.
   await Promise.all(workers.map((w) => w.run()));
-  await claimer.stop();
+  await Promise.all([claimer.stop(), folder.stop()]);
   await connection.close();
   await client.connection.close();
   await db.destroy();

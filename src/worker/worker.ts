@@ -2,6 +2,7 @@ import { DefaultLogger, LogLevel, NativeConnection, Runtime, Worker } from '@tem
 import { ActivityDeps, createActivities } from '../../activities';
 import { webhookTaskQueue } from '../../workflows/contracts/webhook-delivery';
 import { DeliveryClaimer } from '../webhooks/claimer';
+import { FunnelFolder } from '../analytics/folder';
 import { EndpointSlots } from '../webhooks/deliver';
 
 export interface WorkerOptions { address: string; namespace: string; taskQueue: string; deps: ActivityDeps; log: { warn(obj: object, msg: string): void } }
@@ -16,9 +17,9 @@ export function installRuntime(level: string): void {
  * Two pollers on one connection: workflows and lifecycle activities on the task queue, and webhook retry attempts
  * on their own queue with their own slots, so slow receivers can never take the slots intents need. Beside them the
  * webhook claim loop makes every delivery's first attempt from the table (src/webhooks/claimer.ts), sharing the
- * per-endpoint slots with the retry activity.
+ * per-endpoint slots with the retry activity, and the funnel's fold loop keeps its rollup (src/analytics/folder.ts).
  */
-export async function createWorkers(opts: WorkerOptions): Promise<{ workers: Worker[]; connection: NativeConnection; claimer: DeliveryClaimer }> {
+export async function createWorkers(opts: WorkerOptions): Promise<{ workers: Worker[]; connection: NativeConnection; claimer: DeliveryClaimer; folder: FunnelFolder }> {
   const connection = await NativeConnection.connect({ address: opts.address });
   const slots = new EndpointSlots(opts.deps.config.webhooks.endpointConcurrency);
   const activities = createActivities(opts.deps, slots);
@@ -34,5 +35,5 @@ export async function createWorkers(opts: WorkerOptions): Promise<{ workers: Wor
     }),
   ]);
   const claimer = new DeliveryClaimer(opts.deps.db, opts.deps.config.webhooks, slots, opts.deps.outbox, opts.log);
-  return { workers, connection, claimer };
+  return { workers, connection, claimer, folder: new FunnelFolder(opts.deps.db, opts.log) };
 }

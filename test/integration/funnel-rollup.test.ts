@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { createProject } from '../../src/projects/api-keys';
 import { funnel, funnelFromRaw, storeEvents, type FunnelQuery } from '../../src/analytics/store';
 import type { AcceptedEvent } from '../../src/analytics/validate';
-import { rebuildFunnelRollup } from '../../src/analytics/rollup';
+import { foldPending, rebuildFunnelRollup } from '../../src/analytics/rollup';
 import { emitEvent } from '../../src/webhooks/events';
 import { Api, startApi } from '../support/harness';
 
@@ -84,11 +84,15 @@ test('23.3 the funnel from the rollup equals the raw computation on random event
   );
 }, 300_000);
 
-test('23.4 a rebuild from the raw events gives the rollup that ingest kept', async () => {
+test('23.4 a rebuild from the raw events gives the rollup that the folds kept', async () => {
   const { projectId } = await createProject(api.db, 'rollup-rebuild');
   const gen = fc.sample(event, { numRuns: 200, seed: 7 });
   const events = gen.map((e, i) => accepted(e, i, 'rebuild'));
-  for (let i = 0; i < events.length; i += 37) await storeEvents(api.db, projectId, events.slice(i, i + 37));
+  for (let i = 0; i < events.length; i += 37) {
+    await storeEvents(api.db, projectId, events.slice(i, i + 37));
+    if (i % 74 === 0) await foldPending(api.db, projectId);
+  }
+  await foldPending(api.db, projectId);
   const read = async () => [
     await api.db.query('SELECT modal, method, day::text, metric, key, value::text FROM analytics_funnel_days WHERE project_id = $1 AND value <> 0 ORDER BY 1, 2, 3, 4, 5', [projectId]),
     await api.db.query('SELECT modal, session_id, day::text, spans, steps, outcomes, families, methods, deposits FROM analytics_funnel_sessions WHERE project_id = $1 ORDER BY 1, 2, 3', [projectId]),
@@ -97,4 +101,28 @@ test('23.4 a rebuild from the raw events gives the rollup that ingest kept', asy
   expect(kept[0].length).toBeGreaterThan(0);
   await rebuildFunnelRollup(api.db, projectId);
   expect(await read()).toEqual(kept);
+});
+
+test('23.3 batches stored while reports and folds run concurrently are each counted once', async () => {
+  const { projectId } = await createProject(api.db, 'rollup-concurrent');
+  const events = fc.sample(event, { numRuns: 600, seed: 11 }).map((e, i) => accepted(e, i, 'concurrent'));
+  const q: FunnelQuery = { projectId, modal: 'deposit', from: new Date(T0 - DAY), to: new Date(T0 + 6 * DAY) };
+  const batches = Array.from({ length: 30 }, (_, i) => events.slice(i * 20, i * 20 + 20));
+  // Eight senders (one batch twice), reports and the workers' loop folding all at once.
+  await Promise.all([
+    ...Array.from({ length: 8 }, async (_, sender) => {
+      for (let i = sender; i < batches.length; i += 8) await storeEvents(api.db, projectId, batches[i]);
+      await storeEvents(api.db, projectId, batches[sender]);
+    }),
+    ...Array.from({ length: 4 }, async () => {
+      for (let i = 0; i < 5; i++) await funnel(api.db, q);
+    }),
+    ...Array.from({ length: 2 }, async () => {
+      for (let i = 0; i < 10; i++) await foldPending(api.db, projectId, { wait: false });
+    }),
+  ]);
+  const folded = await funnel(api.db, q);
+  expect(folded.sessions).toBeGreaterThan(0);
+  expect(folded).toEqual(await funnelFromRaw(api.db, q));
+  expect(await api.db.query('SELECT count(*)::int AS n FROM analytics_fold_queue WHERE project_id = $1', [projectId])).toEqual([{ n: 0 }]);
 });

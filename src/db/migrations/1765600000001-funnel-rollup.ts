@@ -1,5 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
-import { rebuildFunnelRollup } from '../../analytics/rollup';
+import { rebuildTables } from '../../analytics/rollup';
 
 export class FunnelRollup1765600000001 implements MigrationInterface {
   name = 'FunnelRollup1765600000001';
@@ -55,7 +55,7 @@ export class FunnelRollup1765600000001 implements MigrationInterface {
           UNION ALL SELECT 'family_events', f.key, f.value::bigint FROM jsonb_each_text(families) f)
         SELECT m, p.metric, p.key, p.value FROM parts p, unnest(array[''] || methods) AS m
       $$`);
-    await rebuildFunnelRollup(q);
+    await rebuildTables(q);
   }
 
   async down(q: QueryRunner): Promise<void> {
