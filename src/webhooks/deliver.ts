@@ -2,6 +2,7 @@ import type { DataSource } from 'typeorm';
 import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
 import type { WebhookConfig } from '../config';
 import { queueStart, type QueuedStart } from '../outbox/outbox';
+import { preparedQuery, WITHOUT_FLUSH_WAIT } from '../db/prepared';
 import { delayAfter, unitHash } from '../../workflows/webhook-schedule';
 import { post, type SendResult } from './send';
 import { signedHeaders } from './signing';
@@ -222,8 +223,10 @@ async function finish(db: DataSource, seq: string, a: AttemptInput, f: Finish): 
   const r = f.attempt?.result;
   return db.transaction(async (tx) => {
     // The event row first, then the attempt and the delivery in the same statement (each step reads the one before).
-    const [{ counted }]: { counted: number }[] = await tx.query(
-      `WITH locked AS (SELECT seq FROM webhook_events WHERE seq = $1 FOR UPDATE),
+    // The commit need not wait for its WAL flush: a record lost in a database crash leaves the delivery pending, to be
+    // claimed and attempted again after its lease (the same webhook-id), as after a worker's crash.
+    const [{ counted }] = await preparedQuery<{ counted: number }[]>(tx,
+      `WITH locked AS (SELECT seq FROM webhook_events, ${WITHOUT_FLUSH_WAIT} WHERE seq = $1 FOR UPDATE OF webhook_events),
        attempt AS (
          INSERT INTO webhook_attempts (event_seq, endpoint_id, round, attempt, attempted_at, status_code, latency_ms, response_body, error)
          SELECT seq, $2, $6, $8, $9, $10, $11, $12, $13 FROM locked WHERE $14 ON CONFLICT DO NOTHING RETURNING 1),
@@ -250,7 +253,7 @@ async function finish(db: DataSource, seq: string, a: AttemptInput, f: Finish): 
                WHEN failing_since < now() - make_interval(secs => $5) THEN 'every attempt failed since ' || to_char(failing_since AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') END
            WHERE id = $3`, [a.endpointId, f.endpoint === 'gone', f.disableAfterSeconds ?? 0]]
         : [undefined, []];
-    await tx.query(
+    await preparedQuery(tx,
       `${health ? `WITH endpoint AS (${health})` : ''}
        UPDATE webhook_events ev SET attempts = ev.attempts + $2, status = s.status, delivered_at = CASE WHEN s.status = 'delivered' THEN s.delivered_at END
        FROM (SELECT CASE WHEN bool_or(d.status = 'pending') THEN 'pending' WHEN bool_and(d.status = 'delivered') THEN 'delivered' ELSE 'failed' END AS status,

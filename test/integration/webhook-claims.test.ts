@@ -38,7 +38,7 @@ test('23.1 a slow endpoint does not hold others: their first attempts are made a
   const slowProject = await newProject(api, 'slow');
   const slow = await receiver(() => 'hang'); // answers after the attempt timeout: as slow as a receiver gets
   await subscribe(slowProject, slow);
-  for (let i = 0; i < 30; i++) await sendTest(slowProject);
+  for (let i = 0; i < api.services.config.webhooks.endpointConcurrency + 20; i++) await sendTest(slowProject);
   await waitFor('the slow receiver saturated', async () => slow.open >= api.services.config.webhooks.endpointConcurrency, 10_000);
 
   const healthyProject = await newProject(api, 'healthy');

@@ -259,7 +259,7 @@ test("a dead receiver holds a bounded share of attempts and never delays another
   const slow = await project('slow');
   const dead = await receiver(() => 'hang');
   await subscribe(slow, dead);
-  for (let i = 0; i < 30; i++) await sendTest(slow);
+  for (let i = 0; i < api.services.config.webhooks.endpointConcurrency + 20; i++) await sendTest(slow);
   await waitFor('the dead receiver saturated', async () => dead.open >= api.services.config.webhooks.endpointConcurrency, 10_000);
 
   const healthy = await project('healthy');
