@@ -47,7 +47,7 @@ export async function benchSteps(kit: Kit, stack: Stack, spare: PrivateKeyAccoun
     { projectId, account: ops[i].sponsor, expiresAt: Math.floor(Date.now() / 1000), routeGroup: null },
   ));
   const signedOps = await Promise.all(ops.map((op, i) => sign(stack, spare[i], op as never)));
-  const verifyDeps = { orchestratorAddress: services.orchestratorAddress, compactContract: rt.config.intents.compactSigningContract, env: process.env };
+  const verifyDeps = { compactContract: rt.config.intents.compactSigningContract, env: process.env };
   steps['submit: read the stored quote'] = await median(signedOps.length, (i) => findQuote(db, BigInt(ops[i].nonce).toString(), projectId));
   steps['submit: verify (same operation as stored, sponsor signatures)'] = await median(signedOps.length, (i) => verifySubmission(signedOps[i], ops[i], 'EOA', verifyDeps));
   const starts: Parameters<typeof services.outbox.start>[0][] = [];

@@ -37,8 +37,8 @@ export function loadRuntime(env: NodeJS.ProcessEnv = process.env): Runtime {
 
 /** Where `npm start` runs its embedded PostgreSQL when DATABASE_URL is not set. */
 export const EMBEDDED_DATABASE = 'orchestrator';
-export function embeddedDatabaseUrl(config: Config, database = EMBEDDED_DATABASE): string {
-  return `postgres://postgres:postgres@127.0.0.1:${config.embeddedPgPort}/${database}`;
+function embeddedDatabaseUrl(config: Config): string {
+  return `postgres://postgres:postgres@127.0.0.1:${config.embeddedPgPort}/${EMBEDDED_DATABASE}`;
 }
 
 /** Entry points share one failure path: a clear message and a non-zero exit. */

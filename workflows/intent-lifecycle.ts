@@ -96,7 +96,7 @@ export async function runLifecycle(start: LifecycleStart, kind: 'intent' | 'bund
  * absolute times. Runs recorded before this existed replay without it (`patched`).
  */
 async function continueIfLong(start: LifecycleStart, state: IntentState, handled: number, queue: IntentEvent[]): Promise<void> {
-  if (queue.length || state.status === 'COMPLETED' || !(handled >= EVENTS_PER_RUN || workflowInfo().continueAsNewSuggested)) return;
+  if (queue.length || !(handled >= EVENTS_PER_RUN || workflowInfo().continueAsNewSuggested)) return;
   if (!patched('lifecycle-continue-as-new')) return;
   await condition(allHandlersFinished);
   // The search attributes as this run left them (its status), set explicitly rather than left to the server.

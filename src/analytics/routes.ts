@@ -135,7 +135,7 @@ export const analyticsRoutes: RouteDef[] = [
         const claims = await readToken(s.complianceSessionKey, 'analytics-report', token, s.clock());
         if (!claims) throw new ApiError(401, 'This report link is invalid or has expired');
         projectId = String(claims.pid);
-        q = { modal: String(claims.modal ?? 'deposit'), ...(['from', 'to', 'fundingMethod'] as const).reduce((o, k) => (claims[k] ? { ...o, [k]: String(claims[k]) } : o), {}) };
+        q = { modal: String(claims.modal), ...(['from', 'to', 'fundingMethod'] as const).reduce((o, k) => (claims[k] ? { ...o, [k]: String(claims[k]) } : o), {}) };
       } else {
         const key = ctx.get('x-api-key');
         const resolved = key ? await s.apiKeys.resolve(key) : null;

@@ -10,7 +10,7 @@ export function depositDeps(rt: Runtime, db: DataSource): DepositDeps {
   return {
     registry: rt.registry,
     quote: { registry: rt.registry, config: rt.config, lockTag: rt.defaultLockTag, orchestrator: fastAccount(rt.secrets.orchestratorPrivateKey), nonces: new NonceBlock(db) },
-    verify: { orchestratorAddress: rt.orchestratorAddress, compactContract: rt.config.intents.compactSigningContract, env: process.env },
+    verify: { compactContract: rt.config.intents.compactSigningContract, env: process.env },
     sessionSigner: sessionSigners(rt.secrets.orchestratorPrivateKey),
   };
 }

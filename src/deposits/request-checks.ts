@@ -11,8 +11,8 @@ type Path = (string | number)[];
  * naming `<path>.chain` / `<path>.token`; `chainNoun` is how the messages call the chain. Returns the chain id.
  */
 export function servedChainId(registry: ChainRegistry, at: { chain: string; token: string }, path: Path, chainNoun: 'chain' | 'target chain'): number {
-  const chainId = fromCaip2(at.chain);
-  if (chainId === undefined || !registry.chain(chainId)) {
+  const chainId = fromCaip2(at.chain)!; // the schema's CAIP-2 pattern is fromCaip2's
+  if (!registry.chain(chainId)) {
     throw depositError(400, `Unsupported ${chainNoun} ${at.chain}`, 'CHAIN-1', [{ message: 'is not a supported chain', path: [...path, 'chain'], code: 'CHAIN-1' }]);
   }
   if (!registry.token(chainId, at.token)) {

@@ -84,8 +84,6 @@ export async function forgetWithdrawalQuote(db: DataSource, account: string, pro
   );
 }
 
-const checksummed = (a: string | null) => (a ? getAddress(a) : null);
-
 /** The hosted product's record (README: Deposit processor → GET /deposits). */
 export function presentDeposit(r: DepositRow) {
   return {
@@ -109,7 +107,7 @@ export function presentDeposit(r: DepositRow) {
     errorCode: r.error_code,
     intentId: r.intent_id,
     attempts: r.attempts,
-    refund: r.refund_recipient ? { recipient: checksummed(r.refund_recipient), intentId: r.refund_intent_id, transactionHash: r.refund_tx_hash } : null,
+    refund: r.refund_recipient ? { recipient: getAddress(r.refund_recipient), intentId: r.refund_intent_id, transactionHash: r.refund_tx_hash } : null,
     createdAt: r.created_at.toISOString(),
     completedAt: iso(r.completed_at),
   };

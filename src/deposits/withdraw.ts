@@ -60,7 +60,7 @@ export async function withdraw(ctx: Context, s: Services, w: WithdrawRequest): P
     await s.db.query('UPDATE deposit_withdrawals SET intent_id = $3 WHERE account = $1 AND nonce = $2 AND project_id = $4 AND intent_id IS NULL', [account.address, w.nonce, BigInt(quote.value.intentOp.nonce).toString(), projectId]);
     intentId = (await s.db.query('SELECT intent_id FROM deposit_withdrawals WHERE account = $1 AND nonce = $2 AND project_id = $3', [account.address, w.nonce, projectId]))[0].intent_id as string;
   }
-  const verify = { orchestratorAddress: s.orchestratorAddress, compactContract: s.config.intents.compactSigningContract, env: process.env };
+  const verify = { compactContract: s.config.intents.compactSigningContract, env: process.env };
   let submitted: Awaited<ReturnType<typeof signAndSubmit>>;
   try {
     submitted = await signAndSubmit(s.db, s.config, verify, signer, projectId, intentId);

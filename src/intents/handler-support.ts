@@ -19,7 +19,7 @@ export const quoteDeps = (s: Services): QuoteDeps => ({ registry: s.registry, co
 export const submitDeps = (s: Services): SubmitDeps => ({
   db: s.db,
   outbox: s.outbox,
-  verify: { orchestratorAddress: s.orchestratorAddress, compactContract: s.config.intents.compactSigningContract, env: process.env },
+  verify: { compactContract: s.config.intents.compactSigningContract, env: process.env },
   fillGraceSeconds: s.config.intents.fillGraceSeconds,
   onStart() {
     s.metrics.workflowStarts.inc({ workflow: intentWorkflowType });

@@ -51,7 +51,7 @@ export interface SubmitDeps extends AcceptDeps {
   startDeferred(id: string): (err: unknown) => void;
 }
 
-export interface SubmitResult { id: string; status: string; dryRun: boolean; started: boolean }
+export interface SubmitResult { id: string; status: string; dryRun: boolean }
 
 /**
  * A submit request: the core's submit, answered once it has committed; the lifecycle start follows (Outbox.startSoon),
@@ -59,11 +59,11 @@ export interface SubmitResult { id: string; status: string; dryRun: boolean; sta
  */
 export async function submitIntent(deps: SubmitDeps, projectId: string, id: string, sign: (stored: IntentOp) => SignedIntentOp): Promise<SubmitResult> {
   const { status, start } = await submitSignedIntent(deps, projectId, id, sign);
-  if (status === 'VERIFIED') return { id, status, dryRun: true, started: false };
+  if (status === 'VERIFIED') return { id, status, dryRun: true };
   crashPoint('submit-after-commit');
   if (start) {
     deps.onStart(id);
     deps.outbox.startSoon(start, deps.startDeferred(id));
   }
-  return { id, status, dryRun: false, started: !!start };
+  return { id, status, dryRun: false };
 }

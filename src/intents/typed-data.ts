@@ -5,7 +5,6 @@ import { members } from '../signatures/eip712-members';
 
 /** Domains and type sets exactly as @rhinestone/sdk 1.x builds them (execution/compact.js, permit2.js, singleChainOps.js). */
 export const PERMIT2_ADDRESS = '0x000000000022D473030F116dDEE9F6B43aC78BA3';
-export const DEFAULT_COMPACT_SIGNING_CONTRACT = '0x73d2dc0c21fca4ec1601895d50df7f5624f07d3f';
 
 const MANDATE_TYPES = {
   Mandate: members('Target target,uint128 minGas,Op originOps,Op destOps,bytes32 q'),

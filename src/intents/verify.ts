@@ -14,7 +14,7 @@ const signedPart = (op: IntentOp) => canonicalize({
   elements: op.elements, signedMetadata: op.signedMetadata, serverSignature: op.serverSignature,
 });
 
-export interface VerifyDeps { orchestratorAddress: string; compactContract: string; env: NodeJS.ProcessEnv }
+export interface VerifyDeps { compactContract: string; env: NodeJS.ProcessEnv }
 
 /**
  * A submission is accepted only if it is the operation we quoted and every origin signature and the destination

@@ -251,7 +251,7 @@ async function finish(db: DataSource, seq: string, a: AttemptInput, f: Finish): 
              disabled_at = CASE WHEN disabled_at IS NULL AND ($4 OR failing_since < now() - make_interval(secs => $5)) THEN now() ELSE disabled_at END,
              disabled_reason = CASE WHEN disabled_at IS NOT NULL THEN disabled_reason WHEN $4 THEN 'the receiver answered 410 Gone'
                WHEN failing_since < now() - make_interval(secs => $5) THEN 'every attempt failed since ' || to_char(failing_since AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') END
-           WHERE id = $3`, [a.endpointId, f.endpoint === 'gone', f.disableAfterSeconds ?? 0]]
+           WHERE id = $3`, [a.endpointId, f.endpoint === 'gone', f.disableAfterSeconds]]
         : [undefined, []];
     await preparedQuery(tx,
       `${health ? `WITH endpoint AS (${health})` : ''}

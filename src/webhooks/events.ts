@@ -28,8 +28,6 @@ export interface EventRecord {
   test?: true;
 }
 
-export const deliveryWorkflowId = (eventId: string, round: number) => `webhook-${eventId}-${round}`;
-
 const newEventId = () => `evt_${randomBytes(16).toString('base64url')}`;
 
 /**

@@ -5,7 +5,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import type { ChainRegistry } from '../chains/registry';
 import type { Config } from '../config';
 import { InsufficientBalance, releaseAfterExpiry, reserve, settleOnClaim } from '../ledger/ledger';
-import { allocateNonce } from '../ledger/nonces';
+import { allocateWithdrawalNonce } from '../ledger/nonces';
 import { queueStart, type QueuedStart } from '../outbox/outbox';
 import { lockProvenAccount, proveAccount } from '../projects/accounts';
 import { withdrawalWorkflowId, withdrawalWorkflowType, type WithdrawalClaim } from '../../workflows/contracts/withdrawal';
@@ -155,7 +155,7 @@ async function allocate(tx: EntityManager, req: WithdrawalRequest, projectId: st
     if (forced.length) throw new Refusal(`A forced withdrawal is ${forced[0].status} for lock ${tokenId(lockTag, token)}; the allocator no longer allocates it`);
   }
 
-  const nonce = await allocateNonce(tx, account, 'withdrawal');
+  const nonce = await allocateWithdrawalNonce(tx, account);
   const locks: Lock[] = [...byToken].map(([token, portions]) => ({ lockTag, token: token as `0x${string}`, amount: portions.reduce((s, p) => s + p.amount, 0n) }));
   await reserve(tx, { kind: 'withdrawal', id: nonce.toString() }, account, locks.map((l) => ({ chainId: req.chainId, token: l.token.toLowerCase(), lockTag, amount: l.amount.toString() })));
 

@@ -78,6 +78,7 @@ export default async function globalSetup(): Promise<void> {
     WEBHOOK_RETRY_DELAYS: '1,1,1', // four attempts, a second apart: retries and exhaustion in seconds
     WEBHOOK_TIMEOUT_SECONDS: '2', // a receiver that never answers fails an attempt after 2 s
     WEBHOOK_CLAIM_LEASE_SECONDS: '1', // a first attempt whose worker was killed is claimed again 3 s after its claim
+    WEBHOOK_ENDPOINT_CONCURRENCY: '10', // a hanging receiver is saturated (and its attempts time out) with few events
     DEPOSIT_MIN_USD: '1',
     DEPOSIT_EXPECTED_SECONDS: '2', // deposit-delayed after 2 s without a bridge
     DEPOSIT_BRIDGE_EXPECTED_SECONDS: '3', // bridge-delayed after 3 s without a settled intent
