@@ -4,7 +4,8 @@ import { funnel, funnelFromRaw, storeEvents, type FunnelQuery } from '../../src/
 import type { AcceptedEvent } from '../../src/analytics/validate';
 import { foldPending, rebuildFunnelRollup } from '../../src/analytics/rollup';
 import { emitEvent } from '../../src/webhooks/events';
-import { Api, startApi } from '../support/harness';
+import { waitFor } from '../../src/dev/processes';
+import { Api, killWorkers, startApi, startWorker } from '../support/harness';
 
 let api: Api;
 beforeAll(async () => {
@@ -84,6 +85,13 @@ test('23.3 the funnel from the rollup equals the raw computation on random event
   );
 }, 300_000);
 
+/** A project's rollup tables as rows. */
+const rollupOf = async (projectId: string) => [
+  await api.db.query('SELECT modal, method, day::text, metric, key, value::text FROM analytics_funnel_days WHERE project_id = $1 AND value <> 0 ORDER BY 1, 2, 3, 4, 5', [projectId]),
+  await api.db.query('SELECT modal, session_id, day::text, spans, steps, outcomes, families, methods, deposits FROM analytics_funnel_sessions WHERE project_id = $1 ORDER BY 1, 2, 3', [projectId]),
+];
+const queued = async (projectId: string) => (await api.db.query('SELECT count(*)::int AS n FROM analytics_fold_queue WHERE project_id = $1', [projectId]))[0].n as number;
+
 test('23.4 a rebuild from the raw events gives the rollup that the folds kept', async () => {
   const { projectId } = await createProject(api.db, 'rollup-rebuild');
   const gen = fc.sample(event, { numRuns: 200, seed: 7 });
@@ -93,14 +101,10 @@ test('23.4 a rebuild from the raw events gives the rollup that the folds kept', 
     if (i % 74 === 0) await foldPending(api.db, projectId);
   }
   await foldPending(api.db, projectId);
-  const read = async () => [
-    await api.db.query('SELECT modal, method, day::text, metric, key, value::text FROM analytics_funnel_days WHERE project_id = $1 AND value <> 0 ORDER BY 1, 2, 3, 4, 5', [projectId]),
-    await api.db.query('SELECT modal, session_id, day::text, spans, steps, outcomes, families, methods, deposits FROM analytics_funnel_sessions WHERE project_id = $1 ORDER BY 1, 2, 3', [projectId]),
-  ];
-  const kept = await read();
+  const kept = await rollupOf(projectId);
   expect(kept[0].length).toBeGreaterThan(0);
   await rebuildFunnelRollup(api.db, projectId);
-  expect(await read()).toEqual(kept);
+  expect(await rollupOf(projectId)).toEqual(kept);
 });
 
 test('23.3 batches stored while reports and folds run concurrently are each counted once', async () => {
@@ -124,5 +128,21 @@ test('23.3 batches stored while reports and folds run concurrently are each coun
   const folded = await funnel(api.db, q);
   expect(folded.sessions).toBeGreaterThan(0);
   expect(folded).toEqual(await funnelFromRaw(api.db, q));
-  expect(await api.db.query('SELECT count(*)::int AS n FROM analytics_fold_queue WHERE project_id = $1', [projectId])).toEqual([{ n: 0 }]);
+  expect(await queued(projectId)).toBe(0);
 });
+
+test('23.4 the workers fold queued batches without any report, through a kill -9 of the worker, into the rollup a rebuild gives', async () => {
+  const { projectId } = await createProject(api.db, 'rollup-worker');
+  const events = fc.sample(event, { numRuns: 400, seed: 5 }).map((e, i) => accepted(e, i, 'worker'));
+  for (let i = 0; i < 200; i += 20) await storeEvents(api.db, projectId, events.slice(i, i + 20));
+  killWorkers(api.env);
+  // Batches stored while no worker runs stay queued for the next one.
+  for (let i = 200; i < 400; i += 20) await storeEvents(api.db, projectId, events.slice(i, i + 20));
+  expect(await queued(projectId)).toBeGreaterThan(0);
+  startWorker(api.env);
+  await waitFor('the restarted worker folded the queue', async () => (await queued(projectId)) === 0, 60_000);
+  const kept = await rollupOf(projectId);
+  expect(kept[1].length).toBeGreaterThan(0);
+  await rebuildFunnelRollup(api.db, projectId);
+  expect(await rollupOf(projectId)).toEqual(kept);
+}, 90_000);
