@@ -144,13 +144,23 @@ const PROCESSED_TYPES = ['deposit-received', 'bridge-started', 'bridge-delayed',
 const processedAs = (type: string | undefined) =>
   type === undefined ? 'unknown' : type === 'bridge-complete' ? 'completed' : type === 'deposit-refunded' ? 'refunded' : type === 'bridge-failed' || type === 'deposit-rejected' ? 'failed' : 'processing';
 
-/** percentile_cont as PostgreSQL computes it (float8 interpolation between the two nearest rows). */
-function percentileCont(sorted: number[], p: number): number | null {
-  if (!sorted.length) return null;
-  const at = p * (sorted.length - 1);
+/**
+ * percentile_cont as PostgreSQL computes it (float8 interpolation between the two nearest rows), over a multiset
+ * given as (value, count) pairs: the rows are never spelled out, so the cost grows with the distinct values, not
+ * with the sessions.
+ */
+function percentileCont(counts: [value: number, count: number][], total: number, p: number): number | null {
+  if (!total) return null;
+  const at = p * (total - 1);
   const lo = Math.floor(at);
   const hi = Math.ceil(at);
-  return lo === hi ? sorted[lo] : sorted[lo] + (sorted[hi] - sorted[lo]) * (at - lo);
+  // The value of row i (0-based) in ascending order.
+  const row = (i: number) => {
+    let seen = 0;
+    for (const [value, count] of counts) if ((seen += count) > i) return value;
+    throw new Error(`row ${i} of ${total}`);
+  };
+  return lo === hi ? row(lo) : row(lo) + (row(hi) - row(lo)) * (at - lo);
 }
 
 const DAY_MS = 86_400_000;
@@ -229,7 +239,8 @@ export async function funnel(db: DataSource, q: FunnelQuery): Promise<Funnel> {
     .map(([step, n]) => ({ step, n, at: position(step, n) }))
     .sort((a, b) => a.at - b.at || byBytes(a.step, b.step))
     .map(({ step, n }) => ({ step, sessions: Number(n), conversion: entered ? round(Number(n) / entered)! : 0, dropOff: Number(metric('step_drop').get(step) ?? 0n) }));
-  const durations = [...metric('duration_us')].flatMap(([us, n]) => Array<number>(Number(n)).fill(Number(us) / 1e6)).sort((a, b) => a - b);
+  const durations = [...metric('duration_us')].filter(([, n]) => n > 0n).map(([us, n]): [number, number] => [Number(us) / 1e6, Number(n)]).sort(([a], [b]) => a - b);
+  const completed = durations.reduce((sum, [, n]) => sum + n, 0);
   const outcomeEvents = [...metric('outcome_events')].filter(([, n]) => n > 0n).sort(([a, x], [b, y]) => (x === y ? byBytes(a, b) : x > y ? -1 : 1));
   const families = (outcome: string) => [...metric('family_events')]
     .filter(([k, n]) => n > 0n && k.startsWith(`${outcome}/`))
@@ -260,7 +271,7 @@ export async function funnel(db: DataSource, q: FunnelQuery): Promise<Funnel> {
     outcomes: Object.fromEntries(outcomeEvents.map(([o]) => [o, Number(metric('outcome_sessions').get(o) ?? 0n)])),
     failures: families('failed'),
     friction: families('friction'),
-    timeToComplete: { sessions: durations.length, p50Seconds: round(percentileCont(durations, 0.5)), p90Seconds: round(percentileCont(durations, 0.9)) },
+    timeToComplete: { sessions: completed, p50Seconds: round(percentileCont(durations, completed, 0.5)), p90Seconds: round(percentileCont(durations, completed, 0.9)) },
     deposits: { observed: seen.size, byOutcome: sortOutcomes([...pairs.values()]) },
   });
 }
