@@ -23,6 +23,7 @@ import { WebhookClaims1765600000000 } from './migrations/1765600000000-webhook-c
 import { FunnelRollup1765600000001 } from './migrations/1765600000001-funnel-rollup';
 import { FunnelMerge1765800000000 } from './migrations/1765800000000-funnel-merge';
 import { FunnelFoldQueue1765900000000 } from './migrations/1765900000000-funnel-fold-queue';
+import { WebhookDueByEndpoint1766000000000 } from './migrations/1766000000000-webhook-due-by-endpoint';
 
 /**
  * How long a query waits for a pooled connection (pg `connectionTimeoutMillis`, also the connect timeout) before it
@@ -71,6 +72,7 @@ export function createDataSource(url: string, poolSize = 10, timeouts: PoolTimeo
       FunnelRollup1765600000001,
       FunnelMerge1765800000000,
       FunnelFoldQueue1765900000000,
+      WebhookDueByEndpoint1766000000000,
     ],
     migrationsTransactionMode: 'all',
     synchronize: false,

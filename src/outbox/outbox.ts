@@ -137,6 +137,8 @@ export class Outbox {
   /** Started workflows whose rows are still to be deleted, and the batch that will delete them. */
   private cleared: string[] = [];
   private clearing?: Promise<void>;
+  /** Signal deliveries under way, some of them not awaited by anyone (a request answered before them). */
+  private readonly delivering = new Set<Promise<unknown>>();
 
   constructor(private readonly db: DataSource, private readonly temporal: Client, private readonly taskQueue: string, private readonly options: OutboxOptions) {}
 
@@ -165,10 +167,15 @@ export class Outbox {
     return this.starting.size;
   }
 
-  /** Waits for the starts and row deletions under way (a stopping process calls this before closing its clients). */
+  /**
+   * Waits for the starts, signals and row deletions under way (a stopping process calls this before closing its
+   * clients: a call cut off by the close would leave the gRPC client's retry timer firing on a closed channel).
+   */
   async drain(): Promise<void> {
-    // A start that finishes meanwhile queues its row's delete: wait until nothing is left.
-    while (this.starting.size || this.clearing) await Promise.allSettled([...this.starting.values(), this.clearing]);
+    // A start or signal that finishes meanwhile queues its row's delete: wait until nothing is left.
+    while (this.starting.size || this.delivering.size || this.clearing) {
+      await Promise.allSettled([...this.starting.values(), ...this.delivering, this.clearing]);
+    }
   }
 
   private launch(start: QueuedStart): Promise<void> {
@@ -222,7 +229,9 @@ export class Outbox {
    * failure is thrown once every row is settled. Returns how many were delivered.
    */
   async deliver(signals: QueuedSignal[]): Promise<number> {
-    const { delivered, failures } = await this.settle(signals);
+    const settling = this.settle(signals);
+    this.delivering.add(settling);
+    const { delivered, failures } = await settling.finally(() => this.delivering.delete(settling));
     if (failures.length) throw failures[0];
     return delivered;
   }

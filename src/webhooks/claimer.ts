@@ -3,7 +3,8 @@ import type { PoolClient, Pool } from 'pg';
 import type { WebhookConfig } from '../config';
 import type { Outbox } from '../outbox/outbox';
 import { attemptClaimed, type Claim, type EndpointSlots } from './deliver';
-import { preparedQuery, WITHOUT_FLUSH_WAIT } from '../db/prepared';
+import { preparedQuery } from '../db/prepared';
+import { CLAIM_SQL, claimValues } from './claims';
 
 /** The channel a recorded delivery round notifies (with its transaction's commit), so a claim loop wakes at once. */
 export const DUE_CHANNEL = 'webhook_due';
@@ -127,18 +128,8 @@ export class DeliveryClaimer {
       ? async (text: string, values: unknown[]) => (await this.listener!.query<Claim>({ name: CLAIM_STATEMENT, text, values })).rows
       : async (text: string, values: unknown[]) => (await preparedQuery<[Claim[], number]>(this.db, text, values))[0]; // typeorm: [rows, count] for an UPDATE
     const claimed = await query(
-      `WITH due AS (
-         SELECT event_seq, endpoint_id FROM webhook_deliveries
-         WHERE status = 'pending' AND workflow_id IS NULL AND next_attempt_at <= now() AND NOT (endpoint_id = ANY($3::uuid[]))
-         ORDER BY next_attempt_at, event_seq LIMIT $1 FOR UPDATE SKIP LOCKED),
-       ranked AS (SELECT event_seq, endpoint_id, row_number() OVER (PARTITION BY endpoint_id ORDER BY event_seq) AS n FROM due)
-       UPDATE webhook_deliveries d SET next_attempt_at = now() + make_interval(secs => $2)
-       FROM ranked r, webhook_events e, webhook_endpoints en, ${WITHOUT_FLUSH_WAIT}
-       WHERE d.event_seq = r.event_seq AND d.endpoint_id = r.endpoint_id AND e.seq = d.event_seq AND en.id = d.endpoint_id
-         AND r.n + coalesce(($4::jsonb ->> d.endpoint_id::text)::int, 0) <= $5
-       RETURNING e.event_id AS "eventId", d.endpoint_id AS "endpointId", d.round, e.seq, e.project_id, e.type, e.payload, e.test, e.created_at,
-         en.url, en.secret, en.previous_secret, coalesce(en.previous_secret_expires_at > now(), false) AS previous_live, en.disabled_at, en.removed_at`,
-      [limit, this.config.timeoutSeconds + this.config.claimLeaseSeconds, full, JSON.stringify(inFlight), this.slots.perEndpoint],
+      CLAIM_SQL,
+      claimValues({ limit, leaseSeconds: this.config.timeoutSeconds + this.config.claimLeaseSeconds, full, inFlight, share: this.slots.perEndpoint }),
     );
     for (const c of claimed) {
       // A retry activity may have taken the endpoint's last slot meanwhile: the delivery goes back to the table.

@@ -196,6 +196,16 @@ test('wait=true answers after every lifecycle signal of the batch was delivered'
   await until('PRECONFIRMED', async () => ((await statusOf(id)) === 'PRECONFIRMED' ? true : undefined));
 });
 
+test('a stopping process drains the signals of a batch it answered before delivering them (no call left to a closed client)', async () => {
+  const { id, signedIntentOp } = await signedQuote(await funded());
+  await call(api, 'POST', '/intent-operations', { body: { signedIntentOp } });
+  await api.services.outbox.drain();
+  // Without wait=true the answer goes before the signal: drain is what a stopping API awaits before closing Temporal.
+  expect((await ingest(api, [{ id: eventId(), type: 'preconfirmation', chainId: 42161, nonce: id }])).status).toBe(200);
+  await api.services.outbox.drain();
+  expect(await api.db.query('SELECT workflow_id FROM signal_outbox WHERE workflow_id = $1', [`intent-${id}`])).toEqual([]);
+});
+
 test('a claimed reservation is released only when a balance snapshot at or after the claim block arrives', async () => {
   const account = await funded('5000000', '10');
   const { id, signedIntentOp } = await signedQuote(account);

@@ -3,6 +3,7 @@ import { waitFor } from '../../src/dev/processes';
 import { Api, call, killWorkers, startApi, startWorker } from '../support/harness';
 import { suiteReceivers, type Behaviour } from '../support/receiver';
 import { newProject, subscribe, type Project } from '../support/projects';
+import { CLAIM_SQL, claimValues } from '../../src/webhooks/claims';
 
 /** First attempts come from the worker's claim loop (src/webhooks/claimer.ts); Temporal only runs retries that wait. */
 const DP = '/deposit-processor';
@@ -53,6 +54,52 @@ test('23.1 a slow endpoint does not hold others: their first attempts are made a
     await waitFor(`event ${id} delivered`, async () => (await event(healthyProject, id)).status === 'delivered', 10_000);
     expect(await event(healthyProject, id)).toMatchObject({ status: 'delivered', attempts: 1 });
     expect(await anyWorkflow(id, endpointId)).toBe(false);
+  }
+});
+
+/** Rows the plan read from webhook_deliveries: what each node over it returned or filtered out, over its loops. */
+function deliveryRowsRead(node: Record<string, unknown>): number {
+  const own = node['Relation Name'] === 'webhook_deliveries'
+    ? (Number(node['Actual Rows']) + Number(node['Rows Removed by Filter'] ?? 0) + Number(node['Rows Removed by Index Recheck'] ?? 0)) * Number(node['Actual Loops'])
+    : 0;
+  return own + ((node.Plans as Record<string, unknown>[] | undefined) ?? []).reduce((sum, child) => sum + deliveryRowsRead(child), 0);
+}
+
+test('23.1 the claim reads none of the backlog of an endpoint at its share: beside 3,000 of its rows, another endpoint\'s 5 are claimed reading fewer than 50', async () => {
+  const share = api.services.config.webhooks.endpointConcurrency;
+  // In a transaction rolled back at the end: the worker's claim loop never sees these rows.
+  const runner = api.db.createQueryRunner();
+  await runner.startTransaction();
+  try {
+    const [{ id: busy }, { id: other }] = await runner.query(
+      `INSERT INTO webhook_endpoints (project_id, url, secret) SELECT $1, 'https://example.com/hook', 'whsec_x' FROM generate_series(1, 2) RETURNING id`,
+      [api.projectId],
+    );
+    const backlog = async (endpointId: string, n: number, tag: string) => runner.query(
+      `WITH e AS (INSERT INTO webhook_events (event_id, project_id, idempotency_key, type, payload, status)
+         SELECT 'evt_claimcost_' || $3 || '_' || g, $1, 'claimcost:' || $3 || ':' || g, 'deposit-received', '{}', 'pending' FROM generate_series(1, $2) g
+         RETURNING seq)
+       INSERT INTO webhook_deliveries (event_seq, endpoint_id, round, status, next_attempt_at)
+       SELECT seq, $4, 1, 'pending', now() - interval '1 minute' FROM e`,
+      [api.projectId, n, tag, endpointId],
+    );
+    await backlog(other, 5, 'other');
+    await backlog(busy, 3000, 'busy');
+    await runner.query('ANALYZE webhook_deliveries'); // as autovacuum would: it counts this transaction's rows
+    // Every endpoint but the other one at its share: the busy one, and any an earlier test left with due deliveries.
+    const full = ((await runner.query(`SELECT DISTINCT endpoint_id FROM webhook_deliveries WHERE status = 'pending' AND endpoint_id <> $1`, [other])) as { endpoint_id: string }[]).map((r) => r.endpoint_id);
+    const args = claimValues({ limit: 200, leaseSeconds: 30, full, inFlight: Object.fromEntries(full.map((id) => [id, share])), share });
+    await runner.query('SAVEPOINT claim');
+    const [{ 'QUERY PLAN': [plan] }] = await runner.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${CLAIM_SQL}`, args);
+    await runner.query('ROLLBACK TO SAVEPOINT claim');
+    const [claimed] = (await runner.query(CLAIM_SQL, args)) as [{ endpointId: string }[], number]; // typeorm: [rows, count] for an UPDATE
+    // The other endpoint's five are claimed, and the busy endpoint's 3,000 rows are not read (a scan in due order
+    // read every one of them on every claim).
+    expect(claimed.map((c) => c.endpointId)).toEqual(Array(5).fill(other));
+    expect(deliveryRowsRead(plan.Plan)).toBeLessThan(50);
+  } finally {
+    await runner.rollbackTransaction();
+    await runner.release();
   }
 });
 

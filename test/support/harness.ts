@@ -4,11 +4,11 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { DataSource } from 'typeorm';
 import type { Client } from '@temporalio/client';
-import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { openDatabase } from '../../src/db/data-source';
 import { spawnEntry } from '../../src/dev/processes';
 import { createApp } from '../../src/http/app';
 import { createServices, Services } from '../../src/http/services';
+import { createTemporalClient } from '../../src/temporal/client';
 import { createLogger } from '../../src/logger';
 import { createProject } from '../../src/projects/api-keys';
 import { loadRuntime } from '../../src/runtime';
@@ -31,8 +31,7 @@ export async function startApi(): Promise<Api> {
   const env = readTestEnv();
   const rt = loadRuntime({ ...process.env, ...env.env });
   const db = await openDatabase(env.databaseUrl, 4);
-  const temporalEnv = await TestWorkflowEnvironment.createFromExistingServer({ address: env.temporalAddress, namespace: 'default' });
-  const temporal = temporalEnv.client;
+  const temporal = createTemporalClient(env.temporalAddress, 'default');
   const services = createServices(rt, db, temporal, createLogger('silent', 'test'));
   const server: Server = createApp(services).listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -50,7 +49,7 @@ export async function startApi(): Promise<Api> {
       server.close();
       await once(server, 'close');
       await services.outbox.drain();
-      await temporalEnv.teardown();
+      await temporal.connection.close();
       await services.rateLimits.close();
       await db.destroy();
     },
