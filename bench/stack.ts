@@ -47,6 +47,10 @@ export async function startStack(cleanup: Kit['cleanup']): Promise<Stack> {
     NODE_ENV: 'test', DATA_DIR: dataDir, DATABASE_URL: withDatabase(adminUrl, database), TEMPORAL_ADDRESS: temporal.address,
     TEMPORAL_TASK_QUEUE: `bench-${randomBytes(3).toString('hex')}`, LOG_LEVEL: 'error',
     RATE_LIMIT_RPS: '1000000', // measured with the quota check on every call (as in production) but never hit
+    // A day's fill window: the deadlines of the thousands of intents the request rounds submit (each a workflow start,
+    // tasks and activities, in bursts as they were submitted) would otherwise fire ten minutes later, in the middle of
+    // the webhook and funnel measurements.
+    INTENT_FILL_WINDOW_SECONDS: '86400',
   };
   const rt = loadRuntime({ ...process.env, ...env });
   const appEnv = { ...env, ...secretsEnv(rt) };
