@@ -90,9 +90,10 @@ async function main() {
     console.log(lines.join('\n'));
     return;
   }
-  // The webhook section first, on a fresh stack: after the request rounds, their thousands of intents' lifecycles
-  // (workflow tasks, activities, the outbox) kept the machine busy in bursts, and one round's p99 swung from 15 to 370 ms
-  // in both of its conditions. Analytics last: its 10,000,000-event load would weigh on everything after it.
+  // The webhook section first, on a fresh stack: run after the request rounds (thousands of intents and their
+  // lifecycles), one round of its slow-receiver comparison had a p99 anywhere from 15 to 370 ms in both conditions,
+  // against 15 to 45 ms (a spike or two aside) on a fresh stack. Analytics last: its 10,000,000-event load would weigh
+  // on everything after it.
   const webhookLines = await webhooks();
   const rounds = await requestRounds(kit, stack);
   const analyticsLines = await analytics();
