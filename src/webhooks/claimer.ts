@@ -4,7 +4,7 @@ import type { WebhookConfig } from '../config';
 import type { Outbox } from '../outbox/outbox';
 import { attemptClaimed, type Claim, type EndpointSlots } from './deliver';
 import { preparedQuery } from '../db/prepared';
-import { CLAIM_SQL, claimValues } from './claims';
+import { CLAIM_SQL, claimValues, waitingAfterClaim, wakes, type Waiting } from './claims';
 
 /** The channel a recorded delivery round notifies (with its transaction's commit), so a claim loop wakes at once. */
 export const DUE_CHANNEL = 'webhook_due';
@@ -35,8 +35,8 @@ export class DeliveryClaimer {
   private wake?: () => void;
   /** woken while claiming: look again before sleeping */
   private poked = false;
-  /** the last claim left due deliveries behind (a cap was reached): a finishing attempt wakes the loop */
-  private saturated = false;
+  /** the finishing attempts that wake the loop: any while a claim runs, then as `waitingAfterClaim` says */
+  private waiting: Waiting = 'any';
   private readonly attempts = new Set<Promise<void>>();
   private loop?: Promise<void>;
 
@@ -72,20 +72,17 @@ export class DeliveryClaimer {
       await this.listen();
       const free = this.config.concurrency - this.slots.total;
       let more = false; // the claim took all it could: more may be due
-      let capped = false; // it left out endpoints at their share
       if (free > 0) {
         // An attempt that finishes while the claim runs frees a slot the claim did not count on: it wakes the loop.
-        this.saturated = true;
+        this.waiting = 'any';
         try {
-          const claimed = await this.claim(free);
-          more = claimed.count === free;
-          capped = claimed.capped;
+          more = (await this.claim(free)) === free;
         } catch (err) {
           this.log.warn({ err }, 'webhook claim failed; retried on the next poll');
         }
       }
-      // At a cap (every slot, or an endpoint's share, taken), a finishing attempt wakes the loop.
-      this.saturated = free <= 0 || more || capped || this.slots.snapshot().full.length > 0;
+      // An endpoint left out at its share is at its share still (one that freed a slot meanwhile woke the loop).
+      this.waiting = waitingAfterClaim(free <= 0 || more, this.slots.snapshot().full);
       if (more || this.poked) continue;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, POLL_MS);
@@ -119,9 +116,9 @@ export class DeliveryClaimer {
 
   /**
    * Claims up to `limit` due deliveries, no endpoint past its share in this process, and starts their attempts (the
-   * claim returns what each sends). Returns how many it claimed, and whether it left endpoints out at their share.
+   * claim returns what each sends). Returns how many it claimed.
    */
-  private async claim(limit: number): Promise<{ count: number; capped: boolean }> {
+  private async claim(limit: number): Promise<number> {
     const { inFlight, full } = this.slots.snapshot();
     // On the listening connection when there is one: a claim never queues behind the attempts' own statements.
     const query = this.listener
@@ -136,7 +133,7 @@ export class DeliveryClaimer {
       if (this.slots.tryTake(c.endpointId)) this.attempt(c);
       else void this.release(c);
     }
-    return { count: claimed.length, capped: full.length > 0 };
+    return claimed.length;
   }
 
   private attempt(c: Claim): void {
@@ -145,7 +142,7 @@ export class DeliveryClaimer {
       if (!held) return;
       held = false;
       this.slots.give(c.endpointId);
-      if (this.saturated) this.poke();
+      if (wakes(this.waiting, c.endpointId)) this.poke();
     };
     const run = attemptClaimed(this.db, this.config, c, sent)
       .then((start) => start && this.outbox.start(start).catch(() => undefined)) // else the outbox sweeper starts it

@@ -47,3 +47,15 @@ export const CLAIM_SQL = `WITH RECURSIVE endpoints AS (
     en.url, en.secret, en.previous_secret, coalesce(en.previous_secret_expires_at > now(), false) AS previous_live, en.disabled_at, en.removed_at`;
 
 export const claimValues = (a: ClaimArgs): unknown[] => [a.limit, a.leaseSeconds, a.full, JSON.stringify(a.inFlight), a.share];
+
+/**
+ * Which finishing attempts wake the claim loop once a claim is done: any, when the total cut the claim short (no slot
+ * was free, or it took all it could); else only those of the endpoints left at their share, whose due deliveries wait
+ * for a slot of their own. Waking for any other would claim again for nothing: with one slow endpoint at its share,
+ * every other endpoint's finishing attempt would cost a claim.
+ */
+export type Waiting = 'any' | ReadonlySet<string>;
+
+export const waitingAfterClaim = (totalReached: boolean, full: string[]): Waiting => (totalReached ? 'any' : new Set(full));
+
+export const wakes = (waiting: Waiting, endpointId: string): boolean => waiting === 'any' || waiting.has(endpointId);
