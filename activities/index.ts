@@ -26,7 +26,7 @@ export function createActivities(deps: ActivityDeps, slots = new EndpointSlots(d
     },
     releaseIntent: async (id: string, kind?: LifecycleKind) => {
       await releaseIntent(db, id, kind);
-      if (kind !== 'bundle') await reportIntentToDeposit(db, deps.outbox, id, RELEASED); // a deposit's failed intent is final: its next attempt may spend once a snapshot frees the funds
+      if (kind !== 'bundle') await reportIntentToDeposit(db, deps.outbox, id, RELEASED); // its deposit asks the ledger again whether the intent is final
     },
     finishWithdrawal: (nonce: string, status: WithdrawalOutcome, claim?: WithdrawalClaim) => finishWithdrawal(db, nonce, status, claim),
     sweepOutbox: (graceSeconds: number) => deps.outbox.sweep(graceSeconds),

@@ -10,34 +10,46 @@ const acts = proxyActivities<Activities>({
 });
 
 /**
- * What the signal reported of each intent. `settled`: an outcome is known. `final`: nothing more can happen to its
- * funds (COMPLETED, or released at `expires`; until then a FAILED or EXPIRED intent may still be claimed), so only
- * then may another attempt or a refund spend from the account.
+ * What the signal reported of each intent. `settled`: an outcome is known. `reports`: how many reports arrived (of any
+ * intent), each a reason to ask the ledger again whether an intent is final. `final` is the signal's own word, which
+ * runs from before the ledger decided it keep (a RELEASED report once counted as final).
  */
 function intentReports() {
   const outcomes = new Map<string, BridgeOutcome>();
   const released = new Set<string>();
+  let reports = 0;
   setHandler(intentSettledSignal, ({ intentId, status }) => {
+    reports++;
     if (status === RELEASED) released.add(intentId);
     else if (isBridgeOutcome(status)) outcomes.set(intentId, status);
   });
   return {
     settled: (id: string) => outcomes.has(id) || released.has(id),
     final: (id: string) => outcomes.get(id) === 'COMPLETED' || released.has(id),
+    reports: () => reports,
   };
 }
 
-
 /**
- * Until the intent is final: its signal, or the database's word should the signal be lost (e.g. its lifecycle reset
- * by an operator after it released), asked every FINAL_CHECK_SECONDS. Runs that waited before the database check existed
- * (no `deposit-final-check` marker in their history) keep waiting on the signal alone: the check's timer and
- * activity would not replay.
+ * Until the ledger says the intent holds nothing more (src/deposits/store.ts intentIsFinal): COMPLETED, or ended with
+ * every reservation released. A report (an outcome, RELEASED at `expires`, or a snapshot that released its funds)
+ * means "look again", and so does every FINAL_CHECK_SECONDS without one. RELEASED alone is never enough: at `expires`
+ * the funds wait for a snapshot at or after it, and a claim mined just before it may still be reported, so a retry or
+ * refund that went on at RELEASED could move the deposit twice. Runs from before the ledger decided (no
+ * `deposit-final-ledger` marker) keep their old waits: the signal alone, or the signal with the periodic check.
  */
 async function untilFinal(intents: ReturnType<typeof intentReports>, intentId: string): Promise<void> {
   if (!patched('deposit-final-check')) return condition(() => intents.final(intentId));
-  while (!(await condition(() => intents.final(intentId), FINAL_CHECK_SECONDS * 1000))) {
+  if (!patched('deposit-final-ledger')) {
+    while (!(await condition(() => intents.final(intentId), FINAL_CHECK_SECONDS * 1000))) {
+      if (await acts.intentFinal(intentId)) return;
+    }
+    return;
+  }
+  for (;;) {
+    const seen = intents.reports();
     if (await acts.intentFinal(intentId)) return;
+    await condition(() => intents.reports() > seen, FINAL_CHECK_SECONDS * 1000);
   }
 }
 
@@ -47,7 +59,7 @@ async function untilFinal(intents: ReturnType<typeof intentReports>, intentId: s
  * once every attempt failed (the refund workflow below takes over). An attempt
  * that cannot start waits for the funds (`deposit-delayed` once past the expected time); a started one that takes
  * longer than expected emits `bridge-delayed` and keeps waiting for its intent to settle; a failed one is decided
- * (retry or refund) only once its intent is released at `expires`.
+ * (retry or refund) only once the ledger released its intent's funds.
  */
 export async function processDeposit(start: DepositStart): Promise<DepositStage> {
   const { depositId: id, timing } = start;
@@ -91,7 +103,7 @@ export async function processDeposit(start: DepositStart): Promise<DepositStage>
     if (!(await condition(() => intents.settled(intentId), timing.bridgeExpectedSeconds * 1000))) {
       await acts.reportDelay(id, 'bridge', attempt, 'The bridge is taking longer than expected', timing);
     }
-    // A failed attempt may still be claimed until its `expires`: no retry or refund before its funds are released.
+    // A failed attempt may still be claimed until its `expires`: no retry or refund before the ledger released its funds.
     await untilFinal(intents, intentId);
     const next = await acts.finishBridge(id, intentId, attempt, timing);
     if (next !== 'retry') return next;

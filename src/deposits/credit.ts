@@ -5,7 +5,8 @@ import { preparedQuery } from '../db/prepared';
  * A project's deposit credit in an account: what the ledger attributes to the deposits that project processed for
  * it. Registering an address proves nothing about who owns it (README: Deposit processor → Trust model), so the
  * intents a project's session signer signs for an account may reserve, per chain and token, only
- *   its deposits into the account there (all but those refunded by a transfer made outside)
+ *   its deposits into the account there (all but those refunded by a transfer made outside: such a deposit's
+ *   funds left by that transfer, whatever its refund intents did, and a refund intent that moved funds is spent below)
  *   + what its deposits' bridges delivered to the account there (completed, recipient = the account)
  *   - what its earlier session intents for the account spent there (still reserved, or claimed).
  * Funds someone else put in the address stay out of its reach, whatever owner the project named.
@@ -30,7 +31,7 @@ export async function overdrawsDepositCredit(tx: EntityManager, projectId: strin
      SELECT 1 FROM spent k WHERE
        (SELECT coalesce(sum(d.amount), 0) FROM deposits d
          WHERE d.project_id = $1 AND d.account = $2 AND d.chain_id = k.chain_id AND d.token = k.token
-           AND NOT (d.stage = 'refunded' AND d.refund_intent_id IS NULL))
+           AND d.refunded_by IS DISTINCT FROM 'transfer')
      + (SELECT coalesce(sum(d.destination_amount), 0) FROM deposits d
          WHERE d.project_id = $1 AND d.recipient = $2 AND d.target_chain_id = k.chain_id AND d.target_token = k.token
            AND d.stage = 'completed' AND d.intent_id IS NOT NULL)

@@ -63,7 +63,7 @@ async function recordRefund(tx: EntityManager, e: DepositRefundEvent): Promise<v
     "SELECT * FROM deposits WHERE account = $1 AND chain_id = $2 AND token = $3 AND refund_recipient = $4 AND stage = 'refunding' AND amount <= $5 ORDER BY id LIMIT 1 FOR UPDATE",
     [e.account.toLowerCase(), e.chainId, e.token.toLowerCase(), e.recipient.toLowerCase(), e.amount],
   );
-  const refunded = awaiting && (await markRefunded(tx, awaiting, e.transactionHash));
+  const refunded = awaiting && (await markRefunded(tx, awaiting, e.transactionHash, 'transfer'));
   if (refunded) await emitRefunded(tx, refunded, e.amount);
 }
 

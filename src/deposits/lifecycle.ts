@@ -10,15 +10,15 @@ import type { IntentInput } from '../intents/quote';
 import { createQuote, quoteCost, type QuoteDeps } from '../intents/quote-service';
 import type { IntentOp } from '../intents/types';
 import type { VerifyDeps } from '../intents/verify';
-import { type Outbox, type QueuedStart, queueSignals } from '../outbox/outbox';
-import { depositWorkflowId, type DepositTiming, intentSettledSignal, RELEASED, refundWorkflowId } from '../../workflows/contracts/deposit';
+import { type Outbox, type QueuedStart } from '../outbox/outbox';
+import { type DepositTiming, RELEASED } from '../../workflows/contracts/deposit';
 import { afterBridge, bridgeErrorCode, isBridgeOutcome } from '../../workflows/deposit-state';
 import { findAccount } from './accounts';
 import { verdict, type Verdict } from './checks';
 import type { DepositErrorCode } from './errors';
 import { signAndSubmit } from './session-intents';
 import { targetAmount, totalSpent } from './sizing';
-import { ATTEMPT_COLUMNS, type DepositRow, depositPart, emitDepositEvent, emitRefunded, forgetAttempt, intentIsFinal, loadDeposit, markRefunded, queueRefund, recordAttempt } from './store';
+import { ATTEMPT_COLUMNS, type DepositRow, depositPart, emitDepositEvent, emitRefunded, forgetAttempt, intentIsFinal, loadDeposit, markRefunded, queueIntentReports, queueRefund, recordAttempt } from './store';
 
 /** What the deposit activities need beside the database: the intent core's dependencies and each project's session signer. */
 export interface DepositDeps { registry: ChainRegistry; quote: QuoteDeps; verify: VerifyDeps; sessionSigner: (projectId: string) => PrivateKeyAccount }
@@ -273,7 +273,7 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
     const intent = await finalIntent(intentId, (await deposit(id)).chain_id);
     if (!intent.spent.filled && !intent.spent.claimed) return false;
     await step(id, async (tx, r) => {
-      const refunded = await markRefunded(tx, r, (intent.fill ?? intent.claim).transactionHash);
+      const refunded = await markRefunded(tx, r, (intent.fill ?? intent.claim).transactionHash, 'intent');
       if (refunded) await emitRefunded(tx, refunded, intent.operation.elements[0].mandate.tokenOut[0][1]);
     });
     return true;
@@ -286,14 +286,12 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
 }
 
 /**
- * Called after the intent lifecycle records a status, or RELEASED once it released the intent at `expires`: an intent that moves a deposit is reported to the
- * deposit's workflow (through the signal outbox, so a lost delivery is repeated by the sweeper).
+ * Called after the intent lifecycle records a status, or RELEASED once it released the intent at `expires`: an intent
+ * that moves a deposit is reported to the deposit's workflow (through the signal outbox, so a lost delivery is
+ * repeated by the sweeper).
  */
 export async function reportIntentToDeposit(db: DataSource, outbox: Outbox, intentId: string, status: string): Promise<void> {
   if (!isBridgeOutcome(status) && status !== RELEASED) return;
-  const signals = await db.transaction(async (tx) => {
-    const rows: { id: string; bridge: boolean }[] = await tx.query('SELECT id, intent_id = $1 AS bridge FROM deposits WHERE intent_id = $1 OR refund_intent_id = $1', [intentId]);
-    return queueSignals(tx, rows.map((r) => ({ workflowId: r.bridge ? depositWorkflowId(r.id) : refundWorkflowId(r.id), signal: intentSettledSignal.name, payload: { intentId, status } })));
-  });
+  const signals = await db.transaction((tx) => queueIntentReports(tx, [intentId], status));
   await outbox.deliver(signals).catch(() => undefined); // left to the sweeper
 }

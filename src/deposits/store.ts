@@ -2,19 +2,19 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { getAddress } from 'viem';
 import { toCaip2 } from '../chains/registry';
 import type { Config } from '../config';
-import { queueStart, type QueuedStart } from '../outbox/outbox';
+import { queueSignals, queueStart, type QueuedSignal, type QueuedStart } from '../outbox/outbox';
 import { newestPage } from '../db/newest-page';
 import { iso } from '../util/time';
 import { emitEvent } from '../webhooks/events';
 import type { WebhookType } from '../webhooks/types';
-import { type DepositStage, type DepositStart, type DepositTiming, refundWorkflowId, refundWorkflowType } from '../../workflows/contracts/deposit';
+import { depositWorkflowId, type DepositStage, type DepositStart, type DepositTiming, intentSettledSignal, refundWorkflowId, refundWorkflowType } from '../../workflows/contracts/deposit';
 import { wireStatus } from '../../workflows/deposit-state';
 
 export interface DepositRow {
   id: string; project_id: string; account: string; chain_id: string; tx_hash: string; log_index: number; token: string; amount: string; sender: string;
   block_number: string; target_chain_id: string; target_token: string; recipient: string; stage: DepositStage; error_code: string | null; attempts: number;
   intent_id: string | null; settlement_layer: string | null; source_tx_hash: string | null; destination_tx_hash: string | null; source_amount: string | null;
-  destination_amount: string | null; refund_recipient: string | null; refund_attempts: number; refund_intent_id: string | null; refund_tx_hash: string | null; created_at: Date; completed_at: Date | null;
+  destination_amount: string | null; refund_recipient: string | null; refund_attempts: number; refund_intent_id: string | null; refund_tx_hash: string | null; refunded_by: 'intent' | 'transfer' | null; created_at: Date; completed_at: Date | null;
 }
 
 export async function loadDeposit(db: DataSource | EntityManager, id: string, lock = false): Promise<DepositRow | undefined> {
@@ -72,6 +72,22 @@ export async function intentIsFinal(db: DataSource, intentId: string): Promise<b
     [intentId],
   );
   return !!row && (row.status === 'COMPLETED' || (['FAILED', 'EXPIRED'].includes(row.status) && !row.held));
+}
+
+/**
+ * Queues, in the caller's transaction, a report of these intents to the deposits they move (as bridge or refund):
+ * their workflows then ask the ledger again whether the intent is final.
+ */
+export async function queueIntentReports(tx: EntityManager, intentIds: string[], status: string): Promise<QueuedSignal[]> {
+  if (!intentIds.length) return [];
+  const rows: { id: string; intent: string; bridge: boolean }[] = await tx.query(
+    `SELECT d.id, i.id::text AS intent, d.intent_id = i.id AS bridge
+     FROM unnest($1::numeric[]) AS i(id) JOIN deposits d ON d.intent_id = i.id OR d.refund_intent_id = i.id`,
+    [intentIds],
+  );
+  return queueSignals(tx, rows.map((r) => ({
+    workflowId: r.bridge ? depositWorkflowId(r.id) : refundWorkflowId(r.id), signal: intentSettledSignal.name, payload: { intentId: r.intent, status },
+  })));
 }
 
 /** A withdrawal whose quote was not accepted: its nonce is free for the same signed request again. */
@@ -177,11 +193,15 @@ export async function beginRecovery(db: DataSource, depositId: string, owner: st
   });
 }
 
-/** The refund transfer happened (a refund intent's fill, or a transfer the indexer reported): refunded, once. */
-export async function markRefunded(tx: EntityManager, r: DepositRow, transactionHash: string): Promise<DepositRow | undefined> {
+/**
+ * The refund happened, by the refund intent (its fill or claim) or by a transfer the indexer reported: refunded,
+ * once. `by` decides the deposit's part in the project's credit (src/deposits/credit.ts).
+ */
+export async function markRefunded(tx: EntityManager, r: DepositRow, transactionHash: string, by: 'intent' | 'transfer'): Promise<DepositRow | undefined> {
   const [row]: DepositRow[] = await tx.query(
-    "WITH u AS (UPDATE deposits SET stage = 'refunded', refund_tx_hash = $2, completed_at = now() WHERE id = $1 AND stage = 'refunding' RETURNING *) SELECT * FROM u",
-    [r.id, transactionHash.toLowerCase()],
+    `WITH u AS (UPDATE deposits SET stage = 'refunded', refund_tx_hash = $2, refunded_by = $3, completed_at = now() WHERE id = $1 AND stage = 'refunding' RETURNING *)
+     SELECT * FROM u`,
+    [r.id, transactionHash.toLowerCase(), by],
   );
   return row;
 }

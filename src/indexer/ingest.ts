@@ -5,6 +5,8 @@ import { withdrawalClaimSignal, withdrawalWorkflowId } from '../../workflows/con
 import { awaitingWorkflowId, queueSignals, type AwaitedOwner, type QueuedSignal, type QueuedStart } from '../outbox/outbox';
 import { ownerWaitSeconds } from '../outbox/lifecycle-outbox';
 import { applyDepositEvents, type DepositIngestDeps } from '../deposits/ingest';
+import { queueIntentReports } from '../deposits/store';
+import { RELEASED } from '../../workflows/contracts/deposit';
 import { lifecycleStarts, recordClaims } from '../intents/store';
 import { releaseSettled } from '../ledger/ledger';
 import { recordWithdrawalClaim } from '../withdrawals/allocate';
@@ -35,7 +37,9 @@ export async function ingestEvents(db: DataSource, events: IndexerEvent[], defau
     }
     // Last, after the claims (row locks in one order: balances, then owners, then reservations): reservations of the
     // accounts with new snapshots go once those show their claim, or a block at or after their `expires`.
-    await releaseSettled(tx, snapshotAccounts);
+    // Their deposits look again whether the intents that held them are final (RELEASED: see workflows/deposit.ts).
+    const released = await releaseSettled(tx, snapshotAccounts);
+    signals = [...signals, ...(await queueIntentReports(tx, released, RELEASED))];
     return { result, signals, starts };
   });
 }

@@ -128,8 +128,16 @@ export async function settleOnClaim(tx: EntityManager, owner: { kind: string; id
   await tx.query(`UPDATE reservations r SET released_at = now() WHERE owner_kind = $1 AND owner_id = $2 AND ${SETTLED}`, [owner.kind, owner.id]);
 }
 
-/** Releases reservations of these accounts (claimed, or past `expires`) whose balance snapshot has caught up. */
-export async function releaseSettled(tx: EntityManager, accounts: string[]): Promise<void> {
-  if (!accounts.length) return;
-  await tx.query(`UPDATE reservations r SET released_at = now() WHERE r.account = ANY($1) AND ${SETTLED}`, [accounts]);
+/**
+ * Releases reservations of these accounts (claimed, or past `expires`) whose balance snapshot has caught up, and
+ * answers the intents that held any of them (their deposits look again whether the intent is final).
+ */
+export async function releaseSettled(tx: EntityManager, accounts: string[]): Promise<string[]> {
+  if (!accounts.length) return [];
+  const released: { owner_id: string }[] = await tx.query(
+    `WITH u AS (UPDATE reservations r SET released_at = now() WHERE r.account = ANY($1) AND ${SETTLED} RETURNING r.owner_kind, r.owner_id)
+     SELECT DISTINCT owner_id FROM u WHERE owner_kind = 'intent'`,
+    [accounts],
+  );
+  return released.map((r) => r.owner_id);
 }

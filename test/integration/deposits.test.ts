@@ -52,6 +52,27 @@ async function depositIdOf(p: Project, txHash: string): Promise<string> {
   return id;
 }
 
+/**
+ * Until the deposit's workflow took in the RELEASED report of its intent (at `expires`) and waits again: an activity
+ * ran after the report, a workflow task completed after it, and nothing is scheduled or pending since.
+ */
+async function tookInReleased(depositId: string): Promise<void> {
+  const handle = api.temporal.workflow.getHandle(`deposit-${depositId}`);
+  await waitFor(`deposit ${depositId} took in RELEASED and waits again`, async () => {
+    const events = (await handle.fetchHistory()).events ?? [];
+    const signal = events.findIndex((e) => {
+      const input = e.workflowExecutionSignaledEventAttributes?.input?.payloads?.[0]?.data;
+      return !!input && JSON.parse(Buffer.from(input).toString()).status === 'RELEASED';
+    });
+    if (signal < 0) return false;
+    const after = events.slice(signal + 1);
+    const completed = after.findLastIndex((e) => !!e.activityTaskCompletedEventAttributes);
+    const lastTask = after.findLastIndex((e) => !!e.workflowTaskCompletedEventAttributes);
+    const lastScheduled = after.findLastIndex((e) => !!e.activityTaskScheduledEventAttributes);
+    return completed >= 0 && lastTask > completed && lastTask > lastScheduled && !(await handle.describe()).raw.pendingActivities?.length;
+  }, 40_000);
+}
+
 const sender = () => privateKeyToAccount(generatePrivateKey()).address;
 const baseToArb = { chain: 'eip155:42161', token: ARB_USDC };
 
@@ -251,11 +272,12 @@ describe('paths', () => {
         intents.push(started.intentId);
         if (attempt <= failures) {
           await ingest(api, [intentFailure(started.intentId, 42161)]);
-          const failed = await until(r, id, 'bridge-failed', attempt);
-          expect(failed).toMatchObject({ intentId: started.intentId, errorCode: 'BRIDGE-4', retryable: attempt < 3, attempt });
-          // Past its `expires`, a snapshot showing no claim frees its funds for the next attempt (or the refund).
+          // A snapshot of a block at its `expires` showing no claim frees its funds for the next attempt (or the refund),
+          // and only then is the attempt decided.
           const expires = Number((await call(p, 'GET', `/intent-operation/${started.intentId}?full=true`)).json.intentOp.expires);
           await ingest(api, [balanceAtExpiry({ chainId: 8453, token: BASE_USDC, account: address, balance: '6000000', block: 100 + attempt, expires })]);
+          const failed = await until(r, id, 'bridge-failed', attempt, 30_000);
+          expect(failed).toMatchObject({ intentId: started.intentId, errorCode: 'BRIDGE-4', retryable: attempt < 3, attempt });
         } else {
           await ingest(api, fillAndClaim(started.intentId, { chainId: 42161, txHash: nextTx() }, { chainId: 8453, txHash: nextTx() }));
         }
@@ -330,13 +352,15 @@ describe('a failed attempt is final before the next one spends', () => {
     await ingest(api, fillAndClaim(second.intentId, { chainId: 42161, txHash: nextTx() }, { chainId: 8453, txHash: nextTx() }));
     await until(r, ib, 'bridge-complete');
 
-    const failed = await until(r, ia, 'bridge-failed', 1, 30_000);
-    expect(failed).toMatchObject({ intentId: first.intentId, errorCode: 'BRIDGE-4', retryable: true, attempt: 1 });
     // Past `expires`, the failed intent's funds are held until a snapshot at or after it (here also after the second
-    // intent's claim, whose funds it shows gone).
+    // intent's claim, whose funds it shows gone): the deposit takes in RELEASED and decides nothing yet.
+    await tookInReleased(ia);
+    expect(types(r, ia)).toEqual(['deposit-received', 'bridge-started']);
     expect(await intentIsFinal(api.db, first.intentId)).toBe(false);
     await ingest(api, [balanceAtExpiry({ chainId: 8453, token: BASE_USDC, account: address, balance: String(10_000_000n - BigInt(second.source.amount)), block: 102, expires })]);
     expect([await intentIsFinal(api.db, first.intentId), await intentIsFinal(api.db, second.intentId)]).toEqual([true, true]);
+    const failed = await until(r, ia, 'bridge-failed', 1, 30_000);
+    expect(failed).toMatchObject({ intentId: first.intentId, errorCode: 'BRIDGE-4', retryable: true, attempt: 1 });
     const retry = await until(r, ia, 'bridge-started', 2, 30_000);
     expect(Date.now() / 1000).toBeGreaterThanOrEqual(expires);
     expect(retry.attempt).toBe(2);
@@ -351,6 +375,38 @@ describe('a failed attempt is final before the next one spends', () => {
     expect((await byTx(p, b))[0]).toMatchObject({ status: 'completed', attempts: 1, intentId: second.intentId });
   }, 90_000);
 
+  test('a deposit never bridges twice: past expires its failed intent holds the funds until the ledger frees them; a claim reported late completes the deposit, and no retry spends other funds meanwhile', async () => {
+    const { p, r } = await subscribed();
+    const { address } = await registerManaged(p, baseToArb);
+    const txHash = nextTx();
+    // 5 USDC more than the deposit sit in the account (another deposit awaiting recovery, say): a retry could spend them.
+    await ingest(api, depositEvents({ chainId: 8453, token: BASE_USDC, amount: '5000000', balance: '10000000', account: address, sender: sender(), txHash }));
+    const id = await depositIdOf(p, txHash);
+    const started = await until(r, id, 'bridge-started');
+    const expires = Number((await call(p, 'GET', `/intent-operation/${started.intentId}?full=true`)).json.intentOp.expires);
+    await ingest(api, [intentFailure(started.intentId, 42161)]);
+
+    // The lifecycle releases the intent at `expires` and reports RELEASED; the deposit's workflow takes it in and asks
+    // the ledger, which still holds the funds (no snapshot at or after `expires` yet).
+    await tookInReleased(id);
+    expect(Date.now() / 1000).toBeGreaterThanOrEqual(expires);
+    expect(types(r, id)).toEqual(['deposit-received', 'bridge-started']); // neither bridge-failed nor a second attempt
+    expect((await byTx(p, txHash))[0]).toMatchObject({ status: 'processing', attempts: 1, intentId: started.intentId });
+    expect(await intentIsFinal(api.db, started.intentId)).toBe(false);
+
+    // The relayer's claim, mined before `expires`, is reported now; a snapshot after its block shows the funds gone.
+    const claimTx = nextTx();
+    await ingest(api, [{ ...fillAndClaim(started.intentId, { chainId: 42161, txHash: nextTx() }, { chainId: 8453, txHash: claimTx })[1], blockNumber: '101', timestamp: expires - 1 }]);
+    await ingest(api, [balanceAtExpiry({ chainId: 8453, token: BASE_USDC, account: address, balance: '5000000', block: 102, expires })]);
+    const complete = await until(r, id, 'bridge-complete', 1, 30_000);
+    expect(complete).toMatchObject({ intentId: started.intentId, source: { transactionHash: claimTx } });
+    expect(types(r, id)).toEqual(['deposit-received', 'bridge-started', 'bridge-complete']);
+    expect((await byTx(p, txHash))[0]).toMatchObject({ status: 'completed', attempts: 1, intentId: started.intentId });
+    // The other 5 USDC were never reserved by a second attempt.
+    const [{ held }] = await api.db.query('SELECT count(*)::int AS held FROM reservations WHERE account = $1 AND released_at IS NULL', [address.toLowerCase()]);
+    expect(held).toBe(0);
+  }, 90_000);
+
   test('a failed intent the arbiter still claims before its expires: the deposit completes (funds left), neither retried nor refunded', async () => {
     const { p, r } = await subscribed();
     const { address } = await registerManaged(p, baseToArb);
@@ -362,6 +418,8 @@ describe('a failed attempt is final before the next one spends', () => {
     await waitFor('the intent FAILED', async () => (await call(p, 'GET', `/intent-operation/${started.intentId}`)).json.status === 'FAILED', 10_000);
     const claimTx = nextTx();
     await ingest(api, [fillAndClaim(started.intentId, { chainId: 42161, txHash: nextTx() }, { chainId: 8453, txHash: claimTx })[1]]);
+    // The next snapshot shows the claimed funds gone: the intent holds nothing more.
+    await ingest(api, depositEvents({ chainId: 8453, token: BASE_USDC, amount: '1', balance: '0', account: address, sender: sender(), txHash: nextTx(), block: 101 }).slice(0, 1));
     const complete = await until(r, id, 'bridge-complete', 1, 30_000);
     expect(complete).toMatchObject({ intentId: started.intentId, source: { transactionHash: claimTx }, destination: { transactionHash: null } });
     expect((await byTx(p, txHash))[0]).toMatchObject({ status: 'completed', attempts: 1, sourceTxHash: claimTx, destinationTxHash: null });
@@ -409,6 +467,35 @@ describe('GET /deposits', () => {
     expect(bad.status).toBe(400);
     expect(bad.json).toMatchObject({ code: 'VALIDATION_ERROR', details: expect.arrayContaining([expect.objectContaining({ path: ['query', 'status'] }), expect.objectContaining({ path: ['query', 'cursor'] })]) });
   });
+});
+
+describe('deposit credit', () => {
+  test("deposit credit is exact: a deposit refunded by a transfer made outside after its refund intent failed counts for nothing, so the session signer cannot move others' funds in the address", async () => {
+    const { p, r } = await subscribed();
+    const { owner, address } = await registerManaged(p, baseToArb);
+    const small = nextTx();
+    await ingest(api, depositEvents({ chainId: 8453, token: BASE_USDC, amount: '999999', balance: '999999', account: address, sender: sender(), txHash: small, block: 50 }));
+    const id = await depositIdOf(p, small);
+    await until(r, id, 'deposit-rejected');
+    expect((await call(p, 'POST', `${DP}/deposits/recovery`, { body: { depositId: id } })).status).toBe(202);
+    let refundIntent = '';
+    await waitFor('the refund intent', async () => !!(refundIntent = (await byTx(p, small))[0].refund.intentId) && (await call(p, 'GET', `/intent-operation/${refundIntent}`)).status === 200, 20_000);
+    // The refund intent fails; the refund is made by a transfer outside the processor, which the indexer reports.
+    await ingest(api, [intentFailure(refundIntent, 8453)]);
+    await ingest(api, [{ id: `refund-${small}`, type: 'deposit-refund', chainId: 8453, transactionHash: nextTx(), account: address, token: BASE_USDC, amount: '999999', recipient: owner.address, blockNumber: '51' }]);
+    expect(await until(r, id, 'deposit-refunded')).toBeDefined();
+    expect((await byTx(p, small))[0]).toMatchObject({ status: 'refunded', refund: { intentId: refundIntent } });
+    // Someone else's 999999 arrive without a deposit of this project; the failed refund intent's hold ends at its expires.
+    const expires = Number((await call(p, 'GET', `/intent-operation/${refundIntent}?full=true`)).json.intentOp.expires);
+    await ingest(api, [balanceAtExpiry({ chainId: 8453, token: BASE_USDC, account: address, balance: '999999', block: 52, expires })]);
+    await waitFor('the failed refund intent holds nothing', () => intentIsFinal(api.db, refundIntent), 30_000);
+
+    const request = { account: address, token: BASE_USDC, amount: '500000', recipient: sender(), nonce: '1', deadline: String(Math.floor(Date.now() / 1000) + 600) };
+    const signature = await owner.signTypedData(withdrawTypedData(request, 8453, await projectSigner(p)) as Parameters<typeof owner.signTypedData>[0]);
+    const res = await call(p, 'POST', `${DP}/safe/withdraw`, { body: { ...request, chain: 'eip155:8453', signature } });
+    expect(res.json).toMatchObject({ error: 'Insufficient balance', code: 'BALANCE-1' });
+    expect(res.status).toBe(400);
+  }, 90_000);
 });
 
 describe('POST /safe/withdraw and GET /chains', () => {

@@ -12,13 +12,13 @@ export const refundWorkflowId = (id: string) => `deposit-${id}-refund`;
 
 /**
  * A deposit's intent (bridge or refund) settled: sent after the intent lifecycle records COMPLETED, FAILED or EXPIRED,
- * and with status RELEASED once it released what no claim spent (at `expires`).
+ * and with status RELEASED once it released the intent at `expires` or a snapshot released what it held.
  */
 export const intentSettledSignal = defineSignal<[{ intentId: string; status: string }]>('intentSettled');
 
 /**
- * Reported (like the outcomes) once the intent lifecycle released what no claim spent, at `expires`: until then the
- * arbiter may still claim the intent, so its funds are not the deposit's to spend again.
+ * "Look again": the intent's funds may have been released. The deposit asks the ledger, which alone says whether
+ * the intent holds nothing more (a claim mined before `expires` may still be reported after it).
  */
 export const RELEASED = 'RELEASED';
 
