@@ -25,6 +25,7 @@ import { FunnelMerge1765800000000 } from './migrations/1765800000000-funnel-merg
 import { FunnelFoldQueue1765900000000 } from './migrations/1765900000000-funnel-fold-queue';
 import { WebhookDueByEndpoint1766000000000 } from './migrations/1766000000000-webhook-due-by-endpoint';
 import { DepositCredit1766100000000 } from './migrations/1766100000000-deposit-credit';
+import { AccountProofs1766100000001 } from './migrations/1766100000001-account-proofs';
 
 /**
  * How long a query waits for a pooled connection (pg `connectionTimeoutMillis`, also the connect timeout) before it
@@ -75,6 +76,7 @@ export function createDataSource(url: string, poolSize = 10, timeouts: PoolTimeo
       FunnelFoldQueue1765900000000,
       WebhookDueByEndpoint1766000000000,
       DepositCredit1766100000000,
+      AccountProofs1766100000001,
     ],
     migrationsTransactionMode: 'all',
     synchronize: false,

@@ -1,13 +1,14 @@
 import type { Context } from 'koa';
+import type { EntityManager } from 'typeorm';
 import { isAddressEqual } from 'viem';
 import { project } from '../http/project';
 import { routeGroup, type RouteDef } from '../http/route';
 import type { Services } from '../http/services';
-import { addSessions, type DepositAccount, findAccount, type OwnerType, presentAccount, registerAccount } from './accounts';
+import { addSessions, consumeAccountNonce, type DepositAccount, findAccount, type OwnerType, presentAccount, registerAccount, releaseRegistration } from './accounts';
 import { depositError, type Detail } from './errors';
-import { ownerSigns, requireSignature, servedChainId } from './request-checks';
+import { ownerSigns, requireSignature, servedChain, servedChainId } from './request-checks';
 import * as schema from './schemas';
-import { registerAccountTypedData, type SessionDetails, sessionTypedData } from './session-digest';
+import { type AccountProof, registerAccountTypedData, releaseAccountTypedData, type SessionDetails, sessionTypedData } from './session-digest';
 
 interface AccountBody {
   address: string;
@@ -18,7 +19,11 @@ interface AccountBody {
   sessionSigner?: string;
   sessionDetails?: SessionDetails;
   accountSignature?: `0x${string}`;
+  accountNonce?: string;
+  accountDeadline?: string;
 }
+
+interface ReleaseBody extends AccountProof { chain: string; sessionSigner: string; signature: `0x${string}` }
 
 const at = (...path: (string | number)[]) => ['body', ...path];
 
@@ -36,17 +41,41 @@ async function checkSessions(s: Services, projectId: string, account: Pick<Depos
   });
 }
 
+/** An account signature's deadline still ahead, else 400 naming the deadline field. */
+function requireLive(deadline: string, path: (string | number)[]): void {
+  if (BigInt(deadline) < BigInt(Math.floor(Date.now() / 1000))) {
+    throw depositError(400, "The account signature's deadline has passed", undefined, [{ message: 'is in the past', path, code: 'deadline' }]);
+  }
+}
+
+/**
+ * Takes the nonce of an account signature in the caller's transaction, else 409: a nonce not above the last one the
+ * account signed with (for any project) is a replay or superseded. The registration it proved, sent again, passes.
+ */
+async function takeNonce(tx: EntityManager, address: string, nonce: string, path: (string | number)[], projectId?: string): Promise<'taken' | 'replay'> {
+  const outcome = await consumeAccountNonce(tx, address, nonce, projectId);
+  if (outcome === 'stale') {
+    throw depositError(409, 'This account signature was already used or superseded: sign again with a higher nonce', undefined, [
+      { message: 'is not above the last nonce the account signed with', path, code: 'nonce' },
+    ]);
+  }
+  return outcome;
+}
+
 /**
  * The account's own signature for the project's session signer (ECDSA by the address's key, else ERC-1271/6492
- * through RPC_URL_<target chain>): what makes this registration the one that receives the account's deposits.
+ * through RPC_URL_<target chain>), with its nonce and deadline: what makes this registration the one that receives
+ * the account's deposits.
  */
-async function checkAccountSignature(s: Services, projectId: string, body: AccountBody, targetChainId: number): Promise<boolean> {
-  if (!body.accountSignature) return false;
-  const typedData = registerAccountTypedData(body.address, targetChainId, s.sessionSigner(projectId).address);
+async function checkAccountSignature(s: Services, projectId: string, body: AccountBody, targetChainId: number): Promise<AccountProof | undefined> {
+  if (!body.accountSignature) return undefined;
+  const proof = { nonce: body.accountNonce!, deadline: body.accountDeadline! }; // the schema requires both with the signature
+  requireLive(proof.deadline, at('account', 'accountDeadline'));
+  const typedData = registerAccountTypedData(body.address, targetChainId, s.sessionSigner(projectId).address, proof);
   await requireSignature(body.address, body.accountSignature, typedData, ['EOA', 'ERC7579'], at('account', 'accountSignature'), {
     error: 'Invalid account signature: not signed by the account', message: "is not the account's RegisterAccount signature",
   });
-  return true;
+  return proof;
 }
 
 async function register(ctx: Context, s: Services, body: AccountBody, managed: boolean) {
@@ -57,18 +86,20 @@ async function register(ctx: Context, s: Services, body: AccountBody, managed: b
     throw depositError(400, "sessionSigner is not this project's session signer", undefined, [{ message: `must be ${signer} (GET /chains → sessionSigner)`, path: at('account', 'sessionSigner'), code: 'const' }]);
   }
   if (body.sessionDetails) await checkSessions(s, project(ctx), { ...body, targetChainId }, body.sessionDetails, at('account', 'sessionDetails'));
-  const provenByAccount = await checkAccountSignature(s, project(ctx), body, targetChainId);
+  const proof = await checkAccountSignature(s, project(ctx), body, targetChainId);
   const result = await s.db.transaction(async (tx) => {
+    const fresh = proof && (await takeNonce(tx, body.address, proof.nonce, at('account', 'accountNonce'), project(ctx))) === 'taken';
     const r = await registerAccount(tx, project(ctx), {
       address: body.address, owner: body.owner, ownerType: body.ownerType, managed, sessionSigner: signer,
       targetChainId, targetToken: body.target.token, recipient: body.target.recipient, requireCompliance: body.requireCompliance,
-    }, provenByAccount);
-    if (!r.conflict && body.sessionDetails) await addSessions(tx, body.address, project(ctx), body.sessionDetails.hashesAndChainIds, body.sessionDetails.signature);
+    }, fresh ? proof : undefined);
+    // Nothing of a refused registration stays, its nonce included.
+    if (r.conflict === 'details') {
+      throw depositError(409, 'This account is already registered with other details', undefined, [{ message: 'is already registered with other details', path: at('account', 'address'), code: 'conflict' }]);
+    }
+    if (body.sessionDetails) await addSessions(tx, body.address, project(ctx), body.sessionDetails.hashesAndChainIds, body.sessionDetails.signature);
     return r;
   });
-  if (result.conflict === 'details') {
-    throw depositError(409, 'This account is already registered with other details', undefined, [{ message: 'is already registered with other details', path: at('account', 'address'), code: 'conflict' }]);
-  }
   const account = body.sessionDetails ? (await findAccount(s.db, body.address, project(ctx)))! : result.account;
   return { status: result.created ? 201 : 200, body: presentAccount(account) };
 }
@@ -104,6 +135,28 @@ export const accountRoutes: RouteDef[] = [
     body: schema.registerManagedBody,
     responses,
     handler: (ctx, { body }, s) => register(ctx, s, body.account, true),
+  }),
+  accountRoute<ReleaseBody, unknown, { address: string }>('post', '/account/{address}/release', {
+    summary: "End a project's hold on the account, signed by the account: that registration receives none of its deposits from now on",
+    params: schema.addressParams,
+    body: schema.releaseBody,
+    responses: {
+      200: { description: '{message}: whichever project the signer is, and whether or not it registered the account', schema: schema.messageResponse },
+      400: { description: '{error, details}: invalid body, a deadline passed, or a signature not by the account' },
+      409: { description: '{error, details}: the nonce is not above the last one the account signed with' },
+    },
+    async handler(_ctx, { params, body }, s) {
+      const chainId = servedChain(s.registry, body.chain, ['body'], 'chain');
+      requireLive(body.deadline, ['body', 'deadline']);
+      await requireSignature(params.address, body.signature, releaseAccountTypedData(params.address, chainId, body.sessionSigner, body), ['EOA', 'ERC7579'], ['body', 'signature'], {
+        error: 'Invalid release signature: not signed by the account', message: "is not the account's ReleaseAccount signature",
+      });
+      await s.db.transaction(async (tx) => {
+        await takeNonce(tx, params.address, body.nonce, ['body', 'nonce']);
+        await releaseRegistration(tx, params.address, body.sessionSigner);
+      });
+      return { status: 200, body: { message: 'Released: deposits into the account no longer go to that session signer\'s project' } };
+    },
   }),
   accountRoute<unknown, unknown, { address: string }>('get', '/account/{address}', {
     summary: 'A deposit account of this project, as registered, with its session chains',

@@ -47,32 +47,70 @@ export async function findAccount(db: DataSource | EntityManager, address: strin
 /**
  * Registers an account for a project; registering it again with the same details answers the stored account, and
  * `conflict` says when it was registered with other details. Another project's registration of the address does not
- * stand in the way (README: Deposit processor → Trust model). `provenByAccount`: the account's own signature came
- * with this registration, which from now on receives its deposits.
+ * stand in the way (README: Deposit processor → Trust model). `proof`: the nonce of the account's own signature that
+ * came with this registration (already consumed, `consumeAccountNonce`), which from now on receives its deposits.
  */
-export async function registerAccount(tx: EntityManager, projectId: string, a: NewAccount, provenByAccount: boolean): Promise<{ account: DepositAccount; created: boolean; conflict?: 'details' }> {
+export async function registerAccount(tx: EntityManager, projectId: string, a: NewAccount, proof?: { nonce: string }): Promise<{ account: DepositAccount; created: boolean; conflict?: 'details' }> {
   const values = [
     a.address.toLowerCase(), projectId, a.owner.toLowerCase(), a.ownerType, a.managed, a.sessionSigner.toLowerCase(), a.targetChainId,
-    a.targetToken.toLowerCase(), (a.recipient ?? a.address).toLowerCase(), a.requireCompliance, provenByAccount,
+    a.targetToken.toLowerCase(), (a.recipient ?? a.address).toLowerCase(), a.requireCompliance, proof?.nonce ?? null,
   ];
   const inserted = await tx.query(
-    `INSERT INTO deposit_accounts (address, project_id, owner, owner_type, managed, session_signer, target_chain_id, target_token, recipient, require_compliance, proven_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, CASE WHEN $11 THEN now() END) ON CONFLICT (address, project_id) DO NOTHING RETURNING address`,
+    `INSERT INTO deposit_accounts (address, project_id, owner, owner_type, managed, session_signer, target_chain_id, target_token, recipient, require_compliance, proven_nonce, proven_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, CASE WHEN $11::numeric IS NOT NULL THEN now() END) ON CONFLICT (address, project_id) DO NOTHING RETURNING address`,
     values,
   );
   const account = (await findAccount(tx, a.address, projectId))!;
   if (inserted.length) return { account, created: true };
   const same = account.owner === values[2] && account.ownerType === a.ownerType && account.managed === a.managed && account.targetChainId === a.targetChainId
     && account.targetToken === values[7] && account.recipient === values[8] && account.requireCompliance === a.requireCompliance;
-  if (same && provenByAccount) await tx.query('UPDATE deposit_accounts SET proven_at = now() WHERE address = $1 AND project_id = $2', [values[0], projectId]);
+  if (same && proof) {
+    await tx.query('UPDATE deposit_accounts SET proven_at = now(), proven_nonce = $3, released_at = NULL WHERE address = $1 AND project_id = $2', [values[0], projectId, proof.nonce]);
+  }
   return { account, created: false, ...(same ? {} : { conflict: 'details' as const }) };
 }
 
 /**
- * The registration a transfer into `address` belongs to: the one the account itself signed for last, else the
- * earliest (a later registration by another project never takes deposits from it without the account's signature).
+ * Takes the nonce of one of the account's own signatures (a registration or a release), in the caller's
+ * transaction: it must be above every nonce the account signed with before, for any project. `replay`: the nonce
+ * is the account's last, and proved this project's registration: the same registration sent again, which changes
+ * nothing.
  */
-export const OWNING_REGISTRATION = 'SELECT * FROM deposit_accounts WHERE address = $1 ORDER BY proven_at DESC NULLS LAST, created_at, project_id LIMIT 1';
+export async function consumeAccountNonce(tx: EntityManager, address: string, nonce: string, projectId?: string): Promise<'taken' | 'replay' | 'stale'> {
+  const taken: unknown[] = await tx.query(
+    `INSERT INTO deposit_account_nonces (address, nonce) VALUES ($1, $2) ON CONFLICT (address) DO UPDATE SET nonce = EXCLUDED.nonce, updated_at = now()
+     WHERE deposit_account_nonces.nonce < EXCLUDED.nonce RETURNING 1`,
+    [address.toLowerCase(), nonce],
+  );
+  if (taken.length) return 'taken';
+  if (!projectId) return 'stale';
+  const [again]: unknown[] = await tx.query(
+    `SELECT 1 FROM deposit_accounts a JOIN deposit_account_nonces n ON n.address = a.address AND n.nonce = a.proven_nonce
+     WHERE a.address = $1 AND a.project_id = $2 AND a.proven_nonce = $3 AND a.released_at IS NULL`,
+    [address.toLowerCase(), projectId, nonce],
+  );
+  return again ? 'replay' : 'stale';
+}
+
+/**
+ * Ends the hold of the registration whose session signer is `sessionSigner` (at most one: each project has its
+ * own): it receives none of the account's deposits from now on, until the account signs a registration for it
+ * again. What it already received stays its own.
+ */
+export async function releaseRegistration(tx: EntityManager, address: string, sessionSigner: string): Promise<void> {
+  await tx.query(
+    'UPDATE deposit_accounts SET released_at = now(), proven_at = NULL, proven_nonce = NULL WHERE address = $1 AND session_signer = $2 AND released_at IS NULL',
+    [address.toLowerCase(), sessionSigner.toLowerCase()],
+  );
+}
+
+/**
+ * The registration a transfer into `address` belongs to: of those not released, the one the account itself signed
+ * for last, else the earliest (a later registration by another project never takes deposits from it without the
+ * account's signature).
+ */
+export const OWNING_REGISTRATION = `SELECT * FROM deposit_accounts WHERE address = $1 AND released_at IS NULL
+  ORDER BY proven_at DESC NULLS LAST, created_at, project_id LIMIT 1`;
 
 /** A later session for a chain replaces the earlier one (the owner re-enabled it). */
 export async function addSessions(tx: EntityManager, account: string, projectId: string, sessions: { chainId: number; sessionDigest: string }[], signature: string): Promise<void> {

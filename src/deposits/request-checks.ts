@@ -6,15 +6,21 @@ import { depositError } from './errors';
 
 type Path = (string | number)[];
 
+/** A chain (CAIP-2) the processor serves, else CHAIN-1 naming `<path>.chain`. Returns the chain id. */
+export function servedChain(registry: ChainRegistry, chain: string, path: Path, chainNoun: 'chain' | 'target chain'): number {
+  const chainId = fromCaip2(chain)!; // the schema's CAIP-2 pattern is fromCaip2's
+  if (!registry.chain(chainId)) {
+    throw depositError(400, `Unsupported ${chainNoun} ${chain}`, 'CHAIN-1', [{ message: 'is not a supported chain', path: [...path, 'chain'], code: 'CHAIN-1' }]);
+  }
+  return chainId;
+}
+
 /**
  * A chain (CAIP-2) and token the processor serves, else the deposit codes of the same refusals (CHAIN-1, TOKEN-1)
  * naming `<path>.chain` / `<path>.token`; `chainNoun` is how the messages call the chain. Returns the chain id.
  */
 export function servedChainId(registry: ChainRegistry, at: { chain: string; token: string }, path: Path, chainNoun: 'chain' | 'target chain'): number {
-  const chainId = fromCaip2(at.chain)!; // the schema's CAIP-2 pattern is fromCaip2's
-  if (!registry.chain(chainId)) {
-    throw depositError(400, `Unsupported ${chainNoun} ${at.chain}`, 'CHAIN-1', [{ message: 'is not a supported chain', path: [...path, 'chain'], code: 'CHAIN-1' }]);
-  }
+  const chainId = servedChain(registry, at.chain, path, chainNoun);
   if (!registry.token(chainId, at.token)) {
     const which = chainNoun === 'chain' ? 'this chain' : 'the target chain';
     throw depositError(400, `Token ${at.token} not supported on ${at.chain}`, 'TOKEN-1', [{ message: `is not supported on ${which}`, path: [...path, 'token'], code: 'TOKEN-1' }]);

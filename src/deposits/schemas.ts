@@ -23,7 +23,9 @@ const accountFields = {
   ownerType: { type: 'string', enum: ['EOA', 'smartAccount'], default: 'EOA', description: 'smart-account owners are verified by ERC-1271/6492 through RPC_URL_<target chain>' },
   target,
   requireCompliance: { type: 'boolean', default: false, description: "deposits need an approved verification of the account's compliance customer" },
-  accountSignature: { ...hex, description: "optional: the account's own EIP-712 RegisterAccount signature for this project's session signer; this registration then receives the account's deposits (README: Deposit processor → Trust model)" },
+  accountSignature: { ...hex, description: "optional: the account's own EIP-712 RegisterAccount signature for this project's session signer, nonce and deadline; this registration then receives the account's deposits (README: Deposit processor → Trust model)" },
+  accountNonce: { ...signedUint, description: 'with accountSignature: above every nonce the account signed a registration or release with before, for any project (a Unix time in milliseconds will do)' },
+  accountDeadline: { ...signedUint, description: 'with accountSignature: Unix seconds after which the signature is refused' },
 };
 
 export const sessionDetails: Schema = {
@@ -46,7 +48,12 @@ const registrationBody = (required: string[], own: Record<string, Schema>): Sche
   type: 'object',
   required: ['account'],
   additionalProperties: false,
-  properties: { account: { type: 'object', required, additionalProperties: false, properties: { ...accountFields, ...own } } },
+  properties: {
+    account: {
+      type: 'object', required, additionalProperties: false, properties: { ...accountFields, ...own },
+      dependencies: { accountSignature: ['accountNonce', 'accountDeadline'], accountNonce: ['accountSignature'], accountDeadline: ['accountSignature'] },
+    },
+  },
 });
 
 export const setupBody = registrationBody(['address', 'owner', 'target'], {
@@ -70,6 +77,18 @@ export const accountRecord: Schema = {
 };
 
 export const addressParams: Schema = { type: 'object', required: ['address'], properties: { address } };
+export const releaseBody: Schema = {
+  type: 'object',
+  required: ['chain', 'sessionSigner', 'nonce', 'deadline', 'signature'],
+  additionalProperties: false,
+  properties: {
+    chain: { ...caip2, description: "the chain of the signature's domain (where a smart account's ERC-1271 check runs)" },
+    sessionSigner: { ...address, description: "the session signer of the project whose hold ends (that project's GET /chains → sessionSigner)" },
+    nonce: { ...signedUint, description: 'above every nonce the account signed a registration or release with before' },
+    deadline: { ...signedUint, description: 'Unix seconds after which the signature is refused' },
+    signature: { ...hex, description: "the account's own EIP-712 ReleaseAccount signature (README: Deposit processor → Trust model)" },
+  },
+};
 export const sessionBody: Schema = { type: 'object', required: ['sessionDetails'], additionalProperties: false, properties: { sessionDetails } };
 export const messageResponse: Schema = { type: 'object', required: ['message'], properties: { message: { type: 'string' } } };
 

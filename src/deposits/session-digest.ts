@@ -26,17 +26,32 @@ export function sessionTypedData(account: string, targetChainId: number, details
   };
 }
 
+/** How the account's own signatures (a registration, a release) are bounded: each nonce once, until its deadline. */
+export interface AccountProof { nonce: string; deadline: string }
+
 /**
  * What the deposit account itself signs (its own key: ECDSA, or ERC-1271/6492 for a smart account) to show that it
  * uses this project's session signer: the registration carrying it receives the account's deposits, whichever
- * project registered the address first (README: Deposit processor → Trust model).
+ * project registered the address first (README: Deposit processor → Trust model). `nonce` must be above every nonce
+ * the account signed before (for any project), so a project the account left cannot replay an older signature.
  */
-export function registerAccountTypedData(account: string, targetChainId: number, projectSigner: string): TypedDataDefinition {
+export function registerAccountTypedData(account: string, targetChainId: number, projectSigner: string, proof: AccountProof): TypedDataDefinition {
+  return accountTypedData('RegisterAccount', account, targetChainId, projectSigner, proof);
+}
+
+/** What the account signs to end a project's hold on it: that registration receives none of its deposits any more. */
+export function releaseAccountTypedData(account: string, chainId: number, projectSigner: string, proof: AccountProof): TypedDataDefinition {
+  return accountTypedData('ReleaseAccount', account, chainId, projectSigner, proof);
+}
+
+const ACCOUNT_PROOF = members('address account,address sessionSigner,uint256 nonce,uint256 deadline');
+
+function accountTypedData(primaryType: 'RegisterAccount' | 'ReleaseAccount', account: string, chainId: number, projectSigner: string, proof: AccountProof): TypedDataDefinition {
   return {
-    domain: domain(targetChainId, projectSigner),
-    types: { RegisterAccount: members('address account,address sessionSigner') },
-    primaryType: 'RegisterAccount',
-    message: { account: getAddress(account), sessionSigner: getAddress(projectSigner) },
+    domain: domain(chainId, projectSigner),
+    types: primaryType === 'RegisterAccount' ? { RegisterAccount: ACCOUNT_PROOF } : { ReleaseAccount: ACCOUNT_PROOF },
+    primaryType,
+    message: { account: getAddress(account), sessionSigner: getAddress(projectSigner), nonce: BigInt(proof.nonce), deadline: BigInt(proof.deadline) },
   };
 }
 

@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { spawnEntry, stopProcess, waitFor } from '../../src/dev/processes';
-import { registerAccountTypedData, withdrawTypedData } from '../../src/deposits/session-digest';
+import { registerAccountTypedData, releaseAccountTypedData, withdrawTypedData } from '../../src/deposits/session-digest';
 import { signAndSubmit } from '../../src/deposits/session-intents';
 import { forgetAttempt } from '../../src/deposits/store';
 import { createQuote } from '../../src/intents/quote-service';
@@ -146,11 +146,69 @@ describe('21.3 cross-tenant griefing through the deposit processor', () => {
 
     // The account itself signs for the second project's signer: from now on its deposits are the second project's.
     const signer = await projectSigner(second);
-    const accountSignature = await account.signTypedData(registerAccountTypedData(account.address, 8453, signer) as Parameters<typeof account.signTypedData>[0]);
-    const forged = await register(second, { accountSignature: await newEoa().signTypedData(registerAccountTypedData(account.address, 8453, signer) as Parameters<typeof account.signTypedData>[0]) });
+    const proof = { nonce: '1', deadline: String(Math.floor(Date.now() / 1000) + 600) };
+    const accountSignature = await account.signTypedData(registerAccountTypedData(account.address, 8453, signer, proof) as Parameters<typeof account.signTypedData>[0]);
+    const forged = await register(second, { accountSignature: await newEoa().signTypedData(registerAccountTypedData(account.address, 8453, signer, proof) as Parameters<typeof account.signTypedData>[0]), accountNonce: proof.nonce, accountDeadline: proof.deadline });
     expect(forged.status).toBe(400);
-    expect((await register(second, { accountSignature })).status).toBe(200);
+    expect((await register(second, { accountSignature, accountNonce: proof.nonce, accountDeadline: proof.deadline })).status).toBe(200);
     expect(await deposit()).toEqual({ first: 0, second: 1 });
+  }, 60_000);
+
+  test("a registration signature works once: a project the account left cannot take its deposits back by replaying the registration it kept; the account's signed release ends a project's hold", async () => {
+    const [first, second] = [await newProject(api, 'left'), await newProject(api, 'joined')];
+    const account = newEoa();
+    const register = async (p: Project, extra: Record<string, unknown> = {}) => call(p, 'POST', `${DP}/register-managed`, {
+      body: { account: { address: account.address, owner: account.address, sessionSigner: await projectSigner(p), target: { chain: 'eip155:8453', token: BASE_USDC }, ...extra } },
+    });
+    const deadline = String(Math.floor(Date.now() / 1000) + 600);
+    const signed = async (p: Project, nonce: string, by = account) => ({
+      accountSignature: await by.signTypedData(registerAccountTypedData(account.address, 8453, await projectSigner(p), { nonce, deadline }) as Parameters<typeof account.signTypedData>[0]),
+      accountNonce: nonce, accountDeadline: deadline,
+    });
+    const owner = async () => {
+      const txHash = TX(tx++);
+      await ingest(api, depositEvents({ chainId: 8453, token: BASE_USDC, amount: '2000000', account: account.address, sender: newEoa().address, txHash, balance: '2000000', block: 10 }));
+      const of = async (p: Project) => (await call(p, 'GET', `${DP}/deposits?txHash=${txHash}`)).json.deposits.length;
+      // A deposit is recorded in the batch's transaction: nobody's once ingested is nobody's for good.
+      return (await of(first)) ? 'left' : (await of(second)) ? 'joined' : 'nobody';
+    };
+
+    const kept = await signed(first, '1');
+    expect((await register(first, kept)).status).toBe(201);
+    expect((await register(first, kept)).status).toBe(200); // the same registration again: answered, not refused
+    expect(await owner()).toBe('left');
+    expect((await register(second, await signed(second, '2'))).status).toBe(201);
+    expect(await owner()).toBe('joined');
+
+    // The project the account left replays the body it kept: refused, nothing changes.
+    const replay = await register(first, kept);
+    expect(replay.status).toBe(409);
+    expect(replay.json).toMatchObject({ error: 'This account signature was already used or superseded: sign again with a higher nonce', details: [{ path: ['body', 'account', 'accountNonce'], code: 'nonce' }] });
+    expect(await owner()).toBe('joined');
+    // A signature for a lower nonce than the account's last is as stale, even one never sent before; a past deadline is refused.
+    expect((await register(first, await signed(first, '1'))).status).toBe(409);
+    const late = { nonce: '9', deadline: String(Math.floor(Date.now() / 1000) - 1) };
+    const expired = await register(first, {
+      accountSignature: await account.signTypedData(registerAccountTypedData(account.address, 8453, await projectSigner(first), late) as Parameters<typeof account.signTypedData>[0]),
+      accountNonce: late.nonce, accountDeadline: late.deadline,
+    });
+    expect(expired.status).toBe(400);
+    expect(expired.json.details).toEqual([{ message: 'is in the past', path: ['body', 'account', 'accountDeadline'], code: 'deadline' }]);
+    expect((await register(first, { accountSignature: kept.accountSignature })).status).toBe(400); // nonce and deadline come with the signature
+
+    // The account ends the joined project's hold, by a release any project may carry; its replay is refused.
+    const release = { chain: 'eip155:8453', sessionSigner: await projectSigner(second), nonce: '3', deadline };
+    const releaseSig = await account.signTypedData(releaseAccountTypedData(account.address, 8453, release.sessionSigner, release) as Parameters<typeof account.signTypedData>[0]);
+    const forgedRelease = await call(first, 'POST', `${DP}/account/${account.address}/release`, { body: { ...release, signature: await newEoa().signTypedData(releaseAccountTypedData(account.address, 8453, release.sessionSigner, release) as Parameters<typeof account.signTypedData>[0]) } });
+    expect(forgedRelease.status).toBe(400);
+    expect(await owner()).toBe('joined');
+    const released = await call(first, 'POST', `${DP}/account/${account.address}/release`, { body: { ...release, signature: releaseSig } });
+    expect(released.status).toBe(200);
+    expect(await owner()).toBe('left'); // the other registration, proven before, is what remains
+    expect((await call(first, 'POST', `${DP}/account/${account.address}/release`, { body: { ...release, signature: releaseSig } })).status).toBe(409);
+    // The account signs for the joined project again (a higher nonce): its registration is back.
+    expect((await register(second, await signed(second, '4'))).status).toBe(200);
+    expect(await owner()).toBe('joined');
   }, 60_000);
 
   test("21.3 only the sponsor's own signature proves an account to a project (a session signer's intent does not)", async () => {
