@@ -52,7 +52,7 @@ export async function benchSteps(kit: Kit, stack: Stack, spare: PrivateKeyAccoun
   steps['submit: verify (same operation as stored, sponsor signatures)'] = await median(signedOps.length, (i) => verifySubmission(signedOps[i], ops[i], 'EOA', verifyDeps));
   const starts: Parameters<typeof services.outbox.start>[0][] = [];
   steps['submit: record (reserve, intent, outbox row in one transaction)'] = await median(signedOps.length, async (i) => {
-    const accepted = await acceptIntent(db, BigInt(ops[i].nonce).toString(), { originSignatures: signedOps[i].originSignatures, destinationSignature: signedOps[i].destinationSignature }, projectId, rt.config.intents.fillGraceSeconds);
+    const accepted = await acceptIntent(db, BigInt(ops[i].nonce).toString(), { originSignatures: signedOps[i].originSignatures, destinationSignature: signedOps[i].destinationSignature }, projectId, { fillGraceSeconds: rt.config.intents.fillGraceSeconds, proofDays: rt.config.allocator.proofDays });
     starts.push(accepted.start!);
   });
   steps['submit: start the lifecycle (workflow start, outbox row cleared)'] = await median(starts.length, (i) => services.outbox.start(starts[i]));

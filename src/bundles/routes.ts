@@ -127,7 +127,7 @@ export const bundleRoutes = [
       }
       let accepted;
       try {
-        accepted = await acceptBundles(s.db, project(ctx), verified, s.config.intents.fillGraceSeconds);
+        accepted = await acceptBundles(s.db, project(ctx), verified, { fillGraceSeconds: s.config.intents.fillGraceSeconds, proofDays: s.config.allocator.proofDays });
       } catch (e) {
         if (e instanceof BundleRefused) throw e.pathGone ? new ApiError(404, `${e.message}; request a new path`) : badRequest(e.message);
         throw e;

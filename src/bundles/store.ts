@@ -25,7 +25,7 @@ export interface AcceptedBundle { id: string; status: IntentStatus; start?: Queu
  * performed), so resubmitting is idempotent. Locks follow the global order (src/ledger/ledger.ts): every quote (in
  * id order), then the accounts' (project, account) rows (in address order), then balance rows.
  */
-export async function acceptBundles(db: DataSource, projectId: string, bundles: VerifiedBundle[], fillGraceSeconds: number): Promise<AcceptedBundle[]> {
+export async function acceptBundles(db: DataSource, projectId: string, bundles: VerifiedBundle[], settings: { fillGraceSeconds: number; proofDays: number }): Promise<AcceptedBundle[]> {
   return db.transaction(async (tx) => {
     const accepted: AcceptedBundle[] = [];
     const fresh: { id: string; signed: SignedOrderBundle; quote: LockedQuote; lifecycle: ReturnType<typeof lifecycleOf> }[] = [];
@@ -33,12 +33,14 @@ export async function acceptBundles(db: DataSource, projectId: string, bundles: 
     for (const { id, signed } of [...bundles].sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1))) {
       const lock = await lockQuote(tx, id, 'bundle', projectId);
       if (!lock.ok) throw lock.reason === 'missing' ? new BundleRefused(`Bundle ${id} not found`, true) : new BundleRefused(`Bundle ${id}: another route of its quote was already submitted`);
-      const lifecycle = lifecycleOf('bundle', id, lock.quote.account, projectId, lock.quote.operation, fillGraceSeconds);
+      const lifecycle = lifecycleOf('bundle', id, lock.quote.account, projectId, lock.quote.operation, settings.fillGraceSeconds);
       if (lock.recorded) accepted.push({ id, status: lock.recorded.status, ...(lock.recorded.queued ? { start: lifecycle.start } : {}) });
       else if (lock.quote.expired) throw new BundleRefused(`Bundle ${id} expired`, true);
       else fresh.push({ id, signed, quote: lock.quote, lifecycle });
     }
-    for (const account of [...new Set(fresh.map((b) => b.quote.account))].sort()) await proveAccount(tx, projectId, account, 'intent');
+    for (const account of [...new Set(fresh.map((b) => b.quote.account))].sort()) {
+      await proveAccount(tx, projectId, account, 'intent', fresh.filter((b) => b.quote.account === account).flatMap((b) => b.quote.reservations), settings.proofDays);
+    }
     for (const { id, signed, quote: { account, reservations }, lifecycle: { start, originChainIds, destinationChainId: targetChainId, fillDeadline } } of fresh) {
       try {
         await reserve(tx, { kind: 'bundle', id }, account, reservations);

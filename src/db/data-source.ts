@@ -26,6 +26,7 @@ import { FunnelFoldQueue1765900000000 } from './migrations/1765900000000-funnel-
 import { WebhookDueByEndpoint1766000000000 } from './migrations/1766000000000-webhook-due-by-endpoint';
 import { DepositCredit1766100000000 } from './migrations/1766100000000-deposit-credit';
 import { AccountProofs1766100000001 } from './migrations/1766100000001-account-proofs';
+import { BoundedProofs1766100000002 } from './migrations/1766100000002-bounded-proofs';
 
 /**
  * How long a query waits for a pooled connection (pg `connectionTimeoutMillis`, also the connect timeout) before it
@@ -77,6 +78,7 @@ export function createDataSource(url: string, poolSize = 10, timeouts: PoolTimeo
       WebhookDueByEndpoint1766000000000,
       DepositCredit1766100000000,
       AccountProofs1766100000001,
+      BoundedProofs1766100000002,
     ],
     migrationsTransactionMode: 'all',
     synchronize: false,

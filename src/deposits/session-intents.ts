@@ -22,5 +22,5 @@ export async function signAndSubmit(db: DataSource, config: Config, verify: Veri
   if (quoted.signer !== signer.address.toLowerCase()) throw new ApiError(409, "The account is not registered with this project's session signer", { code: 'CONFLICT' });
   const signatures = await Promise.all(originTypedData(quoted.operation, verify.compactContract).map((t) => signer.signTypedData(t as Parameters<PrivateKeyAccount['signTypedData']>[0])));
   const signed: SignedIntentOp = { ...quoted.operation, originSignatures: signatures, destinationSignature: signatures[signatures.length - 1] };
-  return { ...(await submitSignedIntent({ db, verify, fillGraceSeconds: config.intents.fillGraceSeconds }, projectId, nonce, () => signed, signer.address)), operation: quoted.operation };
+  return { ...(await submitSignedIntent({ db, verify, fillGraceSeconds: config.intents.fillGraceSeconds, proofDays: config.allocator.proofDays }, projectId, nonce, () => signed, signer.address)), operation: quoted.operation };
 }

@@ -21,6 +21,7 @@ export const submitDeps = (s: Services): SubmitDeps => ({
   outbox: s.outbox,
   verify: { compactContract: s.config.intents.compactSigningContract, env: process.env },
   fillGraceSeconds: s.config.intents.fillGraceSeconds,
+  proofDays: s.config.allocator.proofDays,
   onStart() {
     s.metrics.workflowStarts.inc({ workflow: intentWorkflowType });
   },

@@ -182,17 +182,17 @@ export interface Accepted { status: IntentStatus; start?: QueuedStart }
  * account) row, then balance rows. The same submission again returns the recorded status, and the queued start when
  * it has not been performed yet.
  */
-export async function acceptIntent(db: DataSource, id: string, submission: Submission, projectId: string, fillGraceSeconds: number, bySession = false): Promise<Accepted> {
+export async function acceptIntent(db: DataSource, id: string, submission: Submission, projectId: string, settings: { fillGraceSeconds: number; proofDays: number }, bySession = false): Promise<Accepted> {
   return db.transaction(async (tx) => {
     const lock = await lockQuote(tx, id, 'intent', projectId);
     if (!lock.ok) throw lock.reason === 'missing' ? new SubmitRefused('Quote not found', true) : new SubmitRefused('Another route of this quote was already submitted', false, true);
     const { account, operation, reservations, expired, sponsored } = lock.quote;
-    const { start, originChainIds, destinationChainId, fillDeadline } = lifecycleOf('intent', id, account, projectId, operation, fillGraceSeconds);
+    const { start, originChainIds, destinationChainId, fillDeadline } = lifecycleOf('intent', id, account, projectId, operation, settings.fillGraceSeconds);
     const { recorded } = lock;
     if (recorded) return { status: recorded.status, ...(recorded.queued ? { start } : {}) };
     if (expired) throw new SubmitRefused('Quote expired', true);
     if (bySession) await lockDepositAccount(tx, projectId, account);
-    else await proveAccount(tx, projectId, account, 'intent');
+    else await proveAccount(tx, projectId, account, 'intent', reservations, settings.proofDays);
     try {
       await reserve(tx, owner(id), account, reservations);
     } catch (e) {

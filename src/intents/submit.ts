@@ -7,7 +7,8 @@ import { acceptIntent, findQuote, SubmitRefused } from './store';
 import type { IntentOp, SignedIntentOp } from './types';
 import { verifySubmission, type VerifyDeps } from './verify';
 
-export interface AcceptDeps { db: DataSource; verify: VerifyDeps; fillGraceSeconds: number }
+/** `proofDays`: how long the sponsor's signature proves its account to the project (src/projects/accounts.ts). */
+export interface AcceptDeps { db: DataSource; verify: VerifyDeps; fillGraceSeconds: number; proofDays: number }
 
 export type Submitted = { id: string; status: IntentStatus | 'VERIFIED'; start?: QueuedStart };
 
@@ -34,7 +35,7 @@ export async function submitSignedIntent(deps: AcceptDeps, projectId: string, id
     ...(signed.signedAuthorizations ? { signedAuthorizations: signed.signedAuthorizations } : {}),
   };
   try {
-    return { id, ...(await acceptIntent(deps.db, id, submission, projectId, deps.fillGraceSeconds, !!sessionSigner)) };
+    return { id, ...(await acceptIntent(deps.db, id, submission, projectId, deps, !!sessionSigner)) };
   } catch (e) {
     if (!(e instanceof SubmitRefused)) throw e;
     if (e.quoteGone) throw new ApiError(404, `${e.message}; request a new route`, { code: 'NOT_FOUND' });

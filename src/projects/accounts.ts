@@ -10,19 +10,58 @@ import { preparedQuery } from '../db/prepared';
  */
 export type Proof = 'intent' | 'withdrawal-signature' | 'operator';
 
+/** What a signature showed the account using with the project: amounts of a token on a chain. */
+export interface Allowance { chainId: number; token: string; amount: string }
+
 /**
- * Records the proof. In a transaction that also reserves, call it before the reservation: the (project, account) row
- * comes before any balance row in the global lock order (src/ledger/ledger.ts).
+ * Records the proof (a signature's lasts `days` from now, refreshed by each new one; the operator's has no end) and
+ * what the signature covered: withdrawals allocated later without a signature of their own may hold, per chain and
+ * token, at most the largest amount the account signed for with this project (src/withdrawals/allocate.ts). In a
+ * transaction that also reserves, call it before the reservation: the (project, account) row comes before any
+ * balance row in the global lock order (src/ledger/ledger.ts).
  */
-export async function proveAccount(tx: EntityManager, projectId: string, account: string, proof: Proof): Promise<void> {
-  await preparedQuery(tx, 'INSERT INTO project_accounts (project_id, account, proof) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [projectId, account.toLowerCase(), proof]);
+export async function proveAccount(tx: EntityManager, projectId: string, account: string, proof: Proof, covered: Allowance[] = [], days?: number): Promise<void> {
+  const acct = account.toLowerCase();
+  await preparedQuery(tx,
+    `INSERT INTO project_accounts (project_id, account, proof, proven_until) VALUES ($1, $2, $3, now() + make_interval(days => $4::int))
+     ON CONFLICT (project_id, account) DO UPDATE SET proof = CASE WHEN project_accounts.proven_until IS NULL THEN project_accounts.proof ELSE EXCLUDED.proof END,
+       proven_until = CASE WHEN project_accounts.proven_until IS NULL OR EXCLUDED.proven_until IS NULL THEN NULL
+         ELSE greatest(project_accounts.proven_until, EXCLUDED.proven_until) END`,
+    [projectId, acct, proof, proof === 'operator' ? null : (days ?? 30)],
+  );
+  if (!covered.length) return;
+  await tx.query(
+    `INSERT INTO project_account_allowances (project_id, account, chain_id, token, amount)
+     SELECT $1, $2, * FROM unnest($3::bigint[], $4::text[], $5::numeric[])
+     ON CONFLICT (project_id, account, chain_id, token) DO UPDATE SET amount = greatest(project_account_allowances.amount, EXCLUDED.amount)`,
+    [projectId, acct, covered.map((c) => c.chainId), covered.map((c) => c.token.toLowerCase()), covered.map((c) => c.amount)],
+  );
 }
 
 /**
- * Locks the (project, account) row until the transaction ends; false when the account has not proved itself to the
- * project. What is decided for the pair under it (the outstanding-withdrawal count) holds until the commit.
+ * Locks the (project, account) row until the transaction ends and answers its proof: absent when the account never
+ * proved itself to the project, `expired` when its signature's time is over. What is decided for the pair under it
+ * (the outstanding-withdrawal count, the allowance) holds until the commit.
  */
-export async function lockProvenAccount(tx: EntityManager, projectId: string, account: string): Promise<boolean> {
-  const rows: unknown[] = await preparedQuery(tx, 'SELECT 1 FROM project_accounts WHERE project_id = $1 AND account = $2 FOR UPDATE', [projectId, account.toLowerCase()]);
-  return rows.length > 0;
+export async function lockProvenAccount(tx: EntityManager, projectId: string, account: string): Promise<{ operator: boolean; expired: boolean } | undefined> {
+  const [row]: { operator: boolean; expired: boolean }[] = await preparedQuery(tx,
+    'SELECT proven_until IS NULL AS operator, proven_until < now() AS expired FROM project_accounts WHERE project_id = $1 AND account = $2 FOR UPDATE',
+    [projectId, account.toLowerCase()],
+  );
+  return row && { operator: row.operator, expired: !!row.expired };
+}
+
+/**
+ * The chains and tokens of `wanted` where withdrawals allocated without the account's signature would hold more than
+ * the allowance: those outstanding (allocated without a signature, still reserved) plus `wanted`.
+ */
+export async function beyondAllowance(tx: EntityManager, projectId: string, account: string, wanted: Allowance[]): Promise<Allowance[]> {
+  const rows: { chain_id: string; token: string }[] = await tx.query(
+    `SELECT w.chain_id, w.token FROM unnest($3::bigint[], $4::text[], $5::numeric[]) AS w(chain_id, token, amount)
+     WHERE w.amount + (SELECT coalesce(sum(r.amount), 0) FROM reservations r JOIN withdrawals x ON r.owner_kind = 'withdrawal' AND r.owner_id = x.nonce::text
+         WHERE x.project_id = $1 AND x.account = $2 AND x.request_digest IS NULL AND r.released_at IS NULL AND r.chain_id = w.chain_id AND r.token = w.token)
+       > coalesce((SELECT a.amount FROM project_account_allowances a WHERE a.project_id = $1 AND a.account = $2 AND a.chain_id = w.chain_id AND a.token = w.token), 0)`,
+    [projectId, account.toLowerCase(), wanted.map((w) => w.chainId), wanted.map((w) => w.token.toLowerCase()), wanted.map((w) => w.amount)],
+  );
+  return rows.map((r) => wanted.find((w) => w.chainId === Number(r.chain_id) && w.token.toLowerCase() === r.token)!);
 }

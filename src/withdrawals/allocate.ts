@@ -7,7 +7,7 @@ import type { Config } from '../config';
 import { InsufficientBalance, releaseAfterExpiry, reserve, settleOnClaim } from '../ledger/ledger';
 import { allocateWithdrawalNonce } from '../ledger/nonces';
 import { queueStart, type QueuedStart } from '../outbox/outbox';
-import { lockProvenAccount, proveAccount } from '../projects/accounts';
+import { type Allowance, beyondAllowance, lockProvenAccount, proveAccount } from '../projects/accounts';
 import { withdrawalWorkflowId, withdrawalWorkflowType, type WithdrawalClaim } from '../../workflows/contracts/withdrawal';
 import { withdrawalRequestDigest, type WithdrawalRequest } from './sponsor-signature';
 import { tokenId } from '../intents/quote';
@@ -15,7 +15,8 @@ import { resetPeriodSeconds } from '../chains/lock-tag';
 import { batchCompactAuthorization, compactAuthorization, Lock } from '../compact/eip712';
 
 
-export interface AllocatorDeps { registry: ChainRegistry; config: Config; lockTag: string; allocator: PrivateKeyAccount }
+/** `projectAddress`: the project's signing address, which names it in the signed request's domain. */
+export interface AllocatorDeps { registry: ChainRegistry; config: Config; lockTag: string; allocator: PrivateKeyAccount; projectAddress: string }
 
 /** Strings only (stored as JSON); the HTTP layer writes the 256-bit fields as integer literals. */
 export interface Allocation {
@@ -49,7 +50,7 @@ class Refusal extends Error {
  */
 export async function allocateWithdrawal(db: DataSource, req: WithdrawalRequest, projectId: string, deps: AllocatorDeps, idempotencyKey?: string): Promise<AllocationOutcome> {
   // The signature is checked before the transaction: pure CPU has no business holding a connection and row locks.
-  const digest = req.authorization ? await withdrawalRequestDigest(req, req.authorization, deps.lockTag) : null;
+  const digest = req.authorization ? await withdrawalRequestDigest(req, req.authorization, deps.lockTag, deps.projectAddress) : null;
   if (req.authorization && !digest) {
     return { ok: false, message: 'sponsorSignature is not a valid signature of this request by the account (or its deadline passed)', status: 403 };
   }
@@ -106,16 +107,27 @@ async function claimIdempotencyKey(tx: EntityManager, projectId: string, k: { ke
 }
 
 /**
- * Only accounts that proved themselves to the project are allocated for (a signed request proves it on the spot),
- * and each has a bounded number of outstanding authorizations per project, so no key can tie up someone else's
- * funds and no project can use up another's slots. The (project, account) row is locked first (the global lock
- * order, src/ledger/ledger.ts) and held to the commit: for that pair, the count and the allocation are one step.
+ * Only accounts that proved themselves to the project are allocated for, and each has a bounded number of
+ * outstanding authorizations per project, so no key can tie up someone else's funds and no project can use up
+ * another's slots. A signed request proves the account on the spot and covers what it asks; without one, the
+ * account's earlier signature must still be in its time (ACCOUNT_PROOF_DAYS), and what withdrawals allocated without
+ * a signature hold may not pass, per chain and token, what the account signed for with the project (the operator's
+ * registration has neither bound). The (project, account) row is locked first (the global lock order,
+ * src/ledger/ledger.ts) and held to the commit: for that pair, the checks and the allocation are one step.
  */
-async function authorize(tx: EntityManager, req: WithdrawalRequest, projectId: string, digest: string | null, deps: AllocatorDeps): Promise<void> {
+async function authorize(tx: EntityManager, req: WithdrawalRequest, projectId: string, digest: string | null, wanted: Allowance[], deps: AllocatorDeps): Promise<void> {
   const account = getAddress(req.account);
-  if (digest) await proveAccount(tx, projectId, account, 'withdrawal-signature');
-  if (!(await lockProvenAccount(tx, projectId, account))) {
-    throw new Refusal(`Account ${account} has not authorized this project: send sponsorSignature and deadline signed by the account`, 403);
+  if (digest) await proveAccount(tx, projectId, account, 'withdrawal-signature', wanted, deps.config.allocator.proofDays);
+  const proof = await lockProvenAccount(tx, projectId, account);
+  if (!proof) throw new Refusal(`Account ${account} has not authorized this project: send sponsorSignature and deadline signed by the account`, 403);
+  if (!digest && proof.expired) {
+    throw new Refusal(`Account ${account}'s authorization of this project expired (${deps.config.allocator.proofDays} days after its last signature): send sponsorSignature and deadline signed by the account`, 403);
+  }
+  if (!digest && !proof.operator) {
+    const beyond = await beyondAllowance(tx, projectId, account, wanted);
+    if (beyond.length) {
+      throw new Refusal(`Withdrawals of ${beyond[0].token} on chain ${beyond[0].chainId} without the account's signature would hold more than it signed for with this project: send sponsorSignature and deadline signed by the account`, 403);
+    }
   }
   const [{ n }]: { n: number }[] = await tx.query(
     "SELECT count(*)::int AS n FROM withdrawals WHERE account = $1 AND project_id = $2 AND status = 'ALLOCATED' AND expires_at > now()",
@@ -146,7 +158,8 @@ async function allocate(tx: EntityManager, req: WithdrawalRequest, projectId: st
     byToken.set(token.address, [...(byToken.get(token.address) ?? []), { recipient: getAddress(t.recipient), amount }]);
   }
   const account = getAddress(req.account);
-  await authorize(tx, req, projectId, digest, deps);
+  const wanted = [...byToken].map(([token, portions]) => ({ chainId: req.chainId, token, amount: portions.reduce((sum, p) => sum + p.amount, 0n).toString() }));
+  await authorize(tx, req, projectId, digest, wanted, deps);
   for (const token of byToken.keys()) {
     const forced: { status: string }[] = await tx.query(
       "SELECT status FROM forced_withdrawals WHERE account = $1 AND chain_id = $2 AND lock_id = $3 AND status <> 'disabled'",

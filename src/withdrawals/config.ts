@@ -8,6 +8,8 @@ export interface AllocatorConfig {
   compactAddress: `0x${string}`;
   withdrawalExpirySeconds: number;
   maxOutstandingWithdrawals: number;
+  /** how long an account's signature proves it to a project for withdrawals allocated without one */
+  proofDays: number;
 }
 
 export function allocatorConfig(env: NodeJS.ProcessEnv): AllocatorConfig {
@@ -22,5 +24,6 @@ export function allocatorConfig(env: NodeJS.ProcessEnv): AllocatorConfig {
     compactAddress: addressVar(env, 'COMPACT_ADDRESS', '0x00000000000000171ede64904551eeDF3C6C9788'),
     withdrawalExpirySeconds: int(env, 'WITHDRAWAL_EXPIRY_SECONDS', 600, 1, 2_592_000),
     maxOutstandingWithdrawals: int(env, 'WITHDRAWAL_MAX_OUTSTANDING', 10, 1, 10_000),
+    proofDays: int(env, 'ACCOUNT_PROOF_DAYS', 30, 1, 3650),
   };
 }

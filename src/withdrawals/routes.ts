@@ -96,7 +96,7 @@ function idempotencyKey(ctx: Context): string | undefined {
  * with the same Idempotency-Key answers the same allocation and queues nothing (README: Allocator → Idempotency-Key).
  */
 async function allocate(ctx: Context, s: Services, req: WithdrawalRequest) {
-  const outcome = await allocateWithdrawal(s.db, req, project(ctx), { registry: s.registry, config: s.config, lockTag: s.defaultLockTag, allocator: s.allocator }, idempotencyKey(ctx));
+  const outcome = await allocateWithdrawal(s.db, req, project(ctx), { registry: s.registry, config: s.config, lockTag: s.defaultLockTag, allocator: s.allocator, projectAddress: s.sessionSigner(project(ctx)).address }, idempotencyKey(ctx));
   if (!outcome.ok) throw new ApiError(outcome.status, outcome.message);
   crashPoint('withdrawal-after-commit');
   const { start } = outcome;

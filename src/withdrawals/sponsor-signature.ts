@@ -19,13 +19,14 @@ export interface WithdrawalRequest {
 export const MAX_DEADLINE_SECONDS = 3600;
 
 /**
- * EIP-712 typed data the account signs to let a project withdraw for it (domain `IntentOrchestrator`/`1` on the
- * withdrawal's chain, as the quote's server signature). A transfer without a lock tag signs this allocator's
- * (`/health`'s `lockTag`), the one it spends. One signature authorizes one allocation.
+ * EIP-712 typed data the account signs to let a project withdraw for it: domain `IntentOrchestrator`/`1` on the
+ * withdrawal's chain, its `verifyingContract` the project's signing address (GET /deposit-processor/chains →
+ * `sessionSigner`), so a signature made for one project is void in any other. A transfer without a lock tag signs
+ * this allocator's (`/health`'s `lockTag`), the one it spends. One signature authorizes one allocation.
  */
-export function withdrawalRequestTypedData(req: Pick<WithdrawalRequest, 'account' | 'chainId' | 'transfers'>, deadline: number, defaultLockTag: string) {
+export function withdrawalRequestTypedData(req: Pick<WithdrawalRequest, 'account' | 'chainId' | 'transfers'>, deadline: number, defaultLockTag: string, projectAddress: string) {
   return {
-    domain: { name: 'IntentOrchestrator', version: '1', chainId: req.chainId },
+    domain: { name: 'IntentOrchestrator', version: '1', chainId: req.chainId, verifyingContract: getAddress(projectAddress) },
     types: {
       WithdrawalRequest: members('address account,Transfer[] transfers,uint256 deadline'),
       Transfer: members('address recipient,address token,uint256 amount,bytes12 lockTag'),
@@ -43,10 +44,10 @@ export function withdrawalRequestTypedData(req: Pick<WithdrawalRequest, 'account
  * The request's digest when the signature is the account's (an EOA: smart accounts register through a signed
  * intent or the operator) and the deadline is in the future and not too far; otherwise null.
  */
-export async function withdrawalRequestDigest(req: WithdrawalRequest, auth: SponsorAuthorization, defaultLockTag: string): Promise<string | null> {
+export async function withdrawalRequestDigest(req: WithdrawalRequest, auth: SponsorAuthorization, defaultLockTag: string, projectAddress: string): Promise<string | null> {
   const now = Math.floor(Date.now() / 1000);
   if (auth.deadline <= now || auth.deadline > now + MAX_DEADLINE_SECONDS) return null;
-  const typedData = withdrawalRequestTypedData(req, auth.deadline, defaultLockTag);
+  const typedData = withdrawalRequestTypedData(req, auth.deadline, defaultLockTag, projectAddress);
   try {
     const signer = await recoverSigner(hashTypedData(typedData), auth.signature);
     return isAddressEqual(signer, getAddress(req.account)) ? hashTypedData(typedData) : null;

@@ -283,7 +283,7 @@ describe('withdrawals cannot be used to grief', () => {
 
   test('a project may allocate only for accounts that proved themselves to it', async () => {
     const account = await funded();
-    const { apiKey: foreign } = await createProject(api.db, 'griefer');
+    const { apiKey: foreign, projectId: foreignId } = await createProject(api.db, 'griefer');
     const body = { account: account.address, chainId: 8453, tokenAddress: BASE_USDC, amount: '1000', recipient: account.address };
     const refused = await withdraw(foreign, body);
     expect(refused.status).toBe(403);
@@ -294,7 +294,7 @@ describe('withdrawals cannot be used to grief', () => {
     // signs this allocator's (/health's lockTag), as the README says.
     const deadline = Math.floor(Date.now() / 1000) + 600;
     const lockTag = (await call(api, 'GET', '/health')).json.lockTag;
-    const sponsorSignature = await account.signTypedData(withdrawalRequestTypedData({ account: account.address, chainId: 8453, transfers: [{ recipient: account.address, tokenAddress: BASE_USDC, amount: '1000' }] }, deadline, lockTag));
+    const sponsorSignature = await account.signTypedData(withdrawalRequestTypedData({ account: account.address, chainId: 8453, transfers: [{ recipient: account.address, tokenAddress: BASE_USDC, amount: '1000' }] }, deadline, lockTag, api.services.sessionSigner(foreignId).address));
     const withSignature = await withdraw(foreign, { ...body, sponsorSignature, deadline });
     expect(withSignature.status).toBe(200);
     const replay = await withdraw(foreign, { ...body, sponsorSignature, deadline });

@@ -56,11 +56,11 @@ const isProven = async (projectId: string, account: string) =>
 
 const withdrawal = (account: string, amount: number) => ({ account, chainId: 8453, tokenAddress: BASE_USDC, amount, recipient: account });
 
-/** A withdrawal request signed by the account itself (one signature authorizes one allocation). */
-async function signedWithdrawal(owner: ReturnType<typeof newEoa>, amount: number) {
+/** A withdrawal request signed by the account itself for a project (one signature authorizes one allocation). */
+async function signedWithdrawal(owner: ReturnType<typeof newEoa>, amount: number, projectId = api.projectId) {
   const body = withdrawal(owner.address, amount);
   const deadline = Math.floor(Date.now() / 1000) + 600;
-  const typed = withdrawalRequestTypedData({ account: body.account, chainId: 8453, transfers: [{ recipient: body.recipient, tokenAddress: BASE_USDC, amount: String(amount) }] }, deadline, api.services.defaultLockTag);
+  const typed = withdrawalRequestTypedData({ account: body.account, chainId: 8453, transfers: [{ recipient: body.recipient, tokenAddress: BASE_USDC, amount: String(amount) }] }, deadline, api.services.defaultLockTag, api.services.sessionSigner(projectId).address);
   return { ...body, deadline, sponsorSignature: await owner.signTypedData(typed as Parameters<typeof owner.signTypedData>[0]) };
 }
 
@@ -272,6 +272,39 @@ test('21.6 a forgotten deposit quote is void: a retried startBridge submitting i
   await expect(signAndSubmit(api.db, s.config, verify, s.sessionSigner(p.projectId), p.projectId, nonce)).rejects.toMatchObject({ status: 404 });
   expect((await api.db.query('SELECT count(*)::int AS n FROM intents WHERE id = $1', [nonce]))[0].n).toBe(0);
 }, 60_000);
+
+describe('proofs have bounds', () => {
+  test("proofs have bounds: a signed withdrawal request names its project; a proof allows unsigned withdrawals only up to what the account signed for, and only for ACCOUNT_PROOF_DAYS", async () => {
+    const [p, other] = [await newProject(api, 'bounded'), await newProject(api, 'leak')];
+    const owner = newEoa();
+    await lockedBalance(owner.address, '1000000000');
+    // A request signed for one project proves nothing to another, even sent there verbatim (a leaked signature).
+    const signed = await signedWithdrawal(owner, 5000, p.projectId);
+    const leaked = await call(other, 'POST', '/withdrawals', { body: signed });
+    expect(leaked.status).toBe(403);
+    expect(leaked.json.message).toMatch(/sponsorSignature is not a valid signature/);
+    expect(await isProven(other.projectId, owner.address)).toBe(false);
+    expect((await call(p, 'POST', '/withdrawals', { body: signed })).status).toBe(200);
+
+    // Unsigned withdrawals on that proof hold at most what the account signed for: 5000, outstanding included.
+    expect((await call(p, 'POST', '/withdrawals', { body: withdrawal(owner.address, 3000) })).status).toBe(200);
+    expect((await call(p, 'POST', '/withdrawals', { body: withdrawal(owner.address, 2000) })).status).toBe(200);
+    const more = await call(p, 'POST', '/withdrawals', { body: withdrawal(owner.address, 1) });
+    expect(more.status).toBe(403);
+    expect(more.json.message).toMatch(/would hold more than it signed for with this project/);
+    const whole = await call(p, 'POST', '/withdrawals', { body: withdrawal(owner.address, 1_000_000_000) });
+    expect(whole.status).toBe(403);
+    // Signed, any amount the balance holds goes (and the allowance grows to it).
+    expect((await call(p, 'POST', '/withdrawals', { body: await signedWithdrawal(owner, 9000, p.projectId) })).status).toBe(200);
+
+    // Past its time, the proof allows nothing without a fresh signature.
+    await api.db.query("UPDATE project_accounts SET proven_until = now() - interval '1 second' WHERE project_id = $1 AND account = $2", [p.projectId, owner.address.toLowerCase()]);
+    const stale = await call(p, 'POST', '/withdrawals', { body: withdrawal(owner.address, 1) });
+    expect(stale.status).toBe(403);
+    expect(stale.json.message).toMatch(/authorization of this project expired \(30 days after its last signature\)/);
+    expect((await call(p, 'POST', '/withdrawals', { body: await signedWithdrawal(owner, 10, p.projectId) })).status).toBe(200);
+  }, 60_000);
+});
 
 describe('21.9 lock order and idempotent allocations', () => {
   test('21.9 concurrent first-time proofs (signed intents and signed withdrawals over 3 API processes) neither deadlock nor fail', async () => {

@@ -303,7 +303,7 @@ test("a quote's routes are spent once across hosts: a sibling spent as a legacy 
   await api.db.query('DELETE FROM bundles WHERE id = $1', [b.intentId]);
   const accepted = await call(api, 'POST', '/intents', { headers: BLANC, body: { intentId: a.intentId, signatures: { origin, destination: await account.signTypedData(a.signData.destination) } } });
   expect(accepted.status).toBe(201);
-  await expect(acceptBundles(api.db, api.projectId, [{ id: c.intentId, signed: {} as never }], 1)).rejects.toThrow('another route of its quote was already submitted');
+  await expect(acceptBundles(api.db, api.projectId, [{ id: c.intentId, signed: {} as never }], { fillGraceSeconds: 1, proofDays: 30 })).rejects.toThrow('another route of its quote was already submitted');
   expect(await activeReservations(c.intentId)).toBe(0);
 });
 
