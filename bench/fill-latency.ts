@@ -7,7 +7,7 @@ export async function benchFillLatency(kit: Kit, stack: Stack, nonces: string[])
   await kit.settle();
   for (const [i, id] of nonces.entries()) {
     const t = performance.now();
-    await stack.post('/indexer/events', { events: [{ id: `bench-fill-${id}`, type: 'fill', chainId: 42161, nonce: id, transactionHash: `0x${(i + 1).toString(16).padStart(64, '0')}`, timestamp: 1 }] }, 200, stack.indexer);
+    await stack.post('/indexer/events', { events: [{ id: `bench-fill-${id}`, type: 'fill', chainId: 42161, nonce: id, transactionHash: `0x${(i + 1).toString(16).padStart(64, '0')}`, timestamp: Math.floor(Date.now() / 1000) }] }, 200, stack.indexer);
     for (;;) {
       const res = await fetch(`${stack.url}/intent-operation/${id}`, { headers: stack.headers });
       if (((await res.json()) as { status: string }).status === 'FILLED') break;

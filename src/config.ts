@@ -4,6 +4,7 @@ import { type UnattributedConfig, unattributedConfig } from './analytics/config'
 import { type ComplianceConfig, complianceConfig } from './compliance/config';
 import { checkDepositHistory, type DepositConfig, depositConfig } from './deposits/config';
 import { type DeadlineConfig, httpConfig } from './http/config';
+import { type IndexerConfig, indexerConfig } from './indexer/config';
 import { type IntentConfig, intentConfig } from './intents/config';
 import { type OutboxConfig, outboxConfig } from './outbox/config';
 import { type RateLimitConfig, rateLimitConfig } from './projects/config';
@@ -43,6 +44,8 @@ export interface Config {
   outbox: OutboxConfig;
   /** src/http/config.ts */
   deadlines: DeadlineConfig;
+  /** src/indexer/config.ts */
+  indexer: IndexerConfig;
   /** src/intents/config.ts */
   intents: IntentConfig;
   /** src/webhooks/config.ts */
@@ -88,6 +91,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     allocator: allocatorConfig(env),
     outbox: outboxConfig(env),
     ...httpConfig(env),
+    indexer: indexerConfig(env),
     intents: intentConfig(env),
     webhooks: webhookConfig(env, nodeEnv),
     compliance: complianceConfig(env, nodeEnv),

@@ -27,6 +27,7 @@ import { WebhookDueByEndpoint1766000000000 } from './migrations/1766000000000-we
 import { DepositCredit1766100000000 } from './migrations/1766100000000-deposit-credit';
 import { AccountProofs1766100000001 } from './migrations/1766100000001-account-proofs';
 import { BoundedProofs1766100000002 } from './migrations/1766100000002-bounded-proofs';
+import { SnapshotClock1766100000006 } from './migrations/1766100000006-snapshot-clock';
 
 /**
  * How long a query waits for a pooled connection (pg `connectionTimeoutMillis`, also the connect timeout) before it
@@ -79,6 +80,7 @@ export function createDataSource(url: string, poolSize = 10, timeouts: PoolTimeo
       DepositCredit1766100000000,
       AccountProofs1766100000001,
       BoundedProofs1766100000002,
+      SnapshotClock1766100000006,
     ],
     migrationsTransactionMode: 'all',
     synchronize: false,

@@ -7,6 +7,7 @@ export interface Metrics {
   workflowStarts: Counter<'workflow'>;
   pendingStarts: Gauge;
   deadLetters: Gauge<'table'>;
+  indexerRefused: Counter<'type' | 'reason'>;
 }
 
 /**
@@ -39,5 +40,7 @@ export function createMetrics(pendingStarts: () => number, deadLetters: () => Pr
         for (const [table, n] of Object.entries(await deadLetters())) this.set({ table }, n);
       },
     }),
+    // Any increase is an indexer reporting what contradicts what is known: its events are logged with the reason.
+    indexerRefused: new Counter({ name: 'indexer_events_refused_total', help: 'indexer events refused as contradicting what is stored, by type and reason', labelNames: ['type', 'reason'], registers: [registry] }),
   };
 }

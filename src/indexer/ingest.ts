@@ -12,16 +12,19 @@ import { releaseSettled } from '../ledger/ledger';
 import { recordWithdrawalClaim } from '../withdrawals/allocate';
 import { applyEvents } from './apply-events';
 import { toQueue } from './event-keys';
+import { lockChainClocks, screenEvents } from './screen';
 import type { Delivery, IndexerEvent, IngestResult, LifecycleEvent } from './types';
 
 /**
- * One indexer batch in one transaction: events recorded by id, new snapshots applied, and a signal queued in the
- * outbox for every new lifecycle event that has a recorded owner. Once this commits the batch is durable; the caller
- * delivers the signals.
+ * One indexer batch in one transaction: events recorded by id, new events that contradict what is stored refused
+ * (src/indexer/screen.ts, judged by `now`), new snapshots applied, and a signal queued in the outbox for every new
+ * lifecycle event that has a recorded owner. Once this commits the batch is durable; the caller delivers the signals.
  */
-export async function ingestEvents(db: DataSource, events: IndexerEvent[], defaultLockTag: string, deps: DepositIngestDeps): Promise<{ result: IngestResult; signals: QueuedSignal[]; starts: QueuedStart[] }> {
+export async function ingestEvents(db: DataSource, events: IndexerEvent[], defaultLockTag: string, deps: DepositIngestDeps, now = new Date()): Promise<{ result: IngestResult; signals: QueuedSignal[]; starts: QueuedStart[] }> {
   return db.transaction(async (tx) => {
-    const { deliveries, deposits: depositEvents, snapshotAccounts, ...result } = await applyEvents(tx, events, defaultLockTag);
+    await lockChainClocks(tx, events);
+    const screen = (fresh: IndexerEvent[]) => screenEvents(tx, fresh, Math.floor(now.getTime() / 1000), deps.config.indexer.maxClockSkewSeconds);
+    const { deliveries, deposits: depositEvents, snapshotAccounts, ...result } = await applyEvents(tx, events, defaultLockTag, screen);
     // Deposits, refunds and on-ramp orders: recorded with their webhooks and workflow starts in this transaction.
     const starts = await applyDepositEvents(tx, depositEvents, deps);
     let signals: QueuedSignal[] = [];

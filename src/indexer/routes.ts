@@ -1,6 +1,7 @@
 import { crashPoint } from '../faults';
 import { badRequest } from '../http/errors';
 import { defineRoute } from '../http/route';
+import { batchConflict } from './consistency';
 import { ingestEvents } from './ingest';
 import { ingestBody, ingestQuery, ingestResponse } from './schemas';
 import { DEPOSIT_EVENT_TYPES, type IndexerEvent } from './types';
@@ -15,8 +16,8 @@ export const indexerRoutes = [
     auth: 'indexerKey',
     body: ingestBody,
     query: ingestQuery,
-    responses: { 200: { description: 'events recorded and applied to balances; lifecycle events queued for delivery', schema: ingestResponse } },
-    async handler(_ctx, { body, query }, { registry, db, outbox, logger, defaultLockTag, config }) {
+    responses: { 200: { description: 'events recorded and applied to balances; lifecycle events queued for delivery; events contradicting what is stored refused', schema: ingestResponse } },
+    async handler(_ctx, { body, query }, { registry, db, outbox, logger, metrics, defaultLockTag, config, clock }) {
       body.events.forEach((event, index) => {
         if (!('chainId' in event)) return;
         if (!registry.chain(event.chainId)) throw badRequest(`Unsupported chain ${event.chainId}`, { index, id: event.id });
@@ -27,7 +28,11 @@ export const indexerRoutes = [
       });
       // Block numbers travel as decimal strings from here on (the wire accepts integers too).
       const events = body.events.map((e) => ('blockNumber' in e && e.blockNumber !== undefined ? { ...e, blockNumber: String(e.blockNumber) } : e));
-      const { result, signals, starts } = await ingestEvents(db, events, defaultLockTag, { registry, config });
+      const conflict = batchConflict(events, defaultLockTag);
+      if (conflict) throw badRequest(conflict.message, { events: conflict.events });
+      const { result, signals, starts } = await ingestEvents(db, events, defaultLockTag, { registry, config }, clock());
+      for (const r of result.refused ?? []) metrics.indexerRefused.inc({ type: r.type, reason: r.reason });
+      if (result.refused) logger.warn({ refused: result.refused }, 'indexer events refused');
       crashPoint('ingest-after-commit');
       // Durable from here: what this process does not deliver, the outbox sweeper does.
       const delivery = outbox.deliver(signals);

@@ -1,6 +1,7 @@
 import { SETTLEMENT_LAYERS } from '../chains/registry';
 import { address, bytes32, patterns, safeUint, Schema, uint256 } from '../http/schema';
 import { PRICE_USD_BOUNDS } from '../intents/pricing';
+import { REFUSAL_REASONS } from './types';
 
 const chainId: Schema = safeUint(1);
 // Up to 18 digits: always inside PostgreSQL's bigint, so a block number can never fail the batch at write time.
@@ -107,6 +108,21 @@ export const ingestResponse: Schema = {
     received: { type: 'integer', description: 'distinct event ids in the request' },
     applied: { type: 'integer', description: 'events recorded for the first time' },
     duplicates: { type: 'integer', description: 'events whose id was already recorded (ignored)' },
+    refused: {
+      type: 'array',
+      description: 'new events that contradict what is stored, neither applied nor recorded (present only when there are any)',
+      items: {
+        type: 'object',
+        required: ['index', 'id', 'type', 'reason', 'message'],
+        properties: {
+          index: { type: 'integer', description: 'its place in `events`' },
+          id: { type: 'string' },
+          type: { type: 'string' },
+          reason: { enum: [...REFUSAL_REASONS] },
+          message: { type: 'string' },
+        },
+      },
+    },
   },
 };
 

@@ -46,7 +46,14 @@ export const DEPOSIT_EVENT_TYPES: string[] = ['deposit', 'deposit-refund', 'onra
 
 export type IndexerEvent = BalanceEvent | LifecycleEvent | PriceEvent | GasEvent | LiquidityEvent | ForcedWithdrawalEvent | DepositIndexerEvent;
 
-export interface IngestResult { received: number; applied: number; duplicates: number }
+/** Why a new event is refused (src/indexer/consistency.ts; the label of `indexer_events_refused_total`). */
+export const REFUSAL_REASONS = ['future-timestamp', 'timestamp-order', 'fill-chain', 'fill-before-quote', 'claim-chain'] as const;
+export type RefusalReason = (typeof REFUSAL_REASONS)[number];
+/** An event left unapplied and unrecorded, and what the indexer is told. */
+export interface Refusal { id: string; type: string; reason: RefusalReason; message: string }
+
+/** `refused`: new events that contradict what is stored, by their place in the batch (only when there are any). */
+export interface IngestResult { received: number; applied: number; duplicates: number; refused?: (Refusal & { index: number })[] }
 
 /** A fresh lifecycle event to hand to the workflow that owns the nonce. */
 export interface Delivery { nonce: string; event: LifecycleEvent }

@@ -99,10 +99,15 @@ export async function liquidityOn(db: DataSource, chainId: number): Promise<Liqu
 
 type StoredOperation = { expires: string; elements: { chainId: string; mandate: { destinationChainId: string; fillDeadline: string } }[] };
 
+/** Where a stored operation's funds come from and go to. */
+const chainsOf = (operation: StoredOperation) => ({
+  originChainIds: [...new Set(operation.elements.map((e) => Number(e.chainId)))],
+  destinationChainId: Number(operation.elements[0].mandate.destinationChainId),
+});
+
 /** The chains and deadlines of a stored operation, and the queued start of the lifecycle that tracks it (intent or bundle). */
 export function lifecycleOf(kind: LifecycleKind, id: string, account: string, projectId: string, operation: StoredOperation, fillGraceSeconds: number) {
-  const originChainIds = [...new Set(operation.elements.map((e) => Number(e.chainId)))];
-  const destinationChainId = Number(operation.elements[0].mandate.destinationChainId);
+  const { originChainIds, destinationChainId } = chainsOf(operation);
   const fillDeadline = Number(operation.elements[0].mandate.fillDeadline);
   const start: QueuedStart = {
     workflowId: workflowIdOf(kind, id),
@@ -114,6 +119,18 @@ export function lifecycleOf(kind: LifecycleKind, id: string, account: string, pr
     delayUntil: (fillDeadline + fillGraceSeconds) * 1000,
   };
   return { start, originChainIds, destinationChainId, fillDeadline };
+}
+
+/** What a nonce's fills and claims must agree with: its quote's chains, and when it was quoted (unix seconds). */
+export interface QuotedRoute { destinationChainId: number; originChainIds: number[]; quotedAt: number }
+
+/** The routes of the quotes among `nonces` (of intents and legacy bundles, submitted or not). */
+export async function quotedRoutes(tx: EntityManager, nonces: string[]): Promise<Map<string, QuotedRoute>> {
+  const rows: { nonce: string; operation: StoredOperation; quoted_at: string }[] = await preparedQuery(tx,
+    'SELECT nonce::text, operation, floor(extract(epoch FROM created_at))::bigint AS quoted_at FROM quotes WHERE nonce = ANY($1::numeric[])',
+    [nonces],
+  );
+  return new Map(rows.map((r) => [r.nonce, { ...chainsOf(r.operation), quotedAt: Number(r.quoted_at) }]));
 }
 
 /**

@@ -1,7 +1,7 @@
 import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
 import { waitFor } from '../../src/dev/processes';
 import { Api, call, ingest, startApi } from '../support/harness';
-import { ARB_USDC, BASE_USDC, TX } from '../support/fixtures';
+import { ARB_USDC, BASE_USDC, blockAt, TX } from '../support/fixtures';
 import { newProject, subscribe, type Project } from '../support/projects';
 import { Receiver } from '../support/receiver';
 import { balanceAtExpiry, DP, depositEvents, fillAndClaim, intentFailure, projectSigner, registerManaged } from '../support/deposits';
@@ -275,7 +275,7 @@ describe('paths', () => {
           // A snapshot of a block at its `expires` showing no claim frees its funds for the next attempt (or the refund),
           // and only then is the attempt decided.
           const expires = Number((await call(p, 'GET', `/intent-operation/${started.intentId}?full=true`)).json.intentOp.expires);
-          await ingest(api, [balanceAtExpiry({ chainId: 8453, token: BASE_USDC, account: address, balance: '6000000', block: 100 + attempt, expires })]);
+          await ingest(api, [balanceAtExpiry({ chainId: 8453, token: BASE_USDC, account: address, balance: '6000000', expires })]);
           const failed = await until(r, id, 'bridge-failed', attempt, 30_000);
           expect(failed).toMatchObject({ intentId: started.intentId, errorCode: 'BRIDGE-4', retryable: attempt < 3, attempt });
         } else {
@@ -357,7 +357,7 @@ describe('a failed attempt is final before the next one spends', () => {
     await tookInReleased(ia);
     expect(types(r, ia)).toEqual(['deposit-received', 'bridge-started']);
     expect(await intentIsFinal(api.db, first.intentId)).toBe(false);
-    await ingest(api, [balanceAtExpiry({ chainId: 8453, token: BASE_USDC, account: address, balance: String(10_000_000n - BigInt(second.source.amount)), block: 102, expires })]);
+    await ingest(api, [balanceAtExpiry({ chainId: 8453, token: BASE_USDC, account: address, balance: String(10_000_000n - BigInt(second.source.amount)), expires })]);
     expect([await intentIsFinal(api.db, first.intentId), await intentIsFinal(api.db, second.intentId)]).toEqual([true, true]);
     const failed = await until(r, ia, 'bridge-failed', 1, 30_000);
     expect(failed).toMatchObject({ intentId: first.intentId, errorCode: 'BRIDGE-4', retryable: true, attempt: 1 });
@@ -396,8 +396,8 @@ describe('a failed attempt is final before the next one spends', () => {
 
     // The relayer's claim, mined before `expires`, is reported now; a snapshot after its block shows the funds gone.
     const claimTx = nextTx();
-    await ingest(api, [{ ...fillAndClaim(started.intentId, { chainId: 42161, txHash: nextTx() }, { chainId: 8453, txHash: claimTx })[1], blockNumber: '101', timestamp: expires - 1 }]);
-    await ingest(api, [balanceAtExpiry({ chainId: 8453, token: BASE_USDC, account: address, balance: '5000000', block: 102, expires })]);
+    await ingest(api, [{ ...fillAndClaim(started.intentId, { chainId: 42161, txHash: nextTx() }, { chainId: 8453, txHash: claimTx })[1], blockNumber: String(blockAt(expires - 1)), timestamp: expires - 1 }]);
+    await ingest(api, [balanceAtExpiry({ chainId: 8453, token: BASE_USDC, account: address, balance: '5000000', expires })]);
     const complete = await until(r, id, 'bridge-complete', 1, 30_000);
     expect(complete).toMatchObject({ intentId: started.intentId, source: { transactionHash: claimTx } });
     expect(types(r, id)).toEqual(['deposit-received', 'bridge-started', 'bridge-complete']);
@@ -487,7 +487,7 @@ describe('deposit credit', () => {
     expect((await byTx(p, small))[0]).toMatchObject({ status: 'refunded', refund: { intentId: refundIntent } });
     // Someone else's 999999 arrive without a deposit of this project; the failed refund intent's hold ends at its expires.
     const expires = Number((await call(p, 'GET', `/intent-operation/${refundIntent}?full=true`)).json.intentOp.expires);
-    await ingest(api, [balanceAtExpiry({ chainId: 8453, token: BASE_USDC, account: address, balance: '999999', block: 52, expires })]);
+    await ingest(api, [balanceAtExpiry({ chainId: 8453, token: BASE_USDC, account: address, balance: '999999', expires })]);
     await waitFor('the failed refund intent holds nothing', () => intentIsFinal(api.db, refundIntent), 30_000);
 
     const request = { account: address, token: BASE_USDC, amount: '500000', recipient: sender(), nonce: '1', deadline: String(Math.floor(Date.now() / 1000) + 600) };

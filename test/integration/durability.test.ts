@@ -1,5 +1,5 @@
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { ARB_USDC, BASE_USDC, getCompactTypedData, TX } from '../support/fixtures';
+import { ARB_USDC, BASE_USDC, blockAt, getCompactTypedData, TX } from '../support/fixtures';
 import { Api, call, ingest, killWorkers, startApi, startWorker } from '../support/harness';
 import { LocalChain, smartAccount, startChain } from '../support/chain';
 import { signAsClient, v0 } from '../support/legacy-client';
@@ -69,10 +69,10 @@ test('intents and bundles in flight reach the right terminal state after the wor
   killWorkers(api.env);
   // Indexer events arrive while no worker runs: recorded and answered at once, applied when a worker is back.
   const events = ingest(api, [
-    { id: `dur-fill-${toComplete}`, type: 'fill', chainId: 42161, nonce: toComplete, transactionHash: TX(1), timestamp: 1 },
+    { id: `dur-fill-${toComplete}`, type: 'fill', chainId: 42161, nonce: toComplete, transactionHash: TX(1), timestamp: Math.floor(Date.now() / 1000) },
     { id: `dur-claim-${toComplete}`, type: 'claim', chainId: 8453, nonce: toComplete, transactionHash: TX(2), timestamp: 2 },
     { id: `dur-failure-${toFail}`, type: 'failure', chainId: 42161, nonce: toFail, reason: 'destination call reverted' },
-    { id: `dur-fill-${bundleToComplete}`, type: 'fill', chainId: 42161, nonce: bundleToComplete, transactionHash: TX(3), timestamp: 3 },
+    { id: `dur-fill-${bundleToComplete}`, type: 'fill', chainId: 42161, nonce: bundleToComplete, transactionHash: TX(3), timestamp: Math.floor(Date.now() / 1000) },
     { id: `dur-claim-${bundleToComplete}`, type: 'claim', chainId: 8453, nonce: bundleToComplete, transactionHash: TX(4), timestamp: 4 },
   ]);
   await new Promise((r) => setTimeout(r, 5000)); // the short fill deadline passes with no worker alive
@@ -96,7 +96,7 @@ test('intents and bundles in flight reach the right terminal state after the wor
     await api.temporal.workflow.getHandle(`${kind}-${id}`).result();
     const [{ account: owner, expires }] = await api.db.query(`SELECT x.account, q.operation->>'expires' AS expires FROM ${kind}s x JOIN quotes q ON q.nonce = x.id WHERE x.id = $1`, [id]);
     expect(await held([id])).toBe(1);
-    await ingest(api, [{ id: `dur-expired-${id}`, type: 'balance', chainId: 8453, account: owner, token: BASE_USDC, locked: '5000000', blockNumber: '3', blockTimestamp: Number(expires) }]);
+    await ingest(api, [{ id: `dur-expired-${id}`, type: 'balance', chainId: 8453, account: owner, token: BASE_USDC, locked: '5000000', blockNumber: blockAt(Number(expires)), blockTimestamp: Number(expires) }]);
   }
   expect(await held([toComplete, toExpire, bundleToExpire])).toBe(0);
   expect(await held([bundleToComplete])).toBe(1); // claimed: settles with the next snapshot, as an intent does

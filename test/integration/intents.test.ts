@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createProject } from '../../src/projects/api-keys';
+import { blockAt } from '../support/fixtures';
 import { Api, call, ingest, startApi } from '../support/harness';
 
 /* eslint-disable @typescript-eslint/no-require-imports, @typescript-eslint/no-explicit-any */
@@ -77,12 +78,13 @@ describe('the published 1.15.0 client, unchanged', () => {
     expect(pending.claims).toEqual([{ chainId: 8453, status: 'PENDING', depositId: intentId }]);
     expect(await activeReservations(intentId)).toBe(1);
 
-    // A claim before the fill, a duplicate, then the fill.
+    // A claim before the fill, a duplicate, then the fill (mined after the quote).
+    const filledAt = Math.floor(Date.now() / 1000);
     await ingest(api, [{ id: `claim-${intentId}`, type: 'claim', chainId: 8453, nonce: intentId, transactionHash: TX(2), timestamp: 1_800_000_100 }]);
     await ingest(api, [{ id: `claim-${intentId}`, type: 'claim', chainId: 8453, nonce: intentId, transactionHash: TX(3), timestamp: 1 }]);
-    await ingest(api, [{ id: `fill-${intentId}`, type: 'fill', chainId: 42161, nonce: intentId, transactionHash: TX(1), timestamp: 1_700_000_000 }]);
+    await ingest(api, [{ id: `fill-${intentId}`, type: 'fill', chainId: 42161, nonce: intentId, transactionHash: TX(1), timestamp: filledAt }]);
     const done = await statusOf(intentId, ['COMPLETED']);
-    expect(done).toMatchObject({ fillTransactionHash: TX(1), fillTimestamp: 1_700_000_000 });
+    expect(done).toMatchObject({ fillTransactionHash: TX(1), fillTimestamp: filledAt });
     expect(done.claims).toEqual([{ chainId: 8453, status: 'CLAIMED', claimTimestamp: 1_800_000_100, claimTransactionHash: TX(2), depositId: intentId }]);
     // Released once the indexer's next snapshot shows the claimed funds gone, not before.
     expect(await activeReservations(intentId)).toBe(1);
@@ -119,12 +121,12 @@ describe('the published 1.15.0 client, unchanged', () => {
     // The stored snapshot may predate a claim mined in the last block before `expires`.
     expect(await activeReservations(intentId)).toBe(1);
     await snapshot(account.address, 2, '3000000'); // without a block timestamp: releases nothing
-    await snapshot(account.address, 3, '3000000', expires - 1);
+    await snapshot(account.address, blockAt(expires - 1), '3000000', expires - 1);
     expect(await activeReservations(intentId)).toBe(1);
-    await snapshot(account.address, 4, '3000000', expires);
+    await snapshot(account.address, blockAt(expires), '3000000', expires);
     expect(await activeReservations(intentId)).toBe(0);
     // A late fill changes nothing.
-    await ingest(api, [{ id: id(), type: 'fill', chainId: 42161, nonce: intentId, transactionHash: TX(9), timestamp: 1 }]);
+    await ingest(api, [{ id: id(), type: 'fill', chainId: 42161, nonce: intentId, transactionHash: TX(9), timestamp: expires }]);
     expect((await client.getIntentOpStatus(BigInt(intentId))).status).toBe('EXPIRED');
   });
 

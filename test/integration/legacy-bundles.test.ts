@@ -1,5 +1,5 @@
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { ARB_USDC, BASE_USDC, getCompactTypedData, TX } from '../support/fixtures';
+import { ARB_USDC, BASE_USDC, blockAt, getCompactTypedData, TX } from '../support/fixtures';
 import { Api, call, ingest } from '../support/harness';
 import { deploy, LocalChain, OWNABLE_VALIDATOR, SmartAccount, smartAccount } from '../support/chain';
 import { signAsClient, signBundle, startLegacyHost, stopLegacyHost, v0 } from '../support/legacy-client';
@@ -89,16 +89,20 @@ describe('the published 0.5.4 client, unchanged, against /legacy', () => {
     const nonce = result.bundleId.toString();
     const pre = await call(api, 'POST', `/legacy/bundles/${nonce}/events`, { body: { type: 'FillPreconfirmation', chainId: 42161, txHash: TX(7) } });
     expect(pre).toMatchObject({ status: 201, json: { status: 'Accepted' } });
+    const filledAt = Math.floor(Date.now() / 1000); // mined after the quote
+    // A bundle's fills and claims are held to its quote as an intent's are: a fill on an origin chain is refused.
+    const misplaced = await ingest(api, [{ id: `fill-8453-${nonce}`, type: 'fill', chainId: 8453, nonce, transactionHash: TX(8), timestamp: filledAt }]);
+    expect(misplaced.json).toMatchObject({ applied: 0, refused: [{ index: 0, id: `fill-8453-${nonce}`, reason: 'fill-chain' }] });
     await ingest(api, [
-      { id: `fill-${nonce}`, type: 'fill', chainId: 42161, nonce, transactionHash: TX(1), timestamp: 1_700_000_000 },
-      { id: `claim-${nonce}`, type: 'claim', chainId: 8453, nonce, transactionHash: TX(2), timestamp: 1_700_000_100, blockNumber: '5' },
+      { id: `fill-${nonce}`, type: 'fill', chainId: 42161, nonce, transactionHash: TX(1), timestamp: filledAt },
+      { id: `claim-${nonce}`, type: 'claim', chainId: 8453, nonce, transactionHash: TX(2), timestamp: filledAt + 100, blockNumber: '5' },
     ]);
     const done = await statusOf(result.bundleId, ['COMPLETED']);
     expect(done).toEqual({
       status: 'COMPLETED',
-      fillTimestamp: 1_700_000_000,
+      fillTimestamp: filledAt,
       fillTransactionHash: TX(1),
-      claims: [{ chainId: 8453, status: 'CLAIMED', claimTimestamp: 1_700_000_100, claimTransactionHash: TX(2), depositId: result.bundleId }],
+      claims: [{ chainId: 8453, status: 'CLAIMED', claimTimestamp: filledAt + 100, claimTransactionHash: TX(2), depositId: result.bundleId }],
     });
     const [{ history }] = await api.db.query('SELECT history FROM bundles WHERE id = $1', [nonce]);
     expect(history.map((h: { status: string }) => h.status)).toEqual(['PENDING', 'PRECONFIRMED', 'FILLED', 'COMPLETED']);
@@ -120,7 +124,7 @@ describe('the published 0.5.4 client, unchanged, against /legacy', () => {
     await api.temporal.workflow.getHandle(`bundle-${result.bundleId}`).result();
     const [{ expires }] = await api.db.query("SELECT operation->>'expires' AS expires FROM quotes WHERE nonce = $1", [String(result.bundleId)]);
     expect(await activeReservations(result.bundleId)).toBe(1);
-    await ingest(api, [{ id: id(), type: 'balance', chainId: 8453, account: account.address, token: BASE_USDC, locked: '5000000', blockNumber: '9', blockTimestamp: Number(expires) }]);
+    await ingest(api, [{ id: id(), type: 'balance', chainId: 8453, account: account.address, token: BASE_USDC, locked: '5000000', blockNumber: blockAt(Number(expires)), blockTimestamp: Number(expires) }]);
     expect(await activeReservations(result.bundleId)).toBe(0);
   });
 

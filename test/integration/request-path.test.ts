@@ -3,7 +3,7 @@ import { spawnEntry, stopProcess, waitFor } from '../../src/dev/processes';
 import { createProject } from '../../src/projects/api-keys';
 import { withdrawalRequestTypedData } from '../../src/withdrawals/sponsor-signature';
 import { freePort } from '../support/global-setup';
-import { ARB_USDC, BASE_USDC, getCompactTypedData, TX } from '../support/fixtures';
+import { ARB_USDC, BASE_USDC, blockAt, getCompactTypedData, TX } from '../support/fixtures';
 import { Api, call, ingest, killWorkers, startApi, startWorker } from '../support/harness';
 import { queueSignals } from '../../src/outbox/outbox';
 import { lifecycleStarts } from '../../src/intents/store';
@@ -78,7 +78,7 @@ test('an API killed between the submit commit and the workflow start: the sweepe
     expect(retry.json.result).toEqual({ id, status: 'PENDING' });
     expect(await activeReservations(id)).toBe(1);
     await ingest(api, [
-      { id: eventId(), type: 'fill', chainId: 42161, nonce: id, transactionHash: TX(1), timestamp: 1 },
+      { id: eventId(), type: 'fill', chainId: 42161, nonce: id, transactionHash: TX(1), timestamp: Math.floor(Date.now() / 1000) },
       { id: eventId(), type: 'claim', chainId: 8453, nonce: id, transactionHash: TX(2), timestamp: 2, blockNumber: '7' },
     ]);
     await until('COMPLETED', async () => ((await statusOf(id)) === 'COMPLETED' ? true : undefined));
@@ -105,7 +105,7 @@ test('an API killed after committing a batch and before signalling: the sweeper 
   const faulty = spawnEntry('api', { ...api.env.env, PORT: String(port), HOST: '127.0.0.1', FAULT_INJECTION: 'ingest-after-commit' }, 'ignore');
   try {
     await waitFor('faulty API', async () => (await fetch(`http://127.0.0.1:${port}/ready`)).ok, 30_000);
-    const events = [{ id: eventId(), type: 'fill', chainId: 42161, nonce: id, transactionHash: TX(7), timestamp: 7 }];
+    const events = [{ id: eventId(), type: 'fill', chainId: 42161, nonce: id, transactionHash: TX(7), timestamp: Math.floor(Date.now() / 1000) }];
     await expect(fetch(`http://127.0.0.1:${port}/indexer/events`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-indexer-key': api.indexerKey }, body: JSON.stringify({ events }) })).rejects.toThrow();
     // The batch is recorded (a retry is a duplicate) and its signal waits in the outbox until the sweeper sends it.
     expect((await ingest(api, events)).json).toEqual({ received: 1, applied: 0, duplicates: 1 });
@@ -131,7 +131,7 @@ test('an API killed after committing a withdrawal: the sweeper starts its hold, 
     const status = async () => (await api.db.query('SELECT status FROM withdrawals WHERE nonce = $1', [nonce]))[0].status;
     await until('expired', async () => ((await status()) === 'EXPIRED' ? true : undefined), 30_000);
     const [{ expires }] = await api.db.query("SELECT response->>'expires' AS expires FROM withdrawals WHERE nonce = $1", [nonce]);
-    await ingest(api, [{ id: eventId(), type: 'balance', chainId: 8453, account: account.address, token: BASE_USDC, locked: '1000', blockNumber: '2', blockTimestamp: Number(expires) }]);
+    await ingest(api, [{ id: eventId(), type: 'balance', chainId: 8453, account: account.address, token: BASE_USDC, locked: '1000', blockNumber: blockAt(Number(expires)), blockTimestamp: Number(expires) }]);
     expect(await activeReservations(nonce)).toBe(0);
   } finally {
     await stopProcess(faulty, 'SIGKILL');
@@ -168,7 +168,7 @@ test('ingestion is answered while no worker runs, and applied once a worker star
   try {
     const res = await ingest(api, [
       { id: eventId(), type: 'balance', chainId: 8453, account: account.address, token: BASE_USDC, unlocked: '777', blockNumber: '2' },
-      { id: eventId(), type: 'fill', chainId: 42161, nonce: id, transactionHash: TX(3), timestamp: 3 },
+      { id: eventId(), type: 'fill', chainId: 42161, nonce: id, transactionHash: TX(3), timestamp: Math.floor(Date.now() / 1000) },
     ]);
     expect(res.status).toBe(200);
     expect(res.json).toEqual({ received: 2, applied: 2, duplicates: 0 });
@@ -211,7 +211,7 @@ test('a claimed reservation is released only when a balance snapshot at or after
   const { id, signedIntentOp } = await signedQuote(account);
   await call(api, 'POST', '/intent-operations', { body: { signedIntentOp } });
   await ingest(api, [
-    { id: eventId(), type: 'fill', chainId: 42161, nonce: id, transactionHash: TX(5), timestamp: 5 },
+    { id: eventId(), type: 'fill', chainId: 42161, nonce: id, transactionHash: TX(5), timestamp: Math.floor(Date.now() / 1000) },
     { id: eventId(), type: 'claim', chainId: 8453, nonce: id, transactionHash: TX(6), timestamp: 6, blockNumber: '20' },
   ]);
   await until('COMPLETED', async () => ((await statusOf(id)) === 'COMPLETED' ? true : undefined));
@@ -227,13 +227,13 @@ test('an event for a lifecycle that has ended is dropped: its signal-with-start 
   const { id, signedIntentOp } = await signedQuote(await funded());
   await call(api, 'POST', '/intent-operations', { body: { signedIntentOp } });
   await ingest(api, [
-    { id: eventId(), type: 'fill', chainId: 42161, nonce: id, transactionHash: TX(5), timestamp: 5 },
+    { id: eventId(), type: 'fill', chainId: 42161, nonce: id, transactionHash: TX(5), timestamp: Math.floor(Date.now() / 1000) },
     { id: eventId(), type: 'claim', chainId: 8453, nonce: id, transactionHash: TX(6), timestamp: 6 },
   ]);
   const handle = api.temporal.workflow.getHandle(`intent-${id}`);
   await until('lifecycle closed', async () => ((await handle.describe()).status.name === 'COMPLETED' ? true : undefined));
   const late = await call(api, 'POST', '/indexer/events?wait=true', {
-    body: { events: [{ id: eventId(), type: 'fill', chainId: 42161, nonce: id, transactionHash: TX(7), timestamp: 7 }] },
+    body: { events: [{ id: eventId(), type: 'fill', chainId: 42161, nonce: id, transactionHash: TX(7), timestamp: Math.floor(Date.now() / 1000) }] },
     headers: { 'x-indexer-key': api.indexerKey },
   });
   expect(late.status).toBe(200);

@@ -159,9 +159,10 @@ describe.each([
     expect(pending.status).toBe('PENDING');
 
     const intentId = quoted.intentId;
+    const filledAt = Math.floor(Date.now() / 1000); // a fill is mined after its quote
     await ingest(api, [
       { id: `claim-${intentId}`, type: 'claim', chainId: 8453, nonce: intentId, transactionHash: TX(2), timestamp: 1_800_000_100 },
-      { id: `fill-${intentId}`, type: 'fill', chainId: 42161, nonce: intentId, transactionHash: TX(1), timestamp: 1_700_000_000 },
+      { id: `fill-${intentId}`, type: 'fill', chainId: 42161, nonce: intentId, transactionHash: TX(1), timestamp: filledAt },
     ]);
     let done: any;
     for (let i = 0; i < 150 && done?.status !== 'COMPLETED'; i++) {
@@ -176,11 +177,11 @@ describe.each([
         destinationChainId: 'eip155:42161',
         accountAddress: account.address,
         claims: [{ chainId: 'eip155:8453', status: 'CLAIMED', claimTimestamp: 1_800_000_100, claimTransactionHash: TX(2) }],
-        fillTimestamp: 1_700_000_000,
+        fillTimestamp: filledAt,
         fillTransactionHash: TX(1),
       });
     } else {
-      expect(done).toMatchObject({ destinationChainId: 42161, userAddress: account.address, fillTimestamp: 1_700_000_000, fillTransactionHash: TX(1) });
+      expect(done).toMatchObject({ destinationChainId: 42161, userAddress: account.address, fillTimestamp: filledAt, fillTransactionHash: TX(1) });
       expect(done.claims).toEqual([{ chainId: 8453, status: 'CLAIMED', claimTimestamp: 1_800_000_100, claimTransactionHash: TX(2), depositId: intentId }]);
     }
   });

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { hashTypedData, recoverAddress, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { proveAccount } from '../../src/projects/accounts';
+import { blockAt } from '../support/fixtures';
 import { Api, call, ingest, startApi } from '../support/harness';
 
 /* eslint-disable @typescript-eslint/no-require-imports, @typescript-eslint/no-explicit-any */
@@ -153,7 +154,7 @@ test('expiry releases the reservation once a snapshot at or after `expires` arri
   expect((await withdraw({ account, chainId: 8453, tokenAddress: BASE_USDC, amount: 600, recipient: account })).json.message).toBe('Insufficient balance');
   await until(async () => (await statusOf(first.nonce)) === 'EXPIRED'); // WITHDRAWAL_EXPIRY_SECONDS=4 in tests
   expect(await reservedFor(account)).toBe(600n);
-  await snapshot(account, 2, '1000', Number(first.expires));
+  await snapshot(account, blockAt(Number(first.expires)), '1000', Number(first.expires));
   expect(await reservedFor(account)).toBe(0n);
 
   const second = parseExact((await withdraw({ account, chainId: 8453, tokenAddress: BASE_USDC, amount: 600, recipient: account })).text).transferDetails;
@@ -162,7 +163,7 @@ test('expiry releases the reservation once a snapshot at or after `expires` arri
   await until(async () => (await api.db.query('SELECT status FROM withdrawals WHERE nonce = $1', [second.nonce]))[0].status === 'CLAIMED');
   // Released once the indexer's next snapshot shows the transfer, not before.
   expect(await reservedFor(account)).toBe(600n);
-  await ingest(api, [{ id: `w-after-${second.nonce}`, type: 'balance', chainId: 8453, account, token: BASE_USDC, locked: '400', blockNumber: '3' }]);
+  await ingest(api, [{ id: `w-after-${second.nonce}`, type: 'balance', chainId: 8453, account, token: BASE_USDC, locked: '400', blockNumber: blockAt(Number(first.expires)) + 1 }]);
   expect(await reservedFor(account)).toBe(0n);
   expect((await api.db.query('SELECT purpose FROM allocator_nonces WHERE nonce = $1', [second.nonce]))[0].purpose).toBe('withdrawal');
 });
@@ -177,9 +178,9 @@ test('21.2 at `expires` the funds stay reserved until a snapshot at or after it;
   // The stored snapshot (block 1) may predate a claim mined in the last block before `expires`: nothing is re-allocated.
   expect((await withdraw600(unclaimed)).json.message).toBe('Insufficient balance');
   await snapshot(unclaimed, 2, '1000'); // no block timestamp: releases nothing
-  await snapshot(unclaimed, 3, '1000', expiresA - 1); // still a block a claim could be in
+  await snapshot(unclaimed, blockAt(expiresA - 1), '1000', expiresA - 1); // still a block a claim could be in
   expect((await withdraw600(unclaimed)).json.message).toBe('Insufficient balance');
-  await snapshot(unclaimed, 4, '1000', expiresA); // at `expires`: the balance shows every claim there can be
+  await snapshot(unclaimed, blockAt(expiresA), '1000', expiresA); // at `expires`: the balance shows every claim there can be
   expect(await reservedFor(unclaimed)).toBe(0n);
   expect((await withdraw600(unclaimed)).status).toBe(200);
 

@@ -1,5 +1,6 @@
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { sessionTypedData } from '../../src/deposits/session-digest';
+import { blockAt } from './fixtures';
 import { call } from './harness';
 import type { Project } from './projects';
 
@@ -46,10 +47,10 @@ export const fillAndClaim = (intentId: string, fill: { chainId: number; txHash: 
   { id: eventId('claim'), type: 'claim', chainId: claim.chainId, nonce: intentId, transactionHash: claim.txHash, timestamp: Math.floor(Date.now() / 1000) },
 ];
 /**
- * A deposit account's (wallet) balance at a block whose timestamp is `expires` of a failed intent: what releases its
+ * A deposit account's (wallet) balance at the block whose timestamp is `expires` of a failed intent: what releases its
  * reservation past `expires` (a snapshot that shows no claim mined before it), so a retry or refund may spend.
  */
-export const balanceAtExpiry = (d: { chainId: number; token: string; account: string; balance: string; block: number; expires: number }) =>
-  ({ id: eventId('balance'), type: 'balance', chainId: d.chainId, account: d.account, token: d.token, unlocked: d.balance, blockNumber: String(d.block), blockTimestamp: d.expires });
+export const balanceAtExpiry = (d: { chainId: number; token: string; account: string; balance: string; expires: number }) =>
+  ({ id: eventId('balance'), type: 'balance', chainId: d.chainId, account: d.account, token: d.token, unlocked: d.balance, blockNumber: blockAt(d.expires), blockTimestamp: d.expires });
 
 export const intentFailure = (intentId: string, chainId: number) => ({ id: eventId('failure'), type: 'failure', chainId, nonce: intentId, reason: 'relayer reverted' });

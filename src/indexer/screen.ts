@@ -1,0 +1,67 @@
+import type { EntityManager } from 'typeorm';
+import { quotedRoutes } from '../intents/store';
+import { futureTimestamp, lifecycleRefusal, storedTimeContradiction, type BlockTime } from './consistency';
+import type { BalanceEvent, IndexerEvent, LifecycleEvent, Refusal } from './types';
+
+const stamped = (events: IndexerEvent[]) => events.filter((e): e is BalanceEvent => e.type === 'balance' && e.blockTimestamp !== undefined);
+
+/**
+ * Makes batches with block timestamps of the same chain take turns, so each is judged against every pair the others
+ * stored and the stored pairs stay consistent (then the nearest ones decide: storedTimes). Taken first in the
+ * batch's transaction, in chain order, so batches never wait for each other in a circle.
+ */
+export async function lockChainClocks(tx: EntityManager, events: IndexerEvent[]): Promise<void> {
+  const chains = [...new Set(stamped(events).map((e) => e.chainId))].sort((a, b) => a - b);
+  for (const chainId of chains) await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`snapshot-clock:${chainId}`]);
+}
+
+/**
+ * The new events of a batch that contradict what is known (src/indexer/consistency.ts): block timestamps ahead of
+ * this server's clock or out of order with the stored snapshots of their chain, and fills and claims that do not
+ * match the quote their nonce names. A nonce with no quote (a withdrawal's, or one unknown yet) is not judged here.
+ */
+export async function screenEvents(tx: EntityManager, events: IndexerEvent[], nowSeconds: number, skewSeconds: number): Promise<Refusal[]> {
+  const refused: Refusal[] = [];
+  const inTime = stamped(events).filter((e) => {
+    const future = futureTimestamp(e, nowSeconds, skewSeconds);
+    if (future) refused.push(future);
+    return !future;
+  });
+  const stored = await storedTimes(tx, inTime);
+  for (const e of inTime) {
+    const contradiction = storedTimeContradiction(e, stored.get(`${e.chainId}:${BigInt(e.blockNumber)}`) ?? []);
+    if (contradiction) refused.push(contradiction);
+  }
+  const lifecycle = events.filter((e): e is LifecycleEvent => e.type === 'fill' || e.type === 'claim');
+  if (lifecycle.length) {
+    const nonce = (e: LifecycleEvent) => BigInt(e.nonce).toString();
+    const routes = await quotedRoutes(tx, [...new Set(lifecycle.map(nonce))]);
+    for (const e of lifecycle) {
+      const route = routes.get(nonce(e));
+      const refusal = route && lifecycleRefusal(e, route, skewSeconds);
+      if (refusal) refused.push(refusal);
+    }
+  }
+  return refused;
+}
+
+/**
+ * Per (chain, block) of `events`, the stored (block, timestamp) pairs of that chain nearest to the block, below and
+ * above (the block itself included), from both balance tables. The stored pairs are consistent with each other, so
+ * a timestamp that agrees with those agrees with all of them. Two index lookups per pair and table.
+ */
+async function storedTimes(tx: EntityManager, events: BalanceEvent[]): Promise<Map<string, BlockTime[]>> {
+  const blocks = [...new Set(events.map((e) => `${e.chainId}:${BigInt(e.blockNumber)}`))];
+  if (!blocks.length) return new Map();
+  const nearest = (table: string, side: '<=' | '>=', order: 'ASC' | 'DESC') => `(SELECT timestamp_block, block_timestamp FROM ${table} t
+    WHERE t.chain_id = e.chain_id AND t.timestamp_block ${side} e.block ORDER BY t.timestamp_block ${order}, t.block_timestamp ${order} LIMIT 1)`;
+  const rows: { key: string; block: string; timestamp: string }[] = await tx.query(
+    `SELECT e.chain_id::text || ':' || e.block::text AS key, n.timestamp_block::text AS block, n.block_timestamp::text AS timestamp
+     FROM unnest($1::bigint[], $2::bigint[]) AS e(chain_id, block)
+     CROSS JOIN LATERAL (${['wallet_balances', 'lock_balances'].flatMap((table) => [nearest(table, '<=', 'DESC'), nearest(table, '>=', 'ASC')]).join(' UNION ALL ')}) n`,
+    [blocks.map((b) => b.split(':')[0]), blocks.map((b) => b.split(':')[1])],
+  );
+  const times = new Map<string, BlockTime[]>();
+  for (const r of rows) times.set(r.key, [...(times.get(r.key) ?? []), { block: BigInt(r.block), timestamp: Number(r.timestamp) }]);
+  return times;
+}
