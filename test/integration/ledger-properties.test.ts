@@ -192,3 +192,112 @@ test('21.2 property: reservations never exceed the balance, and none is released
     { numRuns: 50 },
   );
 }, 120_000);
+
+/**
+ * Deposit credit (src/deposits/credit.ts), against the real PostgreSQL: random sequences of deposits into one address
+ * (the project's own, and another project's), refunds made outside the processor (some after a refund intent that
+ * failed), session intents of the project (accepted only within its credit, as acceptIntent decides), their claims
+ * and their releases. A session intent is accepted exactly when, with it, what the project's session intents hold
+ * (reserved, or claimed) stays within what its own live deposits brought in (all but those refunded by a transfer
+ * made outside): another project's deposits and a deposit refunded outside never count.
+ */
+type CreditOp =
+  | { t: 'deposit'; own: boolean; amount: number }
+  | { t: 'refund-outside'; deposit: number; afterFailedIntent: boolean }
+  | { t: 'intent'; amount: number }
+  | { t: 'claim'; intent: number }
+  | { t: 'release'; intent: number };
+
+const creditOp: fc.Arbitrary<CreditOp> = fc.oneof(
+  { weight: 3, arbitrary: fc.record({ t: fc.constant('deposit' as const), own: fc.boolean(), amount: fc.integer({ min: 1, max: 1000 }) }) },
+  { weight: 2, arbitrary: fc.record({ t: fc.constant('refund-outside' as const), deposit: fc.nat(20), afterFailedIntent: fc.boolean() }) },
+  { weight: 4, arbitrary: fc.record({ t: fc.constant('intent' as const), amount: fc.integer({ min: 1, max: 1500 }) }) },
+  { weight: 1, arbitrary: fc.record({ t: fc.constant('claim' as const), intent: fc.nat(20) }) },
+  { weight: 2, arbitrary: fc.record({ t: fc.constant('release' as const), intent: fc.nat(20) }) },
+);
+
+test('deposit credit is exact, property: session intents never hold more than the project\'s own live deposits brought in', async () => {
+  const { createProject } = await import('../../src/projects/api-keys');
+  const { lockDepositAccount, overdrawsDepositCredit } = await import('../../src/deposits/credit');
+  const [own, other] = [await createProject(db, 'credit-own'), await createProject(db, 'credit-other')];
+  const chain = 8453;
+  let nonce = BigInt(`0x${randomBytes(8).toString('hex')}`) << 96n;
+  await fc.assert(
+    fc.asyncProperty(fc.array(creditOp, { minLength: 5, maxLength: 30 }), async (ops) => {
+      const account = `0x${randomBytes(20).toString('hex')}`;
+      for (const p of [own, other]) {
+        await db.query(
+          `INSERT INTO deposit_accounts (address, project_id, owner, owner_type, managed, session_signer, target_chain_id, target_token, recipient)
+           VALUES ($1, $2, $1, 'EOA', true, $1, 42161, $3, $1)`,
+          [account, p.projectId, TOKEN],
+        );
+      }
+      const deposits: { id: string; own: boolean; amount: number; live: boolean }[] = [];
+      const intents: { id: string; amount: number; claimed: boolean; released: boolean }[] = [];
+      /** Session intents that still hold funds: reserved, or claimed (spent). */
+      const held = () => intents.filter((i) => i.claimed || !i.released).reduce((s, i) => s + i.amount, 0);
+      const brought = () => deposits.filter((d) => d.own && d.live).reduce((s, d) => s + d.amount, 0);
+      /** A session intent recorded as acceptIntent records one; rolled back when it overdraws. */
+      const sessionIntent = async (amount: number, status: string): Promise<string | undefined> => {
+        const id = String(nonce++);
+        try {
+          await db.transaction(async (tx) => {
+            await tx.query("INSERT INTO allocator_nonces (nonce, sponsor, purpose) VALUES ($1, $2, 'intent')", [id, account]);
+            await tx.query(`INSERT INTO quotes (nonce, project_id, account, operation, cost, reservations, expires_at) VALUES ($1, $2, $3, '{}', '{}', '[]', now() + interval '1 hour')`, [id, own.projectId, account]);
+            await lockDepositAccount(tx, own.projectId, account);
+            await tx.query(`INSERT INTO reservations (owner_kind, owner_id, account, chain_id, token, lock_tag, amount) VALUES ('intent', $1, $2, $3, $4, '${WALLET}', $5)`, [id, account, chain, TOKEN, amount]);
+            await tx.query(
+              `INSERT INTO intents (id, account, status, destination_chain_id, origin_chain_ids, fill_deadline, operation, signatures, signed_by_session)
+               VALUES ($1, $2, $3, 42161, '{8453}', 0, '{}', '{}', true)`,
+              [id, account, status],
+            );
+            if (await overdrawsDepositCredit(tx, own.projectId, account, id)) throw new InsufficientBalance();
+          });
+          return id;
+        } catch (e) {
+          if (e instanceof InsufficientBalance) return undefined;
+          throw e;
+        }
+      };
+      for (const op of ops) {
+        if (op.t === 'deposit') {
+          const [{ id }] = await db.query(
+            `INSERT INTO deposits (project_id, account, chain_id, tx_hash, log_index, token, amount, sender, block_number, target_chain_id, target_token, recipient)
+             VALUES ($1, $2, $3, $4, 0, $5, $6, $2, 1, 42161, $5, $2) RETURNING id`,
+            [op.own ? own.projectId : other.projectId, account, chain, `0x${randomBytes(32).toString('hex')}`, TOKEN, op.amount],
+          );
+          deposits.push({ id, own: op.own, amount: op.amount, live: true });
+        } else if (op.t === 'refund-outside') {
+          const d = deposits[op.deposit % Math.max(1, deposits.length)];
+          if (!d || !d.live) continue;
+          // Some refunds follow a refund intent that failed: recorded on the deposit, released, never claimed.
+          const failed = op.afterFailedIntent ? await sessionIntent(1, 'FAILED') : undefined;
+          if (failed) {
+            await db.query("UPDATE reservations SET released_at = now() WHERE owner_kind = 'intent' AND owner_id = $1", [failed]);
+            intents.push({ id: failed, amount: 1, claimed: false, released: true });
+          }
+          await db.query(
+            "UPDATE deposits SET stage = 'refunded', refund_intent_id = $2, refunded_by = 'transfer', refund_tx_hash = $3 WHERE id = $1",
+            [d.id, failed ?? null, `0x${randomBytes(32).toString('hex')}`],
+          );
+          d.live = false;
+        } else if (op.t === 'intent') {
+          const id = await sessionIntent(op.amount, 'PENDING');
+          // Refused exactly when it would pass the credit (the model decides before, the database after).
+          expect(id !== undefined).toBe(held() + op.amount <= brought());
+          if (id) intents.push({ id, amount: op.amount, claimed: false, released: false });
+        } else {
+          const i = intents[op.intent % Math.max(1, intents.length)];
+          if (!i || i.claimed || i.released) continue;
+          if (op.t === 'claim') {
+            await db.query(`UPDATE intents SET claims = jsonb_build_object('${chain}', '{}'::jsonb) WHERE id = $1`, [i.id]);
+            i.claimed = true;
+          }
+          await db.query("UPDATE reservations SET released_at = now() WHERE owner_kind = 'intent' AND owner_id = $1", [i.id]);
+          i.released = true;
+        }
+      }
+    }),
+    { numRuns: 40 },
+  );
+}, 120_000);
