@@ -8,6 +8,8 @@ import { LIMITS } from '../../src/http/limits';
 import { freePort } from '../support/global-setup';
 import { ARB_USDC, BASE_USDC } from '../support/fixtures';
 import { Api, call, ingest, startApi } from '../support/harness';
+import { DP, newOwner, projectSigner } from '../support/deposits';
+import { newProject } from '../support/projects';
 
 let api: Api;
 let seq = 0;
@@ -24,6 +26,17 @@ const route = (account: Record<string, unknown> = {}) => ({
   destinationChainId: 42161,
   tokenRequests: [{ tokenAddress: ARB_USDC, amount: '1000000' }],
 });
+/** An account holding 5 USDC in a lock on Base: a route for 1 USDC to it is quoted (200), so only a hostile value refuses it. */
+async function fundedAddress(): Promise<string> {
+  const address = privateKeyToAccount(generatePrivateKey()).address;
+  await ingest(api, [{ id: uid(), type: 'balance', chainId: 8453, account: address, token: BASE_USDC, locked: '5000000', blockNumber: '1' }]);
+  return address;
+}
+/** A managed registration the deposit processor accepts (201) as it stands. */
+async function registration() {
+  const { owner, address } = newOwner();
+  return { account: { address, owner: owner.address, sessionSigner: await projectSigner(api), target: { chain: 'eip155:42161', token: ARB_USDC } } };
+}
 const nested = (depth: number): unknown => {
   let v: unknown = 'leaf';
   for (let i = 0; i < depth; i++) v = { a: v };
@@ -94,9 +107,16 @@ describe('22.2 NUL and lone surrogates are refused, naming the field', () => {
   test('22.2 a lone surrogate in a body string or key is 400', async () => {
     const res = await call(api, 'POST', '/analytics/events', { raw: JSON.stringify({ events: [funnelEvent({ session_properties: { x: 'ok' } })] }).replace('"x"', '"\\ud800"') });
     expect(res.status).toBe(400);
-    expect(res.json.message).toMatch(/session_properties/);
-    const deposit = await call(api, 'POST', '/deposit-processor/register-managed', { raw: '{"address":"\\udc00"}' });
-    expect(deposit.status).toBe(400);
+    expect(res.json.message).toBe('body.events.0.session_properties has a property name with U+0000 or an unpaired UTF-16 surrogate');
+    // The deposit processor's free string (an endpoint's url), in its own error body; the same url without it is added.
+    const p = await newProject(api, 'hostile-input');
+    const url = 'http://127.0.0.1:9/hook';
+    const deposit = await call(p, 'POST', `${DP}/webhooks/endpoints`, { raw: `{"url":"${url}\\udc00"}` });
+    expect([deposit.status, deposit.json]).toEqual([400, {
+      error: 'body.url must not contain U+0000 or an unpaired UTF-16 surrogate', code: 'VALIDATION_ERROR', traceId: expect.any(String),
+      details: [{ message: 'must not contain U+0000 or an unpaired UTF-16 surrogate', path: ['body', 'url'], code: 'string' }],
+    }]);
+    expect((await call(p, 'POST', `${DP}/webhooks/endpoints`, { body: { url } })).status).toBe(201);
   });
   test('22.2 a NUL in a query string or a path parameter is 400 naming it', async () => {
     const q = await call(api, 'GET', '/analytics/report?token=ab%00cd');
@@ -129,19 +149,36 @@ describe('22.3 numbers and nesting', () => {
       const res = await call(api, 'POST', '/indexer/events', { raw: ev(block), headers: { 'x-indexer-key': api.indexerKey } });
       expect([block, res.status]).toEqual([block, 400]);
     }
-    for (const v of ['1e400', '-0', '123456789012345678901234']) {
-      const res = await call(api, 'POST', '/intents/route', { raw: JSON.stringify(route({ delegations: { x: 0 } })).replace('"x":0', `"x":${v}`) });
-      expect([v, res.status]).toEqual([v, 400]);
+    // A funded account's route with an exact number there is quoted: only the number itself refuses the others.
+    const body = JSON.stringify(route({ address: await fundedAddress(), delegations: { x: 0 } }));
+    expect((await call(api, 'POST', '/intents/route', { raw: body })).status).toBe(200);
+    const exponent = 'body.account.delegations.x is written with an exponent: send plain decimals (amounts and block numbers as decimal strings)';
+    const inexact = 'body.account.delegations.x must be an exact number (finite, not -0, integers within ±2^53; larger amounts as decimal strings)';
+    for (const [v, message] of [['1e400', exponent], ['-0', inexact], ['123456789012345678901234', inexact]]) {
+      const res = await call(api, 'POST', '/intents/route', { raw: body.replace('"x":0', `"x":${v}`) });
+      expect([v, res.status, res.json.message]).toEqual([v, 400, message]);
     }
   });
   test('22.3 1,000 levels of nesting in a free-form field is 400 naming the depth limit', async () => {
-    const res = await call(api, 'POST', '/intents/route', { body: route({ delegations: nested(1000) }) });
-    expect(res.status).toBe(400);
-    expect(res.json.message).toMatch(new RegExp(`deeper than ${LIMITS.depth}`));
+    // The field, down to the level past the limit, and the rule.
+    const tooDeep = (field: string) => new RegExp(`^body\\.${field.replace(/\./g, '\\.')}(\\.a)+ is nested deeper than ${LIMITS.depth} levels$`);
+    const address = await fundedAddress();
+    expect((await call(api, 'POST', '/intents/route', { body: route({ address, delegations: nested(LIMITS.depth - 3) }) })).status).toBe(200);
+    const res = await call(api, 'POST', '/intents/route', { body: route({ address, delegations: nested(1000) }) });
+    expect([res.status, res.json.message]).toEqual([400, expect.stringMatching(tooDeep('account.delegations'))]);
+    expect((await call(api, 'POST', '/analytics/events', { body: { events: [funnelEvent({ session_properties: { deep: nested(LIMITS.depth - 5) } })] } })).json.accepted).toBe(1);
     const analytics = await call(api, 'POST', '/analytics/events', { body: { events: [funnelEvent({ session_properties: { deep: nested(1000) } })] } });
-    expect(analytics.status).toBe(400);
-    const deposits = await call(api, 'POST', '/deposit-processor/register-managed', { body: { deep: nested(1000) } });
-    expect(deposits.status).toBe(400);
+    expect([analytics.status, analytics.json.message]).toEqual([400, expect.stringMatching(tooDeep('events.0.session_properties.deep'))]);
+    // The deposit processor's bodies have no free-form field: nesting in a registration is an unknown property,
+    // refused by the schema before the depth limit is looked at (either names the field), in the deposit error body;
+    // the same registration without it is accepted.
+    const valid = await registration();
+    const deposits = await call(api, 'POST', `${DP}/register-managed`, { body: { account: { ...valid.account, deep: nested(1000) } } });
+    const detail = deposits.json.details?.[0];
+    expect([deposits.status, deposits.json.code, deposits.json.error, detail?.path.slice(0, 3), detail?.code]).toEqual([
+      400, 'VALIDATION_ERROR', expect.stringMatching(/^body\.account\.deep(\.a)* (must NOT have additional properties|is nested deeper than \d+ levels)$/), ['body', 'account', 'deep'], expect.stringMatching(/^(additionalProperties|maxDepth)$/),
+    ]);
+    expect((await call(api, 'POST', `${DP}/register-managed`, { body: valid })).status).toBe(201);
   });
 });
 

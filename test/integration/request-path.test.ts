@@ -200,9 +200,34 @@ test('a stopping process drains the signals of a batch it answered before delive
   const { id, signedIntentOp } = await signedQuote(await funded());
   await call(api, 'POST', '/intent-operations', { body: { signedIntentOp } });
   await api.services.outbox.drain();
-  // Without wait=true the answer goes before the signal: drain is what a stopping API awaits before closing Temporal.
-  expect((await ingest(api, [{ id: eventId(), type: 'preconfirmation', chainId: 42161, nonce: id }])).status).toBe(200);
-  await api.services.outbox.drain();
+  // This intent's signal is held at its Temporal call until drain has been called, so the delivery is surely still
+  // under way then (unheld, a fast local Temporal often finishes it before the answer is read).
+  let arrived!: () => void;
+  const atCall = new Promise<void>((resolve) => (arrived = resolve));
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  let delivered = false;
+  const workflows = api.temporal.workflow;
+  const signalWithStart = workflows.signalWithStart.bind(workflows);
+  const spy = jest.spyOn(workflows, 'signalWithStart').mockImplementation(async (type, options) => {
+    if (options.workflowId !== `intent-${id}`) return signalWithStart(type, options);
+    arrived();
+    await held;
+    const handle = await signalWithStart(type, options);
+    delivered = true;
+    return handle;
+  });
+  try {
+    // Without wait=true the answer goes before the signal: drain is what a stopping API awaits before closing Temporal.
+    expect((await ingest(api, [{ id: eventId(), type: 'preconfirmation', chainId: 42161, nonce: id }])).status).toBe(200);
+    await atCall;
+    const drained = api.services.outbox.drain();
+    release();
+    await drained;
+    expect(delivered).toBe(true);
+  } finally {
+    spy.mockRestore();
+  }
   expect(await api.db.query('SELECT workflow_id FROM signal_outbox WHERE workflow_id = $1', [`intent-${id}`])).toEqual([]);
 });
 
