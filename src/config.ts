@@ -4,6 +4,7 @@ import { type UnattributedConfig, unattributedConfig } from './analytics/config'
 import { type ComplianceConfig, complianceConfig } from './compliance/config';
 import { checkDepositHistory, type DepositConfig, depositConfig } from './deposits/config';
 import { type DeadlineConfig, httpConfig } from './http/config';
+import type { AddressRange } from './http/client-address';
 import { type IntentConfig, intentConfig } from './intents/config';
 import { type OutboxConfig, outboxConfig } from './outbox/config';
 import { type RateLimitConfig, rateLimitConfig } from './projects/config';
@@ -43,6 +44,8 @@ export interface Config {
   outbox: OutboxConfig;
   /** src/http/config.ts */
   deadlines: DeadlineConfig;
+  /** src/http/config.ts: proxies whose X-Forwarded-For decides a client's address */
+  trustedProxies: AddressRange[];
   /** src/intents/config.ts */
   intents: IntentConfig;
   /** src/webhooks/config.ts */
