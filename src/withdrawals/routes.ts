@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import { crashPoint } from '../faults';
-import { ApiError } from '../http/errors';
+import { ApiError, inputProblemError } from '../http/errors';
 import { stringifyWithBigInts } from '../http/json';
 import { project } from '../http/project';
 import { routeGroup } from '../http/route';
@@ -83,11 +83,17 @@ function present(kind: 'single' | 'batch', a: Allocation): string {
   });
 }
 
-/** An optional `Idempotency-Key` header, as Stripe takes it: up to 255 visible ASCII characters, scoped to the project. */
+/**
+ * An optional `Idempotency-Key` header, as Stripe takes it: up to 255 visible ASCII characters, scoped to the project.
+ * Sent but empty (Node trims a whitespace-only value to empty) is refused, not read as absent: the client meant a
+ * key, and without one each retry would allocate again.
+ */
 function idempotencyKey(ctx: Context): string | undefined {
-  const key = ctx.get('idempotency-key');
-  if (!key) return undefined;
-  if (!/^[\x21-\x7e]{1,255}$/.test(key)) throw new ApiError(400, 'Idempotency-Key must be 1 to 255 visible ASCII characters');
+  const key = ctx.headers['idempotency-key'];
+  if (key === undefined) return undefined;
+  if (typeof key !== 'string' || !/^[\x21-\x7e]{1,255}$/.test(key)) {
+    throw inputProblemError('headers', { path: ['Idempotency-Key'], keyword: 'pattern', message: 'must be 1 to 255 visible ASCII characters' });
+  }
   return key;
 }
 

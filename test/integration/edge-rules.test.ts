@@ -1,7 +1,11 @@
 import http from 'node:http';
+import net from 'node:net';
 import { randomInt } from 'node:crypto';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { parseAddressRanges } from '../../src/http/client-address';
-import { Api, startApi } from '../support/harness';
+import { proveAccount } from '../../src/projects/accounts';
+import { BASE_USDC } from '../support/fixtures';
+import { Api, call, ingest, startApi } from '../support/harness';
 
 /**
  * Rules at the API's edge, through HTTP: which address a client has, the Idempotency-Key header, the one amount
@@ -14,6 +18,39 @@ beforeAll(async () => {
   api = await startApi();
 });
 afterAll(() => api.close());
+
+const newAddress = () => privateKeyToAccount(generatePrivateKey()).address;
+
+/** An account with `locked` USDC in this allocator's lock on Base, proven to the test project. */
+async function funded(locked: string): Promise<string> {
+  const account = newAddress();
+  await ingest(api, [{ id: `edge-${account}-${seq++}`, type: 'balance', chainId: 8453, account, token: BASE_USDC, locked, blockNumber: '1' }]);
+  await proveAccount(api.db.manager, api.projectId, account, 'operator');
+  return account;
+}
+const withdrawalRows = async (account: string) => Number((await api.db.query('SELECT count(*) AS n FROM withdrawals WHERE account = $1', [account.toLowerCase()]))[0].n);
+
+/** One request written byte for byte (`head` with its blank line, then `body`), answered with status, headers and body. */
+function raw(url: string, head: string, body = ''): Promise<{ status: number; headers: string; json: Record<string, unknown> }> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), hostname, () => socket.write(head + body));
+    let data = Buffer.alloc(0);
+    socket.on('data', (chunk) => {
+      data = Buffer.concat([data, chunk]);
+      const end = data.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      const headers = data.subarray(0, end).toString();
+      const length = Number(/^content-length: (\d+)$/im.exec(headers)?.[1] ?? 0);
+      if (data.length < end + 4 + length) return;
+      socket.destroy();
+      resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(headers)?.[1]), headers, json: JSON.parse(data.subarray(end + 4, end + 4 + length).toString() || '{}') });
+    });
+    socket.on('error', reject);
+  });
+}
+const headLines = (method: string, path: string, headers: Record<string, string>) =>
+  `${method} ${path} HTTP/1.1\r\nHost: localhost\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`;
 
 describe('Client addresses cannot be forged', () => {
   /** Each run connects from its own loopback address (Linux routes all of 127/8 to lo), so no other suite shares its count. */
@@ -50,4 +87,24 @@ describe('Client addresses cannot be forged', () => {
     configure(['10.0.0.0/8']); // a proxy elsewhere: this peer's header is not believed again
     expect(await send(1, '198.51.100.5')).toBe(429);
   });
+});
+
+describe('attack pass: Idempotency-Key', () => {
+  for (const [route, body] of [
+    ['/withdrawals', (account: string) => ({ account, chainId: 8453, tokenAddress: BASE_USDC, amount: '1000', recipient: account })],
+    ['/batch-withdrawals', (account: string) => ({ account, chainId: 8453, transfers: [{ recipient: account, tokenAddress: BASE_USDC, amount: '1000' }] })],
+  ] as const) {
+    test(`attack pass: an empty or whitespace-only Idempotency-Key on POST ${route} is 400 naming the header, and allocates nothing`, async () => {
+      const account = await funded('1000000');
+      const json = JSON.stringify(body(account));
+      for (const value of ['', '   ', '\t']) {
+        const res = await raw(api.url, headLines('POST', route, { 'content-type': 'application/json', 'x-api-key': api.apiKey, 'content-length': String(Buffer.byteLength(json)), 'Idempotency-Key': value }), json);
+        const message = 'headers.Idempotency-Key must be 1 to 255 visible ASCII characters';
+        expect([value, res.status, res.json]).toEqual([value, 400, { message, errors: [{ message, context: { location: 'headers', path: '/Idempotency-Key', keyword: 'pattern' } }], traceId: expect.any(String) }]);
+      }
+      expect(await withdrawalRows(account)).toBe(0);
+      // The same request without the header, or with a key, is served.
+      expect((await call(api, 'POST', route, { body: body(account), headers: { 'idempotency-key': `k-${account}` } })).status).toBe(200);
+    });
+  }
 });
