@@ -4,7 +4,7 @@ import { randomInt } from 'node:crypto';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { parseAddressRanges } from '../../src/http/client-address';
 import { proveAccount } from '../../src/projects/accounts';
-import { BASE_USDC } from '../support/fixtures';
+import { ARB_USDC, BASE_USDC } from '../support/fixtures';
 import { Api, call, ingest, startApi } from '../support/harness';
 
 /**
@@ -19,6 +19,8 @@ beforeAll(async () => {
 });
 afterAll(() => api.close());
 
+const BLANC = { 'x-api-version': '2026-04.blanc' };
+const TWO_256 = 1n << 256n;
 const newAddress = () => privateKeyToAccount(generatePrivateKey()).address;
 
 /** An account with `locked` USDC in this allocator's lock on Base, proven to the test project. */
@@ -107,4 +109,40 @@ describe('attack pass: Idempotency-Key', () => {
       expect((await call(api, 'POST', route, { body: body(account), headers: { 'idempotency-key': `k-${account}` } })).status).toBe(200);
     });
   }
+});
+
+describe('attack pass: one amount rule on every host', () => {
+  const owner = newAddress();
+  const signature = `0x${'11'.repeat(65)}`;
+  /** Each route that takes a token amount, a body valid but for the amount, and where the amount sits in it. */
+  const cases: { host: string; route: string; name?: string; headers?: Record<string, string>; field: string; body: (amount: unknown) => Record<string, unknown> }[] = [
+    { host: 'alps', route: '/intents/route', field: 'tokenRequests.0.amount', body: (amount) => ({ destinationChainId: 42161, tokenRequests: [{ tokenAddress: ARB_USDC, amount }], account: { address: owner, accountType: 'EOA', setupOps: [] } }) },
+    { host: 'alps', route: '/intents/cost', field: 'tokenRequests.0.amount', body: (amount) => ({ destinationChainId: 42161, tokenRequests: [{ tokenAddress: ARB_USDC, amount }], account: { address: owner, accountType: 'EOA', setupOps: [] } }) },
+    { host: 'alps', route: '/intents/split', field: `tokens.${ARB_USDC}`, body: (amount) => ({ chainId: 42161, tokens: { [ARB_USDC]: amount } }) },
+    { host: 'alps', route: '/withdrawals', field: 'amount', body: (amount) => ({ account: owner, chainId: 8453, tokenAddress: BASE_USDC, amount, recipient: owner }) },
+    { host: 'alps', route: '/batch-withdrawals', field: 'transfers.0.amount', body: (amount) => ({ account: owner, chainId: 8453, transfers: [{ recipient: owner, tokenAddress: BASE_USDC, amount }] }) },
+    { host: 'blanc', route: '/quotes', headers: BLANC, field: 'tokenRequests.0.amount', body: (amount) => ({ destinationChainId: 'eip155:42161', tokenRequests: [{ tokenAddress: ARB_USDC, amount }], account: { address: owner, accountType: 'EOA' } }) },
+    { host: 'blanc', route: '/intents/splits', headers: BLANC, field: `tokens.${ARB_USDC}`, body: (amount) => ({ chainId: 'eip155:42161', tokens: { [ARB_USDC]: amount } }) },
+    { host: 'legacy', route: `/legacy/accounts/${owner}/bundles/cost`, name: '/legacy/accounts/{a}/bundles/cost', field: 'tokenTransfers.0.amount', body: (amount) => ({ targetChainId: 42161, tokenTransfers: [{ tokenAddress: ARB_USDC, amount }] }) },
+    { host: 'legacy', route: `/legacy/accounts/${owner}/bundles/path`, name: '/legacy/accounts/{a}/bundles/path', field: 'tokenTransfers.0.amount', body: (amount) => ({ targetChainId: 42161, tokenTransfers: [{ tokenAddress: ARB_USDC, amount }], targetAccount: owner, targetExecutions: [] }) },
+    {
+      host: 'deposit processor', route: '/deposit-processor/safe/withdraw', field: 'amount',
+      body: (amount) => ({ account: owner, chain: 'eip155:8453', token: BASE_USDC, amount, recipient: owner, nonce: '1', deadline: String(Math.floor(Date.now() / 1000) + 600), signature }),
+    },
+  ];
+  /** The message of any host's error body (alps and legacy `message`, blanc `message` with `code`, deposit `error`). */
+  const messageOf = (json: Record<string, unknown>) => String(json.message ?? json.error);
+
+  test.each(cases.map((c) => ({ ...c, name: c.name ?? c.route })))('attack pass: $host POST $name refuses zero, 2^256 and a JSON number as the amount (400 VALIDATION_ERROR naming body.$field)', async ({ host, route, headers, field, body }) => {
+    for (const [amount, rule] of [['0', /must match pattern/], [TWO_256.toString(), /must match format "uint256"/], [1_000_000, /must be string/]] as const) {
+      const res = await call(api, 'POST', route, { body: body(amount), headers });
+      expect([amount, res.status, messageOf(res.json)]).toEqual([amount, 400, expect.stringMatching(new RegExp(`^body\\.${field.replace(/\./g, '\\.')} ${rule.source}`))]);
+      if (host !== 'alps' && host !== 'legacy') expect(res.json.code).toBe('VALIDATION_ERROR');
+    }
+    // What the published clients send (bigints as decimal strings) passes the rule, up to 2^256 − 1.
+    for (const amount of ['1000000', (TWO_256 - 1n).toString()]) {
+      const res = await call(api, 'POST', route, { body: body(amount), headers });
+      expect([amount, res.status < 500, messageOf(res.json ?? {}).startsWith(`body.${field}`)]).toEqual([amount, true, false]);
+    }
+  });
 });
