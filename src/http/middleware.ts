@@ -78,11 +78,11 @@ export function errors(services: Services): Middleware {
 }
 
 /**
- * The codes a deposit-processor body may carry: its own (deposit error codes, `WEBHOOK_NO_ENDPOINT`) and the two
- * generic ones, `VALIDATION_ERROR` and `SERVICE_UNAVAILABLE`; the current host's other codes, raised by the intent
- * core it shares, are left out.
+ * The codes a deposit-processor body may carry: its own (deposit error codes, `WEBHOOK_NO_ENDPOINT`) and the
+ * generic ones, `VALIDATION_ERROR`, `REQUEST_TIMEOUT` and `SERVICE_UNAVAILABLE`; the current host's other codes,
+ * raised by the intent core it shares, are left out.
  */
-const GENERIC_CODES = new Set(['VALIDATION_ERROR', 'SERVICE_UNAVAILABLE']);
+const GENERIC_CODES = new Set(['VALIDATION_ERROR', 'REQUEST_TIMEOUT', 'SERVICE_UNAVAILABLE']);
 const depositCode = (code: string | undefined) => (code && (GENERIC_CODES.has(code) || !(code in ERROR_CODES)) ? code : undefined);
 
 function render(err: ApiError, traceId: string, style: Style): Record<string, unknown> {

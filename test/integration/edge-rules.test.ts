@@ -1,7 +1,10 @@
 import http from 'node:http';
 import net from 'node:net';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
 import { randomInt } from 'node:crypto';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { createApp } from '../../src/http/app';
 import { parseAddressRanges } from '../../src/http/client-address';
 import { proveAccount } from '../../src/projects/accounts';
 import { ARB_USDC, BASE_USDC } from '../support/fixtures';
@@ -144,5 +147,35 @@ describe('attack pass: one amount rule on every host', () => {
       const res = await call(api, 'POST', route, { body: body(amount), headers });
       expect([amount, res.status < 500, messageOf(res.json ?? {}).startsWith(`body.${field}`)]).toEqual([amount, true, false]);
     }
+  });
+});
+
+describe('attack pass: a client that stalls its body', () => {
+  let url: string;
+  let server: http.Server;
+  beforeAll(async () => {
+    // This suite's app with a 1 s deadline (the shared one waits 30 s on busy machines).
+    server = createApp({ ...api.services, config: { ...api.services.config, deadlines: { requestSeconds: 1, externalSeconds: 1 } } }).listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => server.close());
+  const timeouts = async () => (await api.services.metrics.clientTimeouts.get()).values[0]?.value ?? 0;
+  const stalled = (path: string, headers: Record<string, string> = {}) =>
+    raw(url, headLines('POST', path, { 'content-type': 'application/json', 'x-api-key': api.apiKey, 'content-length': '100', ...headers }), '{"accou');
+
+  test('attack pass: a body stalled past the deadline is 408 REQUEST_TIMEOUT in each host\'s error body, the connection closed, and counted apart from outages', async () => {
+    const alps = await stalled('/withdrawals');
+    const message = 'The request body did not arrive within 1s';
+    expect([alps.status, alps.json]).toEqual([408, { message, errors: [{ message }], traceId: expect.any(String) }]);
+    expect(alps.headers).toMatch(/^connection: close$/im);
+    expect(alps.headers).not.toMatch(/^retry-after:/im);
+    const blanc = await stalled('/quotes', BLANC);
+    expect([blanc.status, blanc.json]).toEqual([408, { code: 'REQUEST_TIMEOUT', message, traceId: expect.any(String) }]);
+    const deposit = await stalled('/deposit-processor/safe/withdraw');
+    expect([deposit.status, deposit.json]).toEqual([408, { error: message, code: 'REQUEST_TIMEOUT', traceId: expect.any(String) }]);
+    expect(await timeouts()).toBe(3);
+    const answered = (await api.services.metrics.requests.get()).values.filter((v) => v.labels.status === '503' && v.labels.method === 'POST');
+    expect(answered).toEqual([]);
   });
 });
