@@ -5,6 +5,7 @@ import { type ComplianceConfig, complianceConfig } from './compliance/config';
 import { checkDepositHistory, type DepositConfig, depositConfig } from './deposits/config';
 import { type DeadlineConfig, httpConfig } from './http/config';
 import { type IndexerConfig, indexerConfig } from './indexer/config';
+import type { AddressRange } from './http/client-address';
 import { type IntentConfig, intentConfig } from './intents/config';
 import { type OutboxConfig, outboxConfig } from './outbox/config';
 import { type RateLimitConfig, rateLimitConfig } from './projects/config';
@@ -46,6 +47,8 @@ export interface Config {
   deadlines: DeadlineConfig;
   /** src/indexer/config.ts */
   indexer: IndexerConfig;
+  /** src/http/config.ts: proxies whose X-Forwarded-For decides a client's address */
+  trustedProxies: AddressRange[];
   /** src/intents/config.ts */
   intents: IntentConfig;
   /** src/webhooks/config.ts */

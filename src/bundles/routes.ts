@@ -23,7 +23,7 @@ import { leftToSweeper } from '../outbox/left-to-sweeper';
 type Amount = string | number;
 interface CostBody {
   targetChainId: number;
-  tokenTransfers: { tokenAddress: string; amount?: Amount }[];
+  tokenTransfers: { tokenAddress: string; amount?: string }[];
   targetGasUnits?: Amount;
   userOp?: { callGasLimit?: Amount; verificationGasLimit?: Amount; preVerificationGas?: Amount };
   accountAccessList?: { chainId: number; tokenAddress: string }[];

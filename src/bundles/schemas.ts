@@ -1,7 +1,7 @@
-import { address, bytes32, execution, hex, safeUint, Schema, tokenRequest, uint256, uintAmount } from '../http/schema';
+import { address, bytes32, execution, hex, safeUint, Schema, tokenRequest, uint256, uintValue } from '../http/schema';
 
 /** What the published 0.5.4 client sends (clients.md 5.1); unknown keys are ignored, as viem leaves some in userOps. */
-const pair: Schema = { type: 'array', items: uintAmount, minItems: 2, maxItems: 2 };
+const pair: Schema = { type: 'array', items: uintValue, minItems: 2, maxItems: 2 };
 const tokenTransfers: Schema = {
   type: 'array',
   minItems: 1,
@@ -14,7 +14,7 @@ const accessList: Schema = {
 };
 const userOpGas: Schema = {
   type: 'object',
-  properties: { callGasLimit: uintAmount, verificationGasLimit: uintAmount, preVerificationGas: uintAmount },
+  properties: { callGasLimit: uintValue, verificationGasLimit: uintValue, preVerificationGas: uintValue },
 };
 
 export const userParams: Schema = { type: 'object', required: ['userAddress'], properties: { userAddress: address } };
@@ -24,7 +24,7 @@ export const bundleParams: Schema = { type: 'object', required: ['bundleId'], pr
 export const costBody: Schema = {
   type: 'object',
   required: ['targetChainId', 'tokenTransfers'],
-  properties: { targetChainId: safeUint(), tokenTransfers, targetGasUnits: uintAmount, userOp: userOpGas, accountAccessList: accessList },
+  properties: { targetChainId: safeUint(), tokenTransfers, targetGasUnits: uintValue, userOp: userOpGas, accountAccessList: accessList },
 };
 
 /** POST /accounts/{userAddress}/bundles/path (`MetaIntent`): target executions, or a userOp on the session path. */
@@ -35,7 +35,7 @@ export const pathBody: Schema = {
     ...costBody.properties,
     targetAccount: address,
     targetExecutions: { type: 'array', items: execution, maxItems: 50, default: [] },
-    userOp: { type: 'object', properties: { ...userOpGas.properties, sender: address, nonce: uintAmount, callData: hex } },
+    userOp: { type: 'object', properties: { ...userOpGas.properties, sender: address, nonce: uintValue, callData: hex } },
     omniLock: { type: 'boolean', default: true },
     lockMode: { enum: ['HOOK', 'COMPACT'] },
   },
@@ -47,10 +47,10 @@ const witness: Schema = {
   properties: {
     recipient: address,
     tokenOut: { type: 'array', items: pair, maxItems: 20 },
-    depositId: uintAmount,
-    targetChain: uintAmount,
+    depositId: uintValue,
+    targetChain: uintValue,
     fillDeadline: safeUint(),
-    execs: { type: 'array', items: { type: 'object', required: ['to', 'value', 'data'], properties: { to: address, value: uintAmount, data: hex } }, maxItems: 60 },
+    execs: { type: 'array', items: { type: 'object', required: ['to', 'value', 'data'], properties: { to: address, value: uintValue, data: hex } }, maxItems: 60 },
     userOpHash: bytes32,
     maxFeeBps: safeUint(),
   },
@@ -58,15 +58,15 @@ const witness: Schema = {
 const segment: Schema = {
   type: 'object',
   required: ['arbiter', 'chainId', 'idsAndAmounts', 'witness'],
-  properties: { arbiter: address, chainId: uintAmount, idsAndAmounts: { type: 'array', items: pair, minItems: 1, maxItems: 20 }, witness },
+  properties: { arbiter: address, chainId: uintValue, idsAndAmounts: { type: 'array', items: pair, minItems: 1, maxItems: 20 }, witness },
 };
 const signedOrderBundle: Schema = {
   type: 'object',
   required: ['sponsor', 'nonce', 'expires', 'segments', 'originSignatures', 'targetSignature'],
   properties: {
     sponsor: address,
-    nonce: uintAmount,
-    expires: uintAmount,
+    nonce: uintValue,
+    expires: uintValue,
     segments: { type: 'array', items: segment, minItems: 1, maxItems: 20 },
     originSignatures: { type: 'array', items: hex, minItems: 1, maxItems: 20 },
     targetSignature: hex,
@@ -82,13 +82,13 @@ const userOperation: Schema = {
   required: ['sender', 'nonce', 'callData', 'callGasLimit', 'verificationGasLimit', 'preVerificationGas', 'maxFeePerGas', 'maxPriorityFeePerGas', 'signature'],
   properties: {
     sender: address,
-    nonce: uintAmount,
+    nonce: uintValue,
     factory: address,
     factoryData: hex,
     callData: hex,
     callGasLimit: uint128,
     verificationGasLimit: uint128,
-    preVerificationGas: uintAmount,
+    preVerificationGas: uintValue,
     maxFeePerGas: uint128,
     maxPriorityFeePerGas: uint128,
     paymaster: address,

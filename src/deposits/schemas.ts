@@ -1,4 +1,4 @@
-import { address, bytes32, caip2, dateTime, hex as anyHex, safeUint, type Schema, uint256 } from '../http/schema';
+import { address, amount, bytes32, caip2, dateTime, hex as anyHex, safeUint, type Schema, uint256 } from '../http/schema';
 
 const hex: Schema = { ...anyHex, minLength: 4, maxLength: 20_000 };
 const txHash: Schema = { ...bytes32, description: 'transaction hash' };
@@ -147,7 +147,7 @@ export const withdrawBody: Schema = {
     account: { ...address, description: 'the managed account the funds leave' },
     chain: { ...caip2, description: 'where the funds are and are delivered' },
     token: address,
-    amount: { ...signedUint, pattern: '^[1-9][0-9]{0,76}$' },
+    amount,
     recipient: address,
     nonce: { ...signedUint, description: "the owner's choice, once per account: the same signed request again answers the same intent" },
     deadline: { ...signedUint, description: 'Unix seconds: the signed withdrawal is refused after it (WITHDRAW-1)' },

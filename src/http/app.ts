@@ -18,7 +18,7 @@ import { depositRoutes } from '../deposits/routes';
 import { analyticsRoutes, ingestCors, ingestTokenRoute } from '../analytics/routes';
 import { sessionAuth } from '../compliance/session-auth';
 import { Host, openApiDocument } from './openapi';
-import { apiKeyAuth, errors, indexerAuth, observe } from './middleware';
+import { apiKeyAuth, errors, indexerAuth, observe, trustedClientAddress } from './middleware';
 import { deadline } from './deadline';
 import { apiVersion, SUPPORTED_VERSIONS, type ApiVersion } from '../versions/versions';
 import { ApiError } from './errors';
@@ -41,7 +41,8 @@ export function hosts(): Host[] {
 }
 
 export function createApp(services: Services): Koa {
-  const app = new Koa({ proxy: true });
+  // Koa reads X-Forwarded-Proto and -Host only behind a configured proxy; trustedClientAddress decides ctx.ip.
+  const app = new Koa({ proxy: services.config.trustedProxies.length > 0 });
   const auth: Record<Auth, Middleware> = {
     apiKey: apiKeyAuth(services),
     indexerKey: indexerAuth(services),
@@ -57,6 +58,7 @@ export function createApp(services: Services): Koa {
     return server.listen(...(args as Parameters<Server['listen']>));
   }) as Koa['listen'];
 
+  app.use(trustedClientAddress(services));
   app.use(observe(services));
   app.use(errors(services));
   app.use(ingestCors());

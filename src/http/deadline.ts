@@ -26,6 +26,26 @@ export function deadlineClass(method: string, path: string): DeadlineClass {
 export const serviceUnavailable = (message = 'Service Unavailable') =>
   new ApiError(503, message, { code: 'SERVICE_UNAVAILABLE', headers: { 'retry-after': String(RETRY_AFTER_SECONDS) } });
 
+/**
+ * The client did not send its request body within the deadline: its delay (a stalled upload, a slow link), not an
+ * outage of ours, so it is 408 and counted apart. The connection is closed: the rest of the body may never come.
+ */
+export const requestTimeout = (seconds: number) =>
+  new ApiError(408, `The request body did not arrive within ${seconds}s`, { code: 'REQUEST_TIMEOUT', headers: { connection: 'close' } });
+
+/**
+ * Runs `read` (receiving the request body from the client) marked as such, so that a deadline reached meanwhile is
+ * answered as the client's delay (requestTimeout) rather than ours.
+ */
+export async function receivingBody<T>(ctx: Context, read: () => Promise<T>): Promise<T> {
+  ctx.state.receivingBody = true;
+  try {
+    return await read();
+  } finally {
+    ctx.state.receivingBody = false;
+  }
+}
+
 /** PostgreSQL codes of a server that cannot serve now: statement or lock timeout, shutting down, starting up, too many connections. */
 const PG_UNAVAILABLE = new Set(['57014', '55P03', '57P01', '57P03', '53300', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE']);
 /** node-postgres' own client-side timeouts (query_timeout; pool acquire) and a connection lost mid-query. */
@@ -41,7 +61,8 @@ export function isDependencyFailure(err: unknown): boolean {
 
 /**
  * Every request is answered within the deadline of its class (REQUEST_DEADLINE_SECONDS, EXTERNAL_DEADLINE_SECONDS):
- * past it, or when PostgreSQL or Temporal fails it, the answer is 503 with Retry-After. A handler still running at
+ * past it, or when PostgreSQL or Temporal fails it, the answer is 503 with Retry-After, unless the request was still
+ * receiving its body from the client then (408, see requestTimeout). A handler still running at
  * its deadline finishes on its own: its transaction either commits (and the outbox performs what it queued) or
  * rolls back; PostgreSQL's statement_timeout and the client's query_timeout (src/db/data-source.ts) bound it.
  */
@@ -59,7 +80,13 @@ export function deadline(services: Services): Middleware {
       timer = setTimeout(() => {
         expired = true;
         handled.catch(() => undefined); // logged above; nobody awaits it any more
-        services.logger.error({ traceId: ctx.state.traceId, method: ctx.method, path: ctx.path, seconds }, 'request deadline reached');
+        const where = { traceId: ctx.state.traceId, method: ctx.method, path: ctx.path, seconds };
+        if (ctx.state.receivingBody) {
+          services.metrics.clientTimeouts.inc();
+          services.logger.warn(where, 'request deadline reached while the client was still sending its body');
+          return reject(requestTimeout(seconds));
+        }
+        services.logger.error(where, 'request deadline reached');
         reject(serviceUnavailable(`No answer within ${seconds}s: a dependency is unavailable, retry later`));
       }, seconds * 1000);
     });

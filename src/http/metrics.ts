@@ -4,6 +4,7 @@ export interface Metrics {
   registry: Registry;
   requests: Counter<'method' | 'route' | 'status'>;
   latency: Histogram<'method' | 'route'>;
+  clientTimeouts: Counter;
   workflowStarts: Counter<'workflow'>;
   pendingStarts: Gauge;
   deadLetters: Gauge<'table'>;
@@ -27,6 +28,8 @@ export function createMetrics(pendingStarts: () => number, deadLetters: () => Pr
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
       registers: [registry],
     }),
+    // A client that did not send its body within the deadline (answered 408): its delay, never an outage of ours.
+    clientTimeouts: new Counter({ name: 'http_client_timeouts_total', help: 'requests whose client did not send the body within the deadline (408)', registers: [registry] }),
     workflowStarts: new Counter({ name: 'workflow_starts_total', help: 'Temporal workflows started by the API', labelNames: ['workflow'], registers: [registry] }),
     // Submits answer before their lifecycle starts: a growing value means Temporal is not keeping up with them.
     pendingStarts: new Gauge({ name: 'outbox_pending_starts', help: 'workflow starts accepted and not yet performed', registers: [registry], collect() { this.set(pendingStarts()); } }),

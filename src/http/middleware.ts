@@ -6,6 +6,7 @@ import type { Services } from './services';
 import { isPoolTimeout } from '../db/data-source';
 import { BLANC, requestedVersion } from '../versions/versions';
 import { envelope, ERROR_CODES } from '../versions/envelope';
+import { clientAddress, isTrusted } from './client-address';
 
 export const TRACE_HEADER = 'x-trace-id';
 
@@ -26,6 +27,24 @@ export function observe(services: Services): Middleware {
       services.metrics.latency.observe({ method: ctx.method, route }, seconds);
       services.logger.info({ traceId, method: ctx.method, path: ctx.path, route, status: ctx.status, ms: Math.round(seconds * 1e4) / 10 }, 'request');
     }
+  };
+}
+
+/**
+ * `ctx.ip` is the client's address as clientAddress finds it (TRUSTED_PROXIES, none by default: then it is the
+ * peer's, whatever the request's headers say). A request from anyone but a trusted proxy also loses its
+ * X-Forwarded-Proto and -Host, so neither decides the links the API builds from its own origin.
+ */
+export function trustedClientAddress(services: Services): Middleware {
+  return async (ctx: Context, next: Next) => {
+    const trusted = services.config.trustedProxies;
+    const peer = ctx.req.socket.remoteAddress ?? '';
+    ctx.request.ip = clientAddress(peer, ctx.get('x-forwarded-for'), trusted);
+    if (!isTrusted(peer, trusted)) {
+      delete ctx.req.headers['x-forwarded-proto'];
+      delete ctx.req.headers['x-forwarded-host'];
+    }
+    await next();
   };
 }
 
@@ -59,11 +78,11 @@ export function errors(services: Services): Middleware {
 }
 
 /**
- * The codes a deposit-processor body may carry: its own (deposit error codes, `WEBHOOK_NO_ENDPOINT`) and the two
- * generic ones, `VALIDATION_ERROR` and `SERVICE_UNAVAILABLE`; the current host's other codes, raised by the intent
- * core it shares, are left out.
+ * The codes a deposit-processor body may carry: its own (deposit error codes, `WEBHOOK_NO_ENDPOINT`) and the
+ * generic ones, `VALIDATION_ERROR`, `REQUEST_TIMEOUT` and `SERVICE_UNAVAILABLE`; the current host's other codes,
+ * raised by the intent core it shares, are left out.
  */
-const GENERIC_CODES = new Set(['VALIDATION_ERROR', 'SERVICE_UNAVAILABLE']);
+const GENERIC_CODES = new Set(['VALIDATION_ERROR', 'REQUEST_TIMEOUT', 'SERVICE_UNAVAILABLE']);
 const depositCode = (code: string | undefined) => (code && (GENERIC_CODES.has(code) || !(code in ERROR_CODES)) ? code : undefined);
 
 function render(err: ApiError, traceId: string, style: Style): Record<string, unknown> {

@@ -5,6 +5,7 @@ import { bodyAjv, bodyFirstErrorAjv, paramAjv, paramFirstErrorAjv, Schema } from
 import { ApiError, inputProblemError, Location, validationError } from './errors';
 import { exponentNumbers, findInputProblem, holdsMoreThan, LIMITS, withArrayLimits } from './limits';
 import type { Services } from './services';
+import { receivingBody } from './deadline';
 import type { ApiVersion } from '../versions/versions';
 
 /** `session`: a compliance customer's browser bearer (src/compliance/session-auth.ts). */
@@ -73,7 +74,7 @@ function bodyReader(limit: string): (ctx: Context) => Promise<void> {
     if (!hasBody(ctx)) return;
     if (!ctx.is('json')) throw new ApiError(415, 'Unsupported Media Type: send application/json', { errors: [{ message: 'Unsupported Media Type: send application/json', context: { contentType: ctx.get('content-type') } }] });
     try {
-      await parse(ctx, async () => undefined);
+      await receivingBody(ctx, () => parse(ctx, async () => undefined));
     } catch (e) {
       const code = String((e as { code?: unknown }).code ?? '');
       if (code.startsWith('Z_')) throw new ApiError(400, 'entity.parse.failed', { errors: [{ message: 'entity.parse.failed', context: { detail: `the body does not decode as ${ctx.get('content-encoding')}` } }] });

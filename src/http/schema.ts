@@ -28,6 +28,8 @@ export type Schema = SchemaObject;
 export const patterns = {
   address: '^0x[0-9a-fA-F]{40}$',
   uint256: '^(0|[1-9][0-9]{0,77})$',
+  /** a positive uint256 in decimal, no leading zeros (`format: 'uint256'` bounds it below 2^256) */
+  amount: '^[1-9][0-9]{0,77}$',
   hex: '^0x([0-9a-fA-F]{2})*$',
   bytes32: '^0x[0-9a-fA-F]{64}$',
   bytes12: '^0x[0-9a-fA-F]{24}$',
@@ -46,9 +48,16 @@ export const safeUint = (minimum = 0): Schema => ({ type: 'integer', minimum, ma
 /** An RFC 3339 date-time PostgreSQL can store (years 1970 to 9999): `format` alone admits year 0000. */
 export const dateTime: Schema = { type: 'string', format: 'date-time', pattern: '^(19[7-9][0-9]|[2-9][0-9]{3})-' };
 export const uint256: Schema = { type: 'string', pattern: patterns.uint256, format: 'uint256', maxLength: 78, description: 'decimal string below 2^256' };
-/** An amount as clients send it: a uint256 decimal string, or a JSON number while exact. */
-export const uintAmount: Schema = { anyOf: [uint256, safeUint()] };
-/** A token (address, or a symbol the registry knows) and an amount of it that an intent or bundle requests. */
-export const tokenRequest: Schema = { type: 'object', required: ['tokenAddress'], properties: { tokenAddress: { type: 'string', minLength: 1 }, amount: uintAmount } };
+/**
+ * The one rule for a token amount a request names, on every host (quotes, splits, bundles, withdrawals, the deposit
+ * processor's): a positive integer below 2^256 as a decimal string, which is what the published clients send (they
+ * turn every bigint into its base-10 string). Zero asks for nothing, so it is refused rather than quoted; a JSON
+ * number is refused too (the wire format is the string, and a number past 2^53 is rounded before anyone reads it).
+ */
+export const amount: Schema = { type: 'string', pattern: patterns.amount, format: 'uint256', maxLength: 78, description: 'token amount in base units: a positive decimal string below 2^256 (JSON numbers are refused)' };
+/** A uint256 other than a token amount (gas, call values, nonces, ids of signed structs): a decimal string, or a JSON number while exact. */
+export const uintValue: Schema = { anyOf: [uint256, safeUint()] };
+/** A token (address, or a symbol the registry knows) and the amount of it an intent or bundle requests (none: as much as possible). */
+export const tokenRequest: Schema = { type: 'object', required: ['tokenAddress'], properties: { tokenAddress: { type: 'string', minLength: 1 }, amount } };
 /** One EVM call of an intent or bundle: `to`, with `value` and `data` defaulting to none. */
-export const execution: Schema = { type: 'object', required: ['to'], properties: { to: address, value: { ...uintAmount, default: '0' }, data: { ...hex, default: '0x' } } };
+export const execution: Schema = { type: 'object', required: ['to'], properties: { to: address, value: { ...uintValue, default: '0' }, data: { ...hex, default: '0x' } } };

@@ -1,5 +1,5 @@
 import { SETTLEMENT_LAYERS } from '../chains/registry';
-import { address, caip2, execution, hex, patterns, safeUint, Schema, tokenRequest, uint256, uintAmount } from '../http/schema';
+import { address, amount, caip2, execution, hex, patterns, safeUint, Schema, tokenRequest, uint256, uintValue } from '../http/schema';
 
 /** 2026-04.blanc wire schemas: CAIP-2 chain ids, integer Unix seconds, the renamed fields (README: Versions). */
 const tokenList: Schema = { type: 'array', items: { type: 'string', minLength: 1 } };
@@ -32,7 +32,7 @@ export const quoteRequest: Schema = {
     account,
     recipient: account,
     destinationExecutions: { type: 'array', items: execution, maxItems: 50, default: [] },
-    destinationGasLimit: uintAmount,
+    destinationGasLimit: uintValue,
     accountAccessList: { type: 'object', properties: { ...accessFilter, exclude: { type: 'object', properties: accessFilter } } },
     options: {
       type: 'object',
@@ -112,7 +112,7 @@ export const submitRequest: Schema = {
           items: {
             type: 'object',
             required: ['chainId', 'address', 'nonce', 'yParity', 'r', 's'],
-            properties: { chainId: caip2, address, nonce: uintAmount, yParity: { enum: [0, 1] }, r: hex, s: hex },
+            properties: { chainId: caip2, address, nonce: uintValue, yParity: { enum: [0, 1] }, r: hex, s: hex },
           },
         },
       },
@@ -145,7 +145,7 @@ export const splitRequest: Schema = {
   required: ['chainId', 'tokens'],
   properties: {
     chainId: caip2,
-    tokens: { type: 'object', minProperties: 1, maxProperties: 20, propertyNames: { pattern: patterns.address }, additionalProperties: uint256 },
+    tokens: { type: 'object', minProperties: 1, maxProperties: 20, propertyNames: { pattern: patterns.address }, additionalProperties: amount },
     settlementLayers: { type: 'array', items: { enum: [...SETTLEMENT_LAYERS] } },
   },
 };

@@ -10,7 +10,7 @@ import type { UnsignedIntentOp } from './server-signature';
 /** The body of POST /intents/route and /intents/cost after schema validation (bigints still strings). */
 export interface IntentInput {
   destinationChainId: number;
-  tokenRequests: { tokenAddress: string; amount?: string | number }[];
+  tokenRequests: { tokenAddress: string; amount?: string }[];
   account: { address: string; accountType: 'ERC7579' | 'EOA' | 'GENERIC' | 'smartAccount'; setupOps: { to: string; data: string }[]; delegations?: object };
   recipient?: { address: string; accountType: string };
   destinationExecutions: { to: string; value: string | number; data: string }[];

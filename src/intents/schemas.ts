@@ -1,5 +1,5 @@
 import { SETTLEMENT_LAYERS } from '../chains/registry';
-import { address, execution, hex, patterns, safeUint, Schema, tokenRequest, uint256, uintAmount } from '../http/schema';
+import { address, amount, execution, hex, patterns, safeUint, Schema, tokenRequest, uint256, uintValue } from '../http/schema';
 
 const account: Schema = {
   type: 'object',
@@ -40,7 +40,7 @@ export const intentInput: Schema = {
     account,
     recipient: account,
     destinationExecutions: { type: 'array', items: execution, maxItems: 50, default: [] },
-    destinationGasUnits: uintAmount,
+    destinationGasUnits: uintValue,
     accountAccessList: {
       anyOf: [
         { type: 'array', items: { type: 'object', required: ['chainId', 'tokenAddress'], properties: { chainId: safeUint(1), tokenAddress: { type: 'string' } } } },
@@ -135,7 +135,7 @@ export const splitBody: Schema = {
   required: ['chainId', 'tokens'],
   properties: {
     chainId: safeUint(1),
-    tokens: { type: 'object', minProperties: 1, maxProperties: 20, propertyNames: { pattern: patterns.address }, additionalProperties: uint256 },
+    tokens: { type: 'object', minProperties: 1, maxProperties: 20, propertyNames: { pattern: patterns.address }, additionalProperties: amount },
     settlementLayers: layers,
   },
 };

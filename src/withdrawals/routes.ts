@@ -1,10 +1,10 @@
 import type { Context } from 'koa';
 import { crashPoint } from '../faults';
-import { ApiError } from '../http/errors';
+import { ApiError, inputProblemError } from '../http/errors';
 import { stringifyWithBigInts } from '../http/json';
 import { project } from '../http/project';
 import { routeGroup } from '../http/route';
-import { address, patterns, safeUint, Schema, uint256 } from '../http/schema';
+import { address, amount, patterns, safeUint, Schema } from '../http/schema';
 import type { Services } from '../http/services';
 import { allocateWithdrawal, type Allocation, IDEMPOTENCY_KEY_TTL_HOURS } from './allocate';
 import { MAX_DEADLINE_SECONDS, type WithdrawalRequest } from './sponsor-signature';
@@ -12,7 +12,6 @@ import { ALPS } from '../versions/versions';
 import { leftToSweeper } from '../outbox/left-to-sweeper';
 import { withdrawalWorkflowType } from '../../workflows/contracts/withdrawal';
 
-const amount: Schema = { anyOf: [uint256, safeUint()] };
 const lockTag: Schema = { type: 'string', pattern: patterns.bytes12, description: "optional: a lock tag of this allocator (default: /health's lockTag)" };
 /** Optional proof that the account itself asks for this withdrawal (README: Allocator → who may withdraw). */
 const sponsorSignature: Schema = { type: 'string', pattern: '^0x[0-9a-fA-F]{130}$', description: "the account's EIP-712 signature of WithdrawalRequest(account, transfers, deadline); send with deadline" };
@@ -83,11 +82,17 @@ function present(kind: 'single' | 'batch', a: Allocation): string {
   });
 }
 
-/** An optional `Idempotency-Key` header, as Stripe takes it: up to 255 visible ASCII characters, scoped to the project. */
+/**
+ * An optional `Idempotency-Key` header, as Stripe takes it: up to 255 visible ASCII characters, scoped to the project.
+ * Sent but empty (Node trims a whitespace-only value to empty) is refused, not read as absent: the client meant a
+ * key, and without one each retry would allocate again.
+ */
 function idempotencyKey(ctx: Context): string | undefined {
-  const key = ctx.get('idempotency-key');
-  if (!key) return undefined;
-  if (!/^[\x21-\x7e]{1,255}$/.test(key)) throw new ApiError(400, 'Idempotency-Key must be 1 to 255 visible ASCII characters');
+  const key = ctx.headers['idempotency-key'];
+  if (key === undefined) return undefined;
+  if (typeof key !== 'string' || !/^[\x21-\x7e]{1,255}$/.test(key)) {
+    throw inputProblemError('headers', { path: ['Idempotency-Key'], keyword: 'pattern', message: 'must be 1 to 255 visible ASCII characters' });
+  }
   return key;
 }
 
@@ -109,8 +114,8 @@ async function allocate(ctx: Context, s: Services, req: WithdrawalRequest) {
 }
 
 type Signed = { sponsorSignature?: `0x${string}`; deadline?: number };
-type SingleBody = Signed & { account: string; chainId: number; tokenAddress: string; amount: string | number; recipient: string; lockTag?: string };
-type BatchBody = Signed & { account: string; chainId: number; transfers: { recipient: string; tokenAddress: string; amount: string | number; lockTag?: string }[] };
+type SingleBody = Signed & { account: string; chainId: number; tokenAddress: string; amount: string; recipient: string; lockTag?: string };
+type BatchBody = Signed & { account: string; chainId: number; transfers: { recipient: string; tokenAddress: string; amount: string; lockTag?: string }[] };
 
 const authorization = (b: Signed) => (b.sponsorSignature ? { authorization: { signature: b.sponsorSignature, deadline: b.deadline! } } : {});
 
@@ -123,13 +128,13 @@ export const withdrawalRoutes = [
     body: single,
     responses: { 200: { description: 'call allocatedTransfer with these details from the account', schema: singleResponse }, ...refusals },
     handler: (ctx, { body }, s) =>
-      allocate(ctx, s, { kind: 'single', account: body.account, chainId: body.chainId, transfers: [{ recipient: body.recipient, tokenAddress: body.tokenAddress, amount: String(body.amount), lockTag: body.lockTag }], ...authorization(body) }),
+      allocate(ctx, s, { kind: 'single', account: body.account, chainId: body.chainId, transfers: [{ recipient: body.recipient, tokenAddress: body.tokenAddress, amount: body.amount, lockTag: body.lockTag }], ...authorization(body) }),
   }),
   withdrawalRoute<BatchBody, unknown, unknown>('post', '/batch-withdrawals', {
     summary: 'Allocator-signed batch withdrawal (several tokens and recipients on one chain)',
     body: batch,
     responses: { 200: { description: 'call allocatedBatchTransfer with these details from the account', schema: batchResponse }, ...refusals },
     handler: (ctx, { body }, s) =>
-      allocate(ctx, s, { kind: 'batch', account: body.account, chainId: body.chainId, transfers: body.transfers.map((t) => ({ ...t, amount: String(t.amount) })), ...authorization(body) }),
+      allocate(ctx, s, { kind: 'batch', account: body.account, chainId: body.chainId, transfers: body.transfers, ...authorization(body) }),
   }),
 ];

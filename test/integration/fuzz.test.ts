@@ -62,7 +62,7 @@ function sample(schema: Schema | undefined, depth = 0): unknown {
   if (type === 'boolean') return false;
   if (type === 'string') {
     const known: Record<string, string> = {
-      [patterns.address]: '0x1111111111111111111111111111111111111111', [patterns.uint256]: '1', [patterns.hex]: '0x', [patterns.bytes12]: `0x${'0'.repeat(24)}`, [patterns.caip2]: 'eip155:8453',
+      [patterns.address]: '0x1111111111111111111111111111111111111111', [patterns.uint256]: '1', [patterns.amount]: '1', [patterns.hex]: '0x', [patterns.bytes12]: `0x${'0'.repeat(24)}`, [patterns.caip2]: 'eip155:8453',
     };
     if (schema.format === 'date-time') return new Date().toISOString();
     return known[String(schema.pattern)] ?? 'x'.repeat(Number(schema.minLength ?? 1));

@@ -5,6 +5,7 @@ import type { ChildProcess } from 'node:child_process';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { spawnEntry, stopProcess, waitFor } from '../../src/dev/processes';
 import { LIMITS } from '../../src/http/limits';
+import { parseAddressRanges } from '../../src/http/client-address';
 import { freePort } from '../support/global-setup';
 import { ARB_USDC, BASE_USDC } from '../support/fixtures';
 import { Api, call, ingest, startApi } from '../support/harness';
@@ -272,6 +273,9 @@ describe('22.10 analytics as documented', () => {
 
 describe('22.5 unattributed analytics are metered and capped', () => {
   const limits = (v: { perAddressPerMinute: number; perOriginPerMinute: number; cap: number }) => Object.assign(api.services.config, { analyticsUnattributed: v });
+  // The suite speaks for several clients through X-Forwarded-For, as a proxy on this host would.
+  beforeAll(() => Object.assign(api.services.config, { trustedProxies: parseAddressRanges(['127.0.0.1']) }));
+  afterAll(() => Object.assign(api.services.config, { trustedProxies: [] }));
   const send = (address: string, origin: string, n = 1, token?: string) =>
     call(api, 'POST', '/analytics/events', { body: { events: Array.from({ length: n }, () => funnelEvent()) }, headers: { 'x-forwarded-for': address, origin, ...(token ? { authorization: `Bearer ${token}` } : {}) } });
   const run = `${Date.now() % 100_000}`;

@@ -54,7 +54,7 @@ const reservedFor = async (account: string) =>
 const isProven = async (projectId: string, account: string) =>
   (await api.db.query('SELECT 1 FROM project_accounts WHERE project_id = $1 AND account = $2', [projectId, account.toLowerCase()])).length > 0;
 
-const withdrawal = (account: string, amount: number) => ({ account, chainId: 8453, tokenAddress: BASE_USDC, amount, recipient: account });
+const withdrawal = (account: string, amount: number) => ({ account, chainId: 8453, tokenAddress: BASE_USDC, amount: String(amount), recipient: account });
 
 /** A withdrawal request signed by the account itself for a project (one signature authorizes one allocation). */
 async function signedWithdrawal(owner: ReturnType<typeof newEoa>, amount: number, projectId = api.projectId) {

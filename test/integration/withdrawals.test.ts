@@ -46,7 +46,7 @@ const lockId = (token: string) => BigInt(`${lockTag}${token.slice(2).toLowerCase
 test('single withdrawal: the Compact digest recomputed with viem recovers to the allocator', async () => {
   const account = await funded({ [BASE_USDC]: '5000000' });
   const recipient = privateKeyToAccount(generatePrivateKey()).address;
-  const res = await withdraw({ account, chainId: 8453, tokenAddress: BASE_USDC, amount: 1_250_000, recipient });
+  const res = await withdraw({ account, chainId: 8453, tokenAddress: BASE_USDC, amount: '1250000', recipient });
   expect(res.status).toBe(200);
   expect(res.text).toMatch(/"nonce":\d{40,}/); // a 256-bit integer literal, not a string and not rounded
   const { allocatorData, transferDetails: t } = parseExact(res.text);
@@ -72,8 +72,8 @@ test('batch withdrawal: BatchCompact over locks in transfer order, portions per 
   const res = await call(api, 'POST', '/batch-withdrawals', {
     body: { account, chainId: 8453, transfers: [
       { recipient: r1, tokenAddress: BASE_WETH, amount: '2000000000000000000' },
-      { recipient: r1, tokenAddress: BASE_USDC, amount: 100 },
-      { recipient: r2, tokenAddress: BASE_USDC, amount: 200 },
+      { recipient: r1, tokenAddress: BASE_USDC, amount: '100' },
+      { recipient: r2, tokenAddress: BASE_USDC, amount: '200' },
     ] },
   });
   expect(res.status).toBe(200);
@@ -96,11 +96,11 @@ test('batch withdrawal: BatchCompact over locks in transfer order, portions per 
   expect(await recoverAddress({ hash: digest, signature: allocatorData })).toBe(allocator);
 
   const mixed = await call(api, 'POST', '/batch-withdrawals', {
-    body: { account, chainId: 8453, transfers: [{ recipient: r1, tokenAddress: BASE_USDC, amount: 1 }, { recipient: r1, tokenAddress: BASE_WETH, amount: 1, lockTag: OTHER_ALLOCATOR_TAG }] },
+    body: { account, chainId: 8453, transfers: [{ recipient: r1, tokenAddress: BASE_USDC, amount: '1' }, { recipient: r1, tokenAddress: BASE_WETH, amount: '1', lockTag: OTHER_ALLOCATOR_TAG }] },
   });
   expect(mixed.status).toBe(400);
   expect(mixed.json.message).toBe('All transfers of a batch must spend locks of one allocator');
-  const foreign = await withdraw({ account, chainId: 8453, tokenAddress: BASE_USDC, amount: 1, recipient: r1, lockTag: OTHER_ALLOCATOR_TAG });
+  const foreign = await withdraw({ account, chainId: 8453, tokenAddress: BASE_USDC, amount: '1', recipient: r1, lockTag: OTHER_ALLOCATOR_TAG });
   expect(foreign.json.message).toMatch(/is not allocated by this allocator/);
 });
 
@@ -108,13 +108,13 @@ test('bad inputs get clear 4xx bodies and change nothing', async () => {
   const account = await funded({ [BASE_USDC]: '1000' });
   const recipient = privateKeyToAccount(generatePrivateKey()).address;
   const cases: [Record<string, unknown>, RegExp][] = [
-    [{ account, chainId: 8453, tokenAddress: BASE_USDC, amount: 0, recipient }, /greater than zero/],
-    [{ account, chainId: 8453, tokenAddress: BASE_USDC, amount: 1, recipient: '0x1234' }, /body\.recipient must match pattern/],
-    [{ account, chainId: 424242, tokenAddress: BASE_USDC, amount: 1, recipient }, /^Unsupported chain 424242$/],
-    [{ account, chainId: 8453, tokenAddress: ARB_USDC, amount: 1, recipient }, /not supported on chain 8453/],
-    [{ account, chainId: 8453, tokenAddress: BASE_USDC, amount: 1001, recipient }, /^Insufficient balance$/],
+    [{ account, chainId: 8453, tokenAddress: BASE_USDC, amount: '0', recipient }, /^body\.amount must match pattern/],
+    [{ account, chainId: 8453, tokenAddress: BASE_USDC, amount: '1', recipient: '0x1234' }, /body\.recipient must match pattern/],
+    [{ account, chainId: 424242, tokenAddress: BASE_USDC, amount: '1', recipient }, /^Unsupported chain 424242$/],
+    [{ account, chainId: 8453, tokenAddress: ARB_USDC, amount: '1', recipient }, /not supported on chain 8453/],
+    [{ account, chainId: 8453, tokenAddress: BASE_USDC, amount: '1001', recipient }, /^Insufficient balance$/],
     [{ account, chainId: 8453, tokenAddress: BASE_USDC, amount: -5, recipient }, /body\.amount/],
-    [{ account, chainId: 8453, tokenAddress: BASE_USDC, amount: 1e30, recipient }, /body\.amount/], // not exact as a JSON number
+    [{ account, chainId: 8453, tokenAddress: BASE_USDC, amount: 1e30, recipient }, /body\.amount/], // a JSON number, and not an exact one
   ];
   for (const [body, message] of cases) {
     const res = await withdraw(body);
@@ -129,11 +129,11 @@ test('a pending or enabled forced withdrawal stops allocation of that lock', asy
   const account = await funded({ [BASE_USDC]: '1000' });
   const forced = (status: string) => ingest(api, [{ id: `fw-${account}-${seq++}`, type: 'forced-withdrawal', chainId: 8453, account, lockId: lockId(BASE_USDC).toString(), status }]);
   await forced('pending');
-  const res = await withdraw({ account, chainId: 8453, tokenAddress: BASE_USDC, amount: 1, recipient: account });
+  const res = await withdraw({ account, chainId: 8453, tokenAddress: BASE_USDC, amount: '1', recipient: account });
   expect(res.status).toBe(400);
   expect(res.json.message).toMatch(/forced withdrawal is pending/);
   await forced('disabled');
-  expect((await withdraw({ account, chainId: 8453, tokenAddress: BASE_USDC, amount: 1, recipient: account })).status).toBe(200);
+  expect((await withdraw({ account, chainId: 8453, tokenAddress: BASE_USDC, amount: '1', recipient: account })).status).toBe(200);
 });
 
 async function until(check: () => Promise<boolean>) {
@@ -150,14 +150,14 @@ const snapshot = (account: string, block: number, locked: string, blockTimestamp
 
 test('expiry releases the reservation once a snapshot at or after `expires` arrives; a reported claim releases it and the nonce is never handed out again', async () => {
   const account = await funded({ [BASE_USDC]: '1000' });
-  const first = parseExact((await withdraw({ account, chainId: 8453, tokenAddress: BASE_USDC, amount: 600, recipient: account })).text).transferDetails;
-  expect((await withdraw({ account, chainId: 8453, tokenAddress: BASE_USDC, amount: 600, recipient: account })).json.message).toBe('Insufficient balance');
+  const first = parseExact((await withdraw({ account, chainId: 8453, tokenAddress: BASE_USDC, amount: '600', recipient: account })).text).transferDetails;
+  expect((await withdraw({ account, chainId: 8453, tokenAddress: BASE_USDC, amount: '600', recipient: account })).json.message).toBe('Insufficient balance');
   await until(async () => (await statusOf(first.nonce)) === 'EXPIRED'); // WITHDRAWAL_EXPIRY_SECONDS=4 in tests
   expect(await reservedFor(account)).toBe(600n);
   await snapshot(account, blockAt(Number(first.expires)), '1000', Number(first.expires));
   expect(await reservedFor(account)).toBe(0n);
 
-  const second = parseExact((await withdraw({ account, chainId: 8453, tokenAddress: BASE_USDC, amount: 600, recipient: account })).text).transferDetails;
+  const second = parseExact((await withdraw({ account, chainId: 8453, tokenAddress: BASE_USDC, amount: '600', recipient: account })).text).transferDetails;
   expect(second.nonce).not.toBe(first.nonce);
   await ingest(api, [{ id: `w-claim-${second.nonce}`, type: 'claim', chainId: 8453, nonce: second.nonce, transactionHash: `0x${'ab'.repeat(32)}`, timestamp: 1 }]);
   await until(async () => (await api.db.query('SELECT status FROM withdrawals WHERE nonce = $1', [second.nonce]))[0].status === 'CLAIMED');
@@ -169,7 +169,7 @@ test('expiry releases the reservation once a snapshot at or after `expires` arri
 });
 
 test('21.2 at `expires` the funds stay reserved until a snapshot at or after it; a claim mined just before, reported late, is recorded and spends them', async () => {
-  const withdraw600 = (account: string) => withdraw({ account, chainId: 8453, tokenAddress: BASE_USDC, amount: 600, recipient: account });
+  const withdraw600 = (account: string) => withdraw({ account, chainId: 8453, tokenAddress: BASE_USDC, amount: '600', recipient: account });
   const [unclaimed, claimed] = [await funded({ [BASE_USDC]: '1000' }), await funded({ [BASE_USDC]: '1000' })];
   const [a, b] = [parseExact((await withdraw600(unclaimed)).text).transferDetails, parseExact((await withdraw600(claimed)).text).transferDetails];
   await until(async () => (await statusOf(a.nonce)) === 'EXPIRED' && (await statusOf(b.nonce)) === 'EXPIRED');
@@ -193,7 +193,7 @@ test('21.2 at `expires` the funds stay reserved until a snapshot at or after it;
   await snapshot(claimed, 5, '400'); // the claim's block: shows the transfer
   expect(await reservedFor(claimed)).toBe(0n);
   expect((await withdraw600(claimed)).json.message).toBe('Insufficient balance');
-  expect((await withdraw({ account: claimed, chainId: 8453, tokenAddress: BASE_USDC, amount: 400, recipient: claimed })).status).toBe(200);
+  expect((await withdraw({ account: claimed, chainId: 8453, tokenAddress: BASE_USDC, amount: '400', recipient: claimed })).status).toBe(200);
 }, 30_000);
 
 test('21.2 a block timestamp in milliseconds is refused, not taken as a far future that releases everything', async () => {
@@ -216,7 +216,7 @@ test('property: concurrent withdrawals and intent submits over one balance never
     const amounts = Array.from({ length: 8 }, () => 500_000 + Math.floor(Math.random() * 2_000_000));
     const results = await Promise.all([
       ...intents.map((op) => call(api, 'POST', '/intent-operations', { body: { signedIntentOp: op } })),
-      ...amounts.map((amount) => withdraw({ account: signer.address, chainId: 8453, tokenAddress: BASE_USDC, amount, recipient: signer.address })),
+      ...amounts.map((amount) => withdraw({ account: signer.address, chainId: 8453, tokenAddress: BASE_USDC, amount: String(amount), recipient: signer.address })),
     ]);
     for (const r of results) expect([200, 201, 400]).toContain(r.status);
     expect(results.filter((r) => r.status === 400).every((r) => r.json.message === 'Insufficient balance')).toBe(true);

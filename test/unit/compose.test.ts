@@ -56,3 +56,11 @@ test('the cluster registers every search attribute the dev server does', () => {
     expect(setup).toContain(`--name ${name} --type ${type}`);
   }
 });
+
+test('Client addresses cannot be forged: the API is published directly, so it believes no X-Forwarded-For unless the operator names a proxy', () => {
+  const services = compose.services as Record<string, { image?: string; environment?: Record<string, unknown> }>;
+  // No proxy of the topology stands in front of the API (its port is the only one published, checked above)...
+  expect(Object.values(services).filter((s) => /nginx|traefik|haproxy|envoy|caddy/.test(s.image ?? ''))).toEqual([]);
+  // ...so TRUSTED_PROXIES is empty unless set where the stack is started.
+  expect(services.api.environment?.TRUSTED_PROXIES).toBe('${TRUSTED_PROXIES:-}');
+});
