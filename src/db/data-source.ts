@@ -24,6 +24,7 @@ import { FunnelRollup1765600000001 } from './migrations/1765600000001-funnel-rol
 import { FunnelMerge1765800000000 } from './migrations/1765800000000-funnel-merge';
 import { FunnelFoldQueue1765900000000 } from './migrations/1765900000000-funnel-fold-queue';
 import { WebhookDueByEndpoint1766000000000 } from './migrations/1766000000000-webhook-due-by-endpoint';
+import { LifecycleReleased1766170000000 } from './migrations/1766170000000-lifecycle-released';
 
 /**
  * How long a query waits for a pooled connection (pg `connectionTimeoutMillis`, also the connect timeout) before it
@@ -73,6 +74,7 @@ export function createDataSource(url: string, poolSize = 10, timeouts: PoolTimeo
       FunnelMerge1765800000000,
       FunnelFoldQueue1765900000000,
       WebhookDueByEndpoint1766000000000,
+      LifecycleReleased1766170000000,
     ],
     migrationsTransactionMode: 'all',
     synchronize: false,

@@ -10,7 +10,7 @@ import type { IntentInput } from '../intents/quote';
 import { createQuote, quoteCost, type QuoteDeps } from '../intents/quote-service';
 import type { IntentOp } from '../intents/types';
 import type { VerifyDeps } from '../intents/verify';
-import { type Outbox, type QueuedStart, queueSignals } from '../outbox/outbox';
+import { type Outbox, type QueuedSignal, type QueuedStart, queueSignals } from '../outbox/outbox';
 import { depositWorkflowId, type DepositTiming, intentSettledSignal, RELEASED, refundWorkflowId } from '../../workflows/contracts/deposit';
 import { afterBridge, bridgeErrorCode, isBridgeOutcome } from '../../workflows/deposit-state';
 import { findAccount } from './accounts';
@@ -286,14 +286,19 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
 }
 
 /**
- * Called after the intent lifecycle records a status, or RELEASED once it released the intent at `expires`: an intent that moves a deposit is reported to the
- * deposit's workflow (through the signal outbox, so a lost delivery is repeated by the sweeper).
+ * The report of an intent's status, or of RELEASED once its lifecycle released it at `expires`, to the deposit
+ * workflows it moves: `queue` runs in the transaction that records the status or release (src/intents/store.ts), so
+ * it is queued with it, once, in the signal outbox; `deliver` sends it after the commit (a lost delivery is repeated
+ * by the sweeper).
  */
-export async function reportIntentToDeposit(db: DataSource, outbox: Outbox, intentId: string, status: string): Promise<void> {
-  if (!isBridgeOutcome(status) && status !== RELEASED) return;
-  const signals = await db.transaction(async (tx) => {
-    const rows: { id: string; bridge: boolean }[] = await tx.query('SELECT id, intent_id = $1 AS bridge FROM deposits WHERE intent_id = $1 OR refund_intent_id = $1', [intentId]);
-    return queueSignals(tx, rows.map((r) => ({ workflowId: r.bridge ? depositWorkflowId(r.id) : refundWorkflowId(r.id), signal: intentSettledSignal.name, payload: { intentId, status } })));
-  });
-  await outbox.deliver(signals).catch(() => undefined); // left to the sweeper
+export function intentReport(outbox: Outbox, intentId: string, status: string) {
+  let signals: QueuedSignal[] = [];
+  return {
+    async queue(tx: EntityManager): Promise<void> {
+      if (!isBridgeOutcome(status) && status !== RELEASED) return;
+      const rows: { id: string; bridge: boolean }[] = await tx.query('SELECT id, intent_id = $1 AS bridge FROM deposits WHERE intent_id = $1 OR refund_intent_id = $1', [intentId]);
+      signals = await queueSignals(tx, rows.map((r) => ({ workflowId: r.bridge ? depositWorkflowId(r.id) : refundWorkflowId(r.id), signal: intentSettledSignal.name, payload: { intentId, status } })));
+    },
+    deliver: (): Promise<unknown> => outbox.deliver(signals).catch(() => undefined), // left to the sweeper
+  };
 }

@@ -403,18 +403,29 @@ export async function deadLetters(db: DataSource, limit = 1000) {
   };
 }
 
+/** A dead-lettered row as a retry sees it: `row`, its signal id or start's workflow id; where it goes. */
+export interface DeadRow { row: string; workflowId: string; nonce: string | null }
+
 /**
  * Requeues dead-lettered rows (`all`, a signal row's id, or a start's workflow id) for the sweeper's next pass, with
- * a fresh count of attempts. A signal that awaits its owner gets its wait again.
+ * a fresh count of attempts; a signal that awaits its owner gets its wait again. A row `refusal` gives a reason for
+ * (one per row, in order) stays dead-lettered and is answered with that reason.
  */
-export async function requeue(db: DataSource, which: string, ownerWaitSeconds: number): Promise<number> {
+export async function requeue(db: DataSource, which: string, ownerWaitSeconds: number, refusal: (rows: DeadRow[]) => Promise<(string | undefined)[]>) {
   const all = which === 'all';
+  const signals: DeadRow[] = await db.query(
+    `SELECT id::text AS row, workflow_id AS "workflowId", nonce::text AS nonce FROM signal_outbox WHERE status = 'dead' AND ($1 OR id::text = $2)`, [all, which]);
+  const starts: DeadRow[] = await db.query(
+    `SELECT workflow_id AS row, workflow_id AS "workflowId", NULL AS nonce FROM workflow_outbox WHERE status = 'dead' AND ($1 OR workflow_id = $2)`, [all, which]);
+  const reasons = await refusal([...signals, ...starts]);
+  const refused = [...signals, ...starts].flatMap((r, i) => (reasons[i] ? [{ row: r.row, reason: reasons[i] }] : []));
+  const kept = (rows: DeadRow[], offset: number) => rows.filter((_, i) => !reasons[offset + i]).map((r) => r.row);
   const requeued = "status = 'pending', attempts = 0, retry_at = now()";
-  const [, signals] = await db.query(
-    `UPDATE signal_outbox SET ${requeued}, dead_after = CASE WHEN nonce IS NULL THEN NULL ELSE now() + make_interval(secs => $3) END
-     WHERE status = 'dead' AND ($1 OR id::text = $2)`,
-    [all, which, ownerWaitSeconds],
+  const [, signalCount] = await db.query(
+    `UPDATE signal_outbox SET ${requeued}, dead_after = CASE WHEN nonce IS NULL THEN NULL ELSE now() + make_interval(secs => $2) END
+     WHERE status = 'dead' AND id = ANY($1::bigint[])`,
+    [kept(signals, 0), ownerWaitSeconds],
   );
-  const [, starts] = await db.query(`UPDATE workflow_outbox SET ${requeued} WHERE status = 'dead' AND ($1 OR workflow_id = $2)`, [all, which]);
-  return signals + starts;
+  const [, startCount] = await db.query(`UPDATE workflow_outbox SET ${requeued} WHERE status = 'dead' AND workflow_id = ANY($1::text[])`, [kept(starts, signals.length)]);
+  return { requeued: (signalCount as number) + (startCount as number), refused };
 }

@@ -55,10 +55,15 @@ const refusedId = () => `refused-${'x'.repeat(1200)}-${seq++}`;
 const row = async (table: 'signal_outbox' | 'workflow_outbox', where: string, param: string) =>
   (await api.db.query(`SELECT status, attempts, last_error FROM ${table} WHERE ${where} = $1`, [param]))[0] as { status: string; attempts: number; last_error: string | null } | undefined;
 
-function cli(...args: string[]): unknown {
+/** The operator CLI: its exit status and the JSON of its last line. */
+function runCli(...args: string[]): { status: number | null; json: unknown } {
   const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/main/cli.ts', ...args], { cwd: projectRoot, env: { ...process.env, ...api.env.env }, encoding: 'utf8' });
-  expect(run.status).toBe(0);
-  return JSON.parse(run.stdout.trim().split('\n').pop()!);
+  return { status: run.status, json: JSON.parse(run.stdout.trim().split('\n').pop()!) };
+}
+function cli(...args: string[]): unknown {
+  const { status, json } = runCli(...args);
+  expect(status).toBe(0);
+  return json;
 }
 
 test('21.4 one bad row does not block the sweep: a start Temporal refuses, and the signals behind it are delivered', async () => {
@@ -142,3 +147,29 @@ test('21.4 a lifecycle that receives many signals continues as new and ends in t
   await reaches(id, 'COMPLETED');
   expect(await handle.result()).toBe('COMPLETED');
 }, 90_000);
+
+test('state never goes backwards: a dead letter of a lifecycle that ended is not retried once Temporal purged its run (the CLI answers with a conflict)', async () => {
+  const id = await submitted();
+  await ingest(api, [
+    { id: eventId(), type: 'fill', chainId: 42161, nonce: id, transactionHash: TX(1), timestamp: 1 },
+    { id: eventId(), type: 'claim', chainId: 8453, nonce: id, transactionHash: TX(2), timestamp: 2, blockNumber: '7' },
+  ]);
+  await reaches(id, 'COMPLETED');
+  // Temporal's retention purges the closed run: nothing there remembers the workflow id any more (the dev server
+  // deletes a closed run asynchronously, within about a minute).
+  const handle = api.temporal.workflow.getHandle(`intent-${id}`);
+  await api.temporal.workflowService.deleteWorkflowExecution({ namespace: 'default', workflowExecution: { workflowId: `intent-${id}` } });
+  await until('purged', () => handle.describe().then(() => undefined, () => true), 120_000);
+
+  // An event of it that was dead-lettered (e.g. refused while its run was full), and an operator's retry.
+  const parked = await queuedPreconfirmation(id);
+  await api.db.query("UPDATE signal_outbox SET status = 'dead', attempts = 10, last_error = 'refused' WHERE id = $1", [parked]);
+  const retry = runCli('outbox', 'retry', parked);
+  expect(retry.json).toEqual({ requeued: 0, refused: [{ row: parked, reason: `the lifecycle of ${id} has ended (COMPLETED): a retry would start it again` }] });
+  expect(retry.status).toBe(1);
+  // Still dead-lettered, so no sweep starts a fresh lifecycle for the intent.
+  await api.services.outbox.sweep(0);
+  expect(await row('signal_outbox', 'id', parked)).toMatchObject({ status: 'dead' });
+  await expect(handle.describe()).rejects.toThrow();
+  expect(await statusOf(id)).toBe('COMPLETED');
+}, 180_000);
