@@ -25,6 +25,7 @@ import { FunnelMerge1765800000000 } from './migrations/1765800000000-funnel-merg
 import { FunnelFoldQueue1765900000000 } from './migrations/1765900000000-funnel-fold-queue';
 import { WebhookDueByEndpoint1766000000000 } from './migrations/1766000000000-webhook-due-by-endpoint';
 import { LifecycleReleased1766170000000 } from './migrations/1766170000000-lifecycle-released';
+import { SweepByDueTime1766170000001 } from './migrations/1766170000001-sweep-by-due-time';
 
 /**
  * How long a query waits for a pooled connection (pg `connectionTimeoutMillis`, also the connect timeout) before it
@@ -75,6 +76,7 @@ export function createDataSource(url: string, poolSize = 10, timeouts: PoolTimeo
       FunnelFoldQueue1765900000000,
       WebhookDueByEndpoint1766000000000,
       LifecycleReleased1766170000000,
+      SweepByDueTime1766170000001,
     ],
     migrationsTransactionMode: 'all',
     synchronize: false,

@@ -3,7 +3,8 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { waitFor } from '../../src/dev/processes';
 import { projectRoot } from '../../src/dev/processes';
 import { lifecycleStarts } from '../../src/intents/store';
-import { queueSignals } from '../../src/outbox/outbox';
+import { awaitingWorkflowId, queueSignals } from '../../src/outbox/outbox';
+import { sweeperScheduleId } from '../../src/outbox/sweeper';
 import { ARB_USDC, BASE_USDC, getCompactTypedData, TX } from '../support/fixtures';
 import { Api, call, ingest, startApi } from '../support/harness';
 
@@ -64,6 +65,19 @@ function cli(...args: string[]): unknown {
   const { status, json } = runCli(...args);
   expect(status).toBe(0);
   return json;
+}
+
+/** Runs `fn` with the worker's sweeper schedule paused and no sweep under way: only the test's own sweeps touch the rows. */
+async function withoutWorkerSweeps<T>(fn: () => Promise<T>): Promise<T> {
+  const schedule = api.temporal.schedule.getHandle(sweeperScheduleId(api.env.taskQueue));
+  await until('the worker created the sweeper schedule', () => schedule.describe().then(() => true, () => undefined));
+  await schedule.pause('a test sweeps on its own');
+  try {
+    await until('no sweep under way', async () => ((await schedule.describe()).info.runningActions.length === 0 ? true : undefined));
+    return await fn();
+  } finally {
+    await schedule.unpause();
+  }
 }
 
 test('21.4 one bad row does not block the sweep: a start Temporal refuses, and the signals behind it are delivered', async () => {
@@ -173,3 +187,25 @@ test('state never goes backwards: a dead letter of a lifecycle that ended is not
   await expect(handle.describe()).rejects.toThrow();
   expect(await statusOf(id)).toBe('COMPLETED');
 }, 180_000);
+
+test('sweeper is fair: more than a batch of rows awaiting their owner do not hold back a newer row a dead process left', async () => {
+  const batch = 20;
+  const nonces = Array.from({ length: batch + 5 }, (_, i) => String(5_000_000_000_000_000n + BigInt(Date.now()) * 100n + BigInt(i)));
+  try {
+    await withoutWorkerSweeps(async () => {
+      // Events for nonces no submit recorded (yet), each due again every minute while it waits, queued first.
+      await queueSignals(api.db.manager, nonces.map((nonce) => ({
+        workflowId: awaitingWorkflowId(nonce), signal: 'preconfirmation', payload: { chainId: 42161 }, awaiting: { nonce, deadAfter: Date.now() + 3_600_000 },
+      })));
+      await api.db.query("UPDATE signal_outbox SET created_at = now() - interval '1 hour', retry_at = now() - interval '1 minute' WHERE nonce = ANY($1::numeric[])", [nonces]);
+      // Then the signal of an intent whose API process died before delivering it.
+      const id = await submitted();
+      const left = await queuedPreconfirmation(id);
+      await api.services.outbox.sweep(0, batch);
+      expect(await row('signal_outbox', 'id', left)).toBeUndefined(); // delivered by the first sweep
+      await reaches(id, 'PRECONFIRMED');
+    });
+  } finally {
+    await api.db.query('DELETE FROM signal_outbox WHERE nonce = ANY($1::numeric[])', [nonces]);
+  }
+}, 90_000);
