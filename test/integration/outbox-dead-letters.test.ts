@@ -80,6 +80,9 @@ async function withoutWorkerSweeps<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
+/** The `outbox_dead_letters` gauge of signal rows, as a scrape reads it. */
+const deadSignalsGauge = async () => Number(/^outbox_dead_letters\{table="signal_outbox"\} (\d+)/m.exec((await call(api, 'GET', '/metrics')).text)?.[1]);
+
 test('21.4 one bad row does not block the sweep: a start Temporal refuses, and the signals behind it are delivered', async () => {
   const id = await submitted();
   await api.db.query(
@@ -96,21 +99,21 @@ test('21.4 one bad row does not block the sweep: a start Temporal refuses, and t
 test('21.4 a refused row is dead-lettered, counted in outbox_dead_letters, listed and retried by the CLI', async () => {
   const workflowId = refusedId();
   const start = { workflowId, workflowType: 'intentLifecycle', args: [], searchAttributes: {}, summary: 'refused' };
-  const [refused] = await queueSignals(api.db.manager, [{ workflowId, signal: 'preconfirmation', payload: { chainId: 42161 }, start }]);
-  await api.services.outbox.sweep(0).catch(() => undefined);
-  const dead = await until('dead-lettered', async () => {
-    const r = await row('signal_outbox', 'id', refused.id);
-    return r?.status === 'dead' ? r : undefined;
+  const { refused, dead, gauge } = await withoutWorkerSweeps(async () => {
+    const [queued] = await queueSignals(api.db.manager, [{ workflowId, signal: 'preconfirmation', payload: { chainId: 42161 }, start }]);
+    // The gauge is shared by every row of the database: this row counts once it is dead-lettered, not while pending.
+    const before = await deadSignalsGauge();
+    await api.services.outbox.sweep(0).catch(() => undefined);
+    const r = await row('signal_outbox', 'id', queued.id);
+    return { refused: queued, dead: r!, gauge: { before, after: await deadSignalsGauge() } };
   });
+  expect(dead.status).toBe('dead');
   expect(dead.attempts).toBeGreaterThanOrEqual(1);
   expect(dead.last_error).toMatch(/WorkflowId|length|limit/i);
+  expect(gauge.after).toBe(gauge.before + 1);
   // Dead rows are left alone: the sweeper no longer retries them.
   await api.services.outbox.sweep(0);
   expect((await row('signal_outbox', 'id', refused.id))?.attempts).toBe(dead.attempts);
-
-  const metrics = (await call(api, 'GET', '/metrics')).text;
-  const count = Number(/^outbox_dead_letters\{table="signal_outbox"\} (\d+)/m.exec(metrics)?.[1]);
-  expect(count).toBeGreaterThanOrEqual(1);
 
   const listed = cli('outbox', 'dead-letters') as { signals: { id: string; workflowId: string; lastError: string }[] };
   expect(listed.signals).toEqual(expect.arrayContaining([expect.objectContaining({ id: refused.id, workflowId, lastError: dead.last_error })]));
