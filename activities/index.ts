@@ -10,6 +10,8 @@ import { recordVerification } from '../src/compliance/store';
 import type { ProviderState } from '../workflows/contracts/verification';
 import { depositActivities, intentReport, type DepositDeps } from '../src/deposits/lifecycle';
 import { RELEASED } from '../workflows/contracts/deposit';
+import type { Pruned } from '../workflows/contracts/prune-storage';
+import { pruneExpired } from '../src/retention/prune';
 
 /** `log`: what an activity refuses to apply is logged, not thrown (a retry would change nothing). */
 export interface ActivityDeps { db: DataSource; config: Config; outbox: Outbox; deposits: DepositDeps; log: { warn(obj: object, msg: string): void } }
@@ -35,6 +37,7 @@ export function createActivities(deps: ActivityDeps, slots = new EndpointSlots(d
     },
     finishWithdrawal: (nonce: string, status: WithdrawalOutcome, claim?: WithdrawalClaim) => finishWithdrawal(db, nonce, status, claim),
     sweepOutbox: (graceSeconds: number) => deps.outbox.sweep(graceSeconds),
+    pruneExpired: (kind: Pruned) => pruneExpired(db, deps.config.retention, kind),
     recordVerificationStatus: (id: string, status: ProviderState, cause: string) => recordVerification(db, id, { status, cause }),
     markVerificationStale: (id: string, cause: string) => recordVerification(db, id, { stale: true, cause }),
     attemptWebhook: (a: AttemptInput) => attemptDelivery(db, deps.config.webhooks, slots, a),

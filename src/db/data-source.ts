@@ -26,6 +26,7 @@ import { FunnelFoldQueue1765900000000 } from './migrations/1765900000000-funnel-
 import { WebhookDueByEndpoint1766000000000 } from './migrations/1766000000000-webhook-due-by-endpoint';
 import { LifecycleReleased1766170000000 } from './migrations/1766170000000-lifecycle-released';
 import { SweepByDueTime1766170000001 } from './migrations/1766170000001-sweep-by-due-time';
+import { Retention1766170000002 } from './migrations/1766170000002-retention';
 
 /**
  * How long a query waits for a pooled connection (pg `connectionTimeoutMillis`, also the connect timeout) before it
@@ -77,6 +78,7 @@ export function createDataSource(url: string, poolSize = 10, timeouts: PoolTimeo
       WebhookDueByEndpoint1766000000000,
       LifecycleReleased1766170000000,
       SweepByDueTime1766170000001,
+      Retention1766170000002,
     ],
     migrationsTransactionMode: 'all',
     synchronize: false,
