@@ -8,10 +8,13 @@ import { finishWithdrawal } from '../src/withdrawals/allocate';
 import { attemptDelivery, EndpointSlots, type AttemptInput } from '../src/webhooks/deliver';
 import { recordVerification } from '../src/compliance/store';
 import type { ProviderState } from '../workflows/contracts/verification';
-import { depositActivities, reportIntentToDeposit, type DepositDeps } from '../src/deposits/lifecycle';
+import { depositActivities, intentReport, type DepositDeps } from '../src/deposits/lifecycle';
 import { RELEASED } from '../workflows/contracts/deposit';
+import type { Pruned } from '../workflows/contracts/prune-storage';
+import { pruneExpired } from '../src/retention/prune';
 
-export interface ActivityDeps { db: DataSource; config: Config; outbox: Outbox; deposits: DepositDeps }
+/** `log`: what an activity refuses to apply is logged, not thrown (a retry would change nothing). */
+export interface ActivityDeps { db: DataSource; config: Config; outbox: Outbox; deposits: DepositDeps; log: { warn(obj: object, msg: string): void } }
 
 /**
  * Activities get their dependencies injected once per worker process; each is safe to run twice. `slots`: the
@@ -21,15 +24,20 @@ export function createActivities(deps: ActivityDeps, slots = new EndpointSlots(d
   const { db } = deps;
   return {
     recordTransition: async (id: string, status: IntentStatus, event?: IntentEvent, kind?: LifecycleKind) => {
-      await recordTransition(db, id, status, event, kind);
-      if (kind !== 'bundle') await reportIntentToDeposit(db, deps.outbox, id, status); // a deposit's intent settled: its workflow goes on
+      const report = intentReport(deps.outbox, id, status); // a deposit's intent settled: its workflow goes on
+      const outcome = await recordTransition(db, id, status, event, kind, kind === 'bundle' ? undefined : report.queue);
+      if (outcome === 'refused') deps.log.warn({ id, kind: kind ?? 'intent', status, event }, 'stale lifecycle transition refused: the stored status is further along, or the lifecycle has ended');
+      await report.deliver();
     },
     releaseIntent: async (id: string, kind?: LifecycleKind) => {
-      await releaseIntent(db, id, kind);
-      if (kind !== 'bundle') await reportIntentToDeposit(db, deps.outbox, id, RELEASED); // its deposit asks the ledger again whether the intent is final
+      // Its deposit asks the ledger again whether the intent is final.
+      const report = intentReport(deps.outbox, id, RELEASED);
+      await releaseIntent(db, id, kind, kind === 'bundle' ? undefined : report.queue);
+      await report.deliver();
     },
     finishWithdrawal: (nonce: string, status: WithdrawalOutcome, claim?: WithdrawalClaim) => finishWithdrawal(db, nonce, status, claim),
     sweepOutbox: (graceSeconds: number) => deps.outbox.sweep(graceSeconds),
+    pruneExpired: (kind: Pruned) => pruneExpired(db, deps.config.retention, kind),
     recordVerificationStatus: (id: string, status: ProviderState, cause: string) => recordVerification(db, id, { status, cause }),
     markVerificationStale: (id: string, cause: string) => recordVerification(db, id, { stale: true, cause }),
     attemptWebhook: (a: AttemptInput) => attemptDelivery(db, deps.config.webhooks, slots, a),

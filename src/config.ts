@@ -9,6 +9,7 @@ import type { AddressRange } from './http/client-address';
 import { type IntentConfig, intentConfig } from './intents/config';
 import { type OutboxConfig, outboxConfig } from './outbox/config';
 import { type RateLimitConfig, rateLimitConfig } from './projects/config';
+import { type RetentionConfig, retentionConfig } from './retention/config';
 import { type VersionsConfig, versionsConfig } from './versions/config';
 import { type WebhookConfig, webhookConfig } from './webhooks/config';
 import { type AllocatorConfig, allocatorConfig } from './withdrawals/config';
@@ -63,6 +64,8 @@ export interface Config {
   analyticsUnattributed: UnattributedConfig;
   /** src/versions/config.ts */
   versions: VersionsConfig;
+  /** src/retention/config.ts */
+  retention: RetentionConfig;
   secrets: Partial<Secrets>;
 }
 
@@ -102,6 +105,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     analyticsUnattributed: unattributedConfig(env),
     rateLimit: rateLimitConfig(env),
     versions: versionsConfig(env),
+    retention: retentionConfig(env),
     secrets: {
       indexerApiKey: env.INDEXER_API_KEY || undefined,
       complianceSessionKey: sessionKey(env, 'COMPLIANCE_SESSION_KEY'),

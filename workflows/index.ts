@@ -5,3 +5,4 @@ export { holdWithdrawal } from './withdrawal';
 export { deliverWebhook } from './webhook-delivery';
 export { verifyCustomer } from './verification';
 export { processDeposit, refundDeposit } from './deposit';
+export { pruneStorage } from './prune-storage';

@@ -23,6 +23,22 @@ export const TERMINAL: IntentStatus[] = ['COMPLETED', 'EXPIRED', 'FAILED'];
 export const isTerminal = (s: IntentStatus) => TERMINAL.includes(s);
 
 /**
+ * The statuses each status may move to: applyEvent's moves (a fill reaches FILLED, CLAIMED or COMPLETED at once when
+ * claims came first; a late fill moves a FAILED intent on), and EXPIRED when no fill came by the deadline. Nothing
+ * leads back, so a write of an earlier status (e.g. by a lifecycle started again after its run was purged) is stale.
+ */
+const NEXT: Record<IntentStatus, IntentStatus[]> = {
+  PENDING: ['PRECONFIRMED', 'FILLED', 'CLAIMED', 'COMPLETED', 'FAILED', 'EXPIRED'],
+  PRECONFIRMED: ['FILLED', 'CLAIMED', 'COMPLETED', 'FAILED', 'EXPIRED'],
+  FAILED: ['FILLED', 'CLAIMED', 'COMPLETED'],
+  FILLED: ['CLAIMED', 'COMPLETED'],
+  CLAIMED: ['COMPLETED'],
+  COMPLETED: [],
+  EXPIRED: [],
+};
+export const movesForward = (from: IntentStatus, to: IntentStatus): boolean => NEXT[from].includes(to);
+
+/**
  * Rules added after lifecycles were recorded: a replayed lifecycle applies one only where its history did
  * (`patched()` in the workflow). `fillAfterFailure`: a fill (by the deadline) of a FAILED intent counts.
  */

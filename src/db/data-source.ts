@@ -28,6 +28,9 @@ import { DepositCredit1766100000000 } from './migrations/1766100000000-deposit-c
 import { AccountProofs1766100000001 } from './migrations/1766100000001-account-proofs';
 import { BoundedProofs1766100000002 } from './migrations/1766100000002-bounded-proofs';
 import { SnapshotClock1766100000006 } from './migrations/1766100000006-snapshot-clock';
+import { LifecycleReleased1766170000000 } from './migrations/1766170000000-lifecycle-released';
+import { SweepByDueTime1766170000001 } from './migrations/1766170000001-sweep-by-due-time';
+import { Retention1766170000002 } from './migrations/1766170000002-retention';
 
 /**
  * How long a query waits for a pooled connection (pg `connectionTimeoutMillis`, also the connect timeout) before it
@@ -81,6 +84,9 @@ export function createDataSource(url: string, poolSize = 10, timeouts: PoolTimeo
       AccountProofs1766100000001,
       BoundedProofs1766100000002,
       SnapshotClock1766100000006,
+      LifecycleReleased1766170000000,
+      SweepByDueTime1766170000001,
+      Retention1766170000002,
     ],
     migrationsTransactionMode: 'all',
     synchronize: false,

@@ -10,7 +10,7 @@ import type { IntentInput } from '../intents/quote';
 import { createQuote, quoteCost, type QuoteDeps } from '../intents/quote-service';
 import type { IntentOp } from '../intents/types';
 import type { VerifyDeps } from '../intents/verify';
-import { type Outbox, type QueuedStart } from '../outbox/outbox';
+import { type Outbox, type QueuedSignal, type QueuedStart } from '../outbox/outbox';
 import { type DepositTiming, RELEASED } from '../../workflows/contracts/deposit';
 import { afterBridge, bridgeErrorCode, isBridgeOutcome } from '../../workflows/deposit-state';
 import { findAccount } from './accounts';
@@ -286,12 +286,17 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
 }
 
 /**
- * Called after the intent lifecycle records a status, or RELEASED once it released the intent at `expires`: an intent
- * that moves a deposit is reported to the deposit's workflow (through the signal outbox, so a lost delivery is
- * repeated by the sweeper).
+ * The report of an intent's status, or of RELEASED once its lifecycle released it at `expires`, to the deposit
+ * workflows it moves: `queue` runs in the transaction that records the status or release (src/intents/store.ts), so
+ * it is queued with it, once, in the signal outbox; `deliver` sends it after the commit (a lost delivery is repeated
+ * by the sweeper).
  */
-export async function reportIntentToDeposit(db: DataSource, outbox: Outbox, intentId: string, status: string): Promise<void> {
-  if (!isBridgeOutcome(status) && status !== RELEASED) return;
-  const signals = await db.transaction((tx) => queueIntentReports(tx, [intentId], status));
-  await outbox.deliver(signals).catch(() => undefined); // left to the sweeper
+export function intentReport(outbox: Outbox, intentId: string, status: string) {
+  let signals: QueuedSignal[] = [];
+  return {
+    async queue(tx: EntityManager): Promise<void> {
+      if (isBridgeOutcome(status) || status === RELEASED) signals = await queueIntentReports(tx, [intentId], status);
+    },
+    deliver: (): Promise<unknown> => outbox.deliver(signals).catch(() => undefined), // left to the sweeper
+  };
 }

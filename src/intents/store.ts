@@ -5,7 +5,7 @@ import { queueStart, type QueuedStart } from '../outbox/outbox';
 import { proveAccount } from '../projects/accounts';
 import { recordSponsored, type Sponsored } from '../projects/sponsorship';
 import { lockDepositAccount, overdrawsDepositCredit } from '../deposits/credit';
-import type { ChainTx, IntentEvent, IntentStatus } from '../../workflows/intent-state';
+import { type ChainTx, type IntentEvent, type IntentStatus, movesForward } from '../../workflows/intent-state';
 import { intentWorkflowId, intentWorkflowType, type LifecycleStart } from '../../workflows/contracts/intent-lifecycle';
 import { bundleWorkflowId, bundleWorkflowType } from '../../workflows/contracts/bundle-lifecycle';
 import type { IntentOp, Submission } from './types';
@@ -229,15 +229,26 @@ export async function acceptIntent(db: DataSource, id: string, submission: Submi
   });
 }
 
+/** What a transition's write did: moved the status on, kept it (an event recorded, or nothing new), or was refused. */
+export type TransitionOutcome = 'moved' | 'kept' | 'refused';
+
+/** Work done in the transaction of a transition that moves the status, or of a lifecycle's release: its report onward. */
+export type OnMove = (tx: EntityManager) => Promise<unknown>;
+
 /**
  * Persists a transition: the event (if any) and the status it leads to, in one transaction. A claim hands the
  * reservations of its chain over to settlement (released once a balance snapshot shows the claim), whatever the
  * status (the arbiter may claim an EXPIRED or FAILED intent until `expires`). Safe to repeat (first fill and first
- * claim per chain win).
+ * claim per chain win). Forward only: a status the stored one cannot move to (`movesForward`,
+ * workflows/intent-state.ts), or any write once the lifecycle has released, comes from a stale lifecycle (one
+ * started again after Temporal purged its closed run) and is refused, writing nothing. `onMove` runs in the same
+ * transaction when the status moves, so its report is queued exactly once however often the write is repeated.
  */
-export async function recordTransition(db: DataSource, id: string, status: IntentStatus, event?: IntentEvent, kind: LifecycleKind = 'intent'): Promise<void> {
+export async function recordTransition(db: DataSource, id: string, status: IntentStatus, event?: IntentEvent, kind: LifecycleKind = 'intent', onMove?: OnMove): Promise<TransitionOutcome> {
   const tx = event && 'transactionHash' in event ? { chainId: event.chainId, transactionHash: event.transactionHash, timestamp: event.timestamp } : null;
-  await db.transaction(async (m) => {
+  return db.transaction(async (m) => {
+    const [stored]: { status: IntentStatus; released: boolean }[] = await m.query(`SELECT status, released_at IS NOT NULL AS released FROM ${TABLE[kind]} WHERE id = $1 FOR UPDATE`, [id]);
+    if (!stored || stored.released || (stored.status !== status && !movesForward(stored.status, status))) return 'refused';
     await m.query(
       `UPDATE ${TABLE[kind]} SET
          fill = CASE WHEN $2 = 'fill' THEN coalesce(fill, $3::jsonb) ELSE fill END,
@@ -251,18 +262,39 @@ export async function recordTransition(db: DataSource, id: string, status: Inten
       [id, event?.type ?? null, tx ? JSON.stringify(tx) : null, String(event?.chainId ?? ''), status, event ? JSON.stringify(event) : null],
     );
     if (event?.type === 'claim') await settleOnClaim(m, owner(id, kind), event.chainId, event.blockNumber);
+    if (stored.status === status) return 'kept';
+    await onMove?.(m);
+    return 'moved';
   });
 }
 
 /**
  * At `expires` nothing more can be claimed: what no claim spent goes back to the account once a snapshot at or after
- * `expires` shows no claim was mined before it (src/ledger/ledger.ts).
+ * `expires` shows no claim was mined before it (src/ledger/ledger.ts). This ends the lifecycle (`released_at`):
+ * `onRelease` runs in the same transaction the first time only, and never for a COMPLETED intent (whose lifecycle
+ * ended there), so a stale lifecycle's release reports nothing again. Returns whether this was the first.
  */
-export async function releaseIntent(db: DataSource, id: string, kind: LifecycleKind = 'intent'): Promise<void> {
-  await db.transaction(async (m) => {
+export async function releaseIntent(db: DataSource, id: string, kind: LifecycleKind = 'intent', onRelease?: OnMove): Promise<boolean> {
+  return db.transaction(async (m) => {
     const [quote]: { expires: string }[] = await m.query("SELECT operation->>'expires' AS expires FROM quotes WHERE nonce = $1", [id]);
     await releaseAfterExpiry(m, owner(id, kind), Number(quote.expires));
+    const [, ended]: [unknown, number] = await m.query(`UPDATE ${TABLE[kind]} SET released_at = now() WHERE id = $1 AND released_at IS NULL AND status <> 'COMPLETED'`, [id]);
+    if (ended) await onRelease?.(m);
+    return ended > 0;
   });
+}
+
+/**
+ * Of these intent and bundle ids, the ones whose lifecycle has ended (COMPLETED, or released at `expires`), with the
+ * status it ended in: a workflow started for one again would only replay stale events.
+ */
+export async function endedLifecycles(db: DataSource, ids: string[]): Promise<Map<string, IntentStatus>> {
+  const rows: { id: string; status: IntentStatus }[] = await db.query(
+    `SELECT id::text, status FROM intents WHERE id = ANY($1::numeric[]) AND (status = 'COMPLETED' OR released_at IS NOT NULL)
+     UNION ALL SELECT id::text, status FROM bundles WHERE id = ANY($1::numeric[]) AND (status = 'COMPLETED' OR released_at IS NOT NULL)`,
+    [ids],
+  );
+  return new Map(rows.map((r) => [r.id, r.status]));
 }
 
 /**

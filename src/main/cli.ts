@@ -6,8 +6,8 @@ import { setSponsorship } from '../projects/sponsorship';
 import { ConfigError } from '../config';
 import { exitOnError, loadRuntime, type Runtime } from '../runtime';
 import { addEndpoint, EndpointError } from '../webhooks/endpoints';
-import { deadLetters, requeue } from '../outbox/outbox';
-import { ownerWaitSeconds } from '../outbox/lifecycle-outbox';
+import { deadLetters } from '../outbox/outbox';
+import { retryDeadLetters } from '../outbox/lifecycle-outbox';
 import { WEBHOOK_TYPES, type WebhookType } from '../webhooks/types';
 
 const USAGE = [
@@ -17,7 +17,7 @@ const USAGE = [
   '       npm run cli -- accounts add <projectId> <accountAddress>   (the project may request withdrawals for it)',
   '       npm run cli -- webhooks add <projectId> <url> [--types a,b]  (prints {id, url, secret})',
   '       npm run cli -- outbox dead-letters                          (rows Temporal refused, no longer retried)',
-  '       npm run cli -- outbox retry <signalId|workflowId|all>        (requeue dead-lettered rows for the sweeper)',
+  '       npm run cli -- outbox retry <signalId|workflowId|all>        (requeue dead-lettered rows for the sweeper; not those of ended lifecycles)',
 ].join('\n');
 
 type Command = (db: DataSource, rt: Runtime) => Promise<unknown>;
@@ -70,7 +70,12 @@ function parse(argv: string[]): Command | undefined {
   }
   if (group === 'outbox' && command === 'dead-letters' && rest.length === 0) return (db) => deadLetters(db);
   if (group === 'outbox' && command === 'retry' && rest.length === 1 && rest[0].trim()) {
-    return async (db, rt) => ({ requeued: await requeue(db, rest[0].trim(), ownerWaitSeconds(rt.config)) });
+    return async (db, rt) => {
+      const { requeued, refused } = await retryDeadLetters(db, rest[0].trim(), rt.config);
+      // A row named on its own and refused is a conflict (exit 1); `all` requeues what it may and lists the rest.
+      if (refused.length && rest[0].trim() !== 'all') process.exitCode = 1;
+      return { requeued, ...(refused.length ? { refused } : {}) };
+    };
   }
   return undefined;
 }

@@ -1,6 +1,7 @@
 import { openDatabase } from '../db/data-source';
 import { createOutbox } from '../outbox/lifecycle-outbox';
 import { ensureSweeperSchedule } from '../outbox/sweeper';
+import { ensurePruneSchedule } from '../retention/schedule';
 import { createTemporalClient } from '../temporal/client';
 import { createLogger } from '../logger';
 import { exitOnError, loadRuntime } from '../runtime';
@@ -19,10 +20,10 @@ async function main() {
     address: rt.temporalAddress,
     namespace: rt.config.temporalNamespace,
     taskQueue: rt.config.taskQueue,
-    deps: { db, config: rt.config, outbox: createOutbox(db, client, rt.config), deposits: depositDeps(rt, db) },
-    log: logger,
+    deps: { db, config: rt.config, outbox: createOutbox(db, client, rt.config), deposits: depositDeps(rt, db), log: logger },
   });
   await ensureSweeperSchedule(client, rt.config.taskQueue, rt.config.outbox.sweepSeconds, rt.config.outbox.graceSeconds);
+  await ensurePruneSchedule(client, rt.config.taskQueue, rt.config.retention.pruneSeconds);
   logger.info({ taskQueue: rt.config.taskQueue, temporal: rt.temporalAddress }, 'worker running');
   claimer.start();
   folder.start();

@@ -1,8 +1,10 @@
 import type { DataSource } from 'typeorm';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
-import { lifecycleStarts } from '../intents/store';
-import { Outbox } from './outbox';
+import { endedLifecycles, lifecycleStarts } from '../intents/store';
+import { intentWorkflowId } from '../../workflows/contracts/intent-lifecycle';
+import { bundleWorkflowId } from '../../workflows/contracts/bundle-lifecycle';
+import { type DeadRow, Outbox, requeue } from './outbox';
 
 /**
  * How long a lifecycle event for a nonce nobody owns yet is kept (seconds): its quote's time-to-live, in which its
@@ -19,5 +21,30 @@ export function createOutbox(db: DataSource, temporal: Client, config: Config, c
     maxAttempts: config.outbox.maxAttempts,
     callTimeoutMs,
     owners: (nonces) => lifecycleStarts(db.manager, nonces, config.intents.fillGraceSeconds),
+  });
+}
+
+const LIFECYCLE_PREFIXES = [intentWorkflowId(''), bundleWorkflowId('')];
+
+/** The intent or bundle a dead-lettered row would start a lifecycle for: its awaited nonce, or its workflow's id. */
+function lifecycleOf(r: DeadRow): string | undefined {
+  if (r.nonce) return r.nonce;
+  const id = LIFECYCLE_PREFIXES.flatMap((p) => (r.workflowId.startsWith(p) ? [r.workflowId.slice(p.length)] : []))[0];
+  return id && /^\d+$/.test(id) ? id : undefined;
+}
+
+/**
+ * The operator's retry of dead letters (`npm run cli -- outbox retry`). A row for a lifecycle that has ended is
+ * refused: once Temporal's retention has purged the closed run, performing it would start a fresh lifecycle for an
+ * intent that is final (its transitions are refused by the store all the same, src/intents/store.ts).
+ */
+export async function retryDeadLetters(db: DataSource, which: string, config: Config) {
+  return requeue(db, which, ownerWaitSeconds(config), async (rows) => {
+    const ended = await endedLifecycles(db, rows.flatMap((r) => lifecycleOf(r) ?? []));
+    return rows.map((r) => {
+      const id = lifecycleOf(r);
+      const status = id === undefined ? undefined : ended.get(id);
+      return status && `the lifecycle of ${id} has ended (${status}): a retry would start it again`;
+    });
   });
 }

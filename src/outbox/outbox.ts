@@ -109,6 +109,9 @@ const FAILED_PRECONDITION = 9;
 const MAX_BACKOFF_SECONDS = 300;
 const MAX_AWAIT_SECONDS = 60;
 
+/** The part of a sweep's batch kept for signals awaiting their owner (at least one row). */
+const AWAITING_SHARE = 0.1;
+
 /**
  * What a failed request means for its row. `final`: Temporal refused it for good (an invalid request): dead-letter at
  * once. `refused`: a limit of the workflow (it lifts when the run continues as new), or an error that is not
@@ -363,17 +366,25 @@ export class Outbox {
 
   /**
    * The sweeper's pass: rows due and older than `graceSeconds` (their own request had time to perform them), each
-   * settled on its own, so a failing row never stops the pass nor the rows behind it.
+   * settled on its own, so a failing row never stops the pass nor the rows behind it. Rows are taken in the order
+   * they came due (a row that failed waits behind those due before it), and signals awaiting their owner, which come
+   * due again every minute for as long as their wait, take at most a tenth of the batch (AWAITING_SHARE) unless the
+   * other rows leave room: however many pile up, they never hold a batch that rows of a dead process wait for.
+   * The batch is then delivered in recorded order, so one workflow's signals go in the order they were queued.
    */
   async sweep(graceSeconds: number, limit = 1000): Promise<{ started: number; delivered: number; failed: number }> {
     const due = "status = 'pending' AND retry_at <= now() AND created_at < now() - make_interval(secs => $1)";
-    const starts = await this.queuedStarts(`${due} ORDER BY created_at LIMIT $2`, [graceSeconds, limit]);
+    const starts = await this.queuedStarts(`${due} ORDER BY retry_at, created_at LIMIT $2`, [graceSeconds, limit]);
     const started = await Promise.allSettled(starts.map((start) => this.start(start)));
     await Promise.all(started.map((o, i) => o.status === 'rejected' && this.failed('workflow_outbox', 'workflow_id', starts[i].workflowId, o.reason)));
-    const signals: { id: string; workflow_id: string; signal: string; payload: unknown; start: QueuedStart | null; nonce: string | null; dead_after: Date | null }[] = await this.db.query(
-      `SELECT id, workflow_id, signal, payload, start, nonce::text, dead_after FROM signal_outbox WHERE ${due} ORDER BY id LIMIT $2`,
-      [graceSeconds, limit],
+    type Row = { id: string; workflow_id: string; signal: string; payload: unknown; start: QueuedStart | null; nonce: string | null; dead_after: Date | null };
+    const dueSignals = (awaiting: boolean, n: number): Promise<Row[]> => this.db.query(
+      `SELECT id, workflow_id, signal, payload, start, nonce::text, dead_after FROM signal_outbox
+       WHERE ${due} AND nonce IS ${awaiting ? 'NOT NULL' : 'NULL'} ORDER BY retry_at, id LIMIT $2`,
+      [graceSeconds, n],
     );
+    const owned = await dueSignals(false, limit - Math.ceil(limit * AWAITING_SHARE));
+    const signals = [...owned, ...(await dueSignals(true, limit - owned.length))].sort((a, b) => Number(BigInt(a.id) - BigInt(b.id)));
     const { delivered, failures } = await this.settle(signals.map((r) => ({
       id: r.id, workflowId: r.workflow_id, signal: r.signal, payload: r.payload,
       ...(r.start ? { start: r.start } : {}),
@@ -403,18 +414,29 @@ export async function deadLetters(db: DataSource, limit = 1000) {
   };
 }
 
+/** A dead-lettered row as a retry sees it: `row`, its signal id or start's workflow id; where it goes. */
+export interface DeadRow { row: string; workflowId: string; nonce: string | null }
+
 /**
  * Requeues dead-lettered rows (`all`, a signal row's id, or a start's workflow id) for the sweeper's next pass, with
- * a fresh count of attempts. A signal that awaits its owner gets its wait again.
+ * a fresh count of attempts; a signal that awaits its owner gets its wait again. A row `refusal` gives a reason for
+ * (one per row, in order) stays dead-lettered and is answered with that reason.
  */
-export async function requeue(db: DataSource, which: string, ownerWaitSeconds: number): Promise<number> {
+export async function requeue(db: DataSource, which: string, ownerWaitSeconds: number, refusal: (rows: DeadRow[]) => Promise<(string | undefined)[]>) {
   const all = which === 'all';
+  const signals: DeadRow[] = await db.query(
+    `SELECT id::text AS row, workflow_id AS "workflowId", nonce::text AS nonce FROM signal_outbox WHERE status = 'dead' AND ($1 OR id::text = $2)`, [all, which]);
+  const starts: DeadRow[] = await db.query(
+    `SELECT workflow_id AS row, workflow_id AS "workflowId", NULL AS nonce FROM workflow_outbox WHERE status = 'dead' AND ($1 OR workflow_id = $2)`, [all, which]);
+  const reasons = await refusal([...signals, ...starts]);
+  const refused = [...signals, ...starts].flatMap((r, i) => (reasons[i] ? [{ row: r.row, reason: reasons[i] }] : []));
+  const kept = (rows: DeadRow[], offset: number) => rows.filter((_, i) => !reasons[offset + i]).map((r) => r.row);
   const requeued = "status = 'pending', attempts = 0, retry_at = now()";
-  const [, signals] = await db.query(
-    `UPDATE signal_outbox SET ${requeued}, dead_after = CASE WHEN nonce IS NULL THEN NULL ELSE now() + make_interval(secs => $3) END
-     WHERE status = 'dead' AND ($1 OR id::text = $2)`,
-    [all, which, ownerWaitSeconds],
+  const [, signalCount] = await db.query(
+    `UPDATE signal_outbox SET ${requeued}, dead_after = CASE WHEN nonce IS NULL THEN NULL ELSE now() + make_interval(secs => $2) END
+     WHERE status = 'dead' AND id = ANY($1::bigint[])`,
+    [kept(signals, 0), ownerWaitSeconds],
   );
-  const [, starts] = await db.query(`UPDATE workflow_outbox SET ${requeued} WHERE status = 'dead' AND ($1 OR workflow_id = $2)`, [all, which]);
-  return signals + starts;
+  const [, startCount] = await db.query(`UPDATE workflow_outbox SET ${requeued} WHERE status = 'dead' AND workflow_id = ANY($1::text[])`, [kept(starts, signals.length)]);
+  return { requeued: (signalCount as number) + (startCount as number), refused };
 }

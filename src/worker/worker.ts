@@ -5,7 +5,7 @@ import { DeliveryClaimer } from '../webhooks/claimer';
 import { FunnelFolder } from '../analytics/folder';
 import { EndpointSlots } from '../webhooks/deliver';
 
-export interface WorkerOptions { address: string; namespace: string; taskQueue: string; deps: ActivityDeps; log: { warn(obj: object, msg: string): void } }
+export interface WorkerOptions { address: string; namespace: string; taskQueue: string; deps: ActivityDeps }
 
 /** The SDK logs at INFO by default (including the webpack report); follow LOG_LEVEL instead. */
 export function installRuntime(level: string): void {
@@ -34,6 +34,6 @@ export async function createWorkers(opts: WorkerOptions): Promise<{ workers: Wor
       maxConcurrentActivityTaskExecutions: opts.deps.config.webhooks.concurrency,
     }),
   ]);
-  const claimer = new DeliveryClaimer(opts.deps.db, opts.deps.config.webhooks, slots, opts.deps.outbox, opts.log);
-  return { workers, connection, claimer, folder: new FunnelFolder(opts.deps.db, opts.log) };
+  const claimer = new DeliveryClaimer(opts.deps.db, opts.deps.config.webhooks, slots, opts.deps.outbox, opts.deps.log);
+  return { workers, connection, claimer, folder: new FunnelFolder(opts.deps.db, opts.deps.log) };
 }

@@ -3,7 +3,8 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { waitFor } from '../../src/dev/processes';
 import { projectRoot } from '../../src/dev/processes';
 import { lifecycleStarts } from '../../src/intents/store';
-import { queueSignals } from '../../src/outbox/outbox';
+import { awaitingWorkflowId, queueSignals } from '../../src/outbox/outbox';
+import { sweeperScheduleId } from '../../src/outbox/sweeper';
 import { ARB_USDC, BASE_USDC, getCompactTypedData, TX } from '../support/fixtures';
 import { Api, call, ingest, startApi } from '../support/harness';
 
@@ -55,11 +56,32 @@ const refusedId = () => `refused-${'x'.repeat(1200)}-${seq++}`;
 const row = async (table: 'signal_outbox' | 'workflow_outbox', where: string, param: string) =>
   (await api.db.query(`SELECT status, attempts, last_error FROM ${table} WHERE ${where} = $1`, [param]))[0] as { status: string; attempts: number; last_error: string | null } | undefined;
 
-function cli(...args: string[]): unknown {
+/** The operator CLI: its exit status and the JSON of its last line. */
+function runCli(...args: string[]): { status: number | null; json: unknown } {
   const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/main/cli.ts', ...args], { cwd: projectRoot, env: { ...process.env, ...api.env.env }, encoding: 'utf8' });
-  expect(run.status).toBe(0);
-  return JSON.parse(run.stdout.trim().split('\n').pop()!);
+  return { status: run.status, json: JSON.parse(run.stdout.trim().split('\n').pop()!) };
 }
+function cli(...args: string[]): unknown {
+  const { status, json } = runCli(...args);
+  expect(status).toBe(0);
+  return json;
+}
+
+/** Runs `fn` with the worker's sweeper schedule paused and no sweep under way: only the test's own sweeps touch the rows. */
+async function withoutWorkerSweeps<T>(fn: () => Promise<T>): Promise<T> {
+  const schedule = api.temporal.schedule.getHandle(sweeperScheduleId(api.env.taskQueue));
+  await until('the worker created the sweeper schedule', () => schedule.describe().then(() => true, () => undefined));
+  await schedule.pause('a test sweeps on its own');
+  try {
+    await until('no sweep under way', async () => ((await schedule.describe()).info.runningActions.length === 0 ? true : undefined));
+    return await fn();
+  } finally {
+    await schedule.unpause();
+  }
+}
+
+/** The `outbox_dead_letters` gauge of signal rows, as a scrape reads it. */
+const deadSignalsGauge = async () => Number(/^outbox_dead_letters\{table="signal_outbox"\} (\d+)/m.exec((await call(api, 'GET', '/metrics')).text)?.[1]);
 
 test('21.4 one bad row does not block the sweep: a start Temporal refuses, and the signals behind it are delivered', async () => {
   const id = await submitted();
@@ -77,21 +99,21 @@ test('21.4 one bad row does not block the sweep: a start Temporal refuses, and t
 test('21.4 a refused row is dead-lettered, counted in outbox_dead_letters, listed and retried by the CLI', async () => {
   const workflowId = refusedId();
   const start = { workflowId, workflowType: 'intentLifecycle', args: [], searchAttributes: {}, summary: 'refused' };
-  const [refused] = await queueSignals(api.db.manager, [{ workflowId, signal: 'preconfirmation', payload: { chainId: 42161 }, start }]);
-  await api.services.outbox.sweep(0).catch(() => undefined);
-  const dead = await until('dead-lettered', async () => {
-    const r = await row('signal_outbox', 'id', refused.id);
-    return r?.status === 'dead' ? r : undefined;
+  const { refused, dead, gauge } = await withoutWorkerSweeps(async () => {
+    const [queued] = await queueSignals(api.db.manager, [{ workflowId, signal: 'preconfirmation', payload: { chainId: 42161 }, start }]);
+    // The gauge is shared by every row of the database: this row counts once it is dead-lettered, not while pending.
+    const before = await deadSignalsGauge();
+    await api.services.outbox.sweep(0).catch(() => undefined);
+    const r = await row('signal_outbox', 'id', queued.id);
+    return { refused: queued, dead: r!, gauge: { before, after: await deadSignalsGauge() } };
   });
+  expect(dead.status).toBe('dead');
   expect(dead.attempts).toBeGreaterThanOrEqual(1);
   expect(dead.last_error).toMatch(/WorkflowId|length|limit/i);
+  expect(gauge.after).toBe(gauge.before + 1);
   // Dead rows are left alone: the sweeper no longer retries them.
   await api.services.outbox.sweep(0);
   expect((await row('signal_outbox', 'id', refused.id))?.attempts).toBe(dead.attempts);
-
-  const metrics = (await call(api, 'GET', '/metrics')).text;
-  const count = Number(/^outbox_dead_letters\{table="signal_outbox"\} (\d+)/m.exec(metrics)?.[1]);
-  expect(count).toBeGreaterThanOrEqual(1);
 
   const listed = cli('outbox', 'dead-letters') as { signals: { id: string; workflowId: string; lastError: string }[] };
   expect(listed.signals).toEqual(expect.arrayContaining([expect.objectContaining({ id: refused.id, workflowId, lastError: dead.last_error })]));
@@ -141,4 +163,52 @@ test('21.4 a lifecycle that receives many signals continues as new and ends in t
   ]);
   await reaches(id, 'COMPLETED');
   expect(await handle.result()).toBe('COMPLETED');
+}, 90_000);
+
+test('state never goes backwards: a dead letter of a lifecycle that ended is not retried once Temporal purged its run (the CLI answers with a conflict)', async () => {
+  const id = await submitted();
+  await ingest(api, [
+    { id: eventId(), type: 'fill', chainId: 42161, nonce: id, transactionHash: TX(1), timestamp: 1 },
+    { id: eventId(), type: 'claim', chainId: 8453, nonce: id, transactionHash: TX(2), timestamp: 2, blockNumber: '7' },
+  ]);
+  await reaches(id, 'COMPLETED');
+  // Temporal's retention purges the closed run: nothing there remembers the workflow id any more (the dev server
+  // deletes a closed run asynchronously, within about a minute).
+  const handle = api.temporal.workflow.getHandle(`intent-${id}`);
+  await api.temporal.workflowService.deleteWorkflowExecution({ namespace: 'default', workflowExecution: { workflowId: `intent-${id}` } });
+  await until('purged', () => handle.describe().then(() => undefined, () => true), 120_000);
+
+  // An event of it that was dead-lettered (e.g. refused while its run was full), and an operator's retry.
+  const parked = await queuedPreconfirmation(id);
+  await api.db.query("UPDATE signal_outbox SET status = 'dead', attempts = 10, last_error = 'refused' WHERE id = $1", [parked]);
+  const retry = runCli('outbox', 'retry', parked);
+  expect(retry.json).toEqual({ requeued: 0, refused: [{ row: parked, reason: `the lifecycle of ${id} has ended (COMPLETED): a retry would start it again` }] });
+  expect(retry.status).toBe(1);
+  // Still dead-lettered, so no sweep starts a fresh lifecycle for the intent.
+  await api.services.outbox.sweep(0);
+  expect(await row('signal_outbox', 'id', parked)).toMatchObject({ status: 'dead' });
+  await expect(handle.describe()).rejects.toThrow();
+  expect(await statusOf(id)).toBe('COMPLETED');
+}, 180_000);
+
+test('sweeper is fair: more than a batch of rows awaiting their owner do not hold back a newer row a dead process left', async () => {
+  const batch = 20;
+  const nonces = Array.from({ length: batch + 5 }, (_, i) => String(5_000_000_000_000_000n + BigInt(Date.now()) * 100n + BigInt(i)));
+  try {
+    await withoutWorkerSweeps(async () => {
+      // Events for nonces no submit recorded (yet), each due again every minute while it waits, queued first.
+      await queueSignals(api.db.manager, nonces.map((nonce) => ({
+        workflowId: awaitingWorkflowId(nonce), signal: 'preconfirmation', payload: { chainId: 42161 }, awaiting: { nonce, deadAfter: Date.now() + 3_600_000 },
+      })));
+      await api.db.query("UPDATE signal_outbox SET created_at = now() - interval '1 hour', retry_at = now() - interval '1 minute' WHERE nonce = ANY($1::numeric[])", [nonces]);
+      // Then the signal of an intent whose API process died before delivering it.
+      const id = await submitted();
+      const left = await queuedPreconfirmation(id);
+      await api.services.outbox.sweep(0, batch);
+      expect(await row('signal_outbox', 'id', left)).toBeUndefined(); // delivered by the first sweep
+      await reaches(id, 'PRECONFIRMED');
+    });
+  } finally {
+    await api.db.query('DELETE FROM signal_outbox WHERE nonce = ANY($1::numeric[])', [nonces]);
+  }
 }, 90_000);

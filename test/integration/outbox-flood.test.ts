@@ -30,9 +30,20 @@ async function submitBundle(): Promise<string> {
 const preconfirm = (bundleId: string, chainId: number) =>
   call(api, 'POST', `/legacy/bundles/${bundleId}/events`, { body: { type: 'FillPreconfirmation', chainId, txHash: TX(7) } });
 
+/**
+ * The preconfirmation signals the bundle's lifecycle received in all its runs: a flood makes it continue as new (its
+ * run's history grows long), so the chain is followed from the first run to the one running now.
+ */
 async function signalsReceived(bundleId: string): Promise<number> {
-  const { events } = await api.temporal.workflow.getHandle(`bundle-${bundleId}`).fetchHistory();
-  return (events ?? []).filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'preconfirmation').length;
+  const workflowId = `bundle-${bundleId}`;
+  let runId = (await api.temporal.workflow.getHandle(workflowId).describe()).raw.workflowExecutionInfo?.firstRunId || undefined;
+  let received = 0;
+  while (runId) {
+    const events = (await api.temporal.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? [];
+    received += events.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'preconfirmation').length;
+    runId = events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId || undefined;
+  }
+  return received;
 }
 
 test('21.4 a flood of preconfirmations for one bundle queues one signal per (bundle, chain), and the sweeper keeps delivering others', async () => {
