@@ -168,7 +168,7 @@ test('21.4 a lifecycle that receives many signals continues as new and ends in t
 test('state never goes backwards: a dead letter of a lifecycle that ended is not retried once Temporal purged its run (the CLI answers with a conflict)', async () => {
   const id = await submitted();
   await ingest(api, [
-    { id: eventId(), type: 'fill', chainId: 42161, nonce: id, transactionHash: TX(1), timestamp: 1 },
+    { id: eventId(), type: 'fill', chainId: 42161, nonce: id, transactionHash: TX(1), timestamp: Math.floor(Date.now() / 1000) },
     { id: eventId(), type: 'claim', chainId: 8453, nonce: id, transactionHash: TX(2), timestamp: 2, blockNumber: '7' },
   ]);
   await reaches(id, 'COMPLETED');

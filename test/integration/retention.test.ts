@@ -55,8 +55,8 @@ test('storage that only grows: event keys are pruned once their lifecycle ended,
   const retention = api.services.config.retention.lifecycleEventKeysDays;
   const completed = await submitted();
   await ingest(api, [
-    { id: `retention-${uid()}`, type: 'fill', chainId: 42161, nonce: completed, transactionHash: TX(1), timestamp: 1 },
-    { id: `retention-${uid()}`, type: 'claim', chainId: 8453, nonce: completed, transactionHash: TX(2), timestamp: 2, blockNumber: '7' },
+    { id: `retention-${uid()}`, type: 'fill', chainId: 42161, nonce: completed, transactionHash: TX(1), timestamp: Math.floor(Date.now() / 1000) },
+    { id: `retention-${uid()}`, type: 'claim', chainId: 8453, nonce: completed, transactionHash: TX(2), timestamp: Math.floor(Date.now() / 1000), blockNumber: '7' },
   ]);
   await waitFor('COMPLETED', async () => (await api.db.query('SELECT status FROM intents WHERE id = $1', [completed]))[0].status === 'COMPLETED', 30_000);
   const open = await submitted(); // PENDING: its lifecycle waits for its fill deadline

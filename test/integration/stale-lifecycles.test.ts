@@ -60,8 +60,8 @@ const reportsTo = (depositId: string) => delivered.filter((s) => s.workflowId ==
 test('state never goes backwards: a stale lifecycle writes nothing over a COMPLETED intent and reports nothing again', async () => {
   const id = await submitted();
   await ingest(api, [
-    { id: eventId(), type: 'fill', chainId: 42161, nonce: id, transactionHash: TX(1), timestamp: 1 },
-    { id: eventId(), type: 'claim', chainId: 8453, nonce: id, transactionHash: TX(2), timestamp: 2, blockNumber: '7' },
+    { id: eventId(), type: 'fill', chainId: 42161, nonce: id, transactionHash: TX(1), timestamp: Math.floor(Date.now() / 1000) },
+    { id: eventId(), type: 'claim', chainId: 8453, nonce: id, transactionHash: TX(2), timestamp: Math.floor(Date.now() / 1000), blockNumber: '7' },
   ]);
   await waitFor('COMPLETED', async () => (await stored(id)).status === 'COMPLETED', 30_000);
   const before = await stored(id);
