@@ -2,11 +2,12 @@ import { project } from '../http/project';
 import { routeGroup } from '../http/route';
 import { ALPS } from '../versions/versions';
 import { presentAlpsStatus } from './alps-presenter';
+import { authorizeClaim } from './claim-authorization';
 import { quoteDeps, splitOrRefuse, submitDeps, unwrap } from './handler-support';
 import type { IntentInput } from './quote';
 import { createQuote, quoteCost } from './quote-service';
-import { intentInput, splitBody, statusParams, statusQuery, submitBody, submitResponse } from './schemas';
-import { readIntent } from './store';
+import { claimAuthorizationResponse, intentInput, splitBody, statusParams, statusQuery, submitBody, submitResponse } from './schemas';
+import { readClaimable, readIntent } from './store';
 import { submitIntent } from './submit';
 import type { SignedIntentOp } from './types';
 
@@ -51,6 +52,19 @@ export const intentRoutes = [
     async handler(ctx, { params, query }, s) {
       const intent = await readIntent(s.db, BigInt(params.id).toString(), project(ctx));
       return { status: 200, body: presentAlpsStatus(intent, query.full) };
+    },
+  }),
+  intentRoute<unknown, unknown, { id: string }>('get', '/intent-operation/{id}/claim-authorization', {
+    summary: "The allocator's authorization to claim an intent through The Compact on each origin chain (allocatorData), with what the claim needs",
+    params: statusParams,
+    responses: {
+      200: { description: 'per origin element: multichainClaim or exogenousClaim, the sponsor signature and allocatorData', schema: claimAuthorizationResponse },
+      404: { description: "unknown id, or another project's intent" },
+      409: { description: 'past `expires`, or every chain of the intent released its reservation' },
+    },
+    async handler(ctx, { params }, s) {
+      const intent = await readClaimable(s.db, BigInt(params.id).toString(), project(ctx));
+      return { status: 200, body: await authorizeClaim(intent, { compact: s.config.allocator.compactAddress, allocator: s.allocator }) };
     },
   }),
   intentRoute<{ chainId: number; tokens: Record<string, string>; settlementLayers?: string[] }, unknown, unknown>('post', '/intents/split', {

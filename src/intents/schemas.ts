@@ -1,5 +1,5 @@
 import { SETTLEMENT_LAYERS } from '../chains/registry';
-import { address, amount, execution, hex, patterns, safeUint, Schema, tokenRequest, uint256, uintValue } from '../http/schema';
+import { address, amount, bytes32, execution, hex, patterns, safeUint, Schema, tokenRequest, uint256, uintValue } from '../http/schema';
 
 const account: Schema = {
   type: 'object',
@@ -125,6 +125,40 @@ export const submitResponse: Schema = {
   type: 'object',
   required: ['result'],
   properties: { result: { type: 'object', required: ['id', 'status'], properties: { id: { type: 'string', pattern: '^\\d+$' }, status: { type: 'string' } } } },
+};
+
+const nullable = (schema: Schema): Schema => ({ anyOf: [schema, { type: 'null' }] });
+
+/** GET /intent-operation/{id}/claim-authorization: what The Compact's multichainClaim / exogenousClaim take per origin chain. */
+export const claimAuthorizationResponse: Schema = {
+  type: 'object',
+  required: ['nonce', 'expires', 'sponsor', 'claimHash', 'witnessTypestring', 'elements'],
+  properties: {
+    nonce: uint256,
+    expires: uint256,
+    sponsor: address,
+    claimHash: { ...nullable(bytes32), description: 'hashStruct of the MultichainCompact with its Mandate witness, the same on every chain (null: no element is claimed through The Compact)' },
+    witnessTypestring: nullable({ type: 'string' }),
+    elements: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['chainId', 'fundingMethod', 'allocatorData'],
+        properties: {
+          chainId: safeUint(1),
+          fundingMethod: { enum: ['COMPACT', 'PERMIT2', 'NO_FUNDING'] },
+          compact: address,
+          claim: { enum: ['multichainClaim', 'exogenousClaim'] },
+          notarizedChainId: safeUint(1),
+          chainIndex: safeUint(),
+          witness: bytes32,
+          additionalChains: { type: 'array', items: bytes32 },
+          sponsorSignature: signature,
+          allocatorData: { ...nullable(hex), description: "the allocator's signature for this chain; null: none needed (Permit2), or the chain's reservation was released" },
+        },
+      },
+    },
+  },
 };
 
 export const statusParams: Schema = { type: 'object', required: ['id'], properties: { id: { type: 'string', pattern: '^\\d{1,80}$' } } };

@@ -64,6 +64,8 @@ export interface IntentRecord {
   history: { status: string; at: string }[];
 }
 
+const noSuchIntent = (id: string) => new ApiError(404, `No such intent with nonce ${id}`, { code: 'NOT_FOUND' });
+
 /** A project's intent by id; 404 for an unknown id and for another project's intent alike. */
 export async function readIntent(db: DataSource, id: string, projectId: string): Promise<IntentRecord> {
   const [row]: {
@@ -74,7 +76,7 @@ export async function readIntent(db: DataSource, id: string, projectId: string):
      FROM intents i JOIN quotes q ON q.nonce = i.id WHERE i.id = $1 AND q.project_id = $2`,
     [id, projectId],
   );
-  if (!row) throw new ApiError(404, `No such intent with nonce ${id}`, { code: 'NOT_FOUND' });
+  if (!row) throw noSuchIntent(id);
   return {
     id,
     status: row.status,
@@ -86,6 +88,30 @@ export async function readIntent(db: DataSource, id: string, projectId: string):
     signatures: row.signatures,
     history: row.history,
   };
+}
+
+/** An accepted intent as a claim of it needs it: the operation, the sponsor's signatures, and what the ledger still holds. */
+export interface ClaimableIntent {
+  id: string;
+  operation: IntentOp;
+  signatures: Submission;
+  /** `expires` has passed: The Compact accepts no claim of it any more */
+  expired: boolean;
+  /** the origin chains where every reservation of the intent is still held (none released by a settled claim or after `expires`) */
+  heldChainIds: number[];
+}
+
+/** A project's intent for a claim authorization; 404 for an unknown id and for another project's intent alike. */
+export async function readClaimable(db: DataSource, id: string, projectId: string): Promise<ClaimableIntent> {
+  const [row]: { operation: IntentOp; signatures: Submission; expired: boolean; held_chain_ids: string[] }[] = await preparedQuery(db,
+    `SELECT i.operation, i.signatures, (i.operation->>'expires')::numeric <= extract(epoch FROM now()) AS expired,
+       ARRAY(SELECT r.chain_id FROM reservations r WHERE r.owner_kind = 'intent' AND r.owner_id = $1::text
+         GROUP BY r.chain_id HAVING bool_and(r.released_at IS NULL)) AS held_chain_ids
+     FROM intents i JOIN quotes q ON q.nonce = i.id WHERE i.id = $1::numeric AND q.project_id = $2`,
+    [id, projectId],
+  );
+  if (!row) throw noSuchIntent(id);
+  return { id, operation: row.operation, signatures: row.signatures, expired: row.expired, heldChainIds: row.held_chain_ids.map(Number) };
 }
 
 /** What each settlement layer's relayers can fill on a chain (indexer `liquidity` events). */

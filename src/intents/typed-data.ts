@@ -6,13 +6,12 @@ import { members } from '../signatures/eip712-members';
 /** Domains and type sets exactly as @rhinestone/sdk 1.x builds them (execution/compact.js, permit2.js, singleChainOps.js). */
 export const PERMIT2_ADDRESS = '0x000000000022D473030F116dDEE9F6B43aC78BA3';
 
-const MANDATE_TYPES = {
-  Mandate: members('Target target,uint128 minGas,Op originOps,Op destOps,bytes32 q'),
-  Target: members('address recipient,Token[] tokenOut,uint256 targetChain,uint256 fillExpiry'),
-  Token: members('address token,uint256 amount'),
-  Op: members('bytes32 vt,Ops[] ops'),
-  Ops: members('address to,uint256 value,bytes data'),
-} as const;
+/**
+ * The Mandate witness as an arbiter names it to The Compact (a claim's `witnessTypestring`: the members and the
+ * nested types, without the leading `Mandate(` and the final `)`). The type set is read from it, so the two agree.
+ */
+export const MANDATE_WITNESS = 'Target target,uint128 minGas,Op originOps,Op destOps,bytes32 q)Op(bytes32 vt,Ops[] ops)Ops(address to,uint256 value,bytes data)Target(address recipient,Token[] tokenOut,uint256 targetChain,uint256 fillExpiry)Token(address token,uint256 amount';
+const MANDATE_TYPES = Object.fromEntries([...`Mandate(${MANDATE_WITNESS})`.matchAll(/(\w+)\(([^)]*)\)/g)].map(([, name, body]) => [name, members(body)]));
 
 /** Ids are padded to 32 bytes before slicing (the client does not pad; it relies on a non-zero top byte). */
 const id32 = (id: string) => pad(toHex(BigInt(id)), { size: 32 });
@@ -35,9 +34,9 @@ function mandate(element: Element) {
   };
 }
 
-export function compactTypedData(op: Pick<IntentOp, 'sponsor' | 'nonce' | 'expires' | 'elements'>, verifyingContract: string) {
+/** The MultichainCompact of an intent with its Mandate witness: what the sponsor signs and every claim of it hashes. */
+export function multichainCompact(op: Pick<IntentOp, 'sponsor' | 'nonce' | 'expires' | 'elements'>) {
   return {
-    domain: compactDomain(Number(op.elements[0].chainId), verifyingContract),
     types: {
       MultichainCompact: members('address sponsor,uint256 nonce,uint256 expires,Element[] elements'),
       Element: members('address arbiter,uint256 chainId,Lock[] commitments,Mandate mandate'),
@@ -56,7 +55,12 @@ export function compactTypedData(op: Pick<IntentOp, 'sponsor' | 'nonce' | 'expir
         mandate: mandate(e),
       })),
     },
-  } as const satisfies TypedDataDefinition;
+  } as const;
+}
+
+/** The MultichainCompact as the sponsor signs it: in The Compact's domain of the first element's chain (the notarized chain). */
+export function compactTypedData(op: Pick<IntentOp, 'sponsor' | 'nonce' | 'expires' | 'elements'>, verifyingContract: string) {
+  return { domain: compactDomain(Number(op.elements[0].chainId), verifyingContract), ...multichainCompact(op) } as const satisfies TypedDataDefinition;
 }
 
 export function permit2TypedData(element: Element, nonce: string, expires: string) {

@@ -1,4 +1,5 @@
-import { addressVar, ConfigError, int } from '../env';
+import { compactAddress } from '../compact/config';
+import { ConfigError, int } from '../env';
 
 /** The allocator: its lock tag and the withdrawals it signs (README: Configuration, ALLOCATOR_* and WITHDRAWAL_*). */
 export interface AllocatorConfig {
@@ -21,7 +22,7 @@ export function allocatorConfig(env: NodeJS.ProcessEnv): AllocatorConfig {
     lockTag: lockTag ? lockTag.toLowerCase() : undefined,
     scope: int(env, 'ALLOCATOR_SCOPE', 0, 0, 1) as 0 | 1,
     resetPeriod: int(env, 'ALLOCATOR_RESET_PERIOD', 6, 0, 7),
-    compactAddress: addressVar(env, 'COMPACT_ADDRESS', '0x00000000000000171ede64904551eeDF3C6C9788'),
+    compactAddress: compactAddress(env),
     withdrawalExpirySeconds: int(env, 'WITHDRAWAL_EXPIRY_SECONDS', 600, 1, 2_592_000),
     maxOutstandingWithdrawals: int(env, 'WITHDRAWAL_MAX_OUTSTANDING', 10, 1, 10_000),
     proofDays: int(env, 'ACCOUNT_PROOF_DAYS', 30, 1, 3650),

@@ -10,7 +10,7 @@ const sdkDir = path.dirname(require.resolve('@rhinestone/sdk'));
 const { getCompactTypedData }: any = require(path.join(sdkDir, 'execution/compact'));
 /* eslint-enable @typescript-eslint/no-require-imports, @typescript-eslint/no-explicit-any */
 
-const COMPACT = '0x00000000000000171ede64904551eeDF3C6C9788';
+const COMPACT = '0x73d2dc0c21fca4ec1601895d50df7f5624f07d3f'; // COMPACT_ADDRESS's default: where intents are claimed too
 const BASE_USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
 const BASE_WETH = '0x4200000000000000000000000000000000000006';
 const ARB_USDC = '0xaf88d065e77c8cC2239327C5EDb3A432268e5831';

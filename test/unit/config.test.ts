@@ -60,3 +60,15 @@ test('21.4 deposit settings whose workflow history could outgrow Temporal are re
   expect(() => loadConfig({ INTENT_CLAIM_WINDOW_SECONDS: '2592000', DEPOSIT_BRIDGE_RETRIES: '20' })).toThrow(/at most 4000/);
   expect(() => loadConfig({ DEPOSIT_FUNDS_WAIT_SECONDS: '3600', DEPOSIT_RETRY_SECONDS: '10', DEPOSIT_REFUND_ATTEMPTS: '10' })).not.toThrow();
 });
+
+test('one Compact address: COMPACT_ADDRESS names the contract intents are signed for and withdrawals are allocated in; COMPACT_SIGNING_CONTRACT only overrides the first', () => {
+  const client = '0x73d2dc0c21fca4ec1601895d50df7f5624f07d3f'; // the domain the published 1.x client signs intents in
+  const canonical = '0x00000000000000171ede64904551eeDF3C6C9788';
+  const unset = loadConfig({});
+  expect([unset.allocator.compactAddress, unset.intents.compactSigningContract]).toEqual([client, client]);
+  const moved = loadConfig({ COMPACT_ADDRESS: canonical });
+  expect([moved.allocator.compactAddress, moved.intents.compactSigningContract]).toEqual([canonical, canonical]);
+  const split = loadConfig({ COMPACT_ADDRESS: canonical, COMPACT_SIGNING_CONTRACT: client });
+  expect([split.allocator.compactAddress, split.intents.compactSigningContract]).toEqual([canonical, client]);
+  expect(() => loadConfig({ COMPACT_ADDRESS: '0x12' })).toThrow(/COMPACT_ADDRESS must be a 0x-prefixed 20-byte address/);
+});

@@ -1,0 +1,93 @@
+import { hashStruct, type Hex, type TypedData } from 'viem';
+import type { PrivateKeyAccount } from 'viem/accounts';
+import { allocatorDigest } from '../compact/eip712';
+import { ApiError } from '../http/errors';
+import type { ClaimableIntent } from './store';
+import { MANDATE_WITNESS, multichainCompact } from './typed-data';
+import type { Element, FundingMethod, IntentOp, OriginSignature } from './types';
+
+/**
+ * The struct hashes every claim of an intent rebuilds (HashLib): the claimHash, hashStruct of the MultichainCompact
+ * with its Mandate witness, the same on every chain; and per element its hash (what the other chains pass as
+ * `additionalChains`) and its witness (hashStruct of its Mandate).
+ */
+export function claimHashes(op: Pick<IntentOp, 'sponsor' | 'nonce' | 'expires' | 'elements'>) {
+  const { types: named, message } = multichainCompact(op);
+  const types: TypedData = named; // every struct of the set is hashed, not only the primary type
+  return {
+    claimHash: hashStruct({ types, primaryType: 'MultichainCompact', data: message }),
+    elements: message.elements.map((e) => ({
+      hash: hashStruct({ types, primaryType: 'Element', data: e }),
+      witness: hashStruct({ types, primaryType: 'Mandate', data: e.mandate }),
+    })),
+  };
+}
+
+/**
+ * One origin element's claim through The Compact: `multichainClaim` on the notarized chain (the first element's, whose
+ * domain the sponsor signed in), `exogenousClaim` elsewhere, with the element inserted after
+ * `additionalChains[chainIndex]`. `allocatorData` is null once the intent's reservations on the chain were released.
+ */
+export type CompactClaim = {
+  chainId: number;
+  fundingMethod: 'COMPACT';
+  compact: Hex;
+  notarizedChainId: number;
+  witness: Hex;
+  additionalChains: Hex[];
+  sponsorSignature: OriginSignature;
+  allocatorData: Hex | null;
+} & ({ claim: 'multichainClaim' } | { claim: 'exogenousClaim'; chainIndex: number });
+
+/** An element the arbiter claims without The Compact (Permit2 pulls wallet funds): the allocator authorizes nothing. */
+export interface UnallocatedClaim { chainId: number; fundingMethod: Exclude<FundingMethod, 'COMPACT'>; allocatorData: null }
+
+export interface ClaimAuthorization {
+  nonce: string;
+  expires: string;
+  sponsor: string;
+  claimHash: Hex | null;
+  witnessTypestring: string | null;
+  elements: (CompactClaim | UnallocatedClaim)[];
+}
+
+const fundingOf = (e: Element) => e.mandate.qualifier.settlementContext.fundingMethod;
+
+/**
+ * What a relayer needs from the allocator to claim an intent on each origin chain. For each chain whose reservation
+ * the ledger still holds, `allocatorData` is the allocator key's signature over keccak256(0x1901 ‖ The Compact's
+ * domain separator on that chain ‖ claimHash), as a signer allocator checks it in `authorizeClaim`; the nonce and
+ * `expires` are in the claimHash, so it authorizes this intent's claims and nothing else. ECDSA with RFC 6979 nonces
+ * is deterministic, so asking again gives the same answer while nothing is released.
+ * Refused (409) past `expires`, when the contract takes no claim, and when every chain's reservation is released.
+ */
+export async function authorizeClaim(intent: ClaimableIntent, deps: { compact: Hex; allocator: PrivateKeyAccount }): Promise<ClaimAuthorization> {
+  const { id, operation: op, signatures, heldChainIds } = intent;
+  if (intent.expired) throw new ApiError(409, `Intent ${id} expired at ${op.expires}: The Compact accepts no claim of it`, { code: 'CONFLICT' });
+  const head = { nonce: op.nonce, expires: op.expires, sponsor: op.sponsor };
+  // A Permit2-funded element makes every origin signature a Permit2 one (the client signs one kind per intent).
+  if (op.elements.some((e) => fundingOf(e) === 'PERMIT2')) {
+    const elements = op.elements.map((e) => ({ chainId: Number(e.chainId), fundingMethod: fundingOf(e) as UnallocatedClaim['fundingMethod'], allocatorData: null }));
+    return { ...head, claimHash: null, witnessTypestring: null, elements };
+  }
+  if (!op.elements.some((e) => heldChainIds.includes(Number(e.chainId)))) {
+    throw new ApiError(409, `Intent ${id} holds no reserved funds any more (its claims settled): the allocator authorizes no claim of it`, { code: 'CONFLICT' });
+  }
+  const { claimHash, elements: hashes } = claimHashes(op);
+  const notarizedChainId = Number(op.elements[0].chainId);
+  const elements = await Promise.all(op.elements.map(async (e, i): Promise<CompactClaim> => {
+    const chainId = Number(e.chainId);
+    return {
+      chainId,
+      fundingMethod: 'COMPACT',
+      compact: deps.compact,
+      ...(i === 0 ? { claim: 'multichainClaim' as const } : { claim: 'exogenousClaim' as const, chainIndex: i - 1 }),
+      notarizedChainId,
+      witness: hashes[i].witness,
+      additionalChains: hashes.filter((_, j) => j !== i).map((h) => h.hash),
+      sponsorSignature: signatures.originSignatures[i],
+      allocatorData: heldChainIds.includes(chainId) ? await deps.allocator.sign({ hash: allocatorDigest(claimHash, chainId, deps.compact) }) : null,
+    };
+  }));
+  return { ...head, claimHash, witnessTypestring: MANDATE_WITNESS, elements };
+}
