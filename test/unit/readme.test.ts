@@ -10,11 +10,14 @@ import { WEBHOOK_TYPES } from '../../src/webhooks/types';
 import type { Services } from '../../src/http/services';
 
 /**
- * Issue 24.4: what the README states mechanically is checked against the code. Everything here is derived from the
- * README's text and from scanning the sources, so files and settings that move keep the test meaningful.
+ * What the README and the pages of docs/ state mechanically is checked against the code. Everything here is derived
+ * from their text and from scanning the sources, so files and settings that move keep the test meaningful.
  */
 const root = path.join(__dirname, '../..');
-const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
+const readPage = (file: string) => fs.readFileSync(path.join(root, file), 'utf8');
+/** The README, CONTRIBUTING.md and every page of docs/: what a reader is told. */
+const pages = ['README.md', 'CONTRIBUTING.md', ...fs.readdirSync(path.join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const docs = pages.map(readPage).join('\n');
 const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as Record<string, Record<string, string>>;
 /** Folders never scanned: dependencies, git, and what `npm start`, builds and tests write (git-ignored). */
 const UNSCANNED = new Set(['node_modules', '.git', '.data', '.tools', 'dist', 'coverage']);
@@ -27,11 +30,11 @@ function walk(dir: string): string[] {
   });
 }
 
-/** The text from a heading to the next heading of the same or a higher level (`#` lines in code blocks are not). */
-function section(heading: string): string {
-  const lines = readme.split('\n');
+/** The text of a page from a heading to the next heading of the same or a higher level (`#` lines in code blocks are not). */
+function section(page: string, heading: string): string {
+  const lines = readPage(page).split('\n');
   const start = lines.indexOf(heading);
-  if (start < 0) throw new Error(`README has no heading "${heading}"`);
+  if (start < 0) throw new Error(`${page} has no heading "${heading}"`);
   const level = heading.match(/^#+/)![0].length;
   let fenced = false;
   let end = start + 1;
@@ -55,7 +58,7 @@ const backticked = (text: string) => [...text.matchAll(/`([^`\n]+)`/g)].map((m) 
 const plain = (text: string) => text.replace(/`/g, '').replace(/\\\|/g, '|').replace(/\s+/g, ' ').trim();
 
 describe('24.4 README true to the code', () => {
-  test('24.4 every file path the README (and docs/) names exists', () => {
+  test('24.4 every file path the README, CONTRIBUTING.md and docs/ name exists', () => {
     const tracked = walk(root);
     const topLevel = new Set(fs.readdirSync(root));
     const basenames = new Set(tracked.map((f) => path.basename(f)));
@@ -64,8 +67,7 @@ describe('24.4 README true to the code', () => {
     const packages = new Set(Object.keys({ ...pkg.dependencies, ...pkg.devDependencies }));
     const missing: string[] = [];
     let checked = 0;
-    const docs = fs.existsSync(path.join(root, 'docs')) ? walk(path.join(root, 'docs')).filter((f) => f.endsWith('.md')) : [];
-    const texts = [readme, ...docs.map((f) => fs.readFileSync(f, 'utf8'))];
+    const texts = pages.map(readPage);
     // Paragraphs (and list items, table rows) give bare file names their folder: "`src/http/` ... `app.ts`".
     for (const block of texts.flatMap((text) => text.split(/\n(?=\s*\n|- |\| )/))) {
       const folders: string[] = [];
@@ -89,8 +91,8 @@ describe('24.4 README true to the code', () => {
     expect(missing).toEqual([]);
   });
 
-  test('24.4 every folder under src/ and every workflow type is named in the Architecture section', () => {
-    const architecture = section('## Architecture');
+  test('24.4 every folder under src/ and every workflow type is named in Architecture (docs/architecture.md)', () => {
+    const architecture = readPage('docs/architecture.md');
     const folders = fs.readdirSync(path.join(root, 'src'), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => `src/${e.name}/`);
     expect(folders.filter((f) => !architecture.includes(`\`${f}`))).toEqual([]);
     // ... and every workflow type the worker registers (the names `workflows/index.ts` exports).
@@ -100,14 +102,14 @@ describe('24.4 README true to the code', () => {
     expect(types.filter((t) => !architecture.includes(`\`${t}\``))).toEqual([]);
   });
 
-  test('24.4 every integration and replay suite is described in the Tests section', () => {
-    const tests = section('## Tests');
+  test('24.4 every integration and replay suite is described in Testing (docs/testing.md)', () => {
+    const tests = readPage('docs/testing.md');
     const suites = ['test/integration', 'test/replay'].flatMap((dir) => fs.readdirSync(path.join(root, dir)).filter((f) => f.endsWith('.test.ts')).map((f) => `${dir}/${f}`));
     expect(suites.filter((suite) => !tests.includes(`\`${suite}\``))).toEqual([]);
   });
 
   test('24.4 the Configuration table lists exactly the environment variables src/ reads', () => {
-    const table = tableRows(section('## Configuration')).slice(1);
+    const table = tableRows(readPage('docs/configuration.md')).slice(1);
     const documented = table.flatMap(([names]) => backticked(names));
     expect(documented.length).toBeGreaterThan(40);
 
@@ -145,7 +147,7 @@ describe('24.4 README true to the code', () => {
     const unset = loadConfig({});
     const checked: string[] = [];
     const wrong: string[] = [];
-    for (const [names, defaults] of tableRows(section('## Configuration')).slice(1)) {
+    for (const [names, defaults] of tableRows(readPage('docs/configuration.md')).slice(1)) {
       const vars = backticked(names);
       // `A` / `B` | `1` / `2` pair up; one default for several names applies to each ("`true` outside production").
       const parts = defaults.split(' / ').map((part) => backticked(part)[0]);
@@ -160,14 +162,14 @@ describe('24.4 README true to the code', () => {
     expect(wrong).toEqual([]);
   });
 
-  test('24.4 every route the README names (`METHOD /path`) is served by some host', () => {
+  test('24.4 every route the docs name (`METHOD /path`) is served by some host', () => {
     const normal = (p: string) => p.replace(/\?.*$/, '').replace(/\{[^}]*\}|<[^>]*>|:\w+(?=[/.]|$)/g, '{}');
     const served = new Set(hosts().flatMap((host) => host.routes.map((r) => `${r.method.toUpperCase()} ${host.prefix}${normal(r.path)}`)));
     // Routes registered on the router directly rather than as data (metrics, OpenAPI documents).
     for (const file of walk(path.join(root, 'src'))) {
       for (const m of fs.readFileSync(file, 'utf8').matchAll(/router\.(get|post|delete)\('([^']+)'/g)) served.add(`${m[1].toUpperCase()} ${normal(m[2])}`);
     }
-    const named = [...new Set([...readme.matchAll(/`(GET|POST|DELETE) (\/[^`\s]*)/g)].map((m) => `${m[1]} ${normal(m[2])}`))];
+    const named = [...new Set([...docs.matchAll(/`(GET|POST|DELETE) (\/[^`\s]*)/g)].map((m) => `${m[1]} ${normal(m[2])}`))];
     expect(named.length).toBeGreaterThan(40);
     // A path under a host's section is written without the host's prefix.
     const prefixes = hosts().map((h) => h.prefix);
@@ -179,20 +181,19 @@ describe('24.4 README true to the code', () => {
   });
 
   test('24.4 every route without an API key is named in Authentication', () => {
-    const authentication = section('### Authentication');
+    const authentication = section('docs/api.md', '## Authentication');
     const open = hosts().flatMap((host) => host.routes.filter((r) => r.auth !== 'apiKey').map((r) => r.path));
     expect(open.length).toBeGreaterThan(5);
     expect(open.filter((p) => !authentication.includes(`\`${p}\``))).toEqual([]);
   });
 
   test("24.4 blanc's error-code table is the code's, and the metrics Ops names exist", () => {
-    const versions = section('### Versions');
-    const table = versions.slice(versions.indexOf('**Error codes (blanc).**'));
+    const table = section('docs/api.md', '### Error codes (blanc)');
     const rows = tableRows(table).slice(1).map(([code, status]) => [plain(code), Number(status)]);
     expect(rows.sort()).toEqual(Object.entries(ERROR_CODES).sort());
 
     const metrics = walk(path.join(root, 'src')).flatMap((f) => [...fs.readFileSync(f, 'utf8').matchAll(/name: '([a-z_]+)'/g)].map((m) => m[1]));
-    const named = backticked(section('### Ops')).map((t) => t.replace(/\{.*$/, '')).filter((t) => /^[a-z]+(_[a-z]+)+$/.test(t));
+    const named = backticked(section('docs/api.md', '## Ops')).map((t) => t.replace(/\{.*$/, '')).filter((t) => /^[a-z]+(_[a-z]+)+$/.test(t));
     expect(named.length).toBeGreaterThan(3);
     // The section also names the outbox tables the dead-letter gauge is labelled with.
     const schema = walk(path.join(root, 'src/db')).map((f) => fs.readFileSync(f, 'utf8')).join('\n');
@@ -200,7 +201,7 @@ describe('24.4 README true to the code', () => {
   });
 
   test('24.4 the indexer event tables list every event type the route accepts, with its fields', () => {
-    const tables = [section('## Indexer ingestion: `POST /indexer/events`'), section('### Indexer events')].flatMap((text) => tableRows(text).slice(1));
+    const tables = [readPage('docs/indexer.md'), section('docs/deposit-processor.md', '## Indexer events')].flatMap((text) => tableRows(text).slice(1));
     const documented = new Map(tables.map(([type, fields]) => [plain(type), backticked(fields).map((f) => f.replace(/[\s{?].*$/, ''))]));
     expect([...documented.keys()].sort()).toEqual(Object.keys(eventSchemas).sort());
     const missing = Object.entries(eventSchemas).flatMap(([type, schema]) => Object.keys((schema as { properties: object }).properties)
@@ -208,7 +209,7 @@ describe('24.4 README true to the code', () => {
     expect(missing).toEqual([]);
   });
 
-  test('24.4 every `npm run cli -- …` command in the README exists in the CLI, and every CLI command is documented', () => {
+  test('24.4 every `npm run cli -- …` command in the docs exists in the CLI, and every CLI command is documented', () => {
     const cli = fs.readFileSync(path.join(root, 'src/main/cli.ts'), 'utf8');
     const dispatched = new Set([...cli.matchAll(/group === '([\w-]+)' && command === '([\w-]+)'/g)].map((m) => `${m[1]} ${m[2]}`));
     /** Arguments after the command: `<a b>` is one, `[--types a,b]` is optional. */
@@ -219,7 +220,7 @@ describe('24.4 README true to the code', () => {
     const usage = new Map([...cli.matchAll(/npm run cli -- ([\w-]+) ([\w-]+)([^'(]*)/g)].map((m) => [`${m[1]} ${m[2]}`, arity(m[3])]));
     expect([...usage.keys()].sort()).toEqual([...dispatched].sort());
 
-    const named = [...readme.matchAll(/npm run cli -- ([\w-]+) ([\w-]+)([^`#\n]*)/g)];
+    const named = [...docs.matchAll(/npm run cli -- ([\w-]+) ([\w-]+)([^`#\n]*)/g)];
     expect(named.length).toBeGreaterThan(5);
     const wrong = named.filter(([, group, command, args]) => {
       const spec = usage.get(`${group} ${command}`);
@@ -232,28 +233,24 @@ describe('24.4 README true to the code', () => {
     expect([...dispatched].filter((c) => !documented.has(c))).toEqual([]);
   });
 
-  test("24.4 the README's migration table is the one GET /versions serves, row by row", async () => {
+  test("24.4 the docs' migration table is the one GET /versions serves, row by row", async () => {
     const route = versionRoutes.find((r) => r.method === 'get' && r.path === '/versions')!;
     const services = { config: { versions: { alpsDeprecatedAt: new Date('2026-04-01T00:00:00Z'), alpsMigrationUrl: '/versions' } } } as unknown as Services;
     const served = await route.handler({} as never, {} as never, services);
     const changes = (served.body as { migration: { changes: { alps: string; blanc: string }[] } }).migration.changes;
 
-    const start = readme.indexOf('**Migration from alps to blanc**');
-    expect(start).toBeGreaterThan(0);
-    const table = readme.slice(start).split(/\n\s*\n/)[1];
+    const table = section('docs/api.md', '### Migration from alps to blanc');
     const rows = tableRows(table).slice(1).map(([alps, blanc]) => ({ alps: plain(alps), blanc: plain(blanc) }));
     expect(rows).toEqual(changes.map((c) => ({ alps: plain(c.alps), blanc: plain(c.blanc) })));
   });
 
-  test('24.4 the README counts and lists the webhook types the code has', () => {
+  test('24.4 the docs count and list the webhook types the code has', () => {
     const words = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve'];
-    const counts = [...readme.matchAll(/\b(\w+) (?:webhook )?types\b/g)].map((m) => m[1]).filter((w) => words.includes(w) || /^\d+$/.test(w));
+    const counts = [...docs.matchAll(/\b(\w+) (?:webhook )?types\b/g)].map((m) => m[1]).filter((w) => words.includes(w) || /^\d+$/.test(w));
     expect(counts.length).toBeGreaterThan(0);
     expect(counts.map((w) => (words.includes(w) ? words.indexOf(w) : Number(w)))).toEqual(counts.map(() => WEBHOOK_TYPES.length));
 
-    const payloads = section('## Webhooks (deposit processor)');
-    const table = payloads.slice(payloads.indexOf('**Payloads**'));
-    const listed = tableRows(table).slice(1).map(([type]) => plain(type));
+    const listed = tableRows(section('docs/webhooks.md', '## Payloads')).slice(1).map(([type]) => plain(type));
     expect(listed).toEqual([...WEBHOOK_TYPES]);
   });
 });
