@@ -33,8 +33,9 @@ export async function intentLifecycle(start: LifecycleStart): Promise<IntentStat
 }
 
 /**
- * A fill after a failure counts since issue 21 (workflows/intent-state.ts): asked only when one arrives, so a history
- * recorded before replays the old rule (the fill changed nothing) and any other history carries no marker.
+ * A fill after a failure counts (workflows/intent-state.ts), a rule added behind a patch: asked only when one
+ * arrives, so a history recorded before the rule replays the old one (the fill changed nothing) and any other history
+ * carries no marker.
  */
 const rulesFor = (state: IntentState, event: IntentEvent): Rules =>
   ({ fillAfterFailure: state.status === 'FAILED' && event.type === 'fill' && patched('fill-after-failure') });

@@ -7,7 +7,7 @@ import { delayAfter, unitHash } from './webhook-schedule';
  * Delivers one event's round to each of its endpoints independently: attempts on the retry schedule until one
  * succeeds, the endpoint stops taking it (410, disabled, removed), or the schedule ends. Each attempt is recorded
  * by the activity; the workflow only decides when the next one happens.
- * Since issue 23 the workers' claim loop makes attempt 1 and starts this workflow (one endpoint, `firstAttempt` 2)
+ * The workers' claim loop makes attempt 1 and starts this workflow (one endpoint, `firstAttempt` 2)
  * only when a retry must wait. Rounds queued before carry neither `firstAttempt` nor `retryAt` and take exactly the
  * commands they always took, so their histories replay without a patch marker.
  */

@@ -9,8 +9,8 @@ import { freePort } from '../support/global-setup';
 import { Api, startApi } from '../support/harness';
 
 /**
- * Acceptance 1 of issue 22: every route of every host (read from the served OpenAPI documents, so a new route is
- * fuzzed without touching this file), fed the hostile values of items 1-4 at the body, a body property, a path
+ * Every route of every host (read from the served OpenAPI documents, so a new route is fuzzed without touching this
+ * file), fed the hostile values of the request limits (docs/api.md, Limits) at the body, a body property, a path
  * parameter or a query parameter. No answer may be a 5xx or slower than the per-route deadline, and the API process
  * stays under its memory bound.
  */

@@ -7,7 +7,7 @@ import { InsufficientBalance, releaseAfterExpiry, releaseSettled, reserve, settl
 import { readTestEnv } from '../support/env';
 
 /**
- * Acceptance 2 of issue 21, the ledger part: random sequences of reservations (intent, withdrawal and bundle owners),
+ * The ledger's rules as a property: random sequences of reservations (intent, withdrawal and bundle owners),
  * claims (with or without their block), balance snapshots (with or without a block timestamp, in or out of order)
  * and expiries, run against the real PostgreSQL through the ledger functions, and checked after every step against
  * a model of the rules: a reservation succeeds only within what the stored balance holds beyond the active
@@ -50,7 +50,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
 interface Snapshot { amount: number; block: number; timestamp?: number }
 interface Row { owner: number; key: Key; amount: number; afterBlock?: number; afterTime?: number; released: boolean }
 
-/** The rules, as the README states them. */
+/** The rules, as docs/indexer.md states them (when held funds are released). */
 class Model {
   stored: Partial<Record<Key, Snapshot>> = {};
   rows: Row[] = [];

@@ -16,7 +16,7 @@ import { onFreePorts } from '../support/global-setup';
 import { Receiver } from '../support/receiver';
 
 /**
- * Issue 22, item 6: the three dependencies taken away in turn (no worker polling, Temporal stopped, PostgreSQL
+ * The three dependencies taken away in turn (no worker polling, Temporal stopped, PostgreSQL
  * paused), with real processes: a private Temporal dev server (kept in a file, so it can be restarted), a private
  * embedded PostgreSQL (whose processes this test may SIGSTOP), and API and worker processes of our own, whose
  * request deadline is 2 s (REQUEST_DEADLINE_SECONDS) so a pause is short.

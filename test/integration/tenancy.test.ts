@@ -14,7 +14,7 @@ import { DP, depositEvents, projectSigner, registerManaged } from '../support/de
 import { newProject, type Project } from '../support/projects';
 
 /*
- * Issue 21, items 3, 6 and 9: what one project's key can do to another project's users, and the lock order of the
+ * What one project's key can do to another project's users, and the lock order of the
  * ledger's writers, tried with real API processes against real Temporal and PostgreSQL.
  */
 

@@ -23,7 +23,7 @@ const sendTest = async (p: Project) => {
 };
 const event = async (p: Project, eventId: string) => (await call(p, 'GET', `${DP}/webhooks/events/${eventId}`)).json;
 
-/** Whether any Temporal workflow ever ran for this event (the round's id before issue 23, or an endpoint's retry id). */
+/** Whether any Temporal workflow ever ran for this event (a round's id from before the claim loop, or an endpoint's retry id). */
 async function anyWorkflow(eventId: string, endpointId: string): Promise<boolean> {
   for (const id of [`webhook-${eventId}-1`, `webhook-${eventId}-1-${endpointId}`]) {
     const found = await api.temporal.workflow.getHandle(id).describe().then(() => true, (e) => {

@@ -23,7 +23,7 @@ export interface DeliveryPlan {
   timeoutSeconds: number;
   /**
    * Set when the claim loop made attempt 1 and this workflow takes the retries over: the attempt it starts at, and
-   * when (epoch ms) that attempt is due. Absent in rounds queued before issue 23, which started at attempt 1.
+   * when (epoch ms) that attempt is due. Absent in rounds queued before the claim loop made first attempts: those start at attempt 1.
    */
   firstAttempt?: number;
   retryAt?: number;
