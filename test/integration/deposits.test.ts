@@ -506,8 +506,8 @@ describe('POST /safe/withdraw and GET /chains', () => {
     expect(chains.json.sessionSigner).toBe(api.services.sessionSigner(p.projectId).address);
     expect(chains.json.chains).toContainEqual(expect.objectContaining({ chain: 'eip155:8453', deposit: true, depositTokens: expect.arrayContaining([{ symbol: 'USDC', address: BASE_USDC, decimals: 6 }]) }));
 
-    // The project moves only what its own deposits brought into the account (README: Deposit processor → Trust
-    // model): a deposit of 5 USDC on Base, its target, completes in place.
+    // The project moves only what its own deposits brought into the account (docs/trust-model.md, deposit
+    // credit): a deposit of 5 USDC on Base, its target, completes in place.
     const { owner, address } = await registerManaged(p, { chain: 'eip155:8453', token: BASE_USDC });
     const depositTx = nextTx();
     await ingest(api, depositEvents({ chainId: 8453, token: BASE_USDC, amount: '5000000', account: address, sender: sender(), txHash: depositTx, balance: '5000000', block: 7 }));

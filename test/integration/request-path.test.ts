@@ -316,7 +316,7 @@ describe('withdrawals cannot be used to grief', () => {
     expect(await api.db.query('SELECT 1 FROM withdrawals WHERE account = $1', [account.address.toLowerCase()])).toEqual([]);
 
     // A signature by the account over the request proves it, once. The request names no lock tag, so the account
-    // signs this allocator's (/health's lockTag), as the README says.
+    // signs this allocator's (/health's lockTag), as docs/trust-model.md says.
     const deadline = Math.floor(Date.now() / 1000) + 600;
     const lockTag = (await call(api, 'GET', '/health')).json.lockTag;
     const sponsorSignature = await account.signTypedData(withdrawalRequestTypedData({ account: account.address, chainId: 8453, transfers: [{ recipient: account.address, tokenAddress: BASE_USDC, amount: '1000' }] }, deadline, lockTag, api.services.sessionSigner(foreignId).address));
