@@ -18,9 +18,9 @@ export { ConfigError };
 export type { ComplianceConfig, DepositConfig, WebhookConfig };
 
 /**
- * Every setting comes from the environment; the README's configuration table lists them all. The process-wide ones
- * (ports, database, Temporal, log level, secrets) are read here; each feature's are typed, defaulted and checked in
- * its own folder's `config.ts` (parsers: src/env.ts) and composed below.
+ * Every setting comes from the environment; docs/configuration.md lists them all (and .env.example). The
+ * process-wide ones (ports, database, Temporal, log level, secrets) are read here; each feature's are typed,
+ * defaulted and checked in its own folder's `config.ts` (parsers: src/env.ts) and composed below.
  */
 export interface Config {
   env: NodeEnv;

@@ -1,7 +1,7 @@
 import { addressVar } from '../env';
 
 /**
- * The Compact deployment that holds this allocator's locks (README: Configuration, COMPACT_ADDRESS). Intents are
+ * The Compact deployment that holds this allocator's locks (docs/configuration.md: COMPACT_ADDRESS). Intents are
  * claimed and withdrawals allocated in that one contract, so both read it here. The default is the address whose
  * domain the published 1.x client signs intents in.
  */

@@ -14,7 +14,7 @@ export interface VerificationOutcome { id: string; state: ProviderState; link?: 
 
 /**
  * Create-or-resume of one customer's verification for one currency. Concurrent callers get one applicant: the one
- * that opens it holds a claim row (README: Compliance, concurrency), the others wait for its record without holding
+ * that opens it holds a claim row (docs/compliance.md, Concurrency), the others wait for its record without holding
  * a connection, then resume it. No lock or pooled connection is held across the provider call (`open`).
  */
 export async function createOrResumeVerification(

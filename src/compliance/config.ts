@@ -1,6 +1,6 @@
 import { bool, int, oneOf, type NodeEnv } from '../env';
 
-/** Identity verification settings (README: Configuration, COMPLIANCE_* and PERSONA_*). */
+/** Identity verification settings (docs/configuration.md: COMPLIANCE_* and PERSONA_*). */
 export interface ComplianceConfig {
   /** which identity provider hosts verification; `none` answers 503 */
   provider: 'sandbox' | 'persona' | 'none';

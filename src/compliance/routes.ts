@@ -73,7 +73,7 @@ const complianceRoute = routeGroup({ tags: ['compliance'] });
 /** The sandbox provider's own pages and reviewer (src/compliance/sandbox.ts). */
 const sandboxRoute = routeGroup({ tags: ['compliance', 'sandbox'] });
 
-/** Under /deposit-processor: error bodies are `{error, code?, details?}`. README: Compliance. */
+/** Under /deposit-processor: error bodies are `{error, code?, details?}`. docs/compliance.md. */
 export const complianceRoutes: RouteDef[] = [
   complianceRoute<CustomerDetails, unknown, unknown>('post', '/compliance/sessions', {
     summary: "Mint a 15-minute browser session (JWT bearer) for one of the project's customers; call it from your backend only",

@@ -122,7 +122,7 @@ const responses = {
 
 const accountRoute = routeGroup({ tags: ['deposits'], auth: 'apiKey' });
 
-/** Under /deposit-processor (README: Deposit processor → Accounts and sessions). */
+/** Under /deposit-processor (docs/deposit-processor.md, Accounts and sessions). */
 export const accountRoutes: RouteDef[] = [
   accountRoute<{ account: AccountBody }, unknown, unknown>('post', '/setup', {
     summary: "Register a user-owned deposit account (the owner signs its sessions; deposits from a chain need that chain's session)",

@@ -47,7 +47,7 @@ export async function findAccount(db: DataSource | EntityManager, address: strin
 /**
  * Registers an account for a project; registering it again with the same details answers the stored account, and
  * `conflict` says when it was registered with other details. Another project's registration of the address does not
- * stand in the way (README: Deposit processor → Trust model). `proof`: the nonce of the account's own signature that
+ * stand in the way (docs/trust-model.md, deposit accounts). `proof`: the nonce of the account's own signature that
  * came with this registration (already consumed, `consumeAccountNonce`), which from now on receives its deposits.
  */
 export async function registerAccount(tx: EntityManager, projectId: string, a: NewAccount, proof?: { nonce: string }): Promise<{ account: DepositAccount; created: boolean; conflict?: 'details' }> {
@@ -121,7 +121,7 @@ export async function addSessions(tx: EntityManager, account: string, projectId:
   );
 }
 
-/** The wire shape (README: Deposit processor → Accounts): chains CAIP-2, addresses checksummed. */
+/** The wire shape (docs/deposit-processor.md, Accounts and sessions): chains CAIP-2, addresses checksummed. */
 export const presentAccount = (a: DepositAccount) => ({
   address: getAddress(a.address),
   owner: getAddress(a.owner),

@@ -1,7 +1,7 @@
 import { depositTurns, MAX_DEPOSIT_TURNS } from '../../workflows/deposit-state';
 import { ConfigError, int, usd } from '../env';
 
-/** The deposit processor's thresholds (README: Deposit processor → Configuration). */
+/** The deposit processor's thresholds (docs/deposit-processor.md, Configuration). */
 export interface DepositConfig {
   /** deposits worth less (USD, indexer prices else the defaults) are rejected with BALANCE-4 */
   minUsd: number;

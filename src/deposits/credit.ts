@@ -3,7 +3,7 @@ import { preparedQuery } from '../db/prepared';
 
 /*
  * A project's deposit credit in an account: what the ledger attributes to the deposits that project processed for
- * it. Registering an address proves nothing about who owns it (README: Deposit processor → Trust model), so the
+ * it. Registering an address proves nothing about who owns it (docs/trust-model.md, deposit accounts), so the
  * intents a project's session signer signs for an account may reserve, per chain and token, only
  *   its deposits into the account there (all but those refunded by a transfer made outside: such a deposit's
  *   funds left by that transfer, whatever its refund intents did, and a refund intent that moved funds is spent below)

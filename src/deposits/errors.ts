@@ -2,7 +2,7 @@ import { ApiError } from '../http/errors';
 import codes from './error-codes.json';
 
 /**
- * The deposit error codes, a table of data in `error-codes.json` (README: Deposit processor → Error codes). A
+ * The deposit error codes, a table of data in `error-codes.json` (docs/deposit-processor.md, Error codes). A
  * rejected or failed deposit carries one in `errorCode`; a route that refuses for the same reason carries it in its
  * error body's `code`.
  */

@@ -11,7 +11,7 @@ import { leftToSweeper } from '../outbox/left-to-sweeper';
 
 const depositRoute = routeGroup({ tags: ['deposits'], auth: 'apiKey' });
 
-/** The widget's deposit routes under /deposit-processor (README: Deposit processor → Widget routes). */
+/** The widget's deposit routes under /deposit-processor (docs/deposit-processor.md, Widget routes). */
 export const depositRoutes: RouteDef[] = [
   depositRoute<unknown, DepositFilter, unknown>('get', '/deposits', {
     summary: "The project's deposits, newest first: poll one by its source txHash, or list an account's or a status's",

@@ -10,9 +10,9 @@ export interface SessionDetails { hashesAndChainIds: { chainId: number; sessionD
 const domain = (chainId: number, projectSigner: string) => ({ name: 'Deposit Processor', version: '1', chainId, verifyingContract: getAddress(projectSigner) });
 
 /**
- * What the account owner signs to enable sessions (README: Deposit processor → Sessions): EIP-712 over the account
- * and every (chainId, sessionDigest) pair in the order sent, on the domain of the account's target chain (where a
- * smart-account owner's ERC-1271 check runs) and the project.
+ * What the account owner signs to enable sessions (docs/deposit-processor.md, The session digest): EIP-712 over
+ * the account and every (chainId, sessionDigest) pair in the order sent, on the domain of the account's target chain
+ * (where a smart-account owner's ERC-1271 check runs) and the project.
  */
 export function sessionTypedData(account: string, targetChainId: number, details: Pick<SessionDetails, 'hashesAndChainIds'>, projectSigner: string): TypedDataDefinition {
   return {
@@ -32,7 +32,7 @@ export interface AccountProof { nonce: string; deadline: string }
 /**
  * What the deposit account itself signs (its own key: ECDSA, or ERC-1271/6492 for a smart account) to show that it
  * uses this project's session signer: the registration carrying it receives the account's deposits, whichever
- * project registered the address first (README: Deposit processor → Trust model). `nonce` must be above every nonce
+ * project registered the address first (docs/trust-model.md, deposit accounts). `nonce` must be above every nonce
  * the account signed before (for any project), so a project the account left cannot replay an older signature.
  */
 export function registerAccountTypedData(account: string, targetChainId: number, projectSigner: string, proof: AccountProof): TypedDataDefinition {
@@ -58,8 +58,8 @@ function accountTypedData(primaryType: 'RegisterAccount' | 'ReleaseAccount', acc
 export interface WithdrawRequest { account: string; chain: string; token: string; amount: string; recipient: string; nonce: string; deadline: string; signature: `0x${string}` }
 
 /**
- * What the account owner signs to withdraw (README: Deposit processor → Withdrawals), on the withdrawal's chain and
- * the project; `deadline` (Unix seconds) bounds when it may be carried out.
+ * What the account owner signs to withdraw (docs/deposit-processor.md, Widget routes: /safe/withdraw), on the
+ * withdrawal's chain and the project; `deadline` (Unix seconds) bounds when it may be carried out.
  */
 export function withdrawTypedData(w: Omit<WithdrawRequest, 'signature' | 'chain'>, chainId: number, projectSigner: string): TypedDataDefinition {
   return {

@@ -100,7 +100,7 @@ export async function forgetWithdrawalQuote(db: DataSource, account: string, pro
   );
 }
 
-/** The hosted product's record (README: Deposit processor → GET /deposits). */
+/** The hosted product's record (docs/deposit-processor.md, Widget routes: GET /deposits). */
 export function presentDeposit(r: DepositRow) {
   return {
     id: r.id,

@@ -3,7 +3,7 @@ import { isGrpcServiceError, ServiceError } from '@temporalio/client';
 import { ApiError } from './errors';
 import type { Services } from './services';
 
-/** Seconds a client waits before retrying a 503 (README: Outages → the 503 contract). */
+/** Seconds a client waits before retrying a 503 (docs/operations.md, Outages: the 503 contract). */
 export const RETRY_AFTER_SECONDS = 5;
 
 export type DeadlineClass = 'request' | 'external';

@@ -4,7 +4,7 @@ import { LIMITS, type InputProblem } from './limits';
 export interface ErrorEntry { message: string; context?: Record<string, unknown> }
 
 /**
- * An error a client is meant to see. `message` is matched verbatim by the published clients (see README), so
+ * An error a client is meant to see. `message` is matched verbatim by the published clients (docs/api.md, Errors), so
  * handlers use the exact strings they map; `errors` defaults to one entry with the same text. `operatorHint` is what
  * the deployment's operator should do about it (a setting to make): logged with the trace id, never sent.
  */

@@ -1,4 +1,4 @@
-/** The request limits every route shares (README: Errors → Limits). */
+/** The request limits every route shares (docs/api.md, Limits). */
 export const LIMITS = {
   /** validation details in one answer; the message counts the rest */
   details: 20,

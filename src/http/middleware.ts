@@ -130,7 +130,7 @@ function toApiError(raw: unknown, services: Services, ctx: Context): ApiError {
 }
 
 /**
- * API-key routes: the key resolves to a project, whose quota is then charged (README: Rate limits). Every answer
+ * API-key routes: the key resolves to a project, whose quota is then charged (docs/api.md, Rate limits). Every answer
  * carries RateLimit-* headers; over quota is 429 with Retry-After, which the published client turns into
  * RateLimitedError.
  */

@@ -2,7 +2,7 @@ import { ints } from '../env';
 
 /**
  * What the indexer route accepts as a chain's time: a block timestamp at most `maxClockSkewSeconds` ahead of this
- * server's clock, and a fill at most that long before its quote (README: Indexer ingestion).
+ * server's clock, and a fill at most that long before its quote (docs/indexer.md, What is refused).
  */
 export type IndexerConfig = ReturnType<typeof indexerConfig>;
 

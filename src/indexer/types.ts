@@ -32,7 +32,7 @@ export interface LiquidityEvent { id: string; type: 'liquidity'; chainId: number
 
 export interface ForcedWithdrawalEvent { id: string; type: 'forced-withdrawal'; chainId: number; account: string; lockId: string; status: 'disabled' | 'pending' | 'enabled'; blockNumber?: string }
 
-/** A transfer into a registered deposit account (README: Deposit processor → Indexer events). */
+/** A transfer into a registered deposit account (docs/deposit-processor.md, Indexer events). */
 export interface DepositEvent { id: string; type: 'deposit'; chainId: number; transactionHash: string; logIndex: number; token: string; amount: string; sender: string; account: string; blockNumber: string }
 /** A transfer out of a deposit account that returns a deposit to its refund recipient. */
 export interface DepositRefundEvent { id: string; type: 'deposit-refund'; chainId: number; transactionHash: string; account: string; token: string; amount: string; recipient: string; blockNumber?: string }

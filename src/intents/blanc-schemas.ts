@@ -1,7 +1,7 @@
 import { SETTLEMENT_LAYERS } from '../chains/registry';
 import { address, amount, caip2, execution, hex, patterns, safeUint, Schema, tokenRequest, uint256, uintValue } from '../http/schema';
 
-/** 2026-04.blanc wire schemas: CAIP-2 chain ids, integer Unix seconds, the renamed fields (README: Versions). */
+/** 2026-04.blanc wire schemas: CAIP-2 chain ids, integer Unix seconds, the renamed fields (docs/api.md, Versions). */
 const tokenList: Schema = { type: 'array', items: { type: 'string', minLength: 1 } };
 const chainTokens: Schema = { type: 'object', propertyNames: { pattern: caip2.pattern }, additionalProperties: tokenList };
 const accessFilter = { chainIds: { type: 'array', items: caip2 }, tokens: tokenList, chainTokens };

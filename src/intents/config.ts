@@ -1,7 +1,7 @@
 import { compactAddress } from '../compact/config';
 import { addressVar, int } from '../env';
 
-/** Intent quote, fill and claim settings (README: Configuration, INTENT_* and COMPACT_SIGNING_CONTRACT). */
+/** Intent quote, fill and claim settings (docs/configuration.md: INTENT_* and COMPACT_SIGNING_CONTRACT). */
 export type IntentConfig = ReturnType<typeof intentConfig>;
 
 export function intentConfig(env: NodeJS.ProcessEnv) {

@@ -1,8 +1,8 @@
 import type { ApiError } from '../http/errors';
 
 /**
- * The current version's error codes and their statuses (README: Error codes). Clients dispatch on `code`; the list
- * may grow, and clients send codes they do not know down their generic path.
+ * The current version's error codes and their statuses (docs/api.md, Error codes (blanc)). Clients dispatch on
+ * `code`; the list may grow, and clients send codes they do not know down their generic path.
  */
 export const ERROR_CODES = {
   VALIDATION_ERROR: 400,

@@ -1,4 +1,7 @@
-/** Moving from 2026-01.alps to 2026-04.blanc, one line per change (served at GET /versions; README: Versions). */
+/**
+ * Moving from 2026-01.alps to 2026-04.blanc, one line per change (served at GET /versions; docs/api.md, Migration
+ * from alps to blanc).
+ */
 export const MIGRATION: { alps: string; blanc: string }[] = [
   { alps: 'POST /intents/route', blanc: 'POST /quotes (a ranked `routes` array; routes[0] is recommended)' },
   { alps: 'POST /intents/cost', blanc: 'each route of POST /quotes carries its `cost`' },

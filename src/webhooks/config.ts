@@ -1,6 +1,6 @@
 import { bool, int, seconds, type NodeEnv } from '../env';
 
-/** Webhook delivery settings (README: Configuration, WEBHOOK_*). */
+/** Webhook delivery settings (docs/configuration.md: WEBHOOK_*). */
 export interface WebhookConfig {
   /** per attempt: connect, send and the receiver's answer */
   timeoutSeconds: number;

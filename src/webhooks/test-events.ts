@@ -6,7 +6,7 @@ const USDC_BASE = '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913';
 const USDC_ARBITRUM = '0xaf88d065e77c8cc2239327c5edb3a432268e5831';
 
 /**
- * Realistic data for POST /webhooks/test, one shape per type (README: Webhooks → payloads). Addresses are lowercase
+ * Realistic data for POST /webhooks/test, one shape per type (docs/webhooks.md, Payloads). Addresses are lowercase
  * as in every webhook; amounts are decimal strings in the token's smallest unit; chains are CAIP-2.
  */
 export function testPayload(type: WebhookType): { depositId: string | null; payload: Record<string, unknown> } {

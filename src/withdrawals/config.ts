@@ -1,7 +1,7 @@
 import { compactAddress } from '../compact/config';
 import { ConfigError, int } from '../env';
 
-/** The allocator: its lock tag and the withdrawals it signs (README: Configuration, ALLOCATOR_* and WITHDRAWAL_*). */
+/** The allocator: its lock tag and the withdrawals it signs (docs/configuration.md: ALLOCATOR_* and WITHDRAWAL_*). */
 export interface AllocatorConfig {
   lockTag?: string;
   scope: 0 | 1;

@@ -13,7 +13,7 @@ import { leftToSweeper } from '../outbox/left-to-sweeper';
 import { withdrawalWorkflowType } from '../../workflows/contracts/withdrawal';
 
 const lockTag: Schema = { type: 'string', pattern: patterns.bytes12, description: "optional: a lock tag of this allocator (default: /health's lockTag)" };
-/** Optional proof that the account itself asks for this withdrawal (README: Allocator → who may withdraw). */
+/** Optional proof that the account itself asks for this withdrawal (docs/trust-model.md, who may withdraw). */
 const sponsorSignature: Schema = { type: 'string', pattern: '^0x[0-9a-fA-F]{130}$', description: "the account's EIP-712 signature of WithdrawalRequest(account, transfers, deadline); send with deadline" };
 const deadline: Schema = { ...safeUint(1), description: `unix seconds the signature is valid until (at most ${MAX_DEADLINE_SECONDS} s ahead)` };
 const signed = { sponsorSignature, deadline };
@@ -98,7 +98,7 @@ function idempotencyKey(ctx: Context): string | undefined {
 
 /**
  * Allocated in this process (checks, nonce, reservation, signature, record, queued hold in one transaction). A retry
- * with the same Idempotency-Key answers the same allocation and queues nothing (README: Allocator → Idempotency-Key).
+ * with the same Idempotency-Key answers the same allocation and queues nothing (docs/allocator.md, Idempotency-Key).
  */
 async function allocate(ctx: Context, s: Services, req: WithdrawalRequest) {
   const outcome = await allocateWithdrawal(s.db, req, project(ctx), { registry: s.registry, config: s.config, lockTag: s.defaultLockTag, allocator: s.allocator, projectAddress: s.sessionSigner(project(ctx)).address }, idempotencyKey(ctx));
