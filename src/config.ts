@@ -12,6 +12,7 @@ import { type RateLimitConfig, rateLimitConfig } from './projects/config';
 import { type VersionsConfig, versionsConfig } from './versions/config';
 import { type WebhookConfig, webhookConfig } from './webhooks/config';
 import { type AllocatorConfig, allocatorConfig } from './withdrawals/config';
+import { type WorkerConfig, workerConfig } from './worker/config';
 
 export { ConfigError };
 export type { ComplianceConfig, DepositConfig, WebhookConfig };
@@ -63,6 +64,8 @@ export interface Config {
   analyticsUnattributed: UnattributedConfig;
   /** src/versions/config.ts */
   versions: VersionsConfig;
+  /** src/worker/config.ts */
+  worker: WorkerConfig;
   secrets: Partial<Secrets>;
 }
 
@@ -102,6 +105,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     analyticsUnattributed: unattributedConfig(env),
     rateLimit: rateLimitConfig(env),
     versions: versionsConfig(env),
+    worker: workerConfig(env),
     secrets: {
       indexerApiKey: env.INDEXER_API_KEY || undefined,
       complianceSessionKey: sessionKey(env, 'COMPLIANCE_SESSION_KEY'),
