@@ -1,10 +1,10 @@
 import { ints } from '../env';
 
 /**
- * What a worker process keeps in memory. Temporal's default workflow cache is sized from the heap limit (about 2,300
- * workflows on a 4 GiB heap): it only grows, each cached workflow costs about 0.2 MiB between the workflow thread's
- * heap and the SDK core's native memory, and a burst of workflow tasks (the timers and signals that piled up during a
- * Temporal outage) fills it at once, so the process kept hundreds of MiB it never gave back.
+ * What a worker process keeps in memory. Temporal keeps a workflow between its tasks until its cache is full, and its
+ * default size grows with the heap limit (2,310 workflows on a 4 GiB heap), at about 0.1 MiB each between the workflow
+ * thread's heap and the SDK core's native memory: the backlog of workflow tasks after a Temporal outage filled it at
+ * once and the worker kept the memory (bench/RESULTS.md, Worker memory).
  */
 export type WorkerConfig = ReturnType<typeof workerConfig>;
 
