@@ -145,7 +145,8 @@ export class DeliveryClaimer {
       if (wakes(this.waiting, c.endpointId)) this.poke();
     };
     const run = attemptClaimed(this.db, this.config, c, sent)
-      .then((start) => start && this.outbox.start(start).catch(() => undefined)) // else the outbox sweeper starts it
+      // Left to the outbox sweeper when it fails, or when the process already holds its share of pending starts.
+      .then((start) => start && this.outbox.startSoon(start, () => undefined))
       .catch((err) => this.log.warn({ err, eventId: c.eventId, endpointId: c.endpointId }, 'webhook attempt failed; its delivery is claimed again after its lease'))
       .finally(() => {
         sent();

@@ -14,9 +14,10 @@ export function installRuntime(level: string): void {
 }
 
 /**
- * Two pollers on one connection: workflows and lifecycle activities on the task queue, and webhook retry attempts
- * on their own queue with their own slots, so slow receivers can never take the slots intents need. Beside them the
- * webhook claim loop makes every delivery's first attempt from the table (src/webhooks/claimer.ts), sharing the
+ * Two pollers on one connection: workflows and lifecycle activities on the task queue (at most
+ * WORKER_MAX_CACHED_WORKFLOWS workflows kept in memory between their tasks: src/worker/config.ts), and webhook retry
+ * attempts on their own queue with their own slots, so slow receivers can never take the slots intents need. Beside
+ * them the webhook claim loop makes every delivery's first attempt from the table (src/webhooks/claimer.ts), sharing the
  * per-endpoint slots with the retry activity, and the funnel's fold loop keeps its rollup (src/analytics/folder.ts).
  */
 export async function createWorkers(opts: WorkerOptions): Promise<{ workers: Worker[]; connection: NativeConnection; claimer: DeliveryClaimer; folder: FunnelFolder }> {
@@ -25,7 +26,14 @@ export async function createWorkers(opts: WorkerOptions): Promise<{ workers: Wor
   const activities = createActivities(opts.deps, slots);
   const { attemptWebhook, ...lifecycle } = activities;
   const workers = await Promise.all([
-    Worker.create({ connection, namespace: opts.namespace, taskQueue: opts.taskQueue, workflowsPath: require.resolve('../../workflows'), activities: lifecycle }),
+    Worker.create({
+      connection,
+      namespace: opts.namespace,
+      taskQueue: opts.taskQueue,
+      workflowsPath: require.resolve('../../workflows'),
+      activities: lifecycle,
+      maxCachedWorkflows: opts.deps.config.worker.maxCachedWorkflows,
+    }),
     Worker.create({
       connection,
       namespace: opts.namespace,
