@@ -12,8 +12,8 @@ async function workerOptions(env: NodeJS.ProcessEnv) {
   jest.spyOn(NativeConnection, 'connect').mockResolvedValue({} as NativeConnection);
   const create = jest.spyOn(Worker, 'create').mockResolvedValue({} as Worker);
   create.mockClear();
-  const deps = { db: {} as DataSource, config: loadConfig(env), outbox: {} as Outbox, deposits: {} as never };
-  await createWorkers({ address: 'localhost:7233', namespace: 'default', taskQueue: 'q', deps, log: { warn: () => undefined } });
+  const deps = { db: {} as DataSource, config: loadConfig(env), outbox: {} as Outbox, deposits: {} as never, log: { warn: () => undefined } };
+  await createWorkers({ address: 'localhost:7233', namespace: 'default', taskQueue: 'q', deps });
   return create.mock.calls.map(([options]) => options);
 }
 
