@@ -87,7 +87,7 @@ async function endpointGone(db: DataSource, t: Sendable, a: AttemptInput): Promi
 }
 
 /**
- * Makes the attempt and records it. The caller's endpoint slot is given back (`sent`) once the receiver answered:
+ * Makes the attempt and records it. The caller's attempt slot is given back (`sent`) once the receiver answered:
  * the slot bounds requests in flight to the receiver, and recording needs nothing from it. `handoff`, for a first
  * attempt made by the claim loop: the workflow that takes over the delivery when it must be retried, queued in the
  * same transaction.
@@ -144,7 +144,7 @@ export async function attemptDelivery(db: DataSource, config: WebhookConfig, slo
 export interface Claim extends Sendable { eventId: string; endpointId: string; round: number }
 
 /**
- * The first attempt of a claimed delivery (its endpoint slot held by the claim loop, given back through `sent`).
+ * The first attempt of a claimed delivery (its attempt slot held by the claim loop, given back through `sent`).
  * When it must be retried, the delivery passes to a Temporal workflow in the transaction that records the attempt;
  * the returned start is performed by the caller (or by the outbox sweeper if this process dies first).
  */

@@ -56,6 +56,16 @@ describe('every tenant gets its share of webhook delivery', () => {
     expect(taken).toBe(10);
   });
 
+  test('every tenant gets its share: a retry attempt of a project past its share waits while another project waits', () => {
+    const slots = new AttemptSlots(4, 4, 60_000, () => 0);
+    slots.look(['greedy']);
+    for (let i = 0; i < 4; i++) expect(slots.tryTake('greedy-endpoint', 'greedy')).toBe(true); // alone: every slot
+    slots.give('greedy-endpoint', 'greedy');
+    slots.look(['greedy', 'tenant']); // the claim loop found the tenant's deliveries due
+    expect(slots.tryTake('greedy-endpoint', 'greedy')).toBe(false); // the retry activity's take: 3 held, a share of 2
+    expect(slots.tryTake('tenant-endpoint', 'tenant')).toBe(true);
+  });
+
   test('every tenant gets its share: a project with seven slow endpoints holding every slot leaves the next ones freed to another tenant, ahead of its older backlog', async () => {
     const loop = claimLoop({ total: 14, perEndpoint: 4 }); // seven endpoints at their share would be 28
     try {
