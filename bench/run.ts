@@ -79,7 +79,7 @@ async function requestReport(kit: Kit, stack: Stack, rounds: Rounds): Promise<st
 async function main() {
   const stack = await startStack(cleanup);
   const kit: Kit = { measure, median, settle, cpuSample, percentile, requests: REQUESTS, cleanup };
-  const webhooks = () => benchWebhooks(kit, stack.url, stack.db, stack.temporalClient);
+  const webhooks = () => benchWebhooks(kit, stack.url, stack.db, stack.temporalClient, stack.rt.config.webhooks);
   const analytics = () => benchAnalytics(kit, stack.url, stack.headers, stack.db);
   if (ONLY) {
     const lines = [
