@@ -5,7 +5,8 @@ import type { Outbox } from '../src/outbox/outbox';
 import type { IntentEvent, IntentStatus } from '../workflows/intent-state';
 import type { WithdrawalClaim, WithdrawalOutcome } from '../workflows/contracts/withdrawal';
 import { finishWithdrawal } from '../src/withdrawals/allocate';
-import { attemptDelivery, EndpointSlots, type AttemptInput } from '../src/webhooks/deliver';
+import { attemptDelivery, type AttemptInput } from '../src/webhooks/deliver';
+import { workerSlots } from '../src/webhooks/slots';
 import { recordVerification } from '../src/compliance/store';
 import type { ProviderState } from '../workflows/contracts/verification';
 import { depositActivities, intentReport, type DepositDeps } from '../src/deposits/lifecycle';
@@ -18,9 +19,9 @@ export interface ActivityDeps { db: DataSource; config: Config; outbox: Outbox; 
 
 /**
  * Activities get their dependencies injected once per worker process; each is safe to run twice. `slots`: the
- * process's webhook attempts per endpoint, shared with its claim loop.
+ * process's webhook attempt slots, shared with its claim loop.
  */
-export function createActivities(deps: ActivityDeps, slots = new EndpointSlots(deps.config.webhooks.endpointConcurrency)) {
+export function createActivities(deps: ActivityDeps, slots = workerSlots(deps.config.webhooks)) {
   const { db } = deps;
   return {
     recordTransition: async (id: string, status: IntentStatus, event?: IntentEvent, kind?: LifecycleKind) => {

@@ -5,7 +5,7 @@
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { Kit, Result, Stack } from './kit';
 
-const BASE_USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
+export const BASE_USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
 
 /** 100 USDC locked on Base for `address`, as of `block`. */
 export const balance = (address: string, block = '1') => ({ id: `bench-${address}-${block}`, type: 'balance', chainId: 8453, account: address, token: BASE_USDC, locked: '100000000', blockNumber: block });

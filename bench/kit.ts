@@ -30,7 +30,7 @@ export interface Stack {
   url: string;
   /** the baseline server's trivial authenticated route */
   trivialUrl: string;
-  pids: { api: number; worker: number };
+  pids: { api: number; worker: number; temporal: number };
   projectId: string;
   /** an API key's headers (JSON body) */
   headers: Record<string, string>;

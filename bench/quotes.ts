@@ -4,7 +4,7 @@ import { compactTypedData } from '../src/intents/typed-data';
 import type { SignedIntentOp } from '../src/intents/types';
 import type { Kit, Result, Stack } from './kit';
 
-const ARB_USDC = '0xaf88d065e77c8cC2239327C5EDb3A432268e5831';
+export const ARB_USDC = '0xaf88d065e77c8cC2239327C5EDb3A432268e5831';
 
 /** 1 USDC to Arbitrum, funded on Base (bench/indexer.ts). */
 export const routeBody = (address: string) => ({ account: { address, accountType: 'EOA', setupOps: [] }, destinationChainId: 42161, tokenRequests: [{ tokenAddress: ARB_USDC, amount: '1000000' }], options: {} });

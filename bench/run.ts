@@ -7,7 +7,7 @@
  * one (bench/steps.ts); webhooks (bench/webhooks.ts) and analytics (bench/analytics.ts). bench/report.ts writes the
  * request path's part of the report.
  * Usage: npm run bench [-- --requests 1000] [--only requests,webhooks,analytics] [--funnel-events 1000000,10000000]
- * Writes bench/RESULTS.md (a whole run only).
+ * Writes bench/RESULTS.md (a whole run only), keeping its Worker memory section (bench/worker-memory.ts).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -79,7 +79,7 @@ async function requestReport(kit: Kit, stack: Stack, rounds: Rounds): Promise<st
 async function main() {
   const stack = await startStack(cleanup);
   const kit: Kit = { measure, median, settle, cpuSample, percentile, requests: REQUESTS, cleanup };
-  const webhooks = () => benchWebhooks(kit, stack.url, stack.db, stack.temporalClient);
+  const webhooks = () => benchWebhooks(kit, stack.url, stack.db, stack.temporalClient, stack.rt.config.webhooks);
   const analytics = () => benchAnalytics(kit, stack.url, stack.headers, stack.db);
   if (ONLY) {
     const lines = [
@@ -99,7 +99,10 @@ async function main() {
   const analyticsLines = await analytics();
   const lines = [...await requestReport(kit, stack, rounds), ...webhookLines, ...analyticsLines];
   console.log(lines.join('\n'));
-  fs.writeFileSync(path.join(projectRoot, 'bench', 'RESULTS.md'), lines.join('\n') + '\n');
+  const results = path.join(projectRoot, 'bench', 'RESULTS.md');
+  // The worker memory section is measured apart (bench/worker-memory.ts, written by hand): a whole run keeps it.
+  const apart = fs.existsSync(results) ? /\n## Worker memory\n[\s\S]*?(?=\n## |$)/.exec(fs.readFileSync(results, 'utf8'))?.[0] ?? '' : '';
+  fs.writeFileSync(results, lines.join('\n') + '\n' + apart);
 }
 
 main()

@@ -30,8 +30,11 @@ function secretsEnv(rt: Runtime) {
   return { INDEXER_API_KEY: rt.secrets.indexerApiKey, ORCHESTRATOR_PRIVATE_KEY: rt.secrets.orchestratorPrivateKey, ALLOCATOR_PRIVATE_KEY: rt.secrets.allocatorPrivateKey };
 }
 
-/** Starts every process (each stopped by `cleanup`) and creates the project the load uses. */
-export async function startStack(cleanup: Kit['cleanup']): Promise<Stack> {
+/**
+ * Starts every process (each stopped by `cleanup`) and creates the project the load uses. `env`: settings of every
+ * app process beside the bench's own; `workerEnv`: the worker's alone (bench/worker-memory.ts preloads its probe).
+ */
+export async function startStack(cleanup: Kit['cleanup'], opts: { env?: Record<string, string>; workerEnv?: Record<string, string> } = {}): Promise<Stack> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'orchestrator-bench-'));
   fs.chmodSync(dataDir, 0o755);
   cleanup.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
@@ -51,12 +54,13 @@ export async function startStack(cleanup: Kit['cleanup']): Promise<Stack> {
     // tasks and activities, in bursts as they were submitted) would otherwise fire ten minutes later, in the middle of
     // the webhook and funnel measurements.
     INTENT_FILL_WINDOW_SECONDS: '86400',
+    ...opts.env,
   };
   const rt = loadRuntime({ ...process.env, ...env });
   const appEnv = { ...env, ...secretsEnv(rt) };
   const db = await openDatabase(env.DATABASE_URL, 8);
   cleanup.push(() => db.destroy());
-  const worker = spawnEntry('worker', appEnv);
+  const worker = spawnEntry('worker', { ...appEnv, ...opts.workerEnv });
   cleanup.push(() => stopProcess(worker));
   const apiPort = await freePort();
   const apiProcess = spawnEntry('api', { ...appEnv, PORT: String(apiPort), HOST: '127.0.0.1' });
@@ -83,7 +87,7 @@ export async function startStack(cleanup: Kit['cleanup']): Promise<Stack> {
   };
   return {
     rt, db, temporalClient, url, trivialUrl, projectId, headers, post,
-    pids: { api: apiProcess.pid!, worker: worker.pid! },
+    pids: { api: apiProcess.pid!, worker: worker.pid!, temporal: temporal.process.pid! },
     indexer: { 'x-indexer-key': rt.secrets.indexerApiKey },
   };
 }

@@ -13,6 +13,7 @@ import { type RetentionConfig, retentionConfig } from './retention/config';
 import { type VersionsConfig, versionsConfig } from './versions/config';
 import { type WebhookConfig, webhookConfig } from './webhooks/config';
 import { type AllocatorConfig, allocatorConfig } from './withdrawals/config';
+import { type WorkerConfig, workerConfig } from './worker/config';
 
 export { ConfigError };
 export type { ComplianceConfig, DepositConfig, WebhookConfig };
@@ -66,6 +67,8 @@ export interface Config {
   versions: VersionsConfig;
   /** src/retention/config.ts */
   retention: RetentionConfig;
+  /** src/worker/config.ts */
+  worker: WorkerConfig;
   secrets: Partial<Secrets>;
 }
 
@@ -106,6 +109,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimit: rateLimitConfig(env),
     versions: versionsConfig(env),
     retention: retentionConfig(env),
+    worker: workerConfig(env),
     secrets: {
       indexerApiKey: env.INDEXER_API_KEY || undefined,
       complianceSessionKey: sessionKey(env, 'COMPLIANCE_SESSION_KEY'),

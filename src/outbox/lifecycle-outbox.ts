@@ -19,6 +19,7 @@ export const ownerWaitSeconds = (config: Config) => config.intents.quoteTtlSecon
 export function createOutbox(db: DataSource, temporal: Client, config: Config, callTimeoutMs?: number): Outbox {
   return new Outbox(db, temporal, config.taskQueue, {
     maxAttempts: config.outbox.maxAttempts,
+    maxPendingStarts: config.outbox.maxPendingStarts,
     callTimeoutMs,
     owners: (nonces) => lifecycleStarts(db.manager, nonces, config.intents.fillGraceSeconds),
   });

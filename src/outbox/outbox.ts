@@ -57,6 +57,12 @@ export interface OutboxOptions {
    * transaction committed answers while Temporal is down; its rows stay for the sweeper.
    */
   callTimeoutMs?: number;
+  /**
+   * Starts taken on and not yet performed past which a hand-off (`startSoon`) is left to the sweeper at once: while
+   * Temporal is away or slow, a process that keeps handing starts over (the webhook claim loop, submits) holds at
+   * most this many in memory instead of one more per hand-off for as long as the outage lasts.
+   */
+  maxPendingStarts: number;
 }
 
 export async function queueStart(tx: EntityManager, start: QueuedStart): Promise<void> {
@@ -159,10 +165,16 @@ export class Outbox {
   /**
    * The same, performed after the caller has answered: a submit costs its transaction, not a round trip through
    * Temporal. The row committed with the request's state keeps it durable: a failed start is told to `deferred`,
-   * and a process that dies first leaves the row to the sweeper, or to the first signal sent to the workflow.
+   * and a process that dies first leaves the row to the sweeper, or to the first signal sent to the workflow. With
+   * `maxPendingStarts` already pending, the start is not taken on: `deferred` is told at once. Settles when the
+   * start is done or deferred (never rejects).
    */
-  startSoon(start: QueuedStart, deferred: (err: unknown) => void): void {
-    this.start(start).catch(deferred);
+  startSoon(start: QueuedStart, deferred: (err: unknown) => void): Promise<void> {
+    if (this.starting.size >= this.options.maxPendingStarts && !this.starting.has(start.workflowId)) {
+      deferred(new Error(`${this.starting.size} workflow starts already pending in this process (OUTBOX_MAX_PENDING_STARTS)`));
+      return Promise.resolve();
+    }
+    return this.start(start).catch(deferred);
   }
 
   /** Starts taken on and not yet performed (queued for a slot or under way). */

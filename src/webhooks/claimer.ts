@@ -1,37 +1,31 @@
 import type { DataSource } from 'typeorm';
-import type { PoolClient, Pool } from 'pg';
 import type { WebhookConfig } from '../config';
 import type { Outbox } from '../outbox/outbox';
-import { attemptClaimed, type Claim, type EndpointSlots } from './deliver';
-import { preparedQuery } from '../db/prepared';
-import { CLAIM_SQL, claimValues, waitingAfterClaim, wakes, type Waiting } from './claims';
-
-/** The channel a recorded delivery round notifies (with its transaction's commit), so a claim loop wakes at once. */
-export const DUE_CHANNEL = 'webhook_due';
-
-/**
- * The claim, prepared once on the listening connection. Its commit need not wait for the WAL flush: a lease lost in
- * a database crash leaves the delivery due, to be claimed again (the same webhook-id).
- */
-const CLAIM_STATEMENT = 'webhook_claim';
+import { attemptClaimed, type Claim } from './deliver';
+import type { AttemptSlots } from './slots';
+import { PgClaimStore, type ClaimStore } from './claim-store';
+import { claimTargets, waitingAfterClaim, wakes, type Waiting } from './claims';
 
 /** How often a claim loop looks without being woken: deliveries whose claimer died come due when their lease ends. */
 const POLL_MS = 1000;
 
 interface Log { warn(obj: object, msg: string): void }
 
+/** Makes a claimed delivery's first attempt, calling `sent` once the receiver answered (src/webhooks/deliver.ts). */
+export type ClaimedAttempt = (c: Claim, sent: () => void) => Promise<void>;
+
 /**
  * The first attempt of every delivery, without Temporal: each worker process claims due deliveries from
  * PostgreSQL (`FOR UPDATE SKIP LOCKED`, so any number of workers share the table and none takes another's row) and
- * attempts them at once, within WEBHOOK_CONCURRENCY in all and WEBHOOK_ENDPOINT_CONCURRENCY per endpoint. A claim is
- * a lease: the row's next_attempt_at moves to the end of the attempt's timeout plus WEBHOOK_CLAIM_LEASE_SECONDS, so
- * a worker killed mid-attempt leaves the row to be claimed again then (at least once; the same webhook-id).
- * A failed attempt that must be retried hands the delivery to a Temporal workflow in the transaction that records
- * it; Temporal owns every wait. The loop holds no state a restart would lose.
+ * attempts them at once, within the process's slots (src/webhooks/slots.ts: WEBHOOK_CONCURRENCY in all,
+ * WEBHOOK_ENDPOINT_CONCURRENCY per endpoint, and each project its fair share). A claim is a lease: the row's
+ * next_attempt_at moves to the end of the attempt's timeout plus WEBHOOK_CLAIM_LEASE_SECONDS, so a worker killed
+ * mid-attempt leaves the row to be claimed again then (at least once; the same webhook-id). A failed attempt that
+ * must be retried hands the delivery to a Temporal workflow in the transaction that records it; Temporal owns every
+ * wait. The loop holds no state a restart would lose.
  */
 export class DeliveryClaimer {
   private stopped = false;
-  private listener?: PoolClient;
   private wake?: () => void;
   /** woken while claiming: look again before sleeping */
   private poked = false;
@@ -41,11 +35,12 @@ export class DeliveryClaimer {
   private loop?: Promise<void>;
 
   constructor(
-    private readonly db: DataSource,
-    private readonly config: WebhookConfig,
-    private readonly slots: EndpointSlots,
-    private readonly outbox: Outbox,
+    private readonly store: ClaimStore,
+    private readonly attemptClaimed: ClaimedAttempt,
+    private readonly config: Pick<WebhookConfig, 'timeoutSeconds' | 'claimLeaseSeconds'>,
+    private readonly slots: AttemptSlots,
     private readonly log: Log,
+    private readonly pollMs = POLL_MS,
   ) {}
 
   start(): void {
@@ -58,7 +53,7 @@ export class DeliveryClaimer {
     this.poke();
     await this.loop;
     await Promise.allSettled([...this.attempts]);
-    this.listener?.release();
+    this.store.close();
   }
 
   private poke(): void {
@@ -69,8 +64,8 @@ export class DeliveryClaimer {
   private async run(): Promise<void> {
     while (!this.stopped) {
       this.poked = false;
-      await this.listen();
-      const free = this.config.concurrency - this.slots.total;
+      await this.store.listen(() => this.poke());
+      const free = this.slots.total - this.slots.inFlight;
       let more = false; // the claim took all it could: more may be due
       if (free > 0) {
         // An attempt that finishes while the claim runs frees a slot the claim did not count on: it wakes the loop.
@@ -81,11 +76,11 @@ export class DeliveryClaimer {
           this.log.warn({ err }, 'webhook claim failed; retried on the next poll');
         }
       }
-      // An endpoint left out at its share is at its share still (one that freed a slot meanwhile woke the loop).
-      this.waiting = waitingAfterClaim(free <= 0 || more, this.slots.snapshot().full);
+      // An endpoint or project left out at its share is at its share still (one that freed a slot meanwhile woke the loop).
+      this.waiting = waitingAfterClaim(free <= 0 || more, this.slots.fullEndpoints(), this.slots.waitingAtShare());
       if (more || this.poked) continue;
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, POLL_MS);
+        const timer = setTimeout(resolve, this.pollMs);
         this.wake = () => {
           clearTimeout(timer);
           resolve();
@@ -95,43 +90,19 @@ export class DeliveryClaimer {
     }
   }
 
-  /** LISTENs on a connection of its own; a lost one is replaced on the next turn (polling covers the gap). */
-  private async listen(): Promise<void> {
-    if (this.listener || this.stopped) return;
-    try {
-      const pool = (this.db.driver as unknown as { master: Pool }).master;
-      const client = await pool.connect();
-      client.on('notification', () => this.poke());
-      client.on('error', (err) => {
-        this.log.warn({ err }, 'webhook LISTEN connection lost');
-        if (this.listener === client) this.listener = undefined;
-        client.release(err);
-      });
-      await client.query(`LISTEN ${DUE_CHANNEL}`);
-      this.listener = client;
-    } catch (err) {
-      this.log.warn({ err }, 'webhook LISTEN failed; polling');
-    }
-  }
-
   /**
-   * Claims up to `limit` due deliveries, no endpoint past its share in this process, and starts their attempts (the
-   * claim returns what each sends). Returns how many it claimed.
+   * Claims up to `limit` due deliveries, no endpoint or project past its share in this process, and starts their
+   * attempts (the claim returns what each sends). Returns how many it claimed.
    */
   private async claim(limit: number): Promise<number> {
-    const { inFlight, full } = this.slots.snapshot();
-    // On the listening connection when there is one: a claim never queues behind the attempts' own statements.
-    const query = this.listener
-      ? async (text: string, values: unknown[]) => (await this.listener!.query<Claim>({ name: CLAIM_STATEMENT, text, values })).rows
-      : async (text: string, values: unknown[]) => (await preparedQuery<[Claim[], number]>(this.db, text, values))[0]; // typeorm: [rows, count] for an UPDATE
-    const claimed = await query(
-      CLAIM_SQL,
-      claimValues({ limit, leaseSeconds: this.config.timeoutSeconds + this.config.claimLeaseSeconds, full, inFlight, share: this.slots.perEndpoint }),
-    );
+    const due = await this.store.due(this.slots.fullEndpoints());
+    const targets = claimTargets(due, limit, this.slots.look(due.map((d) => d.projectId)));
+    if (!targets.length) return 0;
+    const claimed = await this.store.claim({ limit, leaseSeconds: this.config.timeoutSeconds + this.config.claimLeaseSeconds, targets });
     for (const c of claimed) {
-      // A retry activity may have taken the endpoint's last slot meanwhile: the delivery goes back to the table.
-      if (this.slots.tryTake(c.endpointId)) this.attempt(c);
-      else void this.release(c);
+      // A retry activity may have taken the endpoint's or the project's last slot meanwhile: the delivery goes back.
+      if (this.slots.tryTake(c.endpointId, c.project_id)) this.attempt(c);
+      else void this.store.release(c);
     }
     return claimed.length;
   }
@@ -141,11 +112,10 @@ export class DeliveryClaimer {
     const sent = () => {
       if (!held) return;
       held = false;
-      this.slots.give(c.endpointId);
-      if (wakes(this.waiting, c.endpointId)) this.poke();
+      this.slots.give(c.endpointId, c.project_id);
+      if (wakes(this.waiting, c.endpointId, c.project_id)) this.poke();
     };
-    const run = attemptClaimed(this.db, this.config, c, sent)
-      .then((start) => start && this.outbox.start(start).catch(() => undefined)) // else the outbox sweeper starts it
+    const run = this.attemptClaimed(c, sent)
       .catch((err) => this.log.warn({ err, eventId: c.eventId, endpointId: c.endpointId }, 'webhook attempt failed; its delivery is claimed again after its lease'))
       .finally(() => {
         sent();
@@ -153,12 +123,14 @@ export class DeliveryClaimer {
       });
     this.attempts.add(run);
   }
+}
 
-  private async release(c: Claim): Promise<void> {
-    await this.db.query(
-      `UPDATE webhook_deliveries d SET next_attempt_at = now() FROM webhook_events e
-       WHERE e.event_id = $1 AND d.event_seq = e.seq AND d.endpoint_id = $2 AND d.round = $3 AND d.status = 'pending' AND d.workflow_id IS NULL`,
-      [c.eventId, c.endpointId, c.round],
-    ).catch(() => undefined); // left to its lease
-  }
+/** The worker's claim loop: its statements on PostgreSQL, its attempts' retries handed over through the outbox. */
+export function createDeliveryClaimer(db: DataSource, config: WebhookConfig, slots: AttemptSlots, outbox: Outbox, log: Log): DeliveryClaimer {
+  const attempt: ClaimedAttempt = async (c, sent) => {
+    const start = await attemptClaimed(db, config, c, sent);
+    // Left to the outbox sweeper when it fails, or when the process already holds its share of pending starts.
+    if (start) await outbox.startSoon(start, () => undefined);
+  };
+  return new DeliveryClaimer(new PgClaimStore(db, log), attempt, config, slots, log);
 }

@@ -20,6 +20,11 @@ export interface WebhookConfig {
    */
   concurrency: number;
   endpointConcurrency: number;
+  /**
+   * a project keeps as many of a worker's slots as it had in flight at most in this window, while other projects wait
+   * (src/webhooks/shares.ts), so a tenant that delivers steadily never waits for another's slow attempts
+   */
+  projectReserveSeconds: number;
   /** a claimed first attempt whose worker went silent is claimed again this long after the attempt's timeout */
   claimLeaseSeconds: number;
 }
@@ -38,6 +43,7 @@ export function webhookConfig(env: NodeJS.ProcessEnv, nodeEnv: NodeEnv): Webhook
     allowPrivate: bool(env, 'WEBHOOK_ALLOW_PRIVATE', false),
     concurrency: int(env, 'WEBHOOK_CONCURRENCY', 200, 1, 10_000),
     endpointConcurrency: int(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 32, 1, 1000),
+    projectReserveSeconds: int(env, 'WEBHOOK_PROJECT_RESERVE_SECONDS', 60, 0, 3600),
     claimLeaseSeconds: int(env, 'WEBHOOK_CLAIM_LEASE_SECONDS', 30, 1, 3600),
   };
 }

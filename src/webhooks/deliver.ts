@@ -8,6 +8,7 @@ import { post, type SendResult } from './send';
 import { signedHeaders } from './signing';
 import { type DeliveryPlan, webhookWorkflowType } from '../../workflows/contracts/webhook-delivery';
 import type { AttemptOutcome } from './types';
+import type { AttemptSlots } from './slots';
 
 export interface AttemptInput {
   eventId: string;
@@ -22,40 +23,6 @@ export interface AttemptResult { outcome: AttemptOutcome; waitSeconds?: number }
 
 /** A receiver's Retry-After is honoured up to this long. */
 const MAX_RETRY_AFTER_SECONDS = 86_400;
-
-/**
- * Attempts in flight per endpoint in this process, shared by the claim loop (first attempts) and the retry
- * activity. An endpoint at its share gets no more until one returns (the claim loop leaves its due deliveries in
- * the table; the activity fails retryably and Temporal retries it on its backoff), so a slow or dead receiver holds
- * a bounded number of slots and every other endpoint keeps its pace.
- */
-export class EndpointSlots {
-  private readonly inFlight = new Map<string, number>();
-  private count = 0;
-  constructor(readonly perEndpoint: number) {}
-  tryTake(endpointId: string): boolean {
-    const n = this.inFlight.get(endpointId) ?? 0;
-    if (n >= this.perEndpoint) return false;
-    this.inFlight.set(endpointId, n + 1);
-    this.count++;
-    return true;
-  }
-  give(endpointId: string): void {
-    const n = (this.inFlight.get(endpointId) ?? 1) - 1;
-    if (n > 0) this.inFlight.set(endpointId, n);
-    else this.inFlight.delete(endpointId);
-    this.count--;
-  }
-  /** attempts in flight in all */
-  get total(): number {
-    return this.count;
-  }
-  /** attempts in flight per endpoint, and the endpoints at their share */
-  snapshot(): { inFlight: Record<string, number>; full: string[] } {
-    const inFlight = Object.fromEntries(this.inFlight);
-    return { inFlight, full: Object.keys(inFlight).filter((id) => inFlight[id] >= this.perEndpoint) };
-  }
-}
 
 /** The workflow that owns an endpoint's retries of one round once its first attempt failed. */
 export const retryWorkflowId = (eventId: string, round: number, endpointId: string) => `webhook-${eventId}-${round}-${endpointId}`;
@@ -120,7 +87,7 @@ async function endpointGone(db: DataSource, t: Sendable, a: AttemptInput): Promi
 }
 
 /**
- * Makes the attempt and records it. The caller's endpoint slot is given back (`sent`) once the receiver answered:
+ * Makes the attempt and records it. The caller's attempt slot is given back (`sent`) once the receiver answered:
  * the slot bounds requests in flight to the receiver, and recording needs nothing from it. `handoff`, for a first
  * attempt made by the claim loop: the workflow that takes over the delivery when it must be retried, queued in the
  * same transaction.
@@ -161,21 +128,23 @@ async function send(db: DataSource, config: WebhookConfig, t: Sendable, a: Attem
  * same attempt: a recorded attempt is answered from its record, and a POST repeated after a crash carries the same
  * webhook-id, which receivers deduplicate on.
  */
-export async function attemptDelivery(db: DataSource, config: WebhookConfig, slots: EndpointSlots, a: AttemptInput): Promise<AttemptResult> {
+export async function attemptDelivery(db: DataSource, config: WebhookConfig, slots: AttemptSlots, a: AttemptInput): Promise<AttemptResult> {
   const t = await load(db, a);
   if (!('seq' in t)) return t;
   // Not an attempt: the activity is retried on its own backoff, which adds nothing to the workflow's history.
-  if (!slots.tryTake(a.endpointId)) {
-    throw ApplicationFailure.create({ message: `endpoint ${a.endpointId} has its share of attempts in flight`, type: 'EndpointBusy', category: ApplicationFailureCategory.BENIGN });
+  if (!slots.tryTake(a.endpointId, t.project_id)) {
+    throw ApplicationFailure.create({
+      message: `endpoint ${a.endpointId} or its project has its share of attempts in flight`, type: 'EndpointBusy', category: ApplicationFailureCategory.BENIGN,
+    });
   }
-  return (await send(db, config, t, a, () => slots.give(a.endpointId))).result;
+  return (await send(db, config, t, a, () => slots.give(a.endpointId, t.project_id))).result;
 }
 
 /** A delivery the claim loop took (attempt 1 of its round), with what the attempt sends. */
 export interface Claim extends Sendable { eventId: string; endpointId: string; round: number }
 
 /**
- * The first attempt of a claimed delivery (its endpoint slot held by the claim loop, given back through `sent`).
+ * The first attempt of a claimed delivery (its attempt slot held by the claim loop, given back through `sent`).
  * When it must be retried, the delivery passes to a Temporal workflow in the transaction that records the attempt;
  * the returned start is performed by the caller (or by the outbox sweeper if this process dies first).
  */

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
 import { newestPage } from '../db/newest-page';
 import { iso } from '../util/time';
-import { DUE_CHANNEL } from './claimer';
+import { DUE_CHANNEL } from './claim-store';
 import type { EventStatus, WebhookType } from './types';
 
 export interface NewEvent {

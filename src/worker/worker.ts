@@ -1,9 +1,9 @@
 import { DefaultLogger, LogLevel, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { ActivityDeps, createActivities } from '../../activities';
 import { webhookTaskQueue } from '../../workflows/contracts/webhook-delivery';
-import { DeliveryClaimer } from '../webhooks/claimer';
+import { createDeliveryClaimer, type DeliveryClaimer } from '../webhooks/claimer';
 import { FunnelFolder } from '../analytics/folder';
-import { EndpointSlots } from '../webhooks/deliver';
+import { workerSlots } from '../webhooks/slots';
 
 export interface WorkerOptions { address: string; namespace: string; taskQueue: string; deps: ActivityDeps }
 
@@ -14,18 +14,26 @@ export function installRuntime(level: string): void {
 }
 
 /**
- * Two pollers on one connection: workflows and lifecycle activities on the task queue, and webhook retry attempts
- * on their own queue with their own slots, so slow receivers can never take the slots intents need. Beside them the
- * webhook claim loop makes every delivery's first attempt from the table (src/webhooks/claimer.ts), sharing the
- * per-endpoint slots with the retry activity, and the funnel's fold loop keeps its rollup (src/analytics/folder.ts).
+ * Two pollers on one connection: workflows and lifecycle activities on the task queue (at most
+ * WORKER_MAX_CACHED_WORKFLOWS workflows kept in memory between their tasks: src/worker/config.ts), and webhook retry
+ * attempts on their own queue with their own slots, so slow receivers can never take the slots intents need. Beside
+ * them the webhook claim loop makes every delivery's first attempt from the table (src/webhooks/claimer.ts), sharing the
+ * process's attempt slots with the retry activity, and the funnel's fold loop keeps its rollup (src/analytics/folder.ts).
  */
 export async function createWorkers(opts: WorkerOptions): Promise<{ workers: Worker[]; connection: NativeConnection; claimer: DeliveryClaimer; folder: FunnelFolder }> {
   const connection = await NativeConnection.connect({ address: opts.address });
-  const slots = new EndpointSlots(opts.deps.config.webhooks.endpointConcurrency);
+  const slots = workerSlots(opts.deps.config.webhooks);
   const activities = createActivities(opts.deps, slots);
   const { attemptWebhook, ...lifecycle } = activities;
   const workers = await Promise.all([
-    Worker.create({ connection, namespace: opts.namespace, taskQueue: opts.taskQueue, workflowsPath: require.resolve('../../workflows'), activities: lifecycle }),
+    Worker.create({
+      connection,
+      namespace: opts.namespace,
+      taskQueue: opts.taskQueue,
+      workflowsPath: require.resolve('../../workflows'),
+      activities: lifecycle,
+      maxCachedWorkflows: opts.deps.config.worker.maxCachedWorkflows,
+    }),
     Worker.create({
       connection,
       namespace: opts.namespace,
@@ -34,6 +42,6 @@ export async function createWorkers(opts: WorkerOptions): Promise<{ workers: Wor
       maxConcurrentActivityTaskExecutions: opts.deps.config.webhooks.concurrency,
     }),
   ]);
-  const claimer = new DeliveryClaimer(opts.deps.db, opts.deps.config.webhooks, slots, opts.deps.outbox, opts.deps.log);
+  const claimer = createDeliveryClaimer(opts.deps.db, opts.deps.config.webhooks, slots, opts.deps.outbox, opts.deps.log);
   return { workers, connection, claimer, folder: new FunnelFolder(opts.deps.db, opts.deps.log) };
 }

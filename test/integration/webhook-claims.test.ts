@@ -3,7 +3,7 @@ import { waitFor } from '../../src/dev/processes';
 import { Api, call, killWorkers, startApi, startWorker } from '../support/harness';
 import { suiteReceivers, type Behaviour } from '../support/receiver';
 import { newProject, subscribe, type Project } from '../support/projects';
-import { CLAIM_SQL, claimValues } from '../../src/webhooks/claims';
+import { CLAIM_SQL, claimTargets, claimValues, DUE_SQL, type DueEndpoint } from '../../src/webhooks/claims';
 
 /** First attempts come from the worker's claim loop (src/webhooks/claimer.ts); Temporal only runs retries that wait. */
 const DP = '/deposit-processor';
@@ -35,21 +35,70 @@ async function anyWorkflow(eventId: string, endpointId: string): Promise<boolean
   return false;
 }
 
+test('every tenant gets its share: a project whose 20 hanging endpoints would take every slot leaves a steady tenant its slots at once, and a new one the next slots freed ahead of its backlog', async () => {
+  const { concurrency, endpointConcurrency } = api.services.config.webhooks;
+  const greedy = await newProject(api, 'greedy');
+  const hanging = await Promise.all(Array.from({ length: Math.ceil(concurrency / endpointConcurrency) }, () => receiver(() => 'hang')));
+  const endpoints = [];
+  for (const r of hanging) endpoints.push((await subscribe(greedy, r)).id);
+  const steadyProject = await newProject(api, 'steady');
+  const steady = await receiver();
+  await subscribe(steadyProject, steady);
+  const newcomerProject = await newProject(api, 'newcomer');
+  const newcomer = await receiver();
+  await subscribe(newcomerProject, newcomer);
+  const greedyOpen = () => hanging.reduce((n, r) => n + r.open, 0);
+  const greedyEnded = () => hanging.reduce((n, r) => n + r.requests.length - r.open, 0); // they end only at the timeout
+  const greedyAttempted = () => hanging.reduce((n, r) => n + new Set(r.requests.map((d) => d.id)).size, 0);
+
+  // The steady tenant delivers before the greedy project starts: the one slot it used is kept for it.
+  const first = await sendTest(steadyProject);
+  await waitFor('the steady tenant served', async () => steady.accepted.has(first), 10_000);
+  const events = 30; // 600 deliveries: three times what the slots hold
+  await Promise.all(Array.from({ length: events }, () => sendTest(greedy)));
+  // All it may: every slot but those other projects hold or lately used (an earlier suite's may still count).
+  let last = -1;
+  await waitFor('the greedy project holding all the slots it may', async () => {
+    const now = greedyOpen();
+    const stable = now === last && now >= endpointConcurrency;
+    last = now;
+    return stable;
+  }, 10_000);
+
+  try {
+    const steadyIds: string[] = [];
+    for (let i = 0; i < 3; i++) steadyIds.push(await sendTest(steadyProject));
+    await waitFor('the steady tenant served', async () => steadyIds.every((id) => steady.accepted.has(id)), 20_000);
+    expect(greedyEnded()).toBe(0); // served at once: none of the greedy attempts had to end first
+
+    const newIds = await Promise.all(Array.from({ length: 5 }, () => sendTest(newcomerProject)));
+    await waitFor('the new tenant served', async () => newIds.every((id) => newcomer.accepted.has(id)), 20_000);
+    // The new tenant took slots as the greedy attempts ended, ahead of the greedy backlog (most of it still to attempt).
+    expect(greedyAttempted()).toBeLessThan((events * hanging.length) / 2);
+  } finally {
+    // Its deliveries still due end at their next claim, without an attempt.
+    for (const id of endpoints) await call(greedy, 'DELETE', `${DP}/webhooks/endpoints/${id}`);
+  }
+});
+
 test('23.1 a slow endpoint does not hold others: their first attempts are made at once by the claim loop, with no workflow', async () => {
+  const share = api.services.config.webhooks.endpointConcurrency;
   const slowProject = await newProject(api, 'slow');
   const slow = await receiver(() => 'hang'); // answers after the attempt timeout: as slow as a receiver gets
   await subscribe(slowProject, slow);
-  for (let i = 0; i < api.services.config.webhooks.endpointConcurrency + 20; i++) await sendTest(slowProject);
-  await waitFor('the slow receiver saturated', async () => slow.open >= api.services.config.webhooks.endpointConcurrency, 10_000);
-
   const healthyProject = await newProject(api, 'healthy');
   const healthy = await receiver();
   const { id: endpointId } = await subscribe(healthyProject, healthy);
-  const ids: string[] = [];
-  for (let i = 0; i < 10; i++) ids.push(await sendTest(healthyProject));
+  await Promise.all(Array.from({ length: share + 20 }, () => sendTest(slowProject)));
+  await waitFor('the slow receiver saturated', async () => slow.open >= share, 10_000);
+
+  const slowEnded = slow.requests.length - slow.open; // its attempts end only at the timeout
+  const ids = await Promise.all(Array.from({ length: 10 }, () => sendTest(healthyProject)));
   await waitFor('healthy deliveries', async () => ids.every((id) => healthy.accepted.has(id)), 10_000);
-  expect(slow.open).toBeGreaterThan(0); // still hanging while the healthy endpoint was served
-  expect(slow.maxOpen).toBeLessThanOrEqual(api.services.config.webhooks.endpointConcurrency);
+  // Served while every attempt the slow endpoint had under way still hung: the healthy events waited for none to end.
+  expect(slow.requests.length - slow.open).toBe(slowEnded);
+  expect(slow.open).toBe(share);
+  expect(slow.maxOpen).toBeLessThanOrEqual(share);
   for (const id of ids) {
     await waitFor(`event ${id} delivered`, async () => (await event(healthyProject, id)).status === 'delivered', 10_000);
     expect(await event(healthyProject, id)).toMatchObject({ status: 'delivered', attempts: 1 });
@@ -65,7 +114,7 @@ function deliveryRowsRead(node: Record<string, unknown>): number {
   return own + ((node.Plans as Record<string, unknown>[] | undefined) ?? []).reduce((sum, child) => sum + deliveryRowsRead(child), 0);
 }
 
-test('23.1 the claim reads none of the backlog of an endpoint at its share: beside 3,000 of its rows, another endpoint\'s 5 are claimed reading fewer than 50', async () => {
+test('23.1 the claim reads none of the backlog of an endpoint at its share: beside 3,000 of its rows, another endpoint\'s 5 are found and claimed reading fewer than 50', async () => {
   const share = api.services.config.webhooks.endpointConcurrency;
   // In a transaction rolled back at the end: the worker's claim loop never sees these rows.
   const runner = api.db.createQueryRunner();
@@ -88,15 +137,23 @@ test('23.1 the claim reads none of the backlog of an endpoint at its share: besi
     await runner.query('ANALYZE webhook_deliveries'); // as autovacuum would: it counts this transaction's rows
     // Every endpoint but the other one at its share: the busy one, and any an earlier test left with due deliveries.
     const full = ((await runner.query(`SELECT DISTINCT endpoint_id FROM webhook_deliveries WHERE status = 'pending' AND endpoint_id <> $1`, [other])) as { endpoint_id: string }[]).map((r) => r.endpoint_id);
-    const args = claimValues({ limit: 200, leaseSeconds: 30, full, inFlight: Object.fromEntries(full.map((id) => [id, share])), share });
-    await runner.query('SAVEPOINT claim');
-    const [{ 'QUERY PLAN': [plan] }] = await runner.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${CLAIM_SQL}`, args);
-    await runner.query('ROLLBACK TO SAVEPOINT claim');
+    const explained = async (sql: string, args: unknown[]) => {
+      await runner.query('SAVEPOINT claim');
+      const [{ 'QUERY PLAN': [plan] }] = await runner.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`, args);
+      await runner.query('ROLLBACK TO SAVEPOINT claim');
+      return deliveryRowsRead(plan.Plan);
+    };
+    const dueRead = await explained(DUE_SQL, [full]);
+    const due = (await runner.query(DUE_SQL, [full])) as DueEndpoint[];
+    expect(due).toEqual([{ endpointId: other, projectId: api.projectId }]);
+    const targets = claimTargets(due, 200, { perEndpoint: share, endpoints: Object.fromEntries(full.map((id) => [id, share])), projects: {}, shares: new Map([[api.projectId, 200]]) });
+    const args = claimValues({ limit: 200, leaseSeconds: 30, targets });
+    const claimRead = await explained(CLAIM_SQL, args);
     const [claimed] = (await runner.query(CLAIM_SQL, args)) as [{ endpointId: string }[], number]; // typeorm: [rows, count] for an UPDATE
     // The other endpoint's five are claimed, and the busy endpoint's 3,000 rows are not read (a scan in due order
     // read every one of them on every claim).
     expect(claimed.map((c) => c.endpointId)).toEqual(Array(5).fill(other));
-    expect(deliveryRowsRead(plan.Plan)).toBeLessThan(50);
+    expect(dueRead + claimRead).toBeLessThan(50);
   } finally {
     await runner.rollbackTransaction();
     await runner.release();
