@@ -261,8 +261,7 @@ test('21.6 a forgotten deposit quote is void: a retried startBridge submitting i
     accountAccessList: [{ chainId: 8453, tokenAddress: BASE_USDC }],
     options: {},
   }, p.projectId, { registry: s.registry, config: s.config, lockTag: s.defaultLockTag, orchestrator: s.orchestrator, nonces: s.nonces });
-  if (!quote.ok) throw new Error(quote.message);
-  const nonce = BigInt(quote.value.intentOp.nonce).toString();
+  const nonce = BigInt(quote.intentOp.nonce).toString();
   // Attempt 1 recorded this quote, its submit was refused, and the attempt forgets it (the next one quotes afresh) ...
   await api.db.query('UPDATE deposits SET intent_id = $2, attempts = 1 WHERE id = $1', [depositId, nonce]);
   await forgetAttempt(api.db, 'bridge', depositId!, nonce, 1);
