@@ -1,7 +1,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { jwtVerify, SignJWT } from 'jose';
-import { escape } from '../http/html';
+import { escape } from '../util/html';
 import { signCallback, verifySignedCallback } from './callback-signature';
 import { Applicant, ApplicantRequest, CallbackRejected, PROVIDER_STATES, ProviderCallback, ProviderFailed, ProviderRefused, ProviderState, VerificationProvider } from './provider';
 
