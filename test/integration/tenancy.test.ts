@@ -268,7 +268,7 @@ test('21.6 a forgotten deposit quote is void: a retried startBridge submitting i
   expect((await api.db.query('SELECT intent_id FROM deposits WHERE id = $1', [depositId]))[0].intent_id).toBeNull();
   // ... while a retry of the same activity that read the quote before the forget submits it now: refused.
   const verify = { compactContract: s.config.intents.compactSigningContract, env: process.env };
-  await expect(signAndSubmit(api.db, s.config, verify, s.sessionSigner(p.projectId), p.projectId, nonce)).rejects.toMatchObject({ status: 404 });
+  await expect(signAndSubmit(api.db, s.config, verify, s.sessionSigner(p.projectId), p.projectId, nonce)).rejects.toMatchObject({ code: 'NOT_FOUND' }); // a 404
   expect((await api.db.query('SELECT count(*)::int AS n FROM intents WHERE id = $1', [nonce]))[0].n).toBe(0);
 }, 60_000);
 
