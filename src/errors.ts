@@ -28,7 +28,7 @@ export interface ErrorDetail {
   context?: Record<string, unknown>;
   /** the deposit processor's code for the same refusal */
   reason?: ProcessorCode;
-  /** when trying again may succeed (a rate or a storage limit) */
+  /** seconds until trying again may succeed (a rate or a storage limit) */
   retryAfterSeconds?: number;
   /** what the deployment's operator should do about it (a setting to make): logged with the trace id, never sent */
   operatorHint?: string;
@@ -37,8 +37,9 @@ export interface ErrorDetail {
 /**
  * What the domain throws when it refuses or cannot serve a request: a code, the message a client sees (matched
  * verbatim by the published clients, so each site keeps its exact text) and its detail. It knows nothing of HTTP:
- * each host renders it in its own body at the edge (src/http/error-bodies.ts), whose one table gives the status
- * of each code, and activities turn it into a Temporal failure (src/temporal/activity-failure.ts).
+ * each host renders it in its own body at the edge (src/http/error-bodies.ts), with the status the edge's one table
+ * gives its code (STATUS, src/http/errors.ts); activities turn it into a Temporal failure
+ * (src/temporal/activity-failure.ts).
  */
 export class DomainError extends Error {
   constructor(readonly code: ErrorCode, message: string, readonly detail: ErrorDetail = {}) {
