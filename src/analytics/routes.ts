@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Context, Middleware, Next } from 'koa';
-import { ApiError } from '../http/errors';
+import { DomainError } from '../errors';
 import { bearerToken } from '../http/bearer';
 import { project } from '../http/project';
 import { routeGroup, type RouteDef } from '../http/route';
@@ -33,8 +33,8 @@ type FunnelParams = { from?: string; to?: string; modal: string; fundingMethod?:
 function window(projectId: string, q: FunnelParams): FunnelQuery {
   const to = q.to ? new Date(q.to) : new Date();
   const from = q.from ? new Date(q.from) : new Date(to.getTime() - 7 * DAY);
-  if (from >= to) throw new ApiError(400, 'query.from must be before query.to');
-  if (to.getTime() - from.getTime() > 366 * DAY) throw new ApiError(400, 'the report covers at most 366 days');
+  if (from >= to) throw new DomainError('VALIDATION_ERROR', 'query.from must be before query.to');
+  if (to.getTime() - from.getTime() > 366 * DAY) throw new DomainError('VALIDATION_ERROR', 'the report covers at most 366 days');
   return { projectId, from, to, modal: q.modal, fundingMethod: q.fundingMethod };
 }
 
@@ -133,13 +133,13 @@ export const analyticsRoutes: RouteDef[] = [
       let q: FunnelParams = params;
       if (token) {
         const claims = await readToken(s.complianceSessionKey, 'analytics-report', token, s.clock());
-        if (!claims) throw new ApiError(401, 'This report link is invalid or has expired');
+        if (!claims) throw new DomainError('UNAUTHORIZED', 'This report link is invalid or has expired');
         projectId = String(claims.pid);
         q = { modal: String(claims.modal), ...(['from', 'to', 'fundingMethod'] as const).reduce((o, k) => (claims[k] ? { ...o, [k]: String(claims[k]) } : o), {}) };
       } else {
         const key = ctx.get('x-api-key');
         const resolved = key ? await s.apiKeys.resolve(key) : null;
-        if (!resolved) throw new ApiError(401, key ? 'Invalid API key' : 'Authentication is required');
+        if (!resolved) throw new DomainError('UNAUTHORIZED', key ? 'Invalid API key' : 'Authentication is required');
         projectId = resolved.projectId;
       }
       ctx.type = 'html';

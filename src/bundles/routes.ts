@@ -1,12 +1,12 @@
 import { getAddress, parseErc6492Signature, serializeErc6492Signature, slice, type Hex } from 'viem';
 import { crashPoint } from '../faults';
-import { ApiError, badRequest } from '../http/errors';
+import { DomainError } from '../errors';
 import { project } from '../http/project';
 import { routeGroup } from '../http/route';
 import { claimStates, presentClaims } from '../intents/claims';
 import type { IntentInput } from '../intents/quote';
 import { createQuote, quoteCost, quoteShortfall } from '../intents/quote-service';
-import { quoteDeps, unwrap } from '../intents/handler-support';
+import { quoteDeps } from '../intents/handler-support';
 import { findQuote, lifecycleStarts } from '../intents/store';
 import { invalidSignature } from '../intents/verify';
 import { queueSignals } from '../outbox/outbox';
@@ -50,7 +50,7 @@ function intentInputOf(userAddress: string, body: CostBody & Partial<PathBody>):
   };
 }
 
-const notFound = (id: string) => new ApiError(404, `Bundle ${id} not found`, { errors: [{ message: `Bundle ${id} not found`, context: { bundleId: id } }] });
+const notFound = (id: string) => new DomainError('NOT_FOUND', `Bundle ${id} not found`, { context: { bundleId: id } });
 
 /**
  * The sponsor's signatures over the bundle exactly as the client hashed it: each origin signature on its segment's
@@ -93,10 +93,14 @@ export const bundleRoutes = [
     responses: { 200: { description: 'fulfilled: {hasFulfilledAll, tokensSpent, tokensReceived}; shortfall: {hasFulfilledAll, tokenShortfall, totalTokenShortfallInUSD}' } },
     async handler(_ctx, { params, body }, s) {
       const input = intentInputOf(params.userAddress, body);
-      const cost = await quoteCost(s.db, input, quoteDeps(s));
-      if (cost.ok) return { status: 200, body: presentCost(cost.value) };
-      if (cost.code !== 'INSUFFICIENT_BALANCE') throw badRequest(cost.message);
-      return { status: 200, body: presentShortfall(unwrap(await quoteShortfall(s.db, input, quoteDeps(s)))) };
+      try {
+        return { status: 200, body: presentCost(await quoteCost(s.db, input, quoteDeps(s))) };
+      } catch (e) {
+        // The 0.5.x client reads a shortfall as an answer, and every other refusal as a 400.
+        if (!(e instanceof DomainError)) throw e;
+        if (e.code !== 'INSUFFICIENT_BALANCE') throw new DomainError('VALIDATION_ERROR', e.message);
+      }
+      return { status: 200, body: presentShortfall(await quoteShortfall(s.db, input, quoteDeps(s))) };
     },
   }),
   accountBundleRoute<PathBody, unknown, { userAddress: string }>('post', '/accounts/{userAddress}/bundles/path', {
@@ -104,7 +108,7 @@ export const bundleRoutes = [
     body: pathBody,
     responses: { 200: { description: '{orderBundles: [{orderBundle, injectedExecutions, intentCost}]}' } },
     async handler(ctx, { params, body }, s) {
-      const quote = unwrap(await createQuote(s.db, intentInputOf(params.userAddress, body), project(ctx), quoteDeps(s)));
+      const quote = await createQuote(s.db, intentInputOf(params.userAddress, body), project(ctx), quoteDeps(s));
       // Nothing is injected before the caller's executions: the fill delivers the tokens to the target account.
       return { status: 200, body: { orderBundles: [{ orderBundle: orderBundleOf(quote.intentOp), injectedExecutions: [], intentCost: presentCost(quote.intentCost) }] } };
     },
@@ -119,7 +123,7 @@ export const bundleRoutes = [
         const id = BigInt(signed.nonce).toString();
         const quote = await findQuote(s.db, id, project(ctx), 'bundle');
         // A resubmission of an accepted bundle is answered even after its path's time-to-live.
-        if (!quote || (quote.expired && !quote.submitted)) throw new ApiError(404, `Bundle ${id} expired or not found; request a new path`);
+        if (!quote || (quote.expired && !quote.submitted)) throw new DomainError('NOT_FOUND', `Bundle ${id} expired or not found; request a new path`);
         // Ours and unchanged: what we served, as the client alters it before signing, field for field.
         if (canonicalBundle(signed) !== canonicalBundle(expectedSigned(orderBundleOf(quote.operation), userOp))) throw invalidSignature();
         await verifyBundle(signed, initCode, process.env);
@@ -129,7 +133,7 @@ export const bundleRoutes = [
       try {
         accepted = await acceptBundles(s.db, project(ctx), verified, { fillGraceSeconds: s.config.intents.fillGraceSeconds, proofDays: s.config.allocator.proofDays });
       } catch (e) {
-        if (e instanceof BundleRefused) throw e.pathGone ? new ApiError(404, `${e.message}; request a new path`) : badRequest(e.message);
+        if (e instanceof BundleRefused) throw e.pathGone ? new DomainError('NOT_FOUND', `${e.message}; request a new path`) : new DomainError('VALIDATION_ERROR', e.message);
         throw e;
       }
       crashPoint('submit-after-commit');
@@ -175,7 +179,7 @@ export const bundleRoutes = [
     responses: { 201: { description: '{status: "Accepted"}' }, 400: { description: 'a chain this deployment does not serve' }, 404: { description: 'no such bundle' } },
     async handler(ctx, { params, body }, s) {
       const id = BigInt(params.bundleId).toString();
-      if (!s.registry.chain(body.chainId)) throw badRequest(`Unsupported chain ${body.chainId}`);
+      if (!s.registry.chain(body.chainId)) throw new DomainError('UNSUPPORTED_CHAIN', `Unsupported chain ${body.chainId}`);
       const signals = await s.db.transaction(async (tx) => {
         if (!(await readBundle(tx, id, project(ctx)))) throw notFound(id);
         // A repeat for the same chain is accepted and queues nothing (src/indexer/event-keys.ts).

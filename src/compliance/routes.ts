@@ -1,10 +1,10 @@
 import type { Context } from 'koa';
-import { ApiError } from '../http/errors';
+import { DomainError } from '../errors';
 import { project } from '../http/project';
 import { routeGroup, type RouteDef } from '../http/route';
 import { address, dateTime, type Schema } from '../http/schema';
 import type { Services } from '../http/services';
-import { CallbackRejected, ProviderFailed, ProviderRefused, type Applicant } from './provider';
+import { ProviderFailed, ProviderRefused, type Applicant } from './provider';
 import { hostedPage, SandboxConflict, SandboxProvider, type Decision } from './sandbox';
 import type { SessionClaims } from './session-token';
 import { createOrResumeVerification } from './applicants';
@@ -54,17 +54,17 @@ function selfUrl(ctx: Context): string {
 }
 
 function sandbox(s: Services): SandboxProvider {
-  if (!(s.compliance instanceof SandboxProvider)) throw new ApiError(404, 'The sandbox provider is not enabled');
+  if (!(s.compliance instanceof SandboxProvider)) throw new DomainError('NOT_FOUND', 'The sandbox provider is not enabled');
   return s.compliance;
 }
 
 async function decide(s: Services, ctx: Context, applicant: Awaited<ReturnType<SandboxProvider['applicantOfLink']>>, decision: Decision) {
-  if (!applicant) throw new ApiError(404, 'This verification link is invalid or has expired');
+  if (!applicant) throw new DomainError('NOT_FOUND', 'This verification link is invalid or has expired');
   try {
     return { status: 200, body: { applicantId: applicant.id, state: await sandbox(s).decide(applicant, decision, selfUrl(ctx)) } };
   } catch (e) {
-    if (e instanceof SandboxConflict) throw new ApiError(409, e.message);
-    if (e instanceof ProviderFailed) throw new ApiError(502, e.message);
+    if (e instanceof SandboxConflict) throw new DomainError('CONFLICT', e.message);
+    if (e instanceof ProviderFailed) throw new DomainError('PROVIDER_FAILED', e.message);
     throw e;
   }
 }
@@ -91,7 +91,7 @@ export const complianceRoutes: RouteDef[] = [
     params: { type: 'object', required: ['sessionId'], properties: { sessionId: { type: 'string', format: 'uuid' } } },
     responses: { 200: { description: '{message}' }, 404: { description: 'no such session in this project' } },
     async handler(ctx, { params }, s) {
-      if (!(await revokeSession(s.db, project(ctx), params.sessionId))) throw new ApiError(404, 'Session not found');
+      if (!(await revokeSession(s.db, project(ctx), params.sessionId))) throw new DomainError('NOT_FOUND', 'Session not found');
       return { status: 200, body: { message: 'Session revoked' } };
     },
   }),
@@ -108,11 +108,11 @@ export const complianceRoutes: RouteDef[] = [
     },
     async handler(ctx, { body }, s) {
       const session = ctx.state.session as SessionClaims;
-      if (s.config.compliance.paused) throw new ApiError(503, 'Verification sessions are paused');
+      if (s.config.compliance.paused) throw new DomainError('DISABLED', 'Verification sessions are paused');
       const provider = s.compliance;
-      if (!provider) throw new ApiError(503, 'No verification provider is configured');
+      if (!provider) throw new DomainError('DISABLED', 'No verification provider is configured');
       const customer = await resolveCustomer(s.db, session);
-      if (customer.mismatch) throw new ApiError(403, 'Session does not match the customer');
+      if (customer.mismatch) throw new DomainError('FORBIDDEN', 'Session does not match the customer');
       const open = async (applicantId?: string): Promise<Applicant> => {
         try {
           return await provider.createOrResume({
@@ -124,10 +124,10 @@ export const complianceRoutes: RouteDef[] = [
             origin: origin(ctx, s),
           });
         } catch (e) {
-          if (e instanceof ProviderRefused) throw new ApiError(403, e.message);
-          if (e instanceof ProviderFailed) throw new ApiError(502, e.message);
+          if (e instanceof ProviderRefused) throw new DomainError('FORBIDDEN', e.message);
+          if (e instanceof ProviderFailed) throw new DomainError('PROVIDER_FAILED', e.message);
           s.logger.error({ err: e, traceId: ctx.state.traceId }, 'verification provider call failed');
-          throw new ApiError(500, 'Failed to create the verification session');
+          throw new DomainError('INTERNAL', 'Failed to create the verification session');
         }
       };
       const key = { projectId: session.projectId, customerId: session.customerId, currency: body.currency };
@@ -150,17 +150,11 @@ export const complianceRoutes: RouteDef[] = [
     params: { type: 'object', required: ['provider'], properties: { provider: { type: 'string', enum: ['sandbox', 'persona'] } } },
     responses: { 200: { description: '{received: true}' }, 401: { description: 'bad signature' }, 404: { description: 'unknown applicant (the provider retries)' } },
     async handler(ctx, { params }, s) {
-      if (s.compliance?.name !== params.provider) throw new ApiError(404, `Provider ${params.provider} is not configured`);
+      if (s.compliance?.name !== params.provider) throw new DomainError('NOT_FOUND', `Provider ${params.provider} is not configured`);
       const raw = (ctx.request as unknown as { rawBody?: string }).rawBody ?? '';
-      let accepted;
-      try {
-        accepted = await acceptCallback(s.db, params.provider, s.compliance.verifyCallback(raw, ctx.headers));
-      } catch (e) {
-        if (e instanceof CallbackRejected) throw new ApiError(e.status, e.message);
-        throw e;
-      }
+      const accepted = await acceptCallback(s.db, params.provider, s.compliance.verifyCallback(raw, ctx.headers));
       // An applicant not (yet) recorded: the provider retries later, so a callback that overtook its create-or-resume is not lost.
-      if (!accepted.known) throw new ApiError(404, 'Unknown applicant');
+      if (!accepted.known) throw new DomainError('NOT_FOUND', 'Unknown applicant');
       if (accepted.signals.length) await s.outbox.deliver(accepted.signals).catch(leftToSweeper(s.logger, 'verification signal'));
       return { status: 200, body: { received: true } };
     },
@@ -172,7 +166,7 @@ export const complianceRoutes: RouteDef[] = [
     responses: { 200: { description: 'text/html' }, 404: { description: 'invalid or expired link' } },
     async handler(ctx, { params }, s) {
       const applicant = await sandbox(s).applicantOfLink(params.token);
-      if (!applicant) throw new ApiError(404, 'This verification link is invalid or has expired');
+      if (!applicant) throw new DomainError('NOT_FOUND', 'This verification link is invalid or has expired');
       ctx.set('content-security-policy', `frame-ancestors ${s.config.compliance.frameAncestors}; default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'`);
       ctx.set('cache-control', 'no-store');
       ctx.set('referrer-policy', 'no-referrer');
@@ -198,7 +192,7 @@ export const complianceRoutes: RouteDef[] = [
     responses: { 200: { description: '{applicantId, state}' }, 404: { description: 'no such applicant in this project' }, 409: { description: 'not in review' } },
     async handler(ctx, { params, body }, s) {
       const applicant = await sandbox(s).applicantOfProject(project(ctx), params.applicantId);
-      if (applicant && applicant.state !== 'in_review') throw new ApiError(409, `The applicant is ${applicant.state}, not in review`);
+      if (applicant && applicant.state !== 'in_review') throw new DomainError('CONFLICT', `The applicant is ${applicant.state}, not in review`);
       return decide(s, ctx, applicant, body.decision);
     },
   }),

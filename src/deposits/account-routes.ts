@@ -34,7 +34,7 @@ const at = (...path: (string | number)[]) => ['body', ...path];
 async function checkSessions(s: Services, projectId: string, account: Pick<DepositAccount, 'address' | 'owner' | 'ownerType' | 'targetChainId'>, details: SessionDetails, path: (string | number)[]): Promise<void> {
   const unsupported: Detail[] = details.hashesAndChainIds.flatMap((h, i) =>
     s.registry.chain(h.chainId) ? [] : [{ message: `chain ${h.chainId} is not supported`, path: [...path, 'hashesAndChainIds', String(i), 'chainId'], code: 'CHAIN-1' }]);
-  if (unsupported.length) throw depositError(400, unsupported[0].message, 'CHAIN-1', unsupported);
+  if (unsupported.length) throw depositError('UNSUPPORTED_CHAIN', unsupported[0].message, 'CHAIN-1', unsupported);
   const typedData = sessionTypedData(account.address, account.targetChainId, details, s.sessionSigner(projectId).address);
   await requireSignature(account.owner, details.signature, typedData, ownerSigns(account.ownerType), [...path, 'signature'], {
     error: "Invalid session signature: not signed by the account's owner", message: "is not the account owner's signature over the session details",
@@ -44,7 +44,7 @@ async function checkSessions(s: Services, projectId: string, account: Pick<Depos
 /** An account signature's deadline still ahead, else 400 naming the deadline field. */
 function requireLive(deadline: string, path: (string | number)[]): void {
   if (BigInt(deadline) < BigInt(Math.floor(Date.now() / 1000))) {
-    throw depositError(400, "The account signature's deadline has passed", undefined, [{ message: 'is in the past', path, code: 'deadline' }]);
+    throw depositError('VALIDATION_ERROR', "The account signature's deadline has passed", undefined, [{ message: 'is in the past', path, code: 'deadline' }]);
   }
 }
 
@@ -55,7 +55,7 @@ function requireLive(deadline: string, path: (string | number)[]): void {
 async function takeNonce(tx: EntityManager, address: string, nonce: string, path: (string | number)[], projectId?: string): Promise<'taken' | 'replay'> {
   const outcome = await consumeAccountNonce(tx, address, nonce, projectId);
   if (outcome === 'stale') {
-    throw depositError(409, 'This account signature was already used or superseded: sign again with a higher nonce', undefined, [
+    throw depositError('CONFLICT', 'This account signature was already used or superseded: sign again with a higher nonce', undefined, [
       { message: 'is not above the last nonce the account signed with', path, code: 'nonce' },
     ]);
   }
@@ -83,7 +83,7 @@ async function register(ctx: Context, s: Services, body: AccountBody, managed: b
   // The project's own signer: an account enabled for another project's signer cannot be driven from this one.
   const signer = s.sessionSigner(project(ctx)).address;
   if (managed && !isAddressEqual(body.sessionSigner as `0x${string}`, signer)) {
-    throw depositError(400, "sessionSigner is not this project's session signer", undefined, [{ message: `must be ${signer} (GET /chains → sessionSigner)`, path: at('account', 'sessionSigner'), code: 'const' }]);
+    throw depositError('VALIDATION_ERROR', "sessionSigner is not this project's session signer", undefined, [{ message: `must be ${signer} (GET /chains → sessionSigner)`, path: at('account', 'sessionSigner'), code: 'const' }]);
   }
   if (body.sessionDetails) await checkSessions(s, project(ctx), { ...body, targetChainId }, body.sessionDetails, at('account', 'sessionDetails'));
   const proof = await checkAccountSignature(s, project(ctx), body, targetChainId);
@@ -95,7 +95,7 @@ async function register(ctx: Context, s: Services, body: AccountBody, managed: b
     }, fresh ? proof : undefined);
     // Nothing of a refused registration stays, its nonce included.
     if (r.conflict === 'details') {
-      throw depositError(409, 'This account is already registered with other details', undefined, [{ message: 'is already registered with other details', path: at('account', 'address'), code: 'conflict' }]);
+      throw depositError('CONFLICT', 'This account is already registered with other details', undefined, [{ message: 'is already registered with other details', path: at('account', 'address'), code: 'conflict' }]);
     }
     if (body.sessionDetails) await addSessions(tx, body.address, project(ctx), body.sessionDetails.hashesAndChainIds, body.sessionDetails.signature);
     return r;
@@ -108,7 +108,7 @@ async function register(ctx: Context, s: Services, body: AccountBody, managed: b
 async function ownAccount(ctx: Context, s: Services, address: string): Promise<DepositAccount> {
   const account = await findAccount(s.db, address, project(ctx));
   if (!account) {
-    throw depositError(404, 'Account not found', 'ACCOUNT-1', [{ message: 'is not a registered account of this project', path: ['params', 'address'], code: 'ACCOUNT-1' }]);
+    throw depositError('NOT_FOUND', 'Account not found', 'ACCOUNT-1', [{ message: 'is not a registered account of this project', path: ['params', 'address'], code: 'ACCOUNT-1' }]);
   }
   return account;
 }

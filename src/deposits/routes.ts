@@ -35,12 +35,12 @@ export const depositRoutes: RouteDef[] = [
     async handler(ctx, { body }, s) {
       const found = await loadDeposit(s.db, body.depositId);
       if (!found || found.project_id !== project(ctx)) {
-        throw depositError(404, 'Deposit not found', undefined, [{ message: 'is not a deposit of this project', path: ['body', 'depositId'], code: 'not_found' }]);
+        throw depositError('NOT_FOUND', 'Deposit not found', undefined, [{ message: 'is not a deposit of this project', path: ['body', 'depositId'], code: 'not_found' }]);
       }
       const owner = (await findAccount(s.db, found.account, found.project_id))!.owner;
       const recovered = await beginRecovery(s.db, found.id, owner, depositTiming(s.config));
       if (!recovered) {
-        throw depositError(400, `Deposit ${found.id} is not recoverable (${found.stage})`, 'RECOVERY-1', [{ message: 'is not a rejected deposit', path: ['body', 'depositId'], code: 'RECOVERY-1' }]);
+        throw depositError('VALIDATION_ERROR', `Deposit ${found.id} is not recoverable (${found.stage})`, 'RECOVERY-1', [{ message: 'is not a rejected deposit', path: ['body', 'depositId'], code: 'RECOVERY-1' }]);
       }
       await s.outbox.start(recovered.start).catch(leftToSweeper(s.logger, 'refund start', { depositId: found.id }));
       const row = recovered.row;
@@ -57,7 +57,7 @@ export const depositRoutes: RouteDef[] = [
       409: { description: 'the nonce was used for another withdrawal' },
     },
     async handler(ctx, { body }, s) {
-      const { intentId, status } = await withdraw(ctx, s, body);
+      const { intentId, status } = await withdraw(s, project(ctx), body);
       return { status: 202, body: { message: 'Withdrawal submitted', intentId, status } };
     },
   }),

@@ -1,6 +1,6 @@
 import { getAddress } from 'viem';
 import { fromCaip2, toCaip2 } from '../chains/registry';
-import { ApiError } from '../http/errors';
+import { DomainError } from '../errors';
 import type { IntentInput } from './quote';
 import type { IssuedQuote } from './quote-service';
 import { planSeconds } from './route-finder';
@@ -39,7 +39,7 @@ const LOCK_ONLY = [['options', 'topupCompact'], ['account', 'emissaryConfig'], [
 export function quoteInput(body: BlancQuoteRequest): IntentInput {
   for (const [parent, field] of LOCK_ONLY) {
     if (field in ((body as unknown as Record<string, Record<string, unknown> | undefined>)[parent] ?? {})) {
-      throw new ApiError(400, `${parent}.${field} has no equivalent in 2026-04.blanc (resource-lock features are served under 2026-01.alps only)`, { code: 'VALIDATION_ERROR' });
+      throw new DomainError('VALIDATION_ERROR', `${parent}.${field} has no equivalent in 2026-04.blanc (resource-lock features are served under 2026-01.alps only)`);
     }
   }
   const sponsor = body.options.sponsorSettings;

@@ -4,7 +4,7 @@ import { routeGroup } from '../http/route';
 import { BLANC } from '../versions/versions';
 import { BlancQuoteRequest, BlancSignatures, presentBlancStatus, presentRoute, quoteInput, withSignatures } from './blanc-presenter';
 import { quoteRequest, quoteResponse, splitRequest, statusParams, statusResponse, submitRequest, submitResponse } from './blanc-schemas';
-import { quoteDeps, splitOrRefuse, submitDeps, unwrap } from './handler-support';
+import { quoteDeps, splitOrRefuse, submitDeps } from './handler-support';
 import { createQuotes } from './quote-service';
 import { readIntent } from './store';
 import { submitIntent } from './submit';
@@ -19,7 +19,7 @@ export const blancIntentRoutes = [
     responses: { 200: { description: 'ranked routes, each a stored intent to sign and submit before expiresAt', schema: quoteResponse } },
     async handler(ctx, { body }, s) {
       const input = quoteInput(body);
-      const issued = unwrap(await createQuotes(s.db, input, project(ctx), quoteDeps(s)));
+      const issued = await createQuotes(s.db, input, project(ctx), quoteDeps(s));
       return { status: 200, body: { routes: issued.map((q) => presentRoute(q, input.destinationChainId, s.config.intents.compactSigningContract)) } };
     },
   }),

@@ -3,7 +3,7 @@ import { routeGroup } from '../http/route';
 import { ALPS } from '../versions/versions';
 import { presentAlpsStatus } from './alps-presenter';
 import { authorizeClaim } from './claim-authorization';
-import { quoteDeps, splitOrRefuse, submitDeps, unwrap } from './handler-support';
+import { quoteDeps, splitOrRefuse, submitDeps } from './handler-support';
 import type { IntentInput } from './quote';
 import { createQuote, quoteCost } from './quote-service';
 import { claimAuthorizationResponse, intentInput, splitBody, statusParams, statusQuery, submitBody, submitResponse } from './schemas';
@@ -21,7 +21,7 @@ export const intentRoutes = [
     body: intentInput,
     responses: { 200: { description: '{intentOp, intentCost, tokenRequirements?}' } },
     async handler(ctx, { body }, s) {
-      const { intentOp, intentCost, tokenRequirements } = unwrap(await createQuote(s.db, body, project(ctx), quoteDeps(s)));
+      const { intentOp, intentCost, tokenRequirements } = await createQuote(s.db, body, project(ctx), quoteDeps(s));
       return { status: 200, body: { intentOp, intentCost, ...(tokenRequirements ? { tokenRequirements } : {}) } };
     },
   }),
@@ -30,7 +30,7 @@ export const intentRoutes = [
     body: intentInput,
     responses: { 200: { description: 'intent cost' } },
     async handler(ctx, { body }, s) {
-      return { status: 200, body: unwrap(await quoteCost(s.db, body, quoteDeps(s), project(ctx))) };
+      return { status: 200, body: await quoteCost(s.db, body, quoteDeps(s), project(ctx)) };
     },
   }),
   intentRoute<{ signedIntentOp: SignedIntentOp }, unknown, unknown>('post', '/intent-operations', {

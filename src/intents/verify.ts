@@ -1,12 +1,12 @@
 import canonicalize from 'canonicalize';
 import { getAddress, hashTypedData, isAddressEqual, type TypedDataDefinition } from 'viem';
-import { ApiError } from '../http/errors';
+import { DomainError } from '../errors';
 import { recoverSigner } from '../signatures/secp256k1';
 import { verifyOnChain } from '../signatures/smart-account';
 import { originTypedData } from './typed-data';
 import type { IntentOp, OriginSignature, SignedIntentOp } from './types';
 
-export const invalidSignature = () => new ApiError(400, 'Invalid bundle signature', { code: 'INVALID_SIGNATURE' });
+export const invalidSignature = () => new DomainError('INVALID_SIGNATURE', 'Invalid bundle signature');
 
 /** The fields the orchestrator signed; the client echoes them unchanged, so any difference is tampering. */
 const signedPart = (op: IntentOp) => canonicalize({

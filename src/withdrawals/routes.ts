@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import { crashPoint } from '../faults';
-import { ApiError, inputProblemError } from '../http/errors';
+import { inputProblemError } from '../http/errors';
 import { stringifyWithBigInts } from '../http/json';
 import { project } from '../http/project';
 import { routeGroup } from '../http/route';
@@ -101,16 +101,15 @@ function idempotencyKey(ctx: Context): string | undefined {
  * with the same Idempotency-Key answers the same allocation and queues nothing (README: Allocator → Idempotency-Key).
  */
 async function allocate(ctx: Context, s: Services, req: WithdrawalRequest) {
-  const outcome = await allocateWithdrawal(s.db, req, project(ctx), { registry: s.registry, config: s.config, lockTag: s.defaultLockTag, allocator: s.allocator, projectAddress: s.sessionSigner(project(ctx)).address }, idempotencyKey(ctx));
-  if (!outcome.ok) throw new ApiError(outcome.status, outcome.message);
+  const allocated = await allocateWithdrawal(s.db, req, project(ctx), { registry: s.registry, config: s.config, lockTag: s.defaultLockTag, allocator: s.allocator, projectAddress: s.sessionSigner(project(ctx)).address }, idempotencyKey(ctx));
   crashPoint('withdrawal-after-commit');
-  const { start } = outcome;
+  const { start } = allocated;
   if (start) {
     s.metrics.workflowStarts.inc({ workflow: withdrawalWorkflowType });
-    await s.outbox.start(start).catch(leftToSweeper(s.logger, 'withdrawal hold', { nonce: outcome.value.nonce }));
+    await s.outbox.start(start).catch(leftToSweeper(s.logger, 'withdrawal hold', { nonce: allocated.value.nonce }));
   }
   ctx.type = 'application/json';
-  return { status: 200, body: present(req.kind, outcome.value) };
+  return { status: 200, body: present(req.kind, allocated.value) };
 }
 
 type Signed = { sponsorSignature?: `0x${string}`; deadline?: number };
