@@ -110,7 +110,7 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
     // Everything available, to learn the fee of moving it.
     const probe = await quoteCost(db, base, deps.quote);
     if (!probe.ok) return probe.code === INSUFFICIENT ? waiting : { kind: 'no-route', message: probe.message };
-    const cost = probe.value as unknown as Parameters<typeof totalSpent>[0] & { tokensReceived: { fee: string }[] };
+    const cost = probe.value;
     if (totalSpent(cost) < BigInt(r.amount)) return waiting;
     const source = deps.registry.token(Number(r.chain_id), r.token)!;
     const target = deps.registry.token(to.chainId, to.token)!;

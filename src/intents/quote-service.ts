@@ -9,7 +9,7 @@ import { hasSponsorship, type Sponsored } from '../projects/sponsorship';
 import { DEFAULT_FEES } from './market-defaults';
 import { loadMarket } from './market';
 import type { Sponsorship } from './pricing';
-import { applyAccessList, buildIntentOp, fillDeadlineOf, IntentInput, intentCost, resolveRequests } from './quote';
+import { applyAccessList, buildIntentOp, fillDeadlineOf, IntentCost, IntentInput, intentCost, resolveRequests } from './quote';
 import { planAlternatives, rankPlans, rescale, RouteError, type Plan, type RefusalCode } from './route-finder';
 import { signIntentOp } from './server-signature';
 import { recordQuotes } from './store';
@@ -95,7 +95,7 @@ export function quoteCost(db: DataSource, input: IntentInput, deps: QuoteDeps, p
 /** A stored, signed quote: what each version presents of it. */
 export interface IssuedQuote {
   intentOp: IntentOp;
-  intentCost: Record<string, unknown>;
+  intentCost: IntentCost;
   tokenRequirements?: Record<string, Record<string, unknown>>;
   plan: Plan;
   expiresAt: number;
