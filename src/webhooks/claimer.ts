@@ -1,4 +1,5 @@
 import type { DataSource } from 'typeorm';
+import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import type { PoolClient, Pool } from 'pg';
 import type { WebhookConfig } from '../config';
 import type { Outbox } from '../outbox/outbox';
@@ -99,7 +100,7 @@ export class DeliveryClaimer {
   private async listen(): Promise<void> {
     if (this.listener || this.stopped) return;
     try {
-      const pool = (this.db.driver as unknown as { master: Pool }).master;
+      const pool: Pool = (this.db.driver as PostgresDriver).master;
       const client = await pool.connect();
       client.on('notification', () => this.poke());
       client.on('error', (err) => {
