@@ -137,7 +137,7 @@ export const complianceRoutes: RouteDef[] = [
           id: v.id,
           status: wireStatus(v.state),
           expiresAt: (v.link?.expiresAt ?? session.expiresAt).toISOString(),
-          ...(v.link && v.state === 'needs_input' ? { nextAction: { type: 'hosted', url: v.link.url, presentation: 'iframe' } } : {}),
+          ...(v.link && v.state === 'needs_input' ? { nextAction: { type: 'hosted', url: v.link.url, presentation: 'iframe' } as const } : {}),
         },
       };
     },

@@ -1,7 +1,7 @@
 import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { bodyParser } from '@koa/bodyparser';
-import { bodyAjv, bodyFirstErrorAjv, type Infer, paramAjv, paramFirstErrorAjv, Schema } from './schema';
+import { bodyAjv, bodyFirstErrorAjv, type Infer, paramAjv, paramFirstErrorAjv, type Promised, Schema } from './schema';
 import { ApiError, inputProblemError, Location, validationError } from './errors';
 import { exponentNumbers, findInputProblem, holdsMoreThan, LIMITS, withArrayLimits } from './limits';
 import type { Services } from './services';
@@ -14,7 +14,13 @@ export type Auth = 'apiKey' | 'indexerKey' | 'session' | 'none';
 export interface RouteInput<B, Q, P> { body: B; query: Q; params: P }
 
 type Slot = Schema | undefined;
-type Answer = Promise<{ status: number; body: unknown }>;
+type Responses = Record<number, { description: string; schema?: Schema }>;
+/**
+ * The body of a successful answer (a handler throws the others): what the schema of one of the route's documented
+ * 2xx answers declares; anything, where one of them has no schema.
+ */
+type Body<R> = Or<{ [S in keyof R]: `${S & number}` extends `2${string}` ? (R[S] extends { schema: infer X } ? Promised<X> : unknown) : never }[keyof R]>;
+type Or<T> = [T] extends [never] ? unknown : T;
 
 /** Where a route is and who may call it. */
 interface RoutePlace {
@@ -27,28 +33,28 @@ interface RoutePlace {
 }
 
 /** What a route takes, answers and does; its handler sees `Input`, the output of its schemas' validators. */
-interface RouteContent<B extends Slot, Q extends Slot, P extends Slot, Input> {
+interface RouteContent<B extends Slot, Q extends Slot, P extends Slot, R extends Responses, Input, Output> {
   summary: string;
   params?: P;
   query?: Q;
   body?: B;
   /** Query strings reach the validator after this (e.g. `chainIds[]=` and comma lists become one array). */
   normalizeQuery?: (raw: Record<string, string | string[] | undefined>) => Record<string, unknown>;
-  responses: Record<number, { description: string; schema?: Schema }>;
-  handler(ctx: Context, input: Input, services: Services): Answer;
+  responses: R;
+  handler(ctx: Context, input: Input, services: Services): Promise<{ status: number; body: Output }>;
 }
 
 /** A route as written: its handler's input is the type its schemas declare (`Infer`), so the two cannot drift apart. */
-type TypedContent<B extends Slot, Q extends Slot, P extends Slot> = RouteContent<B, Q, P, NoInfer<RouteInput<Infer<B>, Infer<Q>, Infer<P>>>>;
+type TypedContent<B extends Slot, Q extends Slot, P extends Slot, R extends Responses> = RouteContent<B, Q, P, R, NoInfer<RouteInput<Infer<B>, Infer<Q>, Infer<P>>>, NoInfer<Body<R>>>;
 
 /**
  * A route is data: its schemas validate requests and feed the OpenAPI document; its handler sees valid input only.
  * Routes of every input share this type: `handler` is a method, whose parameter TypeScript compares both ways, so
  * a typed route (defineRoute, routeGroup) is a RouteDef, and mount gives each handler what its own schemas admit.
  */
-export interface RouteDef extends RoutePlace, RouteContent<Slot, Slot, Slot, RouteInput<unknown, unknown, unknown>> {}
+export interface RouteDef extends RoutePlace, RouteContent<Slot, Slot, Slot, Responses, RouteInput<unknown, unknown, unknown>, unknown> {}
 
-export const defineRoute = <const B extends Slot = undefined, const Q extends Slot = undefined, const P extends Slot = undefined>(def: RoutePlace & TypedContent<B, Q, P>): RouteDef => def;
+export const defineRoute = <const B extends Slot = undefined, const Q extends Slot = undefined, const P extends Slot = undefined, const R extends Responses = Responses>(def: RoutePlace & TypedContent<B, Q, P, R>): RouteDef => def;
 
 /**
  * The routes of one area share their OpenAPI tags and auth, and mostly the API versions serving them (routes under
@@ -56,10 +62,10 @@ export const defineRoute = <const B extends Slot = undefined, const Q extends Sl
  * own (its auth or versions too, where they differ from the group's).
  */
 export function routeGroup<const GP extends Slot = undefined>(shared: Omit<RoutePlace, 'method' | 'path'> & { params?: GP }) {
-  return <const B extends Slot = undefined, const Q extends Slot = undefined, const P extends Slot = GP>(
+  return <const B extends Slot = undefined, const Q extends Slot = undefined, const P extends Slot = GP, const R extends Responses = Responses>(
     method: RouteDef['method'],
     path: string,
-    def: TypedContent<B, Q, P> & Partial<Pick<RoutePlace, 'auth' | 'versions'>>,
+    def: TypedContent<B, Q, P, R> & Partial<Pick<RoutePlace, 'auth' | 'versions'>>,
   ): RouteDef => ({ ...shared, ...def, method, path });
 }
 

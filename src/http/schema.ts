@@ -49,6 +49,13 @@ export type Infer<S> = string extends keyof S
   ? unknown
   : S extends JSONSchema ? FromSchema<S, { deserialize: [{ pattern: { pattern: `^0x${string}` }; output: `0x${string}` }] }> : unknown;
 
+/**
+ * What a response schema asks of the body a handler answers with: the properties it declares, of the types it
+ * declares (what a schema leaves open, the handler may add; a hex string is any string).
+ */
+export type Promised<S> = string extends keyof S ? unknown : S extends JSONSchema ? Declared<FromSchema<S>> : unknown;
+type Declared<T> = T extends readonly (infer E)[] ? Declared<E>[] : T extends object ? { [K in keyof T as string extends K ? never : K]: Declared<T[K]> } : T;
+
 export const caip2 = { type: 'string', pattern: patterns.caip2, description: 'CAIP-2 chain id, eip155:<chainId>' } as const;
 export const address = { type: 'string', pattern: patterns.address, description: '20-byte hex address' } as const;
 /** Bytes as 0x-prefixed hex, any length (calldata, signatures). */

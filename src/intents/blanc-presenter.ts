@@ -95,7 +95,7 @@ export function presentRoute(issued: IssuedQuote, destinationChainId: number, co
     intentId: BigInt(intentOp.nonce).toString(),
     expiresAt: issued.expiresAt,
     fillDeadline: Number(intentOp.elements[0].mandate.fillDeadline),
-    funding: plan.funding === 'COMPACT' ? 'LOCKED' : 'UNLOCKED',
+    funding: plan.funding === 'COMPACT' ? ('LOCKED' as const) : ('UNLOCKED' as const),
     settlementLayers: [...new Set(plan.layers.values())],
     estimatedFillSeconds: planSeconds(plan),
     cost: {

@@ -56,7 +56,7 @@ export const opsRoutes: RouteDef[] = [
       return {
         status: 200,
         body: {
-          status: 'ok',
+          status: 'ok' as const,
           allocatorAddress: s.allocatorAddress,
           orchestratorAddress: s.orchestratorAddress,
           lockTag: s.defaultLockTag,
