@@ -19,13 +19,14 @@ const SHARED = '^workflows/(contracts/[^/]+|[^/]+-state|webhook-schedule)\\.ts$'
  * - src/versions: the API's dated versions (the x-api-version middleware, deprecation headers, blanc's envelope);
  * - route modules (`*routes.ts`) and the request and response schemas they declare (`*schemas.ts`, and the
  *   analytics events' in analytics/validate.ts), built from src/http/schema;
+ * - the hosts' presenters (`*-presenter.ts`: a host's wire shapes over the one domain core, typed by its schemas);
  * - authentication middleware (`*-auth.ts`) and the intent route handlers' helpers (intents/handler-support.ts);
  * - src/config.ts, which assembles every area's settings, the HTTP ones included.
  * A fixture tree under test/fixtures/<name>/ is checked as if it were the project's root.
  */
 const SRC = '^(src|test/fixtures/[^/]+/src)/';
-const EDGE = ['http/', 'main/', 'versions/', '[^.]*routes\\.ts$', '[^.]*schemas\\.ts$', 'analytics/validate\\.ts$', '[^.]*-auth\\.ts$',
-  'intents/handler-support\\.ts$', 'config\\.ts$'];
+const EDGE = ['http/', 'main/', 'versions/', '[^.]*routes\\.ts$', '[^.]*schemas\\.ts$', '[^.]*-presenter\\.ts$', 'analytics/validate\\.ts$',
+  '[^.]*-auth\\.ts$', 'intents/handler-support\\.ts$', 'config\\.ts$'];
 
 module.exports = {
   forbidden: [

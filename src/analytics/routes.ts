@@ -5,7 +5,7 @@ import { DomainError } from '../errors';
 import { bearerToken } from '../http/bearer';
 import { project } from '../http/project';
 import { routeGroup, type RouteDef } from '../http/route';
-import { dateTime, type Schema } from '../http/schema';
+import { dateTime } from '../http/schema';
 import { MODALS } from './rules';
 import { funnel, storeEvents, type FunnelQuery } from './store';
 import { mintToken, readToken } from './tokens';
@@ -18,7 +18,7 @@ export const MAX_BATCH = 500;
 const CHART_JS = path.join(path.dirname(require.resolve('chart.js')), 'chart.umd.min.js');
 const DAY = 86_400_000;
 
-const funnelQuery: Schema = {
+const funnelQuery = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -27,7 +27,7 @@ const funnelQuery: Schema = {
     modal: { type: 'string', enum: [...MODALS], default: 'deposit' },
     fundingMethod: { type: 'string', pattern: '^[a-z][a-z0-9_]{0,63}$', description: 'only sessions that chose this funding method' },
   },
-};
+} as const;
 type FunnelParams = { from?: string; to?: string; modal: string; fundingMethod?: string };
 
 function window(projectId: string, q: FunnelParams): FunnelQuery {
@@ -66,7 +66,7 @@ export function ingestCors(): Middleware {
 const keyed = routeGroup({ tags: ['analytics'], auth: 'apiKey' });
 const open = routeGroup({ tags: ['analytics'], auth: 'none' });
 
-export const ingestTokenRoute: RouteDef = keyed<{ sessionId?: string }, unknown, unknown>('post', '/analytics/ingest-token', {
+export const ingestTokenRoute: RouteDef = keyed('post', '/analytics/ingest-token', {
   summary: "Mint a short-lived ingest token for the widget (call through your backend proxy; answer with Cache-Control: no-store)",
   body: { type: 'object', additionalProperties: false, properties: { sessionId: { type: 'string', minLength: 1, maxLength: 128, description: 'optional: bind the token to one widget session' } } },
   responses: { 201: { description: '{token, expiresAt}' } },
@@ -79,7 +79,7 @@ export const ingestTokenRoute: RouteDef = keyed<{ sessionId?: string }, unknown,
 
 export const analyticsRoutes: RouteDef[] = [
   ingestTokenRoute,
-  open<{ events: unknown[] }, unknown, unknown>('post', '/analytics/events', {
+  open('post', '/analytics/events', {
     summary: 'Widget analytics ingest (browser route; Authorization: Bearer <ingest token> attributes the events, without it they are stored unattributed)',
     body: { type: 'object', required: ['events'], properties: { events: { type: 'array', minItems: 1, maxItems: MAX_BATCH } } },
     responses: { 200: { description: '{accepted, duplicates, rejected: [{index, problems}], dropped: [{index, fields}], attributed}' } },
@@ -105,7 +105,7 @@ export const analyticsRoutes: RouteDef[] = [
       };
     },
   }),
-  keyed<unknown, FunnelParams, unknown>('get', '/analytics/funnel', {
+  keyed('get', '/analytics/funnel', {
     summary: 'The widget funnel: steps in order with conversion and drop-off, failures and friction by reason family, time to complete, widget vs processed deposit outcomes',
     query: funnelQuery,
     responses: { 200: { description: 'the funnel report' } },
@@ -113,7 +113,7 @@ export const analyticsRoutes: RouteDef[] = [
       return { status: 200, body: await funnel(s.db, window(project(ctx), query)) };
     },
   }),
-  keyed<FunnelParams, unknown, unknown>('post', '/analytics/report-link', {
+  keyed('post', '/analytics/report-link', {
     summary: 'A link to the HTML report that works without the API key for an hour',
     body: funnelQuery,
     responses: { 201: { description: '{url, expiresAt}' } },
@@ -123,9 +123,9 @@ export const analyticsRoutes: RouteDef[] = [
       return { status: 201, body: { url: `${ctx.protocol}://${ctx.host}/analytics/report?token=${minted.token}`, expiresAt: minted.expiresAt.toISOString() } };
     },
   }),
-  open<unknown, FunnelParams & { token?: string }, unknown>('get', '/analytics/report', {
+  open('get', '/analytics/report', {
     summary: 'The funnel report as an HTML page with a chart (x-api-key, or ?token= from POST /analytics/report-link)',
-    query: { ...funnelQuery, properties: { ...(funnelQuery.properties as Record<string, Schema>), token: { type: 'string', minLength: 1, maxLength: 4096 } } },
+    query: { ...funnelQuery, properties: { ...funnelQuery.properties, token: { type: 'string', minLength: 1, maxLength: 4096 } } },
     responses: { 200: { description: 'text/html' }, 401: { description: 'neither a valid API key nor a valid link' } },
     async handler(ctx, { query }, s) {
       const { token, ...params } = query;

@@ -3,6 +3,7 @@ import { crashPoint } from '../faults';
 import { DomainError } from '../errors';
 import { project } from '../http/project';
 import { routeGroup } from '../http/route';
+import type { Infer } from '../http/schema';
 import { claimStates, presentClaims } from '../intents/claims';
 import type { IntentInput } from '../intents/quote';
 import { createQuote, quoteCost, quoteShortfall } from '../intents/quote-service';
@@ -20,17 +21,8 @@ import { bundleEventBody, bundleParams, costBody, eventsQuery, pathBody, submitB
 import { acceptBundles, bundleEvents, BundleRefused, readBundle, type VerifiedBundle } from './store';
 import { leftToSweeper } from '../outbox/left-to-sweeper';
 
-type Amount = string | number;
-interface CostBody {
-  targetChainId: number;
-  tokenTransfers: { tokenAddress: string; amount?: string }[];
-  targetGasUnits?: Amount;
-  userOp?: { callGasLimit?: Amount; verificationGasLimit?: Amount; preVerificationGas?: Amount };
-  accountAccessList?: { chainId: number; tokenAddress: string }[];
-}
-interface PathBody extends CostBody { targetAccount: string; targetExecutions: { to: string; value: Amount; data: string }[] }
-interface SubmitBody { bundles: { signedOrderBundle: SignedOrderBundle; initCode?: Hex; userOp?: Record<string, unknown> }[] }
-
+type CostBody = Infer<typeof costBody>;
+type PathBody = Infer<typeof pathBody>;
 
 /**
  * A legacy request in the domain's own input: every 0.5.x account is a smart account, its target gas is the
@@ -87,7 +79,7 @@ const bundleRoute = routeGroup({ tags: ['bundles'], auth: 'apiKey' });
 const accountBundleRoute = routeGroup({ tags: ['bundles'], auth: 'apiKey', params: userParams });
 
 export const bundleRoutes = [
-  accountBundleRoute<CostBody, unknown, { userAddress: string }>('post', '/accounts/{userAddress}/bundles/cost', {
+  accountBundleRoute('post', '/accounts/{userAddress}/bundles/cost', {
     summary: 'The cost of a bundle, or what the account lacks for it (hasFulfilledAll false); nothing is stored',
     body: costBody,
     responses: { 200: { description: 'fulfilled: {hasFulfilledAll, tokensSpent, tokensReceived}; shortfall: {hasFulfilledAll, tokenShortfall, totalTokenShortfallInUSD}' } },
@@ -103,7 +95,7 @@ export const bundleRoutes = [
       return { status: 200, body: presentShortfall(await quoteShortfall(s.db, input, quoteDeps(s))) };
     },
   }),
-  accountBundleRoute<PathBody, unknown, { userAddress: string }>('post', '/accounts/{userAddress}/bundles/path', {
+  accountBundleRoute('post', '/accounts/{userAddress}/bundles/path', {
     summary: 'Quote a bundle: the order bundle to sign and its cost (stored for INTENT_QUOTE_TTL_SECONDS)',
     body: pathBody,
     responses: { 200: { description: '{orderBundles: [{orderBundle, injectedExecutions, intentCost}]}' } },
@@ -113,7 +105,7 @@ export const bundleRoutes = [
       return { status: 200, body: { orderBundles: [{ orderBundle: orderBundleOf(quote.intentOp), injectedExecutions: [], intentCost: presentCost(quote.intentCost) }] } };
     },
   }),
-  bundleRoute<SubmitBody, unknown, unknown>('post', '/bundles', {
+  bundleRoute('post', '/bundles', {
     summary: 'Submit signed order bundles (idempotent: the same bundle returns the same id)',
     body: submitBody,
     responses: { 201: { description: '{bundleResults: [{bundleId, status}]}' } },
@@ -145,7 +137,7 @@ export const bundleRoutes = [
       return { status: 201, body: { bundleResults: accepted.map(({ id, status }) => ({ bundleId: id, status: LEGACY_STATUS[status] })) } };
     },
   }),
-  bundleRoute<unknown, { count: number; offset: number }, unknown>('get', '/bundles/events', {
+  bundleRoute('get', '/bundles/events', {
     summary: "The project's accepted bundles as relayers consume them, oldest first, paged by offset",
     query: eventsQuery,
     responses: { 200: { description: '{events, nextOffset}' } },
@@ -154,7 +146,7 @@ export const bundleRoutes = [
       return { status: 200, body: { events, nextOffset: query.offset + events.length } };
     },
   }),
-  bundleRoute<unknown, unknown, { bundleId: string }>('get', '/bundles/{bundleId}', {
+  bundleRoute('get', '/bundles/{bundleId}', {
     summary: 'Status of a submitted bundle, its fill and its claims',
     params: bundleParams,
     responses: { 200: { description: '{status, fillTimestamp?, fillTransactionHash?, claims}' }, 404: { description: 'no such bundle' } },
@@ -172,7 +164,7 @@ export const bundleRoutes = [
       };
     },
   }),
-  bundleRoute<{ type: 'FillPreconfirmation'; chainId: number; txHash: string }, unknown, { bundleId: string }>('post', '/bundles/{bundleId}/events', {
+  bundleRoute('post', '/bundles/{bundleId}/events', {
     summary: "A relayer's fill preconfirmation: the bundle's lifecycle gets it as the indexer's preconfirmation (once per chain)",
     params: bundleParams,
     body: bundleEventBody,

@@ -1,17 +1,17 @@
 import type { Context } from 'koa';
 import { DomainError } from '../errors';
 import { project } from '../http/project';
-import { routeGroup, type RouteDef } from '../http/route';
-import { address, dateTime, type Schema } from '../http/schema';
+import { rawBody, routeGroup, type RouteDef } from '../http/route';
+import { address, dateTime } from '../http/schema';
 import type { Services } from '../http/services';
 import { ProviderFailed, ProviderRefused, type Applicant } from './provider';
 import { hostedPage, SandboxConflict, SandboxProvider, type Decision } from './sandbox';
 import type { SessionClaims } from './session-token';
 import { createOrResumeVerification } from './applicants';
-import { acceptCallback, createSession, resolveCustomer, revokeSession, wireStatus, type Currency, type CustomerDetails } from './store';
+import { acceptCallback, createSession, resolveCustomer, revokeSession, wireStatus } from './store';
 import { leftToSweeper } from '../outbox/left-to-sweeper';
 
-const sessionBody: Schema = {
+const sessionBody = {
   type: 'object',
   required: ['customerId'],
   additionalProperties: false,
@@ -21,8 +21,8 @@ const sessionBody: Schema = {
     email: { type: 'string', format: 'email', maxLength: 254, description: 'optional, passed to the provider' },
     country: { type: 'string', pattern: '^[A-Za-z]{2}$', description: 'optional ISO 3166-1 alpha-2, passed to the provider' },
   },
-};
-const verificationSession: Schema = {
+} as const;
+const verificationSession = {
   type: 'object',
   required: ['id', 'status', 'expiresAt'],
   additionalProperties: false,
@@ -37,10 +37,10 @@ const verificationSession: Schema = {
       properties: { type: { const: 'hosted' }, url: { type: 'string', format: 'uri' }, presentation: { const: 'iframe' } },
     },
   },
-};
+} as const;
 /** A sandbox hosted link's signed token, in the path. */
-const linkParams: Schema = { type: 'object', required: ['token'], properties: { token: { type: 'string', minLength: 1, maxLength: 2048 } } };
-const decisionBody = (decisions: Decision[]): Schema => ({ type: 'object', required: ['decision'], additionalProperties: false, properties: { decision: { type: 'string', enum: decisions } } });
+const linkParams = { type: 'object', required: ['token'], properties: { token: { type: 'string', minLength: 1, maxLength: 2048 } } } as const;
+const decisionBody = <const D extends Decision[]>(decisions: D) => ({ type: 'object', required: ['decision'], additionalProperties: false, properties: { decision: { type: 'string', enum: decisions } } }) as const;
 
 /** Where links point: PUBLIC_URL, else the request's own origin. */
 const origin = (ctx: Context, s: Services) => s.config.compliance.publicUrl ?? `${ctx.protocol}://${ctx.host}`;
@@ -69,15 +69,14 @@ async function decide(s: Services, ctx: Context, applicant: Awaited<ReturnType<S
   }
 }
 
-const complianceRoute = routeGroup({ tags: ['compliance'] });
+const complianceRoute = routeGroup({ tags: ['compliance'], auth: 'apiKey' });
 /** The sandbox provider's own pages and reviewer (src/compliance/sandbox.ts). */
-const sandboxRoute = routeGroup({ tags: ['compliance', 'sandbox'] });
+const sandboxRoute = routeGroup({ tags: ['compliance', 'sandbox'], auth: 'none' });
 
 /** Under /deposit-processor: error bodies are `{error, code?, details?}`. README: Compliance. */
 export const complianceRoutes: RouteDef[] = [
-  complianceRoute<CustomerDetails, unknown, unknown>('post', '/compliance/sessions', {
+  complianceRoute('post', '/compliance/sessions', {
     summary: "Mint a 15-minute browser session (JWT bearer) for one of the project's customers; call it from your backend only",
-    auth: 'apiKey',
     body: sessionBody,
     responses: { 201: { description: '{sessionId, token, expiresAt}' } },
     async handler(ctx, { body }, s) {
@@ -85,9 +84,8 @@ export const complianceRoutes: RouteDef[] = [
       return { status: 201, body: { sessionId: minted.sessionId, token: minted.token, expiresAt: minted.expiresAt.toISOString() } };
     },
   }),
-  complianceRoute<unknown, unknown, { sessionId: string }>('delete', '/compliance/sessions/{sessionId}', {
+  complianceRoute('delete', '/compliance/sessions/{sessionId}', {
     summary: 'Revoke a session before it expires',
-    auth: 'apiKey',
     params: { type: 'object', required: ['sessionId'], properties: { sessionId: { type: 'string', format: 'uuid' } } },
     responses: { 200: { description: '{message}' }, 404: { description: 'no such session in this project' } },
     async handler(ctx, { params }, s) {
@@ -95,7 +93,7 @@ export const complianceRoutes: RouteDef[] = [
       return { status: 200, body: { message: 'Session revoked' } };
     },
   }),
-  complianceRoute<{ currency: Currency }, unknown, unknown>('post', '/compliance/verification', {
+  complianceRoute('post', '/compliance/verification', {
     summary: "Create or resume provider-hosted verification for the session's customer (browser route, bearer only)",
     auth: 'session',
     body: { type: 'object', required: ['currency'], additionalProperties: false, properties: { currency: { type: 'string', enum: ['EUR', 'USD'] } } },
@@ -139,19 +137,19 @@ export const complianceRoutes: RouteDef[] = [
           id: v.id,
           status: wireStatus(v.state),
           expiresAt: (v.link?.expiresAt ?? session.expiresAt).toISOString(),
-          ...(v.link && v.state === 'needs_input' ? { nextAction: { type: 'hosted', url: v.link.url, presentation: 'iframe' } } : {}),
+          ...(v.link && v.state === 'needs_input' ? { nextAction: { type: 'hosted', url: v.link.url, presentation: 'iframe' } as const } : {}),
         },
       };
     },
   }),
-  complianceRoute<unknown, unknown, { provider: string }>('post', '/compliance/callbacks/{provider}', {
+  complianceRoute('post', '/compliance/callbacks/{provider}', {
     summary: "The identity provider's signed status callbacks (recorded once each, then applied by the verification's lifecycle)",
     auth: 'none',
     params: { type: 'object', required: ['provider'], properties: { provider: { type: 'string', enum: ['sandbox', 'persona'] } } },
     responses: { 200: { description: '{received: true}' }, 401: { description: 'bad signature' }, 404: { description: 'unknown applicant (the provider retries)' } },
     async handler(ctx, { params }, s) {
       if (s.compliance?.name !== params.provider) throw new DomainError('NOT_FOUND', `Provider ${params.provider} is not configured`);
-      const raw = (ctx.request as unknown as { rawBody?: string }).rawBody ?? '';
+      const raw = rawBody(ctx) ?? '';
       const accepted = await acceptCallback(s.db, params.provider, s.compliance.verifyCallback(raw, ctx.headers));
       // An applicant not (yet) recorded: the provider retries later, so a callback that overtook its create-or-resume is not lost.
       if (!accepted.known) throw new DomainError('NOT_FOUND', 'Unknown applicant');
@@ -159,9 +157,8 @@ export const complianceRoutes: RouteDef[] = [
       return { status: 200, body: { received: true } };
     },
   }),
-  sandboxRoute<unknown, unknown, { token: string }>('get', '/compliance/sandbox/hosted/{token}', {
+  sandboxRoute('get', '/compliance/sandbox/hosted/{token}', {
     summary: "The sandbox provider's hosted verification page (framable only by COMPLIANCE_FRAME_ANCESTORS)",
-    auth: 'none',
     params: linkParams,
     responses: { 200: { description: 'text/html' }, 404: { description: 'invalid or expired link' } },
     async handler(ctx, { params }, s) {
@@ -174,9 +171,8 @@ export const complianceRoutes: RouteDef[] = [
       return { status: 200, body: hostedPage(applicant) };
     },
   }),
-  sandboxRoute<{ decision: Decision }, unknown, { token: string }>('post', '/compliance/sandbox/hosted/{token}/decision', {
+  sandboxRoute('post', '/compliance/sandbox/hosted/{token}/decision', {
     summary: "The sandbox hosted page's buttons: approve, reject or needs review (sends the provider callback)",
-    auth: 'none',
     params: linkParams,
     body: decisionBody(['approve', 'reject', 'review']),
     responses: { 200: { description: '{applicantId, state}' }, 404: { description: 'invalid or expired link' }, 409: { description: 'already decided' } },
@@ -184,7 +180,7 @@ export const complianceRoutes: RouteDef[] = [
       return decide(s, ctx, await sandbox(s).applicantOfLink(params.token), body.decision);
     },
   }),
-  sandboxRoute<{ decision: Decision }, unknown, { applicantId: string }>('post', '/compliance/sandbox/applicants/{applicantId}/review', {
+  sandboxRoute('post', '/compliance/sandbox/applicants/{applicantId}/review', {
     summary: "The sandbox reviewer's decision on an applicant in review (approve or reject)",
     auth: 'apiKey',
     params: { type: 'object', required: ['applicantId'], properties: { applicantId: { type: 'string', minLength: 1, maxLength: 64 } } },

@@ -3,27 +3,18 @@ import type { EntityManager } from 'typeorm';
 import { isAddressEqual } from 'viem';
 import { project } from '../http/project';
 import { routeGroup, type RouteDef } from '../http/route';
+import type { Infer } from '../http/schema';
 import type { Services } from '../http/services';
-import { addSessions, consumeAccountNonce, type DepositAccount, findAccount, type OwnerType, presentAccount, registerAccount, releaseRegistration } from './accounts';
+import { addSessions, consumeAccountNonce, type DepositAccount, findAccount, presentAccount, registerAccount, releaseRegistration } from './accounts';
 import { depositError, type Detail } from './errors';
 import { ownerSigns, requireSignature, servedChain, servedChainId } from './request-checks';
 import * as schema from './schemas';
 import { type AccountProof, registerAccountTypedData, releaseAccountTypedData, type SessionDetails, sessionTypedData } from './session-digest';
 
-interface AccountBody {
-  address: string;
-  owner: string;
-  ownerType: OwnerType;
-  target: { chain: string; token: string; recipient?: string };
-  requireCompliance: boolean;
-  sessionSigner?: string;
-  sessionDetails?: SessionDetails;
-  accountSignature?: `0x${string}`;
-  accountNonce?: string;
-  accountDeadline?: string;
-}
-
-interface ReleaseBody extends AccountProof { chain: string; sessionSigner: string; signature: `0x${string}` }
+type SetupAccount = Infer<typeof schema.setupBody>['account'];
+type ManagedAccount = Infer<typeof schema.registerManagedBody>['account'];
+/** The account of either registration: each kind's own field is absent from the other's. */
+type AccountBody = (SetupAccount & { sessionSigner?: undefined }) | (ManagedAccount & { sessionDetails?: undefined });
 
 const at = (...path: (string | number)[]) => ['body', ...path];
 
@@ -124,19 +115,19 @@ const accountRoute = routeGroup({ tags: ['deposits'], auth: 'apiKey' });
 
 /** Under /deposit-processor (README: Deposit processor → Accounts and sessions). */
 export const accountRoutes: RouteDef[] = [
-  accountRoute<{ account: AccountBody }, unknown, unknown>('post', '/setup', {
+  accountRoute('post', '/setup', {
     summary: "Register a user-owned deposit account (the owner signs its sessions; deposits from a chain need that chain's session)",
     body: schema.setupBody,
     responses,
     handler: (ctx, { body }, s) => register(ctx, s, body.account, false),
   }),
-  accountRoute<{ account: AccountBody }, unknown, unknown>('post', '/register-managed', {
+  accountRoute('post', '/register-managed', {
     summary: "Register a managed deposit account: the processor's session signer acts for it on every supported chain",
     body: schema.registerManagedBody,
     responses,
     handler: (ctx, { body }, s) => register(ctx, s, body.account, true),
   }),
-  accountRoute<ReleaseBody, unknown, { address: string }>('post', '/account/{address}/release', {
+  accountRoute('post', '/account/{address}/release', {
     summary: "End a project's hold on the account, signed by the account: that registration receives none of its deposits from now on",
     params: schema.addressParams,
     body: schema.releaseBody,
@@ -158,7 +149,7 @@ export const accountRoutes: RouteDef[] = [
       return { status: 200, body: { message: 'Released: deposits into the account no longer go to that session signer\'s project' } };
     },
   }),
-  accountRoute<unknown, unknown, { address: string }>('get', '/account/{address}', {
+  accountRoute('get', '/account/{address}', {
     summary: 'A deposit account of this project, as registered, with its session chains',
     params: schema.addressParams,
     responses: { 200: { description: 'the account', schema: schema.accountRecord }, 404: { description: 'not an account of this project (code ACCOUNT-1)' } },
@@ -166,7 +157,7 @@ export const accountRoutes: RouteDef[] = [
       return { status: 200, body: presentAccount(await ownAccount(ctx, s, params.address)) };
     },
   }),
-  accountRoute<{ sessionDetails: SessionDetails }, unknown, { address: string }>('post', '/account/{address}/session', {
+  accountRoute('post', '/account/{address}/session', {
     summary: "Add session details (chain ids, session digests and the owner's signature over them) to an existing account",
     params: schema.addressParams,
     body: schema.sessionBody,

@@ -110,7 +110,7 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
     const waiting = { kind: 'wait' as const, message: 'Waiting for the deposited funds to show in the account balance' };
     try {
       // Everything available, to learn the fee of moving it.
-      const cost = (await quoteCost(db, base, deps.quote)) as unknown as Parameters<typeof totalSpent>[0] & { tokensReceived: { fee: string }[] };
+      const cost = await quoteCost(db, base, deps.quote);
       if (totalSpent(cost) < BigInt(r.amount)) return waiting;
       const source = deps.registry.token(Number(r.chain_id), r.token)!;
       const target = deps.registry.token(to.chainId, to.token)!;

@@ -4,8 +4,7 @@ import { routeGroup, type RouteDef } from '../http/route';
 import { findAccount } from './accounts';
 import { depositError } from './errors';
 import * as schema from './schemas';
-import type { WithdrawRequest } from './session-digest';
-import { beginRecovery, type DepositFilter, listDeposits, loadDeposit, presentDeposit, depositTiming } from './store';
+import { beginRecovery, listDeposits, loadDeposit, presentDeposit, depositTiming } from './store';
 import { withdraw } from './withdraw';
 import { leftToSweeper } from '../outbox/left-to-sweeper';
 
@@ -13,7 +12,7 @@ const depositRoute = routeGroup({ tags: ['deposits'], auth: 'apiKey' });
 
 /** The widget's deposit routes under /deposit-processor (README: Deposit processor → Widget routes). */
 export const depositRoutes: RouteDef[] = [
-  depositRoute<unknown, DepositFilter, unknown>('get', '/deposits', {
+  depositRoute('get', '/deposits', {
     summary: "The project's deposits, newest first: poll one by its source txHash, or list an account's or a status's",
     query: schema.listQuery,
     responses: { 200: { description: '{deposits, nextCursor}', schema: schema.listResponse } },
@@ -21,7 +20,7 @@ export const depositRoutes: RouteDef[] = [
       return { status: 200, body: await listDeposits(s.db, project(ctx), query) };
     },
   }),
-  depositRoute<{ depositId: string }, unknown, unknown>('post', '/deposits/recovery', {
+  depositRoute('post', '/deposits/recovery', {
     summary: "Send a rejected deposit's funds back to the account owner (idempotent; deposit-refunded follows the transfer)",
     body: schema.recoveryBody,
     responses: {
@@ -47,7 +46,7 @@ export const depositRoutes: RouteDef[] = [
       return { status: 202, body: presentDeposit(row) };
     },
   }),
-  depositRoute<WithdrawRequest, unknown, unknown>('post', '/safe/withdraw', {
+  depositRoute('post', '/safe/withdraw', {
     summary: "Withdraw from a managed account on the owner's signature: the session signer carries it out as an intent",
     body: schema.withdrawBody,
     responses: {

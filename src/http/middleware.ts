@@ -21,7 +21,7 @@ export function observe(services: Services): Middleware {
     try {
       await next();
     } finally {
-      const route = (ctx as unknown as { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
+      const route: string = ctx._matchedRoute ?? 'unmatched';
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       services.metrics.requests.inc({ method: ctx.method, route, status: String(ctx.status) });
       services.metrics.latency.observe({ method: ctx.method, route }, seconds);

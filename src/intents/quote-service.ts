@@ -9,7 +9,7 @@ import { hasSponsorship, type Sponsored } from '../projects/sponsorship';
 import { DEFAULT_FEES } from './market-defaults';
 import { loadMarket } from './market';
 import type { Sponsorship } from './pricing';
-import { applyAccessList, buildIntentOp, fillDeadlineOf, IntentInput, intentCost, resolveRequests } from './quote';
+import { applyAccessList, buildIntentOp, fillDeadlineOf, IntentCost, IntentInput, intentCost, resolveRequests } from './quote';
 import { DomainError } from '../errors';
 import { planAlternatives, rankPlans, rescale, type Plan } from './route-finder';
 import { signIntentOp } from './server-signature';
@@ -82,7 +82,7 @@ export async function quoteCost(db: DataSource, input: IntentInput, deps: QuoteD
 /** A stored, signed quote: what each version presents of it. */
 export interface IssuedQuote {
   intentOp: IntentOp;
-  intentCost: Record<string, unknown>;
+  intentCost: IntentCost;
   tokenRequirements?: Record<string, Record<string, unknown>>;
   plan: Plan;
   expiresAt: number;

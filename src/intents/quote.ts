@@ -85,9 +85,12 @@ export function fillDeadlineOf(input: IntentInput, now: number, config: Pick<Con
   return custom;
 }
 
+/** The cost of a route as every version's quote answers carry it (each presents what it needs of it). */
+export type IntentCost = ReturnType<typeof intentCost>;
+
 export interface BuiltQuote {
   op: UnsignedIntentOp;
-  cost: Record<string, unknown>;
+  cost: IntentCost;
   tokenRequirements?: Record<string, Record<string, unknown>>;
   reservations: { chainId: number; token: string; lockTag: string; amount: string }[];
   fillDeadline: number;
@@ -199,7 +202,7 @@ function permit2Approvals(plan: Plan) {
   return out;
 }
 
-export function intentCost(plan: Plan, destinationChainId: number): Record<string, unknown> {
+export function intentCost(plan: Plan, destinationChainId: number) {
   const tokensSpent: Record<string, Record<string, { locked: string; unlocked: string; version: number }>> = {};
   for (const s of plan.spends) {
     const chain = (tokensSpent[String(s.source.chainId)] ??= {});

@@ -9,13 +9,13 @@ import { addEndpoint, enableEndpoint, listEndpoints, removeEndpoint, rotateSecre
 import { decodeCursor, emitEvent, getEvent, listEvents, receiverCount, replayFailed, REPLAY_LIMIT, resendEvent } from './events';
 import * as schema from './schemas';
 import { testPayload } from './test-events';
-import type { EventStatus, WebhookType } from './types';
+import type { WebhookType } from './types';
 
 const webhookRoute = routeGroup({ tags: ['webhooks'], auth: 'apiKey' });
 
 /** Under /deposit-processor: error bodies are `{error, code?, details?}` (src/http/error-bodies.ts). */
 export const webhookRoutes: RouteDef[] = [
-  webhookRoute<{ type: WebhookType }, unknown, unknown>('post', '/webhooks/test', {
+  webhookRoute('post', '/webhooks/test', {
     summary: 'Create a test event of the given type (payload marked test) and deliver it to the endpoints that take the type',
     body: schema.testBody,
     responses: { 200: { description: 'the event was recorded and its delivery started', schema: schema.testResponse } },
@@ -29,7 +29,7 @@ export const webhookRoutes: RouteDef[] = [
       return { status: 200, body: { message: 'Test webhook event created', eventId: emitted.eventId } };
     },
   }),
-  webhookRoute<unknown, { since?: string; type?: string; status?: EventStatus; depositId?: string; limit: number; cursor?: string }, unknown>('get', '/webhooks/events', {
+  webhookRoute('get', '/webhooks/events', {
     summary: "The project's webhook events, newest first, with cursor paging and filters",
     query: schema.listQuery,
     responses: { 200: { description: 'a page of events', schema: schema.listResponse } },
@@ -42,7 +42,7 @@ export const webhookRoutes: RouteDef[] = [
       return { status: 200, body: page };
     },
   }),
-  webhookRoute<unknown, unknown, { eventId: string }>('get', '/webhooks/events/{eventId}', {
+  webhookRoute('get', '/webhooks/events/{eventId}', {
     summary: 'One event with its deliveries (per endpoint) and every attempt',
     params: schema.eventParams,
     responses: { 200: { description: 'the event', schema: schema.eventDetail }, 404: { description: 'no such event in this project' } },
@@ -52,7 +52,7 @@ export const webhookRoutes: RouteDef[] = [
       return { status: 200, body: event };
     },
   }),
-  webhookRoute<unknown, unknown, { eventId: string }>('post', '/webhooks/events/{eventId}/resend', {
+  webhookRoute('post', '/webhooks/events/{eventId}/resend', {
     summary: 'Deliver an event again under its original eventId (a pending one is attempted now)',
     params: schema.eventParams,
     responses: { 202: { description: 'redelivery under way', schema: schema.resendResponse }, 404: { description: 'no such event in this project' }, 409: { description: 'no enabled endpoint takes its type' } },
@@ -74,7 +74,7 @@ export const webhookRoutes: RouteDef[] = [
       return { status: 202, body: { message: 'Webhook event redelivery started', eventId: resend.eventId, status: resend.status, attempts: resend.attempts } };
     },
   }),
-  webhookRoute<{ since: string; until?: string }, unknown, unknown>('post', '/webhooks/replay', {
+  webhookRoute('post', '/webhooks/replay', {
     summary: `Deliver again every failed event created in [since, until) (at most ${REPLAY_LIMIT} per call, oldest first)`,
     body: schema.replayBody,
     responses: { 202: { description: 'how many events were reopened', schema: schema.replayResponse } },
@@ -90,7 +90,7 @@ export const webhookRoutes: RouteDef[] = [
       return { status: 200, body: { endpoints: await listEndpoints(s.db, project(ctx)) } };
     },
   }),
-  webhookRoute<{ url: string; types?: WebhookType[] }, unknown, unknown>('post', '/webhooks/endpoints', {
+  webhookRoute('post', '/webhooks/endpoints', {
     summary: 'Add an endpoint (all types unless `types` is given); the answer carries its signing secret, shown only here',
     body: schema.endpointBody,
     responses: { 201: { description: 'the endpoint with its secret', schema: schema.endpointWithSecret }, 400: { description: 'url refused (scheme, or a non-public target)' } },
@@ -98,7 +98,7 @@ export const webhookRoutes: RouteDef[] = [
       return { status: 201, body: await addEndpoint(s.db, project(ctx), body.url, body.types ?? null, s.config.webhooks) };
     },
   }),
-  webhookRoute<unknown, unknown, { endpointId: string }>('delete', '/webhooks/endpoints/{endpointId}', {
+  webhookRoute('delete', '/webhooks/endpoints/{endpointId}', {
     summary: 'Remove an endpoint; deliveries to it stop at their next attempt',
     params: schema.endpointParams,
     responses: { 200: { description: '{message}' }, 404: { description: 'no such endpoint in this project' } },
@@ -107,7 +107,7 @@ export const webhookRoutes: RouteDef[] = [
       return { status: 200, body: { message: 'Webhook endpoint removed' } };
     },
   }),
-  webhookRoute<unknown, unknown, { endpointId: string }>('post', '/webhooks/endpoints/{endpointId}/rotate-secret', {
+  webhookRoute('post', '/webhooks/endpoints/{endpointId}/rotate-secret', {
     summary: 'Replace the signing secret; the previous one keeps signing alongside for the configured overlap',
     params: schema.endpointParams,
     responses: { 200: { description: 'the endpoint with its new secret', schema: schema.endpointWithSecret }, 404: { description: 'no such endpoint in this project' } },
@@ -115,7 +115,7 @@ export const webhookRoutes: RouteDef[] = [
       return { status: 200, body: await rotateSecret(s.db, project(ctx), params.endpointId, s.config.webhooks.secretOverlapSeconds) };
     },
   }),
-  webhookRoute<unknown, unknown, { endpointId: string }>('post', '/webhooks/endpoints/{endpointId}/enable', {
+  webhookRoute('post', '/webhooks/endpoints/{endpointId}/enable', {
     summary: 'Enable a disabled endpoint again (then replay what failed meanwhile)',
     params: schema.endpointParams,
     responses: { 200: { description: 'the endpoint', schema: schema.endpoint }, 404: { description: 'no such endpoint in this project' } },
