@@ -12,6 +12,22 @@
  */
 const SHARED = '^workflows/(contracts/[^/]+|[^/]+-state|webhook-schedule)\\.ts$';
 
+/**
+ * The HTTP edge: the modules that may import src/http. Every other module under src is the domain, which throws
+ * DomainError (src/errors.ts) and knows nothing of statuses, bodies or koa:
+ * - src/http itself, and the entry points (src/main) that start it;
+ * - src/versions: the API's dated versions (the x-api-version middleware, deprecation headers, blanc's envelope);
+ * - route modules (`*routes.ts`) and the request and response schemas they declare (`*schemas.ts`, and the
+ *   analytics events' in analytics/validate.ts), built from src/http/schema;
+ * - the hosts' presenters (`*-presenter.ts`: a host's wire shapes over the one domain core, typed by its schemas);
+ * - authentication middleware (`*-auth.ts`) and the intent route handlers' helpers (intents/handler-support.ts);
+ * - src/config.ts, which assembles every area's settings, the HTTP ones included.
+ * A fixture tree under test/fixtures/<name>/ is checked as if it were the project's root.
+ */
+const SRC = '^(src|test/fixtures/[^/]+/src)/';
+const EDGE = ['http/', 'main/', 'versions/', '[^.]*routes\\.ts$', '[^.]*schemas\\.ts$', '[^.]*-presenter\\.ts$', 'analytics/validate\\.ts$',
+  '[^.]*-auth\\.ts$', 'intents/handler-support\\.ts$', 'config\\.ts$'];
+
 module.exports = {
   forbidden: [
     {
@@ -20,6 +36,13 @@ module.exports = {
       comment: 'An import circle: nobody owns what its files share. Move the shared part to a module both import.',
       from: {},
       to: { circular: true },
+    },
+    {
+      name: 'domain-imports-no-http',
+      severity: 'error',
+      comment: 'A domain module imports nothing of the HTTP edge: it throws DomainError (src/errors.ts), which each host renders at the edge.',
+      from: { path: SRC, pathNot: `${SRC}(${EDGE.join('|')})` },
+      to: { path: `${SRC}http/` },
     },
     {
       name: 'domain-imports-workflow-contracts-only',

@@ -1,4 +1,4 @@
-import type { DepositStage, DepositTiming } from './contracts/deposit';
+import { type DepositStage, type DepositTiming, WORKFLOW_CODES } from './contracts/deposit';
 
 /** The deposit lifecycle's decisions, pure so they can be unit-tested and replayed deterministically. */
 
@@ -36,7 +36,7 @@ export function afterBridge(spent: { filled: boolean; claimed: boolean }, attemp
 }
 
 /** Why an attempt failed, as a deposit error code: not filled by its deadline, or the bridge reported a failure. */
-export const bridgeErrorCode = (outcome: Exclude<BridgeOutcome, 'COMPLETED'>) => (outcome === 'EXPIRED' ? 'BRIDGE-3' : 'BRIDGE-4');
+export const bridgeErrorCode = (outcome: Exclude<BridgeOutcome, 'COMPLETED'>) => (outcome === 'EXPIRED' ? WORKFLOW_CODES.bridgeExpired : WORKFLOW_CODES.bridgeFailed);
 
 /**
  * While an attempt cannot start (funds not in the balance yet):

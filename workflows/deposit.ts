@@ -1,6 +1,6 @@
 import { condition, patched, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { type DepositStage, type DepositStart, intentSettledSignal, RELEASED, type RefundOutcome } from './contracts/deposit';
+import { type DepositStage, type DepositStart, intentSettledSignal, RELEASED, type RefundOutcome, WORKFLOW_CODES } from './contracts/deposit';
 import { type BridgeOutcome, FINAL_CHECK_SECONDS, isBridgeOutcome, whileWaiting } from './deposit-state';
 
 /** Each activity persists one step with its webhook; retried until it succeeds (a deposit never stops on a passing failure). */
@@ -86,7 +86,7 @@ export async function processDeposit(start: DepositStart): Promise<DepositStage>
     while (bridge.kind !== 'started') {
       const next = whileWaiting({ noRoute: bridge.kind === 'no-route', fundsWaitOver, delayDue, delayReported, attempt });
       if (next === 'reject' || next === 'refund') {
-        const code = bridge.kind === 'no-route' ? 'BRIDGE-6' : 'BALANCE-1';
+        const code = bridge.kind === 'no-route' ? WORKFLOW_CODES.noRoute : WORKFLOW_CODES.fundsMissing;
         if (next === 'reject') await acts.rejectDeposit(id, code, bridge.message);
         else await acts.refundDeposit(id, code, bridge.message, attempt, timing);
         return next === 'reject' ? 'rejected' : 'refunding';

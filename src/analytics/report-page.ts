@@ -1,4 +1,4 @@
-import { escape } from '../http/html';
+import { escape } from '../util/html';
 import type { Funnel } from './store';
 
 /**

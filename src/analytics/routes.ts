@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Context, Middleware, Next } from 'koa';
-import { ApiError } from '../http/errors';
+import { DomainError } from '../errors';
 import { bearerToken } from '../http/bearer';
 import { project } from '../http/project';
 import { routeGroup, type RouteDef } from '../http/route';
-import { dateTime, type Schema } from '../http/schema';
+import { dateTime } from '../http/schema';
 import { MODALS } from './rules';
 import { funnel, storeEvents, type FunnelQuery } from './store';
 import { mintToken, readToken } from './tokens';
@@ -18,7 +18,7 @@ export const MAX_BATCH = 500;
 const CHART_JS = path.join(path.dirname(require.resolve('chart.js')), 'chart.umd.min.js');
 const DAY = 86_400_000;
 
-const funnelQuery: Schema = {
+const funnelQuery = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -27,14 +27,14 @@ const funnelQuery: Schema = {
     modal: { type: 'string', enum: [...MODALS], default: 'deposit' },
     fundingMethod: { type: 'string', pattern: '^[a-z][a-z0-9_]{0,63}$', description: 'only sessions that chose this funding method' },
   },
-};
+} as const;
 type FunnelParams = { from?: string; to?: string; modal: string; fundingMethod?: string };
 
 function window(projectId: string, q: FunnelParams): FunnelQuery {
   const to = q.to ? new Date(q.to) : new Date();
   const from = q.from ? new Date(q.from) : new Date(to.getTime() - 7 * DAY);
-  if (from >= to) throw new ApiError(400, 'query.from must be before query.to');
-  if (to.getTime() - from.getTime() > 366 * DAY) throw new ApiError(400, 'the report covers at most 366 days');
+  if (from >= to) throw new DomainError('VALIDATION_ERROR', 'query.from must be before query.to');
+  if (to.getTime() - from.getTime() > 366 * DAY) throw new DomainError('VALIDATION_ERROR', 'the report covers at most 366 days');
   return { projectId, from, to, modal: q.modal, fundingMethod: q.fundingMethod };
 }
 
@@ -66,7 +66,7 @@ export function ingestCors(): Middleware {
 const keyed = routeGroup({ tags: ['analytics'], auth: 'apiKey' });
 const open = routeGroup({ tags: ['analytics'], auth: 'none' });
 
-export const ingestTokenRoute: RouteDef = keyed<{ sessionId?: string }, unknown, unknown>('post', '/analytics/ingest-token', {
+export const ingestTokenRoute: RouteDef = keyed('post', '/analytics/ingest-token', {
   summary: "Mint a short-lived ingest token for the widget (call through your backend proxy; answer with Cache-Control: no-store)",
   body: { type: 'object', additionalProperties: false, properties: { sessionId: { type: 'string', minLength: 1, maxLength: 128, description: 'optional: bind the token to one widget session' } } },
   responses: { 201: { description: '{token, expiresAt}' } },
@@ -79,7 +79,7 @@ export const ingestTokenRoute: RouteDef = keyed<{ sessionId?: string }, unknown,
 
 export const analyticsRoutes: RouteDef[] = [
   ingestTokenRoute,
-  open<{ events: unknown[] }, unknown, unknown>('post', '/analytics/events', {
+  open('post', '/analytics/events', {
     summary: 'Widget analytics ingest (browser route; Authorization: Bearer <ingest token> attributes the events, without it they are stored unattributed)',
     body: { type: 'object', required: ['events'], properties: { events: { type: 'array', minItems: 1, maxItems: MAX_BATCH } } },
     responses: { 200: { description: '{accepted, duplicates, rejected: [{index, problems}], dropped: [{index, fields}], attributed}' } },
@@ -105,7 +105,7 @@ export const analyticsRoutes: RouteDef[] = [
       };
     },
   }),
-  keyed<unknown, FunnelParams, unknown>('get', '/analytics/funnel', {
+  keyed('get', '/analytics/funnel', {
     summary: 'The widget funnel: steps in order with conversion and drop-off, failures and friction by reason family, time to complete, widget vs processed deposit outcomes',
     query: funnelQuery,
     responses: { 200: { description: 'the funnel report' } },
@@ -113,7 +113,7 @@ export const analyticsRoutes: RouteDef[] = [
       return { status: 200, body: await funnel(s.db, window(project(ctx), query)) };
     },
   }),
-  keyed<FunnelParams, unknown, unknown>('post', '/analytics/report-link', {
+  keyed('post', '/analytics/report-link', {
     summary: 'A link to the HTML report that works without the API key for an hour',
     body: funnelQuery,
     responses: { 201: { description: '{url, expiresAt}' } },
@@ -123,9 +123,9 @@ export const analyticsRoutes: RouteDef[] = [
       return { status: 201, body: { url: `${ctx.protocol}://${ctx.host}/analytics/report?token=${minted.token}`, expiresAt: minted.expiresAt.toISOString() } };
     },
   }),
-  open<unknown, FunnelParams & { token?: string }, unknown>('get', '/analytics/report', {
+  open('get', '/analytics/report', {
     summary: 'The funnel report as an HTML page with a chart (x-api-key, or ?token= from POST /analytics/report-link)',
-    query: { ...funnelQuery, properties: { ...(funnelQuery.properties as Record<string, Schema>), token: { type: 'string', minLength: 1, maxLength: 4096 } } },
+    query: { ...funnelQuery, properties: { ...funnelQuery.properties, token: { type: 'string', minLength: 1, maxLength: 4096 } } },
     responses: { 200: { description: 'text/html' }, 401: { description: 'neither a valid API key nor a valid link' } },
     async handler(ctx, { query }, s) {
       const { token, ...params } = query;
@@ -133,13 +133,13 @@ export const analyticsRoutes: RouteDef[] = [
       let q: FunnelParams = params;
       if (token) {
         const claims = await readToken(s.complianceSessionKey, 'analytics-report', token, s.clock());
-        if (!claims) throw new ApiError(401, 'This report link is invalid or has expired');
+        if (!claims) throw new DomainError('UNAUTHORIZED', 'This report link is invalid or has expired');
         projectId = String(claims.pid);
         q = { modal: String(claims.modal), ...(['from', 'to', 'fundingMethod'] as const).reduce((o, k) => (claims[k] ? { ...o, [k]: String(claims[k]) } : o), {}) };
       } else {
         const key = ctx.get('x-api-key');
         const resolved = key ? await s.apiKeys.resolve(key) : null;
-        if (!resolved) throw new ApiError(401, key ? 'Invalid API key' : 'Authentication is required');
+        if (!resolved) throw new DomainError('UNAUTHORIZED', key ? 'Invalid API key' : 'Authentication is required');
         projectId = resolved.projectId;
       }
       ctx.type = 'html';

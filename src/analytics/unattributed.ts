@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { ApiError } from '../http/errors';
+import { DomainError } from '../errors';
 import type { RateLimits } from '../projects/rate-limits';
 import type { Config } from '../config';
 
@@ -21,11 +21,11 @@ export class UnattributedGate {
     for (const [prefix, points, key] of [['analytics-address', limits.perAddressPerMinute, address], ['analytics-origin', limits.perOriginPerMinute, origin || 'none']] as const) {
       const wait = await this.rateLimits.counter(prefix, points, 60)(key, events);
       if (wait) {
-        throw new ApiError(429, 'Too Many Requests: events without an ingest token are metered per client address and origin', { headers: { 'retry-after': String(wait) } });
+        throw new DomainError('TOO_MANY_REQUESTS', 'Too Many Requests: events without an ingest token are metered per client address and origin', { retryAfterSeconds: wait });
       }
     }
     if ((await this.storedRows()) >= limits.cap) {
-      throw new ApiError(429, 'Unattributed analytics storage is full: send events with an ingest token', { headers: { 'retry-after': String(COUNT_TTL_MS / 1000) } });
+      throw new DomainError('TOO_MANY_REQUESTS', 'Unattributed analytics storage is full: send events with an ingest token', { retryAfterSeconds: COUNT_TTL_MS / 1000 });
     }
   }
 

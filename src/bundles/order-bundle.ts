@@ -4,21 +4,23 @@ import type { IntentOp } from '../intents/types';
 
 /**
  * The 0.5.x order bundle (a MultichainCompact with one segment per origin chain), as the client receives, signs and
- * echoes it: bigints as decimal strings, `fillDeadline` and `maxFeeBps` as numbers (clients.md 5.1, 5.2).
+ * echoes it: bigints as decimal strings, `fillDeadline` and `maxFeeBps` as numbers (clients.md 5.1, 5.2). An echo
+ * may carry a uint256 as a JSON number while exact (src/bundles/schemas.ts), so every reader converts.
  */
-export interface Exec { to: string; value: string; data: Hex }
+export type Uint = string | number;
+export interface Exec { to: string; value: Uint; data: Hex }
 export interface Witness {
   recipient: string;
-  tokenOut: [string, string][];
-  depositId: string;
-  targetChain: string;
+  tokenOut: Uint[][];
+  depositId: Uint;
+  targetChain: Uint;
   fillDeadline: number;
   execs: Exec[];
   userOpHash: Hex;
   maxFeeBps: number;
 }
-export interface Segment { arbiter: string; chainId: string; idsAndAmounts: [string, string][]; witness: Witness }
-export interface OrderBundle { sponsor: string; nonce: string; expires: string; segments: Segment[] }
+export interface Segment { arbiter: string; chainId: Uint; idsAndAmounts: Uint[][]; witness: Witness }
+export interface OrderBundle { sponsor: string; nonce: Uint; expires: Uint; segments: Segment[] }
 export interface SignedOrderBundle extends OrderBundle { originSignatures: Hex[]; targetSignature: Hex }
 
 /** The hook the 0.5.x client names as the verifying contract of its bundle domain. */
@@ -57,7 +59,7 @@ export function orderBundleOf(op: IntentOp): OrderBundle {
  * `userOpHash` to the v0.7 hash of its userOp on the target chain. (On the intent path it replaces the first
  * segment's `execs` by our injected executions, none, followed by its target executions, which we served already.)
  */
-export function expectedSigned(served: OrderBundle, userOp?: Record<string, unknown>): OrderBundle {
+export function expectedSigned(served: OrderBundle, userOp?: ClientUserOp): OrderBundle {
   if (!userOp) return served;
   const [first, ...rest] = served.segments;
   const userOpHash = getUserOperationHash({
@@ -69,18 +71,27 @@ export function expectedSigned(served: OrderBundle, userOp?: Record<string, unkn
   return { ...served, segments: [{ ...first, witness: { ...first.witness, userOpHash } }, ...rest] };
 }
 
-const GAS_FIELDS = ['nonce', 'callGasLimit', 'verificationGasLimit', 'preVerificationGas', 'maxFeePerGas', 'maxPriorityFeePerGas', 'paymasterVerificationGasLimit', 'paymasterPostOpGasLimit'];
+/** The session path's userOp as the 0.5.4 client sends it: viem's prepared v0.7 UserOperation, its bigints as strings. */
+export type ClientUserOp = UserOperation<'0.7', Uint>;
 
-function toUserOperation(raw: Record<string, unknown>): UserOperation<'0.7'> {
-  const op: Record<string, unknown> = { ...raw };
-  for (const k of GAS_FIELDS) if (op[k] !== undefined) op[k] = BigInt(op[k] as string);
-  return op as unknown as UserOperation<'0.7'>;
+function toUserOperation(op: ClientUserOp): UserOperation<'0.7'> {
+  return {
+    ...op,
+    nonce: BigInt(op.nonce),
+    callGasLimit: BigInt(op.callGasLimit),
+    verificationGasLimit: BigInt(op.verificationGasLimit),
+    preVerificationGas: BigInt(op.preVerificationGas),
+    maxFeePerGas: BigInt(op.maxFeePerGas),
+    maxPriorityFeePerGas: BigInt(op.maxPriorityFeePerGas),
+    paymasterVerificationGasLimit: op.paymasterVerificationGasLimit === undefined ? undefined : BigInt(op.paymasterVerificationGasLimit),
+    paymasterPostOpGasLimit: op.paymasterPostOpGasLimit === undefined ? undefined : BigInt(op.paymasterPostOpGasLimit),
+  };
 }
 
 /** One canonical string per bundle: the fields the signature covers, numbers as decimal strings, addresses lowercase. */
 export function canonicalBundle(b: OrderBundle): string {
   const n = (v: string | number) => BigInt(v).toString();
-  const pairs = (p: [string, string][]) => p.map(([a, c]) => [n(a), n(c)]);
+  const pairs = (p: Uint[][]) => p.map(([a, c]) => [n(a), n(c)]);
   return JSON.stringify([
     b.sponsor.toLowerCase(), n(b.nonce), n(b.expires),
     b.segments.map((s) => [
@@ -104,7 +115,7 @@ const EXEC_TYPEHASH = keccak256(new TextEncoder().encode('XchainExec(address to,
 
 const b32 = (items: Hex[]) => keccak256(encodePacked(['bytes32[]'], [items]));
 /** Pairs are hashed tightly packed, 64 bytes each (the client's rule, not EIP-712's nested-array encoding). */
-const pairsHash = (pairs: [string, string][]) =>
+const pairsHash = (pairs: Uint[][]) =>
   keccak256(encodePacked(['uint256[2][]'], [pairs.map(([a, b]) => [BigInt(a), BigInt(b)] as const)]));
 
 function witnessHash(w: Witness): Hex {

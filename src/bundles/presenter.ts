@@ -1,21 +1,16 @@
 import { encodeAbiParameters, getAddress, parseAbiParameters, zeroAddress } from 'viem';
 import type { TokenInfo } from '../chains/registry';
 import { splitLockId } from '../chains/lock-tag';
+import type { IntentCost } from '../intents/quote';
 import type { IntentStatus } from '../../workflows/intent-state';
-import type { SignedOrderBundle } from './order-bundle';
+import type { SignedOrderBundle, Uint } from './order-bundle';
 
 /**
  * The legacy (0.5.x) wire shapes, rendered from the domain's own results: the intent cost, the shortfall, the
  * lifecycle status. Amounts are decimal strings where the client BigInt-parses them.
  */
-interface Cost {
-  tokensSpent: Record<string, Record<string, { locked: string; unlocked: string }>>;
-  tokensReceived: { tokenAddress: string; amountSpent: string; targetAmount: string; fee: string; hasFulfilled: boolean }[];
-}
-
 /** The fulfilled form: one spent amount per chain and token (locked and wallet funds together). */
-export function presentCost(cost: Record<string, unknown>) {
-  const { tokensSpent, tokensReceived } = cost as unknown as Cost;
+export function presentCost({ tokensSpent, tokensReceived }: IntentCost) {
   return {
     hasFulfilledAll: true,
     tokensSpent: Object.fromEntries(Object.entries(tokensSpent).map(([chainId, tokens]) => [
@@ -68,7 +63,7 @@ const SIGNED_ORDER = parseAbiParameters([
   'struct Execution { address to; uint256 value; bytes data; }',
 ]);
 
-const pairs = (p: [string, string][]) => p.map(([a, b]) => [BigInt(a), BigInt(b)] as const);
+const pairs = (p: Uint[][]) => p.map(([a, b]) => [BigInt(a), BigInt(b)] as const);
 
 /** The signed order ABI-encoded with its signatures: the calldata the arbiters take to fill and to claim. */
 function encodeSigned(b: SignedOrderBundle) {

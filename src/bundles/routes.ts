@@ -1,12 +1,13 @@
 import { getAddress, parseErc6492Signature, serializeErc6492Signature, slice, type Hex } from 'viem';
 import { crashPoint } from '../faults';
-import { ApiError, badRequest } from '../http/errors';
+import { DomainError } from '../errors';
 import { project } from '../http/project';
 import { routeGroup } from '../http/route';
+import type { Infer } from '../http/schema';
 import { claimStates, presentClaims } from '../intents/claims';
 import type { IntentInput } from '../intents/quote';
 import { createQuote, quoteCost, quoteShortfall } from '../intents/quote-service';
-import { quoteDeps, unwrap } from '../intents/handler-support';
+import { quoteDeps } from '../intents/handler-support';
 import { findQuote, lifecycleStarts } from '../intents/store';
 import { invalidSignature } from '../intents/verify';
 import { queueSignals } from '../outbox/outbox';
@@ -20,17 +21,8 @@ import { bundleEventBody, bundleParams, costBody, eventsQuery, pathBody, submitB
 import { acceptBundles, bundleEvents, BundleRefused, readBundle, type VerifiedBundle } from './store';
 import { leftToSweeper } from '../outbox/left-to-sweeper';
 
-type Amount = string | number;
-interface CostBody {
-  targetChainId: number;
-  tokenTransfers: { tokenAddress: string; amount?: string }[];
-  targetGasUnits?: Amount;
-  userOp?: { callGasLimit?: Amount; verificationGasLimit?: Amount; preVerificationGas?: Amount };
-  accountAccessList?: { chainId: number; tokenAddress: string }[];
-}
-interface PathBody extends CostBody { targetAccount: string; targetExecutions: { to: string; value: Amount; data: string }[] }
-interface SubmitBody { bundles: { signedOrderBundle: SignedOrderBundle; initCode?: Hex; userOp?: Record<string, unknown> }[] }
-
+type CostBody = Infer<typeof costBody>;
+type PathBody = Infer<typeof pathBody>;
 
 /**
  * A legacy request in the domain's own input: every 0.5.x account is a smart account, its target gas is the
@@ -50,7 +42,7 @@ function intentInputOf(userAddress: string, body: CostBody & Partial<PathBody>):
   };
 }
 
-const notFound = (id: string) => new ApiError(404, `Bundle ${id} not found`, { errors: [{ message: `Bundle ${id} not found`, context: { bundleId: id } }] });
+const notFound = (id: string) => new DomainError('NOT_FOUND', `Bundle ${id} not found`, { context: { bundleId: id } });
 
 /**
  * The sponsor's signatures over the bundle exactly as the client hashed it: each origin signature on its segment's
@@ -87,29 +79,33 @@ const bundleRoute = routeGroup({ tags: ['bundles'], auth: 'apiKey' });
 const accountBundleRoute = routeGroup({ tags: ['bundles'], auth: 'apiKey', params: userParams });
 
 export const bundleRoutes = [
-  accountBundleRoute<CostBody, unknown, { userAddress: string }>('post', '/accounts/{userAddress}/bundles/cost', {
+  accountBundleRoute('post', '/accounts/{userAddress}/bundles/cost', {
     summary: 'The cost of a bundle, or what the account lacks for it (hasFulfilledAll false); nothing is stored',
     body: costBody,
     responses: { 200: { description: 'fulfilled: {hasFulfilledAll, tokensSpent, tokensReceived}; shortfall: {hasFulfilledAll, tokenShortfall, totalTokenShortfallInUSD}' } },
     async handler(_ctx, { params, body }, s) {
       const input = intentInputOf(params.userAddress, body);
-      const cost = await quoteCost(s.db, input, quoteDeps(s));
-      if (cost.ok) return { status: 200, body: presentCost(cost.value) };
-      if (cost.code !== 'INSUFFICIENT_BALANCE') throw badRequest(cost.message);
-      return { status: 200, body: presentShortfall(unwrap(await quoteShortfall(s.db, input, quoteDeps(s)))) };
+      try {
+        return { status: 200, body: presentCost(await quoteCost(s.db, input, quoteDeps(s))) };
+      } catch (e) {
+        // The 0.5.x client reads a shortfall as an answer, and every other refusal as a 400.
+        if (!(e instanceof DomainError)) throw e;
+        if (e.code !== 'INSUFFICIENT_BALANCE') throw new DomainError('VALIDATION_ERROR', e.message);
+      }
+      return { status: 200, body: presentShortfall(await quoteShortfall(s.db, input, quoteDeps(s))) };
     },
   }),
-  accountBundleRoute<PathBody, unknown, { userAddress: string }>('post', '/accounts/{userAddress}/bundles/path', {
+  accountBundleRoute('post', '/accounts/{userAddress}/bundles/path', {
     summary: 'Quote a bundle: the order bundle to sign and its cost (stored for INTENT_QUOTE_TTL_SECONDS)',
     body: pathBody,
     responses: { 200: { description: '{orderBundles: [{orderBundle, injectedExecutions, intentCost}]}' } },
     async handler(ctx, { params, body }, s) {
-      const quote = unwrap(await createQuote(s.db, intentInputOf(params.userAddress, body), project(ctx), quoteDeps(s)));
+      const quote = await createQuote(s.db, intentInputOf(params.userAddress, body), project(ctx), quoteDeps(s));
       // Nothing is injected before the caller's executions: the fill delivers the tokens to the target account.
       return { status: 200, body: { orderBundles: [{ orderBundle: orderBundleOf(quote.intentOp), injectedExecutions: [], intentCost: presentCost(quote.intentCost) }] } };
     },
   }),
-  bundleRoute<SubmitBody, unknown, unknown>('post', '/bundles', {
+  bundleRoute('post', '/bundles', {
     summary: 'Submit signed order bundles (idempotent: the same bundle returns the same id)',
     body: submitBody,
     responses: { 201: { description: '{bundleResults: [{bundleId, status}]}' } },
@@ -119,7 +115,7 @@ export const bundleRoutes = [
         const id = BigInt(signed.nonce).toString();
         const quote = await findQuote(s.db, id, project(ctx), 'bundle');
         // A resubmission of an accepted bundle is answered even after its path's time-to-live.
-        if (!quote || (quote.expired && !quote.submitted)) throw new ApiError(404, `Bundle ${id} expired or not found; request a new path`);
+        if (!quote || (quote.expired && !quote.submitted)) throw new DomainError('NOT_FOUND', `Bundle ${id} expired or not found; request a new path`);
         // Ours and unchanged: what we served, as the client alters it before signing, field for field.
         if (canonicalBundle(signed) !== canonicalBundle(expectedSigned(orderBundleOf(quote.operation), userOp))) throw invalidSignature();
         await verifyBundle(signed, initCode, process.env);
@@ -129,7 +125,7 @@ export const bundleRoutes = [
       try {
         accepted = await acceptBundles(s.db, project(ctx), verified, { fillGraceSeconds: s.config.intents.fillGraceSeconds, proofDays: s.config.allocator.proofDays });
       } catch (e) {
-        if (e instanceof BundleRefused) throw e.pathGone ? new ApiError(404, `${e.message}; request a new path`) : badRequest(e.message);
+        if (e instanceof BundleRefused) throw e.pathGone ? new DomainError('NOT_FOUND', `${e.message}; request a new path`) : new DomainError('VALIDATION_ERROR', e.message);
         throw e;
       }
       crashPoint('submit-after-commit');
@@ -141,7 +137,7 @@ export const bundleRoutes = [
       return { status: 201, body: { bundleResults: accepted.map(({ id, status }) => ({ bundleId: id, status: LEGACY_STATUS[status] })) } };
     },
   }),
-  bundleRoute<unknown, { count: number; offset: number }, unknown>('get', '/bundles/events', {
+  bundleRoute('get', '/bundles/events', {
     summary: "The project's accepted bundles as relayers consume them, oldest first, paged by offset",
     query: eventsQuery,
     responses: { 200: { description: '{events, nextOffset}' } },
@@ -150,7 +146,7 @@ export const bundleRoutes = [
       return { status: 200, body: { events, nextOffset: query.offset + events.length } };
     },
   }),
-  bundleRoute<unknown, unknown, { bundleId: string }>('get', '/bundles/{bundleId}', {
+  bundleRoute('get', '/bundles/{bundleId}', {
     summary: 'Status of a submitted bundle, its fill and its claims',
     params: bundleParams,
     responses: { 200: { description: '{status, fillTimestamp?, fillTransactionHash?, claims}' }, 404: { description: 'no such bundle' } },
@@ -168,14 +164,14 @@ export const bundleRoutes = [
       };
     },
   }),
-  bundleRoute<{ type: 'FillPreconfirmation'; chainId: number; txHash: string }, unknown, { bundleId: string }>('post', '/bundles/{bundleId}/events', {
+  bundleRoute('post', '/bundles/{bundleId}/events', {
     summary: "A relayer's fill preconfirmation: the bundle's lifecycle gets it as the indexer's preconfirmation (once per chain)",
     params: bundleParams,
     body: bundleEventBody,
     responses: { 201: { description: '{status: "Accepted"}' }, 400: { description: 'a chain this deployment does not serve' }, 404: { description: 'no such bundle' } },
     async handler(ctx, { params, body }, s) {
       const id = BigInt(params.bundleId).toString();
-      if (!s.registry.chain(body.chainId)) throw badRequest(`Unsupported chain ${body.chainId}`);
+      if (!s.registry.chain(body.chainId)) throw new DomainError('UNSUPPORTED_CHAIN', `Unsupported chain ${body.chainId}`);
       const signals = await s.db.transaction(async (tx) => {
         if (!(await readBundle(tx, id, project(ctx)))) throw notFound(id);
         // A repeat for the same chain is accepted and queues nothing (src/indexer/event-keys.ts).

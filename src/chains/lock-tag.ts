@@ -29,7 +29,7 @@ export const RESET_PERIOD_SECONDS = [1, 15, 60, 600, 3900, 86_400, 608_400, 2_59
 export const resetPeriodSeconds = (lockTag: string) => RESET_PERIOD_SECONDS[parseInt(lockTag[2], 16) & 0x7];
 
 /** A resource lock id is lockTag (12 bytes) ‖ token (20 bytes); lowercase hex parts. */
-export function splitLockId(lockId: string | bigint): { lockTag: string; token: string } {
+export function splitLockId(lockId: string | number | bigint): { lockTag: string; token: string } {
   const id = BigInt(lockId);
   return { lockTag: `0x${(id >> 160n).toString(16).padStart(24, '0')}`, token: `0x${(id & ((1n << 160n) - 1n)).toString(16).padStart(40, '0')}` };
 }

@@ -12,7 +12,7 @@ export const signCallback = (secret: string, t: number, body: string) => createH
  */
 export function verifySignedCallback(secret: string, rawBody: string, header: string | string[] | undefined, now: Date): unknown {
   const pairs = parseSignatureHeader(header);
-  if (!pairs.length) throw new CallbackRejected(401, 'Missing or malformed signature header');
+  if (!pairs.length) throw new CallbackRejected('UNAUTHORIZED', 'Missing or malformed signature header');
   const ok = pairs.some(({ t, v1 }) => {
     const ts = Number(t);
     if (!Number.isInteger(ts) || Math.abs(now.getTime() / 1000 - ts) > CALLBACK_TOLERANCE_SECONDS) return false;
@@ -20,10 +20,10 @@ export function verifySignedCallback(secret: string, rawBody: string, header: st
     const given = Buffer.from(v1, 'hex');
     return given.length === expected.length && timingSafeEqual(given, expected);
   });
-  if (!ok) throw new CallbackRejected(401, 'Invalid callback signature');
+  if (!ok) throw new CallbackRejected('UNAUTHORIZED', 'Invalid callback signature');
   try {
     return JSON.parse(rawBody);
   } catch {
-    throw new CallbackRejected(400, 'Callback body is not JSON');
+    throw new CallbackRejected('VALIDATION_ERROR', 'Callback body is not JSON');
   }
 }

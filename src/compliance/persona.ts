@@ -82,14 +82,14 @@ export class PersonaProvider implements VerificationProvider {
     const a = event.data?.attributes;
     const inquiry = a?.payload?.data;
     const occurredAt = new Date(a?.['created-at'] ?? '');
-    if (!event.data?.id || !a?.name?.startsWith('inquiry.') || !inquiry?.id || Number.isNaN(occurredAt.getTime())) throw new CallbackRejected(400, 'Not a Persona inquiry event');
+    if (!event.data?.id || !a?.name?.startsWith('inquiry.') || !inquiry?.id || Number.isNaN(occurredAt.getTime())) throw new CallbackRejected('VALIDATION_ERROR', 'Not a Persona inquiry event');
     // The decision events name the outcome; the others carry it in the inquiry's status.
     const byName: Record<string, ProviderState> = { 'inquiry.approved': 'approved', 'inquiry.declined': 'declined', 'inquiry.marked-for-review': 'in_review', 'inquiry.failed': 'declined' };
     let state = byName[a.name];
     try {
       state ??= personaState(inquiry.attributes.status);
     } catch {
-      throw new CallbackRejected(400, `Unknown Persona inquiry status "${inquiry.attributes.status}"`);
+      throw new CallbackRejected('VALIDATION_ERROR', `Unknown Persona inquiry status "${inquiry.attributes.status}"`);
     }
     return { eventId: event.data.id, applicantId: inquiry.id, state, occurredAt };
   }

@@ -1,3 +1,4 @@
+import { DomainError } from '../errors';
 import type { ProviderState } from '../../workflows/contracts/verification';
 
 /**
@@ -33,10 +34,10 @@ export interface ProviderCallback { eventId: string; applicantId: string; state:
 export class ProviderRefused extends Error {}
 /** The provider rejected the request or failed: 502. */
 export class ProviderFailed extends Error {}
-/** A callback whose signature or shape does not check out: 401 / 400. */
-export class CallbackRejected extends Error {
-  constructor(readonly status: 400 | 401, message: string) {
-    super(message);
+/** A callback whose signature (UNAUTHORIZED) or shape (VALIDATION_ERROR) does not check out. */
+export class CallbackRejected extends DomainError {
+  constructor(code: 'VALIDATION_ERROR' | 'UNAUTHORIZED', message: string) {
+    super(code, message);
   }
 }
 

@@ -1,17 +1,17 @@
 import type { Context } from 'koa';
-import { ApiError } from '../http/errors';
+import { DomainError } from '../errors';
 import { project } from '../http/project';
-import { routeGroup, type RouteDef } from '../http/route';
-import { address, dateTime, type Schema } from '../http/schema';
+import { rawBody, routeGroup, type RouteDef } from '../http/route';
+import { address, dateTime } from '../http/schema';
 import type { Services } from '../http/services';
-import { CallbackRejected, ProviderFailed, ProviderRefused, type Applicant } from './provider';
+import { ProviderFailed, ProviderRefused, type Applicant } from './provider';
 import { hostedPage, SandboxConflict, SandboxProvider, type Decision } from './sandbox';
 import type { SessionClaims } from './session-token';
 import { createOrResumeVerification } from './applicants';
-import { acceptCallback, createSession, resolveCustomer, revokeSession, wireStatus, type Currency, type CustomerDetails } from './store';
+import { acceptCallback, createSession, resolveCustomer, revokeSession, wireStatus } from './store';
 import { leftToSweeper } from '../outbox/left-to-sweeper';
 
-const sessionBody: Schema = {
+const sessionBody = {
   type: 'object',
   required: ['customerId'],
   additionalProperties: false,
@@ -21,8 +21,8 @@ const sessionBody: Schema = {
     email: { type: 'string', format: 'email', maxLength: 254, description: 'optional, passed to the provider' },
     country: { type: 'string', pattern: '^[A-Za-z]{2}$', description: 'optional ISO 3166-1 alpha-2, passed to the provider' },
   },
-};
-const verificationSession: Schema = {
+} as const;
+const verificationSession = {
   type: 'object',
   required: ['id', 'status', 'expiresAt'],
   additionalProperties: false,
@@ -37,10 +37,10 @@ const verificationSession: Schema = {
       properties: { type: { const: 'hosted' }, url: { type: 'string', format: 'uri' }, presentation: { const: 'iframe' } },
     },
   },
-};
+} as const;
 /** A sandbox hosted link's signed token, in the path. */
-const linkParams: Schema = { type: 'object', required: ['token'], properties: { token: { type: 'string', minLength: 1, maxLength: 2048 } } };
-const decisionBody = (decisions: Decision[]): Schema => ({ type: 'object', required: ['decision'], additionalProperties: false, properties: { decision: { type: 'string', enum: decisions } } });
+const linkParams = { type: 'object', required: ['token'], properties: { token: { type: 'string', minLength: 1, maxLength: 2048 } } } as const;
+const decisionBody = <const D extends Decision[]>(decisions: D) => ({ type: 'object', required: ['decision'], additionalProperties: false, properties: { decision: { type: 'string', enum: decisions } } }) as const;
 
 /** Where links point: PUBLIC_URL, else the request's own origin. */
 const origin = (ctx: Context, s: Services) => s.config.compliance.publicUrl ?? `${ctx.protocol}://${ctx.host}`;
@@ -54,30 +54,29 @@ function selfUrl(ctx: Context): string {
 }
 
 function sandbox(s: Services): SandboxProvider {
-  if (!(s.compliance instanceof SandboxProvider)) throw new ApiError(404, 'The sandbox provider is not enabled');
+  if (!(s.compliance instanceof SandboxProvider)) throw new DomainError('NOT_FOUND', 'The sandbox provider is not enabled');
   return s.compliance;
 }
 
 async function decide(s: Services, ctx: Context, applicant: Awaited<ReturnType<SandboxProvider['applicantOfLink']>>, decision: Decision) {
-  if (!applicant) throw new ApiError(404, 'This verification link is invalid or has expired');
+  if (!applicant) throw new DomainError('NOT_FOUND', 'This verification link is invalid or has expired');
   try {
     return { status: 200, body: { applicantId: applicant.id, state: await sandbox(s).decide(applicant, decision, selfUrl(ctx)) } };
   } catch (e) {
-    if (e instanceof SandboxConflict) throw new ApiError(409, e.message);
-    if (e instanceof ProviderFailed) throw new ApiError(502, e.message);
+    if (e instanceof SandboxConflict) throw new DomainError('CONFLICT', e.message);
+    if (e instanceof ProviderFailed) throw new DomainError('PROVIDER_FAILED', e.message);
     throw e;
   }
 }
 
-const complianceRoute = routeGroup({ tags: ['compliance'] });
+const complianceRoute = routeGroup({ tags: ['compliance'], auth: 'apiKey' });
 /** The sandbox provider's own pages and reviewer (src/compliance/sandbox.ts). */
-const sandboxRoute = routeGroup({ tags: ['compliance', 'sandbox'] });
+const sandboxRoute = routeGroup({ tags: ['compliance', 'sandbox'], auth: 'none' });
 
 /** Under /deposit-processor: error bodies are `{error, code?, details?}`. docs/compliance.md. */
 export const complianceRoutes: RouteDef[] = [
-  complianceRoute<CustomerDetails, unknown, unknown>('post', '/compliance/sessions', {
+  complianceRoute('post', '/compliance/sessions', {
     summary: "Mint a 15-minute browser session (JWT bearer) for one of the project's customers; call it from your backend only",
-    auth: 'apiKey',
     body: sessionBody,
     responses: { 201: { description: '{sessionId, token, expiresAt}' } },
     async handler(ctx, { body }, s) {
@@ -85,17 +84,16 @@ export const complianceRoutes: RouteDef[] = [
       return { status: 201, body: { sessionId: minted.sessionId, token: minted.token, expiresAt: minted.expiresAt.toISOString() } };
     },
   }),
-  complianceRoute<unknown, unknown, { sessionId: string }>('delete', '/compliance/sessions/{sessionId}', {
+  complianceRoute('delete', '/compliance/sessions/{sessionId}', {
     summary: 'Revoke a session before it expires',
-    auth: 'apiKey',
     params: { type: 'object', required: ['sessionId'], properties: { sessionId: { type: 'string', format: 'uuid' } } },
     responses: { 200: { description: '{message}' }, 404: { description: 'no such session in this project' } },
     async handler(ctx, { params }, s) {
-      if (!(await revokeSession(s.db, project(ctx), params.sessionId))) throw new ApiError(404, 'Session not found');
+      if (!(await revokeSession(s.db, project(ctx), params.sessionId))) throw new DomainError('NOT_FOUND', 'Session not found');
       return { status: 200, body: { message: 'Session revoked' } };
     },
   }),
-  complianceRoute<{ currency: Currency }, unknown, unknown>('post', '/compliance/verification', {
+  complianceRoute('post', '/compliance/verification', {
     summary: "Create or resume provider-hosted verification for the session's customer (browser route, bearer only)",
     auth: 'session',
     body: { type: 'object', required: ['currency'], additionalProperties: false, properties: { currency: { type: 'string', enum: ['EUR', 'USD'] } } },
@@ -108,11 +106,11 @@ export const complianceRoutes: RouteDef[] = [
     },
     async handler(ctx, { body }, s) {
       const session = ctx.state.session as SessionClaims;
-      if (s.config.compliance.paused) throw new ApiError(503, 'Verification sessions are paused');
+      if (s.config.compliance.paused) throw new DomainError('DISABLED', 'Verification sessions are paused');
       const provider = s.compliance;
-      if (!provider) throw new ApiError(503, 'No verification provider is configured');
+      if (!provider) throw new DomainError('DISABLED', 'No verification provider is configured');
       const customer = await resolveCustomer(s.db, session);
-      if (customer.mismatch) throw new ApiError(403, 'Session does not match the customer');
+      if (customer.mismatch) throw new DomainError('FORBIDDEN', 'Session does not match the customer');
       const open = async (applicantId?: string): Promise<Applicant> => {
         try {
           return await provider.createOrResume({
@@ -124,10 +122,10 @@ export const complianceRoutes: RouteDef[] = [
             origin: origin(ctx, s),
           });
         } catch (e) {
-          if (e instanceof ProviderRefused) throw new ApiError(403, e.message);
-          if (e instanceof ProviderFailed) throw new ApiError(502, e.message);
+          if (e instanceof ProviderRefused) throw new DomainError('FORBIDDEN', e.message);
+          if (e instanceof ProviderFailed) throw new DomainError('PROVIDER_FAILED', e.message);
           s.logger.error({ err: e, traceId: ctx.state.traceId }, 'verification provider call failed');
-          throw new ApiError(500, 'Failed to create the verification session');
+          throw new DomainError('INTERNAL', 'Failed to create the verification session');
         }
       };
       const key = { projectId: session.projectId, customerId: session.customerId, currency: body.currency };
@@ -139,40 +137,33 @@ export const complianceRoutes: RouteDef[] = [
           id: v.id,
           status: wireStatus(v.state),
           expiresAt: (v.link?.expiresAt ?? session.expiresAt).toISOString(),
-          ...(v.link && v.state === 'needs_input' ? { nextAction: { type: 'hosted', url: v.link.url, presentation: 'iframe' } } : {}),
+          ...(v.link && v.state === 'needs_input' ? { nextAction: { type: 'hosted', url: v.link.url, presentation: 'iframe' } as const } : {}),
         },
       };
     },
   }),
-  complianceRoute<unknown, unknown, { provider: string }>('post', '/compliance/callbacks/{provider}', {
+  complianceRoute('post', '/compliance/callbacks/{provider}', {
     summary: "The identity provider's signed status callbacks (recorded once each, then applied by the verification's lifecycle)",
     auth: 'none',
     params: { type: 'object', required: ['provider'], properties: { provider: { type: 'string', enum: ['sandbox', 'persona'] } } },
     responses: { 200: { description: '{received: true}' }, 401: { description: 'bad signature' }, 404: { description: 'unknown applicant (the provider retries)' } },
     async handler(ctx, { params }, s) {
-      if (s.compliance?.name !== params.provider) throw new ApiError(404, `Provider ${params.provider} is not configured`);
-      const raw = (ctx.request as unknown as { rawBody?: string }).rawBody ?? '';
-      let accepted;
-      try {
-        accepted = await acceptCallback(s.db, params.provider, s.compliance.verifyCallback(raw, ctx.headers));
-      } catch (e) {
-        if (e instanceof CallbackRejected) throw new ApiError(e.status, e.message);
-        throw e;
-      }
+      if (s.compliance?.name !== params.provider) throw new DomainError('NOT_FOUND', `Provider ${params.provider} is not configured`);
+      const raw = rawBody(ctx) ?? '';
+      const accepted = await acceptCallback(s.db, params.provider, s.compliance.verifyCallback(raw, ctx.headers));
       // An applicant not (yet) recorded: the provider retries later, so a callback that overtook its create-or-resume is not lost.
-      if (!accepted.known) throw new ApiError(404, 'Unknown applicant');
+      if (!accepted.known) throw new DomainError('NOT_FOUND', 'Unknown applicant');
       if (accepted.signals.length) await s.outbox.deliver(accepted.signals).catch(leftToSweeper(s.logger, 'verification signal'));
       return { status: 200, body: { received: true } };
     },
   }),
-  sandboxRoute<unknown, unknown, { token: string }>('get', '/compliance/sandbox/hosted/{token}', {
+  sandboxRoute('get', '/compliance/sandbox/hosted/{token}', {
     summary: "The sandbox provider's hosted verification page (framable only by COMPLIANCE_FRAME_ANCESTORS)",
-    auth: 'none',
     params: linkParams,
     responses: { 200: { description: 'text/html' }, 404: { description: 'invalid or expired link' } },
     async handler(ctx, { params }, s) {
       const applicant = await sandbox(s).applicantOfLink(params.token);
-      if (!applicant) throw new ApiError(404, 'This verification link is invalid or has expired');
+      if (!applicant) throw new DomainError('NOT_FOUND', 'This verification link is invalid or has expired');
       ctx.set('content-security-policy', `frame-ancestors ${s.config.compliance.frameAncestors}; default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'`);
       ctx.set('cache-control', 'no-store');
       ctx.set('referrer-policy', 'no-referrer');
@@ -180,9 +171,8 @@ export const complianceRoutes: RouteDef[] = [
       return { status: 200, body: hostedPage(applicant) };
     },
   }),
-  sandboxRoute<{ decision: Decision }, unknown, { token: string }>('post', '/compliance/sandbox/hosted/{token}/decision', {
+  sandboxRoute('post', '/compliance/sandbox/hosted/{token}/decision', {
     summary: "The sandbox hosted page's buttons: approve, reject or needs review (sends the provider callback)",
-    auth: 'none',
     params: linkParams,
     body: decisionBody(['approve', 'reject', 'review']),
     responses: { 200: { description: '{applicantId, state}' }, 404: { description: 'invalid or expired link' }, 409: { description: 'already decided' } },
@@ -190,7 +180,7 @@ export const complianceRoutes: RouteDef[] = [
       return decide(s, ctx, await sandbox(s).applicantOfLink(params.token), body.decision);
     },
   }),
-  sandboxRoute<{ decision: Decision }, unknown, { applicantId: string }>('post', '/compliance/sandbox/applicants/{applicantId}/review', {
+  sandboxRoute('post', '/compliance/sandbox/applicants/{applicantId}/review', {
     summary: "The sandbox reviewer's decision on an applicant in review (approve or reject)",
     auth: 'apiKey',
     params: { type: 'object', required: ['applicantId'], properties: { applicantId: { type: 'string', minLength: 1, maxLength: 64 } } },
@@ -198,7 +188,7 @@ export const complianceRoutes: RouteDef[] = [
     responses: { 200: { description: '{applicantId, state}' }, 404: { description: 'no such applicant in this project' }, 409: { description: 'not in review' } },
     async handler(ctx, { params, body }, s) {
       const applicant = await sandbox(s).applicantOfProject(project(ctx), params.applicantId);
-      if (applicant && applicant.state !== 'in_review') throw new ApiError(409, `The applicant is ${applicant.state}, not in review`);
+      if (applicant && applicant.state !== 'in_review') throw new DomainError('CONFLICT', `The applicant is ${applicant.state}, not in review`);
       return decide(s, ctx, applicant, body.decision);
     },
   }),

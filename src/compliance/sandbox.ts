@@ -1,7 +1,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { jwtVerify, SignJWT } from 'jose';
-import { escape } from '../http/html';
+import { escape } from '../util/html';
 import { signCallback, verifySignedCallback } from './callback-signature';
 import { Applicant, ApplicantRequest, CallbackRejected, PROVIDER_STATES, ProviderCallback, ProviderFailed, ProviderRefused, ProviderState, VerificationProvider } from './provider';
 
@@ -99,7 +99,7 @@ export class SandboxProvider implements VerificationProvider {
     const e = (verifySignedCallback(this.callbackSecret, rawBody, headers['sandbox-signature'], this.clock()) ?? {}) as { id?: unknown; applicantId?: unknown; state?: unknown; occurredAt?: unknown };
     const occurredAt = new Date(String(e.occurredAt));
     if (typeof e.id !== 'string' || typeof e.applicantId !== 'string' || !PROVIDER_STATES.includes(e.state as ProviderState) || Number.isNaN(occurredAt.getTime())) {
-      throw new CallbackRejected(400, 'Malformed sandbox callback');
+      throw new CallbackRejected('VALIDATION_ERROR', 'Malformed sandbox callback');
     }
     return { eventId: e.id, applicantId: e.applicantId, state: e.state as ProviderState, occurredAt };
   }

@@ -138,7 +138,7 @@ export async function acceptCallback(db: DataSource, provider: string, cb: Provi
 }
 
 /** The wire status of the spec: in review is `pending` too (without a next action). */
-export const wireStatus = (s: ProviderState) => (s === 'approved' ? 'completed' : s === 'declined' ? 'failed' : 'pending');
+export const wireStatus = (s: ProviderState): 'completed' | 'failed' | 'pending' => (s === 'approved' ? 'completed' : s === 'declined' ? 'failed' : 'pending');
 
 /**
  * Persists a status the lifecycle reached, or that it went stale, and emits `verification-updated` in the same

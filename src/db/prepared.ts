@@ -12,9 +12,12 @@ const names = new Map<string, string>();
 export function preparedQuery<T = unknown>(db: DataSource | EntityManager, text: string, params: unknown[]): Promise<T> {
   let name = names.get(text);
   if (!name) names.set(text, (name = `q_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`));
-  // typeorm passes the query to pg as it is, and pg takes a {name, text} config in place of the text.
-  return db.query({ name, text } as unknown as string, params);
+  const pg: PgQuery = db;
+  return pg.query({ name, text }, params);
 }
+
+/** typeorm passes the query to pg as it is, and pg takes a {name, text} config in place of the text. */
+interface PgQuery { query<T>(query: string | { name: string; text: string }, parameters: unknown[]): Promise<T> }
 
 /**
  * For the FROM (or USING) list of a statement that commits on its own and need not wait for the WAL flush (a write

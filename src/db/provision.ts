@@ -27,8 +27,9 @@ export async function startEmbeddedPostgres(dir: string, port: number, log: (lin
   if (fresh) await pg.initialise();
   removeStalePid(databaseDir);
   await pg.start();
-  // Whatever ends this process, the server it started must not outlive it (a synchronous kill is all `exit` allows).
-  process.once('exit', () => (pg as unknown as { process?: ChildProcess }).process?.kill('SIGINT'));
+  // Whatever ends this process, the server it started must not outlive it (a synchronous kill is all `exit` allows,
+  // on the child process the package keeps private).
+  process.once('exit', () => (pg['process'] as ChildProcess | undefined)?.kill('SIGINT'));
   const url = `postgres://postgres:postgres@127.0.0.1:${port}/postgres`;
   return { url, stop: () => pg.stop() };
 }

@@ -3,27 +3,18 @@ import type { EntityManager } from 'typeorm';
 import { isAddressEqual } from 'viem';
 import { project } from '../http/project';
 import { routeGroup, type RouteDef } from '../http/route';
+import type { Infer } from '../http/schema';
 import type { Services } from '../http/services';
-import { addSessions, consumeAccountNonce, type DepositAccount, findAccount, type OwnerType, presentAccount, registerAccount, releaseRegistration } from './accounts';
+import { addSessions, consumeAccountNonce, type DepositAccount, findAccount, presentAccount, registerAccount, releaseRegistration } from './accounts';
 import { depositError, type Detail } from './errors';
 import { ownerSigns, requireSignature, servedChain, servedChainId } from './request-checks';
 import * as schema from './schemas';
 import { type AccountProof, registerAccountTypedData, releaseAccountTypedData, type SessionDetails, sessionTypedData } from './session-digest';
 
-interface AccountBody {
-  address: string;
-  owner: string;
-  ownerType: OwnerType;
-  target: { chain: string; token: string; recipient?: string };
-  requireCompliance: boolean;
-  sessionSigner?: string;
-  sessionDetails?: SessionDetails;
-  accountSignature?: `0x${string}`;
-  accountNonce?: string;
-  accountDeadline?: string;
-}
-
-interface ReleaseBody extends AccountProof { chain: string; sessionSigner: string; signature: `0x${string}` }
+type SetupAccount = Infer<typeof schema.setupBody>['account'];
+type ManagedAccount = Infer<typeof schema.registerManagedBody>['account'];
+/** The account of either registration: each kind's own field is absent from the other's. */
+type AccountBody = (SetupAccount & { sessionSigner?: undefined }) | (ManagedAccount & { sessionDetails?: undefined });
 
 const at = (...path: (string | number)[]) => ['body', ...path];
 
@@ -34,7 +25,7 @@ const at = (...path: (string | number)[]) => ['body', ...path];
 async function checkSessions(s: Services, projectId: string, account: Pick<DepositAccount, 'address' | 'owner' | 'ownerType' | 'targetChainId'>, details: SessionDetails, path: (string | number)[]): Promise<void> {
   const unsupported: Detail[] = details.hashesAndChainIds.flatMap((h, i) =>
     s.registry.chain(h.chainId) ? [] : [{ message: `chain ${h.chainId} is not supported`, path: [...path, 'hashesAndChainIds', String(i), 'chainId'], code: 'CHAIN-1' }]);
-  if (unsupported.length) throw depositError(400, unsupported[0].message, 'CHAIN-1', unsupported);
+  if (unsupported.length) throw depositError('UNSUPPORTED_CHAIN', unsupported[0].message, 'CHAIN-1', unsupported);
   const typedData = sessionTypedData(account.address, account.targetChainId, details, s.sessionSigner(projectId).address);
   await requireSignature(account.owner, details.signature, typedData, ownerSigns(account.ownerType), [...path, 'signature'], {
     error: "Invalid session signature: not signed by the account's owner", message: "is not the account owner's signature over the session details",
@@ -44,7 +35,7 @@ async function checkSessions(s: Services, projectId: string, account: Pick<Depos
 /** An account signature's deadline still ahead, else 400 naming the deadline field. */
 function requireLive(deadline: string, path: (string | number)[]): void {
   if (BigInt(deadline) < BigInt(Math.floor(Date.now() / 1000))) {
-    throw depositError(400, "The account signature's deadline has passed", undefined, [{ message: 'is in the past', path, code: 'deadline' }]);
+    throw depositError('VALIDATION_ERROR', "The account signature's deadline has passed", undefined, [{ message: 'is in the past', path, code: 'deadline' }]);
   }
 }
 
@@ -55,7 +46,7 @@ function requireLive(deadline: string, path: (string | number)[]): void {
 async function takeNonce(tx: EntityManager, address: string, nonce: string, path: (string | number)[], projectId?: string): Promise<'taken' | 'replay'> {
   const outcome = await consumeAccountNonce(tx, address, nonce, projectId);
   if (outcome === 'stale') {
-    throw depositError(409, 'This account signature was already used or superseded: sign again with a higher nonce', undefined, [
+    throw depositError('CONFLICT', 'This account signature was already used or superseded: sign again with a higher nonce', undefined, [
       { message: 'is not above the last nonce the account signed with', path, code: 'nonce' },
     ]);
   }
@@ -83,7 +74,7 @@ async function register(ctx: Context, s: Services, body: AccountBody, managed: b
   // The project's own signer: an account enabled for another project's signer cannot be driven from this one.
   const signer = s.sessionSigner(project(ctx)).address;
   if (managed && !isAddressEqual(body.sessionSigner as `0x${string}`, signer)) {
-    throw depositError(400, "sessionSigner is not this project's session signer", undefined, [{ message: `must be ${signer} (GET /chains → sessionSigner)`, path: at('account', 'sessionSigner'), code: 'const' }]);
+    throw depositError('VALIDATION_ERROR', "sessionSigner is not this project's session signer", undefined, [{ message: `must be ${signer} (GET /chains → sessionSigner)`, path: at('account', 'sessionSigner'), code: 'const' }]);
   }
   if (body.sessionDetails) await checkSessions(s, project(ctx), { ...body, targetChainId }, body.sessionDetails, at('account', 'sessionDetails'));
   const proof = await checkAccountSignature(s, project(ctx), body, targetChainId);
@@ -95,7 +86,7 @@ async function register(ctx: Context, s: Services, body: AccountBody, managed: b
     }, fresh ? proof : undefined);
     // Nothing of a refused registration stays, its nonce included.
     if (r.conflict === 'details') {
-      throw depositError(409, 'This account is already registered with other details', undefined, [{ message: 'is already registered with other details', path: at('account', 'address'), code: 'conflict' }]);
+      throw depositError('CONFLICT', 'This account is already registered with other details', undefined, [{ message: 'is already registered with other details', path: at('account', 'address'), code: 'conflict' }]);
     }
     if (body.sessionDetails) await addSessions(tx, body.address, project(ctx), body.sessionDetails.hashesAndChainIds, body.sessionDetails.signature);
     return r;
@@ -108,7 +99,7 @@ async function register(ctx: Context, s: Services, body: AccountBody, managed: b
 async function ownAccount(ctx: Context, s: Services, address: string): Promise<DepositAccount> {
   const account = await findAccount(s.db, address, project(ctx));
   if (!account) {
-    throw depositError(404, 'Account not found', 'ACCOUNT-1', [{ message: 'is not a registered account of this project', path: ['params', 'address'], code: 'ACCOUNT-1' }]);
+    throw depositError('NOT_FOUND', 'Account not found', 'ACCOUNT-1', [{ message: 'is not a registered account of this project', path: ['params', 'address'], code: 'ACCOUNT-1' }]);
   }
   return account;
 }
@@ -124,19 +115,19 @@ const accountRoute = routeGroup({ tags: ['deposits'], auth: 'apiKey' });
 
 /** Under /deposit-processor (docs/deposit-processor.md, Accounts and sessions). */
 export const accountRoutes: RouteDef[] = [
-  accountRoute<{ account: AccountBody }, unknown, unknown>('post', '/setup', {
+  accountRoute('post', '/setup', {
     summary: "Register a user-owned deposit account (the owner signs its sessions; deposits from a chain need that chain's session)",
     body: schema.setupBody,
     responses,
     handler: (ctx, { body }, s) => register(ctx, s, body.account, false),
   }),
-  accountRoute<{ account: AccountBody }, unknown, unknown>('post', '/register-managed', {
+  accountRoute('post', '/register-managed', {
     summary: "Register a managed deposit account: the processor's session signer acts for it on every supported chain",
     body: schema.registerManagedBody,
     responses,
     handler: (ctx, { body }, s) => register(ctx, s, body.account, true),
   }),
-  accountRoute<ReleaseBody, unknown, { address: string }>('post', '/account/{address}/release', {
+  accountRoute('post', '/account/{address}/release', {
     summary: "End a project's hold on the account, signed by the account: that registration receives none of its deposits from now on",
     params: schema.addressParams,
     body: schema.releaseBody,
@@ -158,7 +149,7 @@ export const accountRoutes: RouteDef[] = [
       return { status: 200, body: { message: 'Released: deposits into the account no longer go to that session signer\'s project' } };
     },
   }),
-  accountRoute<unknown, unknown, { address: string }>('get', '/account/{address}', {
+  accountRoute('get', '/account/{address}', {
     summary: 'A deposit account of this project, as registered, with its session chains',
     params: schema.addressParams,
     responses: { 200: { description: 'the account', schema: schema.accountRecord }, 404: { description: 'not an account of this project (code ACCOUNT-1)' } },
@@ -166,7 +157,7 @@ export const accountRoutes: RouteDef[] = [
       return { status: 200, body: presentAccount(await ownAccount(ctx, s, params.address)) };
     },
   }),
-  accountRoute<{ sessionDetails: SessionDetails }, unknown, { address: string }>('post', '/account/{address}/session', {
+  accountRoute('post', '/account/{address}/session', {
     summary: "Add session details (chain ids, session digests and the owner's signature over them) to an existing account",
     params: schema.addressParams,
     body: schema.sessionBody,

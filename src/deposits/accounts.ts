@@ -130,6 +130,6 @@ export const presentAccount = (a: DepositAccount) => ({
   sessionSigner: getAddress(a.sessionSigner),
   target: { chain: toCaip2(a.targetChainId), token: getAddress(a.targetToken), recipient: getAddress(a.recipient) },
   requireCompliance: a.requireCompliance,
-  sessionChains: a.managed ? 'all' : a.sessionChainIds.map(toCaip2),
+  sessionChains: a.managed ? ('all' as const) : a.sessionChainIds.map(toCaip2),
   createdAt: a.createdAt.toISOString(),
 });

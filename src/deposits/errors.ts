@@ -1,5 +1,7 @@
-import { ApiError } from '../http/errors';
+import { DomainError, type DepositErrorCode, type ErrorCode } from '../errors';
 import codes from './error-codes.json';
+
+export type { DepositErrorCode };
 
 /**
  * The deposit error codes, a table of data in `error-codes.json` (docs/deposit-processor.md, Error codes). A
@@ -8,10 +10,8 @@ import codes from './error-codes.json';
  */
 export const DEPOSIT_ERRORS: Record<DepositErrorCode, { retryable: boolean; meaning: string }> = codes;
 
-export type DepositErrorCode = keyof typeof codes;
-
 export interface Detail { message: string; path: (string | number)[]; code: string }
 
-/** The deposit-processing error body: `{error, code?, details}`. */
-export const depositError = (status: number, error: string, code: DepositErrorCode | undefined, details: Detail[], operatorHint?: string) =>
-  new ApiError(status, error, { ...(code ? { code } : {}), details, operatorHint });
+/** A deposit-processing refusal: its error body is `{error, code?, details}`, `code` the deposit code (`reason`). */
+export const depositError = (code: ErrorCode, error: string, reason: DepositErrorCode | undefined, details: Detail[], operatorHint?: string) =>
+  new DomainError(code, error, { details, ...(reason ? { reason } : {}), ...(operatorHint ? { operatorHint } : {}) });

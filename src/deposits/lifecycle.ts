@@ -4,12 +4,13 @@ import type { PrivateKeyAccount } from 'viem/accounts';
 import type { ChainRegistry } from '../chains/registry';
 import { toCaip2 } from '../chains/registry';
 import type { Config } from '../config';
-import { ApiError } from '../http/errors';
+import { DomainError } from '../errors';
 import { DEFAULT_PRICES_USD } from '../intents/market-defaults';
 import type { IntentInput } from '../intents/quote';
 import { createQuote, quoteCost, type QuoteDeps } from '../intents/quote-service';
 import type { IntentOp } from '../intents/types';
 import type { VerifyDeps } from '../intents/verify';
+import { activityFailure } from '../temporal/activity-failure';
 import { type Outbox, type QueuedSignal, type QueuedStart } from '../outbox/outbox';
 import { type DepositTiming, RELEASED } from '../../workflows/contracts/deposit';
 import { afterBridge, bridgeErrorCode, isBridgeOutcome } from '../../workflows/deposit-state';
@@ -23,7 +24,7 @@ import { ATTEMPT_COLUMNS, type DepositRow, depositPart, emitDepositEvent, emitRe
 /** What the deposit activities need beside the database: the intent core's dependencies and each project's session signer. */
 export interface DepositDeps { registry: ChainRegistry; quote: QuoteDeps; verify: VerifyDeps; sessionSigner: (projectId: string) => PrivateKeyAccount }
 
-/** The intent core refused for want of funds (its quote outcome or submit error code). */
+/** The intent core refused for want of funds (its quote's or submit's error code). */
 const INSUFFICIENT = 'INSUFFICIENT_BALANCE';
 
 /** A deposit row or its intent is missing: no retry can bring it back, so the activity fails for good. */
@@ -107,18 +108,21 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
       options: { customDeadline: Math.floor(Date.now() / 1000) + timing.bridgeTimeoutSeconds },
     };
     const waiting = { kind: 'wait' as const, message: 'Waiting for the deposited funds to show in the account balance' };
-    // Everything available, to learn the fee of moving it.
-    const probe = await quoteCost(db, base, deps.quote);
-    if (!probe.ok) return probe.code === INSUFFICIENT ? waiting : { kind: 'no-route', message: probe.message };
-    const cost = probe.value as unknown as Parameters<typeof totalSpent>[0] & { tokensReceived: { fee: string }[] };
-    if (totalSpent(cost) < BigInt(r.amount)) return waiting;
-    const source = deps.registry.token(Number(r.chain_id), r.token)!;
-    const target = deps.registry.token(to.chainId, to.token)!;
-    const amount = targetAmount(BigInt(r.amount), source.decimals, target.decimals, BigInt(cost.tokensReceived[0].fee));
-    if (amount <= 0n) return { kind: 'no-route', message: "The deposit does not cover the fees of moving it" };
-    const quote = await createQuote(db, { ...base, tokenRequests: [{ tokenAddress: to.token, amount: amount.toString() }] }, r.project_id, deps.quote);
-    if (!quote.ok) return quote.code === INSUFFICIENT ? waiting : { kind: 'no-route', message: quote.message };
-    return { kind: 'quoted', nonce: BigInt(quote.value.intentOp.nonce).toString() };
+    try {
+      // Everything available, to learn the fee of moving it.
+      const cost = await quoteCost(db, base, deps.quote);
+      if (totalSpent(cost) < BigInt(r.amount)) return waiting;
+      const source = deps.registry.token(Number(r.chain_id), r.token)!;
+      const target = deps.registry.token(to.chainId, to.token)!;
+      const amount = targetAmount(BigInt(r.amount), source.decimals, target.decimals, BigInt(cost.tokensReceived[0].fee));
+      if (amount <= 0n) return { kind: 'no-route', message: "The deposit does not cover the fees of moving it" };
+      const quote = await createQuote(db, { ...base, tokenRequests: [{ tokenAddress: to.token, amount: amount.toString() }] }, r.project_id, deps.quote);
+      return { kind: 'quoted', nonce: BigInt(quote.intentOp.nonce).toString() };
+    } catch (e) {
+      // The intent core refused the quote: for want of funds the balance has not caught up (wait); else no route.
+      if (!(e instanceof DomainError)) throw e;
+      return e.code === INSUFFICIENT ? waiting : { kind: 'no-route', message: e.message };
+    }
   }
 
   /**
@@ -132,13 +136,12 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
       await started([submitted.start]);
       return submitted;
     } catch (e) {
-      if (e instanceof ApiError && (e.status === 404 || e.extra.code === INSUFFICIENT)) {
+      if (e instanceof DomainError && (e.code === 'NOT_FOUND' || e.code === INSUFFICIENT)) {
         await unrecord();
         return undefined;
       }
-      // Any other refusal (a signature or account the core rejects) is the same on every retry; 5xx may pass.
-      if (e instanceof ApiError && e.status < 500) throw ApplicationFailure.nonRetryable(e.message, 'ApiError');
-      throw e;
+      // Any other refusal (a signature or account the core rejects) is the same on every retry.
+      throw activityFailure(e);
     }
   }
 

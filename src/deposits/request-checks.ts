@@ -1,6 +1,6 @@
 import type { TypedDataDefinition } from 'viem';
 import { type ChainRegistry, fromCaip2 } from '../chains/registry';
-import { ApiError } from '../http/errors';
+import { DomainError } from '../errors';
 import { signedBySponsor } from '../intents/verify';
 import { depositError } from './errors';
 
@@ -10,7 +10,7 @@ type Path = (string | number)[];
 export function servedChain(registry: ChainRegistry, chain: string, path: Path, chainNoun: 'chain' | 'target chain'): number {
   const chainId = fromCaip2(chain)!; // the schema's CAIP-2 pattern is fromCaip2's
   if (!registry.chain(chainId)) {
-    throw depositError(400, `Unsupported ${chainNoun} ${chain}`, 'CHAIN-1', [{ message: 'is not a supported chain', path: [...path, 'chain'], code: 'CHAIN-1' }]);
+    throw depositError('UNSUPPORTED_CHAIN', `Unsupported ${chainNoun} ${chain}`, 'CHAIN-1', [{ message: 'is not a supported chain', path: [...path, 'chain'], code: 'CHAIN-1' }]);
   }
   return chainId;
 }
@@ -23,7 +23,7 @@ export function servedChainId(registry: ChainRegistry, at: { chain: string; toke
   const chainId = servedChain(registry, at.chain, path, chainNoun);
   if (!registry.token(chainId, at.token)) {
     const which = chainNoun === 'chain' ? 'this chain' : 'the target chain';
-    throw depositError(400, `Token ${at.token} not supported on ${at.chain}`, 'TOKEN-1', [{ message: `is not supported on ${which}`, path: [...path, 'token'], code: 'TOKEN-1' }]);
+    throw depositError('UNSUPPORTED_TOKEN', `Token ${at.token} not supported on ${at.chain}`, 'TOKEN-1', [{ message: `is not supported on ${which}`, path: [...path, 'token'], code: 'TOKEN-1' }]);
   }
   return chainId;
 }
@@ -42,10 +42,10 @@ export async function requireSignature(
   try {
     for (const type of accountTypes) if (!valid) valid = await signedBySponsor(signer, signature, typedData, type, process.env);
   } catch (e) {
-    if (e instanceof ApiError && e.status === 400) throw depositError(400, e.message, undefined, [{ message: e.message, path, code: 'unverifiable' }], e.extra.operatorHint);
+    if (e instanceof DomainError && e.code === 'VALIDATION_ERROR') throw depositError('VALIDATION_ERROR', e.message, undefined, [{ message: e.message, path, code: 'unverifiable' }], e.detail.operatorHint);
     throw e;
   }
-  if (!valid) throw depositError(400, refused.error, undefined, [{ message: refused.message, path, code: 'signature' }]);
+  if (!valid) throw depositError('INVALID_SIGNATURE', refused.error, undefined, [{ message: refused.message, path, code: 'signature' }]);
 }
 
 /** An owner signs as an EOA, else as a smart account. */

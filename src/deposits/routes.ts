@@ -4,8 +4,7 @@ import { routeGroup, type RouteDef } from '../http/route';
 import { findAccount } from './accounts';
 import { depositError } from './errors';
 import * as schema from './schemas';
-import type { WithdrawRequest } from './session-digest';
-import { beginRecovery, type DepositFilter, listDeposits, loadDeposit, presentDeposit, depositTiming } from './store';
+import { beginRecovery, listDeposits, loadDeposit, presentDeposit, depositTiming } from './store';
 import { withdraw } from './withdraw';
 import { leftToSweeper } from '../outbox/left-to-sweeper';
 
@@ -13,7 +12,7 @@ const depositRoute = routeGroup({ tags: ['deposits'], auth: 'apiKey' });
 
 /** The widget's deposit routes under /deposit-processor (docs/deposit-processor.md, Widget routes). */
 export const depositRoutes: RouteDef[] = [
-  depositRoute<unknown, DepositFilter, unknown>('get', '/deposits', {
+  depositRoute('get', '/deposits', {
     summary: "The project's deposits, newest first: poll one by its source txHash, or list an account's or a status's",
     query: schema.listQuery,
     responses: { 200: { description: '{deposits, nextCursor}', schema: schema.listResponse } },
@@ -21,7 +20,7 @@ export const depositRoutes: RouteDef[] = [
       return { status: 200, body: await listDeposits(s.db, project(ctx), query) };
     },
   }),
-  depositRoute<{ depositId: string }, unknown, unknown>('post', '/deposits/recovery', {
+  depositRoute('post', '/deposits/recovery', {
     summary: "Send a rejected deposit's funds back to the account owner (idempotent; deposit-refunded follows the transfer)",
     body: schema.recoveryBody,
     responses: {
@@ -35,19 +34,19 @@ export const depositRoutes: RouteDef[] = [
     async handler(ctx, { body }, s) {
       const found = await loadDeposit(s.db, body.depositId);
       if (!found || found.project_id !== project(ctx)) {
-        throw depositError(404, 'Deposit not found', undefined, [{ message: 'is not a deposit of this project', path: ['body', 'depositId'], code: 'not_found' }]);
+        throw depositError('NOT_FOUND', 'Deposit not found', undefined, [{ message: 'is not a deposit of this project', path: ['body', 'depositId'], code: 'not_found' }]);
       }
       const owner = (await findAccount(s.db, found.account, found.project_id))!.owner;
       const recovered = await beginRecovery(s.db, found.id, owner, depositTiming(s.config));
       if (!recovered) {
-        throw depositError(400, `Deposit ${found.id} is not recoverable (${found.stage})`, 'RECOVERY-1', [{ message: 'is not a rejected deposit', path: ['body', 'depositId'], code: 'RECOVERY-1' }]);
+        throw depositError('VALIDATION_ERROR', `Deposit ${found.id} is not recoverable (${found.stage})`, 'RECOVERY-1', [{ message: 'is not a rejected deposit', path: ['body', 'depositId'], code: 'RECOVERY-1' }]);
       }
       await s.outbox.start(recovered.start).catch(leftToSweeper(s.logger, 'refund start', { depositId: found.id }));
       const row = recovered.row;
       return { status: 202, body: presentDeposit(row) };
     },
   }),
-  depositRoute<WithdrawRequest, unknown, unknown>('post', '/safe/withdraw', {
+  depositRoute('post', '/safe/withdraw', {
     summary: "Withdraw from a managed account on the owner's signature: the session signer carries it out as an intent",
     body: schema.withdrawBody,
     responses: {
@@ -57,7 +56,7 @@ export const depositRoutes: RouteDef[] = [
       409: { description: 'the nonce was used for another withdrawal' },
     },
     async handler(ctx, { body }, s) {
-      const { intentId, status } = await withdraw(ctx, s, body);
+      const { intentId, status } = await withdraw(s, project(ctx), body);
       return { status: 202, body: { message: 'Withdrawal submitted', intentId, status } };
     },
   }),

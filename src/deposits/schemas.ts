@@ -1,13 +1,13 @@
-import { address, amount, bytes32, caip2, dateTime, hex as anyHex, safeUint, type Schema, uint256 } from '../http/schema';
+import { address, amount, bytes32, caip2, dateTime, hex as anyHex, safeUint, uint256 } from '../http/schema';
 
-const hex: Schema = { ...anyHex, minLength: 4, maxLength: 20_000 };
-const txHash: Schema = { ...bytes32, description: 'transaction hash' };
+const hex = { ...anyHex, minLength: 4, maxLength: 20_000 } as const;
+const txHash = { ...bytes32, description: 'transaction hash' } as const;
 /** A deposit id (bigint in PostgreSQL): up to 18 digits, so never past 2^63 − 1. */
-const depositId: Schema = { type: 'string', pattern: '^[1-9][0-9]{0,17}$' };
+const depositId = { type: 'string', pattern: '^[1-9][0-9]{0,17}$' } as const;
 /** A uint256 the owner signs: up to 77 digits, so never past 2^256 − 1. */
-const signedUint: Schema = { ...uint256, pattern: '^(0|[1-9][0-9]{0,76})$', maxLength: 77 };
+const signedUint = { ...uint256, pattern: '^(0|[1-9][0-9]{0,76})$', maxLength: 77 } as const;
 
-const target: Schema = {
+const target = {
   type: 'object',
   required: ['chain', 'token'],
   additionalProperties: false,
@@ -16,7 +16,7 @@ const target: Schema = {
     token: { ...address, description: 'the token delivered on the target chain' },
     recipient: { ...address, description: 'who receives on the target chain (default: the account itself)' },
   },
-};
+} as const;
 const accountFields = {
   address: { ...address, description: 'the deposit account (a smart account)' },
   owner: { ...address, description: 'who controls the account: signs its sessions, recoveries and withdrawals' },
@@ -26,9 +26,9 @@ const accountFields = {
   accountSignature: { ...hex, description: "optional: the account's own EIP-712 RegisterAccount signature for this project's session signer, nonce and deadline; this registration then receives the account's deposits (README: Deposit processor → Trust model)" },
   accountNonce: { ...signedUint, description: 'with accountSignature: above every nonce the account signed a registration or release with before, for any project (a Unix time in milliseconds will do)' },
   accountDeadline: { ...signedUint, description: 'with accountSignature: Unix seconds after which the signature is refused' },
-};
+} as const;
 
-export const sessionDetails: Schema = {
+export const sessionDetails = {
   type: 'object',
   required: ['hashesAndChainIds', 'signature'],
   additionalProperties: false,
@@ -41,10 +41,10 @@ export const sessionDetails: Schema = {
     },
     signature: { ...hex, description: "the owner's EIP-712 signature over the details (README: Deposit processor → Sessions)" },
   },
-};
+} as const;
 
 /** `{account: {...}}` with the fields every registration has, plus the kind's own (`required` lists the account's). */
-const registrationBody = (required: string[], own: Record<string, Schema>): Schema => ({
+const registrationBody = <const R extends string[], const O>(required: R, own: O) => ({
   type: 'object',
   required: ['account'],
   additionalProperties: false,
@@ -54,7 +54,7 @@ const registrationBody = (required: string[], own: Record<string, Schema>): Sche
       dependencies: { accountSignature: ['accountNonce', 'accountDeadline'], accountNonce: ['accountSignature'], accountDeadline: ['accountSignature'] },
     },
   },
-});
+}) as const;
 
 export const setupBody = registrationBody(['address', 'owner', 'target'], {
   sessionDetails: { ...sessionDetails, description: 'optional: sessions for source chains, as POST /account/{address}/session takes them' },
@@ -64,7 +64,7 @@ export const registerManagedBody = registrationBody(['address', 'owner', 'sessio
   sessionSigner: { ...address, description: "the processor's session signer the account enabled on every chain (GET /chains → sessionSigner)" },
 });
 
-export const accountRecord: Schema = {
+export const accountRecord = {
   type: 'object',
   required: ['address', 'owner', 'ownerType', 'managed', 'sessionSigner', 'target', 'requireCompliance', 'sessionChains', 'createdAt'],
   properties: {
@@ -74,10 +74,10 @@ export const accountRecord: Schema = {
     sessionChains: { anyOf: [{ const: 'all' }, { type: 'array', items: caip2 }], description: "`all` for a managed account, else the chains with a session" },
     createdAt: dateTime,
   },
-};
+} as const;
 
-export const addressParams: Schema = { type: 'object', required: ['address'], properties: { address } };
-export const releaseBody: Schema = {
+export const addressParams = { type: 'object', required: ['address'], properties: { address } } as const;
+export const releaseBody = {
   type: 'object',
   required: ['chain', 'sessionSigner', 'nonce', 'deadline', 'signature'],
   additionalProperties: false,
@@ -88,13 +88,13 @@ export const releaseBody: Schema = {
     deadline: { ...signedUint, description: 'Unix seconds after which the signature is refused' },
     signature: { ...hex, description: "the account's own EIP-712 ReleaseAccount signature (README: Deposit processor → Trust model)" },
   },
-};
-export const sessionBody: Schema = { type: 'object', required: ['sessionDetails'], additionalProperties: false, properties: { sessionDetails } };
-export const messageResponse: Schema = { type: 'object', required: ['message'], properties: { message: { type: 'string' } } };
+} as const;
+export const sessionBody = { type: 'object', required: ['sessionDetails'], additionalProperties: false, properties: { sessionDetails } } as const;
+export const messageResponse = { type: 'object', required: ['message'], properties: { message: { type: 'string' } } } as const;
 
 export const DEPOSIT_STATUSES = ['processing', 'completed', 'failed', 'refunded'] as const;
 
-export const depositRecord: Schema = {
+export const depositRecord = {
   type: 'object',
   required: ['id', 'chain', 'txHash', 'token', 'amount', 'sender', 'account', 'recipient', 'targetChain', 'targetToken', 'status', 'stage', 'sourceTxHash',
     'destinationTxHash', 'sourceAmount', 'destinationAmount', 'errorCode', 'intentId', 'attempts', 'refund', 'createdAt', 'completedAt'],
@@ -113,9 +113,9 @@ export const depositRecord: Schema = {
     refund: { type: ['object', 'null'], properties: { recipient: address, intentId: { type: ['string', 'null'], description: 'the refund intent (none for a transfer made outside)' }, transactionHash: { type: ['string', 'null'] } } },
     createdAt: dateTime, completedAt: { type: ['string', 'null'] },
   },
-};
+} as const;
 
-export const listQuery: Schema = {
+export const listQuery = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -125,21 +125,21 @@ export const listQuery: Schema = {
     limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
     cursor: { ...depositId, description: "the previous page's nextCursor" },
   },
-};
-export const listResponse: Schema = {
+} as const;
+export const listResponse = {
   type: 'object',
   required: ['deposits', 'nextCursor'],
   properties: { deposits: { type: 'array', items: depositRecord }, nextCursor: { type: ['string', 'null'] } },
-};
+} as const;
 
-export const recoveryBody: Schema = {
+export const recoveryBody = {
   type: 'object',
   required: ['depositId'],
   additionalProperties: false,
   properties: { depositId },
-};
+} as const;
 
-export const withdrawBody: Schema = {
+export const withdrawBody = {
   type: 'object',
   required: ['account', 'chain', 'token', 'amount', 'recipient', 'nonce', 'deadline', 'signature'],
   additionalProperties: false,
@@ -153,9 +153,9 @@ export const withdrawBody: Schema = {
     deadline: { ...signedUint, description: 'Unix seconds: the signed withdrawal is refused after it (WITHDRAW-1)' },
     signature: { ...hex, description: "the owner's EIP-712 Withdraw signature" },
   },
-};
-export const withdrawResponse: Schema = {
+} as const;
+export const withdrawResponse = {
   type: 'object',
   required: ['message', 'intentId', 'status'],
   properties: { message: { type: 'string' }, intentId: { type: 'string', description: 'GET /intent-operation/{id}' }, status: { type: 'string' } },
-};
+} as const;

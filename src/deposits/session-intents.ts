@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { Config } from '../config';
-import { ApiError } from '../http/errors';
+import { DomainError } from '../errors';
 import { submitSignedIntent, type Submitted } from '../intents/submit';
 import { originTypedData } from '../intents/typed-data';
 import type { IntentOp, SignedIntentOp } from '../intents/types';
@@ -18,8 +18,8 @@ export async function signAndSubmit(db: DataSource, config: Config, verify: Veri
     `SELECT q.operation, a.session_signer AS signer FROM quotes q LEFT JOIN deposit_accounts a ON a.address = lower(q.account) AND a.project_id = $2 WHERE q.nonce = $1`,
     [nonce, projectId],
   );
-  if (!quoted) throw new ApiError(404, 'Quote expired or not found; request a new route', { code: 'NOT_FOUND' });
-  if (quoted.signer !== signer.address.toLowerCase()) throw new ApiError(409, "The account is not registered with this project's session signer", { code: 'CONFLICT' });
+  if (!quoted) throw new DomainError('NOT_FOUND', 'Quote expired or not found; request a new route');
+  if (quoted.signer !== signer.address.toLowerCase()) throw new DomainError('CONFLICT', "The account is not registered with this project's session signer");
   const signatures = await Promise.all(originTypedData(quoted.operation, verify.compactContract).map((t) => signer.signTypedData(t as Parameters<PrivateKeyAccount['signTypedData']>[0])));
   const signed: SignedIntentOp = { ...quoted.operation, originSignatures: signatures, destinationSignature: signatures[signatures.length - 1] };
   return { ...(await submitSignedIntent({ db, verify, fillGraceSeconds: config.intents.fillGraceSeconds, proofDays: config.allocator.proofDays }, projectId, nonce, () => signed, signer.address)), operation: quoted.operation };

@@ -1,7 +1,11 @@
-import type { Context } from 'koa';
-import { ApiError } from '../http/errors';
-import { project } from '../http/project';
-import type { Services } from '../http/services';
+import type { DataSource } from 'typeorm';
+import type { PrivateKeyAccount } from 'viem/accounts';
+import type { ChainRegistry } from '../chains/registry';
+import type { Config } from '../config';
+import { DomainError } from '../errors';
+import type { NonceBlock } from '../ledger/nonces';
+import type { Logger } from '../logger';
+import type { Outbox } from '../outbox/outbox';
 import { createQuote } from '../intents/quote-service';
 import { findAccount } from './accounts';
 import { depositError } from './errors';
@@ -13,7 +17,21 @@ import { leftToSweeper } from '../outbox/left-to-sweeper';
 
 const at = (field: string) => ['body', field];
 
-const balanceError = (message: string) => depositError(400, message, 'BALANCE-1', [{ message, path: at('amount'), code: 'BALANCE-1' }]);
+const balanceError = (message: string) => depositError('INSUFFICIENT_BALANCE', message, 'BALANCE-1', [{ message, path: at('amount'), code: 'BALANCE-1' }]);
+
+/** What a withdrawal uses of the API's services. */
+export interface WithdrawDeps {
+  db: DataSource;
+  registry: ChainRegistry;
+  config: Config;
+  clock: () => Date;
+  outbox: Outbox;
+  logger: Logger;
+  defaultLockTag: `0x${string}`;
+  orchestrator: PrivateKeyAccount;
+  nonces: NonceBlock;
+  sessionSigner: (projectId: string) => PrivateKeyAccount;
+}
 
 /**
  * POST /safe/withdraw: the owner of a managed account signs a withdrawal (until its deadline); the project's session
@@ -21,14 +39,13 @@ const balanceError = (message: string) => depositError(400, message, 'BALANCE-1'
  * nonce: the same request again answers it; another request with a used nonce is refused. A quote whose submit was
  * refused (funds short, or the quote lapsed) is forgotten, so the same signed request may be sent again.
  */
-export async function withdraw(ctx: Context, s: Services, w: WithdrawRequest): Promise<{ intentId: string; status: string }> {
-  const projectId = project(ctx);
+export async function withdraw(s: WithdrawDeps, projectId: string, w: WithdrawRequest): Promise<{ intentId: string; status: string }> {
   const account = await findAccount(s.db, w.account, projectId);
-  if (!account) throw depositError(404, 'Account not found', 'ACCOUNT-1', [{ message: 'is not a registered account of this project', path: at('account'), code: 'ACCOUNT-1' }]);
-  if (!account.managed) throw depositError(400, 'Only managed accounts withdraw through the processor; a user-owned account withdraws itself', undefined, [{ message: 'is not a managed account', path: at('account'), code: 'managed' }]);
+  if (!account) throw depositError('NOT_FOUND', 'Account not found', 'ACCOUNT-1', [{ message: 'is not a registered account of this project', path: at('account'), code: 'ACCOUNT-1' }]);
+  if (!account.managed) throw depositError('VALIDATION_ERROR', 'Only managed accounts withdraw through the processor; a user-owned account withdraws itself', undefined, [{ message: 'is not a managed account', path: at('account'), code: 'managed' }]);
   const chainId = servedChainId(s.registry, w, ['body'], 'chain');
   if (BigInt(w.deadline) < BigInt(Math.floor(s.clock().getTime() / 1000))) {
-    throw depositError(400, 'The withdrawal deadline has passed', 'WITHDRAW-1', [{ message: 'is in the past', path: at('deadline'), code: 'WITHDRAW-1' }]);
+    throw depositError('VALIDATION_ERROR', 'The withdrawal deadline has passed', 'WITHDRAW-1', [{ message: 'is in the past', path: at('deadline'), code: 'WITHDRAW-1' }]);
   }
   const signer = s.sessionSigner(projectId);
   await requireSignature(account.owner, w.signature, withdrawTypedData(w, chainId, signer.address), ownerSigns(account.ownerType), at('signature'), {
@@ -39,7 +56,7 @@ export async function withdraw(ctx: Context, s: Services, w: WithdrawRequest): P
   await s.db.query('INSERT INTO deposit_withdrawals (account, project_id, nonce, request) VALUES ($1, $4, $2, $3) ON CONFLICT DO NOTHING', [account.address, w.nonce, request, projectId]);
   const [recorded]: { request: typeof request; intent_id: string | null }[] = await s.db.query('SELECT request, intent_id FROM deposit_withdrawals WHERE account = $1 AND nonce = $2 AND project_id = $3', [account.address, w.nonce, projectId]);
   if (JSON.stringify(recorded.request) !== JSON.stringify(request)) {
-    throw depositError(409, 'This nonce was used for another withdrawal', undefined, [{ message: 'was used for another withdrawal of this account', path: at('nonce'), code: 'conflict' }]);
+    throw depositError('CONFLICT', 'This nonce was used for another withdrawal', undefined, [{ message: 'was used for another withdrawal of this account', path: at('nonce'), code: 'conflict' }]);
   }
   let intentId = recorded.intent_id;
   if (!intentId) {
@@ -51,13 +68,13 @@ export async function withdraw(ctx: Context, s: Services, w: WithdrawRequest): P
       destinationExecutions: [],
       accountAccessList: [{ chainId, tokenAddress: w.token }],
       options: {},
-    }, projectId, { registry: s.registry, config: s.config, lockTag: s.defaultLockTag, orchestrator: s.orchestrator, nonces: s.nonces });
-    if (!quote.ok) {
-      if (quote.code === 'INSUFFICIENT_BALANCE') throw balanceError(quote.message);
-      throw depositError(400, quote.message, 'BRIDGE-6', [{ message: quote.message, path: at('amount'), code: 'BRIDGE-6' }]);
-    }
+    }, projectId, { registry: s.registry, config: s.config, lockTag: s.defaultLockTag, orchestrator: s.orchestrator, nonces: s.nonces }).catch((e: unknown) => {
+      // The intent core's refusal in the deposit processor's words: funds short, or no route.
+      if (!(e instanceof DomainError)) throw e;
+      throw e.code === 'INSUFFICIENT_BALANCE' ? balanceError(e.message) : depositError('NO_ROUTE', e.message, 'BRIDGE-6', [{ message: e.message, path: at('amount'), code: 'BRIDGE-6' }]);
+    });
     // The first request to record its quote carries the withdrawal; a concurrent one submits that same quote.
-    await s.db.query('UPDATE deposit_withdrawals SET intent_id = $3 WHERE account = $1 AND nonce = $2 AND project_id = $4 AND intent_id IS NULL', [account.address, w.nonce, BigInt(quote.value.intentOp.nonce).toString(), projectId]);
+    await s.db.query('UPDATE deposit_withdrawals SET intent_id = $3 WHERE account = $1 AND nonce = $2 AND project_id = $4 AND intent_id IS NULL', [account.address, w.nonce, BigInt(quote.intentOp.nonce).toString(), projectId]);
     intentId = (await s.db.query('SELECT intent_id FROM deposit_withdrawals WHERE account = $1 AND nonce = $2 AND project_id = $3', [account.address, w.nonce, projectId]))[0].intent_id as string;
   }
   const verify = { compactContract: s.config.intents.compactSigningContract, env: process.env };
@@ -65,10 +82,10 @@ export async function withdraw(ctx: Context, s: Services, w: WithdrawRequest): P
   try {
     submitted = await signAndSubmit(s.db, s.config, verify, signer, projectId, intentId);
   } catch (e) {
-    if (!(e instanceof ApiError) || !(e.status === 404 || e.extra.code === 'INSUFFICIENT_BALANCE')) throw e;
+    if (!(e instanceof DomainError) || !(e.code === 'NOT_FOUND' || e.code === 'INSUFFICIENT_BALANCE')) throw e;
     // Not accepted: the nonce is free for this same request again (unless an overlapping request's submit was accepted).
     await forgetWithdrawalQuote(s.db, account.address, projectId, w.nonce, intentId);
-    if (e.extra.code === 'INSUFFICIENT_BALANCE') throw balanceError(e.message);
+    if (e.code === 'INSUFFICIENT_BALANCE') throw balanceError(e.message);
     throw e;
   }
   if (submitted.start) await s.outbox.start(submitted.start).catch(leftToSweeper(s.logger, 'lifecycle start', { intentId }));

@@ -1,7 +1,7 @@
 import http, { type Server } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import type { Duplex } from 'node:stream';
-import Koa, { Middleware } from 'koa';
+import Koa, { type Context, Middleware } from 'koa';
 import Router from '@koa/router';
 import { indexerRoutes } from '../indexer/routes';
 import { intentRoutes } from '../intents/routes';
@@ -18,7 +18,8 @@ import { depositRoutes } from '../deposits/routes';
 import { analyticsRoutes, ingestCors, ingestTokenRoute } from '../analytics/routes';
 import { sessionAuth } from '../compliance/session-auth';
 import { Host, openApiDocument } from './openapi';
-import { apiKeyAuth, errors, indexerAuth, observe, trustedClientAddress } from './middleware';
+import { apiKeyAuth, errors, indexerAuth, observe, rendersErrors, trustedClientAddress } from './middleware';
+import { currentHostErrors, depositProcessorErrors, type ErrorRenderer, legacyHostErrors } from './error-bodies';
 import { deadline } from './deadline';
 import { apiVersion, SUPPORTED_VERSIONS, type ApiVersion } from '../versions/versions';
 import { ApiError } from './errors';
@@ -31,12 +32,13 @@ import type { Services } from './services';
 /**
  * Three hosts in one process: the current-generation host at `/`, the deposit processor at `/deposit-processor`,
  * and the legacy bundle host under `/legacy` (a client configured with `<base>/legacy` sees its routes at its root).
+ * Each renders its failures in its own error body (`errors`).
  */
-export function hosts(): Host[] {
+export function hosts(): MountedHost[] {
   return [
-    { prefix: '', name: 'current', routes: [...opsRoutes, ...versionRoutes, ...currentPortfolioRoutes, ...intentRoutes, ...blancIntentRoutes, ...withdrawalRoutes, ...indexerRoutes, ...analyticsRoutes, ...sponsorshipRoutes] },
-    { prefix: '/legacy', name: 'legacy', routes: [legacyPortfolioRoute, ...bundleRoutes] },
-    { prefix: '/deposit-processor', name: 'deposit-processor', routes: [...webhookRoutes, ...complianceRoutes, ...accountRoutes, ...depositRoutes, ingestTokenRoute] },
+    { prefix: '', name: 'current', errors: currentHostErrors, routes: [...opsRoutes, ...versionRoutes, ...currentPortfolioRoutes, ...intentRoutes, ...blancIntentRoutes, ...withdrawalRoutes, ...indexerRoutes, ...analyticsRoutes, ...sponsorshipRoutes] },
+    { prefix: '/legacy', name: 'legacy', errors: legacyHostErrors, routes: [legacyPortfolioRoute, ...bundleRoutes] },
+    { prefix: '/deposit-processor', name: 'deposit-processor', errors: depositProcessorErrors, routes: [...webhookRoutes, ...complianceRoutes, ...accountRoutes, ...depositRoutes, ingestTokenRoute] },
   ];
 }
 
@@ -60,12 +62,13 @@ export function createApp(services: Services): Koa {
 
   app.use(trustedClientAddress(services));
   app.use(observe(services));
-  app.use(errors(services));
+  app.use(errors(services, unroutedErrors(all)));
   app.use(ingestCors());
   app.use(deadline(services));
 
   for (const host of all) {
     const router = new Router({ prefix: host.prefix || undefined });
+    router.use(rendersErrors(host.errors));
     // The legacy host predates dated versions (its client sends none); the others validate x-api-version.
     mount(router, host.routes, services, auth, host.name === 'legacy' ? [] : [apiVersion(), deprecationNotice(services.config.versions)]);
     if (host.name === 'current') {
@@ -88,6 +91,18 @@ export function createApp(services: Services): Koa {
   }
   return app;
 }
+
+/** A host as createApp mounts it: its routes, and the renderer of its error body. */
+export type MountedHost = Host & { errors: ErrorRenderer };
+
+/**
+ * A request none of the routes takes (an unknown path or method) is answered by the host mounted where it was sent:
+ * the one with the longest prefix the path is under.
+ */
+export const unroutedErrors = (all: MountedHost[]) => (ctx: Context): ErrorRenderer => {
+  const under = all.filter((h) => ctx.path === h.prefix || ctx.path.startsWith(`${h.prefix}/`));
+  return under.reduce((a, b) => (b.prefix.length > a.prefix.length ? b : a)).errors;
+};
 
 /**
  * A request Node's parser refuses before any middleware runs (headers over LIMITS.headerBytes, a NUL or another

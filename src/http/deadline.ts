@@ -1,6 +1,7 @@
 import type { Context, Middleware, Next } from 'koa';
 import { isGrpcServiceError, ServiceError } from '@temporalio/client';
-import { ApiError } from './errors';
+import { DomainError } from '../errors';
+import { ApiError, STATUS } from './errors';
 import type { Services } from './services';
 
 /** Seconds a client waits before retrying a 503 (docs/operations.md, Outages: the 503 contract). */
@@ -24,14 +25,14 @@ export function deadlineClass(method: string, path: string): DeadlineClass {
 
 /** The one 503 every host renders in its own error body, with `Retry-After`. */
 export const serviceUnavailable = (message = 'Service Unavailable') =>
-  new ApiError(503, message, { code: 'SERVICE_UNAVAILABLE', headers: { 'retry-after': String(RETRY_AFTER_SECONDS) } });
+  new ApiError(STATUS.SERVICE_UNAVAILABLE, message, { code: 'SERVICE_UNAVAILABLE', headers: { 'retry-after': String(RETRY_AFTER_SECONDS) } });
 
 /**
  * The client did not send its request body within the deadline: its delay (a stalled upload, a slow link), not an
  * outage of ours, so it is 408 and counted apart. The connection is closed: the rest of the body may never come.
  */
 export const requestTimeout = (seconds: number) =>
-  new ApiError(408, `The request body did not arrive within ${seconds}s`, { code: 'REQUEST_TIMEOUT', headers: { connection: 'close' } });
+  new ApiError(STATUS.REQUEST_TIMEOUT, `The request body did not arrive within ${seconds}s`, { code: 'REQUEST_TIMEOUT', headers: { connection: 'close' } });
 
 /**
  * Runs `read` (receiving the request body from the client) marked as such, so that a deadline reached meanwhile is
@@ -93,7 +94,7 @@ export function deadline(services: Services): Middleware {
     try {
       await Promise.race([handled, deadlineReached]);
     } catch (err) {
-      if (err instanceof ApiError || !isDependencyFailure(err)) throw err;
+      if (err instanceof ApiError || err instanceof DomainError || !isDependencyFailure(err)) throw err;
       services.logger.error({ traceId: ctx.state.traceId, err }, 'dependency unavailable');
       throw serviceUnavailable();
     } finally {

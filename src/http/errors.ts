@@ -1,31 +1,59 @@
 import type { ErrorObject } from 'ajv';
+import type { ErrorCode } from '../errors';
 import { LIMITS, type InputProblem } from './limits';
 
 export interface ErrorEntry { message: string; context?: Record<string, unknown> }
 
+/** Codes only the edge raises: about the request itself (its method, pace, size, type, headers), never the domain's. */
+export type EdgeCode = 'METHOD_NOT_ALLOWED' | 'REQUEST_TIMEOUT' | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE' | 'HEADERS_TOO_LARGE';
+
+/** The HTTP status of every error code: the one place where a code meets HTTP. */
+export const STATUS: Record<ErrorCode | EdgeCode, number> = {
+  VALIDATION_ERROR: 400,
+  UNSUPPORTED_CHAIN: 400,
+  UNSUPPORTED_TOKEN: 400,
+  NO_ROUTE: 400,
+  INSUFFICIENT_BALANCE: 400,
+  INVALID_SIGNATURE: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  REQUEST_TIMEOUT: 408,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  HEADERS_TOO_LARGE: 431,
+  INSUFFICIENT_LIQUIDITY: 422,
+  IDEMPOTENCY_KEY_REUSED: 422,
+  TOO_MANY_REQUESTS: 429,
+  INTERNAL: 500,
+  PROVIDER_FAILED: 502,
+  SERVICE_UNAVAILABLE: 503,
+  DISABLED: 503,
+};
+
 /**
- * An error a client is meant to see. `message` is matched verbatim by the published clients (docs/api.md, Errors), so
- * handlers use the exact strings they map; `errors` defaults to one entry with the same text. `operatorHint` is what
- * the deployment's operator should do about it (a setting to make): logged with the trace id, never sent.
+ * The edge's own failures: the request itself refused (validation, authentication, rate limits, media type, an
+ * unknown route) or not served in time. `message` is matched verbatim by the published clients (docs/api.md, Errors);
+ * `errors` defaults to one entry with the same text. What the domain refuses is a DomainError (src/errors.ts).
  */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
-    readonly extra: { errors?: ErrorEntry[]; code?: string; details?: unknown; body?: Record<string, unknown>; headers?: Record<string, string>; operatorHint?: string } = {},
+    readonly extra: { errors?: ErrorEntry[]; code?: string; details?: unknown; headers?: Record<string, string> } = {},
   ) {
     super(message);
   }
 }
 
-export const unauthorized = (message: string) => new ApiError(401, message);
-export const badRequest = (message: string, context?: Record<string, unknown>) =>
-  new ApiError(400, message, { errors: [{ message, context }] });
+export const unauthorized = (message: string) => new ApiError(STATUS.UNAUTHORIZED, message);
 
 /** The `x-api-version` failure: always the dated-version envelope `{code, message, traceId, details?}`. */
 export class VersionError extends ApiError {
   constructor(message: string, details?: unknown) {
-    super(400, message, { code: 'VALIDATION_ERROR', details });
+    super(STATUS.VALIDATION_ERROR, message, { code: 'VALIDATION_ERROR', details });
   }
 }
 
@@ -44,7 +72,7 @@ function problemsError(location: Location, problems: Problem[]): ApiError {
     context: { location, path: p.path, keyword: p.keyword, ...(p.params !== undefined ? { params: p.params } : {}) },
   }));
   const more = problems.length - shown.length;
-  return new ApiError(400, more > 0 ? `${entries[0].message} (and ${more} more problems)` : entries[0].message, {
+  return new ApiError(STATUS.VALIDATION_ERROR, more > 0 ? `${entries[0].message} (and ${more} more problems)` : entries[0].message, {
     errors: entries,
     code: 'VALIDATION_ERROR',
     details: shown.map((p) => ({ message: p.message, path: [location, ...p.field.split('.').filter(Boolean)], code: p.keyword })),

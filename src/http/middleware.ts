@@ -1,11 +1,11 @@
 import { randomBytes, timingSafeEqual, createHash } from 'node:crypto';
 import type { Context, Middleware, Next } from 'koa';
 import { isGrpcServiceError } from '@temporalio/client';
-import { ApiError, unauthorized, VersionError } from './errors';
+import { DomainError } from '../errors';
+import { ApiError, unauthorized } from './errors';
+import { type ErrorRenderer, type Failure, headersOf, statusOf } from './error-bodies';
 import type { Services } from './services';
 import { isPoolTimeout } from '../db/data-source';
-import { BLANC, requestedVersion } from '../versions/versions';
-import { envelope, ERROR_CODES } from '../versions/envelope';
 import { clientAddress, isTrusted } from './client-address';
 
 export const TRACE_HEADER = 'x-trace-id';
@@ -21,7 +21,7 @@ export function observe(services: Services): Middleware {
     try {
       await next();
     } finally {
-      const route = (ctx as unknown as { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
+      const route: string = ctx._matchedRoute ?? 'unmatched';
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       services.metrics.requests.inc({ method: ctx.method, route, status: String(ctx.status) });
       services.metrics.latency.observe({ method: ctx.method, route }, seconds);
@@ -48,28 +48,33 @@ export function trustedClientAddress(services: Services): Middleware {
   };
 }
 
-type Style = 'standard' | 'deposit' | 'envelope';
+/**
+ * Used on a host's router (src/http/app.ts), so it runs first for every request one of the host's routes takes:
+ * the error boundary renders that request's failures with the host's renderer.
+ */
+export const rendersErrors = (render: ErrorRenderer): Middleware => async (ctx, next) => {
+  ctx.state.renderErrors = render;
+  await next();
+};
 
-/** The deposit processor has its own body; the legacy host predates versions; elsewhere the version decides. */
-function styleOf(ctx: Context): Style {
-  if (ctx.path.startsWith('/deposit-processor')) return 'deposit';
-  if (ctx.path === '/legacy' || ctx.path.startsWith('/legacy/')) return 'standard';
-  return requestedVersion(ctx) === BLANC ? 'envelope' : 'standard';
-}
-
-/** The single error boundary: every failure becomes a documented JSON body; stack traces stay in the logs. */
-export function errors(services: Services): Middleware {
+/**
+ * The single error boundary: every failure becomes a documented JSON body; stack traces stay in the logs. The body
+ * is the host's: the renderer its routes were mounted with (rendersErrors), or `unrouted`'s for a request no route
+ * takes (an unknown path or method).
+ */
+export function errors(services: Services, unrouted: (ctx: Context) => ErrorRenderer): Middleware {
   return async (ctx: Context, next: Next) => {
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw new ApiError(404, `Route ${ctx.method} ${ctx.path} not found`);
       if (ctx.status === 405 && ctx.body === undefined) throw new ApiError(405, `Method ${ctx.method} not allowed on ${ctx.path}`);
     } catch (raw) {
-      const err = withheld(toApiError(raw, services, ctx), services, ctx);
+      const err = withheld(toFailure(raw, services, ctx), services, ctx);
       const traceId = ctx.state.traceId as string;
-      ctx.status = err.status;
-      for (const [k, v] of Object.entries(err.extra.headers ?? {})) ctx.set(k, v);
-      ctx.body = render(err, traceId, styleOf(ctx));
+      ctx.status = statusOf(err);
+      for (const [k, v] of Object.entries(headersOf(err))) ctx.set(k, v);
+      const render = (ctx.state.renderErrors as ErrorRenderer | undefined) ?? unrouted(ctx);
+      ctx.body = render(err, traceId, ctx);
     } finally {
       // Compliance answers carry customer state and session bearers: no cache may keep one, error or not.
       if (ctx.path.startsWith('/deposit-processor/compliance/')) ctx.set('cache-control', 'no-store');
@@ -77,40 +82,22 @@ export function errors(services: Services): Middleware {
   };
 }
 
-/**
- * The codes a deposit-processor body may carry: its own (deposit error codes, `WEBHOOK_NO_ENDPOINT`) and the
- * generic ones, `VALIDATION_ERROR`, `REQUEST_TIMEOUT` and `SERVICE_UNAVAILABLE`; the current host's other codes,
- * raised by the intent core it shares, are left out.
- */
-const GENERIC_CODES = new Set(['VALIDATION_ERROR', 'REQUEST_TIMEOUT', 'SERVICE_UNAVAILABLE']);
-const depositCode = (code: string | undefined) => (code && (GENERIC_CODES.has(code) || !(code in ERROR_CODES)) ? code : undefined);
-
-function render(err: ApiError, traceId: string, style: Style): Record<string, unknown> {
-  if (style === 'deposit') {
-    // The version check speaks the deposit body here too: its details become the documented [{message, path, code}].
-    const details = err instanceof VersionError ? [{ message: err.message, path: ['headers', 'x-api-version'], code: 'VALIDATION_ERROR' }] : err.extra.details;
-    const code = depositCode(err.extra.code);
-    return { error: err.message, ...(code ? { code } : {}), ...(details ? { details } : {}), traceId };
-  }
-  if (style === 'envelope' || err instanceof VersionError) return envelope(err, traceId);
-  if (err.extra.body) return { ...err.extra.body, traceId };
-  return { message: err.message, errors: err.extra.errors ?? [{ message: err.message }], traceId };
-}
-
 /** URLs, IP addresses and host:port pairs: where our dependencies live, which a 5xx message may carry from below. */
 const INTERNAL = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'()]+|\[[0-9a-f:.]+\](?::\d+)?|\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b|\b(?:localhost|[a-z0-9-]+(?:\.[a-z0-9-]+)+):\d{1,5}\b/gi;
 
 /** A 5xx message naming an internal address goes to the logs (with the trace id) and reaches the client without it. */
-function withheld(err: ApiError, services: Services, ctx: Context): ApiError {
-  if (err.extra.operatorHint) services.logger.warn({ traceId: ctx.state.traceId, hint: err.extra.operatorHint }, err.message);
-  if (err.status < 500 || err.message.search(INTERNAL) < 0) return err;
+function withheld(err: Failure, services: Services, ctx: Context): Failure {
+  if (err instanceof DomainError && err.detail.operatorHint) services.logger.warn({ traceId: ctx.state.traceId, hint: err.detail.operatorHint }, err.message);
+  if (statusOf(err) < 500 || err.message.search(INTERNAL) < 0) return err;
   services.logger.error({ traceId: ctx.state.traceId, message: err.message }, 'internal detail withheld from the client');
   const message = err.message.replace(INTERNAL, '<internal>');
-  return new ApiError(err.status, message, { ...err.extra, errors: undefined, body: undefined });
+  return err instanceof DomainError
+    ? new DomainError(err.code, message, { ...err.detail, context: undefined })
+    : new ApiError(err.status, message, { ...err.extra, errors: undefined });
 }
 
-function toApiError(raw: unknown, services: Services, ctx: Context): ApiError {
-  if (raw instanceof ApiError) return raw;
+function toFailure(raw: unknown, services: Services, ctx: Context): Failure {
+  if (raw instanceof DomainError || raw instanceof ApiError) return raw;
   const e = raw as { status?: number; statusCode?: number; type?: string; expose?: boolean; message?: string };
   const status = e?.status ?? e?.statusCode;
   if (status && status >= 400 && status < 500) {

@@ -1,7 +1,7 @@
 import type Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { bodyParser } from '@koa/bodyparser';
-import { bodyAjv, bodyFirstErrorAjv, paramAjv, paramFirstErrorAjv, Schema } from './schema';
+import { bodyAjv, bodyFirstErrorAjv, type Infer, paramAjv, paramFirstErrorAjv, type Promised, Schema } from './schema';
 import { ApiError, inputProblemError, Location, validationError } from './errors';
 import { exponentNumbers, findInputProblem, holdsMoreThan, LIMITS, withArrayLimits } from './limits';
 import type { Services } from './services';
@@ -13,35 +13,60 @@ export type Auth = 'apiKey' | 'indexerKey' | 'session' | 'none';
 
 export interface RouteInput<B, Q, P> { body: B; query: Q; params: P }
 
-/** A route is data: its schemas validate requests and feed the OpenAPI document; its handler sees valid input only. */
-export interface RouteDef<B = unknown, Q = unknown, P = unknown> {
+type Slot = Schema | undefined;
+type Responses = Record<number, { description: string; schema?: Schema }>;
+/**
+ * The body of a successful answer (a handler throws the others): what the schema of one of the route's documented
+ * 2xx answers declares; anything, where one of them has no schema.
+ */
+type Body<R> = Or<{ [S in keyof R]: `${S & number}` extends `2${string}` ? (R[S] extends { schema: infer X } ? Promised<X> : unknown) : never }[keyof R]>;
+type Or<T> = [T] extends [never] ? unknown : T;
+
+/** Where a route is and who may call it. */
+interface RoutePlace {
   method: 'get' | 'post' | 'delete';
   path: string;
-  summary: string;
   tags: string[];
   auth: Auth;
   /** The API versions that serve this route (all when absent); under any other the path is unknown (404). */
   versions?: readonly ApiVersion[];
-  params?: Schema;
-  query?: Schema;
-  body?: Schema;
-  /** Query strings reach the validator after this (e.g. `chainIds[]=` and comma lists become one array). */
-  normalizeQuery?: (raw: Record<string, string | string[] | undefined>) => Record<string, unknown>;
-  responses: Record<number, { description: string; schema?: Schema }>;
-  handler: (ctx: Context, input: RouteInput<B, Q, P>, services: Services) => Promise<{ status: number; body: unknown }>;
 }
 
-export const defineRoute = <B, Q, P>(def: RouteDef<B, Q, P>): RouteDef => def as unknown as RouteDef;
+/** What a route takes, answers and does; its handler sees `Input`, the output of its schemas' validators. */
+interface RouteContent<B extends Slot, Q extends Slot, P extends Slot, R extends Responses, Input, Output> {
+  summary: string;
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** Query strings reach the validator after this (e.g. `chainIds[]=` and comma lists become one array). */
+  normalizeQuery?: (raw: Record<string, string | string[] | undefined>) => Record<string, unknown>;
+  responses: R;
+  handler(ctx: Context, input: Input, services: Services): Promise<{ status: number; body: Output }>;
+}
+
+/** A route as written: its handler's input is the type its schemas declare (`Infer`), so the two cannot drift apart. */
+type TypedContent<B extends Slot, Q extends Slot, P extends Slot, R extends Responses> = RouteContent<B, Q, P, R, NoInfer<RouteInput<Infer<B>, Infer<Q>, Infer<P>>>, NoInfer<Body<R>>>;
 
 /**
- * The routes of one area share their OpenAPI tags, and mostly their auth and the API versions serving them (routes
- * under one parameterized path, its params too): the group's definer takes each route's method and path, and what
- * is its own (auth too, where the group leaves it).
+ * A route is data: its schemas validate requests and feed the OpenAPI document; its handler sees valid input only.
+ * Routes of every input share this type: `handler` is a method, whose parameter TypeScript compares both ways, so
+ * a typed route (defineRoute, routeGroup) is a RouteDef, and mount gives each handler what its own schemas admit.
  */
-export function routeGroup<S extends Pick<RouteDef, 'tags'> & Partial<Pick<RouteDef, 'auth' | 'versions' | 'params'>>>(shared: S) {
-  return <B = unknown, Q = unknown, P = unknown>(method: RouteDef['method'], path: string, def: Omit<RouteDef<B, Q, P>, 'method' | 'path' | keyof S>): RouteDef =>
-    // Whole: the group gives what `def` may leave out (keyof S), and `def` the rest.
-    ({ method, path, ...shared, ...def }) as unknown as RouteDef;
+export interface RouteDef extends RoutePlace, RouteContent<Slot, Slot, Slot, Responses, RouteInput<unknown, unknown, unknown>, unknown> {}
+
+export const defineRoute = <const B extends Slot = undefined, const Q extends Slot = undefined, const P extends Slot = undefined, const R extends Responses = Responses>(def: RoutePlace & TypedContent<B, Q, P, R>): RouteDef => def;
+
+/**
+ * The routes of one area share their OpenAPI tags and auth, and mostly the API versions serving them (routes under
+ * one parameterized path, its params too): the group's definer takes each route's method and path, and what is its
+ * own (its auth or versions too, where they differ from the group's).
+ */
+export function routeGroup<const GP extends Slot = undefined>(shared: Omit<RoutePlace, 'method' | 'path'> & { params?: GP }) {
+  return <const B extends Slot = undefined, const Q extends Slot = undefined, const P extends Slot = GP, const R extends Responses = Responses>(
+    method: RouteDef['method'],
+    path: string,
+    def: TypedContent<B, Q, P, R> & Partial<Pick<RoutePlace, 'auth' | 'versions'>>,
+  ): RouteDef => ({ ...shared, ...def, method, path });
 }
 
 function validator(location: Location, raw: Schema | undefined, coerce: boolean) {
@@ -60,6 +85,9 @@ function validator(location: Location, raw: Schema | undefined, coerce: boolean)
     return value;
   };
 }
+
+/** The request's JSON text as read: the body parser declares it always there, but a request without a body has none. */
+export const rawBody = (ctx: Context): string | undefined => ctx.request.rawBody;
 
 /** The request has a body to read: a `content-length` above 0, or a chunked one. */
 const hasBody = (ctx: Context) => (ctx.request.length === undefined ? ctx.get('transfer-encoding') !== '' : ctx.request.length > 0);
@@ -81,7 +109,7 @@ function bodyReader(limit: string): (ctx: Context) => Promise<void> {
       throw e;
     }
     // Exponent literals are found in the text, and refused where the body's validation finds them (naming the field).
-    const text = (ctx.request as unknown as { rawBody?: string }).rawBody;
+    const text = rawBody(ctx);
     if (text) ctx.state.bodyExponents = exponentNumbers(text);
   };
 }
@@ -114,7 +142,7 @@ function handle(route: RouteDef, services: Services, authenticate: Middleware, r
     const input = {
       params: params({ ...ctx.params }),
       query: query(route.normalizeQuery ? route.normalizeQuery(rawQuery) : rawQuery),
-      body: body((ctx.request as unknown as { body?: unknown }).body ?? {}, ctx.state.bodyExponents as Set<number> | undefined),
+      body: body(ctx.request.body ?? {}, ctx.state.bodyExponents as Set<number> | undefined),
     };
     const result = await route.handler(ctx, input as RouteInput<unknown, unknown, unknown>, services);
     ctx.status = result.status;

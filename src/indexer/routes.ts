@@ -1,5 +1,5 @@
 import { crashPoint } from '../faults';
-import { badRequest } from '../http/errors';
+import { DomainError } from '../errors';
 import { defineRoute } from '../http/route';
 import { batchConflict } from './consistency';
 import { ingestEvents } from './ingest';
@@ -8,7 +8,7 @@ import { DEPOSIT_EVENT_TYPES, type IndexerEvent } from './types';
 import { leftToSweeper } from '../outbox/left-to-sweeper';
 
 export const indexerRoutes = [
-  defineRoute<{ events: IndexerEvent[] }, { wait: boolean }, unknown>({
+  defineRoute({
     method: 'post',
     path: '/indexer/events',
     summary: 'Ingest chain-indexer events (idempotent by event id); answers once the batch is durable',
@@ -18,18 +18,19 @@ export const indexerRoutes = [
     query: ingestQuery,
     responses: { 200: { description: 'events recorded and applied to balances; lifecycle events queued for delivery; events contradicting what is stored refused', schema: ingestResponse } },
     async handler(_ctx, { body, query }, { registry, db, outbox, logger, metrics, defaultLockTag, config, clock }) {
-      body.events.forEach((event, index) => {
+      // Block numbers travel as decimal strings from here on (the wire accepts integers too): what is left is the
+      // domain's event, which TypeScript cannot follow through the test.
+      const events = body.events.map((e) => ('blockNumber' in e && e.blockNumber !== undefined ? { ...e, blockNumber: String(e.blockNumber) } : e) as IndexerEvent);
+      events.forEach((event, index) => {
         if (!('chainId' in event)) return;
-        if (!registry.chain(event.chainId)) throw badRequest(`Unsupported chain ${event.chainId}`, { index, id: event.id });
+        if (!registry.chain(event.chainId)) throw new DomainError('VALIDATION_ERROR', `Unsupported chain ${event.chainId}`, { context: { index, id: event.id } });
         // Deposits of unsupported tokens are recorded (and rejected with TOKEN-1), not refused here.
         if ('token' in event && !DEPOSIT_EVENT_TYPES.includes(event.type) && !registry.token(event.chainId, event.token)) {
-          throw badRequest(`Token ${event.token} not supported on chain ${event.chainId}`, { index, id: event.id });
+          throw new DomainError('VALIDATION_ERROR', `Token ${event.token} not supported on chain ${event.chainId}`, { context: { index, id: event.id } });
         }
       });
-      // Block numbers travel as decimal strings from here on (the wire accepts integers too).
-      const events = body.events.map((e) => ('blockNumber' in e && e.blockNumber !== undefined ? { ...e, blockNumber: String(e.blockNumber) } : e));
       const conflict = batchConflict(events, defaultLockTag);
-      if (conflict) throw badRequest(conflict.message, { events: conflict.events });
+      if (conflict) throw new DomainError('VALIDATION_ERROR', conflict.message, { context: { events: conflict.events } });
       const { result, signals, starts } = await ingestEvents(db, events, defaultLockTag, { registry, config }, clock());
       for (const r of result.refused ?? []) metrics.indexerRefused.inc({ type: r.type, reason: r.reason });
       if (result.refused) logger.warn({ refused: result.refused }, 'indexer events refused');

@@ -1,14 +1,14 @@
 import { SETTLEMENT_LAYERS } from '../chains/registry';
-import { address, bytes32, patterns, safeUint, Schema, uint256 } from '../http/schema';
+import { address, bytes32, patterns, safeUint, uint256 } from '../http/schema';
 import { PRICE_USD_BOUNDS } from '../intents/pricing';
 import { REFUSAL_REASONS } from './types';
 
-const chainId: Schema = safeUint(1);
+const chainId = safeUint(1);
 // Up to 18 digits: always inside PostgreSQL's bigint, so a block number can never fail the batch at write time.
-const blockNumber: Schema = { anyOf: [{ type: 'string', pattern: '^(0|[1-9][0-9]{0,17})$' }, safeUint()] };
-const timestamp: Schema = { ...safeUint(), description: 'unix seconds' };
+const blockNumber = { anyOf: [{ type: 'string', pattern: '^(0|[1-9][0-9]{0,17})$' }, safeUint()] } as const;
+const timestamp = { ...safeUint(), description: 'unix seconds' } as const;
 
-export const balanceEvent: Schema = {
+export const balanceEvent = {
   type: 'object',
   description: 'Absolute wallet (unlocked) and resource-lock (locked) balances of an account at a block.',
   required: ['id', 'type', 'chainId', 'account', 'token', 'blockNumber'],
@@ -29,41 +29,41 @@ export const balanceEvent: Schema = {
     },
   },
   anyOf: [{ required: ['unlocked'] }, { required: ['locked'] }],
-};
+} as const;
 
-const base = (type: string, description: string, required: string[], properties: Record<string, Schema>): Schema => ({
+const base = <const T extends string, const R extends string[], const P>(type: T, description: string, required: R, properties: P) => ({
   type: 'object',
   description,
   required: ['id', 'type', ...required],
   properties: { id: { type: 'string', minLength: 1, maxLength: 200 }, type: { const: type }, ...properties },
-});
-const nonce = { ...uint256, description: 'the intent id / allocator nonce the on-chain event carries' };
+}) as const;
+const nonce = { ...uint256, description: 'the intent id / allocator nonce the on-chain event carries' } as const;
 const txHash = bytes32;
 
-/** One entry per event type; the `type` discriminator picks the schema. */
-export const eventSchemas: Record<string, Schema> = {
-  balance: balanceEvent,
-  preconfirmation: base('preconfirmation', 'a relayer committed to fill the intent', ['chainId', 'nonce'], { chainId, nonce }),
-  fill: base('fill', 'the intent was filled on its destination chain', ['chainId', 'nonce', 'transactionHash', 'timestamp'], { chainId, nonce, transactionHash: txHash, timestamp }),
-  claim: base('claim', 'a Claim was emitted on an origin chain (intents and withdrawals); blockNumber (recommended) is its block', ['chainId', 'nonce', 'transactionHash', 'timestamp'], {
+/** One schema per event type (in the order the OpenAPI document lists them); the `type` discriminator picks one. */
+const EVENT_SCHEMAS = [
+  balanceEvent,
+  base('preconfirmation', 'a relayer committed to fill the intent', ['chainId', 'nonce'], { chainId, nonce }),
+  base('fill', 'the intent was filled on its destination chain', ['chainId', 'nonce', 'transactionHash', 'timestamp'], { chainId, nonce, transactionHash: txHash, timestamp }),
+  base('claim', 'a Claim was emitted on an origin chain (intents and withdrawals); blockNumber (recommended) is its block', ['chainId', 'nonce', 'transactionHash', 'timestamp'], {
     chainId, nonce, transactionHash: txHash, timestamp, blockNumber,
   }),
-  failure: base('failure', 'the execution failed', ['chainId', 'nonce', 'reason'], { chainId, nonce, reason: { type: 'string', maxLength: 2000 } }),
-  price: base('price', 'USD price of a token symbol', ['symbol', 'usd'], { symbol: { type: 'string', minLength: 1, maxLength: 32 }, usd: { type: 'number', minimum: PRICE_USD_BOUNDS.min, maximum: PRICE_USD_BOUNDS.max } }),
-  gas: base('gas', 'gas price of a chain', ['chainId', 'gasPrice'], { chainId, gasPrice: uint256 }),
-  'forced-withdrawal': base('forced-withdrawal', "a lock's forced-withdrawal status (ForcedWithdrawalStatusUpdated) at blockNumber (recommended: the highest block wins); the allocator allocates nothing from it unless disabled", ['chainId', 'account', 'lockId', 'status'], {
+  base('failure', 'the execution failed', ['chainId', 'nonce', 'reason'], { chainId, nonce, reason: { type: 'string', maxLength: 2000 } }),
+  base('price', 'USD price of a token symbol', ['symbol', 'usd'], { symbol: { type: 'string', minLength: 1, maxLength: 32 }, usd: { type: 'number', minimum: PRICE_USD_BOUNDS.min, maximum: PRICE_USD_BOUNDS.max } }),
+  base('gas', 'gas price of a chain', ['chainId', 'gasPrice'], { chainId, gasPrice: uint256 }),
+  base('forced-withdrawal', "a lock's forced-withdrawal status (ForcedWithdrawalStatusUpdated) at blockNumber (recommended: the highest block wins); the allocator allocates nothing from it unless disabled", ['chainId', 'account', 'lockId', 'status'], {
     chainId, account: address, lockId: uint256, status: { enum: ['disabled', 'pending', 'enabled'] }, blockNumber,
   }),
-  liquidity: base('liquidity', 'what one relayer of a settlement layer can fill on a chain', ['chainId', 'settlementLayer', 'token', 'amount'], {
+  base('liquidity', 'what one relayer of a settlement layer can fill on a chain', ['chainId', 'settlementLayer', 'token', 'amount'], {
     chainId, settlementLayer: { enum: [...SETTLEMENT_LAYERS] }, token: address, amount: uint256,
   }),
-  deposit: base('deposit', 'a transfer into a registered deposit account (others are ignored); the same (chainId, transactionHash, logIndex) reported again is the same deposit', ['chainId', 'transactionHash', 'logIndex', 'token', 'amount', 'sender', 'account', 'blockNumber'], {
+  base('deposit', 'a transfer into a registered deposit account (others are ignored); the same (chainId, transactionHash, logIndex) reported again is the same deposit', ['chainId', 'transactionHash', 'logIndex', 'token', 'amount', 'sender', 'account', 'blockNumber'], {
     chainId, transactionHash: txHash, logIndex: safeUint(), token: address, amount: { ...uint256, pattern: '^[1-9][0-9]{0,77}$' }, sender: address, account: address, blockNumber,
   }),
-  'deposit-refund': base('deposit-refund', "a transfer out of a deposit account to a deposit's refund recipient (a refund or a recovery)", ['chainId', 'transactionHash', 'account', 'token', 'amount', 'recipient'], {
+  base('deposit-refund', "a transfer out of a deposit account to a deposit's refund recipient (a refund or a recovery)", ['chainId', 'transactionHash', 'account', 'token', 'amount', 'recipient'], {
     chainId, transactionHash: txHash, account: address, token: address, amount: uint256, recipient: address, blockNumber,
   }),
-  'onramp-order': base('onramp-order', "a fiat on-ramp partner's order update for a registered account, forwarded as the onramp-order webhook", ['account', 'orderId', 'status'], {
+  base('onramp-order', "a fiat on-ramp partner's order update for a registered account, forwarded as the onramp-order webhook", ['account', 'orderId', 'status'], {
     account: address,
     orderId: { type: 'string', minLength: 1, maxLength: 200 },
     orderUuid: { type: 'string', maxLength: 200 },
@@ -80,9 +80,12 @@ export const eventSchemas: Record<string, Schema> = {
     method: { type: 'string', maxLength: 100 },
     exchange: { type: 'string', maxLength: 100 },
   }),
-};
+] as const;
 
-export const ingestBody: Schema = {
+/** The event schemas by type. */
+export const eventSchemas = Object.fromEntries(EVENT_SCHEMAS.map((schema) => [schema.properties.type.const, schema]));
+
+export const ingestBody = {
   type: 'object',
   required: ['events'],
   properties: {
@@ -95,13 +98,13 @@ export const ingestBody: Schema = {
         required: ['type'],
         properties: { type: { enum: Object.keys(eventSchemas) } },
         discriminator: { propertyName: 'type' },
-        oneOf: Object.values(eventSchemas),
+        oneOf: EVENT_SCHEMAS,
       },
     },
   },
-};
+} as const;
 
-export const ingestResponse: Schema = {
+export const ingestResponse = {
   type: 'object',
   required: ['received', 'applied', 'duplicates'],
   properties: {
@@ -124,11 +127,11 @@ export const ingestResponse: Schema = {
       },
     },
   },
-};
+} as const;
 
-export const ingestQuery: Schema = {
+export const ingestQuery = {
   type: 'object',
   properties: {
     wait: { type: 'boolean', default: false, description: 'true: answer only after every lifecycle event of the batch was delivered to the workflow that waits for it' },
   },
-};
+} as const;

@@ -1,26 +1,19 @@
 import { getAddress } from 'viem';
 import { fromCaip2, toCaip2 } from '../chains/registry';
-import { ApiError } from '../http/errors';
+import { DomainError } from '../errors';
+import type { Infer } from '../http/schema';
+import type { quoteRequest, submitRequest } from './blanc-schemas';
 import type { IntentInput } from './quote';
 import type { IssuedQuote } from './quote-service';
 import { planSeconds } from './route-finder';
 import type { IntentRecord } from './store';
 import { originTypedData } from './typed-data';
-import type { Hex, IntentOp, SignedIntentOp } from './types';
+import type { IntentOp, SignedIntentOp } from './types';
 
 /** The 2026-04.blanc wire over the shared intent core: CAIP-2 chain ids, integer seconds, renamed fields. */
 
-export interface BlancQuoteRequest {
-  destinationChainId: string;
-  tokenRequests: IntentInput['tokenRequests'];
-  account: IntentInput['account'] & { mockSignatures?: Record<string, string> };
-  recipient?: IntentInput['recipient'];
-  destinationExecutions: IntentInput['destinationExecutions'];
-  destinationGasLimit?: string | number;
-  accountAccessList?: BlancAccessFilter & { exclude?: BlancAccessFilter };
-  options: { settlementLayers?: string[]; sponsorSettings?: { gas?: boolean; bridgeFees?: boolean; swapFees?: boolean }; feeToken?: string; customDeadline?: number };
-}
-interface BlancAccessFilter { chainIds?: string[]; tokens?: string[]; chainTokens?: Record<string, string[]> }
+type BlancQuoteRequest = Infer<typeof quoteRequest>;
+type BlancAccessFilter = Pick<NonNullable<BlancQuoteRequest['accountAccessList']>, 'chainIds' | 'tokens' | 'chainTokens'>;
 
 /** Schemas already checked the CAIP-2 form; this turns it into the chain number the core uses. */
 const chainNumber = (caip2: string): number => fromCaip2(caip2)!;
@@ -38,8 +31,8 @@ const LOCK_ONLY = [['options', 'topupCompact'], ['account', 'emissaryConfig'], [
 
 export function quoteInput(body: BlancQuoteRequest): IntentInput {
   for (const [parent, field] of LOCK_ONLY) {
-    if (field in ((body as unknown as Record<string, Record<string, unknown> | undefined>)[parent] ?? {})) {
-      throw new ApiError(400, `${parent}.${field} has no equivalent in 2026-04.blanc (resource-lock features are served under 2026-01.alps only)`, { code: 'VALIDATION_ERROR' });
+    if (field in (body[parent] ?? {})) {
+      throw new DomainError('VALIDATION_ERROR', `${parent}.${field} has no equivalent in 2026-04.blanc (resource-lock features are served under 2026-01.alps only)`);
     }
   }
   const sponsor = body.options.sponsorSettings;
@@ -75,15 +68,8 @@ export function signData(op: Pick<IntentOp, 'sponsor' | 'nonce' | 'expires' | 'e
   return { origin: origin.map(plain), destination: plain(origin[origin.length - 1]) };
 }
 
-export interface BlancSignatures {
-  origin: Hex[];
-  destination: Hex;
-  targetExecution?: Hex;
-  authorizations?: { chainId: string; address: string; nonce: string | number; yParity: number; r: Hex; s: Hex }[];
-}
-
 /** The stored operation with the signatures a blanc submit carries, as an alps client would echo it. */
-export function withSignatures(stored: IntentOp, signatures: BlancSignatures): SignedIntentOp {
+export function withSignatures(stored: IntentOp, signatures: Infer<typeof submitRequest>['signatures']): SignedIntentOp {
   return {
     ...stored,
     originSignatures: signatures.origin,
@@ -109,7 +95,7 @@ export function presentRoute(issued: IssuedQuote, destinationChainId: number, co
     intentId: BigInt(intentOp.nonce).toString(),
     expiresAt: issued.expiresAt,
     fillDeadline: Number(intentOp.elements[0].mandate.fillDeadline),
-    funding: plan.funding === 'COMPACT' ? 'LOCKED' : 'UNLOCKED',
+    funding: plan.funding === 'COMPACT' ? ('LOCKED' as const) : ('UNLOCKED' as const),
     settlementLayers: [...new Set(plan.layers.values())],
     estimatedFillSeconds: planSeconds(plan),
     cost: {

@@ -1,11 +1,11 @@
 import { SETTLEMENT_LAYERS } from '../chains/registry';
-import { address, amount, caip2, execution, hex, patterns, safeUint, Schema, tokenRequest, uint256, uintValue } from '../http/schema';
+import { address, amount, caip2, execution, hex, patterns, safeUint, tokenRequest, uint256, uintValue } from '../http/schema';
 
 /** 2026-04.blanc wire schemas: CAIP-2 chain ids, integer Unix seconds, the renamed fields (docs/api.md, Versions). */
-const tokenList: Schema = { type: 'array', items: { type: 'string', minLength: 1 } };
-const chainTokens: Schema = { type: 'object', propertyNames: { pattern: caip2.pattern }, additionalProperties: tokenList };
-const accessFilter = { chainIds: { type: 'array', items: caip2 }, tokens: tokenList, chainTokens };
-const account: Schema = {
+const tokenList = { type: 'array', items: { type: 'string', minLength: 1 } } as const;
+const chainTokens = { type: 'object', propertyNames: { pattern: caip2.pattern }, additionalProperties: tokenList } as const;
+const accessFilter = { chainIds: { type: 'array', items: caip2 }, tokens: tokenList, chainTokens } as const;
+const account = {
   type: 'object',
   required: ['address'],
   properties: {
@@ -15,10 +15,10 @@ const account: Schema = {
     delegations: { type: 'object' },
     mockSignatures: { type: 'object', propertyNames: { pattern: caip2.pattern }, additionalProperties: hex, description: 'per-chain placeholder signatures (accepted; quotes are not simulated)' },
   },
-};
+} as const;
 
 /** POST /quotes */
-export const quoteRequest: Schema = {
+export const quoteRequest = {
   type: 'object',
   required: ['destinationChainId', 'tokenRequests', 'account'],
   properties: {
@@ -45,18 +45,18 @@ export const quoteRequest: Schema = {
       default: {},
     },
   },
-};
+} as const;
 
-const usd: Schema = { type: 'number' };
-const tokenAmount: Schema = {
+const usd = { type: 'number' } as const;
+const tokenAmount = {
   type: 'object',
   required: ['chainId', 'tokenAddress', 'symbol', 'decimals', 'amount'],
   properties: { chainId: caip2, tokenAddress: address, symbol: { type: 'string' }, decimals: { type: 'integer' }, amount: uint256 },
-};
-const typedData: Schema = { type: 'object', required: ['domain', 'types', 'primaryType', 'message'], description: 'EIP-712 typed data: sign exactly as served' };
+} as const;
+const typedData = { type: 'object', required: ['domain', 'types', 'primaryType', 'message'], description: 'EIP-712 typed data: sign exactly as served' } as const;
 
 /** One route of a quote: a stored, signable intent and what it costs. */
-export const route: Schema = {
+export const route = {
   type: 'object',
   required: ['intentId', 'expiresAt', 'fillDeadline', 'funding', 'settlementLayers', 'estimatedFillSeconds', 'cost', 'signData'],
   properties: {
@@ -89,11 +89,11 @@ export const route: Schema = {
     signData: { type: 'object', required: ['origin', 'destination'], properties: { origin: { type: 'array', items: typedData }, destination: typedData } },
     tokenRequirements: { type: 'object', propertyNames: { pattern: caip2.pattern }, description: 'EOAs only: approvals needed per chain and token' },
   },
-};
-export const quoteResponse: Schema = { type: 'object', required: ['routes'], properties: { routes: { type: 'array', minItems: 1, items: route } } };
+} as const;
+export const quoteResponse = { type: 'object', required: ['routes'], properties: { routes: { type: 'array', minItems: 1, items: route } } } as const;
 
 /** POST /intents */
-export const submitRequest: Schema = {
+export const submitRequest = {
   type: 'object',
   required: ['intentId', 'signatures'],
   properties: {
@@ -118,11 +118,11 @@ export const submitRequest: Schema = {
       },
     },
   },
-};
-export const submitResponse: Schema = { type: 'object', required: ['intentId'], properties: { intentId: { type: 'string' } } };
+} as const;
+export const submitResponse = { type: 'object', required: ['intentId'], properties: { intentId: { type: 'string' } } } as const;
 
-export const statusParams: Schema = { type: 'object', required: ['id'], properties: { id: { type: 'string', pattern: '^\\d{1,80}$' } } };
-export const statusResponse: Schema = {
+export const statusParams = { type: 'object', required: ['id'], properties: { id: { type: 'string', pattern: '^\\d{1,80}$' } } } as const;
+export const statusResponse = {
   type: 'object',
   required: ['intentId', 'status', 'destinationChainId', 'accountAddress', 'claims'],
   properties: {
@@ -137,10 +137,10 @@ export const statusResponse: Schema = {
     fillTimestamp: { type: 'integer' },
     fillTransactionHash: hex,
   },
-};
+} as const;
 
 /** POST /intents/splits */
-export const splitRequest: Schema = {
+export const splitRequest = {
   type: 'object',
   required: ['chainId', 'tokens'],
   properties: {
@@ -148,4 +148,4 @@ export const splitRequest: Schema = {
     tokens: { type: 'object', minProperties: 1, maxProperties: 20, propertyNames: { pattern: patterns.address }, additionalProperties: amount },
     settlementLayers: { type: 'array', items: { enum: [...SETTLEMENT_LAYERS] } },
   },
-};
+} as const;

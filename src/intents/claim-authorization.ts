@@ -1,7 +1,7 @@
 import { hashStruct, type Hex, type TypedData } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { allocatorDigest } from '../compact/eip712';
-import { ApiError } from '../http/errors';
+import { DomainError } from '../errors';
 import type { ClaimableIntent } from './store';
 import { MANDATE_WITNESS, multichainCompact } from './typed-data';
 import type { Element, FundingMethod, IntentOp, OriginSignature } from './types';
@@ -63,7 +63,7 @@ const fundingOf = (e: Element) => e.mandate.qualifier.settlementContext.fundingM
  */
 export async function authorizeClaim(intent: ClaimableIntent, deps: { compact: Hex; allocator: PrivateKeyAccount }): Promise<ClaimAuthorization> {
   const { id, operation: op, signatures, heldChainIds } = intent;
-  if (intent.expired) throw new ApiError(409, `Intent ${id} expired at ${op.expires}: The Compact accepts no claim of it`, { code: 'CONFLICT' });
+  if (intent.expired) throw new DomainError('CONFLICT', `Intent ${id} expired at ${op.expires}: The Compact accepts no claim of it`);
   const head = { nonce: op.nonce, expires: op.expires, sponsor: op.sponsor };
   // A Permit2-funded element makes every origin signature a Permit2 one (the client signs one kind per intent).
   if (op.elements.some((e) => fundingOf(e) === 'PERMIT2')) {
@@ -71,7 +71,7 @@ export async function authorizeClaim(intent: ClaimableIntent, deps: { compact: H
     return { ...head, claimHash: null, witnessTypestring: null, elements };
   }
   if (!op.elements.some((e) => heldChainIds.includes(Number(e.chainId)))) {
-    throw new ApiError(409, `Intent ${id} holds no reserved funds any more (its claims settled): the allocator authorizes no claim of it`, { code: 'CONFLICT' });
+    throw new DomainError('CONFLICT', `Intent ${id} holds no reserved funds any more (its claims settled): the allocator authorizes no claim of it`);
   }
   const { claimHash, elements: hashes } = claimHashes(op);
   const notarizedChainId = Number(op.elements[0].chainId);

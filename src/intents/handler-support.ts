@@ -1,18 +1,11 @@
-import { ApiError } from '../http/errors';
+import { DomainError } from '../errors';
 import type { Services } from '../http/services';
-import { ERROR_CODES } from '../versions/envelope';
-import type { QuoteDeps, QuoteOutcome } from './quote-service';
+import type { QuoteDeps } from './quote-service';
 import type { SubmitDeps } from './submit';
 import { splitIntents } from './split';
 import { liquidityOn } from './store';
 import { leftToSweeper } from '../outbox/left-to-sweeper';
 import { intentWorkflowType } from '../../workflows/contracts/intent-lifecycle';
-
-/** A refused quote: alps shows the message the client maps, blanc the code (same status in both: the code's). */
-export function unwrap<T>(outcome: QuoteOutcome<T>): T {
-  if (!outcome.ok) throw new ApiError(ERROR_CODES[outcome.code], outcome.message, { errors: [{ message: outcome.message }], code: outcome.code });
-  return outcome.value;
-}
 
 export const quoteDeps = (s: Services): QuoteDeps => ({ registry: s.registry, config: s.config, lockTag: s.defaultLockTag, orchestrator: s.orchestrator, nonces: s.nonces });
 
@@ -31,14 +24,14 @@ export const submitDeps = (s: Services): SubmitDeps => ({
 const decimal = (m: Record<string, bigint>) => Object.fromEntries(Object.entries(m).map(([k, v]) => [k, v.toString()]));
 
 /**
- * Splits requested amounts over the destination's relayer liquidity. A shortfall is one 422 for both versions:
- * alps renders its `body`, blanc the envelope with the same figures as `details`.
+ * Splits requested amounts over the destination's relayer liquidity. A shortfall is INSUFFICIENT_LIQUIDITY with the
+ * figures as `details` (alps answers them at the top level, blanc in its envelope).
  */
 export async function splitOrRefuse(s: Services, chainId: number, tokens: Record<string, string>, layers?: string[]): Promise<Record<string, string>[]> {
-  if (!s.registry.chain(chainId)) throw new ApiError(400, `Unsupported chain ${chainId}`, { code: 'UNSUPPORTED_CHAIN' });
+  if (!s.registry.chain(chainId)) throw new DomainError('UNSUPPORTED_CHAIN', `Unsupported chain ${chainId}`);
   const requested = Object.fromEntries(Object.entries(tokens).map(([t, a]) => [t, BigInt(a)]));
   const result = splitIntents(requested, await liquidityOn(s.db, chainId), layers);
   if (result.ok) return result.intents.map(decimal);
   const refused = { availableIntents: result.availableIntents.map(decimal), unfillable: decimal(result.unfillable) };
-  throw new ApiError(422, 'Insufficient liquidity', { code: 'INSUFFICIENT_LIQUIDITY', details: refused, body: { error: 'INSUFFICIENT_LIQUIDITY', ...refused } });
+  throw new DomainError('INSUFFICIENT_LIQUIDITY', 'Insufficient liquidity', { details: refused });
 }

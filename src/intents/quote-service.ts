@@ -9,16 +9,14 @@ import { hasSponsorship, type Sponsored } from '../projects/sponsorship';
 import { DEFAULT_FEES } from './market-defaults';
 import { loadMarket } from './market';
 import type { Sponsorship } from './pricing';
-import { applyAccessList, buildIntentOp, fillDeadlineOf, IntentInput, intentCost, resolveRequests } from './quote';
-import { planAlternatives, rankPlans, rescale, RouteError, type Plan, type RefusalCode } from './route-finder';
+import { applyAccessList, buildIntentOp, fillDeadlineOf, IntentCost, IntentInput, intentCost, resolveRequests } from './quote';
+import { DomainError } from '../errors';
+import { planAlternatives, rankPlans, rescale, type Plan } from './route-finder';
 import { signIntentOp } from './server-signature';
 import { recordQuotes } from './store';
 import type { IntentOp } from './types';
 
 export interface QuoteDeps { registry: ChainRegistry; config: Config; lockTag: string; orchestrator: PrivateKeyAccount; nonces: NonceBlock }
-
-/** A refused quote travels as data: a 400 with the client's message, and the current version's code for it. */
-export type QuoteOutcome<T> = { ok: true; value: T } | { ok: false; message: string; code: RefusalCode };
 
 async function load(manager: EntityManager, input: IntentInput, deps: QuoteDeps) {
   const requests = resolveRequests(input, deps.registry);
@@ -36,7 +34,7 @@ async function sponsorship(manager: EntityManager, input: IntentInput, projectId
   const asked = input.options.sponsorSettings ?? {};
   const sponsor = { gas: !!asked.gasSponsored, bridge: !!asked.bridgeFeesSponsored, protocol: !!asked.protocolFeesSponsored };
   if ((sponsor.gas || sponsor.bridge || sponsor.protocol || !!asked.swapFeesSponsored) && !(await hasSponsorship(manager, projectId))) {
-    throw new RouteError('sponsorSettings: this project is not entitled to fee sponsorship (send no sponsorSettings, or all false)', 'FORBIDDEN');
+    throw new DomainError('FORBIDDEN', 'sponsorSettings: this project is not entitled to fee sponsorship (send no sponsorSettings, or all false)');
   }
   return sponsor;
 }
@@ -62,40 +60,29 @@ async function plan(manager: EntityManager, input: IntentInput, deps: QuoteDeps,
   return { plans: alternatives > 1 ? rankPlans(plans, market) : plans, market };
 }
 
-async function outcome<T>(fn: () => Promise<T>): Promise<QuoteOutcome<T>> {
-  try {
-    return { ok: true, value: await fn() };
-  } catch (e) {
-    if (e instanceof RouteError) return { ok: false, message: e.message, code: e.code };
-    throw e;
-  }
-}
-
 /**
  * When no route covers a request: per requested token, the amount asked and what the account can spend of that
  * asset on any chain (in the requested token's decimals), with its USD price. Nothing stored.
  */
-export function quoteShortfall(db: DataSource, input: IntentInput, deps: QuoteDeps) {
-  return outcome(async () => {
-    const { requests, sources, market } = await load(db.manager, input, deps);
-    return requests.map((r) => ({
-      token: r.token,
-      requested: r.amount ?? 0n,
-      available: sources.filter((s) => s.token.symbol === r.token.symbol).reduce((sum, s) => sum + rescale(s.available, s.token.decimals, r.token.decimals, false), 0n),
-      priceUsd: market.priceUsd(r.token.symbol) ?? 0,
-    }));
-  });
+export async function quoteShortfall(db: DataSource, input: IntentInput, deps: QuoteDeps) {
+  const { requests, sources, market } = await load(db.manager, input, deps);
+  return requests.map((r) => ({
+    token: r.token,
+    requested: r.amount ?? 0n,
+    available: sources.filter((s) => s.token.symbol === r.token.symbol).reduce((sum, s) => sum + rescale(s.available, s.token.decimals, r.token.decimals, false), 0n),
+    priceUsd: market.priceUsd(r.token.symbol) ?? 0,
+  }));
 }
 
 /** POST /intents/cost: the price of the cheapest route, nothing stored. */
-export function quoteCost(db: DataSource, input: IntentInput, deps: QuoteDeps, projectId?: string) {
-  return outcome(async () => intentCost((await plan(db.manager, input, deps, projectId)).plans[0], input.destinationChainId));
+export async function quoteCost(db: DataSource, input: IntentInput, deps: QuoteDeps, projectId?: string) {
+  return intentCost((await plan(db.manager, input, deps, projectId)).plans[0], input.destinationChainId);
 }
 
 /** A stored, signed quote: what each version presents of it. */
 export interface IssuedQuote {
   intentOp: IntentOp;
-  intentCost: Record<string, unknown>;
+  intentCost: IntentCost;
   tokenRequirements?: Record<string, Record<string, unknown>>;
   plan: Plan;
   expiresAt: number;
@@ -136,13 +123,13 @@ function sponsoredBy(p: Plan, destinationChainId: number): Sponsored | null {
 }
 
 /** POST /intents/route (alps): the cheapest route as one signed operation. */
-export function createQuote(db: DataSource, input: IntentInput, projectId: string | undefined, deps: QuoteDeps) {
-  return outcome(async () => (await issue(db, input, projectId, deps, 1))[0]);
+export async function createQuote(db: DataSource, input: IntentInput, projectId: string | undefined, deps: QuoteDeps) {
+  return (await issue(db, input, projectId, deps, 1))[0];
 }
 
 /** POST /quotes (blanc): every distinct route the ledger and the settlement layers allow, best first. */
 export function createQuotes(db: DataSource, input: IntentInput, projectId: string | undefined, deps: QuoteDeps) {
-  return outcome(() => issue(db, input, projectId, deps, MAX_ROUTES));
+  return issue(db, input, projectId, deps, MAX_ROUTES);
 }
 
 /** Each route is a stored quote with its own nonce; four covers locks and wallet funds over two layers each. */

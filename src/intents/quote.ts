@@ -2,7 +2,8 @@ import { encodeAbiParameters, getAddress, isAddress, zeroHash } from 'viem';
 import type { ChainRegistry, TokenInfo } from '../chains/registry';
 import { resetPeriodSeconds } from '../chains/lock-tag';
 import type { Config } from '../config';
-import { Plan, RouteError, Source, TokenRequest } from './route-finder';
+import { DomainError } from '../errors';
+import { Plan, Source, TokenRequest } from './route-finder';
 import { PERMIT2_ADDRESS } from './typed-data';
 import type { AccountContext, Element, Hex } from './types';
 import type { UnsignedIntentOp } from './server-signature';
@@ -29,11 +30,11 @@ type AccessList = AccessFilter & { exclude?: AccessFilter };
 /** Resolves the requested tokens on the destination chain with the messages the client maps. */
 export function resolveRequests(input: IntentInput, registry: ChainRegistry): TokenRequest[] {
   const chain = registry.chain(input.destinationChainId);
-  if (!chain) throw new RouteError(`Unsupported chain ${input.destinationChainId}`, 'UNSUPPORTED_CHAIN');
+  if (!chain) throw new DomainError('UNSUPPORTED_CHAIN', `Unsupported chain ${input.destinationChainId}`);
   return input.tokenRequests.map((r) => {
     const token = isAddress(r.tokenAddress, { strict: false }) ? registry.token(chain.id, r.tokenAddress) : registry.tokenBySymbol(chain.id, r.tokenAddress);
     if (!token) {
-      throw new RouteError(isAddress(r.tokenAddress, { strict: false }) ? `Token ${r.tokenAddress} not supported on chain ${chain.id}` : `Unsupported token ${r.tokenAddress} for chain ${chain.id}`, 'UNSUPPORTED_TOKEN');
+      throw new DomainError('UNSUPPORTED_TOKEN', isAddress(r.tokenAddress, { strict: false }) ? `Token ${r.tokenAddress} not supported on chain ${chain.id}` : `Unsupported token ${r.tokenAddress} for chain ${chain.id}`);
     }
     return { token, amount: r.amount === undefined ? undefined : BigInt(r.amount) };
   });
@@ -79,14 +80,17 @@ export const MAX_CUSTOM_DEADLINE_SECONDS = 2_592_000;
 export function fillDeadlineOf(input: IntentInput, now: number, config: Pick<Config['intents'], 'fillWindowSeconds'>): number {
   const custom = input.options.customDeadline;
   if (custom === undefined) return now + config.fillWindowSeconds;
-  if (custom <= now) throw new RouteError(`customDeadline ${custom} is not in the future (now is ${now}, unix seconds)`, 'VALIDATION_ERROR');
-  if (custom > now + MAX_CUSTOM_DEADLINE_SECONDS) throw new RouteError(`customDeadline must be at most ${now + MAX_CUSTOM_DEADLINE_SECONDS} (${MAX_CUSTOM_DEADLINE_SECONDS} seconds ahead)`, 'VALIDATION_ERROR');
+  if (custom <= now) throw new DomainError('VALIDATION_ERROR', `customDeadline ${custom} is not in the future (now is ${now}, unix seconds)`);
+  if (custom > now + MAX_CUSTOM_DEADLINE_SECONDS) throw new DomainError('VALIDATION_ERROR', `customDeadline must be at most ${now + MAX_CUSTOM_DEADLINE_SECONDS} (${MAX_CUSTOM_DEADLINE_SECONDS} seconds ahead)`);
   return custom;
 }
 
+/** The cost of a route as every version's quote answers carry it (each presents what it needs of it). */
+export type IntentCost = ReturnType<typeof intentCost>;
+
 export interface BuiltQuote {
   op: UnsignedIntentOp;
-  cost: Record<string, unknown>;
+  cost: IntentCost;
   tokenRequirements?: Record<string, Record<string, unknown>>;
   reservations: { chainId: number; token: string; lockTag: string; amount: string }[];
   fillDeadline: number;
@@ -112,7 +116,7 @@ export function buildIntentOp(args: {
   // may arrive up to the grace after the fill deadline, and its claim must still be possible then.
   const lockLimit = plan.funding === 'COMPACT' ? now + resetPeriodSeconds(args.lockTag) : Infinity;
   if (fillDeadline + config.fillGraceSeconds > lockLimit) {
-    throw new RouteError(`customDeadline must be at most ${lockLimit - config.fillGraceSeconds} (the resource lock's reset period less the fill grace of ${config.fillGraceSeconds} seconds)`, 'VALIDATION_ERROR');
+    throw new DomainError('VALIDATION_ERROR', `customDeadline must be at most ${lockLimit - config.fillGraceSeconds} (the resource lock's reset period less the fill grace of ${config.fillGraceSeconds} seconds)`);
   }
   const expires = Math.min(fillDeadline + Math.max(config.claimWindowSeconds, config.fillGraceSeconds), lockLimit);
   const tokenOut: [string, string][] = plan.received.map((r) => [tokenId(args.lockTag, r.token.address), r.target.toString()]);
@@ -198,7 +202,7 @@ function permit2Approvals(plan: Plan) {
   return out;
 }
 
-export function intentCost(plan: Plan, destinationChainId: number): Record<string, unknown> {
+export function intentCost(plan: Plan, destinationChainId: number) {
   const tokensSpent: Record<string, Record<string, { locked: string; unlocked: string; version: number }>> = {};
   for (const s of plan.spends) {
     const chain = (tokensSpent[String(s.source.chainId)] ??= {});

@@ -1,3 +1,4 @@
+import { DomainError } from '../errors';
 import { SETTLEMENT_LAYERS, type ChainRegistry, type TokenInfo } from '../chains/registry';
 import { BRIDGE_LAYERS, LAYER_SECONDS } from './market-defaults';
 import { computeCost, Cost, FeeSchedule, Market, percentageFees, PricingError, Sponsorship, tokenToUsd } from './pricing';
@@ -25,14 +26,6 @@ export interface Plan {
   spends: Spend[];
   received: PlannedRequest[];
   cost: Cost;
-}
-
-/** Why no route can be quoted; `code` is the current version's error code for it (src/versions/envelope.ts). */
-export type RefusalCode = 'NO_ROUTE' | 'INSUFFICIENT_BALANCE' | 'UNSUPPORTED_CHAIN' | 'UNSUPPORTED_TOKEN' | 'VALIDATION_ERROR' | 'FORBIDDEN';
-export class RouteError extends Error {
-  constructor(message: string, readonly code: RefusalCode = 'NO_ROUTE') {
-    super(message);
-  }
 }
 
 /** Converts between the decimals of two tokens of one asset (USDC has 6 on most chains, 18 on BSC). */
@@ -71,9 +64,9 @@ export function planAlternatives(input: PlanInput, registry: ChainRegistry, sche
   // Each request is covered by every spend of its asset, so an asset asked twice would be promised twice over.
   const symbols = input.requests.map((r) => r.token.symbol);
   const twice = symbols.find((s, i) => symbols.indexOf(s) !== i);
-  if (twice !== undefined) throw new RouteError(`${twice} is requested more than once: request each asset once, with the total amount`, 'VALIDATION_ERROR');
-  if (input.requests.filter((r) => r.amount === undefined).length > 1) throw new RouteError('Only one target token amount can be unset', 'VALIDATION_ERROR');
-  if (input.requests.length === 0) throw new RouteError('No valid transfers sent for settlement quotes', 'VALIDATION_ERROR');
+  if (twice !== undefined) throw new DomainError('VALIDATION_ERROR', `${twice} is requested more than once: request each asset once, with the total amount`);
+  if (input.requests.filter((r) => r.amount === undefined).length > 1) throw new DomainError('VALIDATION_ERROR', 'Only one target token amount can be unset');
+  if (input.requests.length === 0) throw new DomainError('VALIDATION_ERROR', 'No valid transfers sent for settlement quotes');
   const plans: Plan[] = [];
   let sawRoute = false;
   for (const funding of ['COMPACT', 'PERMIT2'] as const) {
@@ -90,7 +83,7 @@ export function planAlternatives(input: PlanInput, registry: ChainRegistry, sche
     if (plans.length >= max) return plans.slice(0, max);
   }
   if (plans.length) return plans;
-  throw sawRoute || !hasAnyBalance(input) ? new RouteError('Insufficient balance', 'INSUFFICIENT_BALANCE') : new RouteError('No Path Found');
+  throw sawRoute || !hasAnyBalance(input) ? new DomainError('INSUFFICIENT_BALANCE', 'Insufficient balance') : new DomainError('NO_ROUTE', 'No Path Found');
 }
 
 const hasAnyBalance = (input: PlanInput) =>
@@ -202,7 +195,7 @@ function priced<T>(fn: () => T): T {
   try {
     return fn();
   } catch (e) {
-    if (e instanceof PricingError) throw new RouteError('No Path Found');
+    if (e instanceof PricingError) throw new DomainError('NO_ROUTE', 'No Path Found');
     throw e;
   }
 }

@@ -3,48 +3,50 @@ import { routeGroup } from '../http/route';
 import { ALPS } from '../versions/versions';
 import { presentAlpsStatus } from './alps-presenter';
 import { authorizeClaim } from './claim-authorization';
-import { quoteDeps, splitOrRefuse, submitDeps, unwrap } from './handler-support';
-import type { IntentInput } from './quote';
+import { quoteDeps, splitOrRefuse, submitDeps } from './handler-support';
 import { createQuote, quoteCost } from './quote-service';
 import { claimAuthorizationResponse, intentInput, splitBody, statusParams, statusQuery, submitBody, submitResponse } from './schemas';
 import { readClaimable, readIntent } from './store';
 import { submitIntent } from './submit';
-import type { SignedIntentOp } from './types';
+import { invalidSignature, isEchoOf } from './verify';
 
 /** The 2026-01.alps intent routes (deprecated, frozen): the 1.x client's wire shapes over the shared intent core. */
 
 const intentRoute = routeGroup({ tags: ['intents'], auth: 'apiKey', versions: [ALPS] });
 
 export const intentRoutes = [
-  intentRoute<IntentInput, unknown, unknown>('post', '/intents/route', {
+  intentRoute('post', '/intents/route', {
     summary: 'Quote an intent: a signable operation and its cost (stored for INTENT_QUOTE_TTL_SECONDS)',
     body: intentInput,
     responses: { 200: { description: '{intentOp, intentCost, tokenRequirements?}' } },
     async handler(ctx, { body }, s) {
-      const { intentOp, intentCost, tokenRequirements } = unwrap(await createQuote(s.db, body, project(ctx), quoteDeps(s)));
+      const { intentOp, intentCost, tokenRequirements } = await createQuote(s.db, body, project(ctx), quoteDeps(s));
       return { status: 200, body: { intentOp, intentCost, ...(tokenRequirements ? { tokenRequirements } : {}) } };
     },
   }),
-  intentRoute<IntentInput, unknown, unknown>('post', '/intents/cost', {
+  intentRoute('post', '/intents/cost', {
     summary: 'The cost of the cheapest route for an intent (nothing is stored)',
     body: intentInput,
     responses: { 200: { description: 'intent cost' } },
     async handler(ctx, { body }, s) {
-      return { status: 200, body: unwrap(await quoteCost(s.db, body, quoteDeps(s), project(ctx))) };
+      return { status: 200, body: await quoteCost(s.db, body, quoteDeps(s), project(ctx)) };
     },
   }),
-  intentRoute<{ signedIntentOp: SignedIntentOp }, unknown, unknown>('post', '/intent-operations', {
+  intentRoute('post', '/intent-operations', {
     summary: 'Submit a signed intent operation (idempotent: the same operation returns the same id)',
     body: submitBody,
     responses: { 201: { description: 'accepted', schema: submitResponse }, 200: { description: 'dry run: verified, nothing changed', schema: submitResponse } },
     async handler(ctx, { body }, s) {
       const signed = body.signedIntentOp;
       // The client echoes the whole operation; verification proves it is the stored one, unchanged.
-      const result = await submitIntent(submitDeps(s), project(ctx), BigInt(signed.nonce).toString(), () => signed);
+      const result = await submitIntent(submitDeps(s), project(ctx), BigInt(signed.nonce).toString(), (stored) => {
+        if (!isEchoOf(signed, stored)) throw invalidSignature();
+        return signed;
+      });
       return { status: result.dryRun ? 200 : 201, body: { result: { id: result.id, status: result.status } } };
     },
   }),
-  intentRoute<unknown, { full: boolean }, { id: string }>('get', '/intent-operation/{id}', {
+  intentRoute('get', '/intent-operation/{id}', {
     summary: 'Status of a submitted intent (full=true adds the operation, signatures and transition history)',
     params: statusParams,
     query: statusQuery,
@@ -54,7 +56,7 @@ export const intentRoutes = [
       return { status: 200, body: presentAlpsStatus(intent, query.full) };
     },
   }),
-  intentRoute<unknown, unknown, { id: string }>('get', '/intent-operation/{id}/claim-authorization', {
+  intentRoute('get', '/intent-operation/{id}/claim-authorization', {
     summary: "The allocator's authorization to claim an intent through The Compact on each origin chain (allocatorData), with what the claim needs",
     params: statusParams,
     responses: {
@@ -67,7 +69,7 @@ export const intentRoutes = [
       return { status: 200, body: await authorizeClaim(intent, { compact: s.config.allocator.compactAddress, allocator: s.allocator }) };
     },
   }),
-  intentRoute<{ chainId: number; tokens: Record<string, string>; settlementLayers?: string[] }, unknown, unknown>('post', '/intents/split', {
+  intentRoute('post', '/intents/split', {
     summary: 'Split requested amounts into parts that one relayer each can fill',
     body: splitBody,
     responses: { 200: { description: '{intents: [{token: amount}]}' }, 422: { description: 'INSUFFICIENT_LIQUIDITY' } },

@@ -1,7 +1,7 @@
 import { SETTLEMENT_LAYERS } from '../chains/registry';
-import { address, amount, bytes32, execution, hex, patterns, safeUint, Schema, tokenRequest, uint256, uintValue } from '../http/schema';
+import { address, amount, bytes32, execution, hex, patterns, safeUint, tokenRequest, uint256, uintValue } from '../http/schema';
 
-const account: Schema = {
+const account = {
   type: 'object',
   required: ['address'],
   properties: {
@@ -11,11 +11,11 @@ const account: Schema = {
     delegations: { type: 'object' },
     emissaryConfig: { type: 'object' },
   },
-};
-const tokenList: Schema = { type: 'array', items: { type: 'string', minLength: 1 } };
-const chainIdList: Schema = { type: 'array', items: safeUint(1) };
-const chainTokens: Schema = { type: 'object', additionalProperties: tokenList };
-const structuredAccess: Schema = {
+} as const;
+const tokenList = { type: 'array', items: { type: 'string', minLength: 1 } } as const;
+const chainIdList = { type: 'array', items: safeUint(1) } as const;
+const chainTokens = { type: 'object', additionalProperties: tokenList } as const;
+const structuredAccess = {
   type: 'object',
   properties: {
     chainIds: chainIdList,
@@ -23,11 +23,11 @@ const structuredAccess: Schema = {
     chainTokens,
     exclude: { type: 'object', properties: { chainIds: chainIdList, tokens: tokenList, chainTokens } },
   },
-};
-const layers: Schema = { type: 'array', items: { enum: [...SETTLEMENT_LAYERS] } };
+} as const;
+const layers = { type: 'array', items: { enum: [...SETTLEMENT_LAYERS] } } as const;
 
 /** POST /intents/route and /intents/cost: what the published 1.x client sends (extra fields are ignored). */
-export const intentInput: Schema = {
+export const intentInput = {
   type: 'object',
   required: ['destinationChainId', 'tokenRequests', 'account'],
   properties: {
@@ -67,11 +67,11 @@ export const intentInput: Schema = {
       default: {},
     },
   },
-};
+} as const;
 
-const pair: Schema = { type: 'array', items: uint256, minItems: 2, maxItems: 2 };
-const op: Schema = { type: 'object', required: ['vt', 'ops'], properties: { vt: hex, ops: { type: 'array', items: execution } } };
-const element: Schema = {
+const pair = { type: 'array', items: uint256, minItems: 2, maxItems: 2 } as const;
+const op = { type: 'object', required: ['vt', 'ops'], properties: { vt: hex, ops: { type: 'array', items: execution } } } as const;
+const element = {
   type: 'object',
   required: ['arbiter', 'chainId', 'idsAndAmounts', 'mandate'],
   properties: {
@@ -93,11 +93,11 @@ const element: Schema = {
       },
     },
   },
-};
-const signature: Schema = { anyOf: [hex, { type: 'object', required: ['notarizedClaimSig', 'preClaimSig'], properties: { notarizedClaimSig: hex, preClaimSig: hex } }] };
+} as const;
+const signature = { anyOf: [hex, { type: 'object', required: ['notarizedClaimSig', 'preClaimSig'], properties: { notarizedClaimSig: hex, preClaimSig: hex } }] } as const;
 
 /** POST /intent-operations: the quoted operation echoed back with the sponsor's signatures. */
-export const submitBody: Schema = {
+export const submitBody = {
   type: 'object',
   required: ['signedIntentOp'],
   properties: {
@@ -119,18 +119,18 @@ export const submitBody: Schema = {
       },
     },
   },
-};
+} as const;
 
-export const submitResponse: Schema = {
+export const submitResponse = {
   type: 'object',
   required: ['result'],
   properties: { result: { type: 'object', required: ['id', 'status'], properties: { id: { type: 'string', pattern: '^\\d+$' }, status: { type: 'string' } } } },
-};
+} as const;
 
-const nullable = (schema: Schema): Schema => ({ anyOf: [schema, { type: 'null' }] });
+const nullable = <const S>(schema: S) => ({ anyOf: [schema, { type: 'null' }] }) as const;
 
 /** GET /intent-operation/{id}/claim-authorization: what The Compact's multichainClaim / exogenousClaim take per origin chain. */
-export const claimAuthorizationResponse: Schema = {
+export const claimAuthorizationResponse = {
   type: 'object',
   required: ['nonce', 'expires', 'sponsor', 'claimHash', 'witnessTypestring', 'elements'],
   properties: {
@@ -159,12 +159,12 @@ export const claimAuthorizationResponse: Schema = {
       },
     },
   },
-};
+} as const;
 
-export const statusParams: Schema = { type: 'object', required: ['id'], properties: { id: { type: 'string', pattern: '^\\d{1,80}$' } } };
-export const statusQuery: Schema = { type: 'object', properties: { full: { type: 'boolean', default: false } } };
+export const statusParams = { type: 'object', required: ['id'], properties: { id: { type: 'string', pattern: '^\\d{1,80}$' } } } as const;
+export const statusQuery = { type: 'object', properties: { full: { type: 'boolean', default: false } } } as const;
 
-export const splitBody: Schema = {
+export const splitBody = {
   type: 'object',
   required: ['chainId', 'tokens'],
   properties: {
@@ -172,4 +172,4 @@ export const splitBody: Schema = {
     tokens: { type: 'object', minProperties: 1, maxProperties: 20, propertyNames: { pattern: patterns.address }, additionalProperties: amount },
     settlementLayers: layers,
   },
-};
+} as const;

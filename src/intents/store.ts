@@ -11,7 +11,7 @@ import { bundleWorkflowId, bundleWorkflowType } from '../../workflows/contracts/
 import type { IntentOp, Submission } from './types';
 import type { Liquidity } from './split';
 import { claimStates, type ClaimState } from './claims';
-import { ApiError } from '../http/errors';
+import { DomainError } from '../errors';
 
 /** Intents and legacy bundles share the lifecycle and its transition columns (src/bundles). */
 export type LifecycleKind = 'intent' | 'bundle';
@@ -64,7 +64,7 @@ export interface IntentRecord {
   history: { status: string; at: string }[];
 }
 
-const noSuchIntent = (id: string) => new ApiError(404, `No such intent with nonce ${id}`, { code: 'NOT_FOUND' });
+const noSuchIntent = (id: string) => new DomainError('NOT_FOUND', `No such intent with nonce ${id}`);
 
 /** A project's intent by id; 404 for an unknown id and for another project's intent alike. */
 export async function readIntent(db: DataSource, id: string, projectId: string): Promise<IntentRecord> {

@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { crashPoint } from '../faults';
-import { ApiError } from '../http/errors';
+import { DomainError } from '../errors';
 import type { Outbox, QueuedStart } from '../outbox/outbox';
 import type { IntentStatus } from '../../workflows/intent-state';
 import { acceptIntent, findQuote, SubmitRefused } from './store';
@@ -22,7 +22,7 @@ export type Submitted = { id: string; status: IntentStatus | 'VERIFIED'; start?:
  */
 export async function submitSignedIntent(deps: AcceptDeps, projectId: string, id: string, sign: (stored: IntentOp) => SignedIntentOp, sessionSigner?: string): Promise<Submitted> {
   const quote = await findQuote(deps.db, id, projectId);
-  if (!quote || (quote.expired && !quote.submitted)) throw new ApiError(404, 'Quote expired or not found; request a new route', { code: 'NOT_FOUND' });
+  if (!quote || (quote.expired && !quote.submitted)) throw new DomainError('NOT_FOUND', 'Quote expired or not found; request a new route');
   const signed = sign(quote.operation);
   const accountType = String((quote.operation.signedMetadata.account as { accountType?: string })?.accountType ?? 'ERC7579');
   await verifySubmission(signed, quote.operation, accountType, deps.verify, sessionSigner);
@@ -38,10 +38,10 @@ export async function submitSignedIntent(deps: AcceptDeps, projectId: string, id
     return { id, ...(await acceptIntent(deps.db, id, submission, projectId, deps, !!sessionSigner)) };
   } catch (e) {
     if (!(e instanceof SubmitRefused)) throw e;
-    if (e.quoteGone) throw new ApiError(404, `${e.message}; request a new route`, { code: 'NOT_FOUND' });
-    if (e.conflict) throw new ApiError(409, e.message, { code: 'CONFLICT' });
-    if (e.forbidden) throw new ApiError(403, e.message, { errors: [{ message: e.message }], code: 'FORBIDDEN' });
-    throw new ApiError(400, e.message, { errors: [{ message: e.message }], code: 'INSUFFICIENT_BALANCE' });
+    if (e.quoteGone) throw new DomainError('NOT_FOUND', `${e.message}; request a new route`);
+    if (e.conflict) throw new DomainError('CONFLICT', e.message);
+    if (e.forbidden) throw new DomainError('FORBIDDEN', e.message);
+    throw new DomainError('INSUFFICIENT_BALANCE', e.message);
   }
 }
 

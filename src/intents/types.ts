@@ -51,11 +51,11 @@ export type OriginSignature = Hex | { notarizedClaimSig: Hex; preClaimSig: Hex }
 
 export interface SignedIntentOp extends IntentOp {
   originSignatures: OriginSignature[];
-  destinationSignature: Hex;
+  destinationSignature: OriginSignature;
   targetExecutionSignature?: Hex;
   signedAuthorizations?: unknown[];
   options?: { dryRun?: boolean };
 }
 
 /** The signatures of a verified submit, recorded with the intent. */
-export interface Submission { originSignatures: OriginSignature[]; destinationSignature: Hex; targetExecutionSignature?: Hex; signedAuthorizations?: unknown[] }
+export interface Submission { originSignatures: OriginSignature[]; destinationSignature: OriginSignature; targetExecutionSignature?: Hex; signedAuthorizations?: unknown[] }

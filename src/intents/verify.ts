@@ -1,20 +1,26 @@
 import canonicalize from 'canonicalize';
 import { getAddress, hashTypedData, isAddressEqual, type TypedDataDefinition } from 'viem';
-import { ApiError } from '../http/errors';
+import { DomainError } from '../errors';
 import { recoverSigner } from '../signatures/secp256k1';
 import { verifyOnChain } from '../signatures/smart-account';
 import { originTypedData } from './typed-data';
 import type { IntentOp, OriginSignature, SignedIntentOp } from './types';
 
-export const invalidSignature = () => new ApiError(400, 'Invalid bundle signature', { code: 'INVALID_SIGNATURE' });
+export const invalidSignature = () => new DomainError('INVALID_SIGNATURE', 'Invalid bundle signature');
+
+/** What a client echoes of an operation: the fields the orchestrator signed, as the wire schema admits them. */
+type Echoed = Pick<IntentOp, 'sponsor' | 'nonce' | 'expires' | 'signedMetadata' | 'serverSignature'> & { targetExecutionNonce?: string; elements: unknown[] };
 
 /** The fields the orchestrator signed; the client echoes them unchanged, so any difference is tampering. */
-const signedPart = (op: IntentOp) => canonicalize({
+const signedPart = (op: Echoed) => canonicalize({
   sponsor: op.sponsor.toLowerCase(), nonce: op.nonce, expires: op.expires, targetExecutionNonce: op.targetExecutionNonce,
   elements: op.elements, signedMetadata: op.signedMetadata, serverSignature: op.serverSignature,
 });
 
 export interface VerifyDeps { compactContract: string; env: NodeJS.ProcessEnv }
+
+/** An operation a client echoed with its signatures is the stored one, signed, when what we signed of it is unchanged. */
+export const isEchoOf = <T extends Echoed>(echoed: T, stored: IntentOp): echoed is T & SignedIntentOp => signedPart(echoed) === signedPart(stored);
 
 /**
  * A submission is accepted only if it is the operation we quoted and every origin signature and the destination

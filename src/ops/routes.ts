@@ -1,8 +1,8 @@
 import { defineRoute, RouteDef, routeGroup } from '../http/route';
-import { address, caip2, Schema } from '../http/schema';
+import { address, caip2 } from '../http/schema';
 import { BLANC, SUPPORTED_VERSIONS, type ApiVersion } from '../versions/versions';
 
-const health: Schema = {
+const health = {
   type: 'object',
   required: ['status', 'allocatorAddress', 'orchestratorAddress', 'lockTag', 'timestamp'],
   properties: {
@@ -13,9 +13,9 @@ const health: Schema = {
     registryVersion: { type: 'string' },
     timestamp: { type: 'integer' },
   },
-};
+} as const;
 
-const chainsResponse = (version: ApiVersion): Schema => ({
+const chainsResponse = (version: ApiVersion) => ({
   type: 'object',
   required: ['version', 'chains'],
   properties: {
@@ -37,7 +37,7 @@ const chainsResponse = (version: ApiVersion): Schema => ({
       },
     },
   },
-});
+}) as const;
 
 export const READY_TIMEOUT_MS = 2000;
 /** A polling worker renews its long poll at least once a minute; a task queue without a poll for longer has none. */
@@ -56,7 +56,7 @@ export const opsRoutes: RouteDef[] = [
       return {
         status: 200,
         body: {
-          status: 'ok',
+          status: 'ok' as const,
           allocatorAddress: s.allocatorAddress,
           orchestratorAddress: s.orchestratorAddress,
           lockTag: s.defaultLockTag,

@@ -1,26 +1,33 @@
 import type { DataSource } from 'typeorm';
-import { address, caip2, patterns, safeUint, Schema } from '../http/schema';
+import { address, caip2, type Infer, patterns, safeUint, Schema } from '../http/schema';
 import { defineRoute, RouteDef } from '../http/route';
 import { BalanceRow, buildPortfolio, presentAlps, presentBlanc, presentLegacy, TokenPortfolio } from './portfolio';
 import { normalizePortfolioQuery, normalizeRepeatedQuery } from './query';
 import { fromCaip2 } from '../chains/registry';
 import { ALPS, BLANC, type ApiVersion } from '../versions/versions';
 
-interface Query { chainIds?: (number | string)[]; tokens?: string[]; filterEmpty: boolean }
-interface Params { userAddress: string }
-
-const params: Schema = { type: 'object', required: ['userAddress'], properties: { userAddress: address } };
-const query: Schema = {
+const params = { type: 'object', required: ['userAddress'], properties: { userAddress: address } } as const;
+const query = {
   type: 'object',
   properties: {
     chainIds: { type: 'array', items: safeUint(1), maxItems: 200, description: 'comma list, or repeated chainIds[]' },
     tokens: { type: 'array', items: { type: 'string', pattern: `^[1-9][0-9]*:${patterns.address.slice(1, -1)}$` }, maxItems: 500, description: 'comma list of chainId:tokenAddress, or repeated tokens[]' },
     filterEmpty: { type: 'boolean', default: false },
   },
-};
+} as const;
+/** 2026-04.blanc: CAIP-2 chain ids, and tokens as `eip155:<chainId>:<address>`. */
+const blancQuery = {
+  type: 'object',
+  properties: {
+    chainIds: { type: 'array', items: caip2, maxItems: 200 },
+    tokens: { type: 'array', items: { type: 'string', pattern: `${patterns.caip2.slice(0, -1)}:${patterns.address.slice(1, -1)}$` }, maxItems: 500 },
+    filterEmpty: { type: 'boolean', default: false },
+  },
+} as const;
+type Query = Infer<typeof query | typeof blancQuery>;
 
-const amount: Schema = { type: 'string', pattern: patterns.uint256 };
-const split: Schema = { type: 'object', required: ['locked', 'unlocked'], properties: { locked: amount, unlocked: amount } };
+const amount = { type: 'string', pattern: patterns.uint256 } as const;
+const split = { type: 'object', required: ['locked', 'unlocked'], properties: { locked: amount, unlocked: amount } } as const;
 const entry = (balance: Schema): Schema => ({
   type: 'object',
   required: ['tokenName', 'tokenDecimals', 'balance', 'tokenChainBalance'],
@@ -51,7 +58,7 @@ async function readBalances(db: DataSource, account: string): Promise<BalanceRow
 interface Variant {
   summary: string;
   versions?: readonly ApiVersion[];
-  query: Schema;
+  query: typeof query | typeof blancQuery;
   normalizeQuery: RouteDef['normalizeQuery'];
   /** the query's chain and token filters as the core reads them */
   filter(q: Query): { chainIds?: number[]; tokens?: { chainId: number; token: string }[] };
@@ -61,7 +68,7 @@ interface Variant {
 }
 
 function portfolioRoute(v: Variant): RouteDef {
-  return defineRoute<unknown, Query, Params>({
+  return defineRoute({
     method: 'get',
     path: '/accounts/{userAddress}/portfolio',
     summary: v.summary,
@@ -86,7 +93,7 @@ const tokenFilter = (toChain: (chain: string) => number) => (q: Query) => ({
   tokens: q.tokens?.map((t) => ({ chainId: toChain(t.slice(0, t.lastIndexOf(':'))), token: t.slice(t.lastIndexOf(':') + 1) })),
 });
 
-const blancEntry: Schema = {
+const blancEntry = {
   type: 'object',
   required: ['symbol', 'decimals', 'balance', 'chains'],
   properties: {
@@ -98,21 +105,14 @@ const blancEntry: Schema = {
       items: { type: 'object', required: ['chainId', 'address', 'decimals', 'balance'], properties: { chainId: caip2, address, decimals: { type: 'integer' }, balance: split } },
     },
   },
-};
+} as const;
 
 export const currentPortfolioRoutes = [
   portfolioRoute({ summary: 'Portfolio with locked and unlocked balances', versions: [ALPS], query, normalizeQuery: normalizePortfolioQuery, filter: tokenFilter(Number), balance: split, present: presentAlps }),
   portfolioRoute({
     summary: 'Portfolio with locked and unlocked balances (repeated chainIds and tokens=eip155:<id>:<address> filters)',
     versions: [BLANC],
-    query: {
-      type: 'object',
-      properties: {
-        chainIds: { type: 'array', items: caip2, maxItems: 200 },
-        tokens: { type: 'array', items: { type: 'string', pattern: `${patterns.caip2.slice(0, -1)}:${patterns.address.slice(1, -1)}$` }, maxItems: 500 },
-        filterEmpty: { type: 'boolean', default: false },
-      },
-    },
+    query: blancQuery,
     normalizeQuery: normalizeRepeatedQuery,
     filter: tokenFilter((c) => fromCaip2(c)!),
     balance: split,

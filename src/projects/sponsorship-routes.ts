@@ -1,11 +1,10 @@
 import { project } from '../http/project';
 import { defineRoute } from '../http/route';
-import type { Schema } from '../http/schema';
 import { sponsorshipTotals } from './sponsorship';
 
-const decimal: Schema = { type: 'string', pattern: '^[0-9]+(\\.[0-9]+)?$' };
+const decimal = { type: 'string', pattern: '^[0-9]+(\\.[0-9]+)?$' } as const;
 
-const totals: Schema = {
+const totals = {
   type: 'object',
   required: ['entitled', 'intents', 'usd', 'tokens'],
   properties: {
@@ -22,11 +21,11 @@ const totals: Schema = {
       description: 'per requested token (destination chain): the fee amount the user did not pay, in token units',
     },
   },
-};
+} as const;
 
 /** Every version: what the key's project sponsored, recorded once per submitted intent. */
 export const sponsorshipRoutes = [
-  defineRoute<unknown, unknown, unknown>({
+  defineRoute({
     method: 'get',
     path: '/sponsorship',
     summary: "The project's fee sponsorship: its entitlement and the fees it sponsored on submitted intents (USD and per token)",

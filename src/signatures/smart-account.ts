@@ -1,6 +1,5 @@
 import { createPublicClient, getAddress, http, type Hex } from 'viem';
-import { ApiError } from '../http/errors';
-import { serviceUnavailable } from '../http/deadline';
+import { DomainError } from '../errors';
 
 /**
  * Verifies a smart account's signature over `hash` on chain `chainId` through RPC_URL_<chainId>: ERC-1271 for a
@@ -11,7 +10,7 @@ import { serviceUnavailable } from '../http/deadline';
 export async function verifyOnChain(env: NodeJS.ProcessEnv, chainId: number, check: { address: string; hash: Hex; signature: Hex }): Promise<boolean> {
   const url = env[`RPC_URL_${chainId}`];
   if (!url) {
-    throw new ApiError(400, `Smart account signatures are verified on chain and this deployment cannot verify them on chain ${chainId}`, {
+    throw new DomainError('VALIDATION_ERROR', `Smart account signatures are verified on chain and this deployment cannot verify them on chain ${chainId}`, {
       operatorHint: `set RPC_URL_${chainId} to verify smart-account signatures on chain ${chainId}`,
     });
   }
@@ -29,4 +28,4 @@ export async function verifyOnChain(env: NodeJS.ProcessEnv, chainId: number, che
 }
 
 // The cause stays out of the answer: RPC URLs often carry provider keys.
-const rpcUnavailable = (chainId: number) => serviceUnavailable(`The RPC of chain ${chainId} is unavailable; signatures cannot be verified now, retry later`);
+const rpcUnavailable = (chainId: number) => new DomainError('SERVICE_UNAVAILABLE', `The RPC of chain ${chainId} is unavailable; signatures cannot be verified now, retry later`);

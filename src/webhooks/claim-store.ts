@@ -1,3 +1,4 @@
+import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import type { DataSource } from 'typeorm';
 import type { PoolClient, Pool } from 'pg';
 import type { Claim } from './deliver';
@@ -34,7 +35,7 @@ export class PgClaimStore implements ClaimStore {
   async listen(onDue: () => void): Promise<void> {
     if (this.listener) return;
     try {
-      const pool = (this.db.driver as unknown as { master: Pool }).master;
+      const pool: Pool = (this.db.driver as PostgresDriver).master;
       const client = await pool.connect();
       client.on('notification', onDue);
       client.on('error', (err) => {

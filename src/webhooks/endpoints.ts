@@ -1,5 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { WebhookConfig } from '../config';
+import { DomainError } from '../errors';
 import { iso } from '../util/time';
 import { newSecret } from './signing';
 import { checkTarget } from './url-policy';
@@ -23,9 +24,10 @@ export interface Endpoint {
   createdAt: string;
 }
 
-export class EndpointError extends Error {
-  constructor(readonly status: 400 | 404 | 409, message: string) {
-    super(message);
+/** A refused endpoint change (the CLI reports it as a configuration error). */
+export class EndpointError extends DomainError {
+  constructor(code: 'VALIDATION_ERROR' | 'NOT_FOUND' | 'CONFLICT', message: string) {
+    super(code, message);
   }
 }
 
@@ -50,13 +52,13 @@ export async function addEndpoint(db: DataSource, projectId: string, url: string
   try {
     await checkTarget(url, policy);
   } catch (e) {
-    throw new EndpointError(400, (e as Error).message);
+    throw new EndpointError('VALIDATION_ERROR', (e as Error).message);
   }
   const secret = newSecret();
   return db.transaction(async (tx) => {
     await tx.query('SELECT id FROM projects WHERE id = $1 FOR UPDATE', [projectId]); // serialises the count below
     const [{ count }] = await tx.query('SELECT count(*)::int AS count FROM webhook_endpoints WHERE project_id = $1 AND removed_at IS NULL', [projectId]);
-    if (count >= MAX_ENDPOINTS) throw new EndpointError(409, `A project may have at most ${MAX_ENDPOINTS} webhook endpoints`);
+    if (count >= MAX_ENDPOINTS) throw new EndpointError('CONFLICT', `A project may have at most ${MAX_ENDPOINTS} webhook endpoints`);
     const [row]: Row[] = await tx.query(
       `INSERT INTO webhook_endpoints (project_id, url, types, secret) VALUES ($1, $2, $3, $4) RETURNING ${COLUMNS}`,
       [projectId, url, types && [...new Set(types)], secret],
@@ -75,7 +77,7 @@ async function update(db: DataSource, projectId: string, id: string, set: string
     `UPDATE webhook_endpoints SET ${set}, updated_at = now() WHERE id = $1 AND project_id = $2 AND removed_at IS NULL RETURNING ${COLUMNS}`,
     [id, projectId, ...params],
   );
-  if (!rows.length) throw new EndpointError(404, 'Webhook endpoint not found');
+  if (!rows.length) throw new EndpointError('NOT_FOUND', 'Webhook endpoint not found');
   return rows[0];
 }
 

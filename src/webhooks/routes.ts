@@ -1,36 +1,27 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { ApiError } from '../http/errors';
+import { DomainError } from '../errors';
 import { project } from '../http/project';
 import { routeGroup, type RouteDef } from '../http/route';
 import { isStartQueued } from '../outbox/outbox';
 import { retryNowSignal } from '../../workflows/contracts/webhook-delivery';
-import { addEndpoint, enableEndpoint, EndpointError, listEndpoints, removeEndpoint, rotateSecret } from './endpoints';
+import { addEndpoint, enableEndpoint, listEndpoints, removeEndpoint, rotateSecret } from './endpoints';
 import { decodeCursor, emitEvent, getEvent, listEvents, receiverCount, replayFailed, REPLAY_LIMIT, resendEvent } from './events';
 import * as schema from './schemas';
 import { testPayload } from './test-events';
-import type { EventStatus, WebhookType } from './types';
-
-async function endpointCall<T>(run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (e) {
-    if (e instanceof EndpointError) throw new ApiError(e.status, e.message);
-    throw e;
-  }
-}
+import type { WebhookType } from './types';
 
 const webhookRoute = routeGroup({ tags: ['webhooks'], auth: 'apiKey' });
 
-/** Under /deposit-processor: error bodies are `{error, code?, details?}` (src/http/middleware.ts). */
+/** Under /deposit-processor: error bodies are `{error, code?, details?}` (src/http/error-bodies.ts). */
 export const webhookRoutes: RouteDef[] = [
-  webhookRoute<{ type: WebhookType }, unknown, unknown>('post', '/webhooks/test', {
+  webhookRoute('post', '/webhooks/test', {
     summary: 'Create a test event of the given type (payload marked test) and deliver it to the endpoints that take the type',
     body: schema.testBody,
     responses: { 200: { description: 'the event was recorded and its delivery started', schema: schema.testResponse } },
     async handler(ctx, { body }, s) {
       if (!(await receiverCount(s.db, project(ctx), body.type))) {
-        throw new ApiError(400, `No enabled webhook endpoint takes ${body.type} events`, { code: 'WEBHOOK_NO_ENDPOINT' });
+        throw new DomainError('VALIDATION_ERROR', `No enabled webhook endpoint takes ${body.type} events`, { reason: 'WEBHOOK_NO_ENDPOINT' });
       }
       const { depositId, payload } = testPayload(body.type);
       const emitted = await s.db.transaction((tx) =>
@@ -38,36 +29,36 @@ export const webhookRoutes: RouteDef[] = [
       return { status: 200, body: { message: 'Test webhook event created', eventId: emitted.eventId } };
     },
   }),
-  webhookRoute<unknown, { since?: string; type?: string; status?: EventStatus; depositId?: string; limit: number; cursor?: string }, unknown>('get', '/webhooks/events', {
+  webhookRoute('get', '/webhooks/events', {
     summary: "The project's webhook events, newest first, with cursor paging and filters",
     query: schema.listQuery,
     responses: { 200: { description: 'a page of events', schema: schema.listResponse } },
     async handler(ctx, { query }, s) {
       const before = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
       if (query.cursor !== undefined && !before) {
-        throw new ApiError(400, 'query.cursor is not a cursor this API issued', { details: [{ message: 'is not a cursor this API issued', path: ['query', 'cursor'], code: 'cursor' }] });
+        throw new DomainError('VALIDATION_ERROR', 'query.cursor is not a cursor this API issued', { details: [{ message: 'is not a cursor this API issued', path: ['query', 'cursor'], code: 'cursor' }] });
       }
       const page = await listEvents(s.db, project(ctx), { ...query, type: query.type as WebhookType | undefined, before });
       return { status: 200, body: page };
     },
   }),
-  webhookRoute<unknown, unknown, { eventId: string }>('get', '/webhooks/events/{eventId}', {
+  webhookRoute('get', '/webhooks/events/{eventId}', {
     summary: 'One event with its deliveries (per endpoint) and every attempt',
     params: schema.eventParams,
     responses: { 200: { description: 'the event', schema: schema.eventDetail }, 404: { description: 'no such event in this project' } },
     async handler(ctx, { params }, s) {
       const event = await getEvent(s.db, project(ctx), params.eventId);
-      if (!event) throw new ApiError(404, 'Webhook event not found');
+      if (!event) throw new DomainError('NOT_FOUND', 'Webhook event not found');
       return { status: 200, body: event };
     },
   }),
-  webhookRoute<unknown, unknown, { eventId: string }>('post', '/webhooks/events/{eventId}/resend', {
+  webhookRoute('post', '/webhooks/events/{eventId}/resend', {
     summary: 'Deliver an event again under its original eventId (a pending one is attempted now)',
     params: schema.eventParams,
     responses: { 202: { description: 'redelivery under way', schema: schema.resendResponse }, 404: { description: 'no such event in this project' }, 409: { description: 'no enabled endpoint takes its type' } },
     async handler(ctx, { params }, s) {
       let resend = await resendEvent(s.db, project(ctx), params.eventId);
-      if (!resend) throw new ApiError(404, 'Webhook event not found');
+      if (!resend) throw new DomainError('NOT_FOUND', 'Webhook event not found');
       if (resend.kind === 'nudge') {
         const nudged = await Promise.all(resend.workflowIds.map(async (workflowId) => {
           const signalled = await s.temporal.workflow.getHandle(workflowId).signal(retryNowSignal).then(() => true, (e) => {
@@ -79,11 +70,11 @@ export const webhookRoutes: RouteDef[] = [
         // A retry workflow gone without finishing (terminated by an operator): a new round.
         if (!nudged.every(Boolean)) resend = (await resendEvent(s.db, project(ctx), params.eventId, true))!;
       }
-      if (resend.kind === 'no-endpoint') throw new ApiError(409, 'No enabled webhook endpoint takes this event type', { code: 'WEBHOOK_NO_ENDPOINT' });
+      if (resend.kind === 'no-endpoint') throw new DomainError('CONFLICT', 'No enabled webhook endpoint takes this event type', { reason: 'WEBHOOK_NO_ENDPOINT' });
       return { status: 202, body: { message: 'Webhook event redelivery started', eventId: resend.eventId, status: resend.status, attempts: resend.attempts } };
     },
   }),
-  webhookRoute<{ since: string; until?: string }, unknown, unknown>('post', '/webhooks/replay', {
+  webhookRoute('post', '/webhooks/replay', {
     summary: `Deliver again every failed event created in [since, until) (at most ${REPLAY_LIMIT} per call, oldest first)`,
     body: schema.replayBody,
     responses: { 202: { description: 'how many events were reopened', schema: schema.replayResponse } },
@@ -99,37 +90,37 @@ export const webhookRoutes: RouteDef[] = [
       return { status: 200, body: { endpoints: await listEndpoints(s.db, project(ctx)) } };
     },
   }),
-  webhookRoute<{ url: string; types?: WebhookType[] }, unknown, unknown>('post', '/webhooks/endpoints', {
+  webhookRoute('post', '/webhooks/endpoints', {
     summary: 'Add an endpoint (all types unless `types` is given); the answer carries its signing secret, shown only here',
     body: schema.endpointBody,
     responses: { 201: { description: 'the endpoint with its secret', schema: schema.endpointWithSecret }, 400: { description: 'url refused (scheme, or a non-public target)' } },
     async handler(ctx, { body }, s) {
-      return { status: 201, body: await endpointCall(() => addEndpoint(s.db, project(ctx), body.url, body.types ?? null, s.config.webhooks)) };
+      return { status: 201, body: await addEndpoint(s.db, project(ctx), body.url, body.types ?? null, s.config.webhooks) };
     },
   }),
-  webhookRoute<unknown, unknown, { endpointId: string }>('delete', '/webhooks/endpoints/{endpointId}', {
+  webhookRoute('delete', '/webhooks/endpoints/{endpointId}', {
     summary: 'Remove an endpoint; deliveries to it stop at their next attempt',
     params: schema.endpointParams,
     responses: { 200: { description: '{message}' }, 404: { description: 'no such endpoint in this project' } },
     async handler(ctx, { params }, s) {
-      await endpointCall(() => removeEndpoint(s.db, project(ctx), params.endpointId));
+      await removeEndpoint(s.db, project(ctx), params.endpointId);
       return { status: 200, body: { message: 'Webhook endpoint removed' } };
     },
   }),
-  webhookRoute<unknown, unknown, { endpointId: string }>('post', '/webhooks/endpoints/{endpointId}/rotate-secret', {
+  webhookRoute('post', '/webhooks/endpoints/{endpointId}/rotate-secret', {
     summary: 'Replace the signing secret; the previous one keeps signing alongside for the configured overlap',
     params: schema.endpointParams,
     responses: { 200: { description: 'the endpoint with its new secret', schema: schema.endpointWithSecret }, 404: { description: 'no such endpoint in this project' } },
     async handler(ctx, { params }, s) {
-      return { status: 200, body: await endpointCall(() => rotateSecret(s.db, project(ctx), params.endpointId, s.config.webhooks.secretOverlapSeconds)) };
+      return { status: 200, body: await rotateSecret(s.db, project(ctx), params.endpointId, s.config.webhooks.secretOverlapSeconds) };
     },
   }),
-  webhookRoute<unknown, unknown, { endpointId: string }>('post', '/webhooks/endpoints/{endpointId}/enable', {
+  webhookRoute('post', '/webhooks/endpoints/{endpointId}/enable', {
     summary: 'Enable a disabled endpoint again (then replay what failed meanwhile)',
     params: schema.endpointParams,
     responses: { 200: { description: 'the endpoint', schema: schema.endpoint }, 404: { description: 'no such endpoint in this project' } },
     async handler(ctx, { params }, s) {
-      return { status: 200, body: await endpointCall(() => enableEndpoint(s.db, project(ctx), params.endpointId)) };
+      return { status: 200, body: await enableEndpoint(s.db, project(ctx), params.endpointId) };
     },
   }),
 ];

@@ -1,13 +1,13 @@
-import { dateTime, type Schema } from '../http/schema';
+import { dateTime } from '../http/schema';
 import { EVENT_STATUSES, WEBHOOK_TYPES } from './types';
 
-const nullableDateTime: Schema = { anyOf: [dateTime, { type: 'null' }] };
-export const webhookType: Schema = { type: 'string', enum: [...WEBHOOK_TYPES] };
+const nullableDateTime = { anyOf: [dateTime, { type: 'null' }] } as const;
+export const webhookType = { type: 'string', enum: [...WEBHOOK_TYPES] } as const;
 
-export const testBody: Schema = { type: 'object', required: ['type'], additionalProperties: false, properties: { type: webhookType } };
-export const testResponse: Schema = { type: 'object', required: ['message', 'eventId'], properties: { message: { type: 'string' }, eventId: { type: 'string' } } };
+export const testBody = { type: 'object', required: ['type'], additionalProperties: false, properties: { type: webhookType } } as const;
+export const testResponse = { type: 'object', required: ['message', 'eventId'], properties: { message: { type: 'string' }, eventId: { type: 'string' } } } as const;
 
-export const listQuery: Schema = {
+export const listQuery = {
   type: 'object',
   additionalProperties: false,
   properties: {
@@ -18,9 +18,9 @@ export const listQuery: Schema = {
     limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
     cursor: { type: 'string', minLength: 1, maxLength: 64, description: "the previous page's nextCursor (opaque)" },
   },
-};
+} as const;
 
-export const eventRecord: Schema = {
+export const eventRecord = {
   type: 'object',
   required: ['eventId', 'type', 'time', 'status', 'attempts', 'depositId', 'deliveredAt', 'payload'],
   properties: {
@@ -34,17 +34,17 @@ export const eventRecord: Schema = {
     payload: {},
     test: { type: 'boolean', const: true },
   },
-};
-export const listResponse: Schema = {
+} as const;
+export const listResponse = {
   type: 'object',
   required: ['events', 'nextCursor'],
   properties: { events: { type: 'array', items: eventRecord }, nextCursor: { type: ['string', 'null'], description: 'null on the last page' } },
-};
-export const eventDetail: Schema = {
+} as const;
+export const eventDetail = {
   ...eventRecord,
-  required: [...(eventRecord.required as string[]), 'deliveries', 'attemptLog'],
+  required: [...eventRecord.required, 'deliveries', 'attemptLog'],
   properties: {
-    ...(eventRecord.properties as Record<string, Schema>),
+    ...eventRecord.properties,
     deliveries: {
       type: 'array',
       items: {
@@ -65,22 +65,22 @@ export const eventDetail: Schema = {
       },
     },
   },
-};
-export const eventParams: Schema = { type: 'object', required: ['eventId'], properties: { eventId: { type: 'string', minLength: 1, maxLength: 64 } } };
-export const resendResponse: Schema = {
+} as const;
+export const eventParams = { type: 'object', required: ['eventId'], properties: { eventId: { type: 'string', minLength: 1, maxLength: 64 } } } as const;
+export const resendResponse = {
   type: 'object',
   required: ['message', 'eventId', 'status', 'attempts'],
   properties: { message: { type: 'string' }, eventId: { type: 'string' }, status: { type: 'string' }, attempts: { type: 'integer' } },
-};
-export const replayBody: Schema = {
+} as const;
+export const replayBody = {
   type: 'object',
   required: ['since'],
   additionalProperties: false,
   properties: { since: { ...dateTime, description: 'failed events created at or after this time' }, until: { ...dateTime, description: 'and before this time (default: now)' } },
-};
-export const replayResponse: Schema = { type: 'object', required: ['message', 'count'], properties: { message: { type: 'string' }, count: { type: 'integer' } } };
+} as const;
+export const replayResponse = { type: 'object', required: ['message', 'count'], properties: { message: { type: 'string' }, count: { type: 'integer' } } } as const;
 
-export const endpointBody: Schema = {
+export const endpointBody = {
   type: 'object',
   required: ['url'],
   additionalProperties: false,
@@ -88,9 +88,9 @@ export const endpointBody: Schema = {
     url: { type: 'string', minLength: 1, maxLength: 2048 },
     types: { type: 'array', minItems: 1, uniqueItems: true, items: webhookType, description: 'omit for every type' },
   },
-};
-export const endpointParams: Schema = { type: 'object', required: ['endpointId'], properties: { endpointId: { type: 'string', format: 'uuid' } } };
-export const endpoint: Schema = {
+} as const;
+export const endpointParams = { type: 'object', required: ['endpointId'], properties: { endpointId: { type: 'string', format: 'uuid' } } } as const;
+export const endpoint = {
   type: 'object',
   required: ['id', 'url', 'types', 'status', 'disabledAt', 'disabledReason', 'failingSince', 'previousSecretExpiresAt', 'createdAt'],
   properties: {
@@ -104,9 +104,9 @@ export const endpoint: Schema = {
     previousSecretExpiresAt: { ...nullableDateTime, description: 'the rotated-out secret signs too until then' },
     createdAt: dateTime,
   },
-};
-export const endpointWithSecret: Schema = {
+} as const;
+export const endpointWithSecret = {
   ...endpoint,
-  required: [...(endpoint.required as string[]), 'secret'],
-  properties: { ...(endpoint.properties as Record<string, Schema>), secret: { type: 'string', pattern: '^whsec_', description: 'shown only here: store it' } },
-};
+  required: [...endpoint.required, 'secret'],
+  properties: { ...endpoint.properties, secret: { type: 'string', pattern: '^whsec_', description: 'shown only here: store it' } },
+} as const;

@@ -4,6 +4,7 @@ import type { PrivateKeyAccount } from 'viem/accounts';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { ChainRegistry } from '../chains/registry';
 import type { Config } from '../config';
+import { DomainError } from '../errors';
 import { InsufficientBalance, releaseAfterExpiry, reserve, settleOnClaim } from '../ledger/ledger';
 import { allocateWithdrawalNonce } from '../ledger/nonces';
 import { queueStart, type QueuedStart } from '../outbox/outbox';
@@ -26,48 +27,39 @@ export interface Allocation {
   transfers: { id: string; portions: { claimant: string; amount: string }[] }[];
 }
 
-/**
- * `status`: 400 for a request the allocator refuses, 403 for an account that has not proved itself, 422 for an
- * Idempotency-Key sent with another request, 429 over the limit. `start` is absent when an Idempotency-Key answered
- * an earlier allocation (its hold was queued then).
- */
-export type AllocationOutcome = { ok: true; value: Allocation; start?: QueuedStart } | { ok: false; message: string; status: 400 | 403 | 422 | 429 };
+/** `start` is absent when an Idempotency-Key answered an earlier allocation (its hold was queued then). */
+export interface Allocated { value: Allocation; start?: QueuedStart }
 
 /** How long an Idempotency-Key answers its first request; afterwards the same key makes a new allocation. */
 export const IDEMPOTENCY_KEY_TTL_HOURS = 24;
 
-class Refusal extends Error {
-  constructor(message: string, readonly status: 400 | 403 | 422 | 429 = 400) {
-    super(message);
-  }
-}
-
 /**
  * Allocates a withdrawal (an allocated transfer whose claimants carry lock tag 0) in one transaction: checks, a fresh
  * nonce recorded before signing, the reservation on the shared ledger, the allocator's signature over the Compact
- * (or BatchCompact) exactly as The Compact rebuilds it, and the stored record. Any refusal rolls all of it back
- * (the nonce's sequence value stays spent, so it is never handed out again).
+ * (or BatchCompact) exactly as The Compact rebuilds it, and the stored record. Any refusal (a DomainError: FORBIDDEN
+ * for an account that has not proved itself, IDEMPOTENCY_KEY_REUSED, TOO_MANY_REQUESTS over the limit, else a
+ * request the allocator refuses) rolls all of it back (the nonce's sequence value stays spent, so it is never handed
+ * out again).
  */
-export async function allocateWithdrawal(db: DataSource, req: WithdrawalRequest, projectId: string, deps: AllocatorDeps, idempotencyKey?: string): Promise<AllocationOutcome> {
+export async function allocateWithdrawal(db: DataSource, req: WithdrawalRequest, projectId: string, deps: AllocatorDeps, idempotencyKey?: string): Promise<Allocated> {
   // The signature is checked before the transaction: pure CPU has no business holding a connection and row locks.
   const digest = req.authorization ? await withdrawalRequestDigest(req, req.authorization, deps.lockTag, deps.projectAddress) : null;
   if (req.authorization && !digest) {
-    return { ok: false, message: 'sponsorSignature is not a valid signature of this request by the account (or its deadline passed)', status: 403 };
+    throw new DomainError('FORBIDDEN', 'sponsorSignature is not a valid signature of this request by the account (or its deadline passed)');
   }
   const key = idempotencyKey ? { key: idempotencyKey, requestHash: createHash('sha256').update(JSON.stringify(req)).digest('hex') } : undefined;
   try {
-    return { ok: true, ...(await db.transaction(async (tx) => {
+    return await db.transaction(async (tx) => {
       const earlier = key && (await claimIdempotencyKey(tx, projectId, key));
       if (earlier) return { value: earlier };
       const made = await allocate(tx, req, projectId, digest, deps);
       if (key) await tx.query('UPDATE withdrawal_idempotency_keys SET nonce = $3 WHERE project_id = $1 AND key = $2', [projectId, key.key, made.value.nonce]);
       return made;
-    })) };
+    });
   } catch (e) {
-    if (e instanceof Refusal) return { ok: false, message: e.message, status: e.status };
-    if (e instanceof InsufficientBalance) return { ok: false, message: e.message, status: 400 };
+    if (e instanceof InsufficientBalance) throw new DomainError('INSUFFICIENT_BALANCE', e.message);
     if ((e as { code?: string }).code === '23505' && String((e as { constraint?: string }).constraint).includes('request_digest')) {
-      return { ok: false, message: 'This signed withdrawal request was already used; sign a new one', status: 400 };
+      throw new DomainError('VALIDATION_ERROR', 'This signed withdrawal request was already used; sign a new one');
     }
     throw e;
   }
@@ -101,7 +93,7 @@ async function claimIdempotencyKey(tx: EntityManager, projectId: string, k: { ke
     [projectId, k.key],
   );
   if (earlier.request_hash !== k.requestHash) {
-    throw new Refusal(`Idempotency-Key ${k.key} was used with another request within ${IDEMPOTENCY_KEY_TTL_HOURS} hours; send a new key`, 422);
+    throw new DomainError('IDEMPOTENCY_KEY_REUSED', `Idempotency-Key ${k.key} was used with another request within ${IDEMPOTENCY_KEY_TTL_HOURS} hours; send a new key`);
   }
   return earlier.response;
 }
@@ -119,14 +111,14 @@ async function authorize(tx: EntityManager, req: WithdrawalRequest, projectId: s
   const account = getAddress(req.account);
   if (digest) await proveAccount(tx, projectId, account, 'withdrawal-signature', wanted, deps.config.allocator.proofDays);
   const proof = await lockProvenAccount(tx, projectId, account);
-  if (!proof) throw new Refusal(`Account ${account} has not authorized this project: send sponsorSignature and deadline signed by the account`, 403);
+  if (!proof) throw new DomainError('FORBIDDEN', `Account ${account} has not authorized this project: send sponsorSignature and deadline signed by the account`);
   if (!digest && proof.expired) {
-    throw new Refusal(`Account ${account}'s authorization of this project expired (${deps.config.allocator.proofDays} days after its last signature): send sponsorSignature and deadline signed by the account`, 403);
+    throw new DomainError('FORBIDDEN', `Account ${account}'s authorization of this project expired (${deps.config.allocator.proofDays} days after its last signature): send sponsorSignature and deadline signed by the account`);
   }
   if (!digest && !proof.operator) {
     const beyond = await beyondAllowance(tx, projectId, account, wanted);
     if (beyond.length) {
-      throw new Refusal(`Withdrawals of ${beyond[0].token} on chain ${beyond[0].chainId} without the account's signature would hold more than it signed for with this project: send sponsorSignature and deadline signed by the account`, 403);
+      throw new DomainError('FORBIDDEN', `Withdrawals of ${beyond[0].token} on chain ${beyond[0].chainId} without the account's signature would hold more than it signed for with this project: send sponsorSignature and deadline signed by the account`);
     }
   }
   const [{ n }]: { n: number }[] = await tx.query(
@@ -134,17 +126,17 @@ async function authorize(tx: EntityManager, req: WithdrawalRequest, projectId: s
     [account.toLowerCase(), projectId],
   );
   if (n >= deps.config.allocator.maxOutstandingWithdrawals) {
-    throw new Refusal(`Account ${account} has ${n} outstanding withdrawal authorizations with this project (limit ${deps.config.allocator.maxOutstandingWithdrawals}); wait for one to be claimed or expire`, 429);
+    throw new DomainError('TOO_MANY_REQUESTS', `Account ${account} has ${n} outstanding withdrawal authorizations with this project (limit ${deps.config.allocator.maxOutstandingWithdrawals}); wait for one to be claimed or expire`);
   }
 }
 
 async function allocate(tx: EntityManager, req: WithdrawalRequest, projectId: string, digest: string | null, deps: AllocatorDeps): Promise<{ value: Allocation; start: QueuedStart }> {
-  if (!deps.registry.chain(req.chainId)) throw new Refusal(`Unsupported chain ${req.chainId}`);
+  if (!deps.registry.chain(req.chainId)) throw new DomainError('UNSUPPORTED_CHAIN', `Unsupported chain ${req.chainId}`);
   const lockTags = new Set(req.transfers.map((t) => (t.lockTag ?? deps.lockTag).toLowerCase()));
-  if (lockTags.size > 1) throw new Refusal('All transfers of a batch must spend locks of one allocator');
+  if (lockTags.size > 1) throw new DomainError('VALIDATION_ERROR', 'All transfers of a batch must spend locks of one allocator');
   // The lock tag's low 92 bits are the allocator id; its top nibble (scope, reset period) may differ.
   if (![...lockTags].every((t) => /^0x[0-9a-f]{24}$/.test(t) && t.slice(3) === deps.lockTag.slice(3))) {
-    throw new Refusal(`Lock tag ${[...lockTags][0]} is not allocated by this allocator (${deps.allocator.address})`);
+    throw new DomainError('VALIDATION_ERROR', `Lock tag ${[...lockTags][0]} is not allocated by this allocator (${deps.allocator.address})`);
   }
   const lockTag = [...lockTags][0] as `0x${string}`;
 
@@ -152,9 +144,9 @@ async function allocate(tx: EntityManager, req: WithdrawalRequest, projectId: st
   const byToken = new Map<string, { recipient: string; amount: bigint }[]>();
   for (const t of req.transfers) {
     const token = deps.registry.token(req.chainId, t.tokenAddress);
-    if (!token) throw new Refusal(`Token ${t.tokenAddress} not supported on chain ${req.chainId}`);
+    if (!token) throw new DomainError('UNSUPPORTED_TOKEN', `Token ${t.tokenAddress} not supported on chain ${req.chainId}`);
     const amount = BigInt(t.amount);
-    if (amount <= 0n) throw new Refusal('Amount must be greater than zero');
+    if (amount <= 0n) throw new DomainError('VALIDATION_ERROR', 'Amount must be greater than zero');
     byToken.set(token.address, [...(byToken.get(token.address) ?? []), { recipient: getAddress(t.recipient), amount }]);
   }
   const account = getAddress(req.account);
@@ -165,7 +157,7 @@ async function allocate(tx: EntityManager, req: WithdrawalRequest, projectId: st
       "SELECT status FROM forced_withdrawals WHERE account = $1 AND chain_id = $2 AND lock_id = $3 AND status <> 'disabled'",
       [account.toLowerCase(), req.chainId, tokenId(lockTag, token)],
     );
-    if (forced.length) throw new Refusal(`A forced withdrawal is ${forced[0].status} for lock ${tokenId(lockTag, token)}; the allocator no longer allocates it`);
+    if (forced.length) throw new DomainError('VALIDATION_ERROR', `A forced withdrawal is ${forced[0].status} for lock ${tokenId(lockTag, token)}; the allocator no longer allocates it`);
   }
 
   const nonce = await allocateWithdrawalNonce(tx, account);

@@ -1,10 +1,10 @@
 import type { Context } from 'koa';
 import { crashPoint } from '../faults';
-import { ApiError, inputProblemError } from '../http/errors';
+import { inputProblemError } from '../http/errors';
 import { stringifyWithBigInts } from '../http/json';
 import { project } from '../http/project';
 import { routeGroup } from '../http/route';
-import { address, amount, patterns, safeUint, Schema } from '../http/schema';
+import { address, amount, type Infer, patterns, safeUint } from '../http/schema';
 import type { Services } from '../http/services';
 import { allocateWithdrawal, type Allocation, IDEMPOTENCY_KEY_TTL_HOURS } from './allocate';
 import { MAX_DEADLINE_SECONDS, type WithdrawalRequest } from './sponsor-signature';
@@ -12,20 +12,20 @@ import { ALPS } from '../versions/versions';
 import { leftToSweeper } from '../outbox/left-to-sweeper';
 import { withdrawalWorkflowType } from '../../workflows/contracts/withdrawal';
 
-const lockTag: Schema = { type: 'string', pattern: patterns.bytes12, description: "optional: a lock tag of this allocator (default: /health's lockTag)" };
+const lockTag = { type: 'string', pattern: patterns.bytes12, description: "optional: a lock tag of this allocator (default: /health's lockTag)" } as const;
 /** Optional proof that the account itself asks for this withdrawal (docs/trust-model.md, who may withdraw). */
-const sponsorSignature: Schema = { type: 'string', pattern: '^0x[0-9a-fA-F]{130}$', description: "the account's EIP-712 signature of WithdrawalRequest(account, transfers, deadline); send with deadline" };
-const deadline: Schema = { ...safeUint(1), description: `unix seconds the signature is valid until (at most ${MAX_DEADLINE_SECONDS} s ahead)` };
-const signed = { sponsorSignature, deadline };
-const uint = { type: 'integer', description: 'exact integer literal (up to 256 bits): parse with a big-number-aware JSON parser' };
+const sponsorSignature = { type: 'string', pattern: '^0x[0-9a-fA-F]{130}$', description: "the account's EIP-712 signature of WithdrawalRequest(account, transfers, deadline); send with deadline" } as const;
+const deadline = { ...safeUint(1), description: `unix seconds the signature is valid until (at most ${MAX_DEADLINE_SECONDS} s ahead)` } as const;
+const signed = { sponsorSignature, deadline } as const;
+const uint = { type: 'integer', description: 'exact integer literal (up to 256 bits): parse with a big-number-aware JSON parser' } as const;
 
-const single: Schema = {
+const single = {
   type: 'object',
   required: ['account', 'chainId', 'tokenAddress', 'amount', 'recipient'],
   properties: { account: address, chainId: safeUint(1), tokenAddress: address, amount, recipient: address, lockTag, ...signed },
   dependencies: { sponsorSignature: ['deadline'], deadline: ['sponsorSignature'] },
-};
-const batch: Schema = {
+} as const;
+const batch = {
   type: 'object',
   required: ['account', 'chainId', 'transfers'],
   properties: {
@@ -40,15 +40,15 @@ const batch: Schema = {
     ...signed,
   },
   dependencies: { sponsorSignature: ['deadline'], deadline: ['sponsorSignature'] },
-};
-const portions: Schema = { type: 'array', items: { type: 'object', required: ['claimant', 'amount'], properties: { claimant: uint, amount: uint } } };
-const allocatorData: Schema = { type: 'string', pattern: '^0x[a-fA-F0-9]*$' };
-const singleResponse: Schema = {
+} as const;
+const portions = { type: 'array', items: { type: 'object', required: ['claimant', 'amount'], properties: { claimant: uint, amount: uint } } } as const;
+const allocatorData = { type: 'string', pattern: '^0x[a-fA-F0-9]*$' } as const;
+const singleResponse = {
   type: 'object',
   required: ['allocatorData', 'transferDetails'],
   properties: { allocatorData, transferDetails: { type: 'object', required: ['id', 'nonce', 'expires', 'recipients'], properties: { id: uint, nonce: uint, expires: uint, recipients: portions } } },
-};
-const batchResponse: Schema = {
+} as const;
+const batchResponse = {
   type: 'object',
   required: ['allocatorData', 'batchTransferDetails'],
   properties: {
@@ -59,7 +59,7 @@ const batchResponse: Schema = {
       properties: { nonce: uint, expires: uint, transfers: { type: 'array', items: { type: 'object', required: ['id', 'portions'], properties: { id: uint, portions } } } },
     },
   },
-};
+} as const;
 
 /** Shared by both routes' OpenAPI responses. */
 const refusals = {
@@ -101,36 +101,31 @@ function idempotencyKey(ctx: Context): string | undefined {
  * with the same Idempotency-Key answers the same allocation and queues nothing (docs/allocator.md, Idempotency-Key).
  */
 async function allocate(ctx: Context, s: Services, req: WithdrawalRequest) {
-  const outcome = await allocateWithdrawal(s.db, req, project(ctx), { registry: s.registry, config: s.config, lockTag: s.defaultLockTag, allocator: s.allocator, projectAddress: s.sessionSigner(project(ctx)).address }, idempotencyKey(ctx));
-  if (!outcome.ok) throw new ApiError(outcome.status, outcome.message);
+  const allocated = await allocateWithdrawal(s.db, req, project(ctx), { registry: s.registry, config: s.config, lockTag: s.defaultLockTag, allocator: s.allocator, projectAddress: s.sessionSigner(project(ctx)).address }, idempotencyKey(ctx));
   crashPoint('withdrawal-after-commit');
-  const { start } = outcome;
+  const { start } = allocated;
   if (start) {
     s.metrics.workflowStarts.inc({ workflow: withdrawalWorkflowType });
-    await s.outbox.start(start).catch(leftToSweeper(s.logger, 'withdrawal hold', { nonce: outcome.value.nonce }));
+    await s.outbox.start(start).catch(leftToSweeper(s.logger, 'withdrawal hold', { nonce: allocated.value.nonce }));
   }
   ctx.type = 'application/json';
-  return { status: 200, body: present(req.kind, outcome.value) };
+  return { status: 200, body: present(req.kind, allocated.value) };
 }
 
-type Signed = { sponsorSignature?: `0x${string}`; deadline?: number };
-type SingleBody = Signed & { account: string; chainId: number; tokenAddress: string; amount: string; recipient: string; lockTag?: string };
-type BatchBody = Signed & { account: string; chainId: number; transfers: { recipient: string; tokenAddress: string; amount: string; lockTag?: string }[] };
-
-const authorization = (b: Signed) => (b.sponsorSignature ? { authorization: { signature: b.sponsorSignature, deadline: b.deadline! } } : {});
+const authorization = (b: Infer<typeof single> | Infer<typeof batch>) => (b.sponsorSignature ? { authorization: { signature: b.sponsorSignature, deadline: b.deadline! } } : {});
 
 // The resource-lock surface has no equivalent in 2026-04.blanc.
 const withdrawalRoute = routeGroup({ tags: ['withdrawals'], auth: 'apiKey', versions: [ALPS] });
 
 export const withdrawalRoutes = [
-  withdrawalRoute<SingleBody, unknown, unknown>('post', '/withdrawals', {
+  withdrawalRoute('post', '/withdrawals', {
     summary: 'Allocator-signed withdrawal from a resource lock (an allocated transfer to a recipient)',
     body: single,
     responses: { 200: { description: 'call allocatedTransfer with these details from the account', schema: singleResponse }, ...refusals },
     handler: (ctx, { body }, s) =>
       allocate(ctx, s, { kind: 'single', account: body.account, chainId: body.chainId, transfers: [{ recipient: body.recipient, tokenAddress: body.tokenAddress, amount: body.amount, lockTag: body.lockTag }], ...authorization(body) }),
   }),
-  withdrawalRoute<BatchBody, unknown, unknown>('post', '/batch-withdrawals', {
+  withdrawalRoute('post', '/batch-withdrawals', {
     summary: 'Allocator-signed batch withdrawal (several tokens and recipients on one chain)',
     body: batch,
     responses: { 200: { description: 'call allocatedBatchTransfer with these details from the account', schema: batchResponse }, ...refusals },

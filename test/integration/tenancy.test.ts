@@ -261,15 +261,14 @@ test('21.6 a forgotten deposit quote is void: a retried startBridge submitting i
     accountAccessList: [{ chainId: 8453, tokenAddress: BASE_USDC }],
     options: {},
   }, p.projectId, { registry: s.registry, config: s.config, lockTag: s.defaultLockTag, orchestrator: s.orchestrator, nonces: s.nonces });
-  if (!quote.ok) throw new Error(quote.message);
-  const nonce = BigInt(quote.value.intentOp.nonce).toString();
+  const nonce = BigInt(quote.intentOp.nonce).toString();
   // Attempt 1 recorded this quote, its submit was refused, and the attempt forgets it (the next one quotes afresh) ...
   await api.db.query('UPDATE deposits SET intent_id = $2, attempts = 1 WHERE id = $1', [depositId, nonce]);
   await forgetAttempt(api.db, 'bridge', depositId!, nonce, 1);
   expect((await api.db.query('SELECT intent_id FROM deposits WHERE id = $1', [depositId]))[0].intent_id).toBeNull();
   // ... while a retry of the same activity that read the quote before the forget submits it now: refused.
   const verify = { compactContract: s.config.intents.compactSigningContract, env: process.env };
-  await expect(signAndSubmit(api.db, s.config, verify, s.sessionSigner(p.projectId), p.projectId, nonce)).rejects.toMatchObject({ status: 404 });
+  await expect(signAndSubmit(api.db, s.config, verify, s.sessionSigner(p.projectId), p.projectId, nonce)).rejects.toMatchObject({ code: 'NOT_FOUND' }); // a 404
   expect((await api.db.query('SELECT count(*)::int AS n FROM intents WHERE id = $1', [nonce]))[0].n).toBe(0);
 }, 60_000);
 

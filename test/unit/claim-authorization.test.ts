@@ -111,8 +111,8 @@ test('a relayer can claim: nothing for a chain whose reservation was released, 4
   const o = op();
   const partly = await authorizeClaim(intent(o, [10]), deps);
   expect(partly.elements.map((e) => [e.chainId, e.allocatorData === null])).toEqual([[8453, true], [10, false]]);
-  await expect(authorizeClaim(intent(o, []), deps)).rejects.toMatchObject({ status: 409, message: 'Intent 42 holds no reserved funds any more (its claims settled): the allocator authorizes no claim of it' });
-  await expect(authorizeClaim(intent(o, [8453, 10], true), deps)).rejects.toMatchObject({ status: 409, message: 'Intent 42 expired at 1800003600: The Compact accepts no claim of it' });
+  await expect(authorizeClaim(intent(o, []), deps)).rejects.toMatchObject({ code: 'CONFLICT', message: 'Intent 42 holds no reserved funds any more (its claims settled): the allocator authorizes no claim of it' });
+  await expect(authorizeClaim(intent(o, [8453, 10], true), deps)).rejects.toMatchObject({ code: 'CONFLICT', message: 'Intent 42 expired at 1800003600: The Compact accepts no claim of it' });
   const permit2 = op('PERMIT2');
   expect(await authorizeClaim(intent(permit2, [8453, 10]), deps)).toEqual({
     nonce: '42', expires: '1800003600', sponsor: permit2.sponsor, claimHash: null, witnessTypestring: null,

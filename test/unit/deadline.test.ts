@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import net, { type AddressInfo } from 'node:net';
 import Koa from 'koa';
 import { ServiceError } from '@temporalio/client';
+import { hosts, unroutedErrors } from '../../src/http/app';
 import { errors } from '../../src/http/middleware';
 import { deadline, deadlineClass, receivingBody } from '../../src/http/deadline';
 import type { Services } from '../../src/http/services';
@@ -18,7 +19,7 @@ let server: ReturnType<Koa['listen']>;
 
 beforeAll(async () => {
   const app = new Koa();
-  app.use(errors(services));
+  app.use(errors(services, unroutedErrors(hosts())));
   app.use(deadline(services));
   app.use(async (ctx) => {
     if (ctx.path.endsWith('/hang')) await new Promise(() => undefined);

@@ -38,6 +38,15 @@ test('24.1 an import circle fails the deps check, a type-only arrow included', (
   ]);
 });
 
+test('Domain errors independent of transport: a domain module importing src/http fails the deps check; a route module may', () => {
+  const { status, report } = depsCheck('test/fixtures/domain-imports-http');
+  expect(status).not.toBe(0);
+  expect(violations('test/fixtures/domain-imports-http').map((v) => [v.rule.name, v.from, v.to])).toEqual([
+    ['domain-imports-no-http', 'test/fixtures/domain-imports-http/src/intents/refuse.ts', 'test/fixtures/domain-imports-http/src/http/errors.ts'],
+  ]);
+  expect(report).toContain('error domain-imports-no-http');
+});
+
 test('24.1 src, workflows and activities have no import circle and keep the import rules', () => {
   const { status, report } = depsCheck('src', 'workflows', 'activities');
   expect({ status, report }).toEqual({ status: 0, report: expect.stringContaining('no dependency violations found') });

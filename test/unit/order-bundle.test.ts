@@ -45,7 +45,7 @@ test('on the session path the first segment carries the v0.7 userOp hash on the 
   const userOp = {
     sender: '0x1111111111111111111111111111111111111111', nonce: '1', callData: '0x', callGasLimit: '100000', verificationGasLimit: '200000',
     preVerificationGas: '50000', maxFeePerGas: '1000', maxPriorityFeePerGas: '10', signature: '0x',
-  };
+  } as const;
   const expected = expectedSigned(bundle, userOp);
   const hash = getUserOperationHash({
     userOperation: { ...userOp, nonce: 1n, callGasLimit: 100000n, verificationGasLimit: 200000n, preVerificationGas: 50000n, maxFeePerGas: 1000n, maxPriorityFeePerGas: 10n } as never,

@@ -90,6 +90,6 @@ test('22.8 a correctly signed callback whose body is not JSON is a 400', () => {
       thrown = e;
     }
     expect(thrown).toBeInstanceOf(CallbackRejected);
-    expect(thrown).toMatchObject({ status: 400, message: 'Callback body is not JSON' });
+    expect(thrown).toMatchObject({ code: 'VALIDATION_ERROR', message: 'Callback body is not JSON' });
   }
 });

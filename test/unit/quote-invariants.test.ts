@@ -7,7 +7,8 @@ import { loadMarket } from '../../src/intents/market';
 import { DEFAULT_FEES, DEFAULT_PRICES_USD } from '../../src/intents/market-defaults';
 import { buildIntentOp, MAX_CUSTOM_DEADLINE_SECONDS, type IntentInput } from '../../src/intents/quote';
 import type { Market } from '../../src/intents/pricing';
-import { planAlternatives, rescale, RouteError, type Plan, type Source } from '../../src/intents/route-finder';
+import { DomainError } from '../../src/errors';
+import { planAlternatives, rescale, type Plan, type Source } from '../../src/intents/route-finder';
 
 const registry = loadChainRegistry();
 const PRICES: Record<string, number> = { ETH: 3000, WETH: 3000, USDC: 1, USDT: 1, USDT0: 1, BNB: 600, POL: 0.5 };
@@ -95,7 +96,7 @@ test('21.1 property: no plan ever promises more of an asset than it spends, or s
       try {
         plans = planAlternatives(input, registry, DEFAULT_FEES, market);
       } catch (e) {
-        if (e instanceof RouteError) return; // refused, nothing promised (counted below: most cases must plan)
+        if (e instanceof DomainError) return; // refused, nothing promised (counted below: most cases must plan)
         throw e;
       }
       planned++;
@@ -112,7 +113,7 @@ test('21.1 duplicate assets: the same asset requested twice is refused, not prom
   const usdc = token(DESTINATION, 'USDC')!;
   const sources: Source[] = [{ chainId: 8453, token: token(8453, 'USDC')!, funding: 'COMPACT', lockTag: LOCK_TAG, available: 150_000_000n }];
   const input = { destinationChainId: DESTINATION, requests: [{ token: usdc, amount: 100_000_000n }, { token: usdc, amount: 100_000_000n }], sources, destinationGasUnits: 0n, sponsor: { gas: false, bridge: false, protocol: false } };
-  expect(() => planAlternatives(input, registry, DEFAULT_FEES, market)).toThrow(new RouteError('USDC is requested more than once: request each asset once, with the total amount', 'VALIDATION_ERROR'));
+  expect(() => planAlternatives(input, registry, DEFAULT_FEES, market)).toThrow(new DomainError('VALIDATION_ERROR', 'USDC is requested more than once: request each asset once, with the total amount'));
 });
 
 describe('21.9 deadlines and prices are bounded', () => {
@@ -147,7 +148,7 @@ describe('21.9 deadlines and prices are bounded', () => {
           try {
             built = buildIntentOp({ input, plan: plans[funding], nonce: 1n, now, lockTag: LOCK_TAG, config, registry, market: { tokenPrices: {}, gasPrices: {} } });
           } catch (e) {
-            if (!(e instanceof RouteError && e.code === 'VALIDATION_ERROR')) throw e;
+            if (!(e instanceof DomainError && e.code === 'VALIDATION_ERROR')) throw e;
             expect({ customDeadline, refused: true, inBounds }).toEqual({ customDeadline, refused: true, inBounds: false });
             return;
           }
@@ -189,7 +190,7 @@ describe('21.9 deadlines and prices are bounded', () => {
           const [p] = planAlternatives({ ...planInput(), sources: [{ chainId: 8453, token: usdcAt(8453), funding: 'COMPACT', lockTag: LOCK_TAG, available: 10n ** 12n }] }, registry, DEFAULT_FEES, wild);
           expect(p.received[0].target).toBe(1_000_000n);
         } catch (e) {
-          if (!(e instanceof RouteError)) throw e;
+          if (!(e instanceof DomainError)) throw e;
         }
       }),
       { numRuns: 500 },

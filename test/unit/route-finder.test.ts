@@ -1,7 +1,8 @@
 import { loadChainRegistry } from '../../src/chains/registry';
 import { DEFAULT_FEES } from '../../src/intents/market-defaults';
 import { bpsOf, type Market } from '../../src/intents/pricing';
-import { netUsd, planAlternatives, planIntent, planSeconds, rankPlans, rescale, RouteError, Source } from '../../src/intents/route-finder';
+import { netUsd, planAlternatives, planIntent, planSeconds, rankPlans, rescale, Source } from '../../src/intents/route-finder';
+import type { DomainError } from '../../src/errors';
 
 const registry = loadChainRegistry();
 const market: Market = { priceUsd: (s) => ({ ETH: 3000, WETH: 3000, USDC: 1, BNB: 600 })[s], gasPriceWei: () => 1_000_000n, nativeSymbol: (id) => registry.chain(id)?.nativeCurrency.symbol };
@@ -94,7 +95,7 @@ test('refusals carry the current version\'s codes', () => {
     try {
       fn();
     } catch (e) {
-      return (e as RouteError).code;
+      return (e as DomainError).code;
     }
   };
   expect(code(() => alternatives([src(8453, 100n)], 1_000_000n))).toBe('INSUFFICIENT_BALANCE');

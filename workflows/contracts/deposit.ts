@@ -22,6 +22,21 @@ export const intentSettledSignal = defineSignal<[{ intentId: string; status: str
  */
 export const RELEASED = 'RELEASED';
 
+/**
+ * The deposit error codes the workflows decide on their own (what each means and whether the workflow retries it:
+ * src/deposits/error-codes.json, the catalogue these are checked against).
+ */
+export const WORKFLOW_CODES = {
+  /** no route to the target */
+  noRoute: 'BRIDGE-6',
+  /** the funds never showed in the account's balance */
+  fundsMissing: 'BALANCE-1',
+  /** the attempt's intent was not filled by its deadline */
+  bridgeExpired: 'BRIDGE-3',
+  /** the attempt's intent failed */
+  bridgeFailed: 'BRIDGE-4',
+} as const;
+
 /** Where a deposit is; `processDeposit` returns the stage it ended in. */
 export type DepositStage = 'received' | 'bridging' | 'completed' | 'rejected' | 'refunding' | 'refunded';
 
