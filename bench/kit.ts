@@ -45,3 +45,16 @@ export const arg = (name: string): string | undefined => {
   const i = process.argv.indexOf(name);
   return i >= 0 ? process.argv[i + 1] : undefined;
 };
+
+/** Runs a bench script's main, then its cleanup steps in reverse order whatever happened, and exits. */
+export function runBench(main: () => Promise<void>, cleanup: Kit['cleanup']): void {
+  main()
+    .catch((e) => {
+      console.error(e);
+      process.exitCode = 1;
+    })
+    .finally(async () => {
+      for (const step of cleanup.reverse()) await Promise.resolve(step()).catch(() => undefined);
+      process.exit();
+    });
+}

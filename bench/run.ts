@@ -18,7 +18,7 @@ import { benchBaselines } from './baselines';
 import { cpuSample, processRss, settle } from './cpu';
 import { benchFillLatency } from './fill-latency';
 import { benchIngestion, benchOneEventBatches } from './indexer';
-import { arg, type Kit, type Result, type Stack } from './kit';
+import { arg, type Kit, type Result, runBench, type Stack } from './kit';
 import { measure, median, percentile } from './measure';
 import { benchQuotes } from './quotes';
 import { report } from './report';
@@ -105,12 +105,4 @@ async function main() {
   fs.writeFileSync(results, lines.join('\n') + '\n' + apart);
 }
 
-main()
-  .catch((e) => {
-    console.error(e);
-    process.exitCode = 1;
-  })
-  .finally(async () => {
-    for (const step of cleanup.reverse()) await Promise.resolve(step()).catch(() => undefined);
-    process.exit();
-  });
+runBench(main, cleanup);

@@ -21,7 +21,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { projectRoot } from '../src/dev/processes';
 import { processRss } from './cpu';
 import { balance, BASE_USDC } from './indexer';
-import { arg, type Kit, type Stack } from './kit';
+import { arg, type Kit, runBench, type Stack } from './kit';
 import { measure } from './measure';
 import { ARB_USDC, routeBody, sign } from './quotes';
 import { startStack } from './stack';
@@ -187,12 +187,4 @@ async function main() {
   ].join('\n'));
 }
 
-main()
-  .catch((e) => {
-    console.error(e);
-    process.exitCode = 1;
-  })
-  .finally(async () => {
-    for (const step of cleanup.reverse()) await Promise.resolve(step()).catch(() => undefined);
-    process.exit();
-  });
+runBench(main, cleanup);

@@ -1,8 +1,9 @@
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { waitFor } from '../../src/dev/processes';
 import { proveAccount } from '../../src/projects/accounts';
-import { ARB_USDC, BASE_USDC, blockAt, getCompactTypedData, TX } from '../support/fixtures';
+import { BASE_USDC, blockAt, TX } from '../support/fixtures';
 import { Api, call, ingest, startApi } from '../support/harness';
+import { submitOwnIntent } from '../support/intents';
 
 /**
  * What the indexer route refuses though the schema admits it, through the HTTP API with the real worker: block
@@ -81,15 +82,7 @@ test('Indexer timestamps are sane: a block timestamp ahead of our clock (year 99
 });
 
 async function submitted(account: ReturnType<typeof privateKeyToAccount>) {
-  const route = await call(api, 'POST', '/intents/route', {
-    body: { account: { address: account.address, accountType: 'EOA', setupOps: [] }, destinationChainId: 42161, tokenRequests: [{ tokenAddress: ARB_USDC, amount: '1000000' }] },
-  });
-  expect(route.status).toBe(200);
-  const op = route.json.intentOp;
-  const signature = await account.signTypedData(getCompactTypedData(op));
-  const res = await call(api, 'POST', '/intent-operations', { body: { signedIntentOp: { ...op, originSignatures: [signature], destinationSignature: signature } } });
-  expect(res.status).toBe(201);
-  return res.json.result.id as string;
+  return submitOwnIntent(api, account);
 }
 
 const indexed = (events: unknown[]) => call(api, 'POST', '/indexer/events?wait=true', { body: { events }, headers: { 'x-indexer-key': api.indexerKey } });

@@ -7,8 +7,9 @@ import { createProject } from '../../src/projects/api-keys';
 import { pruneScheduleId } from '../../src/retention/schedule';
 import { waitFor } from '../../src/dev/processes';
 import { pruneWorkflowType, type PruneResult } from '../../workflows/contracts/prune-storage';
-import { ARB_USDC, BASE_USDC, getCompactTypedData, TX } from '../support/fixtures';
-import { Api, call, ingest, startApi } from '../support/harness';
+import { ARB_USDC, BASE_USDC, TX } from '../support/fixtures';
+import { Api, ingest, startApi } from '../support/harness';
+import { submitOwnIntent } from '../support/intents';
 
 /**
  * The pruner as the worker runs it (the workflow its schedule starts, against the database): rows past their
@@ -28,13 +29,7 @@ afterAll(() => api.close());
 async function submitted(): Promise<string> {
   const account = privateKeyToAccount(generatePrivateKey());
   await ingest(api, [{ id: `retention-${uid()}`, type: 'balance', chainId: 8453, account: account.address, token: BASE_USDC, locked: '5000000', blockNumber: '1' }]);
-  const route = await call(api, 'POST', '/intents/route', {
-    body: { account: { address: account.address, accountType: 'EOA', setupOps: [] }, destinationChainId: 42161, tokenRequests: [{ tokenAddress: ARB_USDC, amount: '1000000' }] },
-  });
-  const op = route.json.intentOp;
-  const signature = await account.signTypedData(getCompactTypedData(op));
-  expect((await call(api, 'POST', '/intent-operations', { body: { signedIntentOp: { ...op, originSignatures: [signature], destinationSignature: signature } } })).status).toBe(201);
-  return BigInt(op.nonce).toString();
+  return submitOwnIntent(api, account);
 }
 
 const exists = async (sql: string, params: unknown[]) => (await api.db.query(`SELECT EXISTS (${sql}) AS e`, params))[0].e as boolean;

@@ -4,8 +4,9 @@ import { createActivities } from '../../activities';
 import { depositDeps } from '../../src/deposits/deps';
 import type { Outbox, QueuedSignal } from '../../src/outbox/outbox';
 import { loadRuntime } from '../../src/runtime';
-import { ARB_USDC, BASE_USDC, getCompactTypedData, TX } from '../support/fixtures';
-import { Api, call, ingest, startApi } from '../support/harness';
+import { ARB_USDC, BASE_USDC, TX } from '../support/fixtures';
+import { Api, ingest, startApi } from '../support/harness';
+import { submitOwnIntent } from '../support/intents';
 
 /**
  * A lifecycle started again for an intent whose run Temporal has purged (a dead letter retried after the retention)
@@ -32,13 +33,7 @@ afterAll(() => api.close());
 async function submitted(): Promise<string> {
   const account = privateKeyToAccount(generatePrivateKey());
   await ingest(api, [{ id: eventId(), type: 'balance', chainId: 8453, account: account.address, token: BASE_USDC, locked: '5000000', blockNumber: '1' }]);
-  const route = await call(api, 'POST', '/intents/route', {
-    body: { account: { address: account.address, accountType: 'EOA', setupOps: [] }, destinationChainId: 42161, tokenRequests: [{ tokenAddress: ARB_USDC, amount: '1000000' }] },
-  });
-  const op = route.json.intentOp;
-  const signature = await account.signTypedData(getCompactTypedData(op));
-  expect((await call(api, 'POST', '/intent-operations', { body: { signedIntentOp: { ...op, originSignatures: [signature], destinationSignature: signature } } })).status).toBe(201);
-  return BigInt(op.nonce).toString();
+  return submitOwnIntent(api, account);
 }
 
 /** A deposit whose bridge is this intent, so reports of the intent are addressed to its workflow. */
