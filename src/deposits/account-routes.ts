@@ -32,9 +32,9 @@ async function checkSessions(s: Services, projectId: string, account: Pick<Depos
   });
 }
 
-/** An account signature's deadline still ahead, else 400 naming the deadline field. */
-function requireLive(deadline: string, path: (string | number)[]): void {
-  if (BigInt(deadline) < BigInt(Math.floor(Date.now() / 1000))) {
+/** An account signature's deadline still ahead (the services' clock, as /safe/withdraw reads it), else 400 naming the field. */
+function requireLive(s: Services, deadline: string, path: (string | number)[]): void {
+  if (BigInt(deadline) < BigInt(Math.floor(s.clock().getTime() / 1000))) {
     throw depositError('VALIDATION_ERROR', "The account signature's deadline has passed", undefined, [{ message: 'is in the past', path, code: 'deadline' }]);
   }
 }
@@ -61,7 +61,7 @@ async function takeNonce(tx: EntityManager, address: string, nonce: string, path
 async function checkAccountSignature(s: Services, projectId: string, body: AccountBody, targetChainId: number): Promise<AccountProof | undefined> {
   if (!body.accountSignature) return undefined;
   const proof = { nonce: body.accountNonce!, deadline: body.accountDeadline! }; // the schema requires both with the signature
-  requireLive(proof.deadline, at('account', 'accountDeadline'));
+  requireLive(s, proof.deadline, at('account', 'accountDeadline'));
   const typedData = registerAccountTypedData(body.address, targetChainId, s.sessionSigner(projectId).address, proof);
   await requireSignature(body.address, body.accountSignature, typedData, ['EOA', 'ERC7579'], at('account', 'accountSignature'), {
     error: 'Invalid account signature: not signed by the account', message: "is not the account's RegisterAccount signature",
@@ -138,7 +138,7 @@ export const accountRoutes: RouteDef[] = [
     },
     async handler(_ctx, { params, body }, s) {
       const chainId = servedChain(s.registry, body.chain, ['body'], 'chain');
-      requireLive(body.deadline, ['body', 'deadline']);
+      requireLive(s, body.deadline, ['body', 'deadline']);
       await requireSignature(params.address, body.signature, releaseAccountTypedData(params.address, chainId, body.sessionSigner, body), ['EOA', 'ERC7579'], ['body', 'signature'], {
         error: 'Invalid release signature: not signed by the account', message: "is not the account's ReleaseAccount signature",
       });
