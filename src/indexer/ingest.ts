@@ -35,7 +35,7 @@ export async function ingestEvents(db: DataSource, events: IndexerEvent[], defau
       await recordClaimsNow(tx, deliveries, withdrawals);
       const queued = await toQueue(tx, deliveries.map((d) => ({ nonce: d.nonce, type: d.event.type, chainId: d.event.chainId })));
       // A nonce with no intent or bundle yet may be one whose submit has not committed: its events wait for it.
-      const awaiting = { deadAfter: Date.now() + ownerWaitSeconds(deps.config) * 1000 };
+      const awaiting = { deadAfter: now.getTime() + ownerWaitSeconds(deps.config) * 1000 };
       signals = await queueSignals(tx, deliveries.filter((_, i) => queued[i]).flatMap((d) => signalsFor(d, lifecycles.get(d.nonce), withdrawals.has(d.nonce), { ...awaiting, nonce: d.nonce })));
     }
     // Last, after the claims (row locks in one order: balances, then owners, then reservations): reservations of the
