@@ -25,8 +25,18 @@ const SHARED = '^workflows/(contracts/[^/]+|[^/]+-state|webhook-schedule)\\.ts$'
  * A fixture tree under test/fixtures/<name>/ is checked as if it were the project's root.
  */
 const SRC = '^(src|test/fixtures/[^/]+/src)/';
-const EDGE = ['http/', 'main/', 'versions/', '[^.]*routes\\.ts$', '[^.]*schemas\\.ts$', '[^.]*-presenter\\.ts$', 'analytics/validate\\.ts$',
-  '[^.]*-auth\\.ts$', 'intents/handler-support\\.ts$', 'config\\.ts$'];
+const EDGE = [
+  'http/',
+  'main/',
+  'versions/',
+  '[^.]*routes\\.ts$',
+  '[^.]*schemas\\.ts$',
+  '[^.]*-presenter\\.ts$',
+  'analytics/validate\\.ts$',
+  '[^.]*-auth\\.ts$',
+  'intents/handler-support\\.ts$',
+  'config\\.ts$',
+];
 
 module.exports = {
   forbidden: [
@@ -40,21 +50,24 @@ module.exports = {
     {
       name: 'domain-imports-no-http',
       severity: 'error',
-      comment: 'A domain module imports nothing of the HTTP edge: it throws DomainError (src/errors.ts), which each host renders at the edge.',
+      comment:
+        'A domain module imports nothing of the HTTP edge: it throws DomainError (src/errors.ts), which each host renders at the edge.',
       from: { path: SRC, pathNot: `${SRC}(${EDGE.join('|')})` },
       to: { path: `${SRC}http/` },
     },
     {
       name: 'domain-imports-workflow-contracts-only',
       severity: 'error',
-      comment: 'src imports a workflow through its contract (workflows/contracts/) or its pure state module, never the workflow itself.',
+      comment:
+        'src imports a workflow through its contract (workflows/contracts/) or its pure state module, never the workflow itself.',
       from: { path: '^src/' },
       to: { path: '^workflows/', pathNot: SHARED },
     },
     {
       name: 'workflows-import-no-domain',
       severity: 'error',
-      comment: 'Workflows import their contracts, their pure state modules, @temporalio/workflow and the activities\' types: nothing of the domain, and no activity at run time (it would enter the worker\'s workflow bundle).',
+      comment:
+        "Workflows import their contracts, their pure state modules, @temporalio/workflow and the activities' types: nothing of the domain, and no activity at run time (it would enter the worker's workflow bundle).",
       from: { path: '^workflows/' },
       to: { path: '^src/' },
     },
@@ -67,7 +80,8 @@ module.exports = {
     {
       name: 'contracts-stay-shared',
       severity: 'error',
-      comment: 'Contracts and pure state modules are imported by both sides: they import no workflow, no activity, no domain store.',
+      comment:
+        'Contracts and pure state modules are imported by both sides: they import no workflow, no activity, no domain store.',
       from: { path: SHARED },
       to: { path: '^(workflows|activities|src)/', pathNot: SHARED },
     },

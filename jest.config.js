@@ -6,7 +6,10 @@ module.exports = {
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }],
     // The legacy client ships ESM with extension-less imports; jest's resolver tolerates those once it is CJS.
-    'node_modules/rhinestone-sdk-v0/.+\\.js$': ['ts-jest', { tsconfig: { allowJs: true, module: 'commonjs', isolatedModules: true } }],
+    'node_modules/rhinestone-sdk-v0/.+\\.js$': [
+      'ts-jest',
+      { tsconfig: { allowJs: true, module: 'commonjs', isolatedModules: true } },
+    ],
   },
   transformIgnorePatterns: ['/node_modules/(?!rhinestone-sdk-v0/)'],
   globalSetup: '<rootDir>/test/support/global-setup.ts',

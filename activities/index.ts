@@ -15,7 +15,13 @@ import type { Pruned } from '../workflows/contracts/prune-storage';
 import { pruneExpired } from '../src/retention/prune';
 
 /** `log`: what an activity refuses to apply is logged, not thrown (a retry would change nothing). */
-export interface ActivityDeps { db: DataSource; config: Config; outbox: Outbox; deposits: DepositDeps; log: { warn(obj: object, msg: string): void } }
+export interface ActivityDeps {
+  db: DataSource;
+  config: Config;
+  outbox: Outbox;
+  deposits: DepositDeps;
+  log: { warn(obj: object, msg: string): void };
+}
 
 /**
  * Activities get their dependencies injected once per worker process; each is safe to run twice. `slots`: the
@@ -27,7 +33,11 @@ export function createActivities(deps: ActivityDeps, slots = workerSlots(deps.co
     recordTransition: async (id: string, status: IntentStatus, event?: IntentEvent, kind?: LifecycleKind) => {
       const report = intentReport(deps.outbox, id, status); // a deposit's intent settled: its workflow goes on
       const outcome = await recordTransition(db, id, status, event, kind, kind === 'bundle' ? undefined : report.queue);
-      if (outcome === 'refused') deps.log.warn({ id, kind: kind ?? 'intent', status, event }, 'stale lifecycle transition refused: the stored status is further along, or the lifecycle has ended');
+      if (outcome === 'refused')
+        deps.log.warn(
+          { id, kind: kind ?? 'intent', status, event },
+          'stale lifecycle transition refused: the stored status is further along, or the lifecycle has ended',
+        );
       await report.deliver();
     },
     releaseIntent: async (id: string, kind?: LifecycleKind) => {
@@ -36,10 +46,12 @@ export function createActivities(deps: ActivityDeps, slots = workerSlots(deps.co
       await releaseIntent(db, id, kind, kind === 'bundle' ? undefined : report.queue);
       await report.deliver();
     },
-    finishWithdrawal: (nonce: string, status: WithdrawalOutcome, claim?: WithdrawalClaim) => finishWithdrawal(db, nonce, status, claim),
+    finishWithdrawal: (nonce: string, status: WithdrawalOutcome, claim?: WithdrawalClaim) =>
+      finishWithdrawal(db, nonce, status, claim),
     sweepOutbox: (graceSeconds: number) => deps.outbox.sweep(graceSeconds),
     pruneExpired: (kind: Pruned) => pruneExpired(db, deps.config.retention, kind),
-    recordVerificationStatus: (id: string, status: ProviderState, cause: string) => recordVerification(db, id, { status, cause }),
+    recordVerificationStatus: (id: string, status: ProviderState, cause: string) =>
+      recordVerification(db, id, { status, cause }),
     markVerificationStale: (id: string, cause: string) => recordVerification(db, id, { stale: true, cause }),
     attemptWebhook: (a: AttemptInput) => attemptDelivery(db, deps.config.webhooks, slots, a),
     ...depositActivities(db, deps.config, deps.outbox, deps.deposits),

@@ -18,15 +18,31 @@ const FUNNEL_EVENTS = (arg('--funnel-events') ?? '1000000,10000000').split(',').
 const FUNNEL_REQUESTS = Number(arg('--funnel-requests')) || 100;
 const DAY = 86_400_000;
 
-export async function benchAnalytics(kit: Kit, url: string, headers: Record<string, string>, db: DataSource): Promise<string[]> {
+export async function benchAnalytics(
+  kit: Kit,
+  url: string,
+  headers: Record<string, string>,
+  db: DataSource,
+): Promise<string[]> {
   const { measure } = kit;
-  const token = ((await (await fetch(`${url}/analytics/ingest-token`, { method: 'POST', headers, body: '{}' })).json()) as { token: string }).token;
-  const events = Array.from({ length: 40 }, (_, i) => simulate(Date.now() - DAY + i * 1000, `bench-${i}`).events).flat();
+  const token = (
+    (await (await fetch(`${url}/analytics/ingest-token`, { method: 'POST', headers, body: '{}' })).json()) as {
+      token: string;
+    }
+  ).token;
+  const events = Array.from(
+    { length: 40 },
+    (_, i) => simulate(Date.now() - DAY + i * 1000, `bench-${i}`).events,
+  ).flat();
   await db.query('CREATE TABLE IF NOT EXISTS analytics_baseline (LIKE analytics_events INCLUDING ALL)');
   const rows: string[] = [];
   let offset = 0;
   const scale = Math.max(0.05, kit.requests / 1000);
-  for (const [size, batches] of [[1, 400], [50, 120], [500, 24]] as const) {
+  for (const [size, batches] of [
+    [1, 400],
+    [50, 120],
+    [500, 24],
+  ] as const) {
     const n = Math.max(2, Math.round(batches * scale));
     const take = () => {
       const batch = events.slice(offset % events.length, (offset % events.length) + size);
@@ -34,7 +50,11 @@ export async function benchAnalytics(kit: Kit, url: string, headers: Record<stri
       return batch.length === size ? batch : events.slice(0, size);
     };
     const ingest = await measure(`POST /analytics/events, batches of ${size}`, 8, n, async () => {
-      const res = await fetch(`${url}/analytics/events`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ events: take().map((e) => ({ ...e, widget_version: `${offset}` })) }) });
+      const res = await fetch(`${url}/analytics/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({ events: take().map((e) => ({ ...e, widget_version: `${offset}` })) }),
+      });
       if (res.status !== 200) throw new Error(`analytics ingest: ${res.status}`);
       await res.arrayBuffer();
     });
@@ -43,11 +63,23 @@ export async function benchAnalytics(kit: Kit, url: string, headers: Record<stri
       await db.query(
         `INSERT INTO analytics_baseline (dedupe_key, session_id, event, modal, step, outcome, reason, funding_method, occurred_at, data)
          SELECT * FROM unnest($1::bytea[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::timestamptz[], $10::jsonb[])`,
-        [batch.map(() => randomBytes(32)), batch.map((e) => e.session_id), batch.map((e) => e.event), batch.map((e) => e.modal ?? null), batch.map((e) => e.step ?? null),
-          batch.map((e) => e.outcome ?? null), batch.map((e) => e.reason ?? null), batch.map((e) => e.funding_method ?? null), batch.map((e) => new Date(e.timestamp as number)), batch.map((e) => JSON.stringify(e))],
+        [
+          batch.map(() => randomBytes(32)),
+          batch.map((e) => e.session_id),
+          batch.map((e) => e.event),
+          batch.map((e) => e.modal ?? null),
+          batch.map((e) => e.step ?? null),
+          batch.map((e) => e.outcome ?? null),
+          batch.map((e) => e.reason ?? null),
+          batch.map((e) => e.funding_method ?? null),
+          batch.map((e) => new Date(e.timestamp as number)),
+          batch.map((e) => JSON.stringify(e)),
+        ],
       );
     });
-    rows.push(`| ${size} | ${(ingest.rps * size).toFixed(0)} | ${(baseline.rps * size).toFixed(0)} | ${(ingest.rps / baseline.rps).toFixed(2)} | ${ingest.p50.toFixed(1)} / ${ingest.p99.toFixed(1)} |`);
+    rows.push(
+      `| ${size} | ${(ingest.rps * size).toFixed(0)} | ${(baseline.rps * size).toFixed(0)} | ${(ingest.rps / baseline.rps).toFixed(2)} | ${ingest.p50.toFixed(1)} / ${ingest.p99.toFixed(1)} |`,
+    );
   }
 
   const funnelRows: string[] = [];
@@ -66,7 +98,7 @@ export async function benchAnalytics(kit: Kit, url: string, headers: Record<stri
     '|---|---|---|---|---|',
     ...rows,
     '',
-    'Funnel over one project\'s stored events (five-event sessions over six days, loaded with INSERT ... SELECT',
+    "Funnel over one project's stored events (five-event sessions over six days, loaded with INSERT ... SELECT",
     'generate_series; the rollup built from them with the SQL the folds use), `GET /analytics/funnel` over the 7 days up',
     `to now, ${FUNNEL_REQUESTS} sequential requests per row, unfiltered and filtered by funding method; its answer checked equal to the raw`,
     'computation, whose time (in the benchmark process, the query before the rollup) is the baseline. Targets: p99 < 150 ms',
@@ -106,7 +138,8 @@ async function benchFunnel(kit: Kit, url: string, db: DataSource, total: number)
 
   const to = new Date();
   const from = new Date(to.getTime() - 7 * DAY);
-  const path = (fundingMethod?: string) => `/analytics/funnel?from=${from.toISOString()}&to=${to.toISOString()}${fundingMethod ? `&fundingMethod=${fundingMethod}` : ''}`;
+  const path = (fundingMethod?: string) =>
+    `/analytics/funnel?from=${from.toISOString()}&to=${to.toISOString()}${fundingMethod ? `&fundingMethod=${fundingMethod}` : ''}`;
   const get = async (fundingMethod?: string) => {
     const res = await fetch(`${url}${path(fundingMethod)}`, { headers: { 'x-api-key': apiKey } });
     if (res.status !== 200) throw new Error(`funnel: ${res.status} ${await res.text()}`);
@@ -117,10 +150,24 @@ async function benchFunnel(kit: Kit, url: string, db: DataSource, total: number)
   const rawMs = performance.now() - rawStarted;
   const answer = await get();
   if (answer.sessions !== sessions || !isDeepStrictEqual(answer, raw)) {
-    throw new Error(`the funnel over ${total} events differs from the raw computation: ${JSON.stringify(answer).slice(0, 300)} vs ${JSON.stringify(raw).slice(0, 300)}`);
+    throw new Error(
+      `the funnel over ${total} events differs from the raw computation: ${JSON.stringify(answer).slice(0, 300)} vs ${JSON.stringify(raw).slice(0, 300)}`,
+    );
   }
-  const unfiltered = await kit.measure(`GET /analytics/funnel over ${total} events`, 1, FUNNEL_REQUESTS, async () => void (await get()));
-  const filtered = await kit.measure(`GET /analytics/funnel?fundingMethod over ${total} events`, 1, FUNNEL_REQUESTS, async () => void (await get('transfer')));
-  return `| ${total.toLocaleString('en-US')} | ${sessions.toLocaleString('en-US')} | ${loadSeconds.toFixed(0)} | ${rollupSeconds.toFixed(0)} | ` +
-    `${unfiltered.p50.toFixed(0)} / ${unfiltered.p99.toFixed(0)} | ${filtered.p50.toFixed(0)} / ${filtered.p99.toFixed(0)} | ${rawMs.toFixed(0)} |`;
+  const unfiltered = await kit.measure(
+    `GET /analytics/funnel over ${total} events`,
+    1,
+    FUNNEL_REQUESTS,
+    async () => void (await get()),
+  );
+  const filtered = await kit.measure(
+    `GET /analytics/funnel?fundingMethod over ${total} events`,
+    1,
+    FUNNEL_REQUESTS,
+    async () => void (await get('transfer')),
+  );
+  return (
+    `| ${total.toLocaleString('en-US')} | ${sessions.toLocaleString('en-US')} | ${loadSeconds.toFixed(0)} | ${rollupSeconds.toFixed(0)} | ` +
+    `${unfiltered.p50.toFixed(0)} / ${unfiltered.p99.toFixed(0)} | ${filtered.p50.toFixed(0)} / ${filtered.p99.toFixed(0)} | ${rawMs.toFixed(0)} |`
+  );
 }

@@ -12,7 +12,11 @@ export async function benchBaselines(kit: Kit, stack: Stack, c: number): Promise
       await res.arrayBuffer();
     }),
     await kit.measure('baseline: bare workflow start', c, kit.requests, async () => {
-      await stack.temporalClient.workflow.start('benchNoop', { taskQueue: `bench-noop-${c}`, workflowId: randomUUID(), args: [] });
+      await stack.temporalClient.workflow.start('benchNoop', {
+        taskQueue: `bench-noop-${c}`,
+        workflowId: randomUUID(),
+        args: [],
+      });
     }),
   ];
 }

@@ -20,15 +20,24 @@ function cpuMs(pid: number): number {
 
 /** CPU time (ms) of every process: the watched ones, all PostgreSQL server processes, and this one (the load). */
 export function cpuSample(): Record<string, number> {
-  const postgres = fs.existsSync('/proc') ? fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).reduce((sum, d) => {
-    try {
-      return fs.readFileSync(`/proc/${d}/comm`, 'utf8').trim() === 'postgres' ? sum + cpuMs(Number(d)) : sum;
-    } catch {
-      return sum; // ended meanwhile
-    }
-  }, 0) : 0;
+  const postgres = fs.existsSync('/proc')
+    ? fs
+        .readdirSync('/proc')
+        .filter((d) => /^\d+$/.test(d))
+        .reduce((sum, d) => {
+          try {
+            return fs.readFileSync(`/proc/${d}/comm`, 'utf8').trim() === 'postgres' ? sum + cpuMs(Number(d)) : sum;
+          } catch {
+            return sum; // ended meanwhile
+          }
+        }, 0)
+    : 0;
   const own = process.cpuUsage();
-  return { ...Object.fromEntries(Object.entries(watched).map(([name, pid]) => [name, cpuMs(pid)])), PostgreSQL: postgres, 'benchmark (load)': (own.user + own.system) / 1000 };
+  return {
+    ...Object.fromEntries(Object.entries(watched).map(([name, pid]) => [name, cpuMs(pid)])),
+    PostgreSQL: postgres,
+    'benchmark (load)': (own.user + own.system) / 1000,
+  };
 }
 
 /** Busy and total CPU time of the whole machine so far (Linux /proc/stat), or undefined elsewhere. */

@@ -10,12 +10,16 @@ import type { AddressInfo } from 'node:net';
 async function main(): Promise<void> {
   const [count, delayMs] = process.argv.slice(2).map(Number);
   let open = 0;
-  const servers = Array.from({ length: count }, () => http.createServer((req, res) => {
-    open++;
-    res.on('close', () => open--);
-    req.resume();
-    req.on('end', () => setTimeout(() => res.end('{"ok":true}'), delayMs));
-  }).listen(0, '127.0.0.1'));
+  const servers = Array.from({ length: count }, () =>
+    http
+      .createServer((req, res) => {
+        open++;
+        res.on('close', () => open--);
+        req.resume();
+        req.on('end', () => setTimeout(() => res.end('{"ok":true}'), delayMs));
+      })
+      .listen(0, '127.0.0.1'),
+  );
   await Promise.all(servers.map((s) => once(s, 'listening')));
   process.send!({ urls: servers.map((s) => `http://127.0.0.1:${(s.address() as AddressInfo).port}/hook`) });
   process.on('message', () => process.send!({ open }));

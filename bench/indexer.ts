@@ -8,14 +8,29 @@ import type { Kit, Result, Stack } from './kit';
 export const BASE_USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
 
 /** 100 USDC locked on Base for `address`, as of `block`. */
-export const balance = (address: string, block = '1') => ({ id: `bench-${address}-${block}`, type: 'balance', chainId: 8453, account: address, token: BASE_USDC, locked: '100000000', blockNumber: block });
+export const balance = (address: string, block = '1') => ({
+  id: `bench-${address}-${block}`,
+  type: 'balance',
+  chainId: 8453,
+  account: address,
+  token: BASE_USDC,
+  locked: '100000000',
+  blockNumber: block,
+});
 
 /** Funds every account (fresh ones, so each is a new balance row) and returns balance events ingested per second. */
 export async function benchIngestion(kit: Kit, stack: Stack, accounts: PrivateKeyAccount[]): Promise<number> {
-  const batches = Array.from({ length: Math.ceil(accounts.length / 1000) }, (_, i) => accounts.slice(i * 1000, (i + 1) * 1000));
-  const ingestion = await kit.measure('POST /indexer/events, batches of 1,000 balance events', 2, batches.length, async (i) => {
-    await stack.post('/indexer/events', { events: batches[i].map((a) => balance(a.address)) }, 200, stack.indexer);
-  });
+  const batches = Array.from({ length: Math.ceil(accounts.length / 1000) }, (_, i) =>
+    accounts.slice(i * 1000, (i + 1) * 1000),
+  );
+  const ingestion = await kit.measure(
+    'POST /indexer/events, batches of 1,000 balance events',
+    2,
+    batches.length,
+    async (i) => {
+      await stack.post('/indexer/events', { events: batches[i].map((a) => balance(a.address)) }, 200, stack.indexer);
+    },
+  );
   return ingestion.rps * 1000;
 }
 
@@ -25,6 +40,11 @@ let eventSeq = 0;
 /** One balance event per request for the accounts of `batch`, with `c` indexers. */
 export function benchOneEventBatches(kit: Kit, stack: Stack, c: number, batch: PrivateKeyAccount[]): Promise<Result> {
   return kit.measure('POST /indexer/events (batch of 1 event)', c, kit.requests, async (i) => {
-    await stack.post('/indexer/events', { events: [{ ...balance(batch[i].address, String(10 + eventSeq++)) }] }, 200, stack.indexer);
+    await stack.post(
+      '/indexer/events',
+      { events: [{ ...balance(batch[i].address, String(10 + eventSeq++)) }] },
+      200,
+      stack.indexer,
+    );
   });
 }

@@ -3,7 +3,14 @@ import type { Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
 import type { Runtime } from '../src/runtime';
 
-export interface Result { name: string; concurrency: number; rps: number; p50: number; p99: number; cpu?: Record<string, number> }
+export interface Result {
+  name: string;
+  concurrency: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  cpu?: Record<string, number>;
+}
 
 export interface Kit {
   /** `n` calls of `fn` with `concurrency` in flight: throughput and latency percentiles (ms) */
@@ -37,7 +44,12 @@ export interface Stack {
   /** the indexer's key header */
   indexer: Record<string, string>;
   /** POST to the API with the API key's headers (and `extra`), failing unless the status is `expect` */
-  post(p: string, body: unknown, expect: number, extra?: Record<string, string>): Promise<Record<string, unknown> & { intentOp?: Record<string, unknown> }>;
+  post(
+    p: string,
+    body: unknown,
+    expect: number,
+    extra?: Record<string, string>,
+  ): Promise<Record<string, unknown> & { intentOp?: Record<string, unknown> }>;
 }
 
 /** Value of a `--name value` argument. */

@@ -2,23 +2,31 @@
 import { cpuSample, settle } from './cpu';
 import type { Result } from './kit';
 
-export const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+export const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 /** Runs `n` calls of `fn` with `concurrency` in flight; returns throughput and latency percentiles (ms). */
-export async function measure(name: string, concurrency: number, n: number, fn: (i: number) => Promise<void>): Promise<Result> {
+export async function measure(
+  name: string,
+  concurrency: number,
+  n: number,
+  fn: (i: number) => Promise<void>,
+): Promise<Result> {
   await settle();
   const latencies: number[] = [];
   let next = 0;
   const cpuBefore = cpuSample();
   const started = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < n) {
-      const i = next++;
-      const t = performance.now();
-      await fn(i);
-      latencies.push(performance.now() - t);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < n) {
+        const i = next++;
+        const t = performance.now();
+        await fn(i);
+        latencies.push(performance.now() - t);
+      }
+    }),
+  );
   const seconds = (performance.now() - started) / 1000;
   const cpuAfter = cpuSample();
   latencies.sort((a, b) => a - b);
@@ -34,5 +42,8 @@ export async function median(n: number, fn: (i: number) => Promise<unknown>): Pr
     await fn(i);
     times.push(performance.now() - t);
   }
-  return percentile(times.sort((a, b) => a - b), 50);
+  return percentile(
+    times.sort((a, b) => a - b),
+    50,
+  );
 }

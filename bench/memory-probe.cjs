@@ -17,7 +17,9 @@ const file = process.env.MEMORY_PROBE_FILE;
 /** `workflow`: the thread whose entry point is the SDK's workflow thread script (other threads: tsx's loader, ...). */
 const threadName = () => {
   if (isMainThread) return 'main';
-  return Object.keys(Module._cache).some((p) => p.endsWith('workflow-worker-thread.js')) ? 'workflow' : `thread ${threadId}`;
+  return Object.keys(Module._cache).some((p) => p.endsWith('workflow-worker-thread.js'))
+    ? 'workflow'
+    : `thread ${threadId}`;
 };
 
 let collected = false;
@@ -30,7 +32,13 @@ if (file) {
       collected = true;
     }
     const heap = v8.getHeapStatistics();
-    const sample = { t: Date.now(), thread: threadName(), used: heap.used_heap_size, total: heap.total_heap_size, ...(collect ? { collected } : {}) };
+    const sample = {
+      t: Date.now(),
+      thread: threadName(),
+      used: heap.used_heap_size,
+      total: heap.total_heap_size,
+      ...(collect ? { collected } : {}),
+    };
     fs.appendFileSync(file, `${JSON.stringify(sample)}\n`);
   }, 1000).unref();
 }

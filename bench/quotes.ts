@@ -7,16 +7,36 @@ import type { Kit, Result, Stack } from './kit';
 export const ARB_USDC = '0xaf88d065e77c8cC2239327C5EDb3A432268e5831';
 
 /** 1 USDC to Arbitrum, funded on Base (bench/indexer.ts). */
-export const routeBody = (address: string) => ({ account: { address, accountType: 'EOA', setupOps: [] }, destinationChainId: 42161, tokenRequests: [{ tokenAddress: ARB_USDC, amount: '1000000' }], options: {} });
+export const routeBody = (address: string) => ({
+  account: { address, accountType: 'EOA', setupOps: [] },
+  destinationChainId: 42161,
+  tokenRequests: [{ tokenAddress: ARB_USDC, amount: '1000000' }],
+  options: {},
+});
 
 /** The sponsor's signature of a quoted operation on every element and on the destination. */
-export async function sign(stack: Stack, account: PrivateKeyAccount, op: Record<string, unknown>): Promise<SignedIntentOp> {
-  const sig = await account.signTypedData(compactTypedData(op as never, stack.rt.config.intents.compactSigningContract) as never);
-  return { ...op, originSignatures: (op.elements as unknown[]).map(() => sig), destinationSignature: sig } as unknown as SignedIntentOp;
+export async function sign(
+  stack: Stack,
+  account: PrivateKeyAccount,
+  op: Record<string, unknown>,
+): Promise<SignedIntentOp> {
+  const sig = await account.signTypedData(
+    compactTypedData(op as never, stack.rt.config.intents.compactSigningContract) as never,
+  );
+  return {
+    ...op,
+    originSignatures: (op.elements as unknown[]).map(() => sig),
+    destinationSignature: sig,
+  } as unknown as SignedIntentOp;
 }
 
 /** One quote per account of `batch` with `c` clients; the quotes come back signed, for the submits. */
-export async function benchQuotes(kit: Kit, stack: Stack, c: number, batch: PrivateKeyAccount[]): Promise<{ result: Result; signed: SignedIntentOp[] }> {
+export async function benchQuotes(
+  kit: Kit,
+  stack: Stack,
+  c: number,
+  batch: PrivateKeyAccount[],
+): Promise<{ result: Result; signed: SignedIntentOp[] }> {
   const quotes: { account: PrivateKeyAccount; op: Record<string, unknown> }[] = [];
   const result = await kit.measure('POST /intents/route (quote)', c, kit.requests, async (i) => {
     const { intentOp } = await stack.post('/intents/route', routeBody(batch[i].address), 200);

@@ -3,7 +3,13 @@ import os from 'node:os';
 import type { Result } from './kit';
 import { STARTED } from './submits';
 
-export interface Extra { eventsPerSecond: number; fillP50: number; fillP99: number; rss: { api: number; worker: number }; steps: Record<string, number> }
+export interface Extra {
+  eventsPerSecond: number;
+  fillP50: number;
+  fillP99: number;
+  rss: { api: number; worker: number };
+  steps: Record<string, number>;
+}
 
 /** The report's lines: targets, every measurement, CPU per request by process, and where the time goes. */
 export function report(results: Result[], x: Extra, requests: number): string[] {
@@ -12,19 +18,68 @@ export function report(results: Result[], x: Extra, requests: number): string[] 
   const trivial = (c: number) => at('trivial', c);
   const start = (c: number) => at('workflow start', c);
   const ratio = (a: number, b: number) => a / b;
-  const row = (figure: string, value: number, target: string, ok: boolean, fmt = (v: number) => `${v.toFixed(2)}x`) => `| ${figure} | ${fmt(value)} | ${target} | ${ok ? 'met' : '**missed**'} |`;
+  const row = (figure: string, value: number, target: string, ok: boolean, fmt = (v: number) => `${v.toFixed(2)}x`) =>
+    `| ${figure} | ${fmt(value)} | ${target} | ${ok ? 'met' : '**missed**'} |`;
   const targets = [
     ...[1, 8].flatMap((c) => [
-      row(`quote p50 vs trivial route, ${c} client${c > 1 ? 's' : ''}`, ratio(at('quote', c).p50, trivial(c).p50), '≤ 3x', ratio(at('quote', c).p50, trivial(c).p50) <= 3),
-      row(`quote p99 vs trivial route, ${c} client${c > 1 ? 's' : ''}`, ratio(at('quote', c).p99, trivial(c).p99), '≤ 3x', ratio(at('quote', c).p99, trivial(c).p99) <= 3),
+      row(
+        `quote p50 vs trivial route, ${c} client${c > 1 ? 's' : ''}`,
+        ratio(at('quote', c).p50, trivial(c).p50),
+        '≤ 3x',
+        ratio(at('quote', c).p50, trivial(c).p50) <= 3,
+      ),
+      row(
+        `quote p99 vs trivial route, ${c} client${c > 1 ? 's' : ''}`,
+        ratio(at('quote', c).p99, trivial(c).p99),
+        '≤ 3x',
+        ratio(at('quote', c).p99, trivial(c).p99) <= 3,
+      ),
     ]),
-    ...[8, 32].map((c) => row(`quote throughput vs trivial route, ${c} clients`, ratio(at('quote', c).rps, trivial(c).rps) * 100, '≥ 35%', ratio(at('quote', c).rps, trivial(c).rps) >= 0.35, (v) => `${v.toFixed(0)}%`)),
+    ...[8, 32].map((c) =>
+      row(
+        `quote throughput vs trivial route, ${c} clients`,
+        ratio(at('quote', c).rps, trivial(c).rps) * 100,
+        '≥ 35%',
+        ratio(at('quote', c).rps, trivial(c).rps) >= 0.35,
+        (v) => `${v.toFixed(0)}%`,
+      ),
+    ),
     // Counted until the lifecycles were started (the answers come sooner: see the table below).
-    ...[8, 32].map((c) => row(`submit throughput vs bare workflow starts, ${c} clients (until every lifecycle started)`, ratio(at(STARTED, c).rps, start(c).rps) * 100, '≥ 60%', ratio(at(STARTED, c).rps, start(c).rps) >= 0.6, (v) => `${v.toFixed(0)}%`)),
-    row('submit p50 vs bare workflow start, 1 client', ratio(at('submit', 1).p50, start(1).p50), '≤ 2x', ratio(at('submit', 1).p50, start(1).p50) <= 2),
-    row('indexer batch of 1 event, p99 vs bare workflow start (1 client)', ratio(at('batch of 1', 1).p99, start(1).p99), '≤ 2x', ratio(at('batch of 1', 1).p99, start(1).p99) <= 2),
-    row('balance events ingested per second (batches of 1,000, 2 indexers)', x.eventsPerSecond, '≥ 10,000', x.eventsPerSecond >= 10_000, (v) => v.toFixed(0)),
-    row('fill event POST → status visible on GET, p99', x.fillP99, '< 150 ms', x.fillP99 < 150, (v) => `${v.toFixed(1)} ms (p50 ${x.fillP50.toFixed(1)} ms)`),
+    ...[8, 32].map((c) =>
+      row(
+        `submit throughput vs bare workflow starts, ${c} clients (until every lifecycle started)`,
+        ratio(at(STARTED, c).rps, start(c).rps) * 100,
+        '≥ 60%',
+        ratio(at(STARTED, c).rps, start(c).rps) >= 0.6,
+        (v) => `${v.toFixed(0)}%`,
+      ),
+    ),
+    row(
+      'submit p50 vs bare workflow start, 1 client',
+      ratio(at('submit', 1).p50, start(1).p50),
+      '≤ 2x',
+      ratio(at('submit', 1).p50, start(1).p50) <= 2,
+    ),
+    row(
+      'indexer batch of 1 event, p99 vs bare workflow start (1 client)',
+      ratio(at('batch of 1', 1).p99, start(1).p99),
+      '≤ 2x',
+      ratio(at('batch of 1', 1).p99, start(1).p99) <= 2,
+    ),
+    row(
+      'balance events ingested per second (batches of 1,000, 2 indexers)',
+      x.eventsPerSecond,
+      '≥ 10,000',
+      x.eventsPerSecond >= 10_000,
+      (v) => v.toFixed(0),
+    ),
+    row(
+      'fill event POST → status visible on GET, p99',
+      x.fillP99,
+      '< 150 ms',
+      x.fillP99 < 150,
+      (v) => `${v.toFixed(1)} ms (p50 ${x.fillP50.toFixed(1)} ms)`,
+    ),
     row('API process RSS after the run', x.rss.api, '< 250 MiB', x.rss.api < 250 * 2 ** 20, mb),
   ];
   const lines = [
@@ -32,7 +87,7 @@ export function report(results: Result[], x: Extra, requests: number): string[] 
     '',
     `Command: \`npm run bench -- --requests ${requests}\` (${new Date().toISOString().slice(0, 10)}, ${os.cpus().length} cores, ${mb(os.totalmem())}, Node ${process.version}).`,
     'Everything on one machine over loopback: Temporal dev server (SQLite in memory), PostgreSQL, one worker process, the API',
-    'process, and a baseline process serving the API\'s authentication in front of a route that does nothing; the load comes',
+    "process, and a baseline process serving the API's authentication in front of a route that does nothing; the load comes",
     'from the benchmark process. Every ratio compares with a baseline of the same concurrency measured in the same run.',
     'Each measurement starts on a quiet machine (under a quarter of the CPU busy, waited for up to 5 s), after one',
     'unrecorded warm-up round at 1 client.',
@@ -50,7 +105,9 @@ export function report(results: Result[], x: Extra, requests: number): string[] 
   ];
   for (const r of results) {
     const ms = (v: number, digits: number, suffix = '') => (Number.isNaN(v) ? '–' : `${v.toFixed(digits)}${suffix}`);
-    lines.push(`| ${r.name} | ${r.concurrency} | ${r.rps.toFixed(0)} | ${ms(r.p50, 1)} | ${ms(r.p99, 1)} | ${(r.rps / trivial(r.concurrency).rps).toFixed(3)} | ${ms(r.p50 / trivial(r.concurrency).p50, 1, 'x')} | ${ms(r.p50 / start(r.concurrency).p50, 2, 'x')} |`);
+    lines.push(
+      `| ${r.name} | ${r.concurrency} | ${r.rps.toFixed(0)} | ${ms(r.p50, 1)} | ${ms(r.p99, 1)} | ${(r.rps / trivial(r.concurrency).rps).toFixed(3)} | ${ms(r.p50 / trivial(r.concurrency).p50, 1, 'x')} | ${ms(r.p50 / start(r.concurrency).p50, 2, 'x')} |`,
+    );
   }
   const processes = Object.keys(results.find((r) => r.cpu)?.cpu ?? {});
   lines.push(
@@ -64,15 +121,17 @@ export function report(results: Result[], x: Extra, requests: number): string[] 
     '',
     `| operation | clients | ${processes.join(' | ')} | all | ceiling req/s |`,
     `|---|---|${processes.map(() => '---|').join('')}---|---|`,
-    ...results.filter((r) => r.cpu).map((r) => {
-      const all = Object.values(r.cpu!).reduce((a, b) => a + b, 0);
-      return `| ${r.name} | ${r.concurrency} | ${processes.map((p) => r.cpu![p].toFixed(2)).join(' | ')} | ${all.toFixed(2)} | ${(os.cpus().length * 1000 / all).toFixed(0)} |`;
-    }),
+    ...results
+      .filter((r) => r.cpu)
+      .map((r) => {
+        const all = Object.values(r.cpu!).reduce((a, b) => a + b, 0);
+        return `| ${r.name} | ${r.concurrency} | ${processes.map((p) => r.cpu![p].toFixed(2)).join(' | ')} | ${all.toFixed(2)} | ${((os.cpus().length * 1000) / all).toFixed(0)} |`;
+      }),
     '',
     '## Where the time goes',
     '',
-    'Each route\'s domain steps, called one at a time in the benchmark process against the same PostgreSQL and Temporal',
-    '(median of 60). What a route costs beyond its steps is HTTP, authentication and validation: the trivial route\'s p50',
+    "Each route's domain steps, called one at a time in the benchmark process against the same PostgreSQL and Temporal",
+    "(median of 60). What a route costs beyond its steps is HTTP, authentication and validation: the trivial route's p50",
     `at 1 client (${trivial(1).p50.toFixed(2)} ms) plus schema validation.`,
     '',
     '| step | median ms |',
@@ -96,7 +155,7 @@ function submitCpu(submit: Result, bare: Result, trivialAt8: Result): string[] {
     `  ${ms(submit.cpu!.Temporal)} (a start delayed until the fill deadline: no workflow task yet), the worker ${ms(submit.cpu!.worker)}, PostgreSQL`,
     `  ${ms(submit.cpu!.PostgreSQL)} and the load ${ms(submit.cpu!['benchmark (load)'])}. A bare start used ${ms(all(bare))} (Temporal`,
     `  ${ms(bare.cpu!.Temporal)}; no worker runs it). On ${cores} cores those costs cap submits at about`,
-    `  ${(cores * 1000 / all(submit)).toFixed(0)}/s and bare starts at about ${(cores * 1000 / all(bare)).toFixed(0)}/s. 60% of the bare start rate`,
+    `  ${((cores * 1000) / all(submit)).toFixed(0)}/s and bare starts at about ${((cores * 1000) / all(bare)).toFixed(0)}/s. 60% of the bare start rate`,
     `  would need a whole submit to use at most ${ms(all(bare) / 0.6)}; its Temporal part alone used ${ms(submit.cpu!.Temporal)}, and the`,
     `  trivial route (HTTP and the API key, before any intent work) ${ms(all(trivialAt8))}.`,
   ];
@@ -125,7 +184,7 @@ function whereTheTimeGoes(at: (name: string, c: number) => Result, trivial: numb
     `- **Indexer batch of 1 event** (p50 ${ms(batch)}): the trivial route's ${ms(trivial)} and the batch transaction`,
     `  ${ms(step('indexer:'))}; its signals are sent after the answer.`,
     `- **Fill → status** (p50 ${ms(x.fillP50)}): the fill's POST, its signal-with-start through Temporal, which wakes the`,
-    '  lifecycle from its start delay, the worker\'s first workflow task and the local activity that records FILLED, then',
+    "  lifecycle from its start delay, the worker's first workflow task and the local activity that records FILLED, then",
     '  the next status read (the reader polls every 2 ms). An intent never filled has that first task at its deadline.',
   ];
 }

@@ -37,7 +37,12 @@ const LEVELS = [1, 8, 32];
 
 const cleanup: Kit['cleanup'] = [];
 
-interface Rounds { results: Result[]; eventsPerSecond: number; fill: { p50: number; p99: number }; spare: PrivateKeyAccount[] }
+interface Rounds {
+  results: Result[];
+  eventsPerSecond: number;
+  fill: { p50: number; p99: number };
+  spare: PrivateKeyAccount[];
+}
 
 /**
  * Ingestion (funding the accounts), then a round per concurrency of baselines, quotes, submits and one-event batches,
@@ -56,12 +61,12 @@ async function requestRounds(kit: Kit, stack: Stack): Promise<Rounds> {
   let cursor = 0;
   for (const [round, c] of [1, ...LEVELS].entries()) {
     const into = round === 0 ? [] : results;
-    into.push(...await benchBaselines(kit, stack, c));
+    into.push(...(await benchBaselines(kit, stack, c)));
     const batch = accounts.slice(cursor, cursor + REQUESTS);
     cursor += REQUESTS;
     const quotes = await benchQuotes(kit, stack, c, batch);
     into.push(quotes.result);
-    into.push(...await benchSubmits(kit, stack, c, quotes.signed));
+    into.push(...(await benchSubmits(kit, stack, c, quotes.signed)));
     if (round === 1) submittedAt1.push(...quotes.signed.map((op) => BigInt(op.nonce).toString()));
     into.push(await benchOneEventBatches(kit, stack, c, batch));
   }
@@ -73,7 +78,11 @@ async function requestRounds(kit: Kit, stack: Stack): Promise<Rounds> {
 async function requestReport(kit: Kit, stack: Stack, rounds: Rounds): Promise<string[]> {
   const rss = { api: processRss(stack.pids.api), worker: processRss(stack.pids.worker) };
   const steps = await benchSteps(kit, stack, rounds.spare);
-  return report(rounds.results, { eventsPerSecond: rounds.eventsPerSecond, fillP50: rounds.fill.p50, fillP99: rounds.fill.p99, rss, steps }, REQUESTS);
+  return report(
+    rounds.results,
+    { eventsPerSecond: rounds.eventsPerSecond, fillP50: rounds.fill.p50, fillP99: rounds.fill.p99, rss, steps },
+    REQUESTS,
+  );
 }
 
 async function main() {
@@ -97,11 +106,13 @@ async function main() {
   const webhookLines = await webhooks();
   const rounds = await requestRounds(kit, stack);
   const analyticsLines = await analytics();
-  const lines = [...await requestReport(kit, stack, rounds), ...webhookLines, ...analyticsLines];
+  const lines = [...(await requestReport(kit, stack, rounds)), ...webhookLines, ...analyticsLines];
   console.log(lines.join('\n'));
   const results = path.join(projectRoot, 'bench', 'RESULTS.md');
   // The worker memory section is measured apart (bench/worker-memory.ts, written by hand): a whole run keeps it.
-  const apart = fs.existsSync(results) ? /\n## Worker memory\n[\s\S]*?(?=\n## |$)/.exec(fs.readFileSync(results, 'utf8'))?.[0] ?? '' : '';
+  const apart = fs.existsSync(results)
+    ? (/\n## Worker memory\n[\s\S]*?(?=\n## |$)/.exec(fs.readFileSync(results, 'utf8'))?.[0] ?? '')
+    : '';
   fs.writeFileSync(results, lines.join('\n') + '\n' + apart);
 }
 

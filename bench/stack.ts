@@ -19,36 +19,50 @@ import { loadRuntime, type Runtime } from '../src/runtime';
 import { watched } from './cpu';
 import type { Kit, Stack } from './kit';
 
-const freePort = () => new Promise<number>((resolve) => {
-  const s = net.createServer().listen(0, '127.0.0.1', () => {
-    const { port } = s.address() as AddressInfo;
-    s.close(() => resolve(port));
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as AddressInfo;
+      s.close(() => resolve(port));
+    });
   });
-});
 
 function secretsEnv(rt: Runtime) {
-  return { INDEXER_API_KEY: rt.secrets.indexerApiKey, ORCHESTRATOR_PRIVATE_KEY: rt.secrets.orchestratorPrivateKey, ALLOCATOR_PRIVATE_KEY: rt.secrets.allocatorPrivateKey };
+  return {
+    INDEXER_API_KEY: rt.secrets.indexerApiKey,
+    ORCHESTRATOR_PRIVATE_KEY: rt.secrets.orchestratorPrivateKey,
+    ALLOCATOR_PRIVATE_KEY: rt.secrets.allocatorPrivateKey,
+  };
 }
 
 /**
  * Starts every process (each stopped by `cleanup`) and creates the project the load uses. `env`: settings of every
  * app process beside the bench's own; `workerEnv`: the worker's alone (bench/worker-memory.ts preloads its probe).
  */
-export async function startStack(cleanup: Kit['cleanup'], opts: { env?: Record<string, string>; workerEnv?: Record<string, string> } = {}): Promise<Stack> {
+export async function startStack(
+  cleanup: Kit['cleanup'],
+  opts: { env?: Record<string, string>; workerEnv?: Record<string, string> } = {},
+): Promise<Stack> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'orchestrator-bench-'));
   fs.chmodSync(dataDir, 0o755);
   cleanup.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
   const temporal = await startTemporalDevServer({ port: await freePort(), namespace: 'default', logLevel: 'error' });
   cleanup.push(() => stopProcess(temporal.process));
-  const pg = process.env.DATABASE_URL ? undefined : await startEmbeddedPostgres(path.join(projectRoot, '.data', 'bench-postgres'), await freePort(), () => undefined);
+  const pg = process.env.DATABASE_URL
+    ? undefined
+    : await startEmbeddedPostgres(path.join(projectRoot, '.data', 'bench-postgres'), await freePort(), () => undefined);
   if (pg) cleanup.push(() => pg.stop());
   const adminUrl = process.env.DATABASE_URL ?? pg!.url;
   const database = `orchestrator_bench_${randomBytes(4).toString('hex')}`;
   await ensureDatabase(adminUrl, database);
   cleanup.push(() => dropDatabase(adminUrl, database));
   const env = {
-    NODE_ENV: 'test', DATA_DIR: dataDir, DATABASE_URL: withDatabase(adminUrl, database), TEMPORAL_ADDRESS: temporal.address,
-    TEMPORAL_TASK_QUEUE: `bench-${randomBytes(3).toString('hex')}`, LOG_LEVEL: 'error',
+    NODE_ENV: 'test',
+    DATA_DIR: dataDir,
+    DATABASE_URL: withDatabase(adminUrl, database),
+    TEMPORAL_ADDRESS: temporal.address,
+    TEMPORAL_TASK_QUEUE: `bench-${randomBytes(3).toString('hex')}`,
+    LOG_LEVEL: 'error',
     RATE_LIMIT_RPS: '1000000', // measured with the quota check on every call (as in production) but never hit
     // A day's fill window: the deadlines of the thousands of intents the request rounds submit (each a workflow start,
     // tasks and activities, in bursts as they were submitted) would otherwise fire ten minutes later, in the middle of
@@ -66,9 +80,18 @@ export async function startStack(cleanup: Kit['cleanup'], opts: { env?: Record<s
   const apiProcess = spawnEntry('api', { ...appEnv, PORT: String(apiPort), HOST: '127.0.0.1' });
   cleanup.push(() => stopProcess(apiProcess));
   const trivialPort = await freePort();
-  const trivialProcess = spawn(process.execPath, ['--import', 'tsx', 'bench/trivial-server.ts'], { cwd: projectRoot, env: { ...process.env, ...appEnv, PORT: String(trivialPort) }, stdio: ['ignore', 'inherit', 'inherit'] });
+  const trivialProcess = spawn(process.execPath, ['--import', 'tsx', 'bench/trivial-server.ts'], {
+    cwd: projectRoot,
+    env: { ...process.env, ...appEnv, PORT: String(trivialPort) },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
   cleanup.push(() => stopProcess(trivialProcess));
-  Object.assign(watched, { API: apiProcess.pid!, 'baseline server': trivialProcess.pid!, worker: worker.pid!, Temporal: temporal.process.pid! });
+  Object.assign(watched, {
+    API: apiProcess.pid!,
+    'baseline server': trivialProcess.pid!,
+    worker: worker.pid!,
+    Temporal: temporal.process.pid!,
+  });
   const connection = await Connection.connect({ address: temporal.address });
   cleanup.push(() => connection.close());
   const temporalClient = new Client({ connection });
@@ -80,13 +103,24 @@ export async function startStack(cleanup: Kit['cleanup'], opts: { env?: Record<s
 
   const headers = { 'content-type': 'application/json', 'x-api-key': apiKey };
   const post: Stack['post'] = async (p, body, expect, extra = {}) => {
-    const res = await fetch(`${url}${p}`, { method: 'POST', headers: { ...headers, ...extra }, body: JSON.stringify(body) });
+    const res = await fetch(`${url}${p}`, {
+      method: 'POST',
+      headers: { ...headers, ...extra },
+      body: JSON.stringify(body),
+    });
     const json = (await res.json()) as Record<string, unknown> & { intentOp?: Record<string, unknown> };
     if (res.status !== expect) throw new Error(`${p}: ${res.status} ${JSON.stringify(json)}`);
     return json;
   };
   return {
-    rt, db, temporalClient, url, trivialUrl, projectId, headers, post,
+    rt,
+    db,
+    temporalClient,
+    url,
+    trivialUrl,
+    projectId,
+    headers,
+    post,
     pids: { api: apiProcess.pid!, worker: worker.pid!, temporal: temporal.process.pid! },
     indexer: { 'x-indexer-key': rt.secrets.indexerApiKey },
   };

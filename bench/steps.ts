@@ -25,7 +25,13 @@ export async function benchSteps(kit: Kit, stack: Stack, spare: PrivateKeyAccoun
   const { rt, db, projectId } = stack;
   const { median } = kit;
   const services = createServices(rt, db, stack.temporalClient, createLogger('silent', 'bench'));
-  const deps = { registry: rt.registry, config: rt.config, lockTag: rt.defaultLockTag, orchestrator: services.orchestrator, nonces: services.nonces };
+  const deps = {
+    registry: rt.registry,
+    config: rt.config,
+    lockTag: rt.defaultLockTag,
+    orchestrator: services.orchestrator,
+    nonces: services.nonces,
+  };
   const steps: Record<string, number> = {};
   const ops: IntentOp[] = [];
   const validateInput = bodyAjv.compile(intentInput); // the route's own schema fills the same defaults
@@ -34,26 +40,58 @@ export async function benchSteps(kit: Kit, stack: Stack, spare: PrivateKeyAccoun
     if (!validateInput(body)) throw new Error(JSON.stringify(validateInput.errors));
     return body as unknown as IntentInput;
   };
-  steps['quote: createQuote (read balances and market, nonce, sign, insert)'] = await median(spare.length, async (i) => {
-    ops.push((await createQuote(db, quoteInput(spare[i].address), projectId, deps)).intentOp);
-  });
+  steps['quote: createQuote (read balances and market, nonce, sign, insert)'] = await median(
+    spare.length,
+    async (i) => {
+      ops.push((await createQuote(db, quoteInput(spare[i].address), projectId, deps)).intentOp);
+    },
+  );
   steps['quote: of which the reads (balances and market, concurrently)'] = await median(spare.length, (i) =>
-    Promise.all([availableSources(db.manager, spare[i].address, rt.defaultLockTag, rt.registry), loadMarket(db.manager, rt.registry, [8453, 42161])]));
-  steps['quote: of which the server signature'] = await median(spare.length, (i) => signIntentOp(ops[i], services.orchestrator));
-  steps['quote: of which the store (quote and nonce record, one statement)'] = await median(spare.length, async (i) => recordQuotes(
-    db, [{ nonce: await services.nonces.next(ops[i].sponsor), operation: ops[i], cost: {}, reservations: [] }],
-    { projectId, account: ops[i].sponsor, expiresAt: Math.floor(Date.now() / 1000), routeGroup: null },
-  ));
+    Promise.all([
+      availableSources(db.manager, spare[i].address, rt.defaultLockTag, rt.registry),
+      loadMarket(db.manager, rt.registry, [8453, 42161]),
+    ]),
+  );
+  steps['quote: of which the server signature'] = await median(spare.length, (i) =>
+    signIntentOp(ops[i], services.orchestrator),
+  );
+  steps['quote: of which the store (quote and nonce record, one statement)'] = await median(spare.length, async (i) =>
+    recordQuotes(
+      db,
+      [{ nonce: await services.nonces.next(ops[i].sponsor), operation: ops[i], cost: {}, reservations: [] }],
+      { projectId, account: ops[i].sponsor, expiresAt: Math.floor(Date.now() / 1000), routeGroup: null },
+    ),
+  );
   const signedOps = await Promise.all(ops.map((op, i) => sign(stack, spare[i], op as never)));
   const verifyDeps = { compactContract: rt.config.intents.compactSigningContract, env: process.env };
-  steps['submit: read the stored quote'] = await median(signedOps.length, (i) => findQuote(db, BigInt(ops[i].nonce).toString(), projectId));
-  steps['submit: verify (same operation as stored, sponsor signatures)'] = await median(signedOps.length, (i) => verifySubmission(signedOps[i], ops[i], 'EOA', verifyDeps));
+  steps['submit: read the stored quote'] = await median(signedOps.length, (i) =>
+    findQuote(db, BigInt(ops[i].nonce).toString(), projectId),
+  );
+  steps['submit: verify (same operation as stored, sponsor signatures)'] = await median(signedOps.length, (i) =>
+    verifySubmission(signedOps[i], ops[i], 'EOA', verifyDeps),
+  );
   const starts: Parameters<typeof services.outbox.start>[0][] = [];
-  steps['submit: record (reserve, intent, outbox row in one transaction)'] = await median(signedOps.length, async (i) => {
-    const accepted = await acceptIntent(db, BigInt(ops[i].nonce).toString(), { originSignatures: signedOps[i].originSignatures, destinationSignature: signedOps[i].destinationSignature }, projectId, { fillGraceSeconds: rt.config.intents.fillGraceSeconds, proofDays: rt.config.allocator.proofDays });
-    starts.push(accepted.start!);
-  });
-  steps['submit: start the lifecycle (workflow start, outbox row cleared)'] = await median(starts.length, (i) => services.outbox.start(starts[i]));
-  steps['indexer: one-event batch transaction (record, apply, queue signals)'] = await median(60, (i) => ingestEvents(db, [balance(spare[i].address, String(100_000 + i)) as never], rt.defaultLockTag, { registry: rt.registry, config: rt.config }));
+  steps['submit: record (reserve, intent, outbox row in one transaction)'] = await median(
+    signedOps.length,
+    async (i) => {
+      const accepted = await acceptIntent(
+        db,
+        BigInt(ops[i].nonce).toString(),
+        { originSignatures: signedOps[i].originSignatures, destinationSignature: signedOps[i].destinationSignature },
+        projectId,
+        { fillGraceSeconds: rt.config.intents.fillGraceSeconds, proofDays: rt.config.allocator.proofDays },
+      );
+      starts.push(accepted.start!);
+    },
+  );
+  steps['submit: start the lifecycle (workflow start, outbox row cleared)'] = await median(starts.length, (i) =>
+    services.outbox.start(starts[i]),
+  );
+  steps['indexer: one-event batch transaction (record, apply, queue signals)'] = await median(60, (i) =>
+    ingestEvents(db, [balance(spare[i].address, String(100_000 + i)) as never], rt.defaultLockTag, {
+      registry: rt.registry,
+      config: rt.config,
+    }),
+  );
   return steps;
 }

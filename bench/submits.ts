@@ -18,8 +18,21 @@ export async function benchSubmits(kit: Kit, stack: Stack, c: number, signed: Si
   });
   // A submit answers at its commit and its lifecycle start follows: wait until every start was performed (the
   // outbox is empty), so the next measurement does not pay for these, and report submits per second through it.
-  while (Number((await stack.db.query('SELECT count(*) AS n FROM workflow_outbox'))[0].n) > 0) await new Promise((r) => setTimeout(r, 5));
+  while (Number((await stack.db.query('SELECT count(*) AS n FROM workflow_outbox'))[0].n) > 0)
+    await new Promise((r) => setTimeout(r, 5));
   const cpuStarted = kit.cpuSample();
-  const cpu = Object.fromEntries(Object.keys(cpuStarted).map((k) => [k, (cpuStarted[k] - cpuSubmitting[k]) / requests]));
-  return [answered, { name: STARTED, concurrency: c, rps: requests / ((performance.now() - submitting) / 1000), p50: NaN, p99: NaN, cpu }];
+  const cpu = Object.fromEntries(
+    Object.keys(cpuStarted).map((k) => [k, (cpuStarted[k] - cpuSubmitting[k]) / requests]),
+  );
+  return [
+    answered,
+    {
+      name: STARTED,
+      concurrency: c,
+      rps: requests / ((performance.now() - submitting) / 1000),
+      p50: NaN,
+      p99: NaN,
+      cpu,
+    },
+  ];
 }

@@ -13,10 +13,20 @@ import { createTemporalClient } from '../src/temporal/client';
 async function main() {
   const rt = loadRuntime();
   const db = await openDatabase(rt.databaseUrl, 4);
-  const services = createServices(rt, db, createTemporalClient(rt.temporalAddress, rt.config.temporalNamespace), createLogger('silent', 'bench'));
+  const services = createServices(
+    rt,
+    db,
+    createTemporalClient(rt.temporalAddress, rt.config.temporalNamespace),
+    createLogger('silent', 'bench'),
+  );
   const app = new Koa();
   app.silent = true; // the readiness probe's 401 is expected
-  const server = app.use(apiKeyAuth(services)).use((ctx) => { ctx.body = { ok: true }; }).listen(rt.config.port, '127.0.0.1');
+  const server = app
+    .use(apiKeyAuth(services))
+    .use((ctx) => {
+      ctx.body = { ok: true };
+    })
+    .listen(rt.config.port, '127.0.0.1');
   server.keepAliveTimeout = 65_000; // as the API's
   server.headersTimeout = 66_000;
 }

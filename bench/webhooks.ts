@@ -58,36 +58,55 @@ async function paced(rate: number, n: number, fn: () => Promise<void>): Promise<
   await Promise.all(calls);
 }
 
-interface Receiver { url: string; arrivals: Map<string, number>; created: Map<string, number>; open: () => number }
+interface Receiver {
+  url: string;
+  arrivals: Map<string, number>;
+  created: Map<string, number>;
+  open: () => number;
+}
 
 /** A receiver that records each webhook-id's first arrival and its event's creation time, answering 200 after `delayMs`. */
 async function receiver(kit: Kit, delayMs = 0): Promise<Receiver> {
   const arrivals = new Map<string, number>();
   const created = new Map<string, number>();
   let open = 0;
-  const server = http.createServer((req, res) => {
-    open++;
-    res.on('close', () => open--);
-    const chunks: Buffer[] = [];
-    req.on('data', (c) => chunks.push(c));
-    req.on('end', () => {
-      const id = String(req.headers['webhook-id']);
-      if (!arrivals.has(id)) arrivals.set(id, Date.now());
-      created.set(id, Date.parse((JSON.parse(Buffer.concat(chunks).toString('utf8')) as { timestamp: string }).timestamp));
-      setTimeout(() => res.end('{"ok":true}'), delayMs);
-    });
-  }).listen(0, '127.0.0.1');
+  const server = http
+    .createServer((req, res) => {
+      open++;
+      res.on('close', () => open--);
+      const chunks: Buffer[] = [];
+      req.on('data', (c) => chunks.push(c));
+      req.on('end', () => {
+        const id = String(req.headers['webhook-id']);
+        if (!arrivals.has(id)) arrivals.set(id, Date.now());
+        created.set(
+          id,
+          Date.parse((JSON.parse(Buffer.concat(chunks).toString('utf8')) as { timestamp: string }).timestamp),
+        );
+        setTimeout(() => res.end('{"ok":true}'), delayMs);
+      });
+    })
+    .listen(0, '127.0.0.1');
   await once(server, 'listening');
   kit.cleanup.push(() => {
     server.closeAllConnections();
     server.close();
   });
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, arrivals, created, open: () => open };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    arrivals,
+    created,
+    open: () => open,
+  };
 }
 
 /** Subscribes `r` to the project of `headers`: the endpoint's id. */
 async function addEndpoint(url: string, headers: Record<string, string>, r: Pick<Receiver, 'url'>): Promise<string> {
-  const res = await fetch(`${url}/deposit-processor/webhooks/endpoints`, { method: 'POST', headers, body: JSON.stringify({ url: r.url }) });
+  const res = await fetch(`${url}/deposit-processor/webhooks/endpoints`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ url: r.url }),
+  });
   if (res.status !== 201) throw new Error(`endpoint: ${res.status} ${await res.text()}`);
   return ((await res.json()) as { id: string }).id;
 }
@@ -100,17 +119,29 @@ async function subscribed(url: string, db: DataSource, name: string, r: Receiver
   return headers;
 }
 
-export async function benchWebhooks(kit: Kit, url: string, db: DataSource, temporal: Client, config: WebhookConfig): Promise<string[]> {
+export async function benchWebhooks(
+  kit: Kit,
+  url: string,
+  db: DataSource,
+  temporal: Client,
+  config: WebhookConfig,
+): Promise<string[]> {
   const { measure, percentile } = kit;
   let first = 0; // the first emit of a measurement (measure() first waits for a quiet machine)
   const emitter = (headers: Record<string, string>, ids: string[]) => async () => {
     first ||= Date.now();
-    const r = await fetch(`${url}/deposit-processor/webhooks/test`, { method: 'POST', headers, body: JSON.stringify({ type: 'deposit-received' }) });
+    const r = await fetch(`${url}/deposit-processor/webhooks/test`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ type: 'deposit-received' }),
+    });
     if (r.status !== 200) throw new Error(`webhooks/test: ${r.status} ${await r.text()}`);
     ids.push(((await r.json()) as { eventId: string }).eventId);
   };
-  const latencies = (r: Receiver, ids: string[]) => ids.map((id) => r.arrivals.get(id)! - r.created.get(id)!).sort((a, b) => a - b);
-  const delivered = (r: Receiver, ids: string[]) => waitFor('every webhook delivered', async () => ids.every((id) => r.arrivals.has(id)), 300_000);
+  const latencies = (r: Receiver, ids: string[]) =>
+    ids.map((id) => r.arrivals.get(id)! - r.created.get(id)!).sort((a, b) => a - b);
+  const delivered = (r: Receiver, ids: string[]) =>
+    waitFor('every webhook delivered', async () => ids.every((id) => r.arrivals.has(id)), 300_000);
 
   const fast = await receiver(kit);
   const main = await subscribed(url, db, 'bench-webhooks', fast);
@@ -119,7 +150,11 @@ export async function benchWebhooks(kit: Kit, url: string, db: DataSource, tempo
   let capacity = 0;
   for (const c of LEVELS) {
     const start: Result = await measure('baseline: bare workflow start', c, kit.requests, async () => {
-      await temporal.workflow.start('benchNoop', { taskQueue: `bench-noop-webhooks-${c}`, workflowId: randomUUID(), args: [] });
+      await temporal.workflow.start('benchNoop', {
+        taskQueue: `bench-noop-webhooks-${c}`,
+        workflowId: randomUUID(),
+        args: [],
+      });
     });
     const ids: string[] = [];
     first = 0;
@@ -147,7 +182,7 @@ export async function benchWebhooks(kit: Kit, url: string, db: DataSource, tempo
   const besideReceiver = await receiver(kit);
   const second = await subscribed(url, db, 'bench-webhooks-second', besideReceiver);
   const measureRound = async (slow?: Receiver) => {
-    const slowEndpoint = slow && await addEndpoint(url, second, slow);
+    const slowEndpoint = slow && (await addEndpoint(url, second, slow));
     const ids: string[] = [];
     const otherIds: string[] = [];
     await kit.settle();
@@ -168,11 +203,14 @@ export async function benchWebhooks(kit: Kit, url: string, db: DataSource, tempo
   const greedyHeaders = { 'content-type': 'application/json', 'x-api-key': greedyKey };
   // Its receivers run in a process of their own: their bursts (every attempt of a round answers at once, 9.9 s after
   // it was sent) must not delay the measured receiver's clock in this process.
-  const held = fork(path.join(__dirname, 'held-receivers.ts'), [String(GREEDY_ENDPOINTS), String(greedyMs)], { execArgv: ['--import', 'tsx'] });
+  const held = fork(path.join(__dirname, 'held-receivers.ts'), [String(GREEDY_ENDPOINTS), String(greedyMs)], {
+    execArgv: ['--import', 'tsx'],
+  });
   kit.cleanup.push(() => {
     held.kill();
   });
-  const reply = () => new Promise<{ urls?: string[]; open?: number }>((resolve) => held.once('message', resolve as (m: unknown) => void));
+  const reply = () =>
+    new Promise<{ urls?: string[]; open?: number }>((resolve) => held.once('message', resolve as (m: unknown) => void));
   const { urls: greedyUrls } = await reply();
   const open = async () => {
     const answer = reply();
@@ -185,27 +223,45 @@ export async function benchWebhooks(kit: Kit, url: string, db: DataSource, tempo
     // All it may: what other projects lately used is kept for them (a steady tenant's reserve), so the greedy project
     // holds less than every slot; its hold stops growing once it has its share, until its first answers (9.9 s).
     let last = -1;
-    await waitFor('the greedy project holding its share', async () => {
-      const now = await open();
-      const stable = now === last && now >= config.endpointConcurrency;
-      last = now;
-      return stable;
-    }, 60_000);
+    await waitFor(
+      'the greedy project holding its share',
+      async () => {
+        const now = await open();
+        const stable = now === last && now >= config.endpointConcurrency;
+        last = now;
+        return stable;
+      },
+      60_000,
+    );
     const m = await measureRound();
     const holding = await open(); // its backlog still due: what it holds while the others deliver
     // Its backlog ends at its next claim, without an attempt, once its endpoints are removed; the next round starts
     // when the attempts in flight have been answered.
-    await Promise.all(endpoints.map((id) => fetch(`${url}/deposit-processor/webhooks/endpoints/${id}`, { method: 'DELETE', headers: greedyHeaders })));
+    await Promise.all(
+      endpoints.map((id) =>
+        fetch(`${url}/deposit-processor/webhooks/endpoints/${id}`, { method: 'DELETE', headers: greedyHeaders }),
+      ),
+    );
     await waitFor('the greedy receivers idle', async () => (await open()) === 0, 60_000);
     return { ...m, sent: holding };
   };
   // `again` is the baseline measured a second time: how far two identical conditions differ in this run is the
   // resolution the slow receiver's change is read against.
   const conditions = {
-    fast: () => measureRound(), again: () => measureRound(), slow: async () => measureRound(await receiver(kit, SLOW_MS)), greedy: measureGreedyRound,
+    fast: () => measureRound(),
+    again: () => measureRound(),
+    slow: async () => measureRound(await receiver(kit, SLOW_MS)),
+    greedy: measureGreedyRound,
   };
   const names = Object.keys(conditions) as (keyof typeof conditions)[];
-  const rounds = { fast: [] as number[], again: [] as number[], slow: [] as number[], greedy: [] as number[], sent: [] as number[], held: [] as number[] };
+  const rounds = {
+    fast: [] as number[],
+    again: [] as number[],
+    slow: [] as number[],
+    greedy: [] as number[],
+    sent: [] as number[],
+    held: [] as number[],
+  };
   const pooled = { fast: [] as number[], again: [] as number[], slow: [] as number[], greedy: [] as number[] };
   for (let r = 0; r < ROUNDS; r++) {
     for (let k = 0; k < names.length; k++) {
@@ -217,7 +273,16 @@ export async function benchWebhooks(kit: Kit, url: string, db: DataSource, tempo
       if (name === 'greedy') rounds.held.push(m.sent);
     }
   }
-  const stat = (k: keyof typeof conditions) => ({ median: percentile([...rounds[k]].sort((a, b) => a - b), 50), pooled: percentile(pooled[k].sort((a, b) => a - b), 99) });
+  const stat = (k: keyof typeof conditions) => ({
+    median: percentile(
+      [...rounds[k]].sort((a, b) => a - b),
+      50,
+    ),
+    pooled: percentile(
+      pooled[k].sort((a, b) => a - b),
+      99,
+    ),
+  });
   const p99 = { fast: stat('fast'), again: stat('again'), slow: stat('slow'), greedy: stat('greedy') };
   const change = (k: 'again' | 'slow' | 'greedy', f: 'median' | 'pooled') => {
     const c = ((p99[k][f] - p99.fast[f]) / p99.fast[f]) * 100;
@@ -228,10 +293,10 @@ export async function benchWebhooks(kit: Kit, url: string, db: DataSource, tempo
     '',
     '## Webhooks',
     '',
-    'Events emitted through `POST /deposit-processor/webhooks/test` (record the event and its delivery; the worker\'s claim',
+    "Events emitted through `POST /deposit-processor/webhooks/test` (record the event and its delivery; the worker's claim",
     'loop takes it at once on the NOTIFY of the commit) to one endpoint, a receiver in the benchmark process answering 200.',
     `${EVENTS} events a level. Delivered/s counts from the first emit to the last arrival; "not yet delivered" is how many`,
-    'had not arrived when the last emit returned. Created → first attempt is the receiver\'s arrival time',
+    "had not arrived when the last emit returned. Created → first attempt is the receiver's arrival time",
     "minus the event's creation time (whole milliseconds; both clocks are this machine's). Targets: delivered/s ≥ 95% of",
     'emitted/s at every level; created → first attempt p99 < 250 ms at 8 clients.',
     '',
@@ -243,11 +308,11 @@ export async function benchWebhooks(kit: Kit, url: string, db: DataSource, tempo
     '',
     `A slow receiver (answers after ${SLOW_MS / 1000} s) beside the measured endpoint. Each round the measured project and a second one`,
     `each emit ${n} events on a fixed schedule, ${rate} a second (together a quarter of the delivered/s at 32 clients above, so`,
-    'that the latency is the design\'s and not the queue of a saturated machine). The second project\'s events go to its own',
+    "that the latency is the design's and not the queue of a saturated machine). The second project's events go to its own",
     'fast endpoint in both conditions and, in one, also to a slow endpoint, so the difference is the slow receiver alone:',
     `its share of attempts held ${SLOW_MS / 1000} s each (of its events ${each(rounds.sent)} were attempted in the rounds), the rest piling`,
     `up as due rows. ${ROUNDS} rounds of each, in turn. A hiccup of this 2-core machine (100-500 ms in one second) lands in a round`,
-    'or two of any condition and decides a pooled p99, so the target reads the median of the rounds\' p99s; the pooled p99',
+    "or two of any condition and decides a pooled p99, so the target reads the median of the rounds' p99s; the pooled p99",
     'is beside it. The baseline is measured twice (the second time in its own rounds): how far the two differ is what',
     "this run can resolve. Target: the measured endpoint's p99 changes by < 20%.",
     '',

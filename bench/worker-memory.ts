@@ -34,7 +34,12 @@ const AFTER_SECONDS = Number(arg('--after-seconds')) || 90;
 const BEFORE_SECONDS = 30;
 /** Webhook test events emitted per second from the start of sampling to its end. */
 const EVENTS_PER_SECOND = 5;
-const WORKER_ENV = Object.fromEntries((arg('--worker-env') ?? '').split(',').filter(Boolean).map((kv) => kv.split('=') as [string, string]));
+const WORKER_ENV = Object.fromEntries(
+  (arg('--worker-env') ?? '')
+    .split(',')
+    .filter(Boolean)
+    .map((kv) => kv.split('=') as [string, string]),
+);
 
 const MiB = 1024 * 1024;
 
@@ -44,10 +49,12 @@ const txHash = (n: number) => `0x${n.toString(16).padStart(64, 'd')}`;
 
 /** A receiver answering 500 to everything: every delivery goes to its retry workflow. */
 async function failingReceiver(): Promise<string> {
-  const server = http.createServer((req, res) => {
-    req.resume();
-    req.on('end', () => res.writeHead(500).end());
-  }).listen(0, '127.0.0.1');
+  const server = http
+    .createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(500).end());
+    })
+    .listen(0, '127.0.0.1');
   await once(server, 'listening');
   cleanup.push(() => {
     server.closeAllConnections();
@@ -59,7 +66,13 @@ async function failingReceiver(): Promise<string> {
 /** Intents submitted: each lifecycle waits out its start delay (no workflow task, nothing cached) until an event. */
 async function submittedIntents(stack: Stack, n: number): Promise<string[]> {
   const accounts = Array.from({ length: n }, () => privateKeyToAccount(generatePrivateKey()));
-  for (let i = 0; i < n; i += 1000) await stack.post('/indexer/events', { events: accounts.slice(i, i + 1000).map((a) => balance(a.address)) }, 200, stack.indexer);
+  for (let i = 0; i < n; i += 1000)
+    await stack.post(
+      '/indexer/events',
+      { events: accounts.slice(i, i + 1000).map((a) => balance(a.address)) },
+      200,
+      stack.indexer,
+    );
   const nonces: string[] = [];
   await measure('quote and submit', 8, n, async (i) => {
     const { intentOp } = await stack.post('/intents/route', routeBody(accounts[i].address), 200);
@@ -76,7 +89,14 @@ async function submittedIntents(stack: Stack, n: number): Promise<string[]> {
 async function fill(stack: Stack, nonces: string[]): Promise<void> {
   const now = Math.floor(Date.now() / 1000);
   for (let i = 0; i < nonces.length; i += 100) {
-    const fills = nonces.slice(i, i + 100).map((nonce, j) => ({ id: `memory-fill-${nonce}`, type: 'fill', chainId: 42161, nonce, transactionHash: txHash(i + j + 1), timestamp: now }));
+    const fills = nonces.slice(i, i + 100).map((nonce, j) => ({
+      id: `memory-fill-${nonce}`,
+      type: 'fill',
+      chainId: 42161,
+      nonce,
+      transactionHash: txHash(i + j + 1),
+      timestamp: now,
+    }));
     await stack.post('/indexer/events', { events: fills }, 200, stack.indexer);
   }
 }
@@ -88,19 +108,43 @@ async function waitingDeposits(stack: Stack, n: number): Promise<void> {
   const accounts = Array.from({ length: n }, address);
   const target = { chain: 'eip155:42161', token: ARB_USDC };
   await measure('register-managed', 8, n, async (i) => {
-    await stack.post('/deposit-processor/register-managed', { account: { address: accounts[i], owner: address(), sessionSigner, target } }, 201);
+    await stack.post(
+      '/deposit-processor/register-managed',
+      { account: { address: accounts[i], owner: address(), sessionSigner, target } },
+      201,
+    );
   });
   const deposits = accounts.map((account, i) => ({
-    id: `memory-deposit-${i}`, type: 'deposit', chainId: 8453, transactionHash: txHash(1_000_000 + i), logIndex: 0,
-    token: BASE_USDC, amount: '5000000', sender: address(), account, blockNumber: 100,
+    id: `memory-deposit-${i}`,
+    type: 'deposit',
+    chainId: 8453,
+    transactionHash: txHash(1_000_000 + i),
+    logIndex: 0,
+    token: BASE_USDC,
+    amount: '5000000',
+    sender: address(),
+    account,
+    blockNumber: 100,
   }));
-  for (let i = 0; i < n; i += 100) await stack.post('/indexer/events', { events: deposits.slice(i, i + 100) }, 200, stack.indexer);
+  for (let i = 0; i < n; i += 100)
+    await stack.post('/indexer/events', { events: deposits.slice(i, i + 100) }, 200, stack.indexer);
 }
 
-interface Sample { t: number; phase: string; rss: number; threads: Record<string, { used: number; total: number }> }
+interface Sample {
+  t: number;
+  phase: string;
+  rss: number;
+  threads: Record<string, { used: number; total: number }>;
+}
 
 /** A line of bench/memory-probe.cjs. */
-interface ProbeLine { t: number; thread: string; used: number; total: number; collected?: true }
+interface ProbeLine {
+  t: number;
+  thread: string;
+  used: number;
+  total: number;
+  collected?: true;
+}
 
 /** The probe's latest line per thread at or before `t`. */
 function threadsAt(lines: ProbeLine[], t: number): Sample['threads'] {
@@ -116,16 +160,21 @@ const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length
 function report(samples: Sample[]): string[] {
   const phases = [...new Set(samples.map((s) => s.phase))];
   const heap = (s: Sample, thread: string, field: 'used' | 'total') => s.threads[thread]?.[field] ?? 0;
-  const others = (s: Sample) => Object.entries(s.threads).filter(([t]) => t !== 'main' && t !== 'workflow').reduce((sum, [, h]) => sum + h.total, 0);
+  const others = (s: Sample) =>
+    Object.entries(s.threads)
+      .filter(([t]) => t !== 'main' && t !== 'workflow')
+      .reduce((sum, [, h]) => sum + h.total, 0);
   const rows = phases.map((phase) => {
     const of = samples.filter((s) => s.phase === phase);
     const cell = (f: (s: Sample) => number) => `${mib(med(of.map(f)))} / ${mib(Math.max(...of.map(f)))}`;
-    return `| ${phase} | ${of.length} | ${cell((s) => s.rss)} | ${cell((s) => heap(s, 'main', 'used'))} | ${cell((s) => heap(s, 'main', 'total'))} | ` +
+    return (
+      `| ${phase} | ${of.length} | ${cell((s) => s.rss)} | ${cell((s) => heap(s, 'main', 'used'))} | ${cell((s) => heap(s, 'main', 'total'))} | ` +
       `${cell((s) => heap(s, 'workflow', 'used'))} | ${cell((s) => heap(s, 'workflow', 'total'))} | ${cell(others)} | ` +
-      `${cell((s) => s.rss - Object.values(s.threads).reduce((sum, h) => sum + h.total, 0))} |`;
+      `${cell((s) => s.rss - Object.values(s.threads).reduce((sum, h) => sum + h.total, 0))} |`
+    );
   });
   return [
-    '| phase | samples | RSS | main heap used | main heap total | workflow thread heap used | workflow thread heap total | other threads\' heaps | RSS − heaps |',
+    "| phase | samples | RSS | main heap used | main heap total | workflow thread heap used | workflow thread heap total | other threads' heaps | RSS − heaps |",
     '|---|---|---|---|---|---|---|---|---|',
     ...rows,
   ];
@@ -135,10 +184,16 @@ async function main() {
   const probeFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'worker-memory-')), 'probe.jsonl');
   cleanup.push(() => fs.rmSync(path.dirname(probeFile), { recursive: true, force: true }));
   const stack = await startStack(cleanup, {
-    workerEnv: { NODE_OPTIONS: `--require ${path.join(projectRoot, 'bench/memory-probe.cjs')}`, MEMORY_PROBE_FILE: probeFile, ...WORKER_ENV },
+    workerEnv: {
+      NODE_OPTIONS: `--require ${path.join(projectRoot, 'bench/memory-probe.cjs')}`,
+      MEMORY_PROBE_FILE: probeFile,
+      ...WORKER_ENV,
+    },
   });
   const endpoint = await stack.post('/deposit-processor/webhooks/endpoints', { url: await failingReceiver() }, 201);
-  console.error(`endpoint ${String(endpoint.id)}; submitting ${INTENTS} intents, ${DEPOSITS} deposits waiting for funds`);
+  console.error(
+    `endpoint ${String(endpoint.id)}; submitting ${INTENTS} intents, ${DEPOSITS} deposits waiting for funds`,
+  );
   const nonces = await submittedIntents(stack, INTENTS);
   await waitingDeposits(stack, DEPOSITS);
 
@@ -147,13 +202,20 @@ async function main() {
   const emitted = (async () => {
     while (emitting) {
       await Promise.all([
-        fetch(`${stack.url}/deposit-processor/webhooks/test`, { method: 'POST', headers: stack.headers, body: JSON.stringify({ type: 'deposit-received' }) }).then((r) => r.arrayBuffer()),
+        fetch(`${stack.url}/deposit-processor/webhooks/test`, {
+          method: 'POST',
+          headers: stack.headers,
+          body: JSON.stringify({ type: 'deposit-received' }),
+        }).then((r) => r.arrayBuffer()),
         new Promise((r) => setTimeout(r, 1000 / EVENTS_PER_SECOND)),
       ]);
     }
   })();
   const samples: Sample[] = [];
-  const sampling = setInterval(() => samples.push({ t: Date.now(), phase, rss: processRss(stack.pids.worker), threads: {} }), 1000);
+  const sampling = setInterval(
+    () => samples.push({ t: Date.now(), phase, rss: processRss(stack.pids.worker), threads: {} }),
+    1000,
+  );
   const sleep = (s: number) => new Promise((r) => setTimeout(r, s * 1000));
   await sleep(BEFORE_SECONDS);
   phase = 'Temporal unreachable';
@@ -172,19 +234,31 @@ async function main() {
   fs.writeFileSync(`${probeFile}.gc`, '');
   await sleep(3);
   const collectedRss = processRss(stack.pids.worker);
-  const lines: ProbeLine[] = fs.readFileSync(probeFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const lines: ProbeLine[] = fs
+    .readFileSync(probeFile, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   const collected = Object.fromEntries(lines.filter((l) => l.collected).map((l) => [l.thread, l.used]));
-  for (const s of samples) s.threads = threadsAt(lines.filter((l) => !l.collected), s.t);
-  const outbox = await stack.db.query("SELECT (SELECT count(*) FROM workflow_outbox)::int AS starts, (SELECT count(*) FROM signal_outbox)::int AS signals");
-  console.log([
-    `Worker memory (MiB, median / peak per phase): ${INTENTS} intents (filled during the outage), ${DEPOSITS} deposits waiting for funds, ` +
-      `${EVENTS_PER_SECOND} failing webhook events/s; outage ${OUTAGE_SECONDS} s (SIGSTOP); worker env: ${JSON.stringify(WORKER_ENV)}`,
-    '',
-    ...report(samples),
-    '',
-    `After a full GC in every thread: RSS ${mib(collectedRss)}, main heap used ${mib(collected.main ?? 0)}, workflow thread heap used ${mib(collected.workflow ?? 0)}.`,
-    `outbox rows left: ${JSON.stringify(outbox[0])}`,
-  ].join('\n'));
+  for (const s of samples)
+    s.threads = threadsAt(
+      lines.filter((l) => !l.collected),
+      s.t,
+    );
+  const outbox = await stack.db.query(
+    'SELECT (SELECT count(*) FROM workflow_outbox)::int AS starts, (SELECT count(*) FROM signal_outbox)::int AS signals',
+  );
+  console.log(
+    [
+      `Worker memory (MiB, median / peak per phase): ${INTENTS} intents (filled during the outage), ${DEPOSITS} deposits waiting for funds, ` +
+        `${EVENTS_PER_SECOND} failing webhook events/s; outage ${OUTAGE_SECONDS} s (SIGSTOP); worker env: ${JSON.stringify(WORKER_ENV)}`,
+      '',
+      ...report(samples),
+      '',
+      `After a full GC in every thread: RSS ${mib(collectedRss)}, main heap used ${mib(collected.main ?? 0)}, workflow thread heap used ${mib(collected.workflow ?? 0)}.`,
+      `outbox rows left: ${JSON.stringify(outbox[0])}`,
+    ].join('\n'),
+  );
 }
 
 runBench(main, cleanup);

@@ -17,7 +17,10 @@ export function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min 
 }
 
 /** A group of integer settings, declared as `key: [VARIABLE, fallback, min, max]`; read with int(). */
-export function ints<K extends string>(env: NodeJS.ProcessEnv, spec: Record<K, [name: string, fallback: number, min: number, max: number]>): Record<K, number> {
+export function ints<K extends string>(
+  env: NodeJS.ProcessEnv,
+  spec: Record<K, [name: string, fallback: number, min: number, max: number]>,
+): Record<K, number> {
   const out = {} as Record<K, number>;
   for (const key of Object.keys(spec) as K[]) {
     const [name, fallback, min, max] = spec[key];
@@ -46,14 +49,16 @@ export function dateVar(env: NodeJS.ProcessEnv, name: string, fallback?: string)
   const raw = env[name] || fallback;
   if (!raw) return undefined;
   const date = new Date(raw);
-  if (!/^\d{4}-\d{2}-\d{2}/.test(raw) || Number.isNaN(date.getTime())) throw new ConfigError(`${name} must be an ISO 8601 date, got "${raw}"`);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(raw) || Number.isNaN(date.getTime()))
+    throw new ConfigError(`${name} must be an ISO 8601 date, got "${raw}"`);
   return date;
 }
 
 export function usd(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
-  if (!/^[0-9]{1,9}(\.[0-9]{1,6})?$/.test(raw)) throw new ConfigError(`${name} must be a non-negative USD amount (e.g. 1 or 0.5), got "${raw}"`);
+  if (!/^[0-9]{1,9}(\.[0-9]{1,6})?$/.test(raw))
+    throw new ConfigError(`${name} must be a non-negative USD amount (e.g. 1 or 0.5), got "${raw}"`);
   return Number(raw);
 }
 

@@ -8,8 +8,19 @@ export type DepositErrorCode = keyof typeof depositCodes;
  * Error codes (blanc)); the last three no host publishes, and only their status tells them apart there.
  */
 export type ErrorCode =
-  | 'VALIDATION_ERROR' | 'UNSUPPORTED_CHAIN' | 'UNSUPPORTED_TOKEN' | 'NO_ROUTE' | 'INSUFFICIENT_BALANCE' | 'INVALID_SIGNATURE'
-  | 'UNAUTHORIZED' | 'FORBIDDEN' | 'NOT_FOUND' | 'CONFLICT' | 'INSUFFICIENT_LIQUIDITY' | 'TOO_MANY_REQUESTS' | 'INTERNAL'
+  | 'VALIDATION_ERROR'
+  | 'UNSUPPORTED_CHAIN'
+  | 'UNSUPPORTED_TOKEN'
+  | 'NO_ROUTE'
+  | 'INSUFFICIENT_BALANCE'
+  | 'INVALID_SIGNATURE'
+  | 'UNAUTHORIZED'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'CONFLICT'
+  | 'INSUFFICIENT_LIQUIDITY'
+  | 'TOO_MANY_REQUESTS'
+  | 'INTERNAL'
   | 'SERVICE_UNAVAILABLE'
   /** an Idempotency-Key sent again with another request */
   | 'IDEMPOTENCY_KEY_REUSED'
@@ -42,7 +53,11 @@ export interface ErrorDetail {
  * (src/temporal/activity-failure.ts).
  */
 export class DomainError extends Error {
-  constructor(readonly code: ErrorCode, message: string, readonly detail: ErrorDetail = {}) {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly detail: ErrorDetail = {},
+  ) {
     super(message);
   }
 }

@@ -3,5 +3,6 @@
  * itself there (SIGKILL: no cleanup, as in a power cut). A no-op everywhere else.
  */
 export function crashPoint(name: 'submit-after-commit' | 'withdrawal-after-commit' | 'ingest-after-commit'): void {
-  if (process.env.NODE_ENV === 'test' && (process.env.FAULT_INJECTION ?? '').split(',').includes(name)) process.kill(process.pid, 'SIGKILL');
+  if (process.env.NODE_ENV === 'test' && (process.env.FAULT_INJECTION ?? '').split(',').includes(name))
+    process.kill(process.pid, 'SIGKILL');
 }

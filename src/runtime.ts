@@ -20,7 +20,8 @@ export interface Runtime {
 export function loadRuntime(env: NodeJS.ProcessEnv = process.env): Runtime {
   const config = loadConfig(env);
   const { secrets, generated } = resolveSecrets(config);
-  if (!config.databaseUrl && config.env === 'production') throw new ConfigError('DATABASE_URL is required (NODE_ENV=production)');
+  if (!config.databaseUrl && config.env === 'production')
+    throw new ConfigError('DATABASE_URL is required (NODE_ENV=production)');
   const allocatorAddress = privateKeyToAccount(secrets.allocatorPrivateKey).address;
   return {
     config,
@@ -30,7 +31,9 @@ export function loadRuntime(env: NodeJS.ProcessEnv = process.env): Runtime {
     temporalAddress: config.temporalAddress ?? `127.0.0.1:${config.temporalPort}`,
     allocatorAddress,
     orchestratorAddress: privateKeyToAccount(secrets.orchestratorPrivateKey).address,
-    defaultLockTag: (config.allocator.lockTag as `0x${string}` | undefined) ?? lockTagFor(allocatorAddress, config.allocator.scope, config.allocator.resetPeriod),
+    defaultLockTag:
+      (config.allocator.lockTag as `0x${string}` | undefined) ??
+      lockTagFor(allocatorAddress, config.allocator.scope, config.allocator.resetPeriod),
     registry: loadChainRegistry(config.chainRegistryFile),
   };
 }

@@ -25,7 +25,9 @@ export function resolveSecrets(config: Config): { secrets: Secrets; generated: s
   const missing = (Object.keys(NAMES) as (keyof Secrets)[]).filter((k) => !config.secrets[k]);
   if (missing.length === 0) return { secrets: config.secrets as Secrets, generated: [] };
   if (config.env === 'production') {
-    throw new ConfigError(`missing required secret(s): ${missing.map((k) => NAMES[k]).join(', ')} (NODE_ENV=production)`);
+    throw new ConfigError(
+      `missing required secret(s): ${missing.map((k) => NAMES[k]).join(', ')} (NODE_ENV=production)`,
+    );
   }
   const file = path.join(config.dataDir, 'secrets.json');
   const stored: Partial<Secrets> = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : {};

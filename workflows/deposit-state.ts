@@ -5,7 +5,8 @@ import { type DepositStage, type DepositTiming, WORKFLOW_CODES } from './contrac
 /** The intent statuses that settle a bridge attempt. */
 export const BRIDGE_OUTCOMES = ['COMPLETED', 'FAILED', 'EXPIRED'] as const;
 export type BridgeOutcome = (typeof BRIDGE_OUTCOMES)[number];
-export const isBridgeOutcome = (status: string): status is BridgeOutcome => (BRIDGE_OUTCOMES as readonly string[]).includes(status);
+export const isBridgeOutcome = (status: string): status is BridgeOutcome =>
+  (BRIDGE_OUTCOMES as readonly string[]).includes(status);
 /** How often a wait for an intent's final state also asks the database. */
 export const FINAL_CHECK_SECONDS = 5 * 60;
 
@@ -20,8 +21,17 @@ export const MAX_DEPOSIT_TURNS = 4000;
  * The turns of the worst case for these settings: every attempt (bridge retries, or refunds) waits its whole funds
  * wait, a turn per retry, then waits for its intent to be final, a turn per check until its `expires`.
  */
-export function depositTurns(t: Pick<DepositTiming, 'bridgeRetries' | 'retrySeconds' | 'fundsWaitSeconds' | 'bridgeTimeoutSeconds' | 'refundAttempts'>, claimWindowSeconds: number): number {
-  const perAttempt = Math.ceil(t.fundsWaitSeconds / t.retrySeconds) + Math.ceil((t.bridgeTimeoutSeconds + claimWindowSeconds) / FINAL_CHECK_SECONDS) + 1;
+export function depositTurns(
+  t: Pick<
+    DepositTiming,
+    'bridgeRetries' | 'retrySeconds' | 'fundsWaitSeconds' | 'bridgeTimeoutSeconds' | 'refundAttempts'
+  >,
+  claimWindowSeconds: number,
+): number {
+  const perAttempt =
+    Math.ceil(t.fundsWaitSeconds / t.retrySeconds) +
+    Math.ceil((t.bridgeTimeoutSeconds + claimWindowSeconds) / FINAL_CHECK_SECONDS) +
+    1;
   return perAttempt * Math.max(t.bridgeRetries + 1, t.refundAttempts);
 }
 
@@ -30,13 +40,18 @@ export function depositTurns(t: Pick<DepositTiming, 'bridgeRetries' | 'retrySeco
  * the deposit's chain, which the arbiter pays only for a fill) complete the deposit, whatever the status says; else
  * retry with a fresh quote while retries remain, then refund.
  */
-export function afterBridge(spent: { filled: boolean; claimed: boolean }, attempt: number, retries: number): 'complete' | 'retry' | 'refund' {
+export function afterBridge(
+  spent: { filled: boolean; claimed: boolean },
+  attempt: number,
+  retries: number,
+): 'complete' | 'retry' | 'refund' {
   if (spent.filled || spent.claimed) return 'complete';
   return attempt <= retries ? 'retry' : 'refund';
 }
 
 /** Why an attempt failed, as a deposit error code: not filled by its deadline, or the bridge reported a failure. */
-export const bridgeErrorCode = (outcome: Exclude<BridgeOutcome, 'COMPLETED'>) => (outcome === 'EXPIRED' ? WORKFLOW_CODES.bridgeExpired : WORKFLOW_CODES.bridgeFailed);
+export const bridgeErrorCode = (outcome: Exclude<BridgeOutcome, 'COMPLETED'>) =>
+  outcome === 'EXPIRED' ? WORKFLOW_CODES.bridgeExpired : WORKFLOW_CODES.bridgeFailed;
 
 /**
  * While an attempt cannot start (funds not in the balance yet):
@@ -44,7 +59,13 @@ export const bridgeErrorCode = (outcome: Exclude<BridgeOutcome, 'COMPLETED'>) =>
  * else the deposit's delay is reported once it is due (before its first bridge only: a retry's wait follows a
  * `bridge-failed`), and the attempt is tried again.
  */
-export function whileWaiting(w: { noRoute: boolean; fundsWaitOver: boolean; delayDue: boolean; delayReported: boolean; attempt: number }): 'reject' | 'refund' | 'report-delay' | 'retry' {
+export function whileWaiting(w: {
+  noRoute: boolean;
+  fundsWaitOver: boolean;
+  delayDue: boolean;
+  delayReported: boolean;
+  attempt: number;
+}): 'reject' | 'refund' | 'report-delay' | 'retry' {
   if (w.noRoute || w.fundsWaitOver) return w.attempt === 1 ? 'reject' : 'refund';
   return w.attempt === 1 && w.delayDue && !w.delayReported ? 'report-delay' : 'retry';
 }

@@ -1,6 +1,13 @@
 import { condition, patched, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { type DepositStage, type DepositStart, intentSettledSignal, RELEASED, type RefundOutcome, WORKFLOW_CODES } from './contracts/deposit';
+import {
+  type DepositStage,
+  type DepositStart,
+  intentSettledSignal,
+  RELEASED,
+  type RefundOutcome,
+  WORKFLOW_CODES,
+} from './contracts/deposit';
 import { type BridgeOutcome, FINAL_CHECK_SECONDS, isBridgeOutcome, whileWaiting } from './deposit-state';
 
 /** Each activity persists one step with its webhook; retried until it succeeds (a deposit never stops on a passing failure). */
@@ -84,7 +91,13 @@ export async function processDeposit(start: DepositStart): Promise<DepositStage>
     void sleep(timing.fundsWaitSeconds * 1000).then(() => (fundsWaitOver = true));
     let bridge = await acts.startBridge(id, attempt, timing);
     while (bridge.kind !== 'started') {
-      const next = whileWaiting({ noRoute: bridge.kind === 'no-route', fundsWaitOver, delayDue, delayReported, attempt });
+      const next = whileWaiting({
+        noRoute: bridge.kind === 'no-route',
+        fundsWaitOver,
+        delayDue,
+        delayReported,
+        attempt,
+      });
       if (next === 'reject' || next === 'refund') {
         const code = bridge.kind === 'no-route' ? WORKFLOW_CODES.noRoute : WORKFLOW_CODES.fundsMissing;
         if (next === 'reject') await acts.rejectDeposit(id, code, bridge.message);

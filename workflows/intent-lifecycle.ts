@@ -1,7 +1,26 @@
-import { allHandlersFinished, condition, makeContinueAsNewFunc, patched, proxyLocalActivities, setCurrentDetails, setDefaultSignalHandler, setHandler, sleep, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import {
+  allHandlersFinished,
+  condition,
+  makeContinueAsNewFunc,
+  patched,
+  proxyLocalActivities,
+  setCurrentDetails,
+  setDefaultSignalHandler,
+  setHandler,
+  sleep,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { applyEvent, IntentEvent, IntentState, IntentStatus, isTerminal, type Rules } from './intent-state';
-import { claimSignal, failureSignal, fillSignal, type LifecycleStart, preconfirmationSignal, stateQuery } from './contracts/intent-lifecycle';
+import {
+  claimSignal,
+  failureSignal,
+  fillSignal,
+  type LifecycleStart,
+  preconfirmationSignal,
+  stateQuery,
+} from './contracts/intent-lifecycle';
 import { IntentStatus as IntentStatusKey } from './contracts/search-attributes';
 
 /**
@@ -37,12 +56,18 @@ export async function intentLifecycle(start: LifecycleStart): Promise<IntentStat
  * arrives, so a history recorded before the rule replays the old one (the fill changed nothing) and any other history
  * carries no marker.
  */
-const rulesFor = (state: IntentState, event: IntentEvent): Rules =>
-  ({ fillAfterFailure: state.status === 'FAILED' && event.type === 'fill' && patched('fill-after-failure') });
+const rulesFor = (state: IntentState, event: IntentEvent): Rules => ({
+  fillAfterFailure: state.status === 'FAILED' && event.type === 'fill' && patched('fill-after-failure'),
+});
 
 /** The lifecycle both intents and legacy bundles run (workflows/bundle-lifecycle.ts); `kind` picks their records. */
 export async function runLifecycle(start: LifecycleStart, kind: 'intent' | 'bundle'): Promise<IntentStatus> {
-  let state: IntentState = start.state ?? { status: 'PENDING', originChainIds: start.originChainIds, claims: {}, fillDeadline: start.fillDeadline };
+  let state: IntentState = start.state ?? {
+    status: 'PENDING',
+    originChainIds: start.originChainIds,
+    claims: {},
+    fillDeadline: start.fillDeadline,
+  };
   const queue: IntentEvent[] = [];
   let handled = 0;
   setHandler(stateQuery, () => state);
@@ -59,7 +84,9 @@ export async function runLifecycle(start: LifecycleStart, kind: 'intent' | 'bund
   const now = Date.now(); // eslint-disable-line no-restricted-properties
   let deadlinePassed = false;
   let claimable = true;
-  void sleep(Math.max((start.fillDeadline + start.fillGraceSeconds) * 1000 - now, 1)).then(() => (deadlinePassed = true));
+  void sleep(Math.max((start.fillDeadline + start.fillGraceSeconds) * 1000 - now, 1)).then(
+    () => (deadlinePassed = true),
+  );
   void sleep(Math.max(start.expires * 1000 - now, 1)).then(() => (claimable = false));
   const waitingForFill = () => !state.fill && !isTerminal(state.status);
   while (state.status !== 'COMPLETED') {
@@ -76,7 +103,9 @@ export async function runLifecycle(start: LifecycleStart, kind: 'intent' | 'bund
       }
       continue;
     }
-    const next: IntentState = event ? applyEvent(state, event, rulesFor(state, event)) : { ...state, status: 'EXPIRED' };
+    const next: IntentState = event
+      ? applyEvent(state, event, rulesFor(state, event))
+      : { ...state, status: 'EXPIRED' };
     if (next === state) continue; // a duplicate or out-of-date event: nothing to persist
     await recordTransition(start.id, next.status, event, kind);
     if (next.status !== state.status) {
@@ -96,10 +125,17 @@ export async function runLifecycle(start: LifecycleStart, kind: 'intent' | 'bund
  * between events, with none queued, so nothing is carried but the state; the timers are set again from the same
  * absolute times. Runs recorded before this existed replay without it (`patched`).
  */
-async function continueIfLong(start: LifecycleStart, state: IntentState, handled: number, queue: IntentEvent[]): Promise<void> {
+async function continueIfLong(
+  start: LifecycleStart,
+  state: IntentState,
+  handled: number,
+  queue: IntentEvent[],
+): Promise<void> {
   if (queue.length || !(handled >= EVENTS_PER_RUN || workflowInfo().continueAsNewSuggested)) return;
   if (!patched('lifecycle-continue-as-new')) return;
   await condition(allHandlersFinished);
   // The search attributes as this run left them (its status), set explicitly rather than left to the server.
-  await makeContinueAsNewFunc<(s: LifecycleStart) => Promise<IntentStatus>>({ typedSearchAttributes: workflowInfo().typedSearchAttributes })({ ...start, state });
+  await makeContinueAsNewFunc<(s: LifecycleStart) => Promise<IntentStatus>>({
+    typedSearchAttributes: workflowInfo().typedSearchAttributes,
+  })({ ...start, state });
 }

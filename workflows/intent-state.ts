@@ -2,7 +2,12 @@
 export type IntentStatus = 'PENDING' | 'PRECONFIRMED' | 'FILLED' | 'CLAIMED' | 'COMPLETED' | 'EXPIRED' | 'FAILED';
 
 /** `blockNumber` (claims): the block of the Claim, so its reservation is released once a snapshot that recent arrives. */
-export interface ChainTx { chainId: number; transactionHash: string; timestamp: number; blockNumber?: string }
+export interface ChainTx {
+  chainId: number;
+  transactionHash: string;
+  timestamp: number;
+  blockNumber?: string;
+}
 
 export type IntentEvent =
   | { type: 'preconfirmation'; chainId: number }
@@ -42,7 +47,9 @@ export const movesForward = (from: IntentStatus, to: IntentStatus): boolean => N
  * Rules added after lifecycles were recorded: a replayed lifecycle applies one only where its history did
  * (`patched()` in the workflow). `fillAfterFailure`: a fill (by the deadline) of a FAILED intent counts.
  */
-export interface Rules { fillAfterFailure: boolean }
+export interface Rules {
+  fillAfterFailure: boolean;
+}
 
 /**
  * PENDING → PRECONFIRMED → FILLED → CLAIMED → COMPLETED, with FAILED on a reported failure before the fill.
@@ -52,7 +59,11 @@ export interface Rules { fillAfterFailure: boolean }
  * another API process that ingested it first). An event that changes nothing returns the same state object, so the
  * workflow persists (and schedules an activity for) real changes only.
  */
-export function applyEvent(state: IntentState, event: IntentEvent, rules: Rules = { fillAfterFailure: true }): IntentState {
+export function applyEvent(
+  state: IntentState,
+  event: IntentEvent,
+  rules: Rules = { fillAfterFailure: true },
+): IntentState {
   const next = transition(state, event, rules);
   return JSON.stringify(next) === JSON.stringify(state) ? state : next;
 }
@@ -84,5 +95,9 @@ function transition(state: IntentState, event: IntentEvent, rules: Rules): Inten
   return next;
 }
 
-const chainTx = ({ chainId, transactionHash, timestamp, blockNumber }: ChainTx): ChainTx =>
-  ({ chainId, transactionHash, timestamp, ...(blockNumber !== undefined ? { blockNumber } : {}) });
+const chainTx = ({ chainId, transactionHash, timestamp, blockNumber }: ChainTx): ChainTx => ({
+  chainId,
+  transactionHash,
+  timestamp,
+  ...(blockNumber !== undefined ? { blockNumber } : {}),
+});

@@ -1,6 +1,11 @@
 import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { type ProviderState, type ProviderUpdate, providerUpdateSignal, type VerificationStart } from './contracts/verification';
+import {
+  type ProviderState,
+  type ProviderUpdate,
+  providerUpdateSignal,
+  type VerificationStart,
+} from './contracts/verification';
 import { applyUpdate, isFinal, type VerificationState } from './verification-state';
 
 const { recordVerificationStatus, markVerificationStale } = proxyActivities<Activities>({
@@ -20,7 +25,9 @@ export async function verifyCustomer(start: VerificationStart): Promise<Provider
   setHandler(providerUpdateSignal, (u) => void inbox.push(u));
   let stale = false;
   while (!isFinal(state.status)) {
-    const arrived = stale ? await condition(() => inbox.length > 0).then(() => true) : await condition(() => inbox.length > 0, `${start.pendingTimeoutSeconds}s`);
+    const arrived = stale
+      ? await condition(() => inbox.length > 0).then(() => true)
+      : await condition(() => inbox.length > 0, `${start.pendingTimeoutSeconds}s`);
     if (!arrived) {
       await markVerificationStale(start.verificationId, `stale:${state.seen.at(-1) ?? 'start'}`);
       stale = true;

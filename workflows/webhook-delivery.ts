@@ -22,16 +22,28 @@ export async function deliverWebhook(plan: DeliveryPlan): Promise<void> {
   let nudges = 0;
   setHandler(retryNowSignal, () => void nudges++);
 
-  await Promise.all(plan.endpointIds.map(async (endpointId) => {
-    // A claimed first attempt failed: wait out its retry delay (from this run's start, a time in the history).
-    const due = (plan.retryAt ?? 0) - workflowInfo().runStartTime.getTime();
-    if (due > 0) await condition(() => nudges > 0, due);
-    for (let attempt = plan.firstAttempt ?? 1; ; attempt++) {
-      const seen = nudges;
-      const nextDelaySeconds = delayAfter(plan.retryDelaysSeconds, attempt, unitHash(`${plan.eventId}/${endpointId}/${plan.round}/${attempt}`));
-      const { outcome, waitSeconds } = await attemptWebhook({ eventId: plan.eventId, endpointId, round: plan.round, attempt, nextDelaySeconds });
-      if (outcome !== 'retry') return;
-      await condition(() => nudges !== seen, Math.max(1, Math.round((waitSeconds ?? 0) * 1000)));
-    }
-  }));
+  await Promise.all(
+    plan.endpointIds.map(async (endpointId) => {
+      // A claimed first attempt failed: wait out its retry delay (from this run's start, a time in the history).
+      const due = (plan.retryAt ?? 0) - workflowInfo().runStartTime.getTime();
+      if (due > 0) await condition(() => nudges > 0, due);
+      for (let attempt = plan.firstAttempt ?? 1; ; attempt++) {
+        const seen = nudges;
+        const nextDelaySeconds = delayAfter(
+          plan.retryDelaysSeconds,
+          attempt,
+          unitHash(`${plan.eventId}/${endpointId}/${plan.round}/${attempt}`),
+        );
+        const { outcome, waitSeconds } = await attemptWebhook({
+          eventId: plan.eventId,
+          endpointId,
+          round: plan.round,
+          attempt,
+          nextDelaySeconds,
+        });
+        if (outcome !== 'retry') return;
+        await condition(() => nudges !== seen, Math.max(1, Math.round((waitSeconds ?? 0) * 1000)));
+      }
+    }),
+  );
 }

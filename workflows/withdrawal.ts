@@ -1,4 +1,10 @@
-import { condition, proxyLocalActivities, setHandler, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import {
+  condition,
+  proxyLocalActivities,
+  setHandler,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { IntentStatus } from './contracts/search-attributes';
 import { type WithdrawalClaim, withdrawalClaimSignal, type WithdrawalOutcome } from './contracts/withdrawal';

@@ -5,7 +5,8 @@
  */
 export function canonicalJson(value: unknown): string | undefined {
   if (value === null || typeof value !== 'object') {
-    if (typeof value === 'number' && !Number.isFinite(value)) throw new Error(Number.isNaN(value) ? 'NaN is not allowed' : 'Infinity is not allowed');
+    if (typeof value === 'number' && !Number.isFinite(value))
+      throw new Error(Number.isNaN(value) ? 'NaN is not allowed' : 'Infinity is not allowed');
     return JSON.stringify(value);
   }
   const o = value as Record<string, unknown>;

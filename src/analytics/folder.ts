@@ -4,7 +4,9 @@ import { foldPending, projectsToFold } from './rollup';
 /** How often a worker folds the queued batches: what a report finds left to fold is about this much ingest. */
 const FOLD_EVERY_MS = 1000;
 
-interface Log { warn(obj: object, msg: string): void }
+interface Log {
+  warn(obj: object, msg: string): void;
+}
 
 /**
  * The workers' fold loop (src/analytics/rollup.ts): every second, each project's queued batches folded into the
@@ -16,7 +18,10 @@ export class FunnelFolder {
   private wake?: () => void;
   private loop?: Promise<void>;
 
-  constructor(private readonly db: DataSource, private readonly log: Log) {}
+  constructor(
+    private readonly db: DataSource,
+    private readonly log: Log,
+  ) {}
 
   start(): void {
     this.loop = this.run();

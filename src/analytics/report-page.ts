@@ -7,7 +7,9 @@ import type { Funnel } from './store';
  */
 export function reportPage(f: Funnel, chartUrl: string): string {
   const data = JSON.stringify(f).replace(/</g, '\\u003c');
-  const rows = (items: { family: string; count: number }[]) => items.map((i) => `<tr><td>${escape(i.family)}</td><td>${i.count}</td></tr>`).join('') || '<tr><td colspan="2">none</td></tr>';
+  const rows = (items: { family: string; count: number }[]) =>
+    items.map((i) => `<tr><td>${escape(i.family)}</td><td>${i.count}</td></tr>`).join('') ||
+    '<tr><td colspan="2">none</td></tr>';
   return `<!doctype html>
 <html lang="en">
 <head>

@@ -49,8 +49,10 @@ export function sessionDaysSql(source: string, where = ''): string {
 /** Byte order (for ASCII, as COLLATE "C" sorts). */
 export const byBytes = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
-const ROW_COLUMNS = 'project_id, modal, session_id, day, started_us, completed_us, methods, steps, outcomes, families, last_outcome, last_outcome_us, deposits';
-const CONTRIBUTION = 'analytics_funnel_contribution(x.methods, x.started_us, x.completed_us, x.steps, x.outcomes, x.families)';
+const ROW_COLUMNS =
+  'project_id, modal, session_id, day, started_us, completed_us, methods, steps, outcomes, families, last_outcome, last_outcome_us, deposits';
+const CONTRIBUTION =
+  'analytics_funnel_contribution(x.methods, x.started_us, x.completed_us, x.steps, x.outcomes, x.families)';
 
 /**
  * SQL (the rest of a WITH after a `days` CTE of sessionDaysSql's columns, under their project's fold lock): folds
@@ -66,15 +68,25 @@ const FOLD_DAYS = `old AS (SELECT f AS r FROM (SELECT DISTINCT project_id, modal
       SELECT coalesce(analytics_funnel_merge(o.r, n.r), o.r, n.r) AS r, o.r AS was
       FROM (SELECT ROW(d.*, false)::analytics_funnel_sessions AS r FROM days d) n
       FULL JOIN old o ON (o.r).project_id = (n.r).project_id AND (o.r).modal = (n.r).modal AND (o.r).session_id = (n.r).session_id AND (o.r).day = (n.r).day),
-    now AS (SELECT ${ROW_COLUMNS.split(', ').map((c) => `(r).${c}`).join(', ')}, count(*) OVER (PARTITION BY (r).project_id, (r).modal, (r).session_id) > 1 AS spans, was FROM merged),
+    now AS (SELECT ${ROW_COLUMNS.split(', ')
+      .map((c) => `(r).${c}`)
+      .join(
+        ', ',
+      )}, count(*) OVER (PARTITION BY (r).project_id, (r).modal, (r).session_id) > 1 AS spans, was FROM merged),
     written AS (
       INSERT INTO analytics_funnel_sessions (${ROW_COLUMNS}, spans)
       SELECT ${ROW_COLUMNS}, spans FROM now WHERE was IS DISTINCT FROM ROW(${ROW_COLUMNS}, spans)::analytics_funnel_sessions
-      ON CONFLICT (project_id, modal, session_id, day) DO UPDATE SET ${ROW_COLUMNS.split(', ').slice(4).concat('spans').map((c) => `${c} = EXCLUDED.${c}`).join(', ')}),
+      ON CONFLICT (project_id, modal, session_id, day) DO UPDATE SET ${ROW_COLUMNS.split(', ')
+        .slice(4)
+        .concat('spans')
+        .map((c) => `${c} = EXCLUDED.${c}`)
+        .join(', ')}),
     summed AS (
       INSERT INTO analytics_funnel_days (project_id, modal, method, day, metric, key, value)
       SELECT x.project_id, x.modal, c.method, x.day, c.metric, c.key, sum(x.sign * c.value)
-      FROM (SELECT ${ROW_COLUMNS}, 1 AS sign FROM now WHERE NOT spans UNION ALL SELECT ${ROW_COLUMNS.split(', ').map((c) => `(r).${c}`).join(', ')}, -1 FROM old WHERE NOT (r).spans) x,
+      FROM (SELECT ${ROW_COLUMNS}, 1 AS sign FROM now WHERE NOT spans UNION ALL SELECT ${ROW_COLUMNS.split(', ')
+        .map((c) => `(r).${c}`)
+        .join(', ')}, -1 FROM old WHERE NOT (r).spans) x,
         LATERAL ${CONTRIBUTION} c
       GROUP BY 1, 2, 3, 4, 5, 6 HAVING sum(x.sign * c.value) <> 0 ORDER BY 1, 2, 3, 4, 5, 6
       ON CONFLICT (project_id, modal, method, day, metric, key) DO UPDATE SET value = analytics_funnel_days.value + EXCLUDED.value)`;
@@ -84,7 +96,9 @@ const FOLD_DAYS = `old AS (SELECT f AS r FROM (SELECT DISTINCT project_id, modal
  * r) merged per session, counted under funding method $3 ('' = every session; a session counts under a method it
  * used), followed by the (session_id, last_outcome, deposits) of those that saw deposits (metric NULL).
  */
-export const mergedSessionsSql = (rows: string) => `merged AS (SELECT analytics_funnel_merged(r) AS r FROM (${rows}) rows GROUP BY (r).project_id, (r).modal, (r).session_id),
+export const mergedSessionsSql = (
+  rows: string,
+) => `merged AS (SELECT analytics_funnel_merged(r) AS r FROM (${rows}) rows GROUP BY (r).project_id, (r).modal, (r).session_id),
     scoped AS (SELECT (r).* FROM merged WHERE $3 = '' OR $3 = ANY((r).methods))
   SELECT c.metric, c.key, sum(c.value)::text AS value, NULL AS session_id, NULL AS last_outcome, NULL::text[] AS deposits
   FROM scoped x, LATERAL ${CONTRIBUTION} c WHERE c.method = $3 GROUP BY 1, 2
@@ -110,12 +124,19 @@ const FOLD_QUEUED = `WITH taken AS (
  * batches. `wait: false` (the workers' loop) leaves a project that another process is folding to it.
  */
 export async function foldPending(db: DataSource, projectId: string, { wait } = { wait: true }): Promise<number> {
-  const [{ last }] = await db.query('SELECT max(id)::text AS last FROM analytics_fold_queue WHERE project_id = $1', [projectId]) as [{ last: string | null }];
+  const [{ last }] = (await db.query('SELECT max(id)::text AS last FROM analytics_fold_queue WHERE project_id = $1', [
+    projectId,
+  ])) as [{ last: string | null }];
   if (last === null) return 0;
   let folded = 0;
   for (;;) {
     const batches = await db.transaction(async (tx) => {
-      const [{ locked }] = await tx.query(wait ? `SELECT true AS locked, pg_advisory_xact_lock(${FOLD_LOCK})` : `SELECT pg_try_advisory_xact_lock(${FOLD_LOCK}) AS locked`, [projectId]);
+      const [{ locked }] = await tx.query(
+        wait
+          ? `SELECT true AS locked, pg_advisory_xact_lock(${FOLD_LOCK})`
+          : `SELECT pg_try_advisory_xact_lock(${FOLD_LOCK}) AS locked`,
+        [projectId],
+      );
       if (!locked) return 0;
       const [row] = await preparedQuery<{ batches: number }[]>(tx, FOLD_QUEUED, [projectId, last]);
       return row.batches;
@@ -127,7 +148,9 @@ export async function foldPending(db: DataSource, projectId: string, { wait } = 
 
 /** The projects with queued batches (for the workers' fold loop). */
 export async function projectsToFold(db: DataSource): Promise<string[]> {
-  return (await db.query('SELECT DISTINCT project_id FROM analytics_fold_queue') as { project_id: string }[]).map((r) => r.project_id);
+  return ((await db.query('SELECT DISTINCT project_id FROM analytics_fold_queue')) as { project_id: string }[]).map(
+    (r) => r.project_id,
+  );
 }
 
 /**
@@ -139,7 +162,11 @@ export async function rebuildFunnelRollup(db: DataSource, projectId: string): Pr
   await db.transaction(async (tx) => {
     await tx.query(`SELECT pg_advisory_xact_lock(${FOLD_LOCK})`, [projectId]);
     await tx.query('DELETE FROM analytics_fold_queue WHERE project_id = $1', [projectId]);
-    await rebuildTables(tx, projectId, 'AND id NOT IN (SELECT unnest(event_ids) FROM analytics_fold_queue WHERE project_id = $1)');
+    await rebuildTables(
+      tx,
+      projectId,
+      'AND id NOT IN (SELECT unnest(event_ids) FROM analytics_fold_queue WHERE project_id = $1)',
+    );
   });
 }
 

@@ -25,7 +25,11 @@ const funnelQuery = {
     from: { ...dateTime, description: 'default: 7 days before `to`' },
     to: { ...dateTime, description: 'default: now' },
     modal: { type: 'string', enum: [...MODALS], default: 'deposit' },
-    fundingMethod: { type: 'string', pattern: '^[a-z][a-z0-9_]{0,63}$', description: 'only sessions that chose this funding method' },
+    fundingMethod: {
+      type: 'string',
+      pattern: '^[a-z][a-z0-9_]{0,63}$',
+      description: 'only sessions that chose this funding method',
+    },
   },
 } as const;
 type FunnelParams = { from?: string; to?: string; modal: string; fundingMethod?: string };
@@ -34,7 +38,8 @@ function window(projectId: string, q: FunnelParams): FunnelQuery {
   const to = q.to ? new Date(q.to) : new Date();
   const from = q.from ? new Date(q.from) : new Date(to.getTime() - 7 * DAY);
   if (from >= to) throw new DomainError('VALIDATION_ERROR', 'query.from must be before query.to');
-  if (to.getTime() - from.getTime() > 366 * DAY) throw new DomainError('VALIDATION_ERROR', 'the report covers at most 366 days');
+  if (to.getTime() - from.getTime() > 366 * DAY)
+    throw new DomainError('VALIDATION_ERROR', 'the report covers at most 366 days');
   return { projectId, from, to, modal: q.modal, fundingMethod: q.fundingMethod };
 }
 
@@ -67,12 +72,29 @@ const keyed = routeGroup({ tags: ['analytics'], auth: 'apiKey' });
 const open = routeGroup({ tags: ['analytics'], auth: 'none' });
 
 export const ingestTokenRoute: RouteDef = keyed('post', '/analytics/ingest-token', {
-  summary: "Mint a short-lived ingest token for the widget (call through your backend proxy; answer with Cache-Control: no-store)",
-  body: { type: 'object', additionalProperties: false, properties: { sessionId: { type: 'string', minLength: 1, maxLength: 128, description: 'optional: bind the token to one widget session' } } },
+  summary:
+    'Mint a short-lived ingest token for the widget (call through your backend proxy; answer with Cache-Control: no-store)',
+  body: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      sessionId: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 128,
+        description: 'optional: bind the token to one widget session',
+      },
+    },
+  },
   responses: { 201: { description: '{token, expiresAt}' } },
   async handler(ctx, { body }, s) {
     ctx.set('cache-control', 'no-store');
-    const minted = await mintToken(s.complianceSessionKey, 'analytics-ingest', { pid: project(ctx), ...(body.sessionId ? { sid: body.sessionId } : {}) }, s.clock());
+    const minted = await mintToken(
+      s.complianceSessionKey,
+      'analytics-ingest',
+      { pid: project(ctx), ...(body.sessionId ? { sid: body.sessionId } : {}) },
+      s.clock(),
+    );
     return { status: 201, body: { token: minted.token, expiresAt: minted.expiresAt.toISOString() } };
   },
 });
@@ -80,33 +102,64 @@ export const ingestTokenRoute: RouteDef = keyed('post', '/analytics/ingest-token
 export const analyticsRoutes: RouteDef[] = [
   ingestTokenRoute,
   open('post', '/analytics/events', {
-    summary: 'Widget analytics ingest (browser route; Authorization: Bearer <ingest token> attributes the events, without it they are stored unattributed)',
-    body: { type: 'object', required: ['events'], properties: { events: { type: 'array', minItems: 1, maxItems: MAX_BATCH } } },
-    responses: { 200: { description: '{accepted, duplicates, rejected: [{index, problems}], dropped: [{index, fields}], attributed}' } },
+    summary:
+      'Widget analytics ingest (browser route; Authorization: Bearer <ingest token> attributes the events, without it they are stored unattributed)',
+    body: {
+      type: 'object',
+      required: ['events'],
+      properties: { events: { type: 'array', minItems: 1, maxItems: MAX_BATCH } },
+    },
+    responses: {
+      200: {
+        description: '{accepted, duplicates, rejected: [{index, problems}], dropped: [{index, fields}], attributed}',
+      },
+    },
     async handler(ctx, { body }, s) {
       const bearer = bearerToken(ctx.get('authorization'));
-      const claims = bearer ? await readToken(s.complianceSessionKey, 'analytics-ingest', bearer, s.clock()) : undefined;
+      const claims = bearer
+        ? await readToken(s.complianceSessionKey, 'analytics-ingest', bearer, s.clock())
+        : undefined;
       const projectId = typeof claims?.pid === 'string' ? claims.pid : null;
-      if (projectId === null) await s.unattributedAnalytics.admit(s.config.analyticsUnattributed, ctx.ip, ctx.get('origin'), body.events.length);
+      if (projectId === null)
+        await s.unattributedAnalytics.admit(
+          s.config.analyticsUnattributed,
+          ctx.ip,
+          ctx.get('origin'),
+          body.events.length,
+        );
       const accepted: AcceptedEvent[] = [];
       const rejected: { index: number; problems: { field: string; message: string }[] }[] = [];
       const dropped: { index: number; fields: string[] }[] = [];
       body.events.forEach((raw, index) => {
         const v = validateEvent(raw);
         if (!v.ok) return void rejected.push({ index, problems: v.problems });
-        if (claims?.sid && v.event.sessionId !== claims.sid) return void rejected.push({ index, problems: [{ field: 'session_id', message: 'not the session the token was issued for' }] });
+        if (claims?.sid && v.event.sessionId !== claims.sid)
+          return void rejected.push({
+            index,
+            problems: [{ field: 'session_id', message: 'not the session the token was issued for' }],
+          });
         accepted.push(v.event);
         if (v.dropped.length) dropped.push({ index, fields: v.dropped });
       });
       const stored = await storeEvents(s.db, projectId, accepted);
       return {
         status: 200,
-        body: { accepted: accepted.length, duplicates: accepted.length - stored, rejected, dropped, attributed: projectId !== null, ...(bearer && !projectId ? { tokenError: 'invalid or expired ingest token: events stored unattributed' } : {}) },
+        body: {
+          accepted: accepted.length,
+          duplicates: accepted.length - stored,
+          rejected,
+          dropped,
+          attributed: projectId !== null,
+          ...(bearer && !projectId
+            ? { tokenError: 'invalid or expired ingest token: events stored unattributed' }
+            : {}),
+        },
       };
     },
   }),
   keyed('get', '/analytics/funnel', {
-    summary: 'The widget funnel: steps in order with conversion and drop-off, failures and friction by reason family, time to complete, widget vs processed deposit outcomes',
+    summary:
+      'The widget funnel: steps in order with conversion and drop-off, failures and friction by reason family, time to complete, widget vs processed deposit outcomes',
     query: funnelQuery,
     responses: { 200: { description: 'the funnel report' } },
     async handler(ctx, { query }, s) {
@@ -118,14 +171,25 @@ export const analyticsRoutes: RouteDef[] = [
     body: funnelQuery,
     responses: { 201: { description: '{url, expiresAt}' } },
     async handler(ctx, { body }, s) {
-      const claims = Object.fromEntries(Object.entries({ pid: project(ctx), ...body }).filter(([, v]) => v !== undefined)) as Record<string, string>;
+      const claims = Object.fromEntries(
+        Object.entries({ pid: project(ctx), ...body }).filter(([, v]) => v !== undefined),
+      ) as Record<string, string>;
       const minted = await mintToken(s.complianceSessionKey, 'analytics-report', claims, s.clock());
-      return { status: 201, body: { url: `${ctx.protocol}://${ctx.host}/analytics/report?token=${minted.token}`, expiresAt: minted.expiresAt.toISOString() } };
+      return {
+        status: 201,
+        body: {
+          url: `${ctx.protocol}://${ctx.host}/analytics/report?token=${minted.token}`,
+          expiresAt: minted.expiresAt.toISOString(),
+        },
+      };
     },
   }),
   open('get', '/analytics/report', {
     summary: 'The funnel report as an HTML page with a chart (x-api-key, or ?token= from POST /analytics/report-link)',
-    query: { ...funnelQuery, properties: { ...funnelQuery.properties, token: { type: 'string', minLength: 1, maxLength: 4096 } } },
+    query: {
+      ...funnelQuery,
+      properties: { ...funnelQuery.properties, token: { type: 'string', minLength: 1, maxLength: 4096 } },
+    },
     responses: { 200: { description: 'text/html' }, 401: { description: 'neither a valid API key nor a valid link' } },
     async handler(ctx, { query }, s) {
       const { token, ...params } = query;
@@ -135,7 +199,13 @@ export const analyticsRoutes: RouteDef[] = [
         const claims = await readToken(s.complianceSessionKey, 'analytics-report', token, s.clock());
         if (!claims) throw new DomainError('UNAUTHORIZED', 'This report link is invalid or has expired');
         projectId = String(claims.pid);
-        q = { modal: String(claims.modal), ...(['from', 'to', 'fundingMethod'] as const).reduce((o, k) => (claims[k] ? { ...o, [k]: String(claims[k]) } : o), {}) };
+        q = {
+          modal: String(claims.modal),
+          ...(['from', 'to', 'fundingMethod'] as const).reduce(
+            (o, k) => (claims[k] ? { ...o, [k]: String(claims[k]) } : o),
+            {},
+          ),
+        };
       } else {
         const key = ctx.get('x-api-key');
         const resolved = key ? await s.apiKeys.resolve(key) : null;
@@ -144,8 +214,14 @@ export const analyticsRoutes: RouteDef[] = [
       }
       ctx.type = 'html';
       ctx.set('cache-control', 'no-store');
-      ctx.set('content-security-policy', "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:");
-      return { status: 200, body: reportPage(await funnel(s.db, window(projectId, q)), '/analytics/assets/chart.umd.min.js') };
+      ctx.set(
+        'content-security-policy',
+        "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:",
+      );
+      return {
+        status: 200,
+        body: reportPage(await funnel(s.db, window(projectId, q)), '/analytics/assets/chart.umd.min.js'),
+      };
     },
   }),
   open('get', '/analytics/assets/chart.umd.min.js', {

@@ -3,14 +3,46 @@
  * unit-tested on its own (test/unit/analytics-rules.test.ts).
  */
 
-export const EVENT_TYPES = ['deposit_modal_step_open', 'deposit_modal_ui_outcome', 'deposit_modal_correlator_observed', 'withdraw_modal_handoff', 'analytics_ingest_failure'] as const;
+export const EVENT_TYPES = [
+  'deposit_modal_step_open',
+  'deposit_modal_ui_outcome',
+  'deposit_modal_correlator_observed',
+  'withdraw_modal_handoff',
+  'analytics_ingest_failure',
+] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 export const MODALS = ['deposit', 'withdraw', 'claim'] as const;
 export const OUTCOMES = ['completed', 'abandoned', 'closed', 'friction', 'failed'] as const;
-export const CORRELATOR_TYPES = ['deposit_address', 'transaction_hash', 'deposit_id', 'partner_external_customer_id'] as const;
+export const CORRELATOR_TYPES = [
+  'deposit_address',
+  'transaction_hash',
+  'deposit_id',
+  'partner_external_customer_id',
+] as const;
 
 /** The spec's reason families. Matched longest first and only at an underscore boundary, never split at the first `_`. */
-export const REASON_FAMILIES = ['account_setup', 'amount', 'exchange', 'lookup', 'migration', 'modal', 'processor', 'provider', 'quote', 'recipient', 'recovery', 'refund', 'regional_methods', 'registration', 'route', 'signature', 'submission', 'partner', 'transfer', 'wallet'] as const;
+export const REASON_FAMILIES = [
+  'account_setup',
+  'amount',
+  'exchange',
+  'lookup',
+  'migration',
+  'modal',
+  'processor',
+  'provider',
+  'quote',
+  'recipient',
+  'recovery',
+  'refund',
+  'regional_methods',
+  'registration',
+  'route',
+  'signature',
+  'submission',
+  'partner',
+  'transfer',
+  'wallet',
+] as const;
 const BY_LENGTH = [...REASON_FAMILIES].sort((a, b) => b.length - a.length);
 
 /** A reason's family: the longest family that is the whole reason or a prefix ending at `_`; `other` when none is. */
@@ -23,7 +55,10 @@ export const SOLANA_SYSTEM_PROGRAM = '11111111111111111111111111111111';
 
 /** CAIP-2 chains the widget reports: `eip155:<id>`, Solana mainnet, `hypercore:spot`. */
 export function validChain(chain: unknown): chain is string {
-  return typeof chain === 'string' && (/^eip155:[1-9][0-9]{0,18}$/.test(chain) || chain === SOLANA_MAINNET || chain === 'hypercore:spot');
+  return (
+    typeof chain === 'string' &&
+    (/^eip155:[1-9][0-9]{0,18}$/.test(chain) || chain === SOLANA_MAINNET || chain === 'hypercore:spot')
+  );
 }
 
 /**
@@ -42,12 +77,17 @@ export function validToken(token: unknown, chain: string | undefined, role: 'sou
   return mint;
 }
 
-export interface Problem { field: string; message: string }
+export interface Problem {
+  field: string;
+  message: string;
+}
 
 /** Deposit events carry `funding_method` at the top level, null until the user picks one. */
 export function fundingMethodRule(e: Record<string, unknown>): Problem[] {
   if (e.modal !== 'deposit' || e.event === 'analytics_ingest_failure') return [];
-  return 'funding_method' in e ? [] : [{ field: 'funding_method', message: 'deposit events carry funding_method (null before a method is selected)' }];
+  return 'funding_method' in e
+    ? []
+    : [{ field: 'funding_method', message: 'deposit events carry funding_method (null before a method is selected)' }];
 }
 
 /**
@@ -59,18 +99,23 @@ export function outcomeRule(e: Record<string, unknown>): Problem[] {
   if (e.event !== 'deposit_modal_ui_outcome') return [];
   const p: Problem[] = [];
   const needsStep = e.outcome !== 'closed';
-  if (needsStep && (typeof e.step !== 'string' || !e.step)) p.push({ field: 'step', message: `a ${e.outcome} outcome has a non-null step` });
+  if (needsStep && (typeof e.step !== 'string' || !e.step))
+    p.push({ field: 'step', message: `a ${e.outcome} outcome has a non-null step` });
   if (e.outcome === 'friction' || e.outcome === 'failed') {
     if (typeof e.reason !== 'string') p.push({ field: 'reason', message: `${e.outcome} carries a reason` });
   }
-  if (e.outcome === 'friction' && 'retryable' in e) p.push({ field: 'retryable', message: 'friction has no retryable' });
-  if (e.outcome === 'failed' && typeof e.retryable !== 'boolean') p.push({ field: 'retryable', message: 'a failure says whether it is retryable' });
+  if (e.outcome === 'friction' && 'retryable' in e)
+    p.push({ field: 'retryable', message: 'friction has no retryable' });
+  if (e.outcome === 'failed' && typeof e.retryable !== 'boolean')
+    p.push({ field: 'retryable', message: 'a failure says whether it is retryable' });
   return p;
 }
 
 /** Position comes from `step` on every event type: `last_step` does not exist, and is refused wherever it appears. */
 export function lastStepRule(e: Record<string, unknown>): Problem[] {
-  return 'last_step' in e ? [{ field: 'last_step', message: 'position is read from step; last_step does not exist' }] : [];
+  return 'last_step' in e
+    ? [{ field: 'last_step', message: 'position is read from step; last_step does not exist' }]
+    : [];
 }
 
 /** Handoffs: a withdraw adds its transaction, managed account and same_route; a claim carries the deposit_id join key. */
@@ -102,16 +147,23 @@ export function handoffRule(e: Record<string, unknown>): Problem[] {
 export function correlatorRule(e: Record<string, unknown>): Problem[] {
   if (e.event !== 'deposit_modal_correlator_observed') return [];
   const p: Problem[] = [];
-  if (!(CORRELATOR_TYPES as readonly unknown[]).includes(e.correlator_type)) p.push({ field: 'correlator_type', message: `one of ${CORRELATOR_TYPES.join(', ')}` });
-  if (typeof e.correlator_value !== 'string' || !e.correlator_value) p.push({ field: 'correlator_value', message: 'a non-empty string' });
+  if (!(CORRELATOR_TYPES as readonly unknown[]).includes(e.correlator_type))
+    p.push({ field: 'correlator_type', message: `one of ${CORRELATOR_TYPES.join(', ')}` });
+  if (typeof e.correlator_value !== 'string' || !e.correlator_value)
+    p.push({ field: 'correlator_value', message: 'a non-empty string' });
   return p;
 }
 
 /** Source fields must be right (the event is refused otherwise). */
 export function sourceRule(e: Record<string, unknown>): Problem[] {
   const p: Problem[] = [];
-  if ('source_chain' in e && !validChain(e.source_chain)) p.push({ field: 'source_chain', message: 'a CAIP-2 chain (eip155:<id>, Solana mainnet or hypercore:spot)' });
-  if ('source_token' in e && !validToken(e.source_token, validChain(e.source_chain) ? e.source_chain : undefined, 'source')) p.push({ field: 'source_token', message: "the token's on-chain identity on source_chain" });
+  if ('source_chain' in e && !validChain(e.source_chain))
+    p.push({ field: 'source_chain', message: 'a CAIP-2 chain (eip155:<id>, Solana mainnet or hypercore:spot)' });
+  if (
+    'source_token' in e &&
+    !validToken(e.source_token, validChain(e.source_chain) ? e.source_chain : undefined, 'source')
+  )
+    p.push({ field: 'source_token', message: "the token's on-chain identity on source_chain" });
   return p;
 }
 

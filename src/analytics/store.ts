@@ -6,7 +6,8 @@ import { preparedQuery } from '../db/prepared';
 import { byBytes, foldPending, mergedSessionsSql, sessionDaysSql } from './rollup';
 
 /** An event's identity: its project and its canonical JSON, so a retried batch maps onto the rows it wrote. */
-const dedupeKey = (projectId: string | null, canonical: string) => hash('sha256', `${projectId ?? ''}\n${canonical}`, 'buffer');
+const dedupeKey = (projectId: string | null, canonical: string) =>
+  hash('sha256', `${projectId ?? ''}\n${canonical}`, 'buffer');
 
 /**
  * A batch stored in one statement: the multi-row insert (a retried batch inserts nothing twice), and the ids of its
@@ -27,13 +28,30 @@ export async function storeEvents(db: DataSource, projectId: string | null, even
   // One serialization per event: the canonical text is both hashed and stored (jsonb keeps no key order of its own).
   const canonical = col((e) => canonicalJson(e.data)!);
   const [{ stored }] = await preparedQuery<{ stored: number }[]>(db, STORE_BATCH, [
-    projectId, canonical.map((text) => dedupeKey(projectId, text)), col((e) => e.sessionId), col((e) => e.event), col((e) => e.modal), col((e) => e.step), col((e) => e.outcome),
-    col((e) => e.reason), col((e) => e.reasonFamily), col((e) => e.fundingMethod), col((e) => e.depositId), col((e) => e.occurredAt), canonical,
+    projectId,
+    canonical.map((text) => dedupeKey(projectId, text)),
+    col((e) => e.sessionId),
+    col((e) => e.event),
+    col((e) => e.modal),
+    col((e) => e.step),
+    col((e) => e.outcome),
+    col((e) => e.reason),
+    col((e) => e.reasonFamily),
+    col((e) => e.fundingMethod),
+    col((e) => e.depositId),
+    col((e) => e.occurredAt),
+    canonical,
   ]);
   return stored;
 }
 
-export interface FunnelQuery { projectId: string; from: Date; to: Date; modal: string; fundingMethod?: string }
+export interface FunnelQuery {
+  projectId: string;
+  from: Date;
+  to: Date;
+  modal: string;
+  fundingMethod?: string;
+}
 
 export interface Funnel {
   from: string;
@@ -53,7 +71,9 @@ export interface Funnel {
 
 type ByOutcome = Funnel['deposits']['byOutcome'];
 const sortOutcomes = (rows: ByOutcome): ByOutcome =>
-  rows.map((d) => ({ widget: d.widget, processed: d.processed, count: d.count })).sort((a, b) => byBytes(a.widget, b.widget) || byBytes(a.processed, b.processed));
+  rows
+    .map((d) => ({ widget: d.widget, processed: d.processed, count: d.count }))
+    .sort((a, b) => byBytes(a.widget, b.widget) || byBytes(a.processed, b.processed));
 
 /**
  * The funnel of one modal over a time range computed from the raw events, the definition the rollup is held to
@@ -69,10 +89,11 @@ export async function funnelFromRaw(db: DataSource, q: FunnelQuery): Promise<Fun
       WHERE project_id = $1 AND modal = $2 AND occurred_at >= $3 AND occurred_at < $4
       ${q.fundingMethod ? 'AND session_id IN (SELECT session_id FROM analytics_events WHERE project_id = $1 AND modal = $2 AND occurred_at >= $3 AND occurred_at < $4 AND funding_method = $5)' : ''})`;
   // Sorting and hashing a range's sessions wants more than the default 4 MB of work memory: each query gets its own.
-  const run = (sql: string) => db.transaction(async (tx) => {
-    await tx.query("SET LOCAL work_mem = '64MB'");
-    return tx.query(sql, params);
-  });
+  const run = (sql: string) =>
+    db.transaction(async (tx) => {
+      await tx.query("SET LOCAL work_mem = '64MB'");
+      return tx.query(sql, params);
+    });
   const [steps, outcomes, deposits] = await Promise.all([
     // Per session: when it started and completed; per session and step: its first opening, numbered from the start
     // (the step's position) and from the end (1 = the last step the session reached).
@@ -112,7 +133,13 @@ export async function funnelFromRaw(db: DataSource, q: FunnelQuery): Promise<Fun
        FROM widget w LEFT JOIN processed p USING (deposit_id) GROUP BY 1, 2`,
     ),
   ]);
-  type StepRow = { step: string | null; sessions: number; last_here: number; drop_off: number; timing: { completed: number; p50: number | null; p90: number | null } | null };
+  type StepRow = {
+    step: string | null;
+    sessions: number;
+    last_here: number;
+    drop_off: number;
+    timing: { completed: number; p50: number | null; p90: number | null } | null;
+  };
   type OutcomeRow = { outcome: string; family: string | null; whole: boolean; count: number; sessions: number };
   const [timingRow, ...perStep] = steps as StepRow[];
   const timing = timingRow.timing!;
@@ -120,10 +147,17 @@ export async function funnelFromRaw(db: DataSource, q: FunnelQuery): Promise<Fun
   const entered = perStep.reduce((n, r) => n + r.last_here, 0);
   const round = (x: number | null) => (x === null ? null : Math.round(x * 1000) / 1000);
   const families = (outcome: string) =>
-    (outcomes as OutcomeRow[]).filter((r) => !r.whole && r.outcome === outcome && r.family !== null).map((r) => ({ family: r.family!, count: r.count }));
+    (outcomes as OutcomeRow[])
+      .filter((r) => !r.whole && r.outcome === outcome && r.family !== null)
+      .map((r) => ({ family: r.family!, count: r.count }));
   return report(q, {
     sessions: entered,
-    steps: perStep.map((s) => ({ step: s.step!, sessions: s.sessions, conversion: entered ? round(s.sessions / entered)! : 0, dropOff: s.drop_off })),
+    steps: perStep.map((s) => ({
+      step: s.step!,
+      sessions: s.sessions,
+      conversion: entered ? round(s.sessions / entered)! : 0,
+      dropOff: s.drop_off,
+    })),
     outcomes: Object.fromEntries((outcomes as OutcomeRow[]).filter((r) => r.whole).map((r) => [r.outcome, r.sessions])),
     failures: families('failed'),
     friction: families('friction'),
@@ -137,12 +171,33 @@ export async function funnelFromRaw(db: DataSource, q: FunnelQuery): Promise<Fun
 
 /** A report over the window `q`: what a computation (from the raw events or the rollup) found in it. */
 const report = (q: FunnelQuery, found: Omit<Funnel, 'from' | 'to' | 'modal' | 'fundingMethod'>): Funnel => ({
-  from: q.from.toISOString(), to: q.to.toISOString(), modal: q.modal, fundingMethod: q.fundingMethod ?? null, ...found,
+  from: q.from.toISOString(),
+  to: q.to.toISOString(),
+  modal: q.modal,
+  fundingMethod: q.fundingMethod ?? null,
+  ...found,
 });
 
-const PROCESSED_TYPES = ['deposit-received', 'bridge-started', 'bridge-delayed', 'deposit-delayed', 'bridge-complete', 'bridge-failed', 'deposit-rejected', 'deposit-refunded'];
+const PROCESSED_TYPES = [
+  'deposit-received',
+  'bridge-started',
+  'bridge-delayed',
+  'deposit-delayed',
+  'bridge-complete',
+  'bridge-failed',
+  'deposit-rejected',
+  'deposit-refunded',
+];
 const processedAs = (type: string | undefined) =>
-  type === undefined ? 'unknown' : type === 'bridge-complete' ? 'completed' : type === 'deposit-refunded' ? 'refunded' : type === 'bridge-failed' || type === 'deposit-rejected' ? 'failed' : 'processing';
+  type === undefined
+    ? 'unknown'
+    : type === 'bridge-complete'
+      ? 'completed'
+      : type === 'deposit-refunded'
+        ? 'refunded'
+        : type === 'bridge-failed' || type === 'deposit-rejected'
+          ? 'failed'
+          : 'processing';
 
 /**
  * percentile_cont as PostgreSQL computes it (float8 interpolation between the two nearest rows), over a multiset
@@ -177,10 +232,14 @@ const DAY_MS = 86_400_000;
 export async function funnel(db: DataSource, q: FunnelQuery): Promise<Funnel> {
   await foldPending(db, q.projectId);
   // A partial day counts as whole when the part outside the range holds no event of the modal (a range ending now).
-  const empty = async (from: number, to: number) => from >= to || !(await db.query(
-    'SELECT 1 FROM analytics_events WHERE project_id = $1 AND modal = $2 AND occurred_at >= $3 AND occurred_at < $4 LIMIT 1',
-    [q.projectId, q.modal, new Date(from), new Date(to)],
-  )).length;
+  const empty = async (from: number, to: number) =>
+    from >= to ||
+    !(
+      await db.query(
+        'SELECT 1 FROM analytics_events WHERE project_id = $1 AND modal = $2 AND occurred_at >= $3 AND occurred_at < $4 LIMIT 1',
+        [q.projectId, q.modal, new Date(from), new Date(to)],
+      )
+    ).length;
   const dayStart = Math.floor(q.from.getTime() / DAY_MS) * DAY_MS;
   const dayEnd = Math.ceil(q.to.getTime() / DAY_MS) * DAY_MS;
   const [fromWhole, toWhole] = await Promise.all([empty(dayStart, q.from.getTime()), empty(q.to.getTime(), dayEnd)]);
@@ -189,40 +248,62 @@ export async function funnel(db: DataSource, q: FunnelQuery): Promise<Funnel> {
   const whole = firstWhole < endWhole;
   const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
   // The raw parts: before the first whole day and after the last (all of it when the range holds no whole day).
-  const edges = (whole ? [[q.from, new Date(firstWhole)], [new Date(endWhole), q.to]] : [[q.from, q.to]]).filter(([a, b]) => a < b);
+  const edges = (
+    whole
+      ? [
+          [q.from, new Date(firstWhole)],
+          [new Date(endWhole), q.to],
+        ]
+      : [[q.from, q.to]]
+  ).filter(([a, b]) => a < b);
   const method = q.fundingMethod ?? '';
   // The sessions merged at read time: those that span days inside the whole days, and those of the partial days.
   const wholeDays = [day(firstWhole), day(endWhole)];
   const mergedRows = [
-    ...(whole ? ['SELECT f AS r FROM analytics_funnel_sessions f WHERE project_id = $1 AND modal = $2 AND spans AND day >= $4::date AND day < $5::date'] : []),
+    ...(whole
+      ? [
+          'SELECT f AS r FROM analytics_funnel_sessions f WHERE project_id = $1 AND modal = $2 AND spans AND day >= $4::date AND day < $5::date',
+        ]
+      : []),
     ...(edges.length ? ['SELECT ROW(days.*, false)::analytics_funnel_sessions AS r FROM days'] : []),
   ];
   const edgeParams = edges.flat();
   const at = 4 + (whole ? 2 : 0);
-  type MergedRow = { metric: string | null; key: string; value: string; session_id: string; last_outcome: string | null; deposits: string[] };
+  type MergedRow = {
+    metric: string | null;
+    key: string;
+    value: string;
+    session_id: string;
+    last_outcome: string | null;
+    deposits: string[];
+  };
   type Deposited = Pick<MergedRow, 'session_id' | 'last_outcome' | 'deposits'>;
-  const [sums, merged, deposited] = await Promise.all([
+  const [sums, merged, deposited] = (await Promise.all([
     whole
       ? db.query(
-        `SELECT metric, key, sum(value)::text AS value FROM analytics_funnel_days
+          `SELECT metric, key, sum(value)::text AS value FROM analytics_funnel_days
          WHERE project_id = $1 AND modal = $2 AND method = $3 AND day >= $4::date AND day < $5::date GROUP BY 1, 2`,
-        [q.projectId, q.modal, method, ...wholeDays],
-      )
+          [q.projectId, q.modal, method, ...wholeDays],
+        )
       : [],
     mergedRows.length
       ? db.query(
-        `${edges.length
-          ? `${sessionDaysSql('analytics_events', `AND project_id = $1 AND modal = $2 AND (${edges.map((_, i) => `(occurred_at >= $${at + 2 * i} AND occurred_at < $${at + 1 + 2 * i})`).join(' OR ')})`)},`
-          : 'WITH'} ${mergedSessionsSql(mergedRows.join(' UNION ALL '))}`,
-        [q.projectId, q.modal, method, ...(whole ? wholeDays : []), ...edgeParams],
-      )
+          `${
+            edges.length
+              ? `${sessionDaysSql('analytics_events', `AND project_id = $1 AND modal = $2 AND (${edges.map((_, i) => `(occurred_at >= $${at + 2 * i} AND occurred_at < $${at + 1 + 2 * i})`).join(' OR ')})`)},`
+              : 'WITH'
+          } ${mergedSessionsSql(mergedRows.join(' UNION ALL '))}`,
+          [q.projectId, q.modal, method, ...(whole ? wholeDays : []), ...edgeParams],
+        )
       : [],
     whole
-      ? db.query(`SELECT session_id, last_outcome, deposits FROM analytics_funnel_sessions
+      ? db.query(
+          `SELECT session_id, last_outcome, deposits FROM analytics_funnel_sessions
                   WHERE project_id = $1 AND modal = $2 AND NOT spans AND deposits <> '{}' AND day >= $4::date AND day < $5::date AND ($3 = '' OR $3 = ANY(methods))`,
-        [q.projectId, q.modal, method, ...wholeDays])
+          [q.projectId, q.modal, method, ...wholeDays],
+        )
       : [],
-  ]) as [{ metric: string; key: string; value: string }[], MergedRow[], Deposited[]];
+  ])) as [{ metric: string; key: string; value: string }[], MergedRow[], Deposited[]];
 
   const byMetric = new Map<string, Map<string, bigint>>();
   for (const r of [...sums, ...merged]) {
@@ -238,31 +319,49 @@ export async function funnel(db: DataSource, q: FunnelQuery): Promise<Funnel> {
   const steps = stepSessions
     .map(([step, n]) => ({ step, n, at: position(step, n) }))
     .sort((a, b) => a.at - b.at || byBytes(a.step, b.step))
-    .map(({ step, n }) => ({ step, sessions: Number(n), conversion: entered ? round(Number(n) / entered)! : 0, dropOff: Number(metric('step_drop').get(step) ?? 0n) }));
-  const durations = [...metric('duration_us')].filter(([, n]) => n > 0n).map(([us, n]): [number, number] => [Number(us) / 1e6, Number(n)]).sort(([a], [b]) => a - b);
+    .map(({ step, n }) => ({
+      step,
+      sessions: Number(n),
+      conversion: entered ? round(Number(n) / entered)! : 0,
+      dropOff: Number(metric('step_drop').get(step) ?? 0n),
+    }));
+  const durations = [...metric('duration_us')]
+    .filter(([, n]) => n > 0n)
+    .map(([us, n]): [number, number] => [Number(us) / 1e6, Number(n)])
+    .sort(([a], [b]) => a - b);
   const completed = durations.reduce((sum, [, n]) => sum + n, 0);
-  const outcomeEvents = [...metric('outcome_events')].filter(([, n]) => n > 0n).sort(([a, x], [b, y]) => (x === y ? byBytes(a, b) : x > y ? -1 : 1));
-  const families = (outcome: string) => [...metric('family_events')]
-    .filter(([k, n]) => n > 0n && k.startsWith(`${outcome}/`))
-    .map(([k, n]) => ({ family: k.slice(outcome.length + 1), count: Number(n) }))
-    .sort((a, b) => b.count - a.count || byBytes(a.family, b.family));
+  const outcomeEvents = [...metric('outcome_events')]
+    .filter(([, n]) => n > 0n)
+    .sort(([a, x], [b, y]) => (x === y ? byBytes(a, b) : x > y ? -1 : 1));
+  const families = (outcome: string) =>
+    [...metric('family_events')]
+      .filter(([k, n]) => n > 0n && k.startsWith(`${outcome}/`))
+      .map(([k, n]) => ({ family: k.slice(outcome.length + 1), count: Number(n) }))
+      .sort((a, b) => b.count - a.count || byBytes(a.family, b.family));
 
   // Deposits: each seen by the first of its sessions (byte order) in scope; the widget outcome is that session's last.
   const bySession = new Map<string, Deposited>();
   for (const s of [...deposited, ...merged.filter((r) => r.metric === null)]) bySession.set(s.session_id, s);
   const seen = new Map<string, Deposited>();
-  for (const s of [...bySession.values()].sort((a, b) => byBytes(a.session_id, b.session_id))) for (const d of s.deposits) if (!seen.has(d)) seen.set(d, s);
-  const processed = new Map<string, string>(seen.size
-    ? (await db.query(
-      `SELECT DISTINCT ON (deposit_id) deposit_id, type FROM webhook_events WHERE project_id = $1 AND deposit_id = ANY($2::text[]) AND type = ANY($3::text[]) ORDER BY deposit_id, seq DESC`,
-      [q.projectId, [...seen.keys()], PROCESSED_TYPES],
-    )).map((r: { deposit_id: string; type: string }) => [r.deposit_id, r.type])
-    : []);
+  for (const s of [...bySession.values()].sort((a, b) => byBytes(a.session_id, b.session_id)))
+    for (const d of s.deposits) if (!seen.has(d)) seen.set(d, s);
+  const processed = new Map<string, string>(
+    seen.size
+      ? (
+          await db.query(
+            `SELECT DISTINCT ON (deposit_id) deposit_id, type FROM webhook_events WHERE project_id = $1 AND deposit_id = ANY($2::text[]) AND type = ANY($3::text[]) ORDER BY deposit_id, seq DESC`,
+            [q.projectId, [...seen.keys()], PROCESSED_TYPES],
+          )
+        ).map((r: { deposit_id: string; type: string }) => [r.deposit_id, r.type])
+      : [],
+  );
   const pairs = new Map<string, ByOutcome[number]>();
   for (const [depositId, s] of seen) {
     const widget = s.last_outcome ?? 'none';
     const kind = processedAs(processed.get(depositId));
-    const at = pairs.get(`${widget}\n${kind}`) ?? pairs.set(`${widget}\n${kind}`, { widget, processed: kind, count: 0 }).get(`${widget}\n${kind}`)!;
+    const at =
+      pairs.get(`${widget}\n${kind}`) ??
+      pairs.set(`${widget}\n${kind}`, { widget, processed: kind, count: 0 }).get(`${widget}\n${kind}`)!;
     at.count++;
   }
   return report(q, {
@@ -271,7 +370,11 @@ export async function funnel(db: DataSource, q: FunnelQuery): Promise<Funnel> {
     outcomes: Object.fromEntries(outcomeEvents.map(([o]) => [o, Number(metric('outcome_sessions').get(o) ?? 0n)])),
     failures: families('failed'),
     friction: families('friction'),
-    timeToComplete: { sessions: completed, p50Seconds: round(percentileCont(durations, completed, 0.5)), p90Seconds: round(percentileCont(durations, completed, 0.9)) },
+    timeToComplete: {
+      sessions: completed,
+      p50Seconds: round(percentileCont(durations, completed, 0.5)),
+      p90Seconds: round(percentileCont(durations, completed, 0.9)),
+    },
     deposits: { observed: seen.size, byOutcome: sortOutcomes([...pairs.values()]) },
   });
 }

@@ -15,17 +15,31 @@ const COUNT_TTL_MS = 60_000;
 export class UnattributedGate {
   private stored?: { count: number; at: number };
 
-  constructor(private readonly db: DataSource, private readonly rateLimits: RateLimits) {}
+  constructor(
+    private readonly db: DataSource,
+    private readonly rateLimits: RateLimits,
+  ) {}
 
   async admit(limits: Config['analyticsUnattributed'], address: string, origin: string, events: number): Promise<void> {
-    for (const [prefix, points, key] of [['analytics-address', limits.perAddressPerMinute, address], ['analytics-origin', limits.perOriginPerMinute, origin || 'none']] as const) {
+    for (const [prefix, points, key] of [
+      ['analytics-address', limits.perAddressPerMinute, address],
+      ['analytics-origin', limits.perOriginPerMinute, origin || 'none'],
+    ] as const) {
       const wait = await this.rateLimits.counter(prefix, points, 60)(key, events);
       if (wait) {
-        throw new DomainError('TOO_MANY_REQUESTS', 'Too Many Requests: events without an ingest token are metered per client address and origin', { retryAfterSeconds: wait });
+        throw new DomainError(
+          'TOO_MANY_REQUESTS',
+          'Too Many Requests: events without an ingest token are metered per client address and origin',
+          { retryAfterSeconds: wait },
+        );
       }
     }
     if ((await this.storedRows()) >= limits.cap) {
-      throw new DomainError('TOO_MANY_REQUESTS', 'Unattributed analytics storage is full: send events with an ingest token', { retryAfterSeconds: COUNT_TTL_MS / 1000 });
+      throw new DomainError(
+        'TOO_MANY_REQUESTS',
+        'Unattributed analytics storage is full: send events with an ingest token',
+        { retryAfterSeconds: COUNT_TTL_MS / 1000 },
+      );
     }
   }
 

@@ -1,5 +1,19 @@
 import { bodyAjv, type Schema } from '../http/schema';
-import { correlatorRule, dropInvalidTargets, EVENT_TYPES, fundingMethodRule, handoffRule, lastStepRule, MODALS, OUTCOMES, outcomeRule, reasonFamily, sourceRule, type EventType, type Problem } from './rules';
+import {
+  correlatorRule,
+  dropInvalidTargets,
+  EVENT_TYPES,
+  fundingMethodRule,
+  handoffRule,
+  lastStepRule,
+  MODALS,
+  OUTCOMES,
+  outcomeRule,
+  reasonFamily,
+  sourceRule,
+  type EventType,
+  type Problem,
+} from './rules';
 
 const code: Schema = { type: 'string', pattern: '^[a-z][a-z0-9_]{0,63}$' };
 const text = (max: number): Schema => ({ type: 'string', minLength: 1, maxLength: max });
@@ -12,7 +26,12 @@ const eventSchema: Schema = {
     session_id: text(128),
     modal: { type: 'string', enum: [...MODALS] },
     widget_version: text(32),
-    timestamp: { type: 'integer', minimum: 1_577_836_800_000, maximum: 4_102_444_800_000, description: 'Unix milliseconds' },
+    timestamp: {
+      type: 'integer',
+      minimum: 1_577_836_800_000,
+      maximum: 4_102_444_800_000,
+      description: 'Unix milliseconds',
+    },
     session_properties: { type: 'object', maxProperties: 50 },
     funding_method: { anyOf: [code, { type: 'null' }] },
     step: { anyOf: [code, { type: 'null' }] },
@@ -53,14 +72,27 @@ const RULES = [lastStepRule, fundingMethodRule, outcomeRule, handoffRule, correl
 /** One event through the schema and the rules. */
 export function validateEvent(raw: unknown): Verdict {
   if (!check(raw)) {
-    return { ok: false, problems: (check.errors ?? []).filter((e) => e.keyword !== 'if').map((e) => ({ field: (e.instancePath.slice(1) || (e.params as { missingProperty?: string }).missingProperty) ?? '', message: e.message ?? 'is invalid' })) };
+    return {
+      ok: false,
+      problems: (check.errors ?? [])
+        .filter((e) => e.keyword !== 'if')
+        .map((e) => ({
+          field: (e.instancePath.slice(1) || (e.params as { missingProperty?: string }).missingProperty) ?? '',
+          message: e.message ?? 'is invalid',
+        })),
+    };
   }
   const e = { ...(raw as Record<string, unknown>) };
   const problems = RULES.flatMap((rule) => rule(e));
   if (problems.length) return { ok: false, problems };
   const dropped = dropInvalidTargets(e);
   const reason = typeof e.reason === 'string' ? e.reason : null;
-  const depositId = typeof e.deposit_id === 'string' ? e.deposit_id : e.correlator_type === 'deposit_id' ? (e.correlator_value as string) : null;
+  const depositId =
+    typeof e.deposit_id === 'string'
+      ? e.deposit_id
+      : e.correlator_type === 'deposit_id'
+        ? (e.correlator_value as string)
+        : null;
   return {
     ok: true,
     dropped,

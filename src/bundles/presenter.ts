@@ -13,19 +13,38 @@ import type { SignedOrderBundle, Uint } from './order-bundle';
 export function presentCost({ tokensSpent, tokensReceived }: IntentCost) {
   return {
     hasFulfilledAll: true,
-    tokensSpent: Object.fromEntries(Object.entries(tokensSpent).map(([chainId, tokens]) => [
-      chainId,
-      Object.fromEntries(Object.entries(tokens).map(([token, a]) => [token, (BigInt(a.locked) + BigInt(a.unlocked)).toString()])),
-    ])),
-    tokensReceived: tokensReceived.map(({ tokenAddress, amountSpent, targetAmount, fee, hasFulfilled }) => ({ tokenAddress, amountSpent, targetAmount, fee, hasFulfilled })),
+    tokensSpent: Object.fromEntries(
+      Object.entries(tokensSpent).map(([chainId, tokens]) => [
+        chainId,
+        Object.fromEntries(
+          Object.entries(tokens).map(([token, a]) => [token, (BigInt(a.locked) + BigInt(a.unlocked)).toString()]),
+        ),
+      ]),
+    ),
+    tokensReceived: tokensReceived.map(({ tokenAddress, amountSpent, targetAmount, fee, hasFulfilled }) => ({
+      tokenAddress,
+      amountSpent,
+      targetAmount,
+      fee,
+      hasFulfilled,
+    })),
   };
 }
 
-export interface Shortfall { token: TokenInfo; requested: bigint; available: bigint; priceUsd: number }
+export interface Shortfall {
+  token: TokenInfo;
+  requested: bigint;
+  available: bigint;
+  priceUsd: number;
+}
 
 /** The shortfall form: what each token lacks, and the total in whole USD rounded up (the client needs an integer). */
 export function presentShortfall(items: Shortfall[]) {
-  const missingUsd = items.reduce((sum, i) => sum + (Number(i.requested > i.available ? i.requested - i.available : 0n) / 10 ** i.token.decimals) * i.priceUsd, 0);
+  const missingUsd = items.reduce(
+    (sum, i) =>
+      sum + (Number(i.requested > i.available ? i.requested - i.available : 0n) / 10 ** i.token.decimals) * i.priceUsd,
+    0,
+  );
   return {
     hasFulfilledAll: false,
     tokenShortfall: items.map((i) => ({

@@ -15,7 +15,13 @@ import { toQueue } from '../indexer/event-keys';
 import { verifyOnChain } from '../signatures/smart-account';
 import { preconfirmationSignal } from '../../workflows/contracts/intent-lifecycle';
 import { bundleWorkflowType } from '../../workflows/contracts/bundle-lifecycle';
-import { canonicalBundle, expectedSigned, orderBundleHash, orderBundleOf, type SignedOrderBundle } from './order-bundle';
+import {
+  canonicalBundle,
+  expectedSigned,
+  orderBundleHash,
+  orderBundleOf,
+  type SignedOrderBundle,
+} from './order-bundle';
 import { LEGACY_STATUS, presentCost, presentShortfall } from './presenter';
 import { bundleEventBody, bundleParams, costBody, eventsQuery, pathBody, submitBody, userParams } from './schemas';
 import { acceptBundles, bundleEvents, BundleRefused, readBundle, type VerifiedBundle } from './store';
@@ -29,7 +35,12 @@ type PathBody = Infer<typeof pathBody>;
  * userOp's gas when it sends one, and the path's recipient is its target account.
  */
 function intentInputOf(userAddress: string, body: CostBody & Partial<PathBody>): IntentInput {
-  const gas = body.userOp && [body.userOp.callGasLimit, body.userOp.verificationGasLimit, body.userOp.preVerificationGas].reduce<bigint>((sum, g) => sum + BigInt(g ?? 0), 0n);
+  const gas =
+    body.userOp &&
+    [body.userOp.callGasLimit, body.userOp.verificationGasLimit, body.userOp.preVerificationGas].reduce<bigint>(
+      (sum, g) => sum + BigInt(g ?? 0),
+      0n,
+    );
   return {
     destinationChainId: body.targetChainId,
     tokenRequests: body.tokenTransfers,
@@ -50,18 +61,29 @@ const notFound = (id: string) => new DomainError('NOT_FOUND', `Bundle ${id} not 
  * owner validator's address followed by the owners' ECDSA signatures, checked by the account itself (ERC-1271),
  * or through the factory call in `initCode` (ERC-6492) while it is not deployed.
  */
-async function verifyBundle(signed: SignedOrderBundle, initCode: Hex | undefined, env: NodeJS.ProcessEnv): Promise<void> {
+async function verifyBundle(
+  signed: SignedOrderBundle,
+  initCode: Hex | undefined,
+  env: NodeJS.ProcessEnv,
+): Promise<void> {
   if (signed.originSignatures.length !== signed.segments.length) throw invalidSignature();
   const hash = orderBundleHash(signed);
   const checks = new Map<string, { chainId: number; signature: Hex }>();
-  const add = (chainId: number, signature: Hex) => checks.set(`${chainId}:${signature.toLowerCase()}`, { chainId, signature });
+  const add = (chainId: number, signature: Hex) =>
+    checks.set(`${chainId}:${signature.toLowerCase()}`, { chainId, signature });
   signed.segments.forEach((s, i) => add(Number(s.chainId), signed.originSignatures[i]));
   add(Number(signed.segments[0].witness.targetChain), signed.targetSignature);
   for (const { chainId, signature } of checks.values()) {
-    const wrapped = initCode && !isErc6492(signature)
-      ? serializeErc6492Signature({ address: getAddress(slice(initCode, 0, 20)), data: slice(initCode, 20), signature })
-      : signature;
-    if (!(await verifyOnChain(env, chainId, { address: signed.sponsor, hash, signature: wrapped }))) throw invalidSignature();
+    const wrapped =
+      initCode && !isErc6492(signature)
+        ? serializeErc6492Signature({
+            address: getAddress(slice(initCode, 0, 20)),
+            data: slice(initCode, 20),
+            signature,
+          })
+        : signature;
+    if (!(await verifyOnChain(env, chainId, { address: signed.sponsor, hash, signature: wrapped })))
+      throw invalidSignature();
   }
 }
 
@@ -82,7 +104,12 @@ export const bundleRoutes = [
   accountBundleRoute('post', '/accounts/{userAddress}/bundles/cost', {
     summary: 'The cost of a bundle, or what the account lacks for it (hasFulfilledAll false); nothing is stored',
     body: costBody,
-    responses: { 200: { description: 'fulfilled: {hasFulfilledAll, tokensSpent, tokensReceived}; shortfall: {hasFulfilledAll, tokenShortfall, totalTokenShortfallInUSD}' } },
+    responses: {
+      200: {
+        description:
+          'fulfilled: {hasFulfilledAll, tokensSpent, tokensReceived}; shortfall: {hasFulfilledAll, tokenShortfall, totalTokenShortfallInUSD}',
+      },
+    },
     async handler(_ctx, { params, body }, s) {
       const input = intentInputOf(params.userAddress, body);
       try {
@@ -102,7 +129,18 @@ export const bundleRoutes = [
     async handler(ctx, { params, body }, s) {
       const quote = await createQuote(s.db, intentInputOf(params.userAddress, body), project(ctx), quoteDeps(s));
       // Nothing is injected before the caller's executions: the fill delivers the tokens to the target account.
-      return { status: 200, body: { orderBundles: [{ orderBundle: orderBundleOf(quote.intentOp), injectedExecutions: [], intentCost: presentCost(quote.intentCost) }] } };
+      return {
+        status: 200,
+        body: {
+          orderBundles: [
+            {
+              orderBundle: orderBundleOf(quote.intentOp),
+              injectedExecutions: [],
+              intentCost: presentCost(quote.intentCost),
+            },
+          ],
+        },
+      };
     },
   }),
   bundleRoute('post', '/bundles', {
@@ -115,17 +153,25 @@ export const bundleRoutes = [
         const id = BigInt(signed.nonce).toString();
         const quote = await findQuote(s.db, id, project(ctx), 'bundle');
         // A resubmission of an accepted bundle is answered even after its path's time-to-live.
-        if (!quote || (quote.expired && !quote.submitted)) throw new DomainError('NOT_FOUND', `Bundle ${id} expired or not found; request a new path`);
+        if (!quote || (quote.expired && !quote.submitted))
+          throw new DomainError('NOT_FOUND', `Bundle ${id} expired or not found; request a new path`);
         // Ours and unchanged: what we served, as the client alters it before signing, field for field.
-        if (canonicalBundle(signed) !== canonicalBundle(expectedSigned(orderBundleOf(quote.operation), userOp))) throw invalidSignature();
+        if (canonicalBundle(signed) !== canonicalBundle(expectedSigned(orderBundleOf(quote.operation), userOp)))
+          throw invalidSignature();
         await verifyBundle(signed, initCode, process.env);
         verified.push({ id, signed });
       }
       let accepted;
       try {
-        accepted = await acceptBundles(s.db, project(ctx), verified, { fillGraceSeconds: s.config.intents.fillGraceSeconds, proofDays: s.config.allocator.proofDays });
+        accepted = await acceptBundles(s.db, project(ctx), verified, {
+          fillGraceSeconds: s.config.intents.fillGraceSeconds,
+          proofDays: s.config.allocator.proofDays,
+        });
       } catch (e) {
-        if (e instanceof BundleRefused) throw e.pathGone ? new DomainError('NOT_FOUND', `${e.message}; request a new path`) : new DomainError('VALIDATION_ERROR', e.message);
+        if (e instanceof BundleRefused)
+          throw e.pathGone
+            ? new DomainError('NOT_FOUND', `${e.message}; request a new path`)
+            : new DomainError('VALIDATION_ERROR', e.message);
         throw e;
       }
       crashPoint('submit-after-commit');
@@ -134,7 +180,10 @@ export const bundleRoutes = [
         s.metrics.workflowStarts.inc({ workflow: bundleWorkflowType });
         s.outbox.startSoon(start, leftToSweeper(s.logger, 'lifecycle start', { id }));
       }
-      return { status: 201, body: { bundleResults: accepted.map(({ id, status }) => ({ bundleId: id, status: LEGACY_STATUS[status] })) } };
+      return {
+        status: 201,
+        body: { bundleResults: accepted.map(({ id, status }) => ({ bundleId: id, status: LEGACY_STATUS[status] })) },
+      };
     },
   }),
   bundleRoute('get', '/bundles/events', {
@@ -149,7 +198,10 @@ export const bundleRoutes = [
   bundleRoute('get', '/bundles/{bundleId}', {
     summary: 'Status of a submitted bundle, its fill and its claims',
     params: bundleParams,
-    responses: { 200: { description: '{status, fillTimestamp?, fillTransactionHash?, claims}' }, 404: { description: 'no such bundle' } },
+    responses: {
+      200: { description: '{status, fillTimestamp?, fillTransactionHash?, claims}' },
+      404: { description: 'no such bundle' },
+    },
     async handler(ctx, { params }, s) {
       const id = BigInt(params.bundleId).toString();
       const row = await readBundle(s.db, id, project(ctx));
@@ -165,19 +217,33 @@ export const bundleRoutes = [
     },
   }),
   bundleRoute('post', '/bundles/{bundleId}/events', {
-    summary: "A relayer's fill preconfirmation: the bundle's lifecycle gets it as the indexer's preconfirmation (once per chain)",
+    summary:
+      "A relayer's fill preconfirmation: the bundle's lifecycle gets it as the indexer's preconfirmation (once per chain)",
     params: bundleParams,
     body: bundleEventBody,
-    responses: { 201: { description: '{status: "Accepted"}' }, 400: { description: 'a chain this deployment does not serve' }, 404: { description: 'no such bundle' } },
+    responses: {
+      201: { description: '{status: "Accepted"}' },
+      400: { description: 'a chain this deployment does not serve' },
+      404: { description: 'no such bundle' },
+    },
     async handler(ctx, { params, body }, s) {
       const id = BigInt(params.bundleId).toString();
-      if (!s.registry.chain(body.chainId)) throw new DomainError('UNSUPPORTED_CHAIN', `Unsupported chain ${body.chainId}`);
+      if (!s.registry.chain(body.chainId))
+        throw new DomainError('UNSUPPORTED_CHAIN', `Unsupported chain ${body.chainId}`);
       const signals = await s.db.transaction(async (tx) => {
         if (!(await readBundle(tx, id, project(ctx)))) throw notFound(id);
         // A repeat for the same chain is accepted and queues nothing (src/indexer/event-keys.ts).
-        if (!(await toQueue(tx, [{ nonce: id, type: preconfirmationSignal.name, chainId: body.chainId }]))[0]) return [];
+        if (!(await toQueue(tx, [{ nonce: id, type: preconfirmationSignal.name, chainId: body.chainId }]))[0])
+          return [];
         const start = (await lifecycleStarts(tx, [id], s.config.intents.fillGraceSeconds)).get(id)!;
-        return queueSignals(tx, [{ workflowId: start.workflowId, signal: preconfirmationSignal.name, payload: { chainId: body.chainId }, start }]);
+        return queueSignals(tx, [
+          {
+            workflowId: start.workflowId,
+            signal: preconfirmationSignal.name,
+            payload: { chainId: body.chainId },
+            start,
+          },
+        ]);
       });
       // Recorded: what this process does not deliver, the outbox sweeper does.
       await s.outbox.deliver(signals).catch(leftToSweeper(s.logger, 'preconfirmation', { id }));

@@ -10,7 +10,11 @@ const tokenTransfers = {
 } as const;
 const accessList = {
   type: 'array',
-  items: { type: 'object', required: ['chainId', 'tokenAddress'], properties: { chainId: safeUint(1), tokenAddress: { type: 'string' } } },
+  items: {
+    type: 'object',
+    required: ['chainId', 'tokenAddress'],
+    properties: { chainId: safeUint(1), tokenAddress: { type: 'string' } },
+  },
 } as const;
 const userOpGas = {
   type: 'object',
@@ -24,7 +28,13 @@ export const bundleParams = { type: 'object', required: ['bundleId'], properties
 export const costBody = {
   type: 'object',
   required: ['targetChainId', 'tokenTransfers'],
-  properties: { targetChainId: safeUint(), tokenTransfers, targetGasUnits: uintValue, userOp: userOpGas, accountAccessList: accessList },
+  properties: {
+    targetChainId: safeUint(),
+    tokenTransfers,
+    targetGasUnits: uintValue,
+    userOp: userOpGas,
+    accountAccessList: accessList,
+  },
 } as const;
 
 /** POST /accounts/{userAddress}/bundles/path (`MetaIntent`): target executions, or a userOp on the session path. */
@@ -35,7 +45,10 @@ export const pathBody = {
     ...costBody.properties,
     targetAccount: address,
     targetExecutions: { type: 'array', items: execution, maxItems: 50, default: [] },
-    userOp: { type: 'object', properties: { ...userOpGas.properties, sender: address, nonce: uintValue, callData: hex } },
+    userOp: {
+      type: 'object',
+      properties: { ...userOpGas.properties, sender: address, nonce: uintValue, callData: hex },
+    },
     omniLock: { type: 'boolean', default: true },
     lockMode: { enum: ['HOOK', 'COMPACT'] },
   },
@@ -50,7 +63,15 @@ const witness = {
     depositId: uintValue,
     targetChain: uintValue,
     fillDeadline: safeUint(),
-    execs: { type: 'array', items: { type: 'object', required: ['to', 'value', 'data'], properties: { to: address, value: uintValue, data: hex } }, maxItems: 60 },
+    execs: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['to', 'value', 'data'],
+        properties: { to: address, value: uintValue, data: hex },
+      },
+      maxItems: 60,
+    },
     userOpHash: bytes32,
     maxFeeBps: safeUint(),
   },
@@ -58,7 +79,12 @@ const witness = {
 const segment = {
   type: 'object',
   required: ['arbiter', 'chainId', 'idsAndAmounts', 'witness'],
-  properties: { arbiter: address, chainId: uintValue, idsAndAmounts: { type: 'array', items: pair, minItems: 1, maxItems: 20 }, witness },
+  properties: {
+    arbiter: address,
+    chainId: uintValue,
+    idsAndAmounts: { type: 'array', items: pair, minItems: 1, maxItems: 20 },
+    witness,
+  },
 } as const;
 const signedOrderBundle = {
   type: 'object',
@@ -79,7 +105,17 @@ const uint128 = { anyOf: [{ type: 'string', pattern: '^(0|[1-9][0-9]{0,37})$' },
 /** The session path's userOp: viem's prepared v0.7 UserOperation as the 0.5.4 client sends it (bigints as strings). */
 const userOperation = {
   type: 'object',
-  required: ['sender', 'nonce', 'callData', 'callGasLimit', 'verificationGasLimit', 'preVerificationGas', 'maxFeePerGas', 'maxPriorityFeePerGas', 'signature'],
+  required: [
+    'sender',
+    'nonce',
+    'callData',
+    'callGasLimit',
+    'verificationGasLimit',
+    'preVerificationGas',
+    'maxFeePerGas',
+    'maxPriorityFeePerGas',
+    'signature',
+  ],
   properties: {
     sender: address,
     nonce: uintValue,
@@ -108,14 +144,25 @@ export const submitBody = {
       type: 'array',
       minItems: 1,
       maxItems: 10,
-      items: { type: 'object', required: ['signedOrderBundle'], properties: { signedOrderBundle, initCode: { type: 'string', pattern: '^0x([0-9a-fA-F]{2}){20,}$' }, userOp: userOperation } },
+      items: {
+        type: 'object',
+        required: ['signedOrderBundle'],
+        properties: {
+          signedOrderBundle,
+          initCode: { type: 'string', pattern: '^0x([0-9a-fA-F]{2}){20,}$' },
+          userOp: userOperation,
+        },
+      },
     },
   },
 } as const;
 
 export const eventsQuery = {
   type: 'object',
-  properties: { count: { type: 'integer', minimum: 1, maximum: 100, default: 20 }, offset: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 } },
+  properties: {
+    count: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+    offset: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 },
+  },
 } as const;
 
 /** POST /bundles/{bundleId}/events: a relayer's word that it has sent the fill. */

@@ -9,13 +9,23 @@ import { pendingBundleEvent } from './presenter';
 
 /** A submit the ledger or the path's lifetime refuses; nothing was changed. */
 export class BundleRefused extends Error {
-  constructor(message: string, readonly pathGone = false) {
+  constructor(
+    message: string,
+    readonly pathGone = false,
+  ) {
     super(message);
   }
 }
 
-export interface VerifiedBundle { id: string; signed: SignedOrderBundle }
-export interface AcceptedBundle { id: string; status: IntentStatus; start?: QueuedStart }
+export interface VerifiedBundle {
+  id: string;
+  signed: SignedOrderBundle;
+}
+export interface AcceptedBundle {
+  id: string;
+  status: IntentStatus;
+  start?: QueuedStart;
+}
 
 /**
  * Records verified bundles of one request in one transaction, all or none: per bundle the reservation of what its
@@ -25,23 +35,60 @@ export interface AcceptedBundle { id: string; status: IntentStatus; start?: Queu
  * performed), so resubmitting is idempotent. Locks follow the global order (src/ledger/ledger.ts): every quote (in
  * id order), then the accounts' (project, account) rows (in address order), then balance rows.
  */
-export async function acceptBundles(db: DataSource, projectId: string, bundles: VerifiedBundle[], settings: { fillGraceSeconds: number; proofDays: number }): Promise<AcceptedBundle[]> {
+export async function acceptBundles(
+  db: DataSource,
+  projectId: string,
+  bundles: VerifiedBundle[],
+  settings: { fillGraceSeconds: number; proofDays: number },
+): Promise<AcceptedBundle[]> {
   return db.transaction(async (tx) => {
     const accepted: AcceptedBundle[] = [];
-    const fresh: { id: string; signed: SignedOrderBundle; quote: LockedQuote; lifecycle: ReturnType<typeof lifecycleOf> }[] = [];
+    const fresh: {
+      id: string;
+      signed: SignedOrderBundle;
+      quote: LockedQuote;
+      lifecycle: ReturnType<typeof lifecycleOf>;
+    }[] = [];
     // In id order, so two requests carrying the same bundles lock their quotes in the same order.
     for (const { id, signed } of [...bundles].sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1))) {
       const lock = await lockQuote(tx, id, 'bundle', projectId);
-      if (!lock.ok) throw lock.reason === 'missing' ? new BundleRefused(`Bundle ${id} not found`, true) : new BundleRefused(`Bundle ${id}: another route of its quote was already submitted`);
-      const lifecycle = lifecycleOf('bundle', id, lock.quote.account, projectId, lock.quote.operation, settings.fillGraceSeconds);
-      if (lock.recorded) accepted.push({ id, status: lock.recorded.status, ...(lock.recorded.queued ? { start: lifecycle.start } : {}) });
+      if (!lock.ok)
+        throw lock.reason === 'missing'
+          ? new BundleRefused(`Bundle ${id} not found`, true)
+          : new BundleRefused(`Bundle ${id}: another route of its quote was already submitted`);
+      const lifecycle = lifecycleOf(
+        'bundle',
+        id,
+        lock.quote.account,
+        projectId,
+        lock.quote.operation,
+        settings.fillGraceSeconds,
+      );
+      if (lock.recorded)
+        accepted.push({
+          id,
+          status: lock.recorded.status,
+          ...(lock.recorded.queued ? { start: lifecycle.start } : {}),
+        });
       else if (lock.quote.expired) throw new BundleRefused(`Bundle ${id} expired`, true);
       else fresh.push({ id, signed, quote: lock.quote, lifecycle });
     }
     for (const account of [...new Set(fresh.map((b) => b.quote.account))].sort()) {
-      await proveAccount(tx, projectId, account, 'intent', fresh.filter((b) => b.quote.account === account).flatMap((b) => b.quote.reservations), settings.proofDays);
+      await proveAccount(
+        tx,
+        projectId,
+        account,
+        'intent',
+        fresh.filter((b) => b.quote.account === account).flatMap((b) => b.quote.reservations),
+        settings.proofDays,
+      );
     }
-    for (const { id, signed, quote: { account, reservations }, lifecycle: { start, originChainIds, destinationChainId: targetChainId, fillDeadline } } of fresh) {
+    for (const {
+      id,
+      signed,
+      quote: { account, reservations },
+      lifecycle: { start, originChainIds, destinationChainId: targetChainId, fillDeadline },
+    } of fresh) {
       try {
         await reserve(tx, { kind: 'bundle', id }, account, reservations);
       } catch (e) {
@@ -53,10 +100,12 @@ export async function acceptBundles(db: DataSource, projectId: string, bundles: 
          VALUES ($1, $2, $3, 'PENDING', $4, $5, $6, $7, jsonb_build_array(jsonb_build_object('status', 'PENDING', 'at', now())))`,
         [id, projectId, account, targetChainId, originChainIds, fillDeadline, signed],
       );
-      await tx.query(
-        'INSERT INTO bundle_events (project_id, bundle_id, type, payload) VALUES ($1, $2, $3, $4)',
-        [projectId, id, 'PendingBundle', pendingBundleEvent(id, signed, Math.floor(Date.now() / 1000))],
-      );
+      await tx.query('INSERT INTO bundle_events (project_id, bundle_id, type, payload) VALUES ($1, $2, $3, $4)', [
+        projectId,
+        id,
+        'PendingBundle',
+        pendingBundleEvent(id, signed, Math.floor(Date.now() / 1000)),
+      ]);
       await queueStart(tx, start);
       accepted.push({ id, status: 'PENDING', start });
     }
@@ -66,8 +115,16 @@ export async function acceptBundles(db: DataSource, projectId: string, bundles: 
 }
 
 /** A page of the project's accepted-bundle events, oldest first. */
-export async function bundleEvents(db: DataSource, projectId: string, offset: number, count: number): Promise<unknown[]> {
-  const rows: { payload: unknown }[] = await db.query('SELECT payload FROM bundle_events WHERE project_id = $1 ORDER BY id OFFSET $2 LIMIT $3', [projectId, offset, count]);
+export async function bundleEvents(
+  db: DataSource,
+  projectId: string,
+  offset: number,
+  count: number,
+): Promise<unknown[]> {
+  const rows: { payload: unknown }[] = await db.query(
+    'SELECT payload FROM bundle_events WHERE project_id = $1 ORDER BY id OFFSET $2 LIMIT $3',
+    [projectId, offset, count],
+  );
   return rows.map((r) => r.payload);
 }
 
@@ -79,7 +136,14 @@ export interface BundleRecord {
 }
 
 /** A project's bundle by id (undefined for an unknown id and for another project's bundle alike). */
-export async function readBundle(db: DataSource | EntityManager, id: string, projectId: string): Promise<BundleRecord | undefined> {
-  const [row]: BundleRecord[] = await db.query('SELECT status, origin_chain_ids, fill, claims FROM bundles WHERE id = $1 AND project_id = $2', [id, projectId]);
+export async function readBundle(
+  db: DataSource | EntityManager,
+  id: string,
+  projectId: string,
+): Promise<BundleRecord | undefined> {
+  const [row]: BundleRecord[] = await db.query(
+    'SELECT status, origin_chain_ids, fill, claims FROM bundles WHERE id = $1 AND project_id = $2',
+    [id, projectId],
+  );
   return row;
 }

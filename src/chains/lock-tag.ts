@@ -31,5 +31,8 @@ export const resetPeriodSeconds = (lockTag: string) => RESET_PERIOD_SECONDS[pars
 /** A resource lock id is lockTag (12 bytes) ‖ token (20 bytes); lowercase hex parts. */
 export function splitLockId(lockId: string | number | bigint): { lockTag: string; token: string } {
   const id = BigInt(lockId);
-  return { lockTag: `0x${(id >> 160n).toString(16).padStart(24, '0')}`, token: `0x${(id & ((1n << 160n) - 1n)).toString(16).padStart(40, '0')}` };
+  return {
+    lockTag: `0x${(id >> 160n).toString(16).padStart(24, '0')}`,
+    token: `0x${(id & ((1n << 160n) - 1n)).toString(16).padStart(40, '0')}`,
+  };
 }

@@ -3,10 +3,26 @@ import { getAddress, isAddress } from 'viem';
 import defaults from './registry.json';
 
 /** Settlement layers the published clients know (shared-configs' eight plus the SDK's own two). */
-export const SETTLEMENT_LAYERS = ['ACROSS', 'ECO', 'RELAY', 'OFT', 'NEAR', 'RHINO', 'CCTP', 'LZ', 'SAME_CHAIN', 'INTENT_EXECUTOR'] as const;
+export const SETTLEMENT_LAYERS = [
+  'ACROSS',
+  'ECO',
+  'RELAY',
+  'OFT',
+  'NEAR',
+  'RHINO',
+  'CCTP',
+  'LZ',
+  'SAME_CHAIN',
+  'INTENT_EXECUTOR',
+] as const;
 export type SettlementLayer = (typeof SETTLEMENT_LAYERS)[number];
 
-export interface TokenInfo { symbol: string; address: `0x${string}`; decimals: number; settlementLayers: SettlementLayer[] }
+export interface TokenInfo {
+  symbol: string;
+  address: `0x${string}`;
+  decimals: number;
+  settlementLayers: SettlementLayer[];
+}
 export interface ChainInfo {
   id: number;
   name: string;
@@ -17,9 +33,24 @@ export interface ChainInfo {
   tokens: TokenInfo[];
 }
 
-interface RawToken { symbol: string; address: string; decimals: number; settlementLayers?: string[] }
-interface RawChain { id: number; name: string; testnet: boolean; nativeCurrency: { symbol: string; decimals: number }; settlementLayers: string[]; tokens: RawToken[] }
-interface RawRegistry { version: string; chains: RawChain[] }
+interface RawToken {
+  symbol: string;
+  address: string;
+  decimals: number;
+  settlementLayers?: string[];
+}
+interface RawChain {
+  id: number;
+  name: string;
+  testnet: boolean;
+  nativeCurrency: { symbol: string; decimals: number };
+  settlementLayers: string[];
+  tokens: RawToken[];
+}
+interface RawRegistry {
+  version: string;
+  chains: RawChain[];
+}
 
 export const toCaip2 = (chainId: number): string => `eip155:${chainId}`;
 
@@ -29,7 +60,9 @@ export function fromCaip2(value: string): number | undefined {
 }
 
 function layers(raw: string[], where: string): SettlementLayer[] {
-  for (const l of raw) if (!(SETTLEMENT_LAYERS as readonly string[]).includes(l)) throw new Error(`${where}: unknown settlement layer ${l}`);
+  for (const l of raw)
+    if (!(SETTLEMENT_LAYERS as readonly string[]).includes(l))
+      throw new Error(`${where}: unknown settlement layer ${l}`);
   return raw as SettlementLayer[];
 }
 
@@ -43,7 +76,11 @@ export class ChainRegistry {
     this.version = raw.version;
     this.chains = raw.chains.map((c) => {
       // Same-chain and intent-executor settlement are local to a chain, so every chain allows them.
-      const chainLayers = [...layers(c.settlementLayers, `chain ${c.id}`), 'SAME_CHAIN', 'INTENT_EXECUTOR'] as SettlementLayer[];
+      const chainLayers = [
+        ...layers(c.settlementLayers, `chain ${c.id}`),
+        'SAME_CHAIN',
+        'INTENT_EXECUTOR',
+      ] as SettlementLayer[];
       const tokens = c.tokens.map((t) => {
         if (!isAddress(t.address, { strict: false })) throw new Error(`chain ${c.id}: bad token address ${t.address}`);
         return {
@@ -53,7 +90,15 @@ export class ChainRegistry {
           settlementLayers: t.settlementLayers ? layers(t.settlementLayers, `chain ${c.id} ${t.symbol}`) : chainLayers,
         };
       });
-      return { id: c.id, name: c.name, caip2: toCaip2(c.id), testnet: c.testnet, nativeCurrency: c.nativeCurrency, settlementLayers: chainLayers, tokens };
+      return {
+        id: c.id,
+        name: c.name,
+        caip2: toCaip2(c.id),
+        testnet: c.testnet,
+        nativeCurrency: c.nativeCurrency,
+        settlementLayers: chainLayers,
+        tokens,
+      };
     });
     for (const chain of this.chains) {
       this.byId.set(chain.id, chain);

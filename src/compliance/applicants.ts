@@ -10,7 +10,12 @@ import { claimApplicantCreation, findVerification, recordApplicant, releaseClaim
  */
 const CLAIM_SECONDS = 60;
 
-export interface VerificationOutcome { id: string; state: ProviderState; link?: Applicant['link']; start?: QueuedStart }
+export interface VerificationOutcome {
+  id: string;
+  state: ProviderState;
+  link?: Applicant['link'];
+  start?: QueuedStart;
+}
 
 /**
  * Create-or-resume of one customer's verification for one currency. Concurrent callers get one applicant: the one
@@ -18,12 +23,24 @@ export interface VerificationOutcome { id: string; state: ProviderState; link?: 
  * a connection, then resume it. No lock or pooled connection is held across the provider call (`open`).
  */
 export async function createOrResumeVerification(
-  db: DataSource, key: { projectId: string; customerId: string; currency: Currency }, provider: string,
-  open: (applicantId?: string) => Promise<Applicant>, pendingTimeoutSeconds: number,
+  db: DataSource,
+  key: { projectId: string; customerId: string; currency: Currency },
+  provider: string,
+  open: (applicantId?: string) => Promise<Applicant>,
+  pendingTimeoutSeconds: number,
 ): Promise<VerificationOutcome> {
   const { projectId, customerId, currency } = key;
   const record = async (applicant: Applicant, claimId?: string): Promise<VerificationOutcome> => {
-    const recorded = await recordApplicant(db, projectId, customerId, currency, provider, applicant, pendingTimeoutSeconds, claimId);
+    const recorded = await recordApplicant(
+      db,
+      projectId,
+      customerId,
+      currency,
+      provider,
+      applicant,
+      pendingTimeoutSeconds,
+      claimId,
+    );
     return { ...recorded, state: applicant.state, link: applicant.link };
   };
   for (let pause = 25; ; pause = Math.min(pause * 2, 400)) {

@@ -4,13 +4,19 @@ import { CallbackRejected, parseSignatureHeader } from './provider';
 /** How far a callback's signed timestamp may be from our clock (replay window), as Stripe and Persona use. */
 export const CALLBACK_TOLERANCE_SECONDS = 300;
 
-export const signCallback = (secret: string, t: number, body: string) => createHmac('sha256', secret).update(`${t}.${body}`).digest('hex');
+export const signCallback = (secret: string, t: number, body: string) =>
+  createHmac('sha256', secret).update(`${t}.${body}`).digest('hex');
 
 /**
  * Accepts when any `v1` of a pair with a timestamp inside the window matches (several pairs during a secret rotation),
  * and returns the body parsed: a signed body that is not JSON is the sender's 400.
  */
-export function verifySignedCallback(secret: string, rawBody: string, header: string | string[] | undefined, now: Date): unknown {
+export function verifySignedCallback(
+  secret: string,
+  rawBody: string,
+  header: string | string[] | undefined,
+  now: Date,
+): unknown {
   const pairs = parseSignatureHeader(header);
   if (!pairs.length) throw new CallbackRejected('UNAUTHORIZED', 'Missing or malformed signature header');
   const ok = pairs.some(({ t, v1 }) => {

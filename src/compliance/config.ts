@@ -19,7 +19,12 @@ export interface ComplianceConfig {
 
 export function complianceConfig(env: NodeJS.ProcessEnv, nodeEnv: NodeEnv): ComplianceConfig {
   return {
-    provider: oneOf(env, 'COMPLIANCE_PROVIDER', ['sandbox', 'persona', 'none'] as const, nodeEnv === 'production' ? 'none' : 'sandbox'),
+    provider: oneOf(
+      env,
+      'COMPLIANCE_PROVIDER',
+      ['sandbox', 'persona', 'none'] as const,
+      nodeEnv === 'production' ? 'none' : 'sandbox',
+    ),
     paused: bool(env, 'COMPLIANCE_SESSIONS_PAUSED', false),
     linkTtlSeconds: int(env, 'COMPLIANCE_LINK_TTL_SECONDS', 600, 30, 86_400),
     pendingTimeoutSeconds: int(env, 'COMPLIANCE_PENDING_TIMEOUT_SECONDS', 7 * 86_400, 1, 90 * 86_400),

@@ -1,7 +1,20 @@
 import { verifySignedCallback } from './callback-signature';
-import { Applicant, ApplicantRequest, CallbackRejected, ProviderCallback, ProviderFailed, ProviderState, VerificationProvider } from './provider';
+import {
+  Applicant,
+  ApplicantRequest,
+  CallbackRejected,
+  ProviderCallback,
+  ProviderFailed,
+  ProviderState,
+  VerificationProvider,
+} from './provider';
 
-export interface PersonaSettings { apiUrl: string; apiKey: string; templateId: string; webhookSecret: string }
+export interface PersonaSettings {
+  apiUrl: string;
+  apiKey: string;
+  templateId: string;
+  webhookSecret: string;
+}
 
 /** Persona inquiry statuses (and decision events) onto ours. `expired` can be resumed, so the customer has work to do. */
 export function personaState(status: string): ProviderState {
@@ -24,7 +37,10 @@ export function personaState(status: string): ProviderState {
   }
 }
 
-interface Inquiry { id: string; attributes: { status: string; 'reference-id'?: string } }
+interface Inquiry {
+  id: string;
+  attributes: { status: string; 'reference-id'?: string };
+}
 
 /**
  * Persona (withpersona.com) behind the provider seam: one inquiry per customer and currency (reference-id = our
@@ -46,7 +62,12 @@ export class PersonaProvider implements VerificationProvider {
   private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
     const res = await this.http(`${this.s.apiUrl}${path}`, {
       method,
-      headers: { authorization: `Bearer ${this.s.apiKey}`, 'content-type': 'application/json', 'persona-version': '2023-01-05', 'key-inflection': 'kebab' },
+      headers: {
+        authorization: `Bearer ${this.s.apiKey}`,
+        'content-type': 'application/json',
+        'persona-version': '2023-01-05',
+        'key-inflection': 'kebab',
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
       signal: AbortSignal.timeout(10_000),
     }).catch((e: Error) => {
@@ -55,7 +76,10 @@ export class PersonaProvider implements VerificationProvider {
     const json = (await res.json().catch(() => ({}))) as T & { errors?: { title?: string }[] };
     // 401/403 answer our own key (missing, revoked, or without the permission), never a customer: a failure of ours.
     if (res.status === 401 || res.status === 403) {
-      this.logError({ status: res.status, title: json.errors?.[0]?.title }, 'Persona refused our API key: check PERSONA_API_KEY (and its permissions)');
+      this.logError(
+        { status: res.status, title: json.errors?.[0]?.title },
+        'Persona refused our API key: check PERSONA_API_KEY (and its permissions)',
+      );
       throw new ProviderFailed('The verification provider is misconfigured');
     }
     if (!res.ok) throw new ProviderFailed(`Persona answered ${res.status}: ${json.errors?.[0]?.title ?? 'error'}`);
@@ -65,26 +89,58 @@ export class PersonaProvider implements VerificationProvider {
   async createOrResume(req: ApplicantRequest): Promise<Applicant> {
     let inquiry = req.applicantId
       ? (await this.call<{ data: Inquiry }>('GET', `/inquiries/${encodeURIComponent(req.applicantId)}`)).data
-      : (await this.call<{ data: Inquiry[] }>('GET', `/inquiries?filter[reference-id]=${encodeURIComponent(req.reference)}&page[size]=1`)).data[0];
-    inquiry ??= (await this.call<{ data: Inquiry }>('POST', '/inquiries', {
-      data: { attributes: { 'inquiry-template-id': this.s.templateId, 'reference-id': req.reference, fields: { ...(req.email ? { 'email-address': req.email } : {}), ...(req.country ? { 'address-country-code': req.country } : {}) } } },
-    })).data;
+      : (
+          await this.call<{ data: Inquiry[] }>(
+            'GET',
+            `/inquiries?filter[reference-id]=${encodeURIComponent(req.reference)}&page[size]=1`,
+          )
+        ).data[0];
+    inquiry ??= (
+      await this.call<{ data: Inquiry }>('POST', '/inquiries', {
+        data: {
+          attributes: {
+            'inquiry-template-id': this.s.templateId,
+            'reference-id': req.reference,
+            fields: {
+              ...(req.email ? { 'email-address': req.email } : {}),
+              ...(req.country ? { 'address-country-code': req.country } : {}),
+            },
+          },
+        },
+      })
+    ).data;
     const state = personaState(inquiry.attributes.status);
     if (state !== 'needs_input') return { applicantId: inquiry.id, state };
     if (inquiry.attributes.status === 'expired') await this.call('POST', `/inquiries/${inquiry.id}/resume`);
-    const link = await this.call<{ meta: { 'one-time-link': string; 'one-time-link-short'?: string } }>('POST', `/inquiries/${inquiry.id}/generate-one-time-link`);
+    const link = await this.call<{ meta: { 'one-time-link': string; 'one-time-link-short'?: string } }>(
+      'POST',
+      `/inquiries/${inquiry.id}/generate-one-time-link`,
+    );
     // One-time links live 24 h at Persona; we offer them for as long as Persona documents.
-    return { applicantId: inquiry.id, state, link: { url: link.meta['one-time-link'], expiresAt: new Date(this.clock().getTime() + 24 * 3600 * 1000) } };
+    return {
+      applicantId: inquiry.id,
+      state,
+      link: { url: link.meta['one-time-link'], expiresAt: new Date(this.clock().getTime() + 24 * 3600 * 1000) },
+    };
   }
 
   verifyCallback(rawBody: string, headers: Record<string, string | string[] | undefined>): ProviderCallback {
-    const event = (verifySignedCallback(this.s.webhookSecret, rawBody, headers['persona-signature'], this.clock()) ?? {}) as { data?: { id?: string; attributes?: { name?: string; 'created-at'?: string; payload?: { data?: Inquiry } } } };
+    const event = (verifySignedCallback(this.s.webhookSecret, rawBody, headers['persona-signature'], this.clock()) ??
+      {}) as {
+      data?: { id?: string; attributes?: { name?: string; 'created-at'?: string; payload?: { data?: Inquiry } } };
+    };
     const a = event.data?.attributes;
     const inquiry = a?.payload?.data;
     const occurredAt = new Date(a?.['created-at'] ?? '');
-    if (!event.data?.id || !a?.name?.startsWith('inquiry.') || !inquiry?.id || Number.isNaN(occurredAt.getTime())) throw new CallbackRejected('VALIDATION_ERROR', 'Not a Persona inquiry event');
+    if (!event.data?.id || !a?.name?.startsWith('inquiry.') || !inquiry?.id || Number.isNaN(occurredAt.getTime()))
+      throw new CallbackRejected('VALIDATION_ERROR', 'Not a Persona inquiry event');
     // The decision events name the outcome; the others carry it in the inquiry's status.
-    const byName: Record<string, ProviderState> = { 'inquiry.approved': 'approved', 'inquiry.declined': 'declined', 'inquiry.marked-for-review': 'in_review', 'inquiry.failed': 'declined' };
+    const byName: Record<string, ProviderState> = {
+      'inquiry.approved': 'approved',
+      'inquiry.declined': 'declined',
+      'inquiry.marked-for-review': 'in_review',
+      'inquiry.failed': 'declined',
+    };
     let state = byName[a.name];
     try {
       state ??= personaState(inquiry.attributes.status);

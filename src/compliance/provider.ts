@@ -28,7 +28,12 @@ export interface ApplicantRequest {
   origin: string;
 }
 
-export interface ProviderCallback { eventId: string; applicantId: string; state: ProviderState; occurredAt: Date }
+export interface ProviderCallback {
+  eventId: string;
+  applicantId: string;
+  state: ProviderState;
+  occurredAt: Date;
+}
 
 /** The provider will not verify this customer (e.g. an unsupported country): 403. */
 export class ProviderRefused extends Error {}
@@ -50,9 +55,12 @@ export interface VerificationProvider {
 
 /** Stripe/Persona-style signature header: `t=<unix>,v1=<hex HMAC-SHA256 of "t.body">`, several pairs during a rotation. */
 export function parseSignatureHeader(header: string | string[] | undefined): { t: string; v1: string }[] {
-  const raw = Array.isArray(header) ? header.join(' ') : header ?? '';
-  return raw.split(/\s+/).filter(Boolean).flatMap((pair) => {
-    const parts = Object.fromEntries(pair.split(',').map((kv) => kv.split('=') as [string, string]));
-    return parts.t && parts.v1 ? [{ t: parts.t, v1: parts.v1 }] : [];
-  });
+  const raw = Array.isArray(header) ? header.join(' ') : (header ?? '');
+  return raw
+    .split(/\s+/)
+    .filter(Boolean)
+    .flatMap((pair) => {
+      const parts = Object.fromEntries(pair.split(',').map((kv) => kv.split('=') as [string, string]));
+      return parts.t && parts.v1 ? [{ t: parts.t, v1: parts.v1 }] : [];
+    });
 }

@@ -16,10 +16,23 @@ const sessionBody = {
   required: ['customerId'],
   additionalProperties: false,
   properties: {
-    customerId: { type: 'string', minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9._:@-]+$', description: "your own id for the customer" },
-    account: { ...address, description: "optional: the customer's account; an account belongs to the first customer that names it" },
+    customerId: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 128,
+      pattern: '^[A-Za-z0-9._:@-]+$',
+      description: 'your own id for the customer',
+    },
+    account: {
+      ...address,
+      description: "optional: the customer's account; an account belongs to the first customer that names it",
+    },
     email: { type: 'string', format: 'email', maxLength: 254, description: 'optional, passed to the provider' },
-    country: { type: 'string', pattern: '^[A-Za-z]{2}$', description: 'optional ISO 3166-1 alpha-2, passed to the provider' },
+    country: {
+      type: 'string',
+      pattern: '^[A-Za-z]{2}$',
+      description: 'optional ISO 3166-1 alpha-2, passed to the provider',
+    },
   },
 } as const;
 const verificationSession = {
@@ -29,18 +42,35 @@ const verificationSession = {
   properties: {
     id: { type: 'string', format: 'uuid' },
     status: { type: 'string', enum: ['pending', 'completed', 'failed'] },
-    expiresAt: { ...dateTime, description: "when the hosted link expires; without a link, when the customer's session does" },
+    expiresAt: {
+      ...dateTime,
+      description: "when the hosted link expires; without a link, when the customer's session does",
+    },
     nextAction: {
       type: 'object',
       required: ['type', 'url', 'presentation'],
       additionalProperties: false,
-      properties: { type: { const: 'hosted' }, url: { type: 'string', format: 'uri' }, presentation: { const: 'iframe' } },
+      properties: {
+        type: { const: 'hosted' },
+        url: { type: 'string', format: 'uri' },
+        presentation: { const: 'iframe' },
+      },
     },
   },
 } as const;
 /** A sandbox hosted link's signed token, in the path. */
-const linkParams = { type: 'object', required: ['token'], properties: { token: { type: 'string', minLength: 1, maxLength: 2048 } } } as const;
-const decisionBody = <const D extends Decision[]>(decisions: D) => ({ type: 'object', required: ['decision'], additionalProperties: false, properties: { decision: { type: 'string', enum: decisions } } }) as const;
+const linkParams = {
+  type: 'object',
+  required: ['token'],
+  properties: { token: { type: 'string', minLength: 1, maxLength: 2048 } },
+} as const;
+const decisionBody = <const D extends Decision[]>(decisions: D) =>
+  ({
+    type: 'object',
+    required: ['decision'],
+    additionalProperties: false,
+    properties: { decision: { type: 'string', enum: decisions } },
+  }) as const;
 
 /** Where links point: PUBLIC_URL, else the request's own origin. */
 const origin = (ctx: Context, s: Services) => s.config.compliance.publicUrl ?? `${ctx.protocol}://${ctx.host}`;
@@ -54,14 +84,23 @@ function selfUrl(ctx: Context): string {
 }
 
 function sandbox(s: Services): SandboxProvider {
-  if (!(s.compliance instanceof SandboxProvider)) throw new DomainError('NOT_FOUND', 'The sandbox provider is not enabled');
+  if (!(s.compliance instanceof SandboxProvider))
+    throw new DomainError('NOT_FOUND', 'The sandbox provider is not enabled');
   return s.compliance;
 }
 
-async function decide(s: Services, ctx: Context, applicant: Awaited<ReturnType<SandboxProvider['applicantOfLink']>>, decision: Decision) {
+async function decide(
+  s: Services,
+  ctx: Context,
+  applicant: Awaited<ReturnType<SandboxProvider['applicantOfLink']>>,
+  decision: Decision,
+) {
   if (!applicant) throw new DomainError('NOT_FOUND', 'This verification link is invalid or has expired');
   try {
-    return { status: 200, body: { applicantId: applicant.id, state: await sandbox(s).decide(applicant, decision, selfUrl(ctx)) } };
+    return {
+      status: 200,
+      body: { applicantId: applicant.id, state: await sandbox(s).decide(applicant, decision, selfUrl(ctx)) },
+    };
   } catch (e) {
     if (e instanceof SandboxConflict) throw new DomainError('CONFLICT', e.message);
     if (e instanceof ProviderFailed) throw new DomainError('PROVIDER_FAILED', e.message);
@@ -76,12 +115,16 @@ const sandboxRoute = routeGroup({ tags: ['compliance', 'sandbox'], auth: 'none' 
 /** Under /deposit-processor: error bodies are `{error, code?, details?}`. docs/compliance.md. */
 export const complianceRoutes: RouteDef[] = [
   complianceRoute('post', '/compliance/sessions', {
-    summary: "Mint a 15-minute browser session (JWT bearer) for one of the project's customers; call it from your backend only",
+    summary:
+      "Mint a 15-minute browser session (JWT bearer) for one of the project's customers; call it from your backend only",
     body: sessionBody,
     responses: { 201: { description: '{sessionId, token, expiresAt}' } },
     async handler(ctx, { body }, s) {
       const minted = await createSession(s.db, project(ctx), body, s.complianceSessionKey, s.clock());
-      return { status: 201, body: { sessionId: minted.sessionId, token: minted.token, expiresAt: minted.expiresAt.toISOString() } };
+      return {
+        status: 201,
+        body: { sessionId: minted.sessionId, token: minted.token, expiresAt: minted.expiresAt.toISOString() },
+      };
     },
   }),
   complianceRoute('delete', '/compliance/sessions/{sessionId}', {
@@ -89,14 +132,20 @@ export const complianceRoutes: RouteDef[] = [
     params: { type: 'object', required: ['sessionId'], properties: { sessionId: { type: 'string', format: 'uuid' } } },
     responses: { 200: { description: '{message}' }, 404: { description: 'no such session in this project' } },
     async handler(ctx, { params }, s) {
-      if (!(await revokeSession(s.db, project(ctx), params.sessionId))) throw new DomainError('NOT_FOUND', 'Session not found');
+      if (!(await revokeSession(s.db, project(ctx), params.sessionId)))
+        throw new DomainError('NOT_FOUND', 'Session not found');
       return { status: 200, body: { message: 'Session revoked' } };
     },
   }),
   complianceRoute('post', '/compliance/verification', {
     summary: "Create or resume provider-hosted verification for the session's customer (browser route, bearer only)",
     auth: 'session',
-    body: { type: 'object', required: ['currency'], additionalProperties: false, properties: { currency: { type: 'string', enum: ['EUR', 'USD'] } } },
+    body: {
+      type: 'object',
+      required: ['currency'],
+      additionalProperties: false,
+      properties: { currency: { type: 'string', enum: ['EUR', 'USD'] } },
+    },
     responses: {
       200: { description: 'hosted verification session', schema: verificationSession },
       403: { description: 'the session does not match the resolved customer, or the provider refused the customer' },
@@ -129,7 +178,13 @@ export const complianceRoutes: RouteDef[] = [
         }
       };
       const key = { projectId: session.projectId, customerId: session.customerId, currency: body.currency };
-      const v = await createOrResumeVerification(s.db, key, provider.name, open, s.config.compliance.pendingTimeoutSeconds);
+      const v = await createOrResumeVerification(
+        s.db,
+        key,
+        provider.name,
+        open,
+        s.config.compliance.pendingTimeoutSeconds,
+      );
       if (v.start) await s.outbox.start(v.start).catch(leftToSweeper(s.logger, 'verification start'));
       return {
         status: 200,
@@ -137,23 +192,36 @@ export const complianceRoutes: RouteDef[] = [
           id: v.id,
           status: wireStatus(v.state),
           expiresAt: (v.link?.expiresAt ?? session.expiresAt).toISOString(),
-          ...(v.link && v.state === 'needs_input' ? { nextAction: { type: 'hosted', url: v.link.url, presentation: 'iframe' } as const } : {}),
+          ...(v.link && v.state === 'needs_input'
+            ? { nextAction: { type: 'hosted', url: v.link.url, presentation: 'iframe' } as const }
+            : {}),
         },
       };
     },
   }),
   complianceRoute('post', '/compliance/callbacks/{provider}', {
-    summary: "The identity provider's signed status callbacks (recorded once each, then applied by the verification's lifecycle)",
+    summary:
+      "The identity provider's signed status callbacks (recorded once each, then applied by the verification's lifecycle)",
     auth: 'none',
-    params: { type: 'object', required: ['provider'], properties: { provider: { type: 'string', enum: ['sandbox', 'persona'] } } },
-    responses: { 200: { description: '{received: true}' }, 401: { description: 'bad signature' }, 404: { description: 'unknown applicant (the provider retries)' } },
+    params: {
+      type: 'object',
+      required: ['provider'],
+      properties: { provider: { type: 'string', enum: ['sandbox', 'persona'] } },
+    },
+    responses: {
+      200: { description: '{received: true}' },
+      401: { description: 'bad signature' },
+      404: { description: 'unknown applicant (the provider retries)' },
+    },
     async handler(ctx, { params }, s) {
-      if (s.compliance?.name !== params.provider) throw new DomainError('NOT_FOUND', `Provider ${params.provider} is not configured`);
+      if (s.compliance?.name !== params.provider)
+        throw new DomainError('NOT_FOUND', `Provider ${params.provider} is not configured`);
       const raw = rawBody(ctx) ?? '';
       const accepted = await acceptCallback(s.db, params.provider, s.compliance.verifyCallback(raw, ctx.headers));
       // An applicant not (yet) recorded: the provider retries later, so a callback that overtook its create-or-resume is not lost.
       if (!accepted.known) throw new DomainError('NOT_FOUND', 'Unknown applicant');
-      if (accepted.signals.length) await s.outbox.deliver(accepted.signals).catch(leftToSweeper(s.logger, 'verification signal'));
+      if (accepted.signals.length)
+        await s.outbox.deliver(accepted.signals).catch(leftToSweeper(s.logger, 'verification signal'));
       return { status: 200, body: { received: true } };
     },
   }),
@@ -164,7 +232,10 @@ export const complianceRoutes: RouteDef[] = [
     async handler(ctx, { params }, s) {
       const applicant = await sandbox(s).applicantOfLink(params.token);
       if (!applicant) throw new DomainError('NOT_FOUND', 'This verification link is invalid or has expired');
-      ctx.set('content-security-policy', `frame-ancestors ${s.config.compliance.frameAncestors}; default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'`);
+      ctx.set(
+        'content-security-policy',
+        `frame-ancestors ${s.config.compliance.frameAncestors}; default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'`,
+      );
       ctx.set('cache-control', 'no-store');
       ctx.set('referrer-policy', 'no-referrer');
       ctx.type = 'html';
@@ -175,7 +246,11 @@ export const complianceRoutes: RouteDef[] = [
     summary: "The sandbox hosted page's buttons: approve, reject or needs review (sends the provider callback)",
     params: linkParams,
     body: decisionBody(['approve', 'reject', 'review']),
-    responses: { 200: { description: '{applicantId, state}' }, 404: { description: 'invalid or expired link' }, 409: { description: 'already decided' } },
+    responses: {
+      200: { description: '{applicantId, state}' },
+      404: { description: 'invalid or expired link' },
+      409: { description: 'already decided' },
+    },
     async handler(ctx, { params, body }, s) {
       return decide(s, ctx, await sandbox(s).applicantOfLink(params.token), body.decision);
     },
@@ -183,12 +258,21 @@ export const complianceRoutes: RouteDef[] = [
   sandboxRoute('post', '/compliance/sandbox/applicants/{applicantId}/review', {
     summary: "The sandbox reviewer's decision on an applicant in review (approve or reject)",
     auth: 'apiKey',
-    params: { type: 'object', required: ['applicantId'], properties: { applicantId: { type: 'string', minLength: 1, maxLength: 64 } } },
+    params: {
+      type: 'object',
+      required: ['applicantId'],
+      properties: { applicantId: { type: 'string', minLength: 1, maxLength: 64 } },
+    },
     body: decisionBody(['approve', 'reject']),
-    responses: { 200: { description: '{applicantId, state}' }, 404: { description: 'no such applicant in this project' }, 409: { description: 'not in review' } },
+    responses: {
+      200: { description: '{applicantId, state}' },
+      404: { description: 'no such applicant in this project' },
+      409: { description: 'not in review' },
+    },
     async handler(ctx, { params, body }, s) {
       const applicant = await sandbox(s).applicantOfProject(project(ctx), params.applicantId);
-      if (applicant && applicant.state !== 'in_review') throw new DomainError('CONFLICT', `The applicant is ${applicant.state}, not in review`);
+      if (applicant && applicant.state !== 'in_review')
+        throw new DomainError('CONFLICT', `The applicant is ${applicant.state}, not in review`);
       return decide(s, ctx, applicant, body.decision);
     },
   }),

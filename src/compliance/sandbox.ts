@@ -3,7 +3,17 @@ import type { DataSource } from 'typeorm';
 import { jwtVerify, SignJWT } from 'jose';
 import { escape } from '../util/html';
 import { signCallback, verifySignedCallback } from './callback-signature';
-import { Applicant, ApplicantRequest, CallbackRejected, PROVIDER_STATES, ProviderCallback, ProviderFailed, ProviderRefused, ProviderState, VerificationProvider } from './provider';
+import {
+  Applicant,
+  ApplicantRequest,
+  CallbackRejected,
+  PROVIDER_STATES,
+  ProviderCallback,
+  ProviderFailed,
+  ProviderRefused,
+  ProviderState,
+  VerificationProvider,
+} from './provider';
 
 export type Decision = 'approve' | 'reject' | 'review';
 
@@ -11,7 +21,11 @@ export type Decision = 'approve' | 'reject' | 'review';
  * Magic values, like a payment sandbox's test cards: a customer from one of these countries is refused (403), and
  * these e-mail addresses make the provider fail (502) or break (500).
  */
-export const SANDBOX_TRIGGERS = { refusedCountries: ['KP', 'IR'], providerError: 'provider-error@sandbox.test', internalError: 'internal-error@sandbox.test' };
+export const SANDBOX_TRIGGERS = {
+  refusedCountries: ['KP', 'IR'],
+  providerError: 'provider-error@sandbox.test',
+  internalError: 'internal-error@sandbox.test',
+};
 
 const NEXT: Record<ProviderState, Partial<Record<Decision, ProviderState>>> = {
   needs_input: { approve: 'approved', reject: 'declined', review: 'in_review' },
@@ -33,14 +47,20 @@ export class SandboxProvider implements VerificationProvider {
   private readonly linkKey: Uint8Array;
   private readonly callbackSecret: string;
 
-  constructor(private readonly db: DataSource, sessionKey: string, private readonly linkTtlSeconds: number, private readonly clock: () => Date) {
+  constructor(
+    private readonly db: DataSource,
+    sessionKey: string,
+    private readonly linkTtlSeconds: number,
+    private readonly clock: () => Date,
+  ) {
     const derive = (label: string) => createHmac('sha256', sessionKey).update(label).digest();
     this.linkKey = derive('sandbox-link');
     this.callbackSecret = derive('sandbox-callback').toString('hex');
   }
 
   async createOrResume(req: ApplicantRequest): Promise<Applicant> {
-    if (req.country && SANDBOX_TRIGGERS.refusedCountries.includes(req.country.toUpperCase())) throw new ProviderRefused(`The provider does not verify customers from ${req.country}`);
+    if (req.country && SANDBOX_TRIGGERS.refusedCountries.includes(req.country.toUpperCase()))
+      throw new ProviderRefused(`The provider does not verify customers from ${req.country}`);
     if (req.email === SANDBOX_TRIGGERS.providerError) throw new ProviderFailed('The provider rejected the request');
     if (req.email === SANDBOX_TRIGGERS.internalError) throw new Error('sandbox: simulated internal failure');
     const [row]: { id: string; state: ProviderState }[] = await this.db.query(
@@ -52,15 +72,29 @@ export class SandboxProvider implements VerificationProvider {
     const now = this.clock();
     const expiresAt = new Date(now.getTime() + this.linkTtlSeconds * 1000);
     // A new signed link on every call: never stored, dead after linkTtlSeconds.
-    const token = await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setAudience('sandbox-hosted').setSubject(row.id).setJti(randomUUID())
-      .setIssuedAt(Math.floor(now.getTime() / 1000)).setExpirationTime(Math.floor(expiresAt.getTime() / 1000)).sign(this.linkKey);
-    return { applicantId: row.id, state: row.state, link: { url: `${req.origin}/deposit-processor/compliance/sandbox/hosted/${token}`, expiresAt } };
+    const token = await new SignJWT({})
+      .setProtectedHeader({ alg: 'HS256' })
+      .setAudience('sandbox-hosted')
+      .setSubject(row.id)
+      .setJti(randomUUID())
+      .setIssuedAt(Math.floor(now.getTime() / 1000))
+      .setExpirationTime(Math.floor(expiresAt.getTime() / 1000))
+      .sign(this.linkKey);
+    return {
+      applicantId: row.id,
+      state: row.state,
+      link: { url: `${req.origin}/deposit-processor/compliance/sandbox/hosted/${token}`, expiresAt },
+    };
   }
 
   /** The applicant a hosted link is for, or undefined when the link is forged or expired. */
   async applicantOfLink(token: string): Promise<{ id: string; state: ProviderState } | undefined> {
     try {
-      const { payload } = await jwtVerify(token, this.linkKey, { algorithms: ['HS256'], audience: 'sandbox-hosted', currentDate: this.clock() });
+      const { payload } = await jwtVerify(token, this.linkKey, {
+        algorithms: ['HS256'],
+        audience: 'sandbox-hosted',
+        currentDate: this.clock(),
+      });
       const [row] = await this.db.query('SELECT id, state FROM sandbox_applicants WHERE id = $1', [payload.sub]);
       return row;
     } catch {
@@ -69,8 +103,14 @@ export class SandboxProvider implements VerificationProvider {
   }
 
   /** The applicant, if it was created for this project (references start with the project id). */
-  async applicantOfProject(projectId: string, applicantId: string): Promise<{ id: string; state: ProviderState } | undefined> {
-    const [row] = await this.db.query('SELECT id, state FROM sandbox_applicants WHERE id = $1 AND reference LIKE $2', [applicantId, `${projectId}:%`]);
+  async applicantOfProject(
+    projectId: string,
+    applicantId: string,
+  ): Promise<{ id: string; state: ProviderState } | undefined> {
+    const [row] = await this.db.query('SELECT id, state FROM sandbox_applicants WHERE id = $1 AND reference LIKE $2', [
+      applicantId,
+      `${projectId}:%`,
+    ]);
     return row;
   }
 
@@ -78,27 +118,48 @@ export class SandboxProvider implements VerificationProvider {
    * Applies a tester's decision: the callback is sent first and the sandbox's own state moves only once it was
    * accepted, so the two never disagree.
    */
-  async decide(applicant: { id: string; state: ProviderState }, decision: Decision, origin: string): Promise<ProviderState> {
+  async decide(
+    applicant: { id: string; state: ProviderState },
+    decision: Decision,
+    origin: string,
+  ): Promise<ProviderState> {
     const next = NEXT[applicant.state][decision];
     if (!next) throw new SandboxConflict(`An applicant ${applicant.state} cannot be moved by "${decision}"`);
     const now = this.clock();
-    const body = JSON.stringify({ id: `sbx_evt_${randomUUID()}`, applicantId: applicant.id, state: next, occurredAt: now.toISOString() });
+    const body = JSON.stringify({
+      id: `sbx_evt_${randomUUID()}`,
+      applicantId: applicant.id,
+      state: next,
+      occurredAt: now.toISOString(),
+    });
     const t = Math.floor(now.getTime() / 1000);
     const res = await fetch(`${origin}/deposit-processor/compliance/callbacks/sandbox`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'sandbox-signature': `t=${t},v1=${signCallback(this.callbackSecret, t, body)}` },
+      headers: {
+        'content-type': 'application/json',
+        'sandbox-signature': `t=${t},v1=${signCallback(this.callbackSecret, t, body)}`,
+      },
       body,
       signal: AbortSignal.timeout(10_000),
     }).catch((e: Error) => ({ ok: false, status: 0, statusText: e.message }));
     if (!res.ok) throw new ProviderFailed(`sandbox callback refused: ${res.status} ${res.statusText}`);
-    await this.db.query('UPDATE sandbox_applicants SET state = $2, updated_at = now() WHERE id = $1', [applicant.id, next]);
+    await this.db.query('UPDATE sandbox_applicants SET state = $2, updated_at = now() WHERE id = $1', [
+      applicant.id,
+      next,
+    ]);
     return next;
   }
 
   verifyCallback(rawBody: string, headers: Record<string, string | string[] | undefined>): ProviderCallback {
-    const e = (verifySignedCallback(this.callbackSecret, rawBody, headers['sandbox-signature'], this.clock()) ?? {}) as { id?: unknown; applicantId?: unknown; state?: unknown; occurredAt?: unknown };
+    const e = (verifySignedCallback(this.callbackSecret, rawBody, headers['sandbox-signature'], this.clock()) ??
+      {}) as { id?: unknown; applicantId?: unknown; state?: unknown; occurredAt?: unknown };
     const occurredAt = new Date(String(e.occurredAt));
-    if (typeof e.id !== 'string' || typeof e.applicantId !== 'string' || !PROVIDER_STATES.includes(e.state as ProviderState) || Number.isNaN(occurredAt.getTime())) {
+    if (
+      typeof e.id !== 'string' ||
+      typeof e.applicantId !== 'string' ||
+      !PROVIDER_STATES.includes(e.state as ProviderState) ||
+      Number.isNaN(occurredAt.getTime())
+    ) {
       throw new CallbackRejected('VALIDATION_ERROR', 'Malformed sandbox callback');
     }
     return { eventId: e.id, applicantId: e.applicantId, state: e.state as ProviderState, occurredAt };
@@ -107,10 +168,22 @@ export class SandboxProvider implements VerificationProvider {
 
 /** The hosted page: plain HTML and an inline script, no external assets. */
 export function hostedPage(applicant: { id: string; state: ProviderState }): string {
-  const choices: [Decision, string][] = applicant.state === 'needs_input'
-    ? [['approve', 'Approve'], ['reject', 'Reject'], ['review', 'Needs review']]
-    : applicant.state === 'in_review' ? [['approve', 'Approve'], ['reject', 'Reject']] : [];
-  const buttons = choices.map(([d, label]) => `<button type="button" data-decision="${d}">${label}</button>`).join('\n      ');
+  const choices: [Decision, string][] =
+    applicant.state === 'needs_input'
+      ? [
+          ['approve', 'Approve'],
+          ['reject', 'Reject'],
+          ['review', 'Needs review'],
+        ]
+      : applicant.state === 'in_review'
+        ? [
+            ['approve', 'Approve'],
+            ['reject', 'Reject'],
+          ]
+        : [];
+  const buttons = choices
+    .map(([d, label]) => `<button type="button" data-decision="${d}">${label}</button>`)
+    .join('\n      ');
   return `<!doctype html>
 <html lang="en">
 <head>

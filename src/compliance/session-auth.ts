@@ -14,7 +14,11 @@ export function sessionAuth(services: Services): Middleware {
     ctx.set('cache-control', 'no-store');
     const token = bearerToken(ctx.get('authorization'));
     if (!token) {
-      throw unauthorized(ctx.get('x-api-key') ? 'API keys are not accepted on this route: send the customer session bearer' : 'Missing or malformed bearer token');
+      throw unauthorized(
+        ctx.get('x-api-key')
+          ? 'API keys are not accepted on this route: send the customer session bearer'
+          : 'Missing or malformed bearer token',
+      );
     }
     try {
       ctx.state.session = await readSession(services.complianceSessionKey, token, services.clock());

@@ -1,12 +1,22 @@
 import type { DataSource } from 'typeorm';
 import { queueSignals, queueStart, type QueuedSignal, type QueuedStart } from '../outbox/outbox';
 import { emitEvent } from '../webhooks/events';
-import { providerUpdateSignal, verificationWorkflowId, verificationWorkflowType, type VerificationStart } from '../../workflows/contracts/verification';
+import {
+  providerUpdateSignal,
+  verificationWorkflowId,
+  verificationWorkflowType,
+  type VerificationStart,
+} from '../../workflows/contracts/verification';
 import type { Applicant, ProviderCallback, ProviderState } from './provider';
 import { mintSession, type SessionClaims } from './session-token';
 
 export type Currency = 'EUR' | 'USD';
-export interface CustomerDetails { customerId: string; account?: string; email?: string; country?: string }
+export interface CustomerDetails {
+  customerId: string;
+  account?: string;
+  email?: string;
+  country?: string;
+}
 
 /**
  * Claims the right to open the customer's applicant at the provider (no verification yet, or one at another provider),
@@ -14,7 +24,13 @@ export interface CustomerDetails { customerId: string; account?: string; email?:
  * the provider is called holding no connection, and a claim whose holder died lapses after `claimSeconds`.
  * Returns the claim id, or undefined while another caller holds a live claim.
  */
-export async function claimApplicantCreation(db: DataSource, projectId: string, customerId: string, currency: Currency, claimSeconds: number): Promise<string | undefined> {
+export async function claimApplicantCreation(
+  db: DataSource,
+  projectId: string,
+  customerId: string,
+  currency: Currency,
+  claimSeconds: number,
+): Promise<string | undefined> {
   const [row]: { claim_id: string }[] = await db.query(
     `INSERT INTO verification_claims (project_id, customer_id, currency, claim_id, expires_at) VALUES ($1, $2, $3, gen_random_uuid(), now() + make_interval(secs => $4))
      ON CONFLICT (project_id, customer_id, currency) DO UPDATE SET claim_id = EXCLUDED.claim_id, expires_at = EXCLUDED.expires_at
@@ -34,7 +50,10 @@ export async function createSession(db: DataSource, projectId: string, c: Custom
   const account = c.account?.toLowerCase() ?? null;
   const minted = await mintSession(secret, { projectId, customerId: c.customerId, account }, now);
   await db.transaction(async (tx) => {
-    await tx.query('INSERT INTO compliance_sessions (id, project_id, customer_id, account, expires_at) VALUES ($1, $2, $3, $4, $5)', [minted.sessionId, projectId, c.customerId, account, minted.expiresAt]);
+    await tx.query(
+      'INSERT INTO compliance_sessions (id, project_id, customer_id, account, expires_at) VALUES ($1, $2, $3, $4, $5)',
+      [minted.sessionId, projectId, c.customerId, account, minted.expiresAt],
+    );
     // The first customer to name an account owns it; details given later fill what is still empty.
     await tx.query(
       `INSERT INTO compliance_customers (project_id, customer_id, account, email, country) VALUES ($1, $2, $3, $4, $5)
@@ -55,12 +74,18 @@ export async function createSession(db: DataSource, projectId: string, c: Custom
 }
 
 export async function revokeSession(db: DataSource, projectId: string, sessionId: string): Promise<boolean> {
-  const [, count] = await db.query('UPDATE compliance_sessions SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 AND project_id = $2', [sessionId, projectId]);
+  const [, count] = await db.query(
+    'UPDATE compliance_sessions SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 AND project_id = $2',
+    [sessionId, projectId],
+  );
   return count > 0;
 }
 
 export async function sessionLive(db: DataSource, claims: SessionClaims): Promise<boolean> {
-  const rows = await db.query('SELECT 1 FROM compliance_sessions WHERE id = $1 AND project_id = $2 AND customer_id = $3 AND revoked_at IS NULL', [claims.sessionId, claims.projectId, claims.customerId]);
+  const rows = await db.query(
+    'SELECT 1 FROM compliance_sessions WHERE id = $1 AND project_id = $2 AND customer_id = $3 AND revoked_at IS NULL',
+    [claims.sessionId, claims.projectId, claims.customerId],
+  );
   return rows.length > 0;
 }
 
@@ -68,7 +93,10 @@ export async function sessionLive(db: DataSource, claims: SessionClaims): Promis
  * The customer the session resolves to: the owner of its account when it names one (the canonical binding), else
  * its customer. `mismatch` when the account belongs to another customer of the project.
  */
-export async function resolveCustomer(db: DataSource, s: SessionClaims): Promise<{ mismatch: true } | { mismatch: false; email: string | null; country: string | null }> {
+export async function resolveCustomer(
+  db: DataSource,
+  s: SessionClaims,
+): Promise<{ mismatch: true } | { mismatch: false; email: string | null; country: string | null }> {
   const [row]: { customer_id: string; email: string | null; country: string | null }[] = await db.query(
     s.account
       ? 'SELECT customer_id, email, country FROM compliance_customers WHERE project_id = $1 AND account = $2'
@@ -79,10 +107,23 @@ export async function resolveCustomer(db: DataSource, s: SessionClaims): Promise
   return { mismatch: false, email: row.email, country: row.country };
 }
 
-export interface VerificationRow { id: string; status: ProviderState; applicant_id: string; provider: string }
+export interface VerificationRow {
+  id: string;
+  status: ProviderState;
+  applicant_id: string;
+  provider: string;
+}
 
-export async function findVerification(db: DataSource, projectId: string, customerId: string, currency: Currency): Promise<VerificationRow | undefined> {
-  const [row] = await db.query('SELECT id, status, applicant_id, provider FROM verifications WHERE project_id = $1 AND customer_id = $2 AND currency = $3', [projectId, customerId, currency]);
+export async function findVerification(
+  db: DataSource,
+  projectId: string,
+  customerId: string,
+  currency: Currency,
+): Promise<VerificationRow | undefined> {
+  const [row] = await db.query(
+    'SELECT id, status, applicant_id, provider FROM verifications WHERE project_id = $1 AND customer_id = $2 AND currency = $3',
+    [projectId, customerId, currency],
+  );
   return row;
 }
 
@@ -92,7 +133,14 @@ export async function findVerification(db: DataSource, projectId: string, custom
  * move only through the lifecycle (callbacks), never here.
  */
 export async function recordApplicant(
-  db: DataSource, projectId: string, customerId: string, currency: Currency, provider: string, applicant: Applicant, pendingTimeoutSeconds: number, claimId?: string,
+  db: DataSource,
+  projectId: string,
+  customerId: string,
+  currency: Currency,
+  provider: string,
+  applicant: Applicant,
+  pendingTimeoutSeconds: number,
+  claimId?: string,
 ): Promise<{ id: string; start?: QueuedStart }> {
   return db.transaction(async (tx) => {
     if (claimId) await tx.query('DELETE FROM verification_claims WHERE claim_id = $1', [claimId]);
@@ -122,9 +170,16 @@ export async function recordApplicant(
 }
 
 /** A verified provider callback, recorded once and queued for its verification's lifecycle. */
-export async function acceptCallback(db: DataSource, provider: string, cb: ProviderCallback): Promise<{ known: boolean; signals: QueuedSignal[] }> {
+export async function acceptCallback(
+  db: DataSource,
+  provider: string,
+  cb: ProviderCallback,
+): Promise<{ known: boolean; signals: QueuedSignal[] }> {
   return db.transaction(async (tx) => {
-    const [v]: { id: string }[] = await tx.query('SELECT id FROM verifications WHERE provider = $1 AND applicant_id = $2', [provider, cb.applicantId]);
+    const [v]: { id: string }[] = await tx.query(
+      'SELECT id FROM verifications WHERE provider = $1 AND applicant_id = $2',
+      [provider, cb.applicantId],
+    );
     if (!v) return { known: false, signals: [] };
     const fresh = await tx.query(
       `INSERT INTO verification_callbacks (provider, event_id, verification_id, state, occurred_at) VALUES ($1, $2, $3, $4, $5)
@@ -132,23 +187,42 @@ export async function acceptCallback(db: DataSource, provider: string, cb: Provi
       [provider, cb.eventId, v.id, cb.state, cb.occurredAt],
     );
     if (!fresh.length) return { known: true, signals: [] };
-    const signals = await queueSignals(tx, [{ workflowId: verificationWorkflowId(v.id), signal: providerUpdateSignal.name, payload: { eventId: cb.eventId, state: cb.state, occurredAt: cb.occurredAt.getTime() } }]);
+    const signals = await queueSignals(tx, [
+      {
+        workflowId: verificationWorkflowId(v.id),
+        signal: providerUpdateSignal.name,
+        payload: { eventId: cb.eventId, state: cb.state, occurredAt: cb.occurredAt.getTime() },
+      },
+    ]);
     return { known: true, signals };
   });
 }
 
 /** The wire status of the spec: in review is `pending` too (without a next action). */
-export const wireStatus = (s: ProviderState): 'completed' | 'failed' | 'pending' => (s === 'approved' ? 'completed' : s === 'declined' ? 'failed' : 'pending');
+export const wireStatus = (s: ProviderState): 'completed' | 'failed' | 'pending' =>
+  s === 'approved' ? 'completed' : s === 'declined' ? 'failed' : 'pending';
 
 /**
  * Persists a status the lifecycle reached, or that it went stale, and emits `verification-updated` in the same
  * transaction, once per cause (the provider callback applied, or the stale mark after it). Returns the webhook start.
  */
 export async function recordVerification(
-  db: DataSource, verificationId: string, change: { status: ProviderState; cause: string } | { stale: true; cause: string },
+  db: DataSource,
+  verificationId: string,
+  change: { status: ProviderState; cause: string } | { stale: true; cause: string },
 ): Promise<void> {
   return db.transaction(async (tx) => {
-    const [[v]]: [{ project_id: string; customer_id: string; currency: Currency; provider: string; status: ProviderState; stale_at: Date | null; updated_at: Date }[]] = await tx.query(
+    const [[v]]: [
+      {
+        project_id: string;
+        customer_id: string;
+        currency: Currency;
+        provider: string;
+        status: ProviderState;
+        stale_at: Date | null;
+        updated_at: Date;
+      }[],
+    ] = await tx.query(
       `UPDATE verifications SET ${'status' in change ? 'status = $2, stale_at = NULL' : 'stale_at = coalesce(stale_at, now())'}, updated_at = now()
        WHERE id = $1 RETURNING project_id, customer_id, currency, provider, status, stale_at, updated_at`,
       'status' in change ? [verificationId, change.status] : [verificationId],
@@ -159,8 +233,14 @@ export async function recordVerification(
       type: 'verification-updated',
       idempotencyKey: `verification:${verificationId}:${change.cause}`,
       payload: {
-        verificationId, customerId: v.customer_id, currency: v.currency, provider: v.provider,
-        status: wireStatus(v.status), inReview: v.status === 'in_review', stale: v.stale_at !== null, updatedAt: v.updated_at.toISOString(),
+        verificationId,
+        customerId: v.customer_id,
+        currency: v.currency,
+        provider: v.provider,
+        status: wireStatus(v.status),
+        inReview: v.status === 'in_review',
+        stale: v.stale_at !== null,
+        updatedAt: v.updated_at.toISOString(),
       },
     });
   });

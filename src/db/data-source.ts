@@ -40,7 +40,8 @@ export const DEFAULT_ACQUIRE_TIMEOUT_MS = 10_000;
 
 /** pg's errors when no pooled connection could be had within the acquire timeout. */
 export const isPoolTimeout = (e: unknown) =>
-  e instanceof Error && /^(timeout exceeded when trying to connect|Connection terminated due to connection timeout)$/.test(e.message);
+  e instanceof Error &&
+  /^(timeout exceeded when trying to connect|Connection terminated due to connection timeout)$/.test(e.message);
 
 /**
  * `acquireTimeoutMs`: see DEFAULT_ACQUIRE_TIMEOUT_MS. `queryTimeoutMs` (API processes): PostgreSQL cancels a
@@ -48,7 +49,10 @@ export const isPoolTimeout = (e: unknown) =>
  * server does not answer at all (query_timeout: a paused or unreachable server), so a request's query never outlives
  * its deadline.
  */
-export interface PoolTimeouts { acquireTimeoutMs?: number; queryTimeoutMs?: number }
+export interface PoolTimeouts {
+  acquireTimeoutMs?: number;
+  queryTimeoutMs?: number;
+}
 
 export function createDataSource(url: string, poolSize = 10, timeouts: PoolTimeouts = {}): DataSource {
   const { acquireTimeoutMs = DEFAULT_ACQUIRE_TIMEOUT_MS, queryTimeoutMs } = timeouts;

@@ -1,6 +1,10 @@
 import { EntitySchema } from 'typeorm';
 
-export interface Project { id: string; name: string; createdAt: Date }
+export interface Project {
+  id: string;
+  name: string;
+  createdAt: Date;
+}
 export const ProjectEntity = new EntitySchema<Project>({
   name: 'Project',
   tableName: 'projects',
@@ -11,7 +15,14 @@ export const ProjectEntity = new EntitySchema<Project>({
   },
 });
 
-export interface ApiKey { id: string; projectId: string; keyHash: string; keyPrefix: string; createdAt: Date; revokedAt: Date | null }
+export interface ApiKey {
+  id: string;
+  projectId: string;
+  keyHash: string;
+  keyPrefix: string;
+  createdAt: Date;
+  revokedAt: Date | null;
+}
 export const ApiKeyEntity = new EntitySchema<ApiKey>({
   name: 'ApiKey',
   tableName: 'api_keys',

@@ -7,7 +7,10 @@ export type Condition = readonly [sql: string, value: unknown];
  * One page of a project's rows, newest first by `key`: the rows matching every given condition, one more fetched
  * than the page holds to tell whether another page follows.
  */
-export async function newestPage<R>(db: DataSource, q: { columns: string; table: string; key: string; projectId: string; conditions: Condition[]; limit: number }): Promise<{ page: R[]; more: boolean }> {
+export async function newestPage<R>(
+  db: DataSource,
+  q: { columns: string; table: string; key: string; projectId: string; conditions: Condition[]; limit: number },
+): Promise<{ page: R[]; more: boolean }> {
   const where = ['project_id = $1'];
   const params: unknown[] = [q.projectId];
   for (const [sql, value] of q.conditions) {
@@ -16,6 +19,9 @@ export async function newestPage<R>(db: DataSource, q: { columns: string; table:
     where.push(sql.replace('?', `$${params.length}`));
   }
   params.push(q.limit + 1);
-  const rows: R[] = await db.query(`SELECT ${q.columns} FROM ${q.table} WHERE ${where.join(' AND ')} ORDER BY ${q.key} DESC LIMIT $${params.length}`, params);
+  const rows: R[] = await db.query(
+    `SELECT ${q.columns} FROM ${q.table} WHERE ${where.join(' AND ')} ORDER BY ${q.key} DESC LIMIT $${params.length}`,
+    params,
+  );
   return { page: rows.slice(0, q.limit), more: rows.length > q.limit };
 }

@@ -9,7 +9,11 @@ const names = new Map<string, string>();
  * quote: 0.48 ms planned each time, 0.19 ms prepared, pgbench on this machine). For fixed texts only: every
  * connection keeps each distinct text it has run. Results are shaped as `query` shapes them.
  */
-export function preparedQuery<T = unknown>(db: DataSource | EntityManager, text: string, params: unknown[]): Promise<T> {
+export function preparedQuery<T = unknown>(
+  db: DataSource | EntityManager,
+  text: string,
+  params: unknown[],
+): Promise<T> {
   let name = names.get(text);
   if (!name) names.set(text, (name = `q_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`));
   const pg: PgQuery = db;
@@ -17,7 +21,9 @@ export function preparedQuery<T = unknown>(db: DataSource | EntityManager, text:
 }
 
 /** typeorm passes the query to pg as it is, and pg takes a {name, text} config in place of the text. */
-interface PgQuery { query<T>(query: string | { name: string; text: string }, parameters: unknown[]): Promise<T> }
+interface PgQuery {
+  query<T>(query: string | { name: string; text: string }, parameters: unknown[]): Promise<T>;
+}
 
 /**
  * For the FROM (or USING) list of a statement that commits on its own and need not wait for the WAL flush (a write

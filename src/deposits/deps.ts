@@ -9,7 +9,13 @@ import { fastAccount } from '../signatures/secp256k1';
 export function depositDeps(rt: Runtime, db: DataSource): DepositDeps {
   return {
     registry: rt.registry,
-    quote: { registry: rt.registry, config: rt.config, lockTag: rt.defaultLockTag, orchestrator: fastAccount(rt.secrets.orchestratorPrivateKey), nonces: new NonceBlock(db) },
+    quote: {
+      registry: rt.registry,
+      config: rt.config,
+      lockTag: rt.defaultLockTag,
+      orchestrator: fastAccount(rt.secrets.orchestratorPrivateKey),
+      nonces: new NonceBlock(db),
+    },
     verify: { compactContract: rt.config.intents.compactSigningContract, env: process.env },
     sessionSigner: sessionSigners(rt.secrets.orchestratorPrivateKey),
   };

@@ -10,8 +10,18 @@ export type { DepositErrorCode };
  */
 export const DEPOSIT_ERRORS: Record<DepositErrorCode, { retryable: boolean; meaning: string }> = codes;
 
-export interface Detail { message: string; path: (string | number)[]; code: string }
+export interface Detail {
+  message: string;
+  path: (string | number)[];
+  code: string;
+}
 
 /** A deposit-processing refusal: its error body is `{error, code?, details}`, `code` the deposit code (`reason`). */
-export const depositError = (code: ErrorCode, error: string, reason: DepositErrorCode | undefined, details: Detail[], operatorHint?: string) =>
+export const depositError = (
+  code: ErrorCode,
+  error: string,
+  reason: DepositErrorCode | undefined,
+  details: Detail[],
+  operatorHint?: string,
+) =>
   new DomainError(code, error, { details, ...(reason ? { reason } : {}), ...(operatorHint ? { operatorHint } : {}) });

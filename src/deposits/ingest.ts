@@ -9,13 +9,20 @@ import { depositWorkflowId, depositWorkflowType } from '../../workflows/contract
 import { OWNING_REGISTRATION } from './accounts';
 import { type DepositRow, depositStart, emitDepositEvent, emitRefunded, markRefunded } from './store';
 
-export interface DepositIngestDeps { registry: ChainRegistry; config: Config }
+export interface DepositIngestDeps {
+  registry: ChainRegistry;
+  config: Config;
+}
 
 /**
  * Applies the deposit processor's indexer events inside the batch's transaction and returns the starts to perform
  * after its commit (deposit workflows and webhook deliveries; the outbox sweeper performs any this process does not).
  */
-export async function applyDepositEvents(tx: EntityManager, events: DepositIndexerEvent[], deps: DepositIngestDeps): Promise<QueuedStart[]> {
+export async function applyDepositEvents(
+  tx: EntityManager,
+  events: DepositIndexerEvent[],
+  deps: DepositIngestDeps,
+): Promise<QueuedStart[]> {
   const starts: QueuedStart[] = [];
   for (const e of events) {
     if (e.type === 'deposit') {
@@ -32,24 +39,45 @@ export async function applyDepositEvents(tx: EntityManager, events: DepositIndex
  * registration it belongs to (OWNING_REGISTRATION: one project, so its funds are credited once), announced by
  * `deposit-received` and handed to its workflow. Transfers into unregistered accounts are ignored.
  */
-async function recordDeposit(tx: EntityManager, e: DepositEvent, deps: DepositIngestDeps): Promise<QueuedStart | undefined> {
+async function recordDeposit(
+  tx: EntityManager,
+  e: DepositEvent,
+  deps: DepositIngestDeps,
+): Promise<QueuedStart | undefined> {
   const [row]: DepositRow[] = await tx.query(
     `INSERT INTO deposits (project_id, account, chain_id, tx_hash, log_index, token, amount, sender, block_number, target_chain_id, target_token, recipient)
      SELECT a.project_id, a.address, $2, $3, $4, $5, $6, $7, $8, a.target_chain_id, a.target_token, a.recipient FROM (${OWNING_REGISTRATION}) a
      ON CONFLICT (chain_id, tx_hash, log_index) DO NOTHING RETURNING *`,
-    [e.account.toLowerCase(), e.chainId, e.transactionHash.toLowerCase(), e.logIndex, e.token.toLowerCase(), e.amount, e.sender.toLowerCase(), e.blockNumber],
+    [
+      e.account.toLowerCase(),
+      e.chainId,
+      e.transactionHash.toLowerCase(),
+      e.logIndex,
+      e.token.toLowerCase(),
+      e.amount,
+      e.sender.toLowerCase(),
+      e.blockNumber,
+    ],
   );
   if (!row) return undefined;
   const start: QueuedStart = {
     workflowId: depositWorkflowId(row.id),
     workflowType: depositWorkflowType,
     args: [depositStart(row.id, deps.config)],
-    searchAttributes: { Account: row.account, Project: row.project_id, Chains: [...new Set([row.chain_id, row.target_chain_id])].map(String) },
+    searchAttributes: {
+      Account: row.account,
+      Project: row.project_id,
+      Chains: [...new Set([row.chain_id, row.target_chain_id])].map(String),
+    },
     summary: `Deposit ${row.id}: ${row.amount} of ${row.token} on ${toCaip2(Number(row.chain_id))} into ${row.account}`,
   };
   await queueStart(tx, start);
   await emitDepositEvent(tx, row, 'deposit-received', 'received', {
-    chain: toCaip2(e.chainId), token: row.token, amount: row.amount, transactionHash: row.tx_hash, sender: row.sender,
+    chain: toCaip2(e.chainId),
+    token: row.token,
+    amount: row.amount,
+    transactionHash: row.tx_hash,
+    sender: row.sender,
   });
   return start;
 }
@@ -69,13 +97,36 @@ async function recordRefund(tx: EntityManager, e: DepositRefundEvent): Promise<v
 
 /** Forwarded to the project the account's deposits belong to, once per order and status (partners report at least once). */
 async function forwardOnramp(tx: EntityManager, e: OnrampOrderEvent): Promise<void> {
-  const [account]: { project_id: string; address: string }[] = await tx.query(OWNING_REGISTRATION, [e.account.toLowerCase()]);
+  const [account]: { project_id: string; address: string }[] = await tx.query(OWNING_REGISTRATION, [
+    e.account.toLowerCase(),
+  ]);
   if (!account) return;
   const payload = {
-    orderId: e.orderId, orderUuid: e.orderUuid ?? null, account: account.address, source: e.source ?? 'onramp', status: e.status, rawStatus: e.rawStatus ?? e.status,
-    terminal: e.status === 'completed' || e.status === 'failed', token: e.token?.toLowerCase() ?? null, cryptoAmount: e.cryptoAmount ?? null,
-    fiat: e.fiat ? { currency: e.fiat.currency, amount: e.fiat.amount, amountPlusFees: e.fiat.amountPlusFees ?? null, feeUsd: e.fiat.feeUsd ?? null } : null,
-    transactionId: e.transactionId ?? null, method: e.method ?? null, exchange: e.exchange ?? null,
+    orderId: e.orderId,
+    orderUuid: e.orderUuid ?? null,
+    account: account.address,
+    source: e.source ?? 'onramp',
+    status: e.status,
+    rawStatus: e.rawStatus ?? e.status,
+    terminal: e.status === 'completed' || e.status === 'failed',
+    token: e.token?.toLowerCase() ?? null,
+    cryptoAmount: e.cryptoAmount ?? null,
+    fiat: e.fiat
+      ? {
+          currency: e.fiat.currency,
+          amount: e.fiat.amount,
+          amountPlusFees: e.fiat.amountPlusFees ?? null,
+          feeUsd: e.fiat.feeUsd ?? null,
+        }
+      : null,
+    transactionId: e.transactionId ?? null,
+    method: e.method ?? null,
+    exchange: e.exchange ?? null,
   };
-  await emitEvent(tx, { projectId: account.project_id, type: 'onramp-order', idempotencyKey: `onramp:${e.orderId}:${e.status}`, payload });
+  await emitEvent(tx, {
+    projectId: account.project_id,
+    type: 'onramp-order',
+    idempotencyKey: `onramp:${e.orderId}:${e.status}`,
+    payload,
+  });
 }

@@ -19,10 +19,28 @@ import { verdict, type Verdict } from './checks';
 import type { DepositErrorCode } from './errors';
 import { signAndSubmit } from './session-intents';
 import { targetAmount, totalSpent } from './sizing';
-import { ATTEMPT_COLUMNS, type DepositRow, depositPart, emitDepositEvent, emitRefunded, forgetAttempt, intentIsFinal, loadDeposit, markRefunded, queueIntentReports, queueRefund, recordAttempt } from './store';
+import {
+  ATTEMPT_COLUMNS,
+  type DepositRow,
+  depositPart,
+  emitDepositEvent,
+  emitRefunded,
+  forgetAttempt,
+  intentIsFinal,
+  loadDeposit,
+  markRefunded,
+  queueIntentReports,
+  queueRefund,
+  recordAttempt,
+} from './store';
 
 /** What the deposit activities need beside the database: the intent core's dependencies and each project's session signer. */
-export interface DepositDeps { registry: ChainRegistry; quote: QuoteDeps; verify: VerifyDeps; sessionSigner: (projectId: string) => PrivateKeyAccount }
+export interface DepositDeps {
+  registry: ChainRegistry;
+  quote: QuoteDeps;
+  verify: VerifyDeps;
+  sessionSigner: (projectId: string) => PrivateKeyAccount;
+}
 
 /** The intent core refused for want of funds (its quote's or submit's error code). */
 const INSUFFICIENT = 'INSUFFICIENT_BALANCE';
@@ -34,7 +52,8 @@ function mustExist<T>(value: T | undefined, what: string): T {
 }
 
 /** An attempt to start an intent: started, waiting for the funds, or impossible. */
-export type Attempt = { kind: 'started'; intentId: string } | { kind: 'wait'; message: string } | { kind: 'no-route'; message: string };
+export type Attempt =
+  { kind: 'started'; intentId: string } | { kind: 'wait'; message: string } | { kind: 'no-route'; message: string };
 
 /**
  * The deposit workflow's activities (workflows/deposit.ts). Each persists one step and emits its webhook in the same
@@ -46,7 +65,9 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
   };
   /** Updates the deposit and emits the step's webhook in one transaction; a workflow start it queued follows the commit. */
   const step = async (id: string, apply: (tx: EntityManager, r: DepositRow) => Promise<QueuedStart | void>) => {
-    const start = await db.transaction(async (tx) => apply(tx, mustExist(await loadDeposit(tx, id, true), `Deposit ${id}`)));
+    const start = await db.transaction(async (tx) =>
+      apply(tx, mustExist(await loadDeposit(tx, id, true), `Deposit ${id}`)),
+    );
     if (start) await started([start]);
   };
   const deposit = async (id: string) => mustExist(await loadDeposit(db, id), `Deposit ${id}`);
@@ -56,26 +77,49 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
     const account = mustExist(await findAccount(db, r.account, r.project_id), `Account ${r.account}`);
     const chainId = Number(r.chain_id);
     const token = deps.registry.token(chainId, r.token);
-    const [price]: { usd: string }[] = token ? await db.query('SELECT usd FROM prices WHERE symbol = $1', [token.symbol]) : [];
+    const [price]: { usd: string }[] = token
+      ? await db.query('SELECT usd FROM prices WHERE symbol = $1', [token.symbol])
+      : [];
     const [approved]: unknown[] = account.requireCompliance
       ? await db.query(
-        `SELECT 1 FROM compliance_customers c JOIN verifications v ON v.project_id = c.project_id AND v.customer_id = c.customer_id
+          `SELECT 1 FROM compliance_customers c JOIN verifications v ON v.project_id = c.project_id AND v.customer_id = c.customer_id
          WHERE c.project_id = $1 AND c.account = $2 AND v.status = 'approved'`,
-        [r.project_id, r.account],
-      )
+          [r.project_id, r.account],
+        )
       : [];
     return verdict({
-      token, amount: BigInt(r.amount), priceUsd: price ? Number(price.usd) : token && DEFAULT_PRICES_USD[token.symbol], minUsd: config.deposits.minUsd,
-      managed: account.managed, hasSession: account.sessionChainIds.includes(chainId), requireCompliance: account.requireCompliance, complianceApproved: !!approved,
-      sameChain: chainId === Number(r.target_chain_id), targetToken: r.target_token, recipientIsAccount: r.recipient === r.account,
+      token,
+      amount: BigInt(r.amount),
+      priceUsd: price ? Number(price.usd) : token && DEFAULT_PRICES_USD[token.symbol],
+      minUsd: config.deposits.minUsd,
+      managed: account.managed,
+      hasSession: account.sessionChainIds.includes(chainId),
+      requireCompliance: account.requireCompliance,
+      complianceApproved: !!approved,
+      sameChain: chainId === Number(r.target_chain_id),
+      targetToken: r.target_token,
+      recipientIsAccount: r.recipient === r.account,
       targetSymbol: deps.registry.token(Number(r.target_chain_id), r.target_token)?.symbol ?? 'an unsupported target',
     });
   }
 
-  async function rejectDeposit(id: string, code: DepositErrorCode, message: string, limits?: Record<string, string>): Promise<void> {
+  async function rejectDeposit(
+    id: string,
+    code: DepositErrorCode,
+    message: string,
+    limits?: Record<string, string>,
+  ): Promise<void> {
     await step(id, async (tx, r) => {
-      await tx.query("UPDATE deposits SET stage = 'rejected', error_code = $2, completed_at = now() WHERE id = $1 AND stage = 'received'", [id, code]);
-      await emitDepositEvent(tx, r, 'deposit-rejected', 'rejected', { errorCode: code, message, ...(limits ? { limits } : {}), deposit: depositPart(r) });
+      await tx.query(
+        "UPDATE deposits SET stage = 'rejected', error_code = $2, completed_at = now() WHERE id = $1 AND stage = 'received'",
+        [id, code],
+      );
+      await emitDepositEvent(tx, r, 'deposit-rejected', 'rejected', {
+        errorCode: code,
+        message,
+        ...(limits ? { limits } : {}),
+        deposit: depositPart(r),
+      });
     });
   }
 
@@ -87,7 +131,12 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
         [id],
       );
       const leg = { transactionHash: r.tx_hash, chain: toCaip2(Number(r.chain_id)), amount: r.amount, asset: r.token };
-      await emitDepositEvent(tx, r, 'bridge-complete', 'complete', { deposit: depositPart(r), source: leg, destination: leg, settlementLayer: null });
+      await emitDepositEvent(tx, r, 'bridge-complete', 'complete', {
+        deposit: depositPart(r),
+        source: leg,
+        destination: leg,
+        settlementLayer: null,
+      });
     });
   }
 
@@ -97,7 +146,11 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
    * deposit's timing. Less available than the deposit means the balance has not caught up: wait. (A previous attempt
    * of the deposit no longer holds any: the workflow starts the next one only once that intent is final.)
    */
-  async function quoteMove(r: DepositRow, to: { chainId: number; token: string; recipient: string }, timing: DepositTiming): Promise<{ kind: 'quoted'; nonce: string } | Exclude<Attempt, { kind: 'started' }>> {
+  async function quoteMove(
+    r: DepositRow,
+    to: { chainId: number; token: string; recipient: string },
+    timing: DepositTiming,
+  ): Promise<{ kind: 'quoted'; nonce: string } | Exclude<Attempt, { kind: 'started' }>> {
     const base: IntentInput = {
       destinationChainId: to.chainId,
       tokenRequests: [{ tokenAddress: to.token }],
@@ -107,16 +160,29 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
       accountAccessList: [{ chainId: Number(r.chain_id), tokenAddress: r.token }],
       options: { customDeadline: Math.floor(Date.now() / 1000) + timing.bridgeTimeoutSeconds },
     };
-    const waiting = { kind: 'wait' as const, message: 'Waiting for the deposited funds to show in the account balance' };
+    const waiting = {
+      kind: 'wait' as const,
+      message: 'Waiting for the deposited funds to show in the account balance',
+    };
     try {
       // Everything available, to learn the fee of moving it.
       const cost = await quoteCost(db, base, deps.quote);
       if (totalSpent(cost) < BigInt(r.amount)) return waiting;
       const source = deps.registry.token(Number(r.chain_id), r.token)!;
       const target = deps.registry.token(to.chainId, to.token)!;
-      const amount = targetAmount(BigInt(r.amount), source.decimals, target.decimals, BigInt(cost.tokensReceived[0].fee));
-      if (amount <= 0n) return { kind: 'no-route', message: "The deposit does not cover the fees of moving it" };
-      const quote = await createQuote(db, { ...base, tokenRequests: [{ tokenAddress: to.token, amount: amount.toString() }] }, r.project_id, deps.quote);
+      const amount = targetAmount(
+        BigInt(r.amount),
+        source.decimals,
+        target.decimals,
+        BigInt(cost.tokensReceived[0].fee),
+      );
+      if (amount <= 0n) return { kind: 'no-route', message: 'The deposit does not cover the fees of moving it' };
+      const quote = await createQuote(
+        db,
+        { ...base, tokenRequests: [{ tokenAddress: to.token, amount: amount.toString() }] },
+        r.project_id,
+        deps.quote,
+      );
       return { kind: 'quoted', nonce: BigInt(quote.intentOp.nonce).toString() };
     } catch (e) {
       // The intent core refused the quote: for want of funds the balance has not caught up (wait); else no route.
@@ -132,7 +198,14 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
    */
   async function submitRecorded(projectId: string, intentId: string, unrecord: () => Promise<unknown>) {
     try {
-      const submitted = await signAndSubmit(db, config, deps.verify, deps.sessionSigner(projectId), projectId, intentId);
+      const submitted = await signAndSubmit(
+        db,
+        config,
+        deps.verify,
+        deps.sessionSigner(projectId),
+        projectId,
+        intentId,
+      );
       await started([submitted.start]);
       return submitted;
     } catch (e) {
@@ -149,7 +222,13 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
    * One attempt's intent (of the bridge or the refund): quoted and recorded on the deposit once, then signed and
    * submitted (again, on a repeated call). A quote that lapsed before its submit is forgotten: wait, and quote again.
    */
-  async function attemptIntent(kind: 'bridge' | 'refund', r: DepositRow, attempt: number, to: { chainId: number; token: string; recipient: string }, timing: DepositTiming) {
+  async function attemptIntent(
+    kind: 'bridge' | 'refund',
+    r: DepositRow,
+    attempt: number,
+    to: { chainId: number; token: string; recipient: string },
+    timing: DepositTiming,
+  ) {
     const { attempts, intent } = ATTEMPT_COLUMNS[kind];
     if (r[attempts] < attempt) {
       const quoted = await quoteMove(r, to, timing);
@@ -158,7 +237,9 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
       r = await deposit(r.id);
     }
     const intentId = r[intent]!;
-    const submitted = await submitRecorded(r.project_id, intentId, () => forgetAttempt(db, kind, r.id, intentId, attempt));
+    const submitted = await submitRecorded(r.project_id, intentId, () =>
+      forgetAttempt(db, kind, r.id, intentId, attempt),
+    );
     if (!submitted) return { kind: 'wait' as const, message: 'The quote lapsed before its submit; quoting again' };
     return { kind: 'submitted' as const, intentId, submitted };
   }
@@ -166,19 +247,35 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
   /** One attempt's intent to the target, recorded on the deposit before it is signed and submitted. */
   async function startBridge(id: string, attempt: number, timing: DepositTiming): Promise<Attempt> {
     const r = await deposit(id);
-    const made = await attemptIntent('bridge', r, attempt, { chainId: Number(r.target_chain_id), token: r.target_token, recipient: r.recipient }, timing);
+    const made = await attemptIntent(
+      'bridge',
+      r,
+      attempt,
+      { chainId: Number(r.target_chain_id), token: r.target_token, recipient: r.recipient },
+      timing,
+    );
     if (made.kind !== 'submitted') return made;
     const { intentId, submitted } = made;
     const element = submitted.operation.elements[0];
     await step(id, async (tx, row) => {
       await tx.query(
         "UPDATE deposits SET stage = 'bridging', settlement_layer = $3, source_amount = $4, destination_amount = $5 WHERE id = $1 AND intent_id = $2 AND stage IN ('received', 'bridging')",
-        [id, intentId, element.mandate.qualifier.settlementContext.settlementLayer, element.idsAndAmounts[0][1], element.mandate.tokenOut[0][1]],
+        [
+          id,
+          intentId,
+          element.mandate.qualifier.settlementContext.settlementLayer,
+          element.idsAndAmounts[0][1],
+          element.mandate.tokenOut[0][1],
+        ],
       );
       await emitDepositEvent(tx, row, 'bridge-started', `bridge-started:${attempt}`, {
         intentId,
         source: { chain: toCaip2(Number(element.chainId)), asset: row.token, amount: element.idsAndAmounts[0][1] },
-        destination: { chain: toCaip2(Number(row.target_chain_id)), asset: row.target_token, amount: element.mandate.tokenOut[0][1] },
+        destination: {
+          chain: toCaip2(Number(row.target_chain_id)),
+          asset: row.target_token,
+          amount: element.mandate.tokenOut[0][1],
+        },
         deposit: depositPart(row),
         settlementLayer: element.mandate.qualifier.settlementContext.settlementLayer.toLowerCase(),
         estimatedFillTime: { seconds: timing.bridgeExpectedSeconds },
@@ -188,29 +285,70 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
     return { kind: 'started', intentId };
   }
 
-  async function reportDelay(id: string, kind: 'deposit' | 'bridge', attempt: number, reason: string, timing: DepositTiming): Promise<void> {
-    await step(id, (tx, r) => kind === 'deposit'
-      ? emitDepositEvent(tx, r, 'deposit-delayed', 'deposit-delayed', { reason, deposit: depositPart(r) })
-      : emitDepositEvent(tx, r, 'bridge-delayed', `bridge-delayed:${attempt}`, { reason, intentId: r.intent_id, attempt, estimatedDelayTime: { seconds: timing.bridgeTimeoutSeconds }, deposit: depositPart(r) }));
+  async function reportDelay(
+    id: string,
+    kind: 'deposit' | 'bridge',
+    attempt: number,
+    reason: string,
+    timing: DepositTiming,
+  ): Promise<void> {
+    await step(id, (tx, r) =>
+      kind === 'deposit'
+        ? emitDepositEvent(tx, r, 'deposit-delayed', 'deposit-delayed', { reason, deposit: depositPart(r) })
+        : emitDepositEvent(tx, r, 'bridge-delayed', `bridge-delayed:${attempt}`, {
+            reason,
+            intentId: r.intent_id,
+            attempt,
+            estimatedDelayTime: { seconds: timing.bridgeTimeoutSeconds },
+            deposit: depositPart(r),
+          }),
+    );
   }
 
   /** Nothing more will be tried: the funds go back to the sender, by the refund workflow (refundDeposit in workflows/deposit.ts). */
-  const refund = async (tx: EntityManager, r: DepositRow, code: DepositErrorCode, message: string, attempt: number, timing: DepositTiming) => {
-    await tx.query("UPDATE deposits SET stage = 'refunding', error_code = $2, refund_recipient = sender WHERE id = $1 AND stage IN ('received', 'bridging')", [r.id, code]);
+  const refund = async (
+    tx: EntityManager,
+    r: DepositRow,
+    code: DepositErrorCode,
+    message: string,
+    attempt: number,
+    timing: DepositTiming,
+  ) => {
+    await tx.query(
+      "UPDATE deposits SET stage = 'refunding', error_code = $2, refund_recipient = sender WHERE id = $1 AND stage IN ('received', 'bridging')",
+      [r.id, code],
+    );
     const start = await queueRefund(tx, r.id, timing);
-    await emitDepositEvent(tx, r, 'bridge-failed', `bridge-failed:${attempt}`, { intentId: r.intent_id, errorCode: code, message, retryable: false, attempt, deposit: depositPart(r) });
+    await emitDepositEvent(tx, r, 'bridge-failed', `bridge-failed:${attempt}`, {
+      intentId: r.intent_id,
+      errorCode: code,
+      message,
+      retryable: false,
+      attempt,
+      deposit: depositPart(r),
+    });
     return start;
   };
 
   /** A retry could not start (no route, or the funds never freed): refunded. */
-  async function refundDeposit(id: string, code: DepositErrorCode, message: string, attempt: number, timing: DepositTiming): Promise<void> {
+  async function refundDeposit(
+    id: string,
+    code: DepositErrorCode,
+    message: string,
+    attempt: number,
+    timing: DepositTiming,
+  ): Promise<void> {
     await step(id, (tx, r) => refund(tx, r, code, message, attempt, timing));
   }
 
   /** A final intent as recorded: its status and whether funds left the account (a fill, or a claim on `chainId`). */
   async function finalIntent(intentId: string, chainId: string) {
-    const [intent]: { status: string; fill: { transactionHash: string } | null; claims: Record<string, { transactionHash: string }>; operation: IntentOp }[] =
-      await db.query('SELECT status, fill, claims, operation FROM intents WHERE id = $1', [intentId]);
+    const [intent]: {
+      status: string;
+      fill: { transactionHash: string } | null;
+      claims: Record<string, { transactionHash: string }>;
+      operation: IntentOp;
+    }[] = await db.query('SELECT status, fill, claims, operation FROM intents WHERE id = $1', [intentId]);
     const found = mustExist(intent, `Intent ${intentId}`);
     const claim = found.claims[String(Number(chainId))] ?? Object.values(found.claims)[0];
     return { ...found, claim, spent: { filled: !!found.fill, claimed: !!found.claims[String(Number(chainId))] } };
@@ -222,7 +360,12 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
    * claimed, or a claim of an intent recorded FAILED or EXPIRED). Else `bridge-failed`, retryable while retries
    * remain, then the deposit is refunded.
    */
-  async function finishBridge(id: string, intentId: string, attempt: number, timing: DepositTiming): Promise<'completed' | 'retry' | 'refunding'> {
+  async function finishBridge(
+    id: string,
+    intentId: string,
+    attempt: number,
+    timing: DepositTiming,
+  ): Promise<'completed' | 'retry' | 'refunding'> {
     const r0 = await deposit(id);
     const intent = await finalIntent(intentId, r0.chain_id);
     const next = afterBridge(intent.spent, attempt, timing.bridgeRetries);
@@ -237,18 +380,38 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
         await emitDepositEvent(tx, r, 'bridge-complete', 'complete', {
           intentId,
           deposit: depositPart(r),
-          source: { transactionHash: source, chain: toCaip2(Number(r.chain_id)), amount: r.source_amount, asset: r.token },
-          destination: { transactionHash: destination, chain: toCaip2(Number(r.target_chain_id)), amount: r.destination_amount, asset: r.target_token },
+          source: {
+            transactionHash: source,
+            chain: toCaip2(Number(r.chain_id)),
+            amount: r.source_amount,
+            asset: r.token,
+          },
+          destination: {
+            transactionHash: destination,
+            chain: toCaip2(Number(r.target_chain_id)),
+            amount: r.destination_amount,
+            asset: r.target_token,
+          },
           settlementLayer: r.settlement_layer?.toLowerCase() ?? null,
         });
       });
       return 'completed';
     }
     const code = bridgeErrorCode(intent.status === 'EXPIRED' ? 'EXPIRED' : 'FAILED');
-    const message = intent.status === 'EXPIRED' ? 'The intent was not filled by its deadline' : 'The bridge reported a failure';
-    await step(id, async (tx, r) => next === 'refund'
-      ? refund(tx, r, code, message, attempt, timing)
-      : emitDepositEvent(tx, r, 'bridge-failed', `bridge-failed:${attempt}`, { intentId, errorCode: code, message, retryable: true, attempt, deposit: depositPart(r) }));
+    const message =
+      intent.status === 'EXPIRED' ? 'The intent was not filled by its deadline' : 'The bridge reported a failure';
+    await step(id, async (tx, r) =>
+      next === 'refund'
+        ? refund(tx, r, code, message, attempt, timing)
+        : emitDepositEvent(tx, r, 'bridge-failed', `bridge-failed:${attempt}`, {
+            intentId,
+            errorCode: code,
+            message,
+            retryable: true,
+            attempt,
+            deposit: depositPart(r),
+          }),
+    );
     return next === 'refund' ? 'refunding' : 'retry';
   }
 
@@ -258,13 +421,23 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
    * may not act for the account (a user-owned account without a session there), is left to a transfer made outside,
    * which the indexer reports (`deposit-refund`).
    */
-  async function startRefund(id: string, attempt: number, timing: DepositTiming): Promise<Attempt | { kind: 'external' } | { kind: 'refunded' }> {
+  async function startRefund(
+    id: string,
+    attempt: number,
+    timing: DepositTiming,
+  ): Promise<Attempt | { kind: 'external' } | { kind: 'refunded' }> {
     const r = await deposit(id);
     if (r.stage === 'refunded') return { kind: 'refunded' };
     const account = mustExist(await findAccount(db, r.account, r.project_id), `Account ${r.account}`);
     const mayAct = account.managed || account.sessionChainIds.includes(Number(r.chain_id));
     if (!deps.registry.token(Number(r.chain_id), r.token) || !mayAct) return { kind: 'external' };
-    const made = await attemptIntent('refund', r, attempt, { chainId: Number(r.chain_id), token: r.token, recipient: r.refund_recipient! }, timing);
+    const made = await attemptIntent(
+      'refund',
+      r,
+      attempt,
+      { chainId: Number(r.chain_id), token: r.token, recipient: r.refund_recipient! },
+      timing,
+    );
     return made.kind === 'submitted' ? { kind: 'started', intentId: made.intentId } : made;
   }
 
@@ -285,7 +458,18 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
   /** The database's word on whether an intent is final, should its signal be lost. */
   const intentFinal = (intentId: string) => intentIsFinal(db, intentId);
 
-  return { checkDeposit, rejectDeposit, completeDirect, startBridge, reportDelay, refundDeposit, finishBridge, startRefund, finishRefund, intentFinal };
+  return {
+    checkDeposit,
+    rejectDeposit,
+    completeDirect,
+    startBridge,
+    reportDelay,
+    refundDeposit,
+    finishBridge,
+    startRefund,
+    finishRefund,
+    intentFinal,
+  };
 }
 
 /**

@@ -21,25 +21,35 @@ export const depositRoutes: RouteDef[] = [
     },
   }),
   depositRoute('post', '/deposits/recovery', {
-    summary: "Send a rejected deposit's funds back to the account owner (idempotent; deposit-refunded follows the transfer)",
+    summary:
+      "Send a rejected deposit's funds back to the account owner (idempotent; deposit-refunded follows the transfer)",
     body: schema.recoveryBody,
     responses: {
       202: {
         description: 'the deposit, now awaiting its refund transfer to the owner',
         schema: schema.depositRecord,
       },
-      400: { description: 'not recoverable (code RECOVERY-1): in progress, completed, refunding to the sender or refunded' },
+      400: {
+        description: 'not recoverable (code RECOVERY-1): in progress, completed, refunding to the sender or refunded',
+      },
       404: { description: 'no such deposit in this project' },
     },
     async handler(ctx, { body }, s) {
       const found = await loadDeposit(s.db, body.depositId);
       if (!found || found.project_id !== project(ctx)) {
-        throw depositError('NOT_FOUND', 'Deposit not found', undefined, [{ message: 'is not a deposit of this project', path: ['body', 'depositId'], code: 'not_found' }]);
+        throw depositError('NOT_FOUND', 'Deposit not found', undefined, [
+          { message: 'is not a deposit of this project', path: ['body', 'depositId'], code: 'not_found' },
+        ]);
       }
       const owner = (await findAccount(s.db, found.account, found.project_id))!.owner;
       const recovered = await beginRecovery(s.db, found.id, owner, depositTiming(s.config));
       if (!recovered) {
-        throw depositError('VALIDATION_ERROR', `Deposit ${found.id} is not recoverable (${found.stage})`, 'RECOVERY-1', [{ message: 'is not a rejected deposit', path: ['body', 'depositId'], code: 'RECOVERY-1' }]);
+        throw depositError(
+          'VALIDATION_ERROR',
+          `Deposit ${found.id} is not recoverable (${found.stage})`,
+          'RECOVERY-1',
+          [{ message: 'is not a rejected deposit', path: ['body', 'depositId'], code: 'RECOVERY-1' }],
+        );
       }
       await s.outbox.start(recovered.start).catch(leftToSweeper(s.logger, 'refund start', { depositId: found.id }));
       const row = recovered.row;
@@ -50,8 +60,14 @@ export const depositRoutes: RouteDef[] = [
     summary: "Withdraw from a managed account on the owner's signature: the session signer carries it out as an intent",
     body: schema.withdrawBody,
     responses: {
-      202: { description: 'the intent carrying the withdrawal (the same request again: the same intent)', schema: schema.withdrawResponse },
-      400: { description: 'invalid body or signature; unsupported chain or token (CHAIN-1, TOKEN-1); balance too low (BALANCE-1)' },
+      202: {
+        description: 'the intent carrying the withdrawal (the same request again: the same intent)',
+        schema: schema.withdrawResponse,
+      },
+      400: {
+        description:
+          'invalid body or signature; unsupported chain or token (CHAIN-1, TOKEN-1); balance too low (BALANCE-1)',
+      },
       404: { description: 'not an account of this project (ACCOUNT-1)' },
       409: { description: 'the nonce was used for another withdrawal' },
     },
@@ -61,7 +77,8 @@ export const depositRoutes: RouteDef[] = [
     },
   }),
   depositRoute('get', '/chains', {
-    summary: "Where deposits are taken: each supported source chain with its tokens, and the processor's session signer",
+    summary:
+      "Where deposits are taken: each supported source chain with its tokens, and the processor's session signer",
     responses: { 200: { description: '{sessionSigner, chains}' } },
     async handler(ctx, _input, s) {
       return {
@@ -69,8 +86,16 @@ export const depositRoutes: RouteDef[] = [
         body: {
           sessionSigner: s.sessionSigner(project(ctx)).address,
           chains: s.registry.chains.map((c) => ({
-            chain: c.caip2, name: c.name, testnet: c.testnet, deposit: true, destination: true,
-            depositTokens: c.tokens.map((t) => ({ symbol: t.symbol, address: getAddress(t.address), decimals: t.decimals })),
+            chain: c.caip2,
+            name: c.name,
+            testnet: c.testnet,
+            deposit: true,
+            destination: true,
+            depositTokens: c.tokens.map((t) => ({
+              symbol: t.symbol,
+              address: getAddress(t.address),
+              decimals: t.decimals,
+            })),
           })),
         },
       };

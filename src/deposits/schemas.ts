@@ -20,12 +20,32 @@ const target = {
 const accountFields = {
   address: { ...address, description: 'the deposit account (a smart account)' },
   owner: { ...address, description: 'who controls the account: signs its sessions, recoveries and withdrawals' },
-  ownerType: { type: 'string', enum: ['EOA', 'smartAccount'], default: 'EOA', description: 'smart-account owners are verified by ERC-1271/6492 through RPC_URL_<target chain>' },
+  ownerType: {
+    type: 'string',
+    enum: ['EOA', 'smartAccount'],
+    default: 'EOA',
+    description: 'smart-account owners are verified by ERC-1271/6492 through RPC_URL_<target chain>',
+  },
   target,
-  requireCompliance: { type: 'boolean', default: false, description: "deposits need an approved verification of the account's compliance customer" },
-  accountSignature: { ...hex, description: "optional: the account's own EIP-712 RegisterAccount signature for this project's session signer, nonce and deadline; this registration then receives the account's deposits (README: Deposit processor → Trust model)" },
-  accountNonce: { ...signedUint, description: 'with accountSignature: above every nonce the account signed a registration or release with before, for any project (a Unix time in milliseconds will do)' },
-  accountDeadline: { ...signedUint, description: 'with accountSignature: Unix seconds after which the signature is refused' },
+  requireCompliance: {
+    type: 'boolean',
+    default: false,
+    description: "deposits need an approved verification of the account's compliance customer",
+  },
+  accountSignature: {
+    ...hex,
+    description:
+      "optional: the account's own EIP-712 RegisterAccount signature for this project's session signer, nonce and deadline; this registration then receives the account's deposits (README: Deposit processor → Trust model)",
+  },
+  accountNonce: {
+    ...signedUint,
+    description:
+      'with accountSignature: above every nonce the account signed a registration or release with before, for any project (a Unix time in milliseconds will do)',
+  },
+  accountDeadline: {
+    ...signedUint,
+    description: 'with accountSignature: Unix seconds after which the signature is refused',
+  },
 } as const;
 
 export const sessionDetails = {
@@ -37,41 +57,84 @@ export const sessionDetails = {
       type: 'array',
       minItems: 1,
       maxItems: 100,
-      items: { type: 'object', required: ['chainId', 'sessionDigest'], additionalProperties: false, properties: { chainId: safeUint(1), sessionDigest: bytes32 } },
+      items: {
+        type: 'object',
+        required: ['chainId', 'sessionDigest'],
+        additionalProperties: false,
+        properties: { chainId: safeUint(1), sessionDigest: bytes32 },
+      },
     },
-    signature: { ...hex, description: "the owner's EIP-712 signature over the details (README: Deposit processor → Sessions)" },
+    signature: {
+      ...hex,
+      description: "the owner's EIP-712 signature over the details (README: Deposit processor → Sessions)",
+    },
   },
 } as const;
 
 /** `{account: {...}}` with the fields every registration has, plus the kind's own (`required` lists the account's). */
-const registrationBody = <const R extends string[], const O>(required: R, own: O) => ({
-  type: 'object',
-  required: ['account'],
-  additionalProperties: false,
-  properties: {
-    account: {
-      type: 'object', required, additionalProperties: false, properties: { ...accountFields, ...own },
-      dependencies: { accountSignature: ['accountNonce', 'accountDeadline'], accountNonce: ['accountSignature'], accountDeadline: ['accountSignature'] },
+const registrationBody = <const R extends string[], const O>(required: R, own: O) =>
+  ({
+    type: 'object',
+    required: ['account'],
+    additionalProperties: false,
+    properties: {
+      account: {
+        type: 'object',
+        required,
+        additionalProperties: false,
+        properties: { ...accountFields, ...own },
+        dependencies: {
+          accountSignature: ['accountNonce', 'accountDeadline'],
+          accountNonce: ['accountSignature'],
+          accountDeadline: ['accountSignature'],
+        },
+      },
     },
-  },
-}) as const;
+  }) as const;
 
 export const setupBody = registrationBody(['address', 'owner', 'target'], {
-  sessionDetails: { ...sessionDetails, description: 'optional: sessions for source chains, as POST /account/{address}/session takes them' },
+  sessionDetails: {
+    ...sessionDetails,
+    description: 'optional: sessions for source chains, as POST /account/{address}/session takes them',
+  },
 });
 
 export const registerManagedBody = registrationBody(['address', 'owner', 'sessionSigner', 'target'], {
-  sessionSigner: { ...address, description: "the processor's session signer the account enabled on every chain (GET /chains → sessionSigner)" },
+  sessionSigner: {
+    ...address,
+    description: "the processor's session signer the account enabled on every chain (GET /chains → sessionSigner)",
+  },
 });
 
 export const accountRecord = {
   type: 'object',
-  required: ['address', 'owner', 'ownerType', 'managed', 'sessionSigner', 'target', 'requireCompliance', 'sessionChains', 'createdAt'],
+  required: [
+    'address',
+    'owner',
+    'ownerType',
+    'managed',
+    'sessionSigner',
+    'target',
+    'requireCompliance',
+    'sessionChains',
+    'createdAt',
+  ],
   properties: {
-    address, owner: address, ownerType: { type: 'string' }, managed: { type: 'boolean' }, sessionSigner: address,
-    target: { type: 'object', required: ['chain', 'token', 'recipient'], properties: { chain: caip2, token: address, recipient: address } },
+    address,
+    owner: address,
+    ownerType: { type: 'string' },
+    managed: { type: 'boolean' },
+    sessionSigner: address,
+    target: {
+      type: 'object',
+      required: ['chain', 'token', 'recipient'],
+      properties: { chain: caip2, token: address, recipient: address },
+    },
     requireCompliance: { type: 'boolean' },
-    sessionChains: { anyOf: [{ const: 'all' }, { type: 'array', items: caip2 }], description: "`all` for a managed account, else the chains with a session" },
+    sessionChains: {
+      anyOf: [{ const: 'all' }, { type: 'array', items: caip2 }],
+      description: '`all` for a managed account, else the chains with a session',
+    },
     createdAt: dateTime,
   },
 } as const;
@@ -82,36 +145,97 @@ export const releaseBody = {
   required: ['chain', 'sessionSigner', 'nonce', 'deadline', 'signature'],
   additionalProperties: false,
   properties: {
-    chain: { ...caip2, description: "the chain of the signature's domain (where a smart account's ERC-1271 check runs)" },
-    sessionSigner: { ...address, description: "the session signer of the project whose hold ends (that project's GET /chains → sessionSigner)" },
+    chain: {
+      ...caip2,
+      description: "the chain of the signature's domain (where a smart account's ERC-1271 check runs)",
+    },
+    sessionSigner: {
+      ...address,
+      description: "the session signer of the project whose hold ends (that project's GET /chains → sessionSigner)",
+    },
     nonce: { ...signedUint, description: 'above every nonce the account signed a registration or release with before' },
     deadline: { ...signedUint, description: 'Unix seconds after which the signature is refused' },
-    signature: { ...hex, description: "the account's own EIP-712 ReleaseAccount signature (README: Deposit processor → Trust model)" },
+    signature: {
+      ...hex,
+      description: "the account's own EIP-712 ReleaseAccount signature (README: Deposit processor → Trust model)",
+    },
   },
 } as const;
-export const sessionBody = { type: 'object', required: ['sessionDetails'], additionalProperties: false, properties: { sessionDetails } } as const;
-export const messageResponse = { type: 'object', required: ['message'], properties: { message: { type: 'string' } } } as const;
+export const sessionBody = {
+  type: 'object',
+  required: ['sessionDetails'],
+  additionalProperties: false,
+  properties: { sessionDetails },
+} as const;
+export const messageResponse = {
+  type: 'object',
+  required: ['message'],
+  properties: { message: { type: 'string' } },
+} as const;
 
 export const DEPOSIT_STATUSES = ['processing', 'completed', 'failed', 'refunded'] as const;
 
 export const depositRecord = {
   type: 'object',
-  required: ['id', 'chain', 'txHash', 'token', 'amount', 'sender', 'account', 'recipient', 'targetChain', 'targetToken', 'status', 'stage', 'sourceTxHash',
-    'destinationTxHash', 'sourceAmount', 'destinationAmount', 'errorCode', 'intentId', 'attempts', 'refund', 'createdAt', 'completedAt'],
+  required: [
+    'id',
+    'chain',
+    'txHash',
+    'token',
+    'amount',
+    'sender',
+    'account',
+    'recipient',
+    'targetChain',
+    'targetToken',
+    'status',
+    'stage',
+    'sourceTxHash',
+    'destinationTxHash',
+    'sourceAmount',
+    'destinationAmount',
+    'errorCode',
+    'intentId',
+    'attempts',
+    'refund',
+    'createdAt',
+    'completedAt',
+  ],
   properties: {
     id: { type: 'string', description: 'the depositId of its webhooks' },
-    chain: caip2, txHash, logIndex: { type: 'integer' }, token: address, amount: uint256, sender: address, account: address, recipient: address,
-    targetChain: caip2, targetToken: address,
+    chain: caip2,
+    txHash,
+    logIndex: { type: 'integer' },
+    token: address,
+    amount: uint256,
+    sender: address,
+    account: address,
+    recipient: address,
+    targetChain: caip2,
+    targetToken: address,
     status: { type: 'string', enum: [...DEPOSIT_STATUSES] },
-    stage: { type: 'string', enum: ['received', 'bridging', 'completed', 'rejected', 'refunding', 'refunded'], description: 'the lifecycle step (README: Deposit processor → Lifecycle)' },
+    stage: {
+      type: 'string',
+      enum: ['received', 'bridging', 'completed', 'rejected', 'refunding', 'refunded'],
+      description: 'the lifecycle step (README: Deposit processor → Lifecycle)',
+    },
     sourceTxHash: { type: ['string', 'null'], description: "the bridge's claim on the source chain" },
     destinationTxHash: { type: ['string', 'null'], description: "the bridge's fill on the target chain" },
-    sourceAmount: { type: ['string', 'null'] }, destinationAmount: { type: ['string', 'null'] },
+    sourceAmount: { type: ['string', 'null'] },
+    destinationAmount: { type: ['string', 'null'] },
     errorCode: { type: ['string', 'null'] },
     intentId: { type: ['string', 'null'], description: 'the current intent (GET /intent-operation/{id})' },
     attempts: { type: 'integer', description: 'intents submitted so far' },
-    refund: { type: ['object', 'null'], properties: { recipient: address, intentId: { type: ['string', 'null'], description: 'the refund intent (none for a transfer made outside)' }, transactionHash: { type: ['string', 'null'] } } },
-    createdAt: dateTime, completedAt: { type: ['string', 'null'] },
+    refund: {
+      type: ['object', 'null'],
+      properties: {
+        recipient: address,
+        intentId: { type: ['string', 'null'], description: 'the refund intent (none for a transfer made outside)' },
+        transactionHash: { type: ['string', 'null'] },
+      },
+    },
+    createdAt: dateTime,
+    completedAt: { type: ['string', 'null'] },
   },
 } as const;
 
@@ -149,7 +273,10 @@ export const withdrawBody = {
     token: address,
     amount,
     recipient: address,
-    nonce: { ...signedUint, description: "the owner's choice, once per account: the same signed request again answers the same intent" },
+    nonce: {
+      ...signedUint,
+      description: "the owner's choice, once per account: the same signed request again answers the same intent",
+    },
     deadline: { ...signedUint, description: 'Unix seconds: the signed withdrawal is refused after it (WITHDRAW-1)' },
     signature: { ...hex, description: "the owner's EIP-712 Withdraw signature" },
   },
@@ -157,5 +284,9 @@ export const withdrawBody = {
 export const withdrawResponse = {
   type: 'object',
   required: ['message', 'intentId', 'status'],
-  properties: { message: { type: 'string' }, intentId: { type: 'string', description: 'GET /intent-operation/{id}' }, status: { type: 'string' } },
+  properties: {
+    message: { type: 'string' },
+    intentId: { type: 'string', description: 'GET /intent-operation/{id}' },
+    status: { type: 'string' },
+  },
 } as const;

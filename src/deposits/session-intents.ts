@@ -13,14 +13,39 @@ import type { VerifyDeps } from '../intents/verify';
  * other submission. Only for an account the project registered with that signer. Safe to repeat: the core answers an
  * accepted intent with its recorded status.
  */
-export async function signAndSubmit(db: DataSource, config: Config, verify: VerifyDeps, signer: PrivateKeyAccount, projectId: string, nonce: string): Promise<Submitted & { operation: IntentOp }> {
+export async function signAndSubmit(
+  db: DataSource,
+  config: Config,
+  verify: VerifyDeps,
+  signer: PrivateKeyAccount,
+  projectId: string,
+  nonce: string,
+): Promise<Submitted & { operation: IntentOp }> {
   const [quoted]: { operation: IntentOp; signer: string | null }[] = await db.query(
     `SELECT q.operation, a.session_signer AS signer FROM quotes q LEFT JOIN deposit_accounts a ON a.address = lower(q.account) AND a.project_id = $2 WHERE q.nonce = $1`,
     [nonce, projectId],
   );
   if (!quoted) throw new DomainError('NOT_FOUND', 'Quote expired or not found; request a new route');
-  if (quoted.signer !== signer.address.toLowerCase()) throw new DomainError('CONFLICT', "The account is not registered with this project's session signer");
-  const signatures = await Promise.all(originTypedData(quoted.operation, verify.compactContract).map((t) => signer.signTypedData(t as Parameters<PrivateKeyAccount['signTypedData']>[0])));
-  const signed: SignedIntentOp = { ...quoted.operation, originSignatures: signatures, destinationSignature: signatures[signatures.length - 1] };
-  return { ...(await submitSignedIntent({ db, verify, fillGraceSeconds: config.intents.fillGraceSeconds, proofDays: config.allocator.proofDays }, projectId, nonce, () => signed, signer.address)), operation: quoted.operation };
+  if (quoted.signer !== signer.address.toLowerCase())
+    throw new DomainError('CONFLICT', "The account is not registered with this project's session signer");
+  const signatures = await Promise.all(
+    originTypedData(quoted.operation, verify.compactContract).map((t) =>
+      signer.signTypedData(t as Parameters<PrivateKeyAccount['signTypedData']>[0]),
+    ),
+  );
+  const signed: SignedIntentOp = {
+    ...quoted.operation,
+    originSignatures: signatures,
+    destinationSignature: signatures[signatures.length - 1],
+  };
+  return {
+    ...(await submitSignedIntent(
+      { db, verify, fillGraceSeconds: config.intents.fillGraceSeconds, proofDays: config.allocator.proofDays },
+      projectId,
+      nonce,
+      () => signed,
+      signer.address,
+    )),
+    operation: quoted.operation,
+  };
 }

@@ -17,7 +17,8 @@ import { leftToSweeper } from '../outbox/left-to-sweeper';
 
 const at = (field: string) => ['body', field];
 
-const balanceError = (message: string) => depositError('INSUFFICIENT_BALANCE', message, 'BALANCE-1', [{ message, path: at('amount'), code: 'BALANCE-1' }]);
+const balanceError = (message: string) =>
+  depositError('INSUFFICIENT_BALANCE', message, 'BALANCE-1', [{ message, path: at('amount'), code: 'BALANCE-1' }]);
 
 /** What a withdrawal uses of the API's services. */
 export interface WithdrawDeps {
@@ -39,43 +40,102 @@ export interface WithdrawDeps {
  * nonce: the same request again answers it; another request with a used nonce is refused. A quote whose submit was
  * refused (funds short, or the quote lapsed) is forgotten, so the same signed request may be sent again.
  */
-export async function withdraw(s: WithdrawDeps, projectId: string, w: WithdrawRequest): Promise<{ intentId: string; status: string }> {
+export async function withdraw(
+  s: WithdrawDeps,
+  projectId: string,
+  w: WithdrawRequest,
+): Promise<{ intentId: string; status: string }> {
   const account = await findAccount(s.db, w.account, projectId);
-  if (!account) throw depositError('NOT_FOUND', 'Account not found', 'ACCOUNT-1', [{ message: 'is not a registered account of this project', path: at('account'), code: 'ACCOUNT-1' }]);
-  if (!account.managed) throw depositError('VALIDATION_ERROR', 'Only managed accounts withdraw through the processor; a user-owned account withdraws itself', undefined, [{ message: 'is not a managed account', path: at('account'), code: 'managed' }]);
+  if (!account)
+    throw depositError('NOT_FOUND', 'Account not found', 'ACCOUNT-1', [
+      { message: 'is not a registered account of this project', path: at('account'), code: 'ACCOUNT-1' },
+    ]);
+  if (!account.managed)
+    throw depositError(
+      'VALIDATION_ERROR',
+      'Only managed accounts withdraw through the processor; a user-owned account withdraws itself',
+      undefined,
+      [{ message: 'is not a managed account', path: at('account'), code: 'managed' }],
+    );
   const chainId = servedChainId(s.registry, w, ['body'], 'chain');
   if (BigInt(w.deadline) < BigInt(Math.floor(s.clock().getTime() / 1000))) {
-    throw depositError('VALIDATION_ERROR', 'The withdrawal deadline has passed', 'WITHDRAW-1', [{ message: 'is in the past', path: at('deadline'), code: 'WITHDRAW-1' }]);
+    throw depositError('VALIDATION_ERROR', 'The withdrawal deadline has passed', 'WITHDRAW-1', [
+      { message: 'is in the past', path: at('deadline'), code: 'WITHDRAW-1' },
+    ]);
   }
   const signer = s.sessionSigner(projectId);
-  await requireSignature(account.owner, w.signature, withdrawTypedData(w, chainId, signer.address), ownerSigns(account.ownerType), at('signature'), {
-    error: "Invalid withdrawal signature: not signed by the account's owner", message: "is not the account owner's Withdraw signature",
-  });
+  await requireSignature(
+    account.owner,
+    w.signature,
+    withdrawTypedData(w, chainId, signer.address),
+    ownerSigns(account.ownerType),
+    at('signature'),
+    {
+      error: "Invalid withdrawal signature: not signed by the account's owner",
+      message: "is not the account owner's Withdraw signature",
+    },
+  );
 
-  const request = { chain: w.chain, token: w.token.toLowerCase(), amount: w.amount, recipient: w.recipient.toLowerCase() };
-  await s.db.query('INSERT INTO deposit_withdrawals (account, project_id, nonce, request) VALUES ($1, $4, $2, $3) ON CONFLICT DO NOTHING', [account.address, w.nonce, request, projectId]);
-  const [recorded]: { request: typeof request; intent_id: string | null }[] = await s.db.query('SELECT request, intent_id FROM deposit_withdrawals WHERE account = $1 AND nonce = $2 AND project_id = $3', [account.address, w.nonce, projectId]);
+  const request = {
+    chain: w.chain,
+    token: w.token.toLowerCase(),
+    amount: w.amount,
+    recipient: w.recipient.toLowerCase(),
+  };
+  await s.db.query(
+    'INSERT INTO deposit_withdrawals (account, project_id, nonce, request) VALUES ($1, $4, $2, $3) ON CONFLICT DO NOTHING',
+    [account.address, w.nonce, request, projectId],
+  );
+  const [recorded]: { request: typeof request; intent_id: string | null }[] = await s.db.query(
+    'SELECT request, intent_id FROM deposit_withdrawals WHERE account = $1 AND nonce = $2 AND project_id = $3',
+    [account.address, w.nonce, projectId],
+  );
   if (JSON.stringify(recorded.request) !== JSON.stringify(request)) {
-    throw depositError('CONFLICT', 'This nonce was used for another withdrawal', undefined, [{ message: 'was used for another withdrawal of this account', path: at('nonce'), code: 'conflict' }]);
+    throw depositError('CONFLICT', 'This nonce was used for another withdrawal', undefined, [
+      { message: 'was used for another withdrawal of this account', path: at('nonce'), code: 'conflict' },
+    ]);
   }
   let intentId = recorded.intent_id;
   if (!intentId) {
-    const quote = await createQuote(s.db, {
-      destinationChainId: chainId,
-      tokenRequests: [{ tokenAddress: w.token, amount: w.amount }],
-      account: { address: account.address, accountType: 'ERC7579', setupOps: [] },
-      recipient: { address: w.recipient, accountType: 'EOA' },
-      destinationExecutions: [],
-      accountAccessList: [{ chainId, tokenAddress: w.token }],
-      options: {},
-    }, projectId, { registry: s.registry, config: s.config, lockTag: s.defaultLockTag, orchestrator: s.orchestrator, nonces: s.nonces }).catch((e: unknown) => {
+    const quote = await createQuote(
+      s.db,
+      {
+        destinationChainId: chainId,
+        tokenRequests: [{ tokenAddress: w.token, amount: w.amount }],
+        account: { address: account.address, accountType: 'ERC7579', setupOps: [] },
+        recipient: { address: w.recipient, accountType: 'EOA' },
+        destinationExecutions: [],
+        accountAccessList: [{ chainId, tokenAddress: w.token }],
+        options: {},
+      },
+      projectId,
+      {
+        registry: s.registry,
+        config: s.config,
+        lockTag: s.defaultLockTag,
+        orchestrator: s.orchestrator,
+        nonces: s.nonces,
+      },
+    ).catch((e: unknown) => {
       // The intent core's refusal in the deposit processor's words: funds short, or no route.
       if (!(e instanceof DomainError)) throw e;
-      throw e.code === 'INSUFFICIENT_BALANCE' ? balanceError(e.message) : depositError('NO_ROUTE', e.message, 'BRIDGE-6', [{ message: e.message, path: at('amount'), code: 'BRIDGE-6' }]);
+      throw e.code === 'INSUFFICIENT_BALANCE'
+        ? balanceError(e.message)
+        : depositError('NO_ROUTE', e.message, 'BRIDGE-6', [
+            { message: e.message, path: at('amount'), code: 'BRIDGE-6' },
+          ]);
     });
     // The first request to record its quote carries the withdrawal; a concurrent one submits that same quote.
-    await s.db.query('UPDATE deposit_withdrawals SET intent_id = $3 WHERE account = $1 AND nonce = $2 AND project_id = $4 AND intent_id IS NULL', [account.address, w.nonce, BigInt(quote.intentOp.nonce).toString(), projectId]);
-    intentId = (await s.db.query('SELECT intent_id FROM deposit_withdrawals WHERE account = $1 AND nonce = $2 AND project_id = $3', [account.address, w.nonce, projectId]))[0].intent_id as string;
+    await s.db.query(
+      'UPDATE deposit_withdrawals SET intent_id = $3 WHERE account = $1 AND nonce = $2 AND project_id = $4 AND intent_id IS NULL',
+      [account.address, w.nonce, BigInt(quote.intentOp.nonce).toString(), projectId],
+    );
+    intentId = (
+      await s.db.query(
+        'SELECT intent_id FROM deposit_withdrawals WHERE account = $1 AND nonce = $2 AND project_id = $3',
+        [account.address, w.nonce, projectId],
+      )
+    )[0].intent_id as string;
   }
   const verify = { compactContract: s.config.intents.compactSigningContract, env: process.env };
   let submitted: Awaited<ReturnType<typeof signAndSubmit>>;
@@ -88,6 +148,7 @@ export async function withdraw(s: WithdrawDeps, projectId: string, w: WithdrawRe
     if (e.code === 'INSUFFICIENT_BALANCE') throw balanceError(e.message);
     throw e;
   }
-  if (submitted.start) await s.outbox.start(submitted.start).catch(leftToSweeper(s.logger, 'lifecycle start', { intentId }));
+  if (submitted.start)
+    await s.outbox.start(submitted.start).catch(leftToSweeper(s.logger, 'lifecycle start', { intentId }));
   return { intentId, status: submitted.status };
 }

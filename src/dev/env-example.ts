@@ -13,7 +13,12 @@ const WIDTH = 120;
 
 /** One row of the table: its variables, what it says their defaults are, and its meaning. */
 /** `defaultText`: the default in words, where its values alone do not say it (empty otherwise). */
-export interface Setting { names: string[]; defaults: (string | undefined)[]; defaultText: string; meaning: string }
+export interface Setting {
+  names: string[];
+  defaults: (string | undefined)[];
+  defaultText: string;
+  meaning: string;
+}
 
 const backticked = (text: string) => [...text.matchAll(/`([^`\n]+)`/g)].map((m) => m[1]);
 /** Markdown the comment does not carry: links (their text stays), code spans, escaped pipes. */
@@ -26,9 +31,15 @@ const plain = (text: string) =>
 
 /** The Configuration table's rows, in order. */
 export function settings(markdown: string): Setting[] {
-  return markdown.split('\n')
+  return markdown
+    .split('\n')
     .filter((line) => line.startsWith('| `'))
-    .map((line) => line.slice(1, -1).split(/(?<!\\)\|/).map((cell) => cell.trim()))
+    .map((line) =>
+      line
+        .slice(1, -1)
+        .split(/(?<!\\)\|/)
+        .map((cell) => cell.trim()),
+    )
     .map(([names, defaults, meaning]) => {
       const vars = backticked(names);
       // `A` / `B` | `1` / `2` pair up; one default for several names applies to each ("`true` outside production").
@@ -44,8 +55,10 @@ export function settings(markdown: string): Setting[] {
 
 /** Files that may read a setting: the config modules first (src/config.ts, then src/<feature>/config.ts). */
 function sources(): { file: string; text: string }[] {
-  const walk = (dir: string): string[] => fs.readdirSync(dir, { withFileTypes: true })
-    .flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)]));
+  const walk = (dir: string): string[] =>
+    fs
+      .readdirSync(dir, { withFileTypes: true })
+      .flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)]));
   const rank = (f: string) => (f === 'src/config.ts' ? 0 : f.endsWith('/config.ts') ? 1 : 2);
   return [...walk(path.join(root, 'src')), ...walk(path.join(root, 'temporal'))]
     .map((f) => path.relative(root, f).split(path.sep).join('/'))
@@ -60,9 +73,10 @@ function sources(): { file: string; text: string }[] {
  */
 function reader(name: string, files: { file: string; text: string }[]): string {
   const key = name.replace(/<.*$/, '');
-  const reads = key !== name
-    ? (text: string) => text.includes(`${key}\${`)
-    : (text: string) => new RegExp(`['"\`]${key}['"\`]|\\benv\\.${key}\\b|\\$\\{?${key}\\b`).test(text);
+  const reads =
+    key !== name
+      ? (text: string) => text.includes(`${key}\${`)
+      : (text: string) => new RegExp(`['"\`]${key}['"\`]|\\benv\\.${key}\\b|\\$\\{?${key}\\b`).test(text);
   const found = files.find(({ text }) => reads(text));
   if (!found) throw new Error(`${CONFIGURATION_PAGE} lists ${name}, which nothing in src/ or temporal/ reads`);
   return found.file;

@@ -26,15 +26,33 @@ export function stopProcess(proc: ChildProcess, signal: NodeJS.Signals = 'SIGTER
 export const restartDelayMs = (crashesInARow: number) => Math.min(1000 * 2 ** Math.max(crashesInARow - 1, 0), 30_000);
 
 /** Runs one of our entry points (`src/main/*.ts`) as its own process. */
-export function spawnEntry(entry: 'api' | 'worker', env: Record<string, string>, stdio: StdioOptions = ['ignore', 'inherit', 'inherit']): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', `src/main/${entry}.ts`], { cwd: projectRoot, env: { ...process.env, ...env }, stdio });
+export function spawnEntry(
+  entry: 'api' | 'worker',
+  env: Record<string, string>,
+  stdio: StdioOptions = ['ignore', 'inherit', 'inherit'],
+): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', `src/main/${entry}.ts`], {
+    cwd: projectRoot,
+    env: { ...process.env, ...env },
+    stdio,
+  });
 }
 
-export interface TemporalDevServer { address: string; process: ChildProcess }
+export interface TemporalDevServer {
+  address: string;
+  process: ChildProcess;
+}
 
 /** Finds or builds the pinned CLI (temporal/ensure-cli.sh), then starts it through temporal/start-dev.sh. */
 /** `dynamicConfig`: extra server settings (`key=value`), e.g. the tests' low continue-as-new suggestion. */
-export async function startTemporalDevServer(opts: { port: number; uiPort?: number; dbFile?: string; namespace: string; logLevel?: string; dynamicConfig?: string[] }): Promise<TemporalDevServer> {
+export async function startTemporalDevServer(opts: {
+  port: number;
+  uiPort?: number;
+  dbFile?: string;
+  namespace: string;
+  logLevel?: string;
+  dynamicConfig?: string[];
+}): Promise<TemporalDevServer> {
   // Build (once) before starting, so a first-time build is not cut short by the start-up timeout below.
   const built = spawnSync(path.join(projectRoot, 'temporal/ensure-cli.sh'), { stdio: ['ignore', 'pipe', 'inherit'] });
   if (built.status !== 0) throw new Error('no Temporal CLI available (see the message above)');
@@ -55,14 +73,22 @@ export async function startTemporalDevServer(opts: { port: number; uiPort?: numb
   });
   const address = `127.0.0.1:${opts.port}`;
   // A server that exits (its port taken, say) fails the start at once rather than after the whole timeout.
-  const exited = new Promise<never>((_, reject) => proc.once('exit', (code, signal) => reject(new Error(`Temporal dev server exited (${signal ?? code}) while starting on port ${opts.port}`))));
+  const exited = new Promise<never>((_, reject) =>
+    proc.once('exit', (code, signal) =>
+      reject(new Error(`Temporal dev server exited (${signal ?? code}) while starting on port ${opts.port}`)),
+    ),
+  );
   exited.catch(() => undefined);
   await Promise.race([
-    waitFor('Temporal dev server', async () => {
-      const c = await Connection.connect({ address, connectTimeout: 1000 });
-      await c.close();
-      return true;
-    }, 60_000),
+    waitFor(
+      'Temporal dev server',
+      async () => {
+        const c = await Connection.connect({ address, connectTimeout: 1000 });
+        await c.close();
+        return true;
+      },
+      60_000,
+    ),
     exited,
   ]);
   return { address, process: proc };

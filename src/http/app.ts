@@ -36,9 +36,29 @@ import type { Services } from './services';
  */
 export function hosts(): MountedHost[] {
   return [
-    { prefix: '', name: 'current', errors: currentHostErrors, routes: [...opsRoutes, ...versionRoutes, ...currentPortfolioRoutes, ...intentRoutes, ...blancIntentRoutes, ...withdrawalRoutes, ...indexerRoutes, ...analyticsRoutes, ...sponsorshipRoutes] },
+    {
+      prefix: '',
+      name: 'current',
+      errors: currentHostErrors,
+      routes: [
+        ...opsRoutes,
+        ...versionRoutes,
+        ...currentPortfolioRoutes,
+        ...intentRoutes,
+        ...blancIntentRoutes,
+        ...withdrawalRoutes,
+        ...indexerRoutes,
+        ...analyticsRoutes,
+        ...sponsorshipRoutes,
+      ],
+    },
     { prefix: '/legacy', name: 'legacy', errors: legacyHostErrors, routes: [legacyPortfolioRoute, ...bundleRoutes] },
-    { prefix: '/deposit-processor', name: 'deposit-processor', errors: depositProcessorErrors, routes: [...webhookRoutes, ...complianceRoutes, ...accountRoutes, ...depositRoutes, ingestTokenRoute] },
+    {
+      prefix: '/deposit-processor',
+      name: 'deposit-processor',
+      errors: depositProcessorErrors,
+      routes: [...webhookRoutes, ...complianceRoutes, ...accountRoutes, ...depositRoutes, ingestTokenRoute],
+    },
   ];
 }
 
@@ -52,7 +72,9 @@ export function createApp(services: Services): Koa {
     none: (_ctx, next) => next(),
   };
   const all = hosts();
-  const openapi = Object.fromEntries(SUPPORTED_VERSIONS.map((v) => [v, openApiDocument(all, services.registry.version, v)]));
+  const openapi = Object.fromEntries(
+    SUPPORTED_VERSIONS.map((v) => [v, openApiDocument(all, services.registry.version, v)]),
+  );
 
   app.listen = ((...args: unknown[]) => {
     const server = http.createServer({ maxHeaderSize: LIMITS.headerBytes }, app.callback());
@@ -70,7 +92,13 @@ export function createApp(services: Services): Koa {
     const router = new Router({ prefix: host.prefix || undefined });
     router.use(rendersErrors(host.errors));
     // The legacy host predates dated versions (its client sends none); the others validate x-api-version.
-    mount(router, host.routes, services, auth, host.name === 'legacy' ? [] : [apiVersion(), deprecationNotice(services.config.versions)]);
+    mount(
+      router,
+      host.routes,
+      services,
+      auth,
+      host.name === 'legacy' ? [] : [apiVersion(), deprecationNotice(services.config.versions)],
+    );
     if (host.name === 'current') {
       router.get('/metrics', async (ctx) => {
         ctx.type = services.metrics.registry.contentType;
@@ -82,7 +110,11 @@ export function createApp(services: Services): Koa {
       });
       router.get('/openapi/:version.json', (ctx) => {
         const doc = openapi[ctx.params.version];
-        if (!doc) throw new ApiError(404, `No OpenAPI document for version ${ctx.params.version}; served: ${SUPPORTED_VERSIONS.join(', ')}`);
+        if (!doc)
+          throw new ApiError(
+            404,
+            `No OpenAPI document for version ${ctx.params.version}; served: ${SUPPORTED_VERSIONS.join(', ')}`,
+          );
         ctx.body = doc;
       });
     }
@@ -99,10 +131,12 @@ export type MountedHost = Host & { errors: ErrorRenderer };
  * A request none of the routes takes (an unknown path or method) is answered by the host mounted where it was sent:
  * the one with the longest prefix the path is under.
  */
-export const unroutedErrors = (all: MountedHost[]) => (ctx: Context): ErrorRenderer => {
-  const under = all.filter((h) => ctx.path === h.prefix || ctx.path.startsWith(`${h.prefix}/`));
-  return under.reduce((a, b) => (b.prefix.length > a.prefix.length ? b : a)).errors;
-};
+export const unroutedErrors =
+  (all: MountedHost[]) =>
+  (ctx: Context): ErrorRenderer => {
+    const under = all.filter((h) => ctx.path === h.prefix || ctx.path.startsWith(`${h.prefix}/`));
+    return under.reduce((a, b) => (b.prefix.length > a.prefix.length ? b : a)).errors;
+  };
 
 /**
  * A request Node's parser refuses before any middleware runs (headers over LIMITS.headerBytes, a NUL or another
@@ -118,5 +152,7 @@ function answerClientError(services: Services, err: NodeJS.ErrnoException, socke
   const traceId = randomBytes(16).toString('hex');
   services.logger.warn({ traceId, code: err.code }, 'request refused by the HTTP parser');
   const body = JSON.stringify({ code, message, error: message, errors: [{ message }], traceId });
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nx-trace-id: ${traceId}\r\nConnection: close\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nx-trace-id: ${traceId}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }

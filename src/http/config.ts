@@ -2,13 +2,20 @@ import { ConfigError, int } from '../env';
 import { type AddressRange, parseAddressRanges } from './client-address';
 
 /** How long a request may take before it is answered 503 (src/http/deadline.ts). */
-export interface DeadlineConfig { requestSeconds: number; externalSeconds: number }
+export interface DeadlineConfig {
+  requestSeconds: number;
+  externalSeconds: number;
+}
 
 /**
  * The HTTP layer's limits: the largest JSON body (`1mb`: @koa/bodyparser's syntax, see route.ts), the deadlines, and
  * the proxies whose X-Forwarded-For is believed (src/http/client-address.ts).
  */
-export function httpConfig(env: NodeJS.ProcessEnv): { bodyLimit: string; deadlines: DeadlineConfig; trustedProxies: AddressRange[] } {
+export function httpConfig(env: NodeJS.ProcessEnv): {
+  bodyLimit: string;
+  deadlines: DeadlineConfig;
+  trustedProxies: AddressRange[];
+} {
   return {
     bodyLimit: env.BODY_LIMIT || '1mb',
     deadlines: {
@@ -21,10 +28,15 @@ export function httpConfig(env: NodeJS.ProcessEnv): { bodyLimit: string; deadlin
 
 /** TRUSTED_PROXIES: comma-separated addresses and CIDR ranges; none by default. */
 function trustedProxies(env: NodeJS.ProcessEnv): AddressRange[] {
-  const entries = (env.TRUSTED_PROXIES ?? '').split(',').map((e) => e.trim()).filter(Boolean);
+  const entries = (env.TRUSTED_PROXIES ?? '')
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
   try {
     return parseAddressRanges(entries);
   } catch (err) {
-    throw new ConfigError(`TRUSTED_PROXIES must be comma-separated IP addresses and CIDR ranges: ${(err as Error).message}`);
+    throw new ConfigError(
+      `TRUSTED_PROXIES must be comma-separated IP addresses and CIDR ranges: ${(err as Error).message}`,
+    );
   }
 }

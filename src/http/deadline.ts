@@ -25,14 +25,20 @@ export function deadlineClass(method: string, path: string): DeadlineClass {
 
 /** The one 503 every host renders in its own error body, with `Retry-After`. */
 export const serviceUnavailable = (message = 'Service Unavailable') =>
-  new ApiError(STATUS.SERVICE_UNAVAILABLE, message, { code: 'SERVICE_UNAVAILABLE', headers: { 'retry-after': String(RETRY_AFTER_SECONDS) } });
+  new ApiError(STATUS.SERVICE_UNAVAILABLE, message, {
+    code: 'SERVICE_UNAVAILABLE',
+    headers: { 'retry-after': String(RETRY_AFTER_SECONDS) },
+  });
 
 /**
  * The client did not send its request body within the deadline: its delay (a stalled upload, a slow link), not an
  * outage of ours, so it is 408 and counted apart. The connection is closed: the rest of the body may never come.
  */
 export const requestTimeout = (seconds: number) =>
-  new ApiError(STATUS.REQUEST_TIMEOUT, `The request body did not arrive within ${seconds}s`, { code: 'REQUEST_TIMEOUT', headers: { connection: 'close' } });
+  new ApiError(STATUS.REQUEST_TIMEOUT, `The request body did not arrive within ${seconds}s`, {
+    code: 'REQUEST_TIMEOUT',
+    headers: { connection: 'close' },
+  });
 
 /**
  * Runs `read` (receiving the request body from the client) marked as such, so that a deadline reached meanwhile is
@@ -48,14 +54,25 @@ export async function receivingBody<T>(ctx: Context, read: () => Promise<T>): Pr
 }
 
 /** PostgreSQL codes of a server that cannot serve now: statement or lock timeout, shutting down, starting up, too many connections. */
-const PG_UNAVAILABLE = new Set(['57014', '55P03', '57P01', '57P03', '53300', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE']);
+const PG_UNAVAILABLE = new Set([
+  '57014',
+  '55P03',
+  '57P01',
+  '57P03',
+  '53300',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+]);
 /** node-postgres' own client-side timeouts (query_timeout; pool acquire) and a connection lost mid-query. */
 const PG_CLIENT_TIMEOUT = /Query read timeout|timeout exceeded when trying to connect|Connection terminated/;
 
 /** Whether an error means PostgreSQL or Temporal could not serve in time (as opposed to a fault of ours). */
 export function isDependencyFailure(err: unknown): boolean {
   if (err instanceof ServiceError || isGrpcServiceError(err)) return true;
-  const e = err as { code?: unknown; message?: unknown; driverError?: { code?: unknown; message?: unknown } } | undefined;
+  const e = err as
+    { code?: unknown; message?: unknown; driverError?: { code?: unknown; message?: unknown } } | undefined;
   if (PG_UNAVAILABLE.has(String(e?.code ?? e?.driverError?.code))) return true;
   return PG_CLIENT_TIMEOUT.test(String(e?.driverError?.message ?? e?.message ?? ''));
 }

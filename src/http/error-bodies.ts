@@ -16,7 +16,8 @@ export const statusOf = (err: Failure): number => (err instanceof DomainError ? 
 /** A domain error's Retry-After: its own, or the 503 contract's for an outage (docs/operations.md, Outages). */
 export function headersOf(err: Failure): Record<string, string> {
   if (!(err instanceof DomainError)) return err.extra.headers ?? {};
-  const retryAfter = err.detail.retryAfterSeconds ?? (err.code === 'SERVICE_UNAVAILABLE' ? RETRY_AFTER_SECONDS : undefined);
+  const retryAfter =
+    err.detail.retryAfterSeconds ?? (err.code === 'SERVICE_UNAVAILABLE' ? RETRY_AFTER_SECONDS : undefined);
   return retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) };
 }
 
@@ -25,7 +26,8 @@ export function headersOf(err: Failure): Record<string, string> {
  * A liquidity shortfall answers its figures at the top level instead, where the 1.x client reads them.
  */
 export function standardBody(err: Failure, traceId: string): Record<string, unknown> {
-  if (!(err instanceof DomainError)) return { message: err.message, errors: err.extra.errors ?? [{ message: err.message }], traceId };
+  if (!(err instanceof DomainError))
+    return { message: err.message, errors: err.extra.errors ?? [{ message: err.message }], traceId };
   if (err.code === 'INSUFFICIENT_LIQUIDITY') return { error: err.code, ...(err.detail.details as object), traceId };
   return { message: err.message, errors: [{ message: err.message, context: err.detail.context }], traceId };
 }
@@ -38,15 +40,21 @@ export function standardBody(err: Failure, traceId: string): Record<string, unkn
  */
 export function depositBody(err: Failure, traceId: string): Record<string, unknown> {
   const domain = err instanceof DomainError;
-  const code = domain ? (err.detail.reason ?? (err.code === 'SERVICE_UNAVAILABLE' ? err.code : undefined)) : err.extra.code;
-  const details = err instanceof VersionError ? [{ message: err.message, path: ['headers', 'x-api-version'], code: 'VALIDATION_ERROR' }]
-    : domain ? err.detail.details : err.extra.details;
+  const code = domain
+    ? (err.detail.reason ?? (err.code === 'SERVICE_UNAVAILABLE' ? err.code : undefined))
+    : err.extra.code;
+  const details =
+    err instanceof VersionError
+      ? [{ message: err.message, path: ['headers', 'x-api-version'], code: 'VALIDATION_ERROR' }]
+      : domain
+        ? err.detail.details
+        : err.extra.details;
   return { error: err.message, ...(code ? { code } : {}), ...(details ? { details } : {}), traceId };
 }
 
 /** The current host: blanc's envelope, alps' body otherwise; a version the request names wrongly is told in the envelope. */
 export const currentHostErrors: ErrorRenderer = (err, traceId, ctx) =>
-  (err instanceof VersionError || requestedVersion(ctx) === BLANC ? envelope(err, traceId) : standardBody(err, traceId));
+  err instanceof VersionError || requestedVersion(ctx) === BLANC ? envelope(err, traceId) : standardBody(err, traceId);
 
 export const legacyHostErrors: ErrorRenderer = (err, traceId) => standardBody(err, traceId);
 

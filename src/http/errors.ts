@@ -2,10 +2,14 @@ import type { ErrorObject } from 'ajv';
 import type { ErrorCode } from '../errors';
 import { LIMITS, type InputProblem } from './limits';
 
-export interface ErrorEntry { message: string; context?: Record<string, unknown> }
+export interface ErrorEntry {
+  message: string;
+  context?: Record<string, unknown>;
+}
 
 /** Codes only the edge raises: about the request itself (its method, pace, size, type, headers), never the domain's. */
-export type EdgeCode = 'METHOD_NOT_ALLOWED' | 'REQUEST_TIMEOUT' | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE' | 'HEADERS_TOO_LARGE';
+export type EdgeCode =
+  'METHOD_NOT_ALLOWED' | 'REQUEST_TIMEOUT' | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE' | 'HEADERS_TOO_LARGE';
 
 /** The HTTP status of every error code: the one place where a code meets HTTP. */
 export const STATUS: Record<ErrorCode | EdgeCode, number> = {
@@ -59,7 +63,13 @@ export class VersionError extends ApiError {
 
 export type Location = 'body' | 'query' | 'params' | 'headers';
 
-interface Problem { field: string; message: string; path: string; keyword: string; params?: unknown }
+interface Problem {
+  field: string;
+  message: string;
+  path: string;
+  keyword: string;
+  params?: unknown;
+}
 
 /**
  * One 400 whose message names the first problem and whose entries carry the first LIMITS.details of them; the
@@ -72,27 +82,55 @@ function problemsError(location: Location, problems: Problem[]): ApiError {
     context: { location, path: p.path, keyword: p.keyword, ...(p.params !== undefined ? { params: p.params } : {}) },
   }));
   const more = problems.length - shown.length;
-  return new ApiError(STATUS.VALIDATION_ERROR, more > 0 ? `${entries[0].message} (and ${more} more problems)` : entries[0].message, {
-    errors: entries,
-    code: 'VALIDATION_ERROR',
-    details: shown.map((p) => ({ message: p.message, path: [location, ...p.field.split('.').filter(Boolean)], code: p.keyword })),
-  });
+  return new ApiError(
+    STATUS.VALIDATION_ERROR,
+    more > 0 ? `${entries[0].message} (and ${more} more problems)` : entries[0].message,
+    {
+      errors: entries,
+      code: 'VALIDATION_ERROR',
+      details: shown.map((p) => ({
+        message: p.message,
+        path: [location, ...p.field.split('.').filter(Boolean)],
+        code: p.keyword,
+      })),
+    },
+  );
 }
 
 /** Turns ajv errors into one 400 (see problemsError). */
 export function validationError(location: Location, errors: ErrorObject[]): ApiError {
-  return problemsError(location, errors.map((e) => ({ field: fieldPath(e), message: e.message ?? 'is invalid', path: e.instancePath || '/', keyword: e.keyword, params: e.params })));
+  return problemsError(
+    location,
+    errors.map((e) => ({
+      field: fieldPath(e),
+      message: e.message ?? 'is invalid',
+      path: e.instancePath || '/',
+      keyword: e.keyword,
+      params: e.params,
+    })),
+  );
 }
 
 /** A value found by scanValue (src/http/limits.ts): refused in the same shape as a schema violation. */
 export function inputProblemError(location: Location, problem: InputProblem): ApiError {
-  return problemsError(location, [{ field: problem.path.join('.'), message: problem.message, path: `/${problem.path.join('/')}`, keyword: problem.keyword }]);
+  return problemsError(location, [
+    {
+      field: problem.path.join('.'),
+      message: problem.message,
+      path: `/${problem.path.join('/')}`,
+      keyword: problem.keyword,
+    },
+  ]);
 }
 
 function fieldPath(e: ErrorObject): string {
   const base = e.instancePath.split('/').filter(Boolean).join('.');
   // The property a `required` or `additionalProperties` failure is about, which ajv keeps in its params.
-  const named = e.keyword === 'required' ? (e.params as { missingProperty: string }).missingProperty
-    : e.keyword === 'additionalProperties' ? (e.params as { additionalProperty: string }).additionalProperty : undefined;
+  const named =
+    e.keyword === 'required'
+      ? (e.params as { missingProperty: string }).missingProperty
+      : e.keyword === 'additionalProperties'
+        ? (e.params as { additionalProperty: string }).additionalProperty
+        : undefined;
   return [base, named].filter(Boolean).join('.');
 }

@@ -17,10 +17,18 @@ export const LIMITS = {
 } as const;
 
 /** A value the request may not carry, and where (path segments below its location). */
-export interface InputProblem { path: string[]; message: string; keyword: string }
+export interface InputProblem {
+  path: string[];
+  message: string;
+  keyword: string;
+}
 
 /** Where a value sits: its key and its parent's place (paths are only spelled out for the one value refused). */
-interface Place { key: string | number; parent?: Place; depth: number }
+interface Place {
+  key: string | number;
+  parent?: Place;
+  depth: number;
+}
 const pathOf = (place: Place | undefined): string[] => {
   const path: string[] = [];
   for (let p = place; p; p = p.parent) path.unshift(String(p.key));
@@ -43,20 +51,46 @@ export function findInputProblem(root: unknown, exponents?: Set<number>): InputP
     const { value, place } = stack.pop()!;
     const depth = place?.depth ?? 0;
     if (typeof value === 'string') {
-      if (unstorable(value)) return { path: pathOf(place), keyword: 'string', message: 'must not contain U+0000 or an unpaired UTF-16 surrogate' };
+      if (unstorable(value))
+        return {
+          path: pathOf(place),
+          keyword: 'string',
+          message: 'must not contain U+0000 or an unpaired UTF-16 surrogate',
+        };
     } else if (typeof value === 'number') {
-      if (exponents?.has(value)) return { path: pathOf(place), keyword: 'number', message: 'is written with an exponent: send plain decimals (amounts and block numbers as decimal strings)' };
-      if (!Number.isFinite(value) || Object.is(value, -0) || (Number.isInteger(value) && !Number.isSafeInteger(value))) {
-        return { path: pathOf(place), keyword: 'number', message: 'must be an exact number (finite, not -0, integers within ±2^53; larger amounts as decimal strings)' };
+      if (exponents?.has(value))
+        return {
+          path: pathOf(place),
+          keyword: 'number',
+          message: 'is written with an exponent: send plain decimals (amounts and block numbers as decimal strings)',
+        };
+      if (
+        !Number.isFinite(value) ||
+        Object.is(value, -0) ||
+        (Number.isInteger(value) && !Number.isSafeInteger(value))
+      ) {
+        return {
+          path: pathOf(place),
+          keyword: 'number',
+          message: 'must be an exact number (finite, not -0, integers within ±2^53; larger amounts as decimal strings)',
+        };
       }
     } else if (Array.isArray(value)) {
-      if (depth >= LIMITS.depth) return { path: pathOf(place), keyword: 'maxDepth', message: `is nested deeper than ${LIMITS.depth} levels` };
-      for (let i = 0; i < value.length; i++) stack.push({ value: value[i], place: { key: i, parent: place, depth: depth + 1 } });
+      if (depth >= LIMITS.depth)
+        return { path: pathOf(place), keyword: 'maxDepth', message: `is nested deeper than ${LIMITS.depth} levels` };
+      for (let i = 0; i < value.length; i++)
+        stack.push({ value: value[i], place: { key: i, parent: place, depth: depth + 1 } });
     } else if (value !== null && typeof value === 'object') {
-      if (depth >= LIMITS.depth) return { path: pathOf(place), keyword: 'maxDepth', message: `is nested deeper than ${LIMITS.depth} levels` };
+      if (depth >= LIMITS.depth)
+        return { path: pathOf(place), keyword: 'maxDepth', message: `is nested deeper than ${LIMITS.depth} levels` };
       for (const key in value) {
         if (!Object.hasOwn(value, key)) continue;
-        if (unstorable(key)) return { path: pathOf(place), keyword: 'propertyName', message: 'has a property name with U+0000 or an unpaired UTF-16 surrogate' };
+        if (unstorable(key))
+          return {
+            path: pathOf(place),
+            keyword: 'propertyName',
+            message: 'has a property name with U+0000 or an unpaired UTF-16 surrogate',
+          };
         stack.push({ value: (value as Record<string, unknown>)[key], place: { key, parent: place, depth: depth + 1 } });
       }
     }
@@ -90,7 +124,8 @@ export function exponentNumbers(json: string): Set<number> {
   for (let i = 0; i < json.length; i++) {
     const c = json[i];
     if (inString) {
-      if (c === '\\') i++; // a backslash escapes the next character
+      if (c === '\\')
+        i++; // a backslash escapes the next character
       else if (c === '"') inString = false;
     } else if (c === '"') {
       inString = true;
@@ -108,7 +143,19 @@ export function exponentNumbers(json: string): Set<number> {
 type SchemaNode = Record<string, unknown>;
 const SUBSCHEMA_MAPS = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'];
 const SUBSCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
-const SUBSCHEMAS = ['items', 'additionalProperties', 'additionalItems', 'contains', 'not', 'if', 'then', 'else', 'propertyNames', 'unevaluatedProperties', 'unevaluatedItems'];
+const SUBSCHEMAS = [
+  'items',
+  'additionalProperties',
+  'additionalItems',
+  'contains',
+  'not',
+  'if',
+  'then',
+  'else',
+  'propertyNames',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+];
 
 /**
  * A request schema with `maxItems` on every array (LIMITS.maxItems where the route names none), so an array flood is
@@ -119,11 +166,17 @@ export function withArrayLimits<S>(schema: S): S {
   if (!schema || typeof schema !== 'object') return schema;
   const node = { ...(schema as SchemaNode) };
   for (const key of SUBSCHEMAS) if (node[key] && typeof node[key] === 'object') node[key] = withArrayLimits(node[key]);
-  for (const key of SUBSCHEMA_LISTS) if (Array.isArray(node[key])) node[key] = (node[key] as unknown[]).map(withArrayLimits);
+  for (const key of SUBSCHEMA_LISTS)
+    if (Array.isArray(node[key])) node[key] = (node[key] as unknown[]).map(withArrayLimits);
   for (const key of SUBSCHEMA_MAPS) {
-    if (node[key] && typeof node[key] === 'object') node[key] = Object.fromEntries(Object.entries(node[key] as SchemaNode).map(([k, v]) => [k, withArrayLimits(v)]));
+    if (node[key] && typeof node[key] === 'object')
+      node[key] = Object.fromEntries(Object.entries(node[key] as SchemaNode).map(([k, v]) => [k, withArrayLimits(v)]));
   }
   const types = Array.isArray(node.type) ? node.type : [node.type];
-  if ((types.includes('array') || node.items !== undefined || node.prefixItems !== undefined) && node.maxItems === undefined) node.maxItems = LIMITS.maxItems;
+  if (
+    (types.includes('array') || node.items !== undefined || node.prefixItems !== undefined) &&
+    node.maxItems === undefined
+  )
+    node.maxItems = LIMITS.maxItems;
   return node as S;
 }

@@ -15,12 +15,20 @@ export interface Metrics {
  * `pendingStarts`: how many workflow starts this process has taken on and not yet performed; `deadLetters`: the
  * outbox rows Temporal refused for good, per table (both read at each scrape).
  */
-export function createMetrics(pendingStarts: () => number, deadLetters: () => Promise<Record<'workflow_outbox' | 'signal_outbox', number>>): Metrics {
+export function createMetrics(
+  pendingStarts: () => number,
+  deadLetters: () => Promise<Record<'workflow_outbox' | 'signal_outbox', number>>,
+): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   return {
     registry,
-    requests: new Counter({ name: 'http_requests_total', help: 'HTTP requests by route and status', labelNames: ['method', 'route', 'status'], registers: [registry] }),
+    requests: new Counter({
+      name: 'http_requests_total',
+      help: 'HTTP requests by route and status',
+      labelNames: ['method', 'route', 'status'],
+      registers: [registry],
+    }),
     latency: new Histogram({
       name: 'http_request_duration_seconds',
       help: 'HTTP request latency by route',
@@ -29,10 +37,26 @@ export function createMetrics(pendingStarts: () => number, deadLetters: () => Pr
       registers: [registry],
     }),
     // A client that did not send its body within the deadline (answered 408): its delay, never an outage of ours.
-    clientTimeouts: new Counter({ name: 'http_client_timeouts_total', help: 'requests whose client did not send the body within the deadline (408)', registers: [registry] }),
-    workflowStarts: new Counter({ name: 'workflow_starts_total', help: 'Temporal workflows started by the API', labelNames: ['workflow'], registers: [registry] }),
+    clientTimeouts: new Counter({
+      name: 'http_client_timeouts_total',
+      help: 'requests whose client did not send the body within the deadline (408)',
+      registers: [registry],
+    }),
+    workflowStarts: new Counter({
+      name: 'workflow_starts_total',
+      help: 'Temporal workflows started by the API',
+      labelNames: ['workflow'],
+      registers: [registry],
+    }),
     // Submits answer before their lifecycle starts: a growing value means Temporal is not keeping up with them.
-    pendingStarts: new Gauge({ name: 'outbox_pending_starts', help: 'workflow starts accepted and not yet performed', registers: [registry], collect() { this.set(pendingStarts()); } }),
+    pendingStarts: new Gauge({
+      name: 'outbox_pending_starts',
+      help: 'workflow starts accepted and not yet performed',
+      registers: [registry],
+      collect() {
+        this.set(pendingStarts());
+      },
+    }),
     // Any value above zero needs an operator: `npm run cli -- outbox dead-letters`, then `outbox retry`.
     deadLetters: new Gauge({
       name: 'outbox_dead_letters',
@@ -44,6 +68,11 @@ export function createMetrics(pendingStarts: () => number, deadLetters: () => Pr
       },
     }),
     // Any increase is an indexer reporting what contradicts what is known: its events are logged with the reason.
-    indexerRefused: new Counter({ name: 'indexer_events_refused_total', help: 'indexer events refused as contradicting what is stored, by type and reason', labelNames: ['type', 'reason'], registers: [registry] }),
+    indexerRefused: new Counter({
+      name: 'indexer_events_refused_total',
+      help: 'indexer events refused as contradicting what is stored, by type and reason',
+      labelNames: ['type', 'reason'],
+      registers: [registry],
+    }),
   };
 }

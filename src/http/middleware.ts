@@ -25,7 +25,10 @@ export function observe(services: Services): Middleware {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       services.metrics.requests.inc({ method: ctx.method, route, status: String(ctx.status) });
       services.metrics.latency.observe({ method: ctx.method, route }, seconds);
-      services.logger.info({ traceId, method: ctx.method, path: ctx.path, route, status: ctx.status, ms: Math.round(seconds * 1e4) / 10 }, 'request');
+      services.logger.info(
+        { traceId, method: ctx.method, path: ctx.path, route, status: ctx.status, ms: Math.round(seconds * 1e4) / 10 },
+        'request',
+      );
     }
   };
 }
@@ -52,10 +55,12 @@ export function trustedClientAddress(services: Services): Middleware {
  * Used on a host's router (src/http/app.ts), so it runs first for every request one of the host's routes takes:
  * the error boundary renders that request's failures with the host's renderer.
  */
-export const rendersErrors = (render: ErrorRenderer): Middleware => async (ctx, next) => {
-  ctx.state.renderErrors = render;
-  await next();
-};
+export const rendersErrors =
+  (render: ErrorRenderer): Middleware =>
+  async (ctx, next) => {
+    ctx.state.renderErrors = render;
+    await next();
+  };
 
 /**
  * The single error boundary: every failure becomes a documented JSON body; stack traces stay in the logs. The body
@@ -66,8 +71,10 @@ export function errors(services: Services, unrouted: (ctx: Context) => ErrorRend
   return async (ctx: Context, next: Next) => {
     try {
       await next();
-      if (ctx.status === 404 && ctx.body === undefined) throw new ApiError(404, `Route ${ctx.method} ${ctx.path} not found`);
-      if (ctx.status === 405 && ctx.body === undefined) throw new ApiError(405, `Method ${ctx.method} not allowed on ${ctx.path}`);
+      if (ctx.status === 404 && ctx.body === undefined)
+        throw new ApiError(404, `Route ${ctx.method} ${ctx.path} not found`);
+      if (ctx.status === 405 && ctx.body === undefined)
+        throw new ApiError(405, `Method ${ctx.method} not allowed on ${ctx.path}`);
     } catch (raw) {
       const err = withheld(toFailure(raw, services, ctx), services, ctx);
       const traceId = ctx.state.traceId as string;
@@ -83,13 +90,18 @@ export function errors(services: Services, unrouted: (ctx: Context) => ErrorRend
 }
 
 /** URLs, IP addresses and host:port pairs: where our dependencies live, which a 5xx message may carry from below. */
-const INTERNAL = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'()]+|\[[0-9a-f:.]+\](?::\d+)?|\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b|\b(?:localhost|[a-z0-9-]+(?:\.[a-z0-9-]+)+):\d{1,5}\b/gi;
+const INTERNAL =
+  /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'()]+|\[[0-9a-f:.]+\](?::\d+)?|\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b|\b(?:localhost|[a-z0-9-]+(?:\.[a-z0-9-]+)+):\d{1,5}\b/gi;
 
 /** A 5xx message naming an internal address goes to the logs (with the trace id) and reaches the client without it. */
 function withheld(err: Failure, services: Services, ctx: Context): Failure {
-  if (err instanceof DomainError && err.detail.operatorHint) services.logger.warn({ traceId: ctx.state.traceId, hint: err.detail.operatorHint }, err.message);
+  if (err instanceof DomainError && err.detail.operatorHint)
+    services.logger.warn({ traceId: ctx.state.traceId, hint: err.detail.operatorHint }, err.message);
   if (statusOf(err) < 500 || err.message.search(INTERNAL) < 0) return err;
-  services.logger.error({ traceId: ctx.state.traceId, message: err.message }, 'internal detail withheld from the client');
+  services.logger.error(
+    { traceId: ctx.state.traceId, message: err.message },
+    'internal detail withheld from the client',
+  );
   const message = err.message.replace(INTERNAL, '<internal>');
   return err instanceof DomainError
     ? new DomainError(err.code, message, { ...err.detail, context: undefined })
@@ -108,7 +120,11 @@ function toFailure(raw: unknown, services: Services, ctx: Context): Failure {
   }
   // Temporal or Postgres out of reach, or no pooled connection free in time: a retryable 503, which the published
   // client backs off on.
-  if (isGrpcServiceError(raw) || isPoolTimeout(raw) || ['ECONNREFUSED', 'ECONNRESET', '57P01', '53300'].includes(String((raw as { code?: unknown })?.code))) {
+  if (
+    isGrpcServiceError(raw) ||
+    isPoolTimeout(raw) ||
+    ['ECONNREFUSED', 'ECONNRESET', '57P01', '53300'].includes(String((raw as { code?: unknown })?.code))
+  ) {
     services.logger.error({ traceId: ctx.state.traceId, err: raw }, 'dependency unavailable');
     return new ApiError(503, 'Service Unavailable', { headers: { 'retry-after': '5' } });
   }
@@ -129,11 +145,15 @@ export function apiKeyAuth(services: Services): Middleware {
     const project = await services.apiKeys.resolve(key);
     if (!project) throw unauthorized('Invalid API key');
     ctx.state.projectId = project.projectId;
-    const verdict = await services.rateLimits.consume(project.projectId, { rps: project.quota.rps ?? defaults.rps, burst: project.quota.burst ?? defaults.burst });
+    const verdict = await services.rateLimits.consume(project.projectId, {
+      rps: project.quota.rps ?? defaults.rps,
+      burst: project.quota.burst ?? defaults.burst,
+    });
     ctx.set('ratelimit-limit', String(verdict.limit));
     ctx.set('ratelimit-remaining', String(verdict.remaining));
     ctx.set('ratelimit-reset', String(verdict.resetSeconds));
-    if (!verdict.allowed) throw new ApiError(429, 'Too Many Requests', { headers: { 'retry-after': String(verdict.resetSeconds) } });
+    if (!verdict.allowed)
+      throw new ApiError(429, 'Too Many Requests', { headers: { 'retry-after': String(verdict.resetSeconds) } });
     await next();
   };
 }

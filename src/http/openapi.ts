@@ -4,14 +4,25 @@ import { withArrayLimits } from './limits';
 import { ERROR_CODES } from '../versions/envelope';
 import { BLANC, type ApiVersion } from '../versions/versions';
 
-export interface Host { prefix: string; name: string; routes: RouteDef[] }
+export interface Host {
+  prefix: string;
+  name: string;
+  routes: RouteDef[];
+}
 
 const errorBody: Schema = {
   type: 'object',
   required: ['message', 'errors', 'traceId'],
   properties: {
     message: { type: 'string' },
-    errors: { type: 'array', items: { type: 'object', required: ['message'], properties: { message: { type: 'string' }, context: { type: 'object' } } } },
+    errors: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['message'],
+        properties: { message: { type: 'string' }, context: { type: 'object' } },
+      },
+    },
     traceId: { type: 'string' },
   },
 };
@@ -23,7 +34,14 @@ const depositErrorBody: Schema = {
   properties: {
     error: { type: 'string' },
     code: { type: 'string' },
-    details: { type: 'array', items: { type: 'object', required: ['message'], properties: { message: { type: 'string' }, path: { type: 'array' }, code: { type: 'string' } } } },
+    details: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['message'],
+        properties: { message: { type: 'string' }, path: { type: 'array' }, code: { type: 'string' } },
+      },
+    },
     traceId: { type: 'string' },
   },
 };
@@ -32,13 +50,23 @@ const depositErrorBody: Schema = {
 const envelopeBody: Schema = {
   type: 'object',
   required: ['code', 'message', 'traceId'],
-  properties: { code: { type: 'string', description: `one of ${Object.keys(ERROR_CODES).join(', ')}; more may be added` }, message: { type: 'string' }, traceId: { type: 'string' }, details: {} },
+  properties: {
+    code: { type: 'string', description: `one of ${Object.keys(ERROR_CODES).join(', ')}; more may be added` },
+    message: { type: 'string' },
+    traceId: { type: 'string' },
+    details: {},
+  },
 };
 
 function parameters(where: 'path' | 'query', schema: Schema | undefined) {
   const props = (schema?.properties ?? {}) as Record<string, Schema>;
   const required = new Set<string>((schema?.required as string[]) ?? []);
-  return Object.entries(props).map(([name, s]) => ({ name, in: where, required: where === 'path' || required.has(name), schema: s }));
+  return Object.entries(props).map(([name, s]) => ({
+    name,
+    in: where,
+    required: where === 'path' || required.has(name),
+    schema: s,
+  }));
 }
 
 /**
@@ -58,14 +86,36 @@ export function openApiDocument(hosts: Host[], registryVersion: string, apiVersi
         summary: r.summary,
         tags: [host.name, ...r.tags],
         security,
-        parameters: [...parameters('path', withArrayLimits(r.params)), ...parameters('query', withArrayLimits(r.query))],
-        ...(r.body ? { requestBody: { required: true, content: { 'application/json': { schema: withArrayLimits(r.body) } } } } : {}),
+        parameters: [
+          ...parameters('path', withArrayLimits(r.params)),
+          ...parameters('query', withArrayLimits(r.query)),
+        ],
+        ...(r.body
+          ? { requestBody: { required: true, content: { 'application/json': { schema: withArrayLimits(r.body) } } } }
+          : {}),
         responses: {
-          ...Object.fromEntries(Object.entries(r.responses).map(([status, res]) => [
-            status,
-            { description: res.description, ...(res.schema ? { content: { 'application/json': { schema: res.schema } } } : {}) },
-          ])),
-          '4XX': { description: 'client error', content: { 'application/json': { schema: host.name === 'deposit-processor' ? depositErrorBody : host.name === 'legacy' ? errorBody : standardError } } },
+          ...Object.fromEntries(
+            Object.entries(r.responses).map(([status, res]) => [
+              status,
+              {
+                description: res.description,
+                ...(res.schema ? { content: { 'application/json': { schema: res.schema } } } : {}),
+              },
+            ]),
+          ),
+          '4XX': {
+            description: 'client error',
+            content: {
+              'application/json': {
+                schema:
+                  host.name === 'deposit-processor'
+                    ? depositErrorBody
+                    : host.name === 'legacy'
+                      ? errorBody
+                      : standardError,
+              },
+            },
+          },
         },
       };
     }
@@ -79,7 +129,12 @@ export function openApiDocument(hosts: Host[], registryVersion: string, apiVersi
       securitySchemes: {
         apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
         indexerKey: { type: 'apiKey', in: 'header', name: 'x-indexer-key' },
-        session: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'a compliance customer session (POST /deposit-processor/compliance/sessions), 15 minutes' },
+        session: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: 'a compliance customer session (POST /deposit-processor/compliance/sessions), 15 minutes',
+        },
       },
     },
     paths,

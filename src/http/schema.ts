@@ -38,7 +38,6 @@ export const patterns = {
   caip2: '^eip155:[1-9][0-9]{0,14}$',
 } as const;
 
-
 /**
  * The TypeScript type of what a schema admits once ajv has validated it: declared `as const`, a schema is its own
  * type's single source. Defaulted properties are present (ajv fills them in); a schema that leaves the set of
@@ -47,16 +46,26 @@ export const patterns = {
  */
 export type Infer<S> = string extends keyof S
   ? unknown
-  : S extends JSONSchema ? FromSchema<S, { deserialize: [{ pattern: { pattern: `^0x${string}` }; output: `0x${string}` }] }> : unknown;
+  : S extends JSONSchema
+    ? FromSchema<S, { deserialize: [{ pattern: { pattern: `^0x${string}` }; output: `0x${string}` }] }>
+    : unknown;
 
 /**
  * What a response schema asks of the body a handler answers with: the properties it declares, of the types it
  * declares (what a schema leaves open, the handler may add; a hex string is any string).
  */
 export type Promised<S> = string extends keyof S ? unknown : S extends JSONSchema ? Declared<FromSchema<S>> : unknown;
-type Declared<T> = T extends readonly (infer E)[] ? Declared<E>[] : T extends object ? { [K in keyof T as string extends K ? never : K]: Declared<T[K]> } : T;
+type Declared<T> = T extends readonly (infer E)[]
+  ? Declared<E>[]
+  : T extends object
+    ? { [K in keyof T as string extends K ? never : K]: Declared<T[K]> }
+    : T;
 
-export const caip2 = { type: 'string', pattern: patterns.caip2, description: 'CAIP-2 chain id, eip155:<chainId>' } as const;
+export const caip2 = {
+  type: 'string',
+  pattern: patterns.caip2,
+  description: 'CAIP-2 chain id, eip155:<chainId>',
+} as const;
 export const address = { type: 'string', pattern: patterns.address, description: '20-byte hex address' } as const;
 /** Bytes as 0x-prefixed hex, any length (calldata, signatures). */
 export const hex = { type: 'string', pattern: patterns.hex } as const;
@@ -66,17 +75,37 @@ export const bytes32 = { type: 'string', pattern: patterns.bytes32 } as const;
 export const safeUint = (minimum = 0) => ({ type: 'integer', minimum, maximum: Number.MAX_SAFE_INTEGER }) as const;
 /** An RFC 3339 date-time PostgreSQL can store (years 1970 to 9999): `format` alone admits year 0000. */
 export const dateTime = { type: 'string', format: 'date-time', pattern: '^(19[7-9][0-9]|[2-9][0-9]{3})-' } as const;
-export const uint256 = { type: 'string', pattern: patterns.uint256, format: 'uint256', maxLength: 78, description: 'decimal string below 2^256' } as const;
+export const uint256 = {
+  type: 'string',
+  pattern: patterns.uint256,
+  format: 'uint256',
+  maxLength: 78,
+  description: 'decimal string below 2^256',
+} as const;
 /**
  * The one rule for a token amount a request names, on every host (quotes, splits, bundles, withdrawals, the deposit
  * processor's): a positive integer below 2^256 as a decimal string, which is what the published clients send (they
  * turn every bigint into its base-10 string). Zero asks for nothing, so it is refused rather than quoted; a JSON
  * number is refused too (the wire format is the string, and a number past 2^53 is rounded before anyone reads it).
  */
-export const amount = { type: 'string', pattern: patterns.amount, format: 'uint256', maxLength: 78, description: 'token amount in base units: a positive decimal string below 2^256 (JSON numbers are refused)' } as const;
+export const amount = {
+  type: 'string',
+  pattern: patterns.amount,
+  format: 'uint256',
+  maxLength: 78,
+  description: 'token amount in base units: a positive decimal string below 2^256 (JSON numbers are refused)',
+} as const;
 /** A uint256 other than a token amount (gas, call values, nonces, ids of signed structs): a decimal string, or a JSON number while exact. */
 export const uintValue = { anyOf: [uint256, safeUint()] } as const;
 /** A token (address, or a symbol the registry knows) and the amount of it an intent or bundle requests (none: as much as possible). */
-export const tokenRequest = { type: 'object', required: ['tokenAddress'], properties: { tokenAddress: { type: 'string', minLength: 1 }, amount } } as const;
+export const tokenRequest = {
+  type: 'object',
+  required: ['tokenAddress'],
+  properties: { tokenAddress: { type: 'string', minLength: 1 }, amount },
+} as const;
 /** One EVM call of an intent or bundle: `to`, with `value` and `data` defaulting to none. */
-export const execution = { type: 'object', required: ['to'], properties: { to: address, value: { ...uintValue, default: '0' }, data: { ...hex, default: '0x' } } } as const;
+export const execution = {
+  type: 'object',
+  required: ['to'],
+  properties: { to: address, value: { ...uintValue, default: '0' }, data: { ...hex, default: '0x' } },
+} as const;

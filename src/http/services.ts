@@ -52,13 +52,24 @@ export interface Services {
   sessionSigner: (projectId: string) => PrivateKeyAccount;
 }
 
-function complianceProvider(rt: Runtime, db: DataSource, clock: () => Date, logger: Logger): VerificationProvider | undefined {
+function complianceProvider(
+  rt: Runtime,
+  db: DataSource,
+  clock: () => Date,
+  logger: Logger,
+): VerificationProvider | undefined {
   const c = rt.config.compliance;
-  if (c.provider === 'sandbox') return new SandboxProvider(db, rt.secrets.complianceSessionKey, c.linkTtlSeconds, clock);
+  if (c.provider === 'sandbox')
+    return new SandboxProvider(db, rt.secrets.complianceSessionKey, c.linkTtlSeconds, clock);
   if (c.provider === 'persona') {
     const { apiKey, templateId, webhookSecret, apiUrl } = c.persona;
-    if (!apiKey || !templateId || !webhookSecret) throw new ConfigError('COMPLIANCE_PROVIDER=persona needs PERSONA_API_KEY, PERSONA_TEMPLATE_ID and PERSONA_WEBHOOK_SECRET');
-    return new PersonaProvider({ apiKey, templateId, webhookSecret, apiUrl }, clock, fetch, (detail, message) => logger.error(detail, message));
+    if (!apiKey || !templateId || !webhookSecret)
+      throw new ConfigError(
+        'COMPLIANCE_PROVIDER=persona needs PERSONA_API_KEY, PERSONA_TEMPLATE_ID and PERSONA_WEBHOOK_SECRET',
+      );
+    return new PersonaProvider({ apiKey, templateId, webhookSecret, apiUrl }, clock, fetch, (detail, message) =>
+      logger.error(detail, message),
+    );
   }
   return undefined;
 }
@@ -75,7 +86,10 @@ export function createServices(rt: Runtime, db: DataSource, temporal: Client, lo
     outbox,
     registry: rt.registry,
     logger,
-    metrics: createMetrics(() => outbox.pendingStarts, () => outbox.deadLetterCounts()),
+    metrics: createMetrics(
+      () => outbox.pendingStarts,
+      () => outbox.deadLetterCounts(),
+    ),
     apiKeys: new ApiKeyStore(db),
     rateLimits,
     unattributedAnalytics: new UnattributedGate(db, rateLimits),

@@ -1,12 +1,34 @@
 import type { EntityManager } from 'typeorm';
 import { splitLockId } from '../chains/lock-tag';
-import { DEPOSIT_EVENT_TYPES, type BalanceEvent, type Refusal, type Delivery, type DepositIndexerEvent, type ForcedWithdrawalEvent, type GasEvent, type IndexerEvent, type IngestResult, type LifecycleEvent, type LiquidityEvent, type PriceEvent } from './types';
+import {
+  DEPOSIT_EVENT_TYPES,
+  type BalanceEvent,
+  type Refusal,
+  type Delivery,
+  type DepositIndexerEvent,
+  type ForcedWithdrawalEvent,
+  type GasEvent,
+  type IndexerEvent,
+  type IngestResult,
+  type LifecycleEvent,
+  type LiquidityEvent,
+  type PriceEvent,
+} from './types';
 
 /**
  * `timestamp`: unix seconds of the block, when the indexer reported it, else of an earlier snapshot of the key (a lower
  * bound); `timestampBlock`: the block whose timestamp it is.
  */
-type Balance = { chainId: number; account: string; token: string; lockTag?: string; amount: string; block: string; timestamp?: number; timestampBlock?: string };
+type Balance = {
+  chainId: number;
+  account: string;
+  token: string;
+  lockTag?: string;
+  amount: string;
+  block: string;
+  timestamp?: number;
+  timestampBlock?: string;
+};
 
 /**
  * Records events by id and applies the new ones, in the caller's transaction. Re-sent ids change nothing, so the
@@ -16,7 +38,12 @@ type Balance = { chainId: number; account: string; token: string; lockTag?: stri
  * snapshots, whose settled reservations the caller releases (last, after the batch's claims are recorded:
  * src/indexer/ingest.ts).
  */
-export async function applyEvents(tx: EntityManager, events: IndexerEvent[], defaultLockTag: string, screen?: (fresh: IndexerEvent[]) => Promise<Refusal[]>): Promise<IngestResult & { deliveries: Delivery[]; deposits: DepositIndexerEvent[]; snapshotAccounts: string[] }> {
+export async function applyEvents(
+  tx: EntityManager,
+  events: IndexerEvent[],
+  defaultLockTag: string,
+  screen?: (fresh: IndexerEvent[]) => Promise<Refusal[]>,
+): Promise<IngestResult & { deliveries: Delivery[]; deposits: DepositIndexerEvent[]; snapshotAccounts: string[] }> {
   const seen = new Set<string>();
   const index = new Map<string, number>();
   const distinct = events.filter((e, i) => !seen.has(e.id) && seen.add(e.id) && index.set(e.id, i)); // first occurrence of an id wins
@@ -33,20 +60,55 @@ export async function applyEvents(tx: EntityManager, events: IndexerEvent[], def
     for (const r of refused) fresh.delete(r.id);
   }
   const balances = distinct.filter((e): e is BalanceEvent => e.type === 'balance' && fresh.has(e.id));
-  const stamp = (e: BalanceEvent) => ({ block: e.blockNumber, timestamp: e.blockTimestamp, timestampBlock: e.blockTimestamp === undefined ? undefined : e.blockNumber });
-  await upsertBalances(tx, 'wallet_balances', latest(balances.filter((e) => e.unlocked !== undefined).map((e) => ({
-    chainId: e.chainId, account: e.account.toLowerCase(), token: e.token.toLowerCase(), amount: e.unlocked!, ...stamp(e),
-  }))));
-  await upsertBalances(tx, 'lock_balances', latest(balances.filter((e) => e.locked !== undefined).map((e) => ({
-    chainId: e.chainId, account: e.account.toLowerCase(), token: e.token.toLowerCase(), lockTag: (e.lockTag ?? defaultLockTag).toLowerCase(),
-    amount: e.locked!, ...stamp(e),
-  }))));
-  const of = <T extends IndexerEvent>(type: T['type']) => distinct.filter((e): e is T => e.type === type && fresh.has(e.id));
+  const stamp = (e: BalanceEvent) => ({
+    block: e.blockNumber,
+    timestamp: e.blockTimestamp,
+    timestampBlock: e.blockTimestamp === undefined ? undefined : e.blockNumber,
+  });
+  await upsertBalances(
+    tx,
+    'wallet_balances',
+    latest(
+      balances
+        .filter((e) => e.unlocked !== undefined)
+        .map((e) => ({
+          chainId: e.chainId,
+          account: e.account.toLowerCase(),
+          token: e.token.toLowerCase(),
+          amount: e.unlocked!,
+          ...stamp(e),
+        })),
+    ),
+  );
+  await upsertBalances(
+    tx,
+    'lock_balances',
+    latest(
+      balances
+        .filter((e) => e.locked !== undefined)
+        .map((e) => ({
+          chainId: e.chainId,
+          account: e.account.toLowerCase(),
+          token: e.token.toLowerCase(),
+          lockTag: (e.lockTag ?? defaultLockTag).toLowerCase(),
+          amount: e.locked!,
+          ...stamp(e),
+        })),
+    ),
+  );
+  const of = <T extends IndexerEvent>(type: T['type']) =>
+    distinct.filter((e): e is T => e.type === type && fresh.has(e.id));
   for (const p of of<PriceEvent>('price')) {
-    await tx.query('INSERT INTO prices (symbol, usd) VALUES ($1, $2) ON CONFLICT (symbol) DO UPDATE SET usd = EXCLUDED.usd, updated_at = now()', [p.symbol, p.usd]);
+    await tx.query(
+      'INSERT INTO prices (symbol, usd) VALUES ($1, $2) ON CONFLICT (symbol) DO UPDATE SET usd = EXCLUDED.usd, updated_at = now()',
+      [p.symbol, p.usd],
+    );
   }
   for (const g of of<GasEvent>('gas')) {
-    await tx.query('INSERT INTO gas_prices (chain_id, gas_price) VALUES ($1, $2) ON CONFLICT (chain_id) DO UPDATE SET gas_price = EXCLUDED.gas_price, updated_at = now()', [g.chainId, g.gasPrice]);
+    await tx.query(
+      'INSERT INTO gas_prices (chain_id, gas_price) VALUES ($1, $2) ON CONFLICT (chain_id) DO UPDATE SET gas_price = EXCLUDED.gas_price, updated_at = now()',
+      [g.chainId, g.gasPrice],
+    );
   }
   for (const l of of<LiquidityEvent>('liquidity')) {
     await tx.query(
@@ -66,7 +128,9 @@ export async function applyEvents(tx: EntityManager, events: IndexerEvent[], def
       [f.chainId, f.account.toLowerCase(), f.lockId, f.status, lockTag, token, f.blockNumber ?? '0'],
     );
   }
-  const lifecycle = distinct.filter((e): e is LifecycleEvent => ['preconfirmation', 'fill', 'claim', 'failure'].includes(e.type) && fresh.has(e.id));
+  const lifecycle = distinct.filter(
+    (e): e is LifecycleEvent => ['preconfirmation', 'fill', 'claim', 'failure'].includes(e.type) && fresh.has(e.id),
+  );
   return {
     received: distinct.length,
     applied: fresh.size,
@@ -90,14 +154,23 @@ export function latest(rows: Balance[]): Balance[] {
     const cur = best.get(key);
     if (!cur || BigInt(row.block) >= BigInt(cur.block)) {
       const stamped = row.timestamp !== undefined ? row : cur;
-      best.set(key, stamped?.timestamp === undefined ? row : { ...row, timestamp: stamped.timestamp, timestampBlock: stamped.timestampBlock });
+      best.set(
+        key,
+        stamped?.timestamp === undefined
+          ? row
+          : { ...row, timestamp: stamped.timestamp, timestampBlock: stamped.timestampBlock },
+      );
     }
   }
   // A fixed row order keeps concurrent batches that touch the same keys from deadlocking each other.
   return [...best.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
 }
 
-async function upsertBalances(tx: EntityManager, table: 'wallet_balances' | 'lock_balances', rows: Balance[]): Promise<void> {
+async function upsertBalances(
+  tx: EntityManager,
+  table: 'wallet_balances' | 'lock_balances',
+  rows: Balance[],
+): Promise<void> {
   if (rows.length === 0) return;
   const lock = table === 'lock_balances';
   const cols = `chain_id, account, token, ${lock ? 'lock_tag, ' : ''}amount, block_number, block_timestamp, timestamp_block`;
@@ -107,7 +180,12 @@ async function upsertBalances(tx: EntityManager, table: 'wallet_balances' | 'loc
   const key = lock ? 'account, chain_id, token, lock_tag' : 'account, chain_id, token';
   const params: unknown[][] = [rows.map((r) => r.chainId), rows.map((r) => r.account), rows.map((r) => r.token)];
   if (lock) params.push(rows.map((r) => r.lockTag!));
-  params.push(rows.map((r) => r.amount), rows.map((r) => r.block), rows.map((r) => r.timestamp ?? null), rows.map((r) => r.timestampBlock ?? null));
+  params.push(
+    rows.map((r) => r.amount),
+    rows.map((r) => r.block),
+    rows.map((r) => r.timestamp ?? null),
+    rows.map((r) => r.timestampBlock ?? null),
+  );
   // A newer snapshot without a timestamp keeps the stored one as a lower bound (block timestamps never decrease).
   await tx.query(
     `INSERT INTO ${table} (${cols}) SELECT * FROM unnest(${types})

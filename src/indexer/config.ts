@@ -6,6 +6,7 @@ import { ints } from '../env';
  */
 export type IndexerConfig = ReturnType<typeof indexerConfig>;
 
-export const indexerConfig = (env: NodeJS.ProcessEnv) => ints(env, {
-  maxClockSkewSeconds: ['INDEXER_MAX_CLOCK_SKEW_SECONDS', 300, 0, 3600],
-});
+export const indexerConfig = (env: NodeJS.ProcessEnv) =>
+  ints(env, {
+    maxClockSkewSeconds: ['INDEXER_MAX_CLOCK_SKEW_SECONDS', 300, 0, 3600],
+  });

@@ -7,7 +7,10 @@ import type { BalanceEvent, IndexerEvent, LifecycleEvent, Refusal, RefusalReason
  */
 
 /** A block of a chain and its timestamp (unix seconds), as a snapshot reported it. */
-export interface BlockTime { block: bigint; timestamp: number }
+export interface BlockTime {
+  block: bigint;
+  timestamp: number;
+}
 
 /** Block timestamps never decrease as blocks increase, and one block has one timestamp. */
 export function contradicts(a: BlockTime, b: BlockTime): boolean {
@@ -16,12 +19,24 @@ export function contradicts(a: BlockTime, b: BlockTime): boolean {
 }
 
 /** An event of the batch by its place in it (`events[index]`). */
-export interface Located { index: number; id: string }
+export interface Located {
+  index: number;
+  id: string;
+}
 /** Two events of one batch that cannot both be true: the batch is refused (400) and changes nothing. */
-export interface Conflict { message: string; events: [Located, Located] }
+export interface Conflict {
+  message: string;
+  events: [Located, Located];
+}
 
 const at = (e: Located) => `events[${e.index}] (id "${e.id}")`;
-const pair = (message: string, a: Located, b: Located): Conflict => ({ message, events: [{ index: a.index, id: a.id }, { index: b.index, id: b.id }] });
+const pair = (message: string, a: Located, b: Located): Conflict => ({
+  message,
+  events: [
+    { index: a.index, id: a.id },
+    { index: b.index, id: b.id },
+  ],
+});
 
 /**
  * The first pair of events in `events` (first occurrence of each id, as ingestion takes them) that contradict each
@@ -30,7 +45,8 @@ const pair = (message: string, a: Located, b: Located): Conflict => ({ message, 
  */
 export function batchConflict(events: IndexerEvent[], defaultLockTag: string): Conflict | undefined {
   const seen = new Set<string>();
-  const balances = events.map((e, index) => ({ e, index, id: e.id }))
+  const balances = events
+    .map((e, index) => ({ e, index, id: e.id }))
     .filter(({ e }) => !seen.has(e.id) && seen.add(e.id))
     .filter((x): x is { e: BalanceEvent; index: number; id: string } => x.e.type === 'balance');
   return amountConflict(balances, defaultLockTag) ?? clockConflict(balances);
@@ -41,13 +57,20 @@ function amountConflict(balances: (Located & { e: BalanceEvent })[], defaultLock
   for (const b of balances) {
     const { e } = b;
     const key = `chain ${e.chainId}, account ${e.account.toLowerCase()}, token ${e.token.toLowerCase()}, block ${BigInt(e.blockNumber)}`;
-    const reported: [string, string | undefined][] = [['unlocked', e.unlocked], [`locked (lock tag ${(e.lockTag ?? defaultLockTag).toLowerCase()})`, e.locked]];
+    const reported: [string, string | undefined][] = [
+      ['unlocked', e.unlocked],
+      [`locked (lock tag ${(e.lockTag ?? defaultLockTag).toLowerCase()})`, e.locked],
+    ];
     for (const [kind, amount] of reported) {
       if (amount === undefined) continue;
       const prior = amounts.get(`${kind} ${key}`);
       if (!prior) amounts.set(`${kind} ${key}`, { index: b.index, id: b.id, amount: BigInt(amount) });
       else if (prior.amount !== BigInt(amount)) {
-        return pair(`${at(prior)} and ${at(b)} report different ${kind} balances of ${key}: ${prior.amount} and ${amount}`, prior, b);
+        return pair(
+          `${at(prior)} and ${at(b)} report different ${kind} balances of ${key}: ${prior.amount} and ${amount}`,
+          prior,
+          b,
+        );
       }
     }
   }
@@ -58,7 +81,10 @@ function clockConflict(balances: (Located & { e: BalanceEvent })[]): Conflict | 
   const chains = new Map<number, (Located & BlockTime)[]>();
   for (const { e, index, id } of balances) {
     if (e.blockTimestamp === undefined) continue;
-    chains.set(e.chainId, [...(chains.get(e.chainId) ?? []), { index, id, block: BigInt(e.blockNumber), timestamp: e.blockTimestamp }]);
+    chains.set(e.chainId, [
+      ...(chains.get(e.chainId) ?? []),
+      { index, id, block: BigInt(e.blockNumber), timestamp: e.blockTimestamp },
+    ]);
   }
   for (const [chainId, times] of chains) {
     // In block order (then time), any contradiction shows between neighbours.
@@ -66,7 +92,11 @@ function clockConflict(balances: (Located & { e: BalanceEvent })[]): Conflict | 
     for (let i = 1; i < sorted.length; i++) {
       const [a, b] = [sorted[i - 1], sorted[i]];
       if (contradicts(a, b)) {
-        return pair(`${at(a)} and ${at(b)} report block timestamps of chain ${chainId} that contradict each other (block ${a.block} at ${a.timestamp}, block ${b.block} at ${b.timestamp}): block timestamps never decrease`, a, b);
+        return pair(
+          `${at(a)} and ${at(b)} report block timestamps of chain ${chainId} that contradict each other (block ${a.block} at ${a.timestamp}, block ${b.block} at ${b.timestamp}): block timestamps never decrease`,
+          a,
+          b,
+        );
       }
     }
   }
@@ -77,7 +107,12 @@ function clockConflict(balances: (Located & { e: BalanceEvent })[]): Conflict | 
 export function futureTimestamp(e: BalanceEvent, nowSeconds: number, skewSeconds: number): Refusal | undefined {
   const ahead = (e.blockTimestamp ?? 0) - nowSeconds;
   if (ahead <= skewSeconds) return undefined;
-  return { id: e.id, type: e.type, reason: 'future-timestamp', message: `blockTimestamp ${e.blockTimestamp} is ${ahead} s ahead of this server's clock (at most ${skewSeconds} s allowed)` };
+  return {
+    id: e.id,
+    type: e.type,
+    reason: 'future-timestamp',
+    message: `blockTimestamp ${e.blockTimestamp} is ${ahead} s ahead of this server's clock (at most ${skewSeconds} s allowed)`,
+  };
 }
 
 /** A block timestamp that contradicts one of a stored snapshot of the same chain (`stored`). */
@@ -86,7 +121,9 @@ export function storedTimeContradiction(e: BalanceEvent, stored: BlockTime[]): R
   const other = stored.find((s) => contradicts(own, s));
   if (!other) return undefined;
   return {
-    id: e.id, type: e.type, reason: 'timestamp-order',
+    id: e.id,
+    type: e.type,
+    reason: 'timestamp-order',
     message: `blockTimestamp ${own.timestamp} of block ${own.block} contradicts a stored snapshot of chain ${e.chainId} (block ${other.block} at ${other.timestamp}): block timestamps never decrease`,
   };
 }
@@ -98,13 +135,22 @@ export function storedTimeContradiction(e: BalanceEvent, stored: BlockTime[]): R
 export function lifecycleRefusal(e: LifecycleEvent, route: QuotedRoute, skewSeconds: number): Refusal | undefined {
   const refuse = (reason: RefusalReason, message: string): Refusal => ({ id: e.id, type: e.type, reason, message });
   if (e.type === 'fill' && e.chainId !== route.destinationChainId) {
-    return refuse('fill-chain', `a fill on chain ${e.chainId}, but nonce ${e.nonce} fills on chain ${route.destinationChainId}`);
+    return refuse(
+      'fill-chain',
+      `a fill on chain ${e.chainId}, but nonce ${e.nonce} fills on chain ${route.destinationChainId}`,
+    );
   }
   if (e.type === 'fill' && e.timestamp! < route.quotedAt - skewSeconds) {
-    return refuse('fill-before-quote', `fill timestamp ${e.timestamp} is before nonce ${e.nonce} was quoted (${route.quotedAt})`);
+    return refuse(
+      'fill-before-quote',
+      `fill timestamp ${e.timestamp} is before nonce ${e.nonce} was quoted (${route.quotedAt})`,
+    );
   }
   if (e.type === 'claim' && !route.originChainIds.includes(e.chainId)) {
-    return refuse('claim-chain', `a claim on chain ${e.chainId}, which is not an origin chain of nonce ${e.nonce} (${route.originChainIds.join(', ')})`);
+    return refuse(
+      'claim-chain',
+      `a claim on chain ${e.chainId}, which is not an origin chain of nonce ${e.nonce} (${route.originChainIds.join(', ')})`,
+    );
   }
   return undefined;
 }

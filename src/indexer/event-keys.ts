@@ -13,7 +13,10 @@ const IDEMPOTENT = ['preconfirmation', 'failure'];
  * Which of `events` to queue: all but the repeats of an idempotent event already queued (in this batch or before).
  * Recorded in the caller's transaction; a concurrent batch with the same key waits for it, so exactly one queues it.
  */
-export async function toQueue(tx: EntityManager, events: { nonce: string; type: string; chainId: number }[]): Promise<boolean[]> {
+export async function toQueue(
+  tx: EntityManager,
+  events: { nonce: string; type: string; chainId: number }[],
+): Promise<boolean[]> {
   const keyed = events.map((e) => (IDEMPOTENT.includes(e.type) ? `${e.nonce}:${e.type}:${e.chainId}` : undefined));
   const keys = [...new Set(keyed.filter((k): k is string => k !== undefined))];
   if (!keys.length) return events.map(() => true);

@@ -20,23 +20,34 @@ export const balanceEvent = {
     token: address,
     unlocked: uint256,
     locked: uint256,
-    lockTag: { type: 'string', pattern: patterns.bytes12, description: "defaults to this service's allocator lock tag" },
+    lockTag: {
+      type: 'string',
+      pattern: patterns.bytes12,
+      description: "defaults to this service's allocator lock tag",
+    },
     blockNumber,
     blockTimestamp: {
       ...timestamp,
       maximum: 253402300799, // 9999-12-31 in seconds: a timestamp in milliseconds is refused, not taken as a far future
-      description: "unix seconds of blockNumber's block (recommended): reservations past their `expires` are released by a snapshot at or after it; a snapshot without it releases none of them",
+      description:
+        "unix seconds of blockNumber's block (recommended): reservations past their `expires` are released by a snapshot at or after it; a snapshot without it releases none of them",
     },
   },
   anyOf: [{ required: ['unlocked'] }, { required: ['locked'] }],
 } as const;
 
-const base = <const T extends string, const R extends string[], const P>(type: T, description: string, required: R, properties: P) => ({
-  type: 'object',
-  description,
-  required: ['id', 'type', ...required],
-  properties: { id: { type: 'string', minLength: 1, maxLength: 200 }, type: { const: type }, ...properties },
-}) as const;
+const base = <const T extends string, const R extends string[], const P>(
+  type: T,
+  description: string,
+  required: R,
+  properties: P,
+) =>
+  ({
+    type: 'object',
+    description,
+    required: ['id', 'type', ...required],
+    properties: { id: { type: 'string', minLength: 1, maxLength: 200 }, type: { const: type }, ...properties },
+  }) as const;
 const nonce = { ...uint256, description: 'the intent id / allocator nonce the on-chain event carries' } as const;
 const txHash = bytes32;
 
@@ -44,42 +55,118 @@ const txHash = bytes32;
 const EVENT_SCHEMAS = [
   balanceEvent,
   base('preconfirmation', 'a relayer committed to fill the intent', ['chainId', 'nonce'], { chainId, nonce }),
-  base('fill', 'the intent was filled on its destination chain', ['chainId', 'nonce', 'transactionHash', 'timestamp'], { chainId, nonce, transactionHash: txHash, timestamp }),
-  base('claim', 'a Claim was emitted on an origin chain (intents and withdrawals); blockNumber (recommended) is its block', ['chainId', 'nonce', 'transactionHash', 'timestamp'], {
-    chainId, nonce, transactionHash: txHash, timestamp, blockNumber,
+  base('fill', 'the intent was filled on its destination chain', ['chainId', 'nonce', 'transactionHash', 'timestamp'], {
+    chainId,
+    nonce,
+    transactionHash: txHash,
+    timestamp,
   }),
-  base('failure', 'the execution failed', ['chainId', 'nonce', 'reason'], { chainId, nonce, reason: { type: 'string', maxLength: 2000 } }),
-  base('price', 'USD price of a token symbol', ['symbol', 'usd'], { symbol: { type: 'string', minLength: 1, maxLength: 32 }, usd: { type: 'number', minimum: PRICE_USD_BOUNDS.min, maximum: PRICE_USD_BOUNDS.max } }),
-  base('gas', 'gas price of a chain', ['chainId', 'gasPrice'], { chainId, gasPrice: uint256 }),
-  base('forced-withdrawal', "a lock's forced-withdrawal status (ForcedWithdrawalStatusUpdated) at blockNumber (recommended: the highest block wins); the allocator allocates nothing from it unless disabled", ['chainId', 'account', 'lockId', 'status'], {
-    chainId, account: address, lockId: uint256, status: { enum: ['disabled', 'pending', 'enabled'] }, blockNumber,
-  }),
-  base('liquidity', 'what one relayer of a settlement layer can fill on a chain', ['chainId', 'settlementLayer', 'token', 'amount'], {
-    chainId, settlementLayer: { enum: [...SETTLEMENT_LAYERS] }, token: address, amount: uint256,
-  }),
-  base('deposit', 'a transfer into a registered deposit account (others are ignored); the same (chainId, transactionHash, logIndex) reported again is the same deposit', ['chainId', 'transactionHash', 'logIndex', 'token', 'amount', 'sender', 'account', 'blockNumber'], {
-    chainId, transactionHash: txHash, logIndex: safeUint(), token: address, amount: { ...uint256, pattern: '^[1-9][0-9]{0,77}$' }, sender: address, account: address, blockNumber,
-  }),
-  base('deposit-refund', "a transfer out of a deposit account to a deposit's refund recipient (a refund or a recovery)", ['chainId', 'transactionHash', 'account', 'token', 'amount', 'recipient'], {
-    chainId, transactionHash: txHash, account: address, token: address, amount: uint256, recipient: address, blockNumber,
-  }),
-  base('onramp-order', "a fiat on-ramp partner's order update for a registered account, forwarded as the onramp-order webhook", ['account', 'orderId', 'status'], {
-    account: address,
-    orderId: { type: 'string', minLength: 1, maxLength: 200 },
-    orderUuid: { type: 'string', maxLength: 200 },
-    source: { enum: ['onramp', 'exchange'] },
-    status: { enum: ['pending', 'processing', 'completed', 'failed'] },
-    rawStatus: { type: 'string', maxLength: 200 },
-    token: address,
-    cryptoAmount: { type: 'string', pattern: '^[0-9]{1,30}(\\.[0-9]{1,30})?$', description: 'decimal, not raw units' },
-    fiat: {
-      type: 'object', required: ['currency', 'amount'],
-      properties: { currency: { type: 'string', pattern: '^[A-Z]{3}$' }, amount: { type: 'string', pattern: '^[0-9]{1,18}(\\.[0-9]{1,18})?$' }, amountPlusFees: { type: 'string', maxLength: 40 }, feeUsd: { type: 'string', maxLength: 40 } },
+  base(
+    'claim',
+    'a Claim was emitted on an origin chain (intents and withdrawals); blockNumber (recommended) is its block',
+    ['chainId', 'nonce', 'transactionHash', 'timestamp'],
+    {
+      chainId,
+      nonce,
+      transactionHash: txHash,
+      timestamp,
+      blockNumber,
     },
-    transactionId: { type: 'string', maxLength: 200 },
-    method: { type: 'string', maxLength: 100 },
-    exchange: { type: 'string', maxLength: 100 },
+  ),
+  base('failure', 'the execution failed', ['chainId', 'nonce', 'reason'], {
+    chainId,
+    nonce,
+    reason: { type: 'string', maxLength: 2000 },
   }),
+  base('price', 'USD price of a token symbol', ['symbol', 'usd'], {
+    symbol: { type: 'string', minLength: 1, maxLength: 32 },
+    usd: { type: 'number', minimum: PRICE_USD_BOUNDS.min, maximum: PRICE_USD_BOUNDS.max },
+  }),
+  base('gas', 'gas price of a chain', ['chainId', 'gasPrice'], { chainId, gasPrice: uint256 }),
+  base(
+    'forced-withdrawal',
+    "a lock's forced-withdrawal status (ForcedWithdrawalStatusUpdated) at blockNumber (recommended: the highest block wins); the allocator allocates nothing from it unless disabled",
+    ['chainId', 'account', 'lockId', 'status'],
+    {
+      chainId,
+      account: address,
+      lockId: uint256,
+      status: { enum: ['disabled', 'pending', 'enabled'] },
+      blockNumber,
+    },
+  ),
+  base(
+    'liquidity',
+    'what one relayer of a settlement layer can fill on a chain',
+    ['chainId', 'settlementLayer', 'token', 'amount'],
+    {
+      chainId,
+      settlementLayer: { enum: [...SETTLEMENT_LAYERS] },
+      token: address,
+      amount: uint256,
+    },
+  ),
+  base(
+    'deposit',
+    'a transfer into a registered deposit account (others are ignored); the same (chainId, transactionHash, logIndex) reported again is the same deposit',
+    ['chainId', 'transactionHash', 'logIndex', 'token', 'amount', 'sender', 'account', 'blockNumber'],
+    {
+      chainId,
+      transactionHash: txHash,
+      logIndex: safeUint(),
+      token: address,
+      amount: { ...uint256, pattern: '^[1-9][0-9]{0,77}$' },
+      sender: address,
+      account: address,
+      blockNumber,
+    },
+  ),
+  base(
+    'deposit-refund',
+    "a transfer out of a deposit account to a deposit's refund recipient (a refund or a recovery)",
+    ['chainId', 'transactionHash', 'account', 'token', 'amount', 'recipient'],
+    {
+      chainId,
+      transactionHash: txHash,
+      account: address,
+      token: address,
+      amount: uint256,
+      recipient: address,
+      blockNumber,
+    },
+  ),
+  base(
+    'onramp-order',
+    "a fiat on-ramp partner's order update for a registered account, forwarded as the onramp-order webhook",
+    ['account', 'orderId', 'status'],
+    {
+      account: address,
+      orderId: { type: 'string', minLength: 1, maxLength: 200 },
+      orderUuid: { type: 'string', maxLength: 200 },
+      source: { enum: ['onramp', 'exchange'] },
+      status: { enum: ['pending', 'processing', 'completed', 'failed'] },
+      rawStatus: { type: 'string', maxLength: 200 },
+      token: address,
+      cryptoAmount: {
+        type: 'string',
+        pattern: '^[0-9]{1,30}(\\.[0-9]{1,30})?$',
+        description: 'decimal, not raw units',
+      },
+      fiat: {
+        type: 'object',
+        required: ['currency', 'amount'],
+        properties: {
+          currency: { type: 'string', pattern: '^[A-Z]{3}$' },
+          amount: { type: 'string', pattern: '^[0-9]{1,18}(\\.[0-9]{1,18})?$' },
+          amountPlusFees: { type: 'string', maxLength: 40 },
+          feeUsd: { type: 'string', maxLength: 40 },
+        },
+      },
+      transactionId: { type: 'string', maxLength: 200 },
+      method: { type: 'string', maxLength: 100 },
+      exchange: { type: 'string', maxLength: 100 },
+    },
+  ),
 ] as const;
 
 /** The event schemas by type. */
@@ -113,7 +200,8 @@ export const ingestResponse = {
     duplicates: { type: 'integer', description: 'events whose id was already recorded (ignored)' },
     refused: {
       type: 'array',
-      description: 'new events that contradict what is stored, neither applied nor recorded (present only when there are any)',
+      description:
+        'new events that contradict what is stored, neither applied nor recorded (present only when there are any)',
       items: {
         type: 'object',
         required: ['index', 'id', 'type', 'reason', 'message'],
@@ -132,6 +220,11 @@ export const ingestResponse = {
 export const ingestQuery = {
   type: 'object',
   properties: {
-    wait: { type: 'boolean', default: false, description: 'true: answer only after every lifecycle event of the batch was delivered to the workflow that waits for it' },
+    wait: {
+      type: 'boolean',
+      default: false,
+      description:
+        'true: answer only after every lifecycle event of the batch was delivered to the workflow that waits for it',
+    },
   },
 } as const;

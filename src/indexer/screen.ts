@@ -3,7 +3,8 @@ import { quotedRoutes } from '../intents/store';
 import { futureTimestamp, lifecycleRefusal, storedTimeContradiction, type BlockTime } from './consistency';
 import type { BalanceEvent, IndexerEvent, LifecycleEvent, Refusal } from './types';
 
-const stamped = (events: IndexerEvent[]) => events.filter((e): e is BalanceEvent => e.type === 'balance' && e.blockTimestamp !== undefined);
+const stamped = (events: IndexerEvent[]) =>
+  events.filter((e): e is BalanceEvent => e.type === 'balance' && e.blockTimestamp !== undefined);
 
 /**
  * Makes batches with block timestamps of the same chain take turns, so each is judged against every pair the others
@@ -12,7 +13,8 @@ const stamped = (events: IndexerEvent[]) => events.filter((e): e is BalanceEvent
  */
 export async function lockChainClocks(tx: EntityManager, events: IndexerEvent[]): Promise<void> {
   const chains = [...new Set(stamped(events).map((e) => e.chainId))].sort((a, b) => a - b);
-  for (const chainId of chains) await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`snapshot-clock:${chainId}`]);
+  for (const chainId of chains)
+    await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`snapshot-clock:${chainId}`]);
 }
 
 /**
@@ -20,7 +22,12 @@ export async function lockChainClocks(tx: EntityManager, events: IndexerEvent[])
  * this server's clock or out of order with the stored snapshots of their chain, and fills and claims that do not
  * match the quote their nonce names. A nonce with no quote (a withdrawal's, or one unknown yet) is not judged here.
  */
-export async function screenEvents(tx: EntityManager, events: IndexerEvent[], nowSeconds: number, skewSeconds: number): Promise<Refusal[]> {
+export async function screenEvents(
+  tx: EntityManager,
+  events: IndexerEvent[],
+  nowSeconds: number,
+  skewSeconds: number,
+): Promise<Refusal[]> {
   const refused: Refusal[] = [];
   const inTime = stamped(events).filter((e) => {
     const future = futureTimestamp(e, nowSeconds, skewSeconds);
@@ -53,7 +60,11 @@ export async function screenEvents(tx: EntityManager, events: IndexerEvent[], no
 async function storedTimes(tx: EntityManager, events: BalanceEvent[]): Promise<Map<string, BlockTime[]>> {
   const blocks = [...new Set(events.map((e) => `${e.chainId}:${BigInt(e.blockNumber)}`))];
   if (!blocks.length) return new Map();
-  const nearest = (table: string, side: '<=' | '>=', order: 'ASC' | 'DESC') => `(SELECT timestamp_block, block_timestamp FROM ${table} t
+  const nearest = (
+    table: string,
+    side: '<=' | '>=',
+    order: 'ASC' | 'DESC',
+  ) => `(SELECT timestamp_block, block_timestamp FROM ${table} t
     WHERE t.chain_id = e.chain_id AND t.timestamp_block ${side} e.block ORDER BY t.timestamp_block ${order}, t.block_timestamp ${order} LIMIT 1)`;
   const rows: { key: string; block: string; timestamp: string }[] = await tx.query(
     `SELECT e.chain_id::text || ':' || e.block::text AS key, n.timestamp_block::text AS block, n.block_timestamp::text AS timestamp
@@ -62,6 +73,7 @@ async function storedTimes(tx: EntityManager, events: BalanceEvent[]): Promise<M
     [blocks.map((b) => b.split(':')[0]), blocks.map((b) => b.split(':')[1])],
   );
   const times = new Map<string, BlockTime[]>();
-  for (const r of rows) times.set(r.key, [...(times.get(r.key) ?? []), { block: BigInt(r.block), timestamp: Number(r.timestamp) }]);
+  for (const r of rows)
+    times.set(r.key, [...(times.get(r.key) ?? []), { block: BigInt(r.block), timestamp: Number(r.timestamp) }]);
   return times;
 }

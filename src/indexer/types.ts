@@ -26,34 +26,112 @@ export interface LifecycleEvent {
   reason?: string;
 }
 
-export interface PriceEvent { id: string; type: 'price'; symbol: string; usd: number }
-export interface GasEvent { id: string; type: 'gas'; chainId: number; gasPrice: string }
-export interface LiquidityEvent { id: string; type: 'liquidity'; chainId: number; settlementLayer: string; token: string; amount: string }
+export interface PriceEvent {
+  id: string;
+  type: 'price';
+  symbol: string;
+  usd: number;
+}
+export interface GasEvent {
+  id: string;
+  type: 'gas';
+  chainId: number;
+  gasPrice: string;
+}
+export interface LiquidityEvent {
+  id: string;
+  type: 'liquidity';
+  chainId: number;
+  settlementLayer: string;
+  token: string;
+  amount: string;
+}
 
-export interface ForcedWithdrawalEvent { id: string; type: 'forced-withdrawal'; chainId: number; account: string; lockId: string; status: 'disabled' | 'pending' | 'enabled'; blockNumber?: string }
+export interface ForcedWithdrawalEvent {
+  id: string;
+  type: 'forced-withdrawal';
+  chainId: number;
+  account: string;
+  lockId: string;
+  status: 'disabled' | 'pending' | 'enabled';
+  blockNumber?: string;
+}
 
 /** A transfer into a registered deposit account (docs/deposit-processor.md, Indexer events). */
-export interface DepositEvent { id: string; type: 'deposit'; chainId: number; transactionHash: string; logIndex: number; token: string; amount: string; sender: string; account: string; blockNumber: string }
+export interface DepositEvent {
+  id: string;
+  type: 'deposit';
+  chainId: number;
+  transactionHash: string;
+  logIndex: number;
+  token: string;
+  amount: string;
+  sender: string;
+  account: string;
+  blockNumber: string;
+}
 /** A transfer out of a deposit account that returns a deposit to its refund recipient. */
-export interface DepositRefundEvent { id: string; type: 'deposit-refund'; chainId: number; transactionHash: string; account: string; token: string; amount: string; recipient: string; blockNumber?: string }
+export interface DepositRefundEvent {
+  id: string;
+  type: 'deposit-refund';
+  chainId: number;
+  transactionHash: string;
+  account: string;
+  token: string;
+  amount: string;
+  recipient: string;
+  blockNumber?: string;
+}
 /** A fiat on-ramp partner's order update for an account. */
 export interface OnrampOrderEvent {
-  id: string; type: 'onramp-order'; account: string; orderId: string; orderUuid?: string; source?: 'onramp' | 'exchange'; status: 'pending' | 'processing' | 'completed' | 'failed';
-  rawStatus?: string; token?: string; cryptoAmount?: string; fiat?: { currency: string; amount: string; amountPlusFees?: string; feeUsd?: string }; transactionId?: string; method?: string; exchange?: string;
+  id: string;
+  type: 'onramp-order';
+  account: string;
+  orderId: string;
+  orderUuid?: string;
+  source?: 'onramp' | 'exchange';
+  status: 'pending' | 'processing' | 'completed' | 'failed';
+  rawStatus?: string;
+  token?: string;
+  cryptoAmount?: string;
+  fiat?: { currency: string; amount: string; amountPlusFees?: string; feeUsd?: string };
+  transactionId?: string;
+  method?: string;
+  exchange?: string;
 }
 export type DepositIndexerEvent = DepositEvent | DepositRefundEvent | OnrampOrderEvent;
 export const DEPOSIT_EVENT_TYPES: string[] = ['deposit', 'deposit-refund', 'onramp-order'];
 
-export type IndexerEvent = BalanceEvent | LifecycleEvent | PriceEvent | GasEvent | LiquidityEvent | ForcedWithdrawalEvent | DepositIndexerEvent;
+export type IndexerEvent =
+  BalanceEvent | LifecycleEvent | PriceEvent | GasEvent | LiquidityEvent | ForcedWithdrawalEvent | DepositIndexerEvent;
 
 /** Why a new event is refused (src/indexer/consistency.ts; the label of `indexer_events_refused_total`). */
-export const REFUSAL_REASONS = ['future-timestamp', 'timestamp-order', 'fill-chain', 'fill-before-quote', 'claim-chain'] as const;
+export const REFUSAL_REASONS = [
+  'future-timestamp',
+  'timestamp-order',
+  'fill-chain',
+  'fill-before-quote',
+  'claim-chain',
+] as const;
 export type RefusalReason = (typeof REFUSAL_REASONS)[number];
 /** An event left unapplied and unrecorded, and what the indexer is told. */
-export interface Refusal { id: string; type: string; reason: RefusalReason; message: string }
+export interface Refusal {
+  id: string;
+  type: string;
+  reason: RefusalReason;
+  message: string;
+}
 
 /** `refused`: new events that contradict what is stored, by their place in the batch (only when there are any). */
-export interface IngestResult { received: number; applied: number; duplicates: number; refused?: (Refusal & { index: number })[] }
+export interface IngestResult {
+  received: number;
+  applied: number;
+  duplicates: number;
+  refused?: (Refusal & { index: number })[];
+}
 
 /** A fresh lifecycle event to hand to the workflow that owns the nonce. */
-export interface Delivery { nonce: string; event: LifecycleEvent }
+export interface Delivery {
+  nonce: string;
+  event: LifecycleEvent;
+}

@@ -13,7 +13,10 @@ import type { IntentOp, SignedIntentOp } from './types';
 /** The 2026-04.blanc wire over the shared intent core: CAIP-2 chain ids, integer seconds, renamed fields. */
 
 type BlancQuoteRequest = Infer<typeof quoteRequest>;
-type BlancAccessFilter = Pick<NonNullable<BlancQuoteRequest['accountAccessList']>, 'chainIds' | 'tokens' | 'chainTokens'>;
+type BlancAccessFilter = Pick<
+  NonNullable<BlancQuoteRequest['accountAccessList']>,
+  'chainIds' | 'tokens' | 'chainTokens'
+>;
 
 /** Schemas already checked the CAIP-2 form; this turns it into the chain number the core uses. */
 const chainNumber = (caip2: string): number => fromCaip2(caip2)!;
@@ -22,17 +25,26 @@ function accessFilter(f: BlancAccessFilter) {
   return {
     ...(f.chainIds ? { chainIds: f.chainIds.map(chainNumber) } : {}),
     ...(f.tokens ? { tokens: f.tokens } : {}),
-    ...(f.chainTokens ? { chainTokens: Object.fromEntries(Object.entries(f.chainTokens).map(([c, t]) => [String(chainNumber(c)), t])) } : {}),
+    ...(f.chainTokens
+      ? { chainTokens: Object.fromEntries(Object.entries(f.chainTokens).map(([c, t]) => [String(chainNumber(c)), t])) }
+      : {}),
   };
 }
 
 /** The resource-lock surface has no equivalent in this version: its fields are refused rather than ignored. */
-const LOCK_ONLY = [['options', 'topupCompact'], ['account', 'emissaryConfig'], ['recipient', 'emissaryConfig']] as const;
+const LOCK_ONLY = [
+  ['options', 'topupCompact'],
+  ['account', 'emissaryConfig'],
+  ['recipient', 'emissaryConfig'],
+] as const;
 
 export function quoteInput(body: BlancQuoteRequest): IntentInput {
   for (const [parent, field] of LOCK_ONLY) {
     if (field in (body[parent] ?? {})) {
-      throw new DomainError('VALIDATION_ERROR', `${parent}.${field} has no equivalent in 2026-04.blanc (resource-lock features are served under 2026-01.alps only)`);
+      throw new DomainError(
+        'VALIDATION_ERROR',
+        `${parent}.${field} has no equivalent in 2026-04.blanc (resource-lock features are served under 2026-01.alps only)`,
+      );
     }
   }
   const sponsor = body.options.sponsorSettings;
@@ -45,11 +57,24 @@ export function quoteInput(body: BlancQuoteRequest): IntentInput {
     destinationExecutions: body.destinationExecutions,
     ...(body.destinationGasLimit !== undefined ? { destinationGasUnits: body.destinationGasLimit } : {}),
     ...(body.accountAccessList
-      ? { accountAccessList: { ...accessFilter(body.accountAccessList), ...(body.accountAccessList.exclude ? { exclude: accessFilter(body.accountAccessList.exclude) } : {}) } }
+      ? {
+          accountAccessList: {
+            ...accessFilter(body.accountAccessList),
+            ...(body.accountAccessList.exclude ? { exclude: accessFilter(body.accountAccessList.exclude) } : {}),
+          },
+        }
       : {}),
     options: {
       ...(body.options.settlementLayers ? { settlementLayers: body.options.settlementLayers } : {}),
-      ...(sponsor ? { sponsorSettings: { gasSponsored: sponsor.gas, bridgeFeesSponsored: sponsor.bridgeFees, swapFeesSponsored: sponsor.swapFees } } : {}),
+      ...(sponsor
+        ? {
+            sponsorSettings: {
+              gasSponsored: sponsor.gas,
+              bridgeFeesSponsored: sponsor.bridgeFees,
+              swapFeesSponsored: sponsor.swapFees,
+            },
+          }
+        : {}),
       ...(body.options.feeToken ? { feeToken: body.options.feeToken } : {}),
       ...(body.options.customDeadline !== undefined ? { customDeadline: body.options.customDeadline } : {}),
     },
@@ -57,7 +82,8 @@ export function quoteInput(body: BlancQuoteRequest): IntentInput {
 }
 
 /** Typed data as JSON: uint values as decimal strings, which EIP-712 signers (viem, ethers, wallets) accept. */
-const plain = (value: unknown) => JSON.parse(JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)));
+const plain = (value: unknown) =>
+  JSON.parse(JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)));
 
 /**
  * What the sponsor signs for an operation: one typed data per origin element (the same Compact for every element
@@ -69,17 +95,26 @@ export function signData(op: Pick<IntentOp, 'sponsor' | 'nonce' | 'expires' | 'e
 }
 
 /** The stored operation with the signatures a blanc submit carries, as an alps client would echo it. */
-export function withSignatures(stored: IntentOp, signatures: Infer<typeof submitRequest>['signatures']): SignedIntentOp {
+export function withSignatures(
+  stored: IntentOp,
+  signatures: Infer<typeof submitRequest>['signatures'],
+): SignedIntentOp {
   return {
     ...stored,
     originSignatures: signatures.origin,
     destinationSignature: signatures.destination,
     ...(signatures.targetExecution ? { targetExecutionSignature: signatures.targetExecution } : {}),
-    ...(signatures.authorizations ? { signedAuthorizations: signatures.authorizations.map((a) => ({ ...a, chainId: chainNumber(a.chainId) })) } : {}),
+    ...(signatures.authorizations
+      ? { signedAuthorizations: signatures.authorizations.map((a) => ({ ...a, chainId: chainNumber(a.chainId) })) }
+      : {}),
   };
 }
 
-const tokenAmount = (chainId: number, token: { address: string; symbol: string; decimals: number }, amount: bigint) => ({
+const tokenAmount = (
+  chainId: number,
+  token: { address: string; symbol: string; decimals: number },
+  amount: bigint,
+) => ({
   chainId: toCaip2(chainId),
   tokenAddress: token.address,
   symbol: token.symbol,
@@ -102,9 +137,16 @@ export function presentRoute(issued: IssuedQuote, destinationChainId: number, co
       input: plan.spends.map((s) => tokenAmount(s.source.chainId, s.source.token, s.amount)),
       output: plan.received.map((r) => tokenAmount(destinationChainId, r.token, r.target)),
       fees: {
-        total: { usd: cost.totalUsd, tokens: plan.received.filter((r) => r.fee > 0n).map((r) => tokenAmount(destinationChainId, r.token, r.fee)) },
+        total: {
+          usd: cost.totalUsd,
+          tokens: plan.received.filter((r) => r.fee > 0n).map((r) => tokenAmount(destinationChainId, r.token, r.fee)),
+        },
         breakdown: {
-          gas: { usd: gasUsd, origin: cost.originGasUsd.map((o) => ({ chainId: toCaip2(o.chainId), usd: o.gasUSD })), destination: { chainId: toCaip2(destinationChainId), usd: cost.destinationGasUsd } },
+          gas: {
+            usd: gasUsd,
+            origin: cost.originGasUsd.map((o) => ({ chainId: toCaip2(o.chainId), usd: o.gasUSD })),
+            destination: { chainId: toCaip2(destinationChainId), usd: cost.destinationGasUsd },
+          },
           settlement: { usd: cost.layerFeeUsd },
           protocol: { usd: cost.protocolFeeUsd },
           sponsored: { usd: cost.sponsoredUsd.relayer + cost.sponsoredUsd.protocol },
@@ -113,7 +155,11 @@ export function presentRoute(issued: IssuedQuote, destinationChainId: number, co
     },
     signData: signData(intentOp, compactContract),
     ...(issued.tokenRequirements
-      ? { tokenRequirements: Object.fromEntries(Object.entries(issued.tokenRequirements).map(([chainId, tokens]) => [toCaip2(Number(chainId)), tokens])) }
+      ? {
+          tokenRequirements: Object.fromEntries(
+            Object.entries(issued.tokenRequirements).map(([chainId, tokens]) => [toCaip2(Number(chainId)), tokens]),
+          ),
+        }
       : {}),
   };
 }
@@ -128,8 +174,12 @@ export function presentBlancStatus(intent: IntentRecord) {
     claims: intent.claims.map((c) => ({
       chainId: toCaip2(c.chainId),
       status: c.status,
-      ...(c.transactionHash ? { claimTimestamp: Math.trunc(c.timestamp!), claimTransactionHash: c.transactionHash } : {}),
+      ...(c.transactionHash
+        ? { claimTimestamp: Math.trunc(c.timestamp!), claimTransactionHash: c.transactionHash }
+        : {}),
     })),
-    ...(intent.fill ? { fillTimestamp: Math.trunc(intent.fill.timestamp), fillTransactionHash: intent.fill.transactionHash } : {}),
+    ...(intent.fill
+      ? { fillTimestamp: Math.trunc(intent.fill.timestamp), fillTransactionHash: intent.fill.transactionHash }
+      : {}),
   };
 }

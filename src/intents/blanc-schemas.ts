@@ -1,9 +1,24 @@
 import { SETTLEMENT_LAYERS } from '../chains/registry';
-import { address, amount, caip2, execution, hex, patterns, safeUint, tokenRequest, uint256, uintValue } from '../http/schema';
+import {
+  address,
+  amount,
+  caip2,
+  execution,
+  hex,
+  patterns,
+  safeUint,
+  tokenRequest,
+  uint256,
+  uintValue,
+} from '../http/schema';
 
 /** 2026-04.blanc wire schemas: CAIP-2 chain ids, integer Unix seconds, the renamed fields (docs/api.md, Versions). */
 const tokenList = { type: 'array', items: { type: 'string', minLength: 1 } } as const;
-const chainTokens = { type: 'object', propertyNames: { pattern: caip2.pattern }, additionalProperties: tokenList } as const;
+const chainTokens = {
+  type: 'object',
+  propertyNames: { pattern: caip2.pattern },
+  additionalProperties: tokenList,
+} as const;
 const accessFilter = { chainIds: { type: 'array', items: caip2 }, tokens: tokenList, chainTokens } as const;
 const account = {
   type: 'object',
@@ -11,9 +26,18 @@ const account = {
   properties: {
     address,
     accountType: { enum: ['ERC7579', 'EOA', 'GENERIC'], default: 'ERC7579' },
-    setupOps: { type: 'array', items: { type: 'object', required: ['to', 'data'], properties: { to: address, data: hex } }, default: [] },
+    setupOps: {
+      type: 'array',
+      items: { type: 'object', required: ['to', 'data'], properties: { to: address, data: hex } },
+      default: [],
+    },
     delegations: { type: 'object' },
-    mockSignatures: { type: 'object', propertyNames: { pattern: caip2.pattern }, additionalProperties: hex, description: 'per-chain placeholder signatures (accepted; quotes are not simulated)' },
+    mockSignatures: {
+      type: 'object',
+      propertyNames: { pattern: caip2.pattern },
+      additionalProperties: hex,
+      description: 'per-chain placeholder signatures (accepted; quotes are not simulated)',
+    },
   },
 } as const;
 
@@ -33,12 +57,18 @@ export const quoteRequest = {
     recipient: account,
     destinationExecutions: { type: 'array', items: execution, maxItems: 50, default: [] },
     destinationGasLimit: uintValue,
-    accountAccessList: { type: 'object', properties: { ...accessFilter, exclude: { type: 'object', properties: accessFilter } } },
+    accountAccessList: {
+      type: 'object',
+      properties: { ...accessFilter, exclude: { type: 'object', properties: accessFilter } },
+    },
     options: {
       type: 'object',
       properties: {
         settlementLayers: { type: 'array', items: { enum: [...SETTLEMENT_LAYERS] } },
-        sponsorSettings: { type: 'object', properties: { gas: { type: 'boolean' }, bridgeFees: { type: 'boolean' }, swapFees: { type: 'boolean' } } },
+        sponsorSettings: {
+          type: 'object',
+          properties: { gas: { type: 'boolean' }, bridgeFees: { type: 'boolean' }, swapFees: { type: 'boolean' } },
+        },
         feeToken: { type: 'string' },
         customDeadline: { ...safeUint(), description: 'fill deadline, Unix seconds' },
       },
@@ -51,19 +81,41 @@ const usd = { type: 'number' } as const;
 const tokenAmount = {
   type: 'object',
   required: ['chainId', 'tokenAddress', 'symbol', 'decimals', 'amount'],
-  properties: { chainId: caip2, tokenAddress: address, symbol: { type: 'string' }, decimals: { type: 'integer' }, amount: uint256 },
+  properties: {
+    chainId: caip2,
+    tokenAddress: address,
+    symbol: { type: 'string' },
+    decimals: { type: 'integer' },
+    amount: uint256,
+  },
 } as const;
-const typedData = { type: 'object', required: ['domain', 'types', 'primaryType', 'message'], description: 'EIP-712 typed data: sign exactly as served' } as const;
+const typedData = {
+  type: 'object',
+  required: ['domain', 'types', 'primaryType', 'message'],
+  description: 'EIP-712 typed data: sign exactly as served',
+} as const;
 
 /** One route of a quote: a stored, signable intent and what it costs. */
 export const route = {
   type: 'object',
-  required: ['intentId', 'expiresAt', 'fillDeadline', 'funding', 'settlementLayers', 'estimatedFillSeconds', 'cost', 'signData'],
+  required: [
+    'intentId',
+    'expiresAt',
+    'fillDeadline',
+    'funding',
+    'settlementLayers',
+    'estimatedFillSeconds',
+    'cost',
+    'signData',
+  ],
   properties: {
     intentId: { type: 'string', pattern: '^\\d+$' },
     expiresAt: { type: 'integer', description: 'Unix seconds: submit before this' },
     fillDeadline: { type: 'integer' },
-    funding: { enum: ['LOCKED', 'UNLOCKED'], description: 'resource-locked funds, or wallet funds pulled with Permit2' },
+    funding: {
+      enum: ['LOCKED', 'UNLOCKED'],
+      description: 'resource-locked funds, or wallet funds pulled with Permit2',
+    },
     settlementLayers: { type: 'array', items: { type: 'string' } },
     estimatedFillSeconds: { type: 'integer' },
     cost: {
@@ -76,21 +128,42 @@ export const route = {
           type: 'object',
           required: ['total', 'breakdown'],
           properties: {
-            total: { type: 'object', required: ['usd', 'tokens'], properties: { usd, tokens: { type: 'array', items: tokenAmount } } },
+            total: {
+              type: 'object',
+              required: ['usd', 'tokens'],
+              properties: { usd, tokens: { type: 'array', items: tokenAmount } },
+            },
             breakdown: {
               type: 'object',
               required: ['gas', 'settlement', 'protocol', 'sponsored'],
-              properties: { gas: { type: 'object', required: ['usd'], properties: { usd } }, settlement: { type: 'object', properties: { usd } }, protocol: { type: 'object', properties: { usd } }, sponsored: { type: 'object', properties: { usd } } },
+              properties: {
+                gas: { type: 'object', required: ['usd'], properties: { usd } },
+                settlement: { type: 'object', properties: { usd } },
+                protocol: { type: 'object', properties: { usd } },
+                sponsored: { type: 'object', properties: { usd } },
+              },
             },
           },
         },
       },
     },
-    signData: { type: 'object', required: ['origin', 'destination'], properties: { origin: { type: 'array', items: typedData }, destination: typedData } },
-    tokenRequirements: { type: 'object', propertyNames: { pattern: caip2.pattern }, description: 'EOAs only: approvals needed per chain and token' },
+    signData: {
+      type: 'object',
+      required: ['origin', 'destination'],
+      properties: { origin: { type: 'array', items: typedData }, destination: typedData },
+    },
+    tokenRequirements: {
+      type: 'object',
+      propertyNames: { pattern: caip2.pattern },
+      description: 'EOAs only: approvals needed per chain and token',
+    },
   },
 } as const;
-export const quoteResponse = { type: 'object', required: ['routes'], properties: { routes: { type: 'array', minItems: 1, items: route } } } as const;
+export const quoteResponse = {
+  type: 'object',
+  required: ['routes'],
+  properties: { routes: { type: 'array', minItems: 1, items: route } },
+} as const;
 
 /** POST /intents */
 export const submitRequest = {
@@ -119,20 +192,40 @@ export const submitRequest = {
     },
   },
 } as const;
-export const submitResponse = { type: 'object', required: ['intentId'], properties: { intentId: { type: 'string' } } } as const;
+export const submitResponse = {
+  type: 'object',
+  required: ['intentId'],
+  properties: { intentId: { type: 'string' } },
+} as const;
 
-export const statusParams = { type: 'object', required: ['id'], properties: { id: { type: 'string', pattern: '^\\d{1,80}$' } } } as const;
+export const statusParams = {
+  type: 'object',
+  required: ['id'],
+  properties: { id: { type: 'string', pattern: '^\\d{1,80}$' } },
+} as const;
 export const statusResponse = {
   type: 'object',
   required: ['intentId', 'status', 'destinationChainId', 'accountAddress', 'claims'],
   properties: {
     intentId: { type: 'string' },
-    status: { enum: ['PENDING', 'FILLED', 'CLAIMED', 'COMPLETED', 'FAILED', 'EXPIRED'], description: 'clients handle values added later' },
+    status: {
+      enum: ['PENDING', 'FILLED', 'CLAIMED', 'COMPLETED', 'FAILED', 'EXPIRED'],
+      description: 'clients handle values added later',
+    },
     destinationChainId: caip2,
     accountAddress: address,
     claims: {
       type: 'array',
-      items: { type: 'object', required: ['chainId', 'status'], properties: { chainId: caip2, status: { type: 'string' }, claimTimestamp: { type: 'integer' }, claimTransactionHash: hex } },
+      items: {
+        type: 'object',
+        required: ['chainId', 'status'],
+        properties: {
+          chainId: caip2,
+          status: { type: 'string' },
+          claimTimestamp: { type: 'integer' },
+          claimTransactionHash: hex,
+        },
+      },
     },
     fillTimestamp: { type: 'integer' },
     fillTransactionHash: hex,
@@ -145,7 +238,13 @@ export const splitRequest = {
   required: ['chainId', 'tokens'],
   properties: {
     chainId: caip2,
-    tokens: { type: 'object', minProperties: 1, maxProperties: 20, propertyNames: { pattern: patterns.address }, additionalProperties: amount },
+    tokens: {
+      type: 'object',
+      minProperties: 1,
+      maxProperties: 20,
+      propertyNames: { pattern: patterns.address },
+      additionalProperties: amount,
+    },
     settlementLayers: { type: 'array', items: { enum: [...SETTLEMENT_LAYERS] } },
   },
 } as const;

@@ -40,7 +40,11 @@ export type CompactClaim = {
 } & ({ claim: 'multichainClaim' } | { claim: 'exogenousClaim'; chainIndex: number });
 
 /** An element the arbiter claims without The Compact (Permit2 pulls wallet funds): the allocator authorizes nothing. */
-export interface UnallocatedClaim { chainId: number; fundingMethod: Exclude<FundingMethod, 'COMPACT'>; allocatorData: null }
+export interface UnallocatedClaim {
+  chainId: number;
+  fundingMethod: Exclude<FundingMethod, 'COMPACT'>;
+  allocatorData: null;
+}
 
 export interface ClaimAuthorization {
   nonce: string;
@@ -61,33 +65,48 @@ const fundingOf = (e: Element) => e.mandate.qualifier.settlementContext.fundingM
  * is deterministic, so asking again gives the same answer while nothing is released.
  * Refused (409) past `expires`, when the contract takes no claim, and when every chain's reservation is released.
  */
-export async function authorizeClaim(intent: ClaimableIntent, deps: { compact: Hex; allocator: PrivateKeyAccount }): Promise<ClaimAuthorization> {
+export async function authorizeClaim(
+  intent: ClaimableIntent,
+  deps: { compact: Hex; allocator: PrivateKeyAccount },
+): Promise<ClaimAuthorization> {
   const { id, operation: op, signatures, heldChainIds } = intent;
-  if (intent.expired) throw new DomainError('CONFLICT', `Intent ${id} expired at ${op.expires}: The Compact accepts no claim of it`);
+  if (intent.expired)
+    throw new DomainError('CONFLICT', `Intent ${id} expired at ${op.expires}: The Compact accepts no claim of it`);
   const head = { nonce: op.nonce, expires: op.expires, sponsor: op.sponsor };
   // A Permit2-funded element makes every origin signature a Permit2 one (the client signs one kind per intent).
   if (op.elements.some((e) => fundingOf(e) === 'PERMIT2')) {
-    const elements = op.elements.map((e) => ({ chainId: Number(e.chainId), fundingMethod: fundingOf(e) as UnallocatedClaim['fundingMethod'], allocatorData: null }));
+    const elements = op.elements.map((e) => ({
+      chainId: Number(e.chainId),
+      fundingMethod: fundingOf(e) as UnallocatedClaim['fundingMethod'],
+      allocatorData: null,
+    }));
     return { ...head, claimHash: null, witnessTypestring: null, elements };
   }
   if (!op.elements.some((e) => heldChainIds.includes(Number(e.chainId)))) {
-    throw new DomainError('CONFLICT', `Intent ${id} holds no reserved funds any more (its claims settled): the allocator authorizes no claim of it`);
+    throw new DomainError(
+      'CONFLICT',
+      `Intent ${id} holds no reserved funds any more (its claims settled): the allocator authorizes no claim of it`,
+    );
   }
   const { claimHash, elements: hashes } = claimHashes(op);
   const notarizedChainId = Number(op.elements[0].chainId);
-  const elements = await Promise.all(op.elements.map(async (e, i): Promise<CompactClaim> => {
-    const chainId = Number(e.chainId);
-    return {
-      chainId,
-      fundingMethod: 'COMPACT',
-      compact: deps.compact,
-      ...(i === 0 ? { claim: 'multichainClaim' as const } : { claim: 'exogenousClaim' as const, chainIndex: i - 1 }),
-      notarizedChainId,
-      witness: hashes[i].witness,
-      additionalChains: hashes.filter((_, j) => j !== i).map((h) => h.hash),
-      sponsorSignature: signatures.originSignatures[i],
-      allocatorData: heldChainIds.includes(chainId) ? await deps.allocator.sign({ hash: allocatorDigest(claimHash, chainId, deps.compact) }) : null,
-    };
-  }));
+  const elements = await Promise.all(
+    op.elements.map(async (e, i): Promise<CompactClaim> => {
+      const chainId = Number(e.chainId);
+      return {
+        chainId,
+        fundingMethod: 'COMPACT',
+        compact: deps.compact,
+        ...(i === 0 ? { claim: 'multichainClaim' as const } : { claim: 'exogenousClaim' as const, chainIndex: i - 1 }),
+        notarizedChainId,
+        witness: hashes[i].witness,
+        additionalChains: hashes.filter((_, j) => j !== i).map((h) => h.hash),
+        sponsorSignature: signatures.originSignatures[i],
+        allocatorData: heldChainIds.includes(chainId)
+          ? await deps.allocator.sign({ hash: allocatorDigest(claimHash, chainId, deps.compact) })
+          : null,
+      };
+    }),
+  );
   return { ...head, claimHash, witnessTypestring: MANDATE_WITNESS, elements };
 }

@@ -1,13 +1,27 @@
 import type { IntentStatus } from '../../workflows/intent-state';
 
-export interface ClaimState { chainId: number; status: 'CLAIMED' | 'EXPIRED' | 'PENDING'; transactionHash?: string; timestamp?: number }
+export interface ClaimState {
+  chainId: number;
+  status: 'CLAIMED' | 'EXPIRED' | 'PENDING';
+  transactionHash?: string;
+  timestamp?: number;
+}
 
 /** One entry per origin chain of an intent or bundle: CLAIMED with its transaction, else PENDING, or EXPIRED with it. */
-export function claimStates(status: IntentStatus, originChainIds: string[], claims: Record<string, { transactionHash: string; timestamp: number }>): ClaimState[] {
+export function claimStates(
+  status: IntentStatus,
+  originChainIds: string[],
+  claims: Record<string, { transactionHash: string; timestamp: number }>,
+): ClaimState[] {
   return originChainIds.map((chainId) => {
     const claim = claims[chainId];
     return claim
-      ? { chainId: Number(chainId), status: 'CLAIMED', transactionHash: claim.transactionHash, timestamp: claim.timestamp }
+      ? {
+          chainId: Number(chainId),
+          status: 'CLAIMED',
+          transactionHash: claim.transactionHash,
+          timestamp: claim.timestamp,
+        }
       : { chainId: Number(chainId), status: status === 'EXPIRED' ? 'EXPIRED' : 'PENDING' };
   });
 }

@@ -7,7 +7,13 @@ import { liquidityOn } from './store';
 import { leftToSweeper } from '../outbox/left-to-sweeper';
 import { intentWorkflowType } from '../../workflows/contracts/intent-lifecycle';
 
-export const quoteDeps = (s: Services): QuoteDeps => ({ registry: s.registry, config: s.config, lockTag: s.defaultLockTag, orchestrator: s.orchestrator, nonces: s.nonces });
+export const quoteDeps = (s: Services): QuoteDeps => ({
+  registry: s.registry,
+  config: s.config,
+  lockTag: s.defaultLockTag,
+  orchestrator: s.orchestrator,
+  nonces: s.nonces,
+});
 
 export const submitDeps = (s: Services): SubmitDeps => ({
   db: s.db,
@@ -27,7 +33,12 @@ const decimal = (m: Record<string, bigint>) => Object.fromEntries(Object.entries
  * Splits requested amounts over the destination's relayer liquidity. A shortfall is INSUFFICIENT_LIQUIDITY with the
  * figures as `details` (alps answers them at the top level, blanc in its envelope).
  */
-export async function splitOrRefuse(s: Services, chainId: number, tokens: Record<string, string>, layers?: string[]): Promise<Record<string, string>[]> {
+export async function splitOrRefuse(
+  s: Services,
+  chainId: number,
+  tokens: Record<string, string>,
+  layers?: string[],
+): Promise<Record<string, string>[]> {
   if (!s.registry.chain(chainId)) throw new DomainError('UNSUPPORTED_CHAIN', `Unsupported chain ${chainId}`);
   const requested = Object.fromEntries(Object.entries(tokens).map(([t, a]) => [t, BigInt(a)]));
   const result = splitIntents(requested, await liquidityOn(s.db, chainId), layers);

@@ -36,8 +36,14 @@ function storedMarket(db: EntityManager): Promise<StoredMarket> {
   const hit = storedMarkets.get(db.connection);
   if (hit && hit.until > Date.now()) return hit.read;
   // Both tables in one statement: one round trip and one pooled connection.
-  const read = (preparedQuery(db, `SELECT (SELECT coalesce(json_object_agg(symbol, usd::text), '{}') FROM prices) AS prices,
-    (SELECT coalesce(json_object_agg(chain_id, gas_price::text), '{}') FROM gas_prices) AS gas`, []) as Promise<StoredMarket[]>).then(([row]) => row);
+  const read = (
+    preparedQuery(
+      db,
+      `SELECT (SELECT coalesce(json_object_agg(symbol, usd::text), '{}') FROM prices) AS prices,
+    (SELECT coalesce(json_object_agg(chain_id, gas_price::text), '{}') FROM gas_prices) AS gas`,
+      [],
+    ) as Promise<StoredMarket[]>
+  ).then(([row]) => row);
   storedMarkets.set(db.connection, { until: Date.now() + STORED_MARKET_MS, read });
   read.catch(() => storedMarkets.get(db.connection)?.read === read && storedMarkets.delete(db.connection)); // not kept
   return read;
@@ -47,18 +53,26 @@ function storedMarket(db: EntityManager): Promise<StoredMarket> {
  * A snapshot of prices and gas prices for one quote: indexer-reported figures first (`price` and `gas` events),
  * then a live RPC read where configured, then the shipped defaults.
  */
-export async function loadMarket(db: EntityManager, registry: ChainRegistry, chainIdsOf: number[] | Promise<number[]>, env: NodeJS.ProcessEnv = process.env): Promise<Market & { snapshot(): { tokenPrices: Record<string, number>; gasPrices: Record<string, string> } }> {
+export async function loadMarket(
+  db: EntityManager,
+  registry: ChainRegistry,
+  chainIdsOf: number[] | Promise<number[]>,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Market & { snapshot(): { tokenPrices: Record<string, number>; gasPrices: Record<string, string> } }> {
   // The chain ids may still be loading (the quote reads balances at the same time): the read starts first.
   const [market, chainIds] = await Promise.all([storedMarket(db), chainIdsOf]);
   const priceMap = new Map<string, number>(Object.entries(DEFAULT_PRICES_USD));
   // A stored price outside the bounds (recorded before they were enforced) is ignored, as if never reported.
-  for (const [symbol, usd] of Object.entries(market.prices)) if (priceInBounds(Number(usd))) priceMap.set(symbol, Number(usd));
+  for (const [symbol, usd] of Object.entries(market.prices))
+    if (priceInBounds(Number(usd))) priceMap.set(symbol, Number(usd));
   const gasMap = new Map<number, bigint>();
   for (const [chainId, price] of Object.entries(market.gas)) gasMap.set(Number(chainId), BigInt(price));
-  await Promise.all(chainIds.map(async (id) => {
-    const live = await readRpcGasPrice(id, env);
-    if (live !== undefined) gasMap.set(id, live);
-  }));
+  await Promise.all(
+    chainIds.map(async (id) => {
+      const live = await readRpcGasPrice(id, env);
+      if (live !== undefined) gasMap.set(id, live);
+    }),
+  );
   const gasPriceWei = (id: number) => gasMap.get(id) ?? DEFAULT_GAS_PRICE_WEI[id] ?? FALLBACK_GAS_PRICE_WEI;
   return {
     priceUsd: (symbol) => priceMap.get(symbol),

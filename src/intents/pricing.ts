@@ -16,7 +16,11 @@ export interface Market {
   nativeSymbol(chainId: number): string | undefined;
 }
 
-export interface Sponsorship { gas: boolean; bridge: boolean; protocol: boolean }
+export interface Sponsorship {
+  gas: boolean;
+  bridge: boolean;
+  protocol: boolean;
+}
 
 export interface CostInput {
   destinationChainId: number;
@@ -52,7 +56,8 @@ export class PricingError extends Error {}
  * converts between USD and token units exactly (price × 10^18 is a safe bigint, never Infinity).
  */
 export const PRICE_USD_BOUNDS = { min: 1e-12, max: 1e12 } as const;
-export const priceInBounds = (usd: number): boolean => Number.isFinite(usd) && usd >= PRICE_USD_BOUNDS.min && usd <= PRICE_USD_BOUNDS.max;
+export const priceInBounds = (usd: number): boolean =>
+  Number.isFinite(usd) && usd >= PRICE_USD_BOUNDS.min && usd <= PRICE_USD_BOUNDS.max;
 
 const MICRO = 1_000_000;
 const ceilDiv = (a: bigint, b: bigint) => (a + b - 1n) / b;
@@ -62,7 +67,8 @@ export function gasUsd(units: bigint, chainId: number, market: Market): number {
   const native = market.nativeSymbol(chainId);
   const price = native ? market.priceUsd(native) : undefined;
   const gasPrice = market.gasPriceWei(chainId);
-  if (price === undefined || gasPrice === undefined) throw new PricingError(`No gas or price data for chain ${chainId}`);
+  if (price === undefined || gasPrice === undefined)
+    throw new PricingError(`No gas or price data for chain ${chainId}`);
   return (Number(units * gasPrice) / 1e18) * price;
 }
 
@@ -77,7 +83,10 @@ export function usdToToken(usd: number, token: { symbol: string; decimals: numbe
   if (usd <= 0) return 0n;
   const scaledPrice = BigInt(Math.round(price * 1e18));
   if (scaledPrice === 0n) throw new PricingError(`Price of ${token.symbol} too small to price fees in it`);
-  return ceilDiv(BigInt(Math.ceil(usd * MICRO)) * 10n ** BigInt(token.decimals) * PRICE_SCALE, scaledPrice * BigInt(MICRO));
+  return ceilDiv(
+    BigInt(Math.ceil(usd * MICRO)) * 10n ** BigInt(token.decimals) * PRICE_SCALE,
+    scaledPrice * BigInt(MICRO),
+  );
 }
 
 export function tokenToUsd(amount: bigint, token: { symbol: string; decimals: number }, market: Market): number {
@@ -88,7 +97,12 @@ export function tokenToUsd(amount: bigint, token: { symbol: string; decimals: nu
  * The percentage fees of one leg (each settlement layer's bps and the protocol's), in that leg's token, and the part
  * the user pays. Every requested token pays them on its own amount, so the order of the requests changes nothing.
  */
-export function percentageFees(amount: bigint, layers: Iterable<string>, schedule: FeeSchedule, sponsor: Sponsorship): { layer: bigint; protocol: bigint; user: bigint } {
+export function percentageFees(
+  amount: bigint,
+  layers: Iterable<string>,
+  schedule: FeeSchedule,
+  sponsor: Sponsorship,
+): { layer: bigint; protocol: bigint; user: bigint } {
   let layer = 0n;
   for (const l of new Set(layers)) layer += bpsOf(amount, schedule.layers[l]?.bps ?? 0);
   const protocol = bpsOf(amount, schedule.protocolBps);
@@ -97,11 +111,21 @@ export function percentageFees(amount: bigint, layers: Iterable<string>, schedul
 
 /** Gas and the layers' fixed fees are charged once, in the first requested token (the fee token). */
 export function computeCost(input: CostInput, schedule: FeeSchedule, market: Market): Cost {
-  const originGasUsd = [...input.layers.keys()].map((chainId) => ({ chainId, gasUSD: gasUsd(schedule.originClaimGas, chainId, market) }));
-  const destinationGasUsd = gasUsd(schedule.destinationFillGas + input.destinationGasUnits, input.destinationChainId, market);
+  const originGasUsd = [...input.layers.keys()].map((chainId) => ({
+    chainId,
+    gasUSD: gasUsd(schedule.originClaimGas, chainId, market),
+  }));
+  const destinationGasUsd = gasUsd(
+    schedule.destinationFillGas + input.destinationGasUnits,
+    input.destinationChainId,
+    market,
+  );
   const gasTotal = originGasUsd.reduce((s, o) => s + o.gasUSD, 0) + destinationGasUsd;
 
-  const layerFixedUsd = [...new Set(input.layers.values())].reduce((sum, l) => sum + (schedule.layers[l]?.fixedUsd ?? 0), 0);
+  const layerFixedUsd = [...new Set(input.layers.values())].reduce(
+    (sum, l) => sum + (schedule.layers[l]?.fixedUsd ?? 0),
+    0,
+  );
   const first = percentageFees(input.amount, input.layers.values(), schedule, input.sponsor);
   let layerFeeUsd = tokenToUsd(first.layer, input.feeToken, market) + layerFixedUsd;
   let protocolFeeUsd = tokenToUsd(first.protocol, input.feeToken, market);

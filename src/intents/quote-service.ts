@@ -9,20 +9,40 @@ import { hasSponsorship, type Sponsored } from '../projects/sponsorship';
 import { DEFAULT_FEES } from './market-defaults';
 import { loadMarket } from './market';
 import type { Sponsorship } from './pricing';
-import { applyAccessList, buildIntentOp, fillDeadlineOf, IntentCost, IntentInput, intentCost, resolveRequests } from './quote';
+import {
+  applyAccessList,
+  buildIntentOp,
+  fillDeadlineOf,
+  IntentCost,
+  IntentInput,
+  intentCost,
+  resolveRequests,
+} from './quote';
 import { DomainError } from '../errors';
 import { planAlternatives, rankPlans, rescale, type Plan } from './route-finder';
 import { signIntentOp } from './server-signature';
 import { recordQuotes } from './store';
 import type { IntentOp } from './types';
 
-export interface QuoteDeps { registry: ChainRegistry; config: Config; lockTag: string; orchestrator: PrivateKeyAccount; nonces: NonceBlock }
+export interface QuoteDeps {
+  registry: ChainRegistry;
+  config: Config;
+  lockTag: string;
+  orchestrator: PrivateKeyAccount;
+  nonces: NonceBlock;
+}
 
 async function load(manager: EntityManager, input: IntentInput, deps: QuoteDeps) {
   const requests = resolveRequests(input, deps.registry);
   // Balances and market data are read concurrently (on separate pooled connections when `manager` is the pool's).
-  const reading = availableSources(manager, input.account.address, deps.lockTag, deps.registry).then((s) => applyAccessList(s, input.accountAccessList));
-  const market = await loadMarket(manager, deps.registry, reading.then((s) => [input.destinationChainId, ...new Set(s.map((x) => x.chainId))]));
+  const reading = availableSources(manager, input.account.address, deps.lockTag, deps.registry).then((s) =>
+    applyAccessList(s, input.accountAccessList),
+  );
+  const market = await loadMarket(
+    manager,
+    deps.registry,
+    reading.then((s) => [input.destinationChainId, ...new Set(s.map((x) => x.chainId))]),
+  );
   return { requests, sources: await reading, market };
 }
 
@@ -30,16 +50,36 @@ async function load(manager: EntityManager, input: IntentInput, deps: QuoteDeps)
  * The fees `sponsorSettings` asks the sponsor to cover. Any of them needs the project's sponsorship entitlement; false
  * or absent settings (what the published clients send by default) need nothing.
  */
-async function sponsorship(manager: EntityManager, input: IntentInput, projectId: string | undefined): Promise<Sponsorship> {
+async function sponsorship(
+  manager: EntityManager,
+  input: IntentInput,
+  projectId: string | undefined,
+): Promise<Sponsorship> {
   const asked = input.options.sponsorSettings ?? {};
-  const sponsor = { gas: !!asked.gasSponsored, bridge: !!asked.bridgeFeesSponsored, protocol: !!asked.protocolFeesSponsored };
-  if ((sponsor.gas || sponsor.bridge || sponsor.protocol || !!asked.swapFeesSponsored) && !(await hasSponsorship(manager, projectId))) {
-    throw new DomainError('FORBIDDEN', 'sponsorSettings: this project is not entitled to fee sponsorship (send no sponsorSettings, or all false)');
+  const sponsor = {
+    gas: !!asked.gasSponsored,
+    bridge: !!asked.bridgeFeesSponsored,
+    protocol: !!asked.protocolFeesSponsored,
+  };
+  if (
+    (sponsor.gas || sponsor.bridge || sponsor.protocol || !!asked.swapFeesSponsored) &&
+    !(await hasSponsorship(manager, projectId))
+  ) {
+    throw new DomainError(
+      'FORBIDDEN',
+      'sponsorSettings: this project is not entitled to fee sponsorship (send no sponsorSettings, or all false)',
+    );
   }
   return sponsor;
 }
 
-async function plan(manager: EntityManager, input: IntentInput, deps: QuoteDeps, projectId: string | undefined, alternatives = 1) {
+async function plan(
+  manager: EntityManager,
+  input: IntentInput,
+  deps: QuoteDeps,
+  projectId: string | undefined,
+  alternatives = 1,
+) {
   fillDeadlineOf(input, Math.floor(Date.now() / 1000), deps.config.intents); // a bad deadline is refused before any read
   const sponsor = await sponsorship(manager, input, projectId);
   const { requests, sources, market } = await load(manager, input, deps);
@@ -69,7 +109,9 @@ export async function quoteShortfall(db: DataSource, input: IntentInput, deps: Q
   return requests.map((r) => ({
     token: r.token,
     requested: r.amount ?? 0n,
-    available: sources.filter((s) => s.token.symbol === r.token.symbol).reduce((sum, s) => sum + rescale(s.available, s.token.decimals, r.token.decimals, false), 0n),
+    available: sources
+      .filter((s) => s.token.symbol === r.token.symbol)
+      .reduce((sum, s) => sum + rescale(s.available, s.token.decimals, r.token.decimals, false), 0n),
     priceUsd: market.priceUsd(r.token.symbol) ?? 0,
   }));
 }
@@ -92,20 +134,50 @@ export interface IssuedQuote {
  * Plans over the balances as read now (nothing is reserved until a submit), then for each plan takes a nonce,
  * builds and signs the operation, and stores it with its time-to-live and its nonce record.
  */
-async function issue(db: DataSource, input: IntentInput, projectId: string | undefined, deps: QuoteDeps, alternatives: number): Promise<IssuedQuote[]> {
+async function issue(
+  db: DataSource,
+  input: IntentInput,
+  projectId: string | undefined,
+  deps: QuoteDeps,
+  alternatives: number,
+): Promise<IssuedQuote[]> {
   const { plans, market } = await plan(db.manager, input, deps, projectId, alternatives);
   const now = Math.floor(Date.now() / 1000);
   const expiresAt = now + deps.config.intents.quoteTtlSeconds;
   const group = plans.length > 1 ? randomUUID() : null;
-  const issued = await Promise.all(plans.map(async (p) => {
-    const nonce = await deps.nonces.next(input.account.address);
-    const built = buildIntentOp({ input, plan: p, nonce, now, lockTag: deps.lockTag, config: deps.config.intents, registry: deps.registry, market: market.snapshot() });
-    const intentOp: IntentOp = { ...built.op, serverSignature: await signIntentOp(built.op, deps.orchestrator) };
-    return { nonce, intentOp, built, plan: p };
-  }));
-  await recordQuotes(db, issued.map(({ nonce, intentOp, built, plan: p }) => ({ nonce, operation: intentOp, cost: built.cost, reservations: built.reservations, sponsored: sponsoredBy(p, input.destinationChainId) })), {
-    projectId, account: input.account.address, expiresAt, routeGroup: group,
-  });
+  const issued = await Promise.all(
+    plans.map(async (p) => {
+      const nonce = await deps.nonces.next(input.account.address);
+      const built = buildIntentOp({
+        input,
+        plan: p,
+        nonce,
+        now,
+        lockTag: deps.lockTag,
+        config: deps.config.intents,
+        registry: deps.registry,
+        market: market.snapshot(),
+      });
+      const intentOp: IntentOp = { ...built.op, serverSignature: await signIntentOp(built.op, deps.orchestrator) };
+      return { nonce, intentOp, built, plan: p };
+    }),
+  );
+  await recordQuotes(
+    db,
+    issued.map(({ nonce, intentOp, built, plan: p }) => ({
+      nonce,
+      operation: intentOp,
+      cost: built.cost,
+      reservations: built.reservations,
+      sponsored: sponsoredBy(p, input.destinationChainId),
+    })),
+    {
+      projectId,
+      account: input.account.address,
+      expiresAt,
+      routeGroup: group,
+    },
+  );
   return issued.map(({ intentOp, built, plan: p }) => ({
     intentOp,
     intentCost: built.cost,
@@ -118,7 +190,15 @@ async function issue(db: DataSource, input: IntentInput, projectId: string | und
 /** What the sponsor covers of a plan's fees, recorded with its quote; null when the user pays them all. */
 function sponsoredBy(p: Plan, destinationChainId: number): Sponsored | null {
   const usd = p.cost.sponsoredUsd.relayer + p.cost.sponsoredUsd.protocol;
-  const tokens = p.received.filter((r) => r.sponsored > 0n).map((r) => ({ chainId: destinationChainId, tokenAddress: r.token.address, symbol: r.token.symbol, decimals: r.token.decimals, amount: r.sponsored.toString() }));
+  const tokens = p.received
+    .filter((r) => r.sponsored > 0n)
+    .map((r) => ({
+      chainId: destinationChainId,
+      tokenAddress: r.token.address,
+      symbol: r.token.symbol,
+      decimals: r.token.decimals,
+      amount: r.sponsored.toString(),
+    }));
   return usd > 0 || tokens.length ? { usd: usd.toFixed(6), tokens } : null;
 }
 

@@ -12,19 +12,33 @@ import type { UnsignedIntentOp } from './server-signature';
 export interface IntentInput {
   destinationChainId: number;
   tokenRequests: { tokenAddress: string; amount?: string }[];
-  account: { address: string; accountType: 'ERC7579' | 'EOA' | 'GENERIC' | 'smartAccount'; setupOps: { to: string; data: string }[]; delegations?: object };
+  account: {
+    address: string;
+    accountType: 'ERC7579' | 'EOA' | 'GENERIC' | 'smartAccount';
+    setupOps: { to: string; data: string }[];
+    delegations?: object;
+  };
   recipient?: { address: string; accountType: string };
   destinationExecutions: { to: string; value: string | number; data: string }[];
   destinationGasUnits?: string | number;
   accountAccessList?: { chainId: number; tokenAddress: string }[] | AccessList;
   options: {
     settlementLayers?: string[];
-    sponsorSettings?: { gasSponsored?: boolean; bridgeFeesSponsored?: boolean; swapFeesSponsored?: boolean; protocolFeesSponsored?: boolean };
+    sponsorSettings?: {
+      gasSponsored?: boolean;
+      bridgeFeesSponsored?: boolean;
+      swapFeesSponsored?: boolean;
+      protocolFeesSponsored?: boolean;
+    };
     feeToken?: string;
     customDeadline?: number;
   };
 }
-interface AccessFilter { chainIds?: number[]; tokens?: string[]; chainTokens?: Record<string, string[]> }
+interface AccessFilter {
+  chainIds?: number[];
+  tokens?: string[];
+  chainTokens?: Record<string, string[]>;
+}
 type AccessList = AccessFilter & { exclude?: AccessFilter };
 
 /** Resolves the requested tokens on the destination chain with the messages the client maps. */
@@ -32,9 +46,16 @@ export function resolveRequests(input: IntentInput, registry: ChainRegistry): To
   const chain = registry.chain(input.destinationChainId);
   if (!chain) throw new DomainError('UNSUPPORTED_CHAIN', `Unsupported chain ${input.destinationChainId}`);
   return input.tokenRequests.map((r) => {
-    const token = isAddress(r.tokenAddress, { strict: false }) ? registry.token(chain.id, r.tokenAddress) : registry.tokenBySymbol(chain.id, r.tokenAddress);
+    const token = isAddress(r.tokenAddress, { strict: false })
+      ? registry.token(chain.id, r.tokenAddress)
+      : registry.tokenBySymbol(chain.id, r.tokenAddress);
     if (!token) {
-      throw new DomainError('UNSUPPORTED_TOKEN', isAddress(r.tokenAddress, { strict: false }) ? `Token ${r.tokenAddress} not supported on chain ${chain.id}` : `Unsupported token ${r.tokenAddress} for chain ${chain.id}`);
+      throw new DomainError(
+        'UNSUPPORTED_TOKEN',
+        isAddress(r.tokenAddress, { strict: false })
+          ? `Token ${r.tokenAddress} not supported on chain ${chain.id}`
+          : `Unsupported token ${r.tokenAddress} for chain ${chain.id}`,
+      );
     }
     return { token, amount: r.amount === undefined ? undefined : BigInt(r.amount) };
   });
@@ -63,7 +84,8 @@ function excluded(s: Source, f: AccessFilter): boolean {
 /** The three access-list forms the client sends: `[{chainId, tokenAddress}]`, `{chainIds, tokens}` and `{chainTokens}`. */
 export function applyAccessList(sources: Source[], list: IntentInput['accountAccessList']): Source[] {
   if (!list) return sources;
-  if (Array.isArray(list)) return sources.filter((s) => list.some((e) => e.chainId === s.chainId && matchesToken(s.token, [e.tokenAddress])));
+  if (Array.isArray(list))
+    return sources.filter((s) => list.some((e) => e.chainId === s.chainId && matchesToken(s.token, [e.tokenAddress])));
   return sources.filter((s) => matches(s, list) && !(list.exclude && excluded(s, list.exclude)));
 }
 
@@ -77,11 +99,23 @@ export const MAX_CUSTOM_DEADLINE_SECONDS = 2_592_000;
  * The fill deadline of a quote made at `now`: `options.customDeadline` when set, which must be after `now` and at
  * most MAX_CUSTOM_DEADLINE_SECONDS ahead (so every deadline and `expires` derived from it stays a valid time).
  */
-export function fillDeadlineOf(input: IntentInput, now: number, config: Pick<Config['intents'], 'fillWindowSeconds'>): number {
+export function fillDeadlineOf(
+  input: IntentInput,
+  now: number,
+  config: Pick<Config['intents'], 'fillWindowSeconds'>,
+): number {
   const custom = input.options.customDeadline;
   if (custom === undefined) return now + config.fillWindowSeconds;
-  if (custom <= now) throw new DomainError('VALIDATION_ERROR', `customDeadline ${custom} is not in the future (now is ${now}, unix seconds)`);
-  if (custom > now + MAX_CUSTOM_DEADLINE_SECONDS) throw new DomainError('VALIDATION_ERROR', `customDeadline must be at most ${now + MAX_CUSTOM_DEADLINE_SECONDS} (${MAX_CUSTOM_DEADLINE_SECONDS} seconds ahead)`);
+  if (custom <= now)
+    throw new DomainError(
+      'VALIDATION_ERROR',
+      `customDeadline ${custom} is not in the future (now is ${now}, unix seconds)`,
+    );
+  if (custom > now + MAX_CUSTOM_DEADLINE_SECONDS)
+    throw new DomainError(
+      'VALIDATION_ERROR',
+      `customDeadline must be at most ${now + MAX_CUSTOM_DEADLINE_SECONDS} (${MAX_CUSTOM_DEADLINE_SECONDS} seconds ahead)`,
+    );
   return custom;
 }
 
@@ -116,23 +150,39 @@ export function buildIntentOp(args: {
   // may arrive up to the grace after the fill deadline, and its claim must still be possible then.
   const lockLimit = plan.funding === 'COMPACT' ? now + resetPeriodSeconds(args.lockTag) : Infinity;
   if (fillDeadline + config.fillGraceSeconds > lockLimit) {
-    throw new DomainError('VALIDATION_ERROR', `customDeadline must be at most ${lockLimit - config.fillGraceSeconds} (the resource lock's reset period less the fill grace of ${config.fillGraceSeconds} seconds)`);
+    throw new DomainError(
+      'VALIDATION_ERROR',
+      `customDeadline must be at most ${lockLimit - config.fillGraceSeconds} (the resource lock's reset period less the fill grace of ${config.fillGraceSeconds} seconds)`,
+    );
   }
   const expires = Math.min(fillDeadline + Math.max(config.claimWindowSeconds, config.fillGraceSeconds), lockLimit);
-  const tokenOut: [string, string][] = plan.received.map((r) => [tokenId(args.lockTag, r.token.address), r.target.toString()]);
+  const tokenOut: [string, string][] = plan.received.map((r) => [
+    tokenId(args.lockTag, r.token.address),
+    r.target.toString(),
+  ]);
   const destinationOps = {
     vt: zeroHash as Hex,
     ops: input.destinationExecutions.map((e) => ({ to: getAddress(e.to), value: String(e.value), data: e.data })),
   };
   const context: AccountContext = using7579
-    ? { accountType: 'smartAccount', isDeployed: input.account.setupOps.length === 0, isERC7579: true, erc7579AccountType: 'unknown', erc7579AccountVersion: 'unknown' }
+    ? {
+        accountType: 'smartAccount',
+        isDeployed: input.account.setupOps.length === 0,
+        isERC7579: true,
+        erc7579AccountType: 'unknown',
+        erc7579AccountVersion: 'unknown',
+      }
     : { accountType: 'EOA' };
   const byChain = new Map<number, typeof plan.spends>();
-  for (const spend of plan.spends) byChain.set(spend.source.chainId, [...(byChain.get(spend.source.chainId) ?? []), spend]);
+  for (const spend of plan.spends)
+    byChain.set(spend.source.chainId, [...(byChain.get(spend.source.chainId) ?? []), spend]);
 
   const elements: Element[] = [...byChain.entries()].map(([chainId, spends]) => {
     const layer = plan.layers.get(chainId)!;
-    const idsAndAmounts = spends.map((s): [string, string] => [tokenId(s.source.funding === 'COMPACT' ? s.source.lockTag : args.lockTag, s.source.token.address), s.amount.toString()]);
+    const idsAndAmounts = spends.map((s): [string, string] => [
+      tokenId(s.source.funding === 'COMPACT' ? s.source.lockTag : args.lockTag, s.source.token.address),
+      s.amount.toString(),
+    ]);
     return {
       arbiter: config.arbiter,
       chainId: String(chainId),
@@ -177,7 +227,13 @@ export function buildIntentOp(args: {
       gasPrices: args.market.gasPrices,
       opGasParams: {},
       account: accountMeta,
-      recipient: { address: recipient, accountType: input.recipient?.accountType ?? input.account.accountType, setupOps: [], accountContext: {}, requiredDelegations: {} },
+      recipient: {
+        address: recipient,
+        accountType: input.recipient?.accountType ?? input.account.accountType,
+        setupOps: [],
+        accountContext: {},
+        requiredDelegations: {},
+      },
       fees: { sponsorFee: plan.cost.sponsoredUsd, protocolFees: {} },
       quotes: {},
       executionTokensReceived: [],
@@ -186,8 +242,14 @@ export function buildIntentOp(args: {
   return {
     op,
     cost: intentCost(plan, input.destinationChainId),
-    tokenRequirements: input.account.accountType === 'EOA' && plan.funding === 'PERMIT2' ? permit2Approvals(plan) : undefined,
-    reservations: plan.spends.map((s) => ({ chainId: s.source.chainId, token: s.source.token.address.toLowerCase(), lockTag: s.source.lockTag, amount: s.amount.toString() })),
+    tokenRequirements:
+      input.account.accountType === 'EOA' && plan.funding === 'PERMIT2' ? permit2Approvals(plan) : undefined,
+    reservations: plan.spends.map((s) => ({
+      chainId: s.source.chainId,
+      token: s.source.token.address.toLowerCase(),
+      lockTag: s.source.lockTag,
+      amount: s.amount.toString(),
+    })),
     fillDeadline,
   };
 }
@@ -197,7 +259,11 @@ function permit2Approvals(plan: Plan) {
   const out: Record<string, Record<string, unknown>> = {};
   for (const s of plan.spends) {
     out[String(s.source.chainId)] ??= {};
-    out[String(s.source.chainId)][s.source.token.address] = { type: 'approval', amount: s.amount.toString(), spender: PERMIT2_ADDRESS };
+    out[String(s.source.chainId)][s.source.token.address] = {
+      type: 'approval',
+      amount: s.amount.toString(),
+      spender: PERMIT2_ADDRESS,
+    };
   }
   return out;
 }
@@ -227,6 +293,10 @@ export function intentCost(plan: Plan, destinationChainId: number) {
       destination: { chainId: destinationChainId, gasUSD: plan.cost.destinationGasUsd },
       totalUSD: plan.cost.originGasUsd.reduce((s, o) => s + o.gasUSD, 0) + plan.cost.destinationGasUsd,
     },
-    feeBreakdownUSD: { settlement: plan.cost.layerFeeUsd, protocol: plan.cost.protocolFeeUsd, total: plan.cost.totalUsd },
+    feeBreakdownUSD: {
+      settlement: plan.cost.layerFeeUsd,
+      protocol: plan.cost.protocolFeeUsd,
+      total: plan.cost.totalUsd,
+    },
   };
 }

@@ -1,12 +1,30 @@
 import { DomainError } from '../errors';
 import { SETTLEMENT_LAYERS, type ChainRegistry, type TokenInfo } from '../chains/registry';
 import { BRIDGE_LAYERS, LAYER_SECONDS } from './market-defaults';
-import { computeCost, Cost, FeeSchedule, Market, percentageFees, PricingError, Sponsorship, tokenToUsd } from './pricing';
+import {
+  computeCost,
+  Cost,
+  FeeSchedule,
+  Market,
+  percentageFees,
+  PricingError,
+  Sponsorship,
+  tokenToUsd,
+} from './pricing';
 
 /** A balance the account may spend: a resource lock of ours (COMPACT) or a wallet balance (PERMIT2). */
-export interface Source { chainId: number; token: TokenInfo; lockTag: string; funding: 'COMPACT' | 'PERMIT2'; available: bigint }
+export interface Source {
+  chainId: number;
+  token: TokenInfo;
+  lockTag: string;
+  funding: 'COMPACT' | 'PERMIT2';
+  available: bigint;
+}
 
-export interface TokenRequest { token: TokenInfo; amount?: bigint }
+export interface TokenRequest {
+  token: TokenInfo;
+  amount?: bigint;
+}
 
 export interface PlanInput {
   destinationChainId: number;
@@ -17,9 +35,18 @@ export interface PlanInput {
   sponsor: Sponsorship;
 }
 
-export interface Spend { source: Source; amount: bigint }
+export interface Spend {
+  source: Source;
+  amount: bigint;
+}
 /** `fee` is what the user pays on top of `target`; `sponsored` what the sponsor covers of the fees (same token). */
-export interface PlannedRequest { token: TokenInfo; target: bigint; fee: bigint; sponsored: bigint; spent: bigint }
+export interface PlannedRequest {
+  token: TokenInfo;
+  target: bigint;
+  fee: bigint;
+  sponsored: bigint;
+  spent: bigint;
+}
 export interface Plan {
   funding: 'COMPACT' | 'PERMIT2';
   layers: Map<number, string>;
@@ -36,13 +63,29 @@ export function rescale(amount: bigint, from: number, to: number, roundUp: boole
   return roundUp ? (amount + d - 1n) / d : amount / d;
 }
 
-function layerFor(origin: number, input: PlanInput, registry: ChainRegistry, schedule: FeeSchedule, token: TokenInfo, target: TokenInfo, amountUsd: number): string | undefined {
+function layerFor(
+  origin: number,
+  input: PlanInput,
+  registry: ChainRegistry,
+  schedule: FeeSchedule,
+  token: TokenInfo,
+  target: TokenInfo,
+  amountUsd: number,
+): string | undefined {
   const allowed = (l: string) => !input.allowedLayers || input.allowedLayers.includes(l);
   if (origin === input.destinationChainId) return allowed('SAME_CHAIN') ? 'SAME_CHAIN' : undefined;
   const from = registry.chain(origin)?.settlementLayers ?? [];
   const to = registry.chain(input.destinationChainId)?.settlementLayers ?? [];
-  const usable = BRIDGE_LAYERS.filter((l) => from.includes(l) && to.includes(l) && token.settlementLayers.includes(l) && target.settlementLayers.includes(l) && allowed(l));
-  const fee = (l: string) => ((schedule.layers[l]?.bps ?? 0) / 10_000) * amountUsd + (schedule.layers[l]?.fixedUsd ?? 0);
+  const usable = BRIDGE_LAYERS.filter(
+    (l) =>
+      from.includes(l) &&
+      to.includes(l) &&
+      token.settlementLayers.includes(l) &&
+      target.settlementLayers.includes(l) &&
+      allowed(l),
+  );
+  const fee = (l: string) =>
+    ((schedule.layers[l]?.bps ?? 0) / 10_000) * amountUsd + (schedule.layers[l]?.fixedUsd ?? 0);
   return usable.sort((a, b) => fee(a) - fee(b))[0];
 }
 
@@ -60,13 +103,25 @@ export function planIntent(input: PlanInput, registry: ChainRegistry, schedule: 
  * over other settlement layers than the cheapest when any is allowed. Callers that offer a choice rank them
  * (rankPlans); the first is the one planIntent picks.
  */
-export function planAlternatives(input: PlanInput, registry: ChainRegistry, schedule: FeeSchedule, market: Market, max = 4): Plan[] {
+export function planAlternatives(
+  input: PlanInput,
+  registry: ChainRegistry,
+  schedule: FeeSchedule,
+  market: Market,
+  max = 4,
+): Plan[] {
   // Each request is covered by every spend of its asset, so an asset asked twice would be promised twice over.
   const symbols = input.requests.map((r) => r.token.symbol);
   const twice = symbols.find((s, i) => symbols.indexOf(s) !== i);
-  if (twice !== undefined) throw new DomainError('VALIDATION_ERROR', `${twice} is requested more than once: request each asset once, with the total amount`);
-  if (input.requests.filter((r) => r.amount === undefined).length > 1) throw new DomainError('VALIDATION_ERROR', 'Only one target token amount can be unset');
-  if (input.requests.length === 0) throw new DomainError('VALIDATION_ERROR', 'No valid transfers sent for settlement quotes');
+  if (twice !== undefined)
+    throw new DomainError(
+      'VALIDATION_ERROR',
+      `${twice} is requested more than once: request each asset once, with the total amount`,
+    );
+  if (input.requests.filter((r) => r.amount === undefined).length > 1)
+    throw new DomainError('VALIDATION_ERROR', 'Only one target token amount can be unset');
+  if (input.requests.length === 0)
+    throw new DomainError('VALIDATION_ERROR', 'No valid transfers sent for settlement quotes');
   const plans: Plan[] = [];
   let sawRoute = false;
   for (const funding of ['COMPACT', 'PERMIT2'] as const) {
@@ -83,33 +138,68 @@ export function planAlternatives(input: PlanInput, registry: ChainRegistry, sche
     if (plans.length >= max) return plans.slice(0, max);
   }
   if (plans.length) return plans;
-  throw sawRoute || !hasAnyBalance(input) ? new DomainError('INSUFFICIENT_BALANCE', 'Insufficient balance') : new DomainError('NO_ROUTE', 'No Path Found');
+  throw sawRoute || !hasAnyBalance(input)
+    ? new DomainError('INSUFFICIENT_BALANCE', 'Insufficient balance')
+    : new DomainError('NO_ROUTE', 'No Path Found');
 }
 
 const hasAnyBalance = (input: PlanInput) =>
   input.requests.some((r) => input.sources.some((s) => s.token.symbol === r.token.symbol && s.available > 0n));
 
-function tryFunding(funding: 'COMPACT' | 'PERMIT2', input: PlanInput, registry: ChainRegistry, schedule: FeeSchedule, market: Market): { plan?: Plan; sawRoute: boolean } {
+function tryFunding(
+  funding: 'COMPACT' | 'PERMIT2',
+  input: PlanInput,
+  registry: ChainRegistry,
+  schedule: FeeSchedule,
+  market: Market,
+): { plan?: Plan; sawRoute: boolean } {
   const layers = new Map<number, string>();
   const remaining = new Map<Source, bigint>();
   const candidates = input.requests.map((r) => {
-    const amountUsd = r.amount === undefined ? 0 : (Number(r.amount) / 10 ** r.token.decimals) * (market.priceUsd(r.token.symbol) ?? 0);
-    return input.sources
-      .filter((s) => s.funding === funding && s.token.symbol === r.token.symbol && s.available > 0n)
-      // Native coins cannot move through Permit2; they need wrapping first (not offered yet).
-      .filter((s) => funding === 'COMPACT' || BigInt(s.token.address) !== 0n)
-      .map((s) => ({ s, layer: layerFor(s.chainId, input, registry, schedule, s.token, r.token, amountUsd) }))
-      .filter((c): c is { s: Source; layer: string } => c.layer !== undefined)
-      .sort((a, b) => rank(a.s, input, schedule, market) - rank(b.s, input, schedule, market) || (b.s.available > a.s.available ? 1 : -1));
+    const amountUsd =
+      r.amount === undefined ? 0 : (Number(r.amount) / 10 ** r.token.decimals) * (market.priceUsd(r.token.symbol) ?? 0);
+    return (
+      input.sources
+        .filter((s) => s.funding === funding && s.token.symbol === r.token.symbol && s.available > 0n)
+        // Native coins cannot move through Permit2; they need wrapping first (not offered yet).
+        .filter((s) => funding === 'COMPACT' || BigInt(s.token.address) !== 0n)
+        .map((s) => ({ s, layer: layerFor(s.chainId, input, registry, schedule, s.token, r.token, amountUsd) }))
+        .filter((c): c is { s: Source; layer: string } => c.layer !== undefined)
+        .sort(
+          (a, b) =>
+            rank(a.s, input, schedule, market) - rank(b.s, input, schedule, market) ||
+            (b.s.available > a.s.available ? 1 : -1),
+        )
+    );
   });
   const sawRoute = candidates.some((c) => c.length > 0);
   for (const list of candidates) for (const { s } of list) remaining.set(s, s.available);
 
   const spends = new Map<Source, bigint>();
-  const received: PlannedRequest[] = input.requests.map((r) => ({ token: r.token, target: r.amount ?? 0n, fee: 0n, sponsored: 0n, spent: 0n }));
+  const received: PlannedRequest[] = input.requests.map((r) => ({
+    token: r.token,
+    target: r.amount ?? 0n,
+    fee: 0n,
+    sponsored: 0n,
+    spent: 0n,
+  }));
   // A fee that cannot be priced (no usable market data) means no route, wherever it is computed.
-  const cost = (amount: bigint, otherLegs: { token: TokenInfo; amount: bigint }[] = []) => priced(() =>
-    computeCost({ destinationChainId: input.destinationChainId, layers, destinationGasUnits: input.destinationGasUnits, feeToken: input.requests[0].token, amount, otherLegs, sponsor: input.sponsor }, schedule, market));
+  const cost = (amount: bigint, otherLegs: { token: TokenInfo; amount: bigint }[] = []) =>
+    priced(() =>
+      computeCost(
+        {
+          destinationChainId: input.destinationChainId,
+          layers,
+          destinationGasUnits: input.destinationGasUnits,
+          feeToken: input.requests[0].token,
+          amount,
+          otherLegs,
+          sponsor: input.sponsor,
+        },
+        schedule,
+        market,
+      ),
+    );
   // The first leg pays gas and fixed fees too; every leg pays the percentage fees on its own amount.
   const legFees = (i: number, amount: bigint) => {
     if (i === 0) {
@@ -131,7 +221,9 @@ function tryFunding(funding: 'COMPACT' | 'PERMIT2', input: PlanInput, registry: 
           if (!maxOut && covered >= needed) break;
           const left = remaining.get(s)!;
           if (left === 0n) continue;
-          const want = maxOut ? left : minBig(left, rescale(needed - covered, r.token.decimals, s.token.decimals, true));
+          const want = maxOut
+            ? left
+            : minBig(left, rescale(needed - covered, r.token.decimals, s.token.decimals, true));
           remaining.set(s, left - want);
           spends.set(s, (spends.get(s) ?? 0n) + want);
           layers.set(s.chainId, layers.get(s.chainId) ?? layer);
@@ -153,7 +245,9 @@ function tryFunding(funding: 'COMPACT' | 'PERMIT2', input: PlanInput, registry: 
 
   function covering(i: number): bigint {
     let total = 0n;
-    for (const [s, amount] of spends) if (s.token.symbol === input.requests[i].token.symbol) total += rescale(amount, s.token.decimals, input.requests[i].token.decimals, false);
+    for (const [s, amount] of spends)
+      if (s.token.symbol === input.requests[i].token.symbol)
+        total += rescale(amount, s.token.decimals, input.requests[i].token.decimals, false);
     return total;
   }
 
@@ -161,7 +255,16 @@ function tryFunding(funding: 'COMPACT' | 'PERMIT2', input: PlanInput, registry: 
     received[i].spent = covering(i);
     if (received[i].target <= 0n || received[i].spent < received[i].target + received[i].fee) return { sawRoute };
   }
-  const plan: Plan = { funding, layers, spends: [...spends].map(([source, amount]) => ({ source, amount })), received, cost: cost(received[0].target, received.slice(1).map((r) => ({ token: r.token, amount: r.target }))) };
+  const plan: Plan = {
+    funding,
+    layers,
+    spends: [...spends].map(([source, amount]) => ({ source, amount })),
+    received,
+    cost: cost(
+      received[0].target,
+      received.slice(1).map((r) => ({ token: r.token, amount: r.target })),
+    ),
+  };
   assertSolvent(plan);
   return { sawRoute, plan };
 }
@@ -177,7 +280,10 @@ export function assertSolvent(plan: Plan): void {
   const bySource = new Map<Source, bigint>();
   for (const { source, amount } of plan.spends) bySource.set(source, (bySource.get(source) ?? 0n) + amount);
   for (const [source, amount] of bySource) {
-    if (amount < 0n || amount > source.available) throw new InsolventPlan(`Plan spends ${amount} of ${source.available} ${source.token.symbol} on chain ${source.chainId}`);
+    if (amount < 0n || amount > source.available)
+      throw new InsolventPlan(
+        `Plan spends ${amount} of ${source.available} ${source.token.symbol} on chain ${source.chainId}`,
+      );
   }
   for (const symbol of new Set(plan.received.map((r) => r.token.symbol))) {
     const received = plan.received.filter((r) => r.token.symbol === symbol);
@@ -185,7 +291,8 @@ export function assertSolvent(plan: Plan): void {
     const scale = Math.max(...received.map((r) => r.token.decimals), ...spent.map((s) => s.source.token.decimals));
     const promised = received.reduce((sum, r) => sum + rescale(r.target + r.fee, r.token.decimals, scale, false), 0n);
     const taken = spent.reduce((sum, s) => sum + rescale(s.amount, s.source.token.decimals, scale, false), 0n);
-    if (received.some((r) => r.target <= 0n || r.fee < 0n) || promised > taken) throw new InsolventPlan(`Plan promises ${promised} ${symbol} (targets plus fees) but spends ${taken}`);
+    if (received.some((r) => r.target <= 0n || r.fee < 0n) || promised > taken)
+      throw new InsolventPlan(`Plan promises ${promised} ${symbol} (targets plus fees) but spends ${taken}`);
   }
 }
 
@@ -201,11 +308,13 @@ function priced<T>(fn: () => T): T {
 }
 
 /** The slowest layer a plan uses bounds when it is filled. */
-export const planSeconds = (plan: Plan): number => Math.max(0, ...[...plan.layers.values()].map((l) => LAYER_SECONDS[l] ?? 120));
+export const planSeconds = (plan: Plan): number =>
+  Math.max(0, ...[...plan.layers.values()].map((l) => LAYER_SECONDS[l] ?? 120));
 
 /** What the user receives net of what it spends, in USD: the value a route keeps after every fee. */
 export const netUsd = (plan: Plan, market: Market): number =>
-  plan.received.reduce((sum, r) => sum + tokenToUsd(r.target, r.token, market), 0) - plan.spends.reduce((sum, s) => sum + tokenToUsd(s.amount, s.source.token, market), 0);
+  plan.received.reduce((sum, r) => sum + tokenToUsd(r.target, r.token, market), 0) -
+  plan.spends.reduce((sum, s) => sum + tokenToUsd(s.amount, s.source.token, market), 0);
 
 /** Best first: the most the user keeps net of fees, then the fastest. */
 export function rankPlans(plans: Plan[], market: Market): Plan[] {
@@ -217,5 +326,5 @@ export function rankPlans(plans: Plan[], market: Market): Plan[] {
 function rank(s: Source, input: PlanInput, schedule: FeeSchedule, market: Market): number {
   if (s.chainId === input.destinationChainId) return -1;
   const gas = market.gasPriceWei(s.chainId) ?? 0n;
-  return Number(schedule.originClaimGas * gas) / 1e18 * (market.priceUsd(market.nativeSymbol(s.chainId) ?? '') ?? 0);
+  return (Number(schedule.originClaimGas * gas) / 1e18) * (market.priceUsd(market.nativeSymbol(s.chainId) ?? '') ?? 0);
 }

@@ -5,7 +5,15 @@ import { presentAlpsStatus } from './alps-presenter';
 import { authorizeClaim } from './claim-authorization';
 import { quoteDeps, splitOrRefuse, submitDeps } from './handler-support';
 import { createQuote, quoteCost } from './quote-service';
-import { claimAuthorizationResponse, intentInput, splitBody, statusParams, statusQuery, submitBody, submitResponse } from './schemas';
+import {
+  claimAuthorizationResponse,
+  intentInput,
+  splitBody,
+  statusParams,
+  statusQuery,
+  submitBody,
+  submitResponse,
+} from './schemas';
 import { readClaimable, readIntent } from './store';
 import { submitIntent } from './submit';
 import { invalidSignature, isEchoOf } from './verify';
@@ -35,7 +43,10 @@ export const intentRoutes = [
   intentRoute('post', '/intent-operations', {
     summary: 'Submit a signed intent operation (idempotent: the same operation returns the same id)',
     body: submitBody,
-    responses: { 201: { description: 'accepted', schema: submitResponse }, 200: { description: 'dry run: verified, nothing changed', schema: submitResponse } },
+    responses: {
+      201: { description: 'accepted', schema: submitResponse },
+      200: { description: 'dry run: verified, nothing changed', schema: submitResponse },
+    },
     async handler(ctx, { body }, s) {
       const signed = body.signedIntentOp;
       // The client echoes the whole operation; verification proves it is the stored one, unchanged.
@@ -57,16 +68,23 @@ export const intentRoutes = [
     },
   }),
   intentRoute('get', '/intent-operation/{id}/claim-authorization', {
-    summary: "The allocator's authorization to claim an intent through The Compact on each origin chain (allocatorData), with what the claim needs",
+    summary:
+      "The allocator's authorization to claim an intent through The Compact on each origin chain (allocatorData), with what the claim needs",
     params: statusParams,
     responses: {
-      200: { description: 'per origin element: multichainClaim or exogenousClaim, the sponsor signature and allocatorData', schema: claimAuthorizationResponse },
+      200: {
+        description: 'per origin element: multichainClaim or exogenousClaim, the sponsor signature and allocatorData',
+        schema: claimAuthorizationResponse,
+      },
       404: { description: "unknown id, or another project's intent" },
       409: { description: 'past `expires`, or every chain of the intent released its reservation' },
     },
     async handler(ctx, { params }, s) {
       const intent = await readClaimable(s.db, BigInt(params.id).toString(), project(ctx));
-      return { status: 200, body: await authorizeClaim(intent, { compact: s.config.allocator.compactAddress, allocator: s.allocator }) };
+      return {
+        status: 200,
+        body: await authorizeClaim(intent, { compact: s.config.allocator.compactAddress, allocator: s.allocator }),
+      };
     },
   }),
   intentRoute('post', '/intents/split', {
@@ -74,7 +92,10 @@ export const intentRoutes = [
     body: splitBody,
     responses: { 200: { description: '{intents: [{token: amount}]}' }, 422: { description: 'INSUFFICIENT_LIQUIDITY' } },
     async handler(_ctx, { body }, s) {
-      return { status: 200, body: { intents: await splitOrRefuse(s, body.chainId, body.tokens, body.settlementLayers) } };
+      return {
+        status: 200,
+        body: { intents: await splitOrRefuse(s, body.chainId, body.tokens, body.settlementLayers) },
+      };
     },
   }),
 ];

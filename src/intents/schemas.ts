@@ -1,5 +1,16 @@
 import { SETTLEMENT_LAYERS } from '../chains/registry';
-import { address, amount, bytes32, execution, hex, patterns, safeUint, tokenRequest, uint256, uintValue } from '../http/schema';
+import {
+  address,
+  amount,
+  bytes32,
+  execution,
+  hex,
+  patterns,
+  safeUint,
+  tokenRequest,
+  uint256,
+  uintValue,
+} from '../http/schema';
 
 const account = {
   type: 'object',
@@ -7,7 +18,11 @@ const account = {
   properties: {
     address,
     accountType: { enum: ['ERC7579', 'EOA', 'GENERIC', 'smartAccount'], default: 'ERC7579' },
-    setupOps: { type: 'array', items: { type: 'object', required: ['to', 'data'], properties: { to: address, data: hex } }, default: [] },
+    setupOps: {
+      type: 'array',
+      items: { type: 'object', required: ['to', 'data'], properties: { to: address, data: hex } },
+      default: [],
+    },
     delegations: { type: 'object' },
     emissaryConfig: { type: 'object' },
   },
@@ -43,7 +58,14 @@ export const intentInput = {
     destinationGasUnits: uintValue,
     accountAccessList: {
       anyOf: [
-        { type: 'array', items: { type: 'object', required: ['chainId', 'tokenAddress'], properties: { chainId: safeUint(1), tokenAddress: { type: 'string' } } } },
+        {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['chainId', 'tokenAddress'],
+            properties: { chainId: safeUint(1), tokenAddress: { type: 'string' } },
+          },
+        },
         structuredAccess,
       ],
     },
@@ -70,7 +92,11 @@ export const intentInput = {
 } as const;
 
 const pair = { type: 'array', items: uint256, minItems: 2, maxItems: 2 } as const;
-const op = { type: 'object', required: ['vt', 'ops'], properties: { vt: hex, ops: { type: 'array', items: execution } } } as const;
+const op = {
+  type: 'object',
+  required: ['vt', 'ops'],
+  properties: { vt: hex, ops: { type: 'array', items: execution } },
+} as const;
 const element = {
   type: 'object',
   required: ['arbiter', 'chainId', 'idsAndAmounts', 'mandate'],
@@ -80,7 +106,16 @@ const element = {
     idsAndAmounts: { type: 'array', items: pair, minItems: 1 },
     mandate: {
       type: 'object',
-      required: ['recipient', 'tokenOut', 'destinationChainId', 'fillDeadline', 'minGas', 'preClaimOps', 'destinationOps', 'qualifier'],
+      required: [
+        'recipient',
+        'tokenOut',
+        'destinationChainId',
+        'fillDeadline',
+        'minGas',
+        'preClaimOps',
+        'destinationOps',
+        'qualifier',
+      ],
       properties: {
         recipient: address,
         tokenOut: { type: 'array', items: pair },
@@ -89,12 +124,25 @@ const element = {
         minGas: uint256,
         preClaimOps: op,
         destinationOps: op,
-        qualifier: { type: 'object', required: ['settlementContext', 'encodedVal'], properties: { encodedVal: hex, settlementContext: { type: 'object' } } },
+        qualifier: {
+          type: 'object',
+          required: ['settlementContext', 'encodedVal'],
+          properties: { encodedVal: hex, settlementContext: { type: 'object' } },
+        },
       },
     },
   },
 } as const;
-const signature = { anyOf: [hex, { type: 'object', required: ['notarizedClaimSig', 'preClaimSig'], properties: { notarizedClaimSig: hex, preClaimSig: hex } }] } as const;
+const signature = {
+  anyOf: [
+    hex,
+    {
+      type: 'object',
+      required: ['notarizedClaimSig', 'preClaimSig'],
+      properties: { notarizedClaimSig: hex, preClaimSig: hex },
+    },
+  ],
+} as const;
 
 /** POST /intent-operations: the quoted operation echoed back with the sponsor's signatures. */
 export const submitBody = {
@@ -103,7 +151,16 @@ export const submitBody = {
   properties: {
     signedIntentOp: {
       type: 'object',
-      required: ['sponsor', 'nonce', 'expires', 'elements', 'serverSignature', 'signedMetadata', 'originSignatures', 'destinationSignature'],
+      required: [
+        'sponsor',
+        'nonce',
+        'expires',
+        'elements',
+        'serverSignature',
+        'signedMetadata',
+        'originSignatures',
+        'destinationSignature',
+      ],
       properties: {
         sponsor: address,
         nonce: uint256,
@@ -124,7 +181,13 @@ export const submitBody = {
 export const submitResponse = {
   type: 'object',
   required: ['result'],
-  properties: { result: { type: 'object', required: ['id', 'status'], properties: { id: { type: 'string', pattern: '^\\d+$' }, status: { type: 'string' } } } },
+  properties: {
+    result: {
+      type: 'object',
+      required: ['id', 'status'],
+      properties: { id: { type: 'string', pattern: '^\\d+$' }, status: { type: 'string' } },
+    },
+  },
 } as const;
 
 const nullable = <const S>(schema: S) => ({ anyOf: [schema, { type: 'null' }] }) as const;
@@ -137,7 +200,11 @@ export const claimAuthorizationResponse = {
     nonce: uint256,
     expires: uint256,
     sponsor: address,
-    claimHash: { ...nullable(bytes32), description: 'hashStruct of the MultichainCompact with its Mandate witness, the same on every chain (null: no element is claimed through The Compact)' },
+    claimHash: {
+      ...nullable(bytes32),
+      description:
+        'hashStruct of the MultichainCompact with its Mandate witness, the same on every chain (null: no element is claimed through The Compact)',
+    },
     witnessTypestring: nullable({ type: 'string' }),
     elements: {
       type: 'array',
@@ -154,14 +221,22 @@ export const claimAuthorizationResponse = {
           witness: bytes32,
           additionalChains: { type: 'array', items: bytes32 },
           sponsorSignature: signature,
-          allocatorData: { ...nullable(hex), description: "the allocator's signature for this chain; null: none needed (Permit2), or the chain's reservation was released" },
+          allocatorData: {
+            ...nullable(hex),
+            description:
+              "the allocator's signature for this chain; null: none needed (Permit2), or the chain's reservation was released",
+          },
         },
       },
     },
   },
 } as const;
 
-export const statusParams = { type: 'object', required: ['id'], properties: { id: { type: 'string', pattern: '^\\d{1,80}$' } } } as const;
+export const statusParams = {
+  type: 'object',
+  required: ['id'],
+  properties: { id: { type: 'string', pattern: '^\\d{1,80}$' } },
+} as const;
 export const statusQuery = { type: 'object', properties: { full: { type: 'boolean', default: false } } } as const;
 
 export const splitBody = {
@@ -169,7 +244,13 @@ export const splitBody = {
   required: ['chainId', 'tokens'],
   properties: {
     chainId: safeUint(1),
-    tokens: { type: 'object', minProperties: 1, maxProperties: 20, propertyNames: { pattern: patterns.address }, additionalProperties: amount },
+    tokens: {
+      type: 'object',
+      minProperties: 1,
+      maxProperties: 20,
+      propertyNames: { pattern: patterns.address },
+      additionalProperties: amount,
+    },
     settlementLayers: layers,
   },
 } as const;

@@ -24,11 +24,19 @@ export function bodyHash(op: UnsignedIntentOp): Hex {
   return `0x${createHash('sha256').update(canonicalize({ sponsor, nonce, expires, targetExecutionNonce, elements, signedMetadata })!).digest('hex')}`;
 }
 
-const message = (op: UnsignedIntentOp) => ({ sponsor: op.sponsor as Hex, nonce: BigInt(op.nonce), expires: BigInt(op.expires), bodyHash: bodyHash(op) });
+const message = (op: UnsignedIntentOp) => ({
+  sponsor: op.sponsor as Hex,
+  nonce: BigInt(op.nonce),
+  expires: BigInt(op.expires),
+  bodyHash: bodyHash(op),
+});
 
 // EIP-712 as viem's hashTypedData computes it, with the constant domain separator hashed once (a quote signs one
 // message per route; the unit test checks the digest against hashTypedData).
-const domainSeparator = hashDomain({ domain, types: { EIP712Domain: getTypesForEIP712Domain({ domain }), ...types } } as Parameters<typeof hashDomain>[0]);
+const domainSeparator = hashDomain({
+  domain,
+  types: { EIP712Domain: getTypesForEIP712Domain({ domain }), ...types },
+} as Parameters<typeof hashDomain>[0]);
 export const quoteDigest = (op: UnsignedIntentOp): Hex =>
   keccak256(concat(['0x1901', domainSeparator, hashStruct({ data: message(op), primaryType: 'IntentQuote', types })]));
 

@@ -1,5 +1,9 @@
 /** What one relayer of each settlement layer can fill of a token on the destination chain. */
-export interface Liquidity { settlementLayer: string; token: string; amount: bigint }
+export interface Liquidity {
+  settlementLayer: string;
+  token: string;
+  amount: bigint;
+}
 
 export type SplitResult =
   | { ok: true; intents: Record<string, bigint>[] }
@@ -10,13 +14,24 @@ export type SplitResult =
  * as that relayer allows. Part i of the result holds the i-th part of every token. Unfillable remainders are
  * reported with the parts that could be formed.
  */
-export function splitIntents(tokens: Record<string, bigint>, liquidity: Liquidity[], allowedLayers?: string[]): SplitResult {
+export function splitIntents(
+  tokens: Record<string, bigint>,
+  liquidity: Liquidity[],
+  allowedLayers?: string[],
+): SplitResult {
   const parts: Record<string, bigint>[] = [];
   const unfillable: Record<string, bigint> = {};
   for (const [token, requested] of Object.entries(tokens)) {
     const relayers = liquidity
-      .filter((l) => l.token.toLowerCase() === token.toLowerCase() && l.amount > 0n && (!allowedLayers || allowedLayers.includes(l.settlementLayer)))
-      .sort((a, b) => (b.amount > a.amount ? 1 : b.amount < a.amount ? -1 : a.settlementLayer.localeCompare(b.settlementLayer)));
+      .filter(
+        (l) =>
+          l.token.toLowerCase() === token.toLowerCase() &&
+          l.amount > 0n &&
+          (!allowedLayers || allowedLayers.includes(l.settlementLayer)),
+      )
+      .sort((a, b) =>
+        b.amount > a.amount ? 1 : b.amount < a.amount ? -1 : a.settlementLayer.localeCompare(b.settlementLayer),
+      );
     let remaining = requested;
     let i = 0;
     for (const relayer of relayers) {
@@ -27,5 +42,7 @@ export function splitIntents(tokens: Record<string, bigint>, liquidity: Liquidit
     }
     if (remaining > 0n) unfillable[token] = remaining;
   }
-  return Object.keys(unfillable).length ? { ok: false, availableIntents: parts, unfillable } : { ok: true, intents: parts };
+  return Object.keys(unfillable).length
+    ? { ok: false, availableIntents: parts, unfillable }
+    : { ok: true, intents: parts };
 }

@@ -18,11 +18,21 @@ export type LifecycleKind = 'intent' | 'bundle';
 const owner = (id: string, kind: LifecycleKind = 'intent') => ({ kind, id });
 const TABLE: Record<LifecycleKind, string> = { intent: 'intents', bundle: 'bundles' };
 
-export interface StoredQuote { operation: IntentOp; expired: boolean; submitted: boolean }
+export interface StoredQuote {
+  operation: IntentOp;
+  expired: boolean;
+  submitted: boolean;
+}
 
 /** A project's quote by nonce, whether its time-to-live has passed, and whether it was already submitted as `kind`. */
-export async function findQuote(db: DataSource, id: string, projectId: string, kind: LifecycleKind = 'intent'): Promise<StoredQuote | undefined> {
-  const [quote]: StoredQuote[] = await preparedQuery(db,
+export async function findQuote(
+  db: DataSource,
+  id: string,
+  projectId: string,
+  kind: LifecycleKind = 'intent',
+): Promise<StoredQuote | undefined> {
+  const [quote]: StoredQuote[] = await preparedQuery(
+    db,
     // Quotes and what spent them belong to the project whose key asked for them; other projects see nothing.
     `SELECT q.operation, q.expires_at < now() AS expired, x.id IS NOT NULL AS submitted
      FROM quotes q LEFT JOIN ${TABLE[kind]} x ON x.id = q.nonce WHERE q.nonce = $1 AND q.project_id = $2`,
@@ -31,7 +41,13 @@ export async function findQuote(db: DataSource, id: string, projectId: string, k
   return quote;
 }
 
-export interface QuoteRow { nonce: bigint; operation: IntentOp; cost: Record<string, unknown>; reservations: unknown[]; sponsored?: Sponsored | null }
+export interface QuoteRow {
+  nonce: bigint;
+  operation: IntentOp;
+  cost: Record<string, unknown>;
+  reservations: unknown[];
+  sponsored?: Sponsored | null;
+}
 
 /**
  * Stores one request's quotes (one, or a blanc quote's alternative routes) with their nonce records, in one
@@ -39,15 +55,30 @@ export interface QuoteRow { nonce: bigint; operation: IntentOp; cost: Record<str
  * money, so the commit does not wait for the WAL flush: if PostgreSQL itself crashes right then, the quote is lost and
  * its submit gets 404 (request a new route); its nonce is never handed out again either way.
  */
-export async function recordQuotes(db: DataSource, quotes: QuoteRow[], common: { projectId?: string; account: string; expiresAt: number; routeGroup: string | null }): Promise<void> {
+export async function recordQuotes(
+  db: DataSource,
+  quotes: QuoteRow[],
+  common: { projectId?: string; account: string; expiresAt: number; routeGroup: string | null },
+): Promise<void> {
   const nonces = quotes.map((q) => q.nonce.toString());
   const json = (pick: (q: QuoteRow) => unknown) => quotes.map((q) => JSON.stringify(pick(q)));
-  await preparedQuery(db,
+  await preparedQuery(
+    db,
     `WITH recorded AS (INSERT INTO allocator_nonces (nonce, sponsor, purpose) SELECT n, $2::text, 'intent' FROM unnest($1::numeric[]) n)
      INSERT INTO quotes (nonce, project_id, account, operation, cost, reservations, expires_at, route_group, sponsored)
      SELECT q.nonce, $6::uuid, $2::text, q.operation, q.cost, q.reservations, to_timestamp($7), $8::uuid, nullif(q.sponsored, 'null'::jsonb)
      FROM unnest($1::numeric[], $3::jsonb[], $4::jsonb[], $5::jsonb[], $9::jsonb[]) AS q(nonce, operation, cost, reservations, sponsored), ${WITHOUT_FLUSH_WAIT}`,
-    [nonces, common.account.toLowerCase(), json((q) => q.operation), json((q) => q.cost), json((q) => q.reservations), common.projectId ?? null, common.expiresAt, common.routeGroup, json((q) => q.sponsored ?? null)],
+    [
+      nonces,
+      common.account.toLowerCase(),
+      json((q) => q.operation),
+      json((q) => q.cost),
+      json((q) => q.reservations),
+      common.projectId ?? null,
+      common.expiresAt,
+      common.routeGroup,
+      json((q) => q.sponsored ?? null),
+    ],
   );
 }
 
@@ -69,9 +100,17 @@ const noSuchIntent = (id: string) => new DomainError('NOT_FOUND', `No such inten
 /** A project's intent by id; 404 for an unknown id and for another project's intent alike. */
 export async function readIntent(db: DataSource, id: string, projectId: string): Promise<IntentRecord> {
   const [row]: {
-    status: IntentStatus; account: string; destination_chain_id: string; origin_chain_ids: string[]; fill: { transactionHash: string; timestamp: number } | null;
-    claims: Record<string, { transactionHash: string; timestamp: number }>; operation: unknown; signatures: unknown; history: IntentRecord['history'];
-  }[] = await preparedQuery(db,
+    status: IntentStatus;
+    account: string;
+    destination_chain_id: string;
+    origin_chain_ids: string[];
+    fill: { transactionHash: string; timestamp: number } | null;
+    claims: Record<string, { transactionHash: string; timestamp: number }>;
+    operation: unknown;
+    signatures: unknown;
+    history: IntentRecord['history'];
+  }[] = await preparedQuery(
+    db,
     `SELECT i.status, i.account, i.destination_chain_id, i.origin_chain_ids, i.fill, i.claims, i.operation, i.signatures, i.history
      FROM intents i JOIN quotes q ON q.nonce = i.id WHERE i.id = $1 AND q.project_id = $2`,
     [id, projectId],
@@ -103,15 +142,23 @@ export interface ClaimableIntent {
 
 /** A project's intent for a claim authorization; 404 for an unknown id and for another project's intent alike. */
 export async function readClaimable(db: DataSource, id: string, projectId: string): Promise<ClaimableIntent> {
-  const [row]: { operation: IntentOp; signatures: Submission; expired: boolean; held_chain_ids: string[] }[] = await preparedQuery(db,
-    `SELECT i.operation, i.signatures, (i.operation->>'expires')::numeric <= extract(epoch FROM now()) AS expired,
+  const [row]: { operation: IntentOp; signatures: Submission; expired: boolean; held_chain_ids: string[] }[] =
+    await preparedQuery(
+      db,
+      `SELECT i.operation, i.signatures, (i.operation->>'expires')::numeric <= extract(epoch FROM now()) AS expired,
        ARRAY(SELECT r.chain_id FROM reservations r WHERE r.owner_kind = 'intent' AND r.owner_id = $1::text
          GROUP BY r.chain_id HAVING bool_and(r.released_at IS NULL)) AS held_chain_ids
      FROM intents i JOIN quotes q ON q.nonce = i.id WHERE i.id = $1::numeric AND q.project_id = $2`,
-    [id, projectId],
-  );
+      [id, projectId],
+    );
   if (!row) throw noSuchIntent(id);
-  return { id, operation: row.operation, signatures: row.signatures, expired: row.expired, heldChainIds: row.held_chain_ids.map(Number) };
+  return {
+    id,
+    operation: row.operation,
+    signatures: row.signatures,
+    expired: row.expired,
+    heldChainIds: row.held_chain_ids.map(Number),
+  };
 }
 
 /** What each settlement layer's relayers can fill on a chain (indexer `liquidity` events). */
@@ -123,7 +170,10 @@ export async function liquidityOn(db: DataSource, chainId: number): Promise<Liqu
   return rows.map((r) => ({ settlementLayer: r.settlement_layer, token: r.token, amount: BigInt(r.amount) }));
 }
 
-type StoredOperation = { expires: string; elements: { chainId: string; mandate: { destinationChainId: string; fillDeadline: string } }[] };
+type StoredOperation = {
+  expires: string;
+  elements: { chainId: string; mandate: { destinationChainId: string; fillDeadline: string } }[];
+};
 
 /** Where a stored operation's funds come from and go to. */
 const chainsOf = (operation: StoredOperation) => ({
@@ -132,14 +182,34 @@ const chainsOf = (operation: StoredOperation) => ({
 });
 
 /** The chains and deadlines of a stored operation, and the queued start of the lifecycle that tracks it (intent or bundle). */
-export function lifecycleOf(kind: LifecycleKind, id: string, account: string, projectId: string, operation: StoredOperation, fillGraceSeconds: number) {
+export function lifecycleOf(
+  kind: LifecycleKind,
+  id: string,
+  account: string,
+  projectId: string,
+  operation: StoredOperation,
+  fillGraceSeconds: number,
+) {
   const { originChainIds, destinationChainId } = chainsOf(operation);
   const fillDeadline = Number(operation.elements[0].mandate.fillDeadline);
   const start: QueuedStart = {
     workflowId: workflowIdOf(kind, id),
     workflowType: kind === 'intent' ? intentWorkflowType : bundleWorkflowType,
-    args: [{ id, originChainIds, fillDeadline, fillGraceSeconds, expires: Number(operation.expires) } satisfies LifecycleStart],
-    searchAttributes: { IntentStatus: 'PENDING', Account: account, Project: projectId, Chains: [...new Set([...originChainIds, destinationChainId])].map(String) },
+    args: [
+      {
+        id,
+        originChainIds,
+        fillDeadline,
+        fillGraceSeconds,
+        expires: Number(operation.expires),
+      } satisfies LifecycleStart,
+    ],
+    searchAttributes: {
+      IntentStatus: 'PENDING',
+      Account: account,
+      Project: projectId,
+      Chains: [...new Set([...originChainIds, destinationChainId])].map(String),
+    },
     summary: `${kind === 'intent' ? 'Intent' : 'Bundle'} ${id}: ${account} → chain ${destinationChainId}`,
     // Until a fill may no longer arrive, only an indexer event (a signal) gives the lifecycle something to do.
     delayUntil: (fillDeadline + fillGraceSeconds) * 1000,
@@ -148,11 +218,16 @@ export function lifecycleOf(kind: LifecycleKind, id: string, account: string, pr
 }
 
 /** What a nonce's fills and claims must agree with: its quote's chains, and when it was quoted (unix seconds). */
-export interface QuotedRoute { destinationChainId: number; originChainIds: number[]; quotedAt: number }
+export interface QuotedRoute {
+  destinationChainId: number;
+  originChainIds: number[];
+  quotedAt: number;
+}
 
 /** The routes of the quotes among `nonces` (of intents and legacy bundles, submitted or not). */
 export async function quotedRoutes(tx: EntityManager, nonces: string[]): Promise<Map<string, QuotedRoute>> {
-  const rows: { nonce: string; operation: StoredOperation; quoted_at: string }[] = await preparedQuery(tx,
+  const rows: { nonce: string; operation: StoredOperation; quoted_at: string }[] = await preparedQuery(
+    tx,
     'SELECT nonce::text, operation, floor(extract(epoch FROM created_at))::bigint AS quoted_at FROM quotes WHERE nonce = ANY($1::numeric[])',
     [nonces],
   );
@@ -163,21 +238,38 @@ export async function quotedRoutes(tx: EntityManager, nonces: string[]): Promise
  * The lifecycle starts of the recorded intents and legacy bundles among `ids`, rebuilt from their quotes: what their
  * events' signals carry to wake them (QueuedSignal.start).
  */
-export async function lifecycleStarts(tx: EntityManager, ids: string[], fillGraceSeconds: number): Promise<Map<string, QueuedStart>> {
-  const rows: { id: string; kind: LifecycleKind; account: string; project_id: string; operation: StoredOperation }[] = await preparedQuery(tx,
-    `SELECT q.nonce::text AS id, x.kind, q.account, q.project_id, q.operation FROM quotes q JOIN (
+export async function lifecycleStarts(
+  tx: EntityManager,
+  ids: string[],
+  fillGraceSeconds: number,
+): Promise<Map<string, QueuedStart>> {
+  const rows: { id: string; kind: LifecycleKind; account: string; project_id: string; operation: StoredOperation }[] =
+    await preparedQuery(
+      tx,
+      `SELECT q.nonce::text AS id, x.kind, q.account, q.project_id, q.operation FROM quotes q JOIN (
        SELECT id, 'intent' AS kind FROM intents WHERE id = ANY($1::numeric[])
        UNION ALL SELECT id, 'bundle' FROM bundles WHERE id = ANY($1::numeric[])) x ON x.id = q.nonce`,
-    [ids],
+      [ids],
+    );
+  return new Map(
+    rows.map((r) => [r.id, lifecycleOf(r.kind, r.id, r.account, r.project_id, r.operation, fillGraceSeconds).start]),
   );
-  return new Map(rows.map((r) => [r.id, lifecycleOf(r.kind, r.id, r.account, r.project_id, r.operation, fillGraceSeconds).start]));
 }
 
-export interface LockedQuote { account: string; operation: StoredOperation & IntentOp; reservations: Reservation[]; expired: boolean; sponsored: boolean }
+export interface LockedQuote {
+  account: string;
+  operation: StoredOperation & IntentOp;
+  reservations: Reservation[];
+  expired: boolean;
+  sponsored: boolean;
+}
 /** `recorded`: the quote was already spent as this kind (a resubmission): its status, and whether its start is still queued. */
-export type QuoteLock = { ok: true; quote: LockedQuote; recorded?: { status: IntentStatus; queued: boolean } } | { ok: false; reason: 'missing' | 'sibling-spent' };
+export type QuoteLock =
+  | { ok: true; quote: LockedQuote; recorded?: { status: IntentStatus; queued: boolean } }
+  | { ok: false; reason: 'missing' | 'sibling-spent' };
 
-const workflowIdOf = (kind: LifecycleKind, id: string) => (kind === 'intent' ? intentWorkflowId(id) : bundleWorkflowId(id));
+const workflowIdOf = (kind: LifecycleKind, id: string) =>
+  kind === 'intent' ? intentWorkflowId(id) : bundleWorkflowId(id);
 
 /**
  * Locks a project's stored quote for spending as `kind` (an intent or a legacy bundle), together with its sibling
@@ -185,8 +277,14 @@ const workflowIdOf = (kind: LifecycleKind, id: string) => (kind === 'intent' ? i
  * A quote is spent once: one spent as the other kind is missing to this one, and one whose sibling was spent (as
  * either kind) is refused.
  */
-export async function lockQuote(tx: EntityManager, id: string, kind: LifecycleKind, projectId: string): Promise<QuoteLock> {
-  const rows: (LockedQuote & { nonce: string })[] = await preparedQuery(tx,
+export async function lockQuote(
+  tx: EntityManager,
+  id: string,
+  kind: LifecycleKind,
+  projectId: string,
+): Promise<QuoteLock> {
+  const rows: (LockedQuote & { nonce: string })[] = await preparedQuery(
+    tx,
     `SELECT nonce::text, account, operation, reservations, expires_at < now() AS expired, sponsored IS NOT NULL AS sponsored FROM quotes
      WHERE (nonce = $1 OR route_group = (SELECT route_group FROM quotes WHERE nonce = $1)) AND project_id = $2 ORDER BY nonce FOR UPDATE`,
     [id, projectId],
@@ -194,7 +292,8 @@ export async function lockQuote(tx: EntityManager, id: string, kind: LifecycleKi
   const own = rows.find((r) => r.nonce === id);
   if (!own) return { ok: false, reason: 'missing' };
   // A statement of its own, after the lock: its snapshot sees a spender that committed while this one waited.
-  const spent: { id: string; kind: LifecycleKind; status: IntentStatus; queued: boolean }[] = await preparedQuery(tx,
+  const spent: { id: string; kind: LifecycleKind; status: IntentStatus; queued: boolean }[] = await preparedQuery(
+    tx,
     `SELECT x.*, EXISTS (SELECT 1 FROM workflow_outbox o WHERE o.workflow_id = $2) AS queued FROM (
        SELECT id::text, 'intent' AS kind, status FROM intents WHERE id = ANY($1::numeric[])
        UNION ALL SELECT id::text, 'bundle', status FROM bundles WHERE id = ANY($1::numeric[])) x`,
@@ -209,12 +308,20 @@ export async function lockQuote(tx: EntityManager, id: string, kind: LifecycleKi
 
 /** A submit the ledger, the quote's lifetime or a sibling route refuses; nothing was changed. */
 export class SubmitRefused extends Error {
-  constructor(message: string, readonly quoteGone = false, readonly conflict = false, readonly forbidden = false) {
+  constructor(
+    message: string,
+    readonly quoteGone = false,
+    readonly conflict = false,
+    readonly forbidden = false,
+  ) {
     super(message);
   }
 }
 
-export interface Accepted { status: IntentStatus; start?: QueuedStart }
+export interface Accepted {
+  status: IntentStatus;
+  start?: QueuedStart;
+}
 
 /**
  * Records a verified submission in one transaction: the sponsor's proof of its account to the project, the
@@ -225,12 +332,29 @@ export interface Accepted { status: IntentStatus; start?: QueuedStart }
  * account) row, then balance rows. The same submission again returns the recorded status, and the queued start when
  * it has not been performed yet.
  */
-export async function acceptIntent(db: DataSource, id: string, submission: Submission, projectId: string, settings: { fillGraceSeconds: number; proofDays: number }, bySession = false): Promise<Accepted> {
+export async function acceptIntent(
+  db: DataSource,
+  id: string,
+  submission: Submission,
+  projectId: string,
+  settings: { fillGraceSeconds: number; proofDays: number },
+  bySession = false,
+): Promise<Accepted> {
   return db.transaction(async (tx) => {
     const lock = await lockQuote(tx, id, 'intent', projectId);
-    if (!lock.ok) throw lock.reason === 'missing' ? new SubmitRefused('Quote not found', true) : new SubmitRefused('Another route of this quote was already submitted', false, true);
+    if (!lock.ok)
+      throw lock.reason === 'missing'
+        ? new SubmitRefused('Quote not found', true)
+        : new SubmitRefused('Another route of this quote was already submitted', false, true);
     const { account, operation, reservations, expired, sponsored } = lock.quote;
-    const { start, originChainIds, destinationChainId, fillDeadline } = lifecycleOf('intent', id, account, projectId, operation, settings.fillGraceSeconds);
+    const { start, originChainIds, destinationChainId, fillDeadline } = lifecycleOf(
+      'intent',
+      id,
+      account,
+      projectId,
+      operation,
+      settings.fillGraceSeconds,
+    );
     const { recorded } = lock;
     if (recorded) return { status: recorded.status, ...(recorded.queued ? { start } : {}) };
     if (expired) throw new SubmitRefused('Quote expired', true);
@@ -242,14 +366,22 @@ export async function acceptIntent(db: DataSource, id: string, submission: Submi
       if (e instanceof InsufficientBalance) throw new SubmitRefused(e.message);
       throw e;
     }
-    await preparedQuery(tx,
+    await preparedQuery(
+      tx,
       `INSERT INTO intents (id, account, status, destination_chain_id, origin_chain_ids, fill_deadline, operation, signatures, history, signed_by_session)
        VALUES ($1, $2, 'PENDING', $3, $4, $5, $6, $7, jsonb_build_array(jsonb_build_object('status', 'PENDING', 'at', now())), $8)`,
       [id, account, destinationChainId, originChainIds, fillDeadline, operation, submission, bySession],
     );
     // Sponsored fees count for the project once, when the intent is accepted (not per quote or retried submit).
-    if (sponsored && !(await recordSponsored(tx, id, projectId))) throw new SubmitRefused('This project is no longer entitled to fee sponsorship; request a new route', false, false, true);
-    if (bySession && (await overdrawsDepositCredit(tx, projectId, account, id))) throw new SubmitRefused(new InsufficientBalance().message);
+    if (sponsored && !(await recordSponsored(tx, id, projectId)))
+      throw new SubmitRefused(
+        'This project is no longer entitled to fee sponsorship; request a new route',
+        false,
+        false,
+        true,
+      );
+    if (bySession && (await overdrawsDepositCredit(tx, projectId, account, id)))
+      throw new SubmitRefused(new InsufficientBalance().message);
     await queueStart(tx, start);
     return { status: 'PENDING', start };
   });
@@ -270,11 +402,25 @@ export type OnMove = (tx: EntityManager) => Promise<unknown>;
  * started again after Temporal purged its closed run) and is refused, writing nothing. `onMove` runs in the same
  * transaction when the status moves, so its report is queued exactly once however often the write is repeated.
  */
-export async function recordTransition(db: DataSource, id: string, status: IntentStatus, event?: IntentEvent, kind: LifecycleKind = 'intent', onMove?: OnMove): Promise<TransitionOutcome> {
-  const tx = event && 'transactionHash' in event ? { chainId: event.chainId, transactionHash: event.transactionHash, timestamp: event.timestamp } : null;
+export async function recordTransition(
+  db: DataSource,
+  id: string,
+  status: IntentStatus,
+  event?: IntentEvent,
+  kind: LifecycleKind = 'intent',
+  onMove?: OnMove,
+): Promise<TransitionOutcome> {
+  const tx =
+    event && 'transactionHash' in event
+      ? { chainId: event.chainId, transactionHash: event.transactionHash, timestamp: event.timestamp }
+      : null;
   return db.transaction(async (m) => {
-    const [stored]: { status: IntentStatus; released: boolean }[] = await m.query(`SELECT status, released_at IS NOT NULL AS released FROM ${TABLE[kind]} WHERE id = $1 FOR UPDATE`, [id]);
-    if (!stored || stored.released || (stored.status !== status && !movesForward(stored.status, status))) return 'refused';
+    const [stored]: { status: IntentStatus; released: boolean }[] = await m.query(
+      `SELECT status, released_at IS NOT NULL AS released FROM ${TABLE[kind]} WHERE id = $1 FOR UPDATE`,
+      [id],
+    );
+    if (!stored || stored.released || (stored.status !== status && !movesForward(stored.status, status)))
+      return 'refused';
     await m.query(
       `UPDATE ${TABLE[kind]} SET
          fill = CASE WHEN $2 = 'fill' THEN coalesce(fill, $3::jsonb) ELSE fill END,
@@ -285,7 +431,14 @@ export async function recordTransition(db: DataSource, id: string, status: Inten
          status = $5,
          updated_at = now()
        WHERE id = $1`,
-      [id, event?.type ?? null, tx ? JSON.stringify(tx) : null, String(event?.chainId ?? ''), status, event ? JSON.stringify(event) : null],
+      [
+        id,
+        event?.type ?? null,
+        tx ? JSON.stringify(tx) : null,
+        String(event?.chainId ?? ''),
+        status,
+        event ? JSON.stringify(event) : null,
+      ],
     );
     if (event?.type === 'claim') await settleOnClaim(m, owner(id, kind), event.chainId, event.blockNumber);
     if (stored.status === status) return 'kept';
@@ -300,11 +453,22 @@ export async function recordTransition(db: DataSource, id: string, status: Inten
  * `onRelease` runs in the same transaction the first time only, and never for a COMPLETED intent (whose lifecycle
  * ended there), so a stale lifecycle's release reports nothing again. Returns whether this was the first.
  */
-export async function releaseIntent(db: DataSource, id: string, kind: LifecycleKind = 'intent', onRelease?: OnMove): Promise<boolean> {
+export async function releaseIntent(
+  db: DataSource,
+  id: string,
+  kind: LifecycleKind = 'intent',
+  onRelease?: OnMove,
+): Promise<boolean> {
   return db.transaction(async (m) => {
-    const [quote]: { expires: string }[] = await m.query("SELECT operation->>'expires' AS expires FROM quotes WHERE nonce = $1", [id]);
+    const [quote]: { expires: string }[] = await m.query(
+      "SELECT operation->>'expires' AS expires FROM quotes WHERE nonce = $1",
+      [id],
+    );
     await releaseAfterExpiry(m, owner(id, kind), Number(quote.expires));
-    const [, ended]: [unknown, number] = await m.query(`UPDATE ${TABLE[kind]} SET released_at = now() WHERE id = $1 AND released_at IS NULL AND status <> 'COMPLETED'`, [id]);
+    const [, ended]: [unknown, number] = await m.query(
+      `UPDATE ${TABLE[kind]} SET released_at = now() WHERE id = $1 AND released_at IS NULL AND status <> 'COMPLETED'`,
+      [id],
+    );
     if (ended) await onRelease?.(m);
     return ended > 0;
   });
@@ -332,7 +496,11 @@ export async function endedLifecycles(db: DataSource, ids: string[]): Promise<Ma
 export async function recordClaims(tx: EntityManager, claims: { id: string; claim: ChainTx }[]): Promise<void> {
   const sorted = [...claims].sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : BigInt(a.id) > BigInt(b.id) ? 1 : 0));
   for (const { id, claim } of sorted) {
-    const recorded = JSON.stringify({ chainId: claim.chainId, transactionHash: claim.transactionHash, timestamp: claim.timestamp });
+    const recorded = JSON.stringify({
+      chainId: claim.chainId,
+      transactionHash: claim.transactionHash,
+      timestamp: claim.timestamp,
+    });
     const owners: { kind: LifecycleKind }[] = await tx.query(
       `WITH i AS (UPDATE intents SET claims = claims || jsonb_build_object($2::text, $3::jsonb), updated_at = now()
          WHERE id = $1 AND $2::bigint = ANY(origin_chain_ids) AND NOT claims ? $2::text RETURNING 'intent' AS kind),

@@ -8,7 +8,12 @@ import type { IntentOp, SignedIntentOp } from './types';
 import { verifySubmission, type VerifyDeps } from './verify';
 
 /** `proofDays`: how long the sponsor's signature proves its account to the project (src/projects/accounts.ts). */
-export interface AcceptDeps { db: DataSource; verify: VerifyDeps; fillGraceSeconds: number; proofDays: number }
+export interface AcceptDeps {
+  db: DataSource;
+  verify: VerifyDeps;
+  fillGraceSeconds: number;
+  proofDays: number;
+}
 
 export type Submitted = { id: string; status: IntentStatus | 'VERIFIED'; start?: QueuedStart };
 
@@ -20,11 +25,20 @@ export type Submitted = { id: string; status: IntentStatus | 'VERIFIED'; start?:
  * spends only the project's deposit credit). Then the proof, the reservation, the intent and its queued lifecycle
  * start commit together; the caller performs `start` after the commit.
  */
-export async function submitSignedIntent(deps: AcceptDeps, projectId: string, id: string, sign: (stored: IntentOp) => SignedIntentOp, sessionSigner?: string): Promise<Submitted> {
+export async function submitSignedIntent(
+  deps: AcceptDeps,
+  projectId: string,
+  id: string,
+  sign: (stored: IntentOp) => SignedIntentOp,
+  sessionSigner?: string,
+): Promise<Submitted> {
   const quote = await findQuote(deps.db, id, projectId);
-  if (!quote || (quote.expired && !quote.submitted)) throw new DomainError('NOT_FOUND', 'Quote expired or not found; request a new route');
+  if (!quote || (quote.expired && !quote.submitted))
+    throw new DomainError('NOT_FOUND', 'Quote expired or not found; request a new route');
   const signed = sign(quote.operation);
-  const accountType = String((quote.operation.signedMetadata.account as { accountType?: string })?.accountType ?? 'ERC7579');
+  const accountType = String(
+    (quote.operation.signedMetadata.account as { accountType?: string })?.accountType ?? 'ERC7579',
+  );
   await verifySubmission(signed, quote.operation, accountType, deps.verify, sessionSigner);
   if (signed.options?.dryRun) return { id, status: 'VERIFIED' };
 
@@ -52,13 +66,22 @@ export interface SubmitDeps extends AcceptDeps {
   startDeferred(id: string): (err: unknown) => void;
 }
 
-export interface SubmitResult { id: string; status: string; dryRun: boolean }
+export interface SubmitResult {
+  id: string;
+  status: string;
+  dryRun: boolean;
+}
 
 /**
  * A submit request: the core's submit, answered once it has committed; the lifecycle start follows (Outbox.startSoon),
  * and the committed outbox row covers a process that dies before performing it.
  */
-export async function submitIntent(deps: SubmitDeps, projectId: string, id: string, sign: (stored: IntentOp) => SignedIntentOp): Promise<SubmitResult> {
+export async function submitIntent(
+  deps: SubmitDeps,
+  projectId: string,
+  id: string,
+  sign: (stored: IntentOp) => SignedIntentOp,
+): Promise<SubmitResult> {
   const { status, start } = await submitSignedIntent(deps, projectId, id, sign);
   if (status === 'VERIFIED') return { id, status, dryRun: true };
   crashPoint('submit-after-commit');

@@ -10,8 +10,11 @@ export const PERMIT2_ADDRESS = '0x000000000022D473030F116dDEE9F6B43aC78BA3';
  * The Mandate witness as an arbiter names it to The Compact (a claim's `witnessTypestring`: the members and the
  * nested types, without the leading `Mandate(` and the final `)`). The type set is read from it, so the two agree.
  */
-export const MANDATE_WITNESS = 'Target target,uint128 minGas,Op originOps,Op destOps,bytes32 q)Op(bytes32 vt,Ops[] ops)Ops(address to,uint256 value,bytes data)Target(address recipient,Token[] tokenOut,uint256 targetChain,uint256 fillExpiry)Token(address token,uint256 amount';
-const MANDATE_TYPES = Object.fromEntries([...`Mandate(${MANDATE_WITNESS})`.matchAll(/(\w+)\(([^)]*)\)/g)].map(([, name, body]) => [name, members(body)]));
+export const MANDATE_WITNESS =
+  'Target target,uint128 minGas,Op originOps,Op destOps,bytes32 q)Op(bytes32 vt,Ops[] ops)Ops(address to,uint256 value,bytes data)Target(address recipient,Token[] tokenOut,uint256 targetChain,uint256 fillExpiry)Token(address token,uint256 amount';
+const MANDATE_TYPES = Object.fromEntries(
+  [...`Mandate(${MANDATE_WITNESS})`.matchAll(/(\w+)\(([^)]*)\)/g)].map(([, name, body]) => [name, members(body)]),
+);
 
 /** Ids are padded to 32 bytes before slicing (the client does not pad; it relies on a non-zero top byte). */
 const id32 = (id: string) => pad(toHex(BigInt(id)), { size: 32 });
@@ -51,7 +54,11 @@ export function multichainCompact(op: Pick<IntentOp, 'sponsor' | 'nonce' | 'expi
       elements: op.elements.map((e) => ({
         arbiter: e.arbiter,
         chainId: BigInt(e.chainId),
-        commitments: e.idsAndAmounts.map(([id, amount]) => ({ lockTag: lockTagOf(id), token: tokenOf(id), amount: BigInt(amount) })),
+        commitments: e.idsAndAmounts.map(([id, amount]) => ({
+          lockTag: lockTagOf(id),
+          token: tokenOf(id),
+          amount: BigInt(amount),
+        })),
         mandate: mandate(e),
       })),
     },
@@ -59,8 +66,14 @@ export function multichainCompact(op: Pick<IntentOp, 'sponsor' | 'nonce' | 'expi
 }
 
 /** The MultichainCompact as the sponsor signs it: in The Compact's domain of the first element's chain (the notarized chain). */
-export function compactTypedData(op: Pick<IntentOp, 'sponsor' | 'nonce' | 'expires' | 'elements'>, verifyingContract: string) {
-  return { domain: compactDomain(Number(op.elements[0].chainId), verifyingContract), ...multichainCompact(op) } as const satisfies TypedDataDefinition;
+export function compactTypedData(
+  op: Pick<IntentOp, 'sponsor' | 'nonce' | 'expires' | 'elements'>,
+  verifyingContract: string,
+) {
+  return {
+    domain: compactDomain(Number(op.elements[0].chainId), verifyingContract),
+    ...multichainCompact(op),
+  } as const satisfies TypedDataDefinition;
 }
 
 export function permit2TypedData(element: Element, nonce: string, expires: string) {
@@ -69,7 +82,9 @@ export function permit2TypedData(element: Element, nonce: string, expires: strin
     types: {
       TokenPermissions: members('address token,uint256 amount'),
       ...MANDATE_TYPES,
-      PermitBatchWitnessTransferFrom: members('TokenPermissions[] permitted,address spender,uint256 nonce,uint256 deadline,Mandate mandate'),
+      PermitBatchWitnessTransferFrom: members(
+        'TokenPermissions[] permitted,address spender,uint256 nonce,uint256 deadline,Mandate mandate',
+      ),
     },
     primaryType: 'PermitBatchWitnessTransferFrom',
     message: {
@@ -83,7 +98,10 @@ export function permit2TypedData(element: Element, nonce: string, expires: strin
 }
 
 /** What each origin signature of an intent covers, chosen for the whole intent the way the client chooses it. */
-export function originTypedData(op: Pick<IntentOp, 'sponsor' | 'nonce' | 'expires' | 'elements'>, compactContract: string): TypedDataDefinition[] {
+export function originTypedData(
+  op: Pick<IntentOp, 'sponsor' | 'nonce' | 'expires' | 'elements'>,
+  compactContract: string,
+): TypedDataDefinition[] {
   const permit2 = op.elements.some((e) => e.mandate.qualifier.settlementContext.fundingMethod === 'PERMIT2');
   if (permit2) return op.elements.map((e) => permit2TypedData(e, op.nonce, op.expires) as TypedDataDefinition);
   const compact = compactTypedData(op, compactContract) as TypedDataDefinition; // one Compact covers every element

@@ -2,8 +2,15 @@
 export type Hex = `0x${string}`;
 export type FundingMethod = 'COMPACT' | 'PERMIT2' | 'NO_FUNDING';
 
-export interface Execution { to: string; value: string; data: string }
-export interface Op { vt: Hex; ops: Execution[] }
+export interface Execution {
+  to: string;
+  value: string;
+  data: string;
+}
+export interface Op {
+  vt: Hex;
+  ops: Execution[];
+}
 
 export interface SettlementContext {
   settlementLayer: string;
@@ -34,7 +41,13 @@ export interface Element {
 }
 
 export type AccountContext =
-  | { accountType: 'smartAccount'; isDeployed: boolean; isERC7579: boolean; erc7579AccountType: string; erc7579AccountVersion: string }
+  | {
+      accountType: 'smartAccount';
+      isDeployed: boolean;
+      isERC7579: boolean;
+      erc7579AccountType: string;
+      erc7579AccountVersion: string;
+    }
   | { accountType: 'EOA' };
 
 export interface IntentOp {
@@ -58,4 +71,9 @@ export interface SignedIntentOp extends IntentOp {
 }
 
 /** The signatures of a verified submit, recorded with the intent. */
-export interface Submission { originSignatures: OriginSignature[]; destinationSignature: OriginSignature; targetExecutionSignature?: Hex; signedAuthorizations?: unknown[] }
+export interface Submission {
+  originSignatures: OriginSignature[];
+  destinationSignature: OriginSignature;
+  targetExecutionSignature?: Hex;
+  signedAuthorizations?: unknown[];
+}

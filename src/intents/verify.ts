@@ -9,18 +9,31 @@ import type { IntentOp, OriginSignature, SignedIntentOp } from './types';
 export const invalidSignature = () => new DomainError('INVALID_SIGNATURE', 'Invalid bundle signature');
 
 /** What a client echoes of an operation: the fields the orchestrator signed, as the wire schema admits them. */
-type Echoed = Pick<IntentOp, 'sponsor' | 'nonce' | 'expires' | 'signedMetadata' | 'serverSignature'> & { targetExecutionNonce?: string; elements: unknown[] };
+type Echoed = Pick<IntentOp, 'sponsor' | 'nonce' | 'expires' | 'signedMetadata' | 'serverSignature'> & {
+  targetExecutionNonce?: string;
+  elements: unknown[];
+};
 
 /** The fields the orchestrator signed; the client echoes them unchanged, so any difference is tampering. */
-const signedPart = (op: Echoed) => canonicalize({
-  sponsor: op.sponsor.toLowerCase(), nonce: op.nonce, expires: op.expires, targetExecutionNonce: op.targetExecutionNonce,
-  elements: op.elements, signedMetadata: op.signedMetadata, serverSignature: op.serverSignature,
-});
+const signedPart = (op: Echoed) =>
+  canonicalize({
+    sponsor: op.sponsor.toLowerCase(),
+    nonce: op.nonce,
+    expires: op.expires,
+    targetExecutionNonce: op.targetExecutionNonce,
+    elements: op.elements,
+    signedMetadata: op.signedMetadata,
+    serverSignature: op.serverSignature,
+  });
 
-export interface VerifyDeps { compactContract: string; env: NodeJS.ProcessEnv }
+export interface VerifyDeps {
+  compactContract: string;
+  env: NodeJS.ProcessEnv;
+}
 
 /** An operation a client echoed with its signatures is the stored one, signed, when what we signed of it is unchanged. */
-export const isEchoOf = <T extends Echoed>(echoed: T, stored: IntentOp): echoed is T & SignedIntentOp => signedPart(echoed) === signedPart(stored);
+export const isEchoOf = <T extends Echoed>(echoed: T, stored: IntentOp): echoed is T & SignedIntentOp =>
+  signedPart(echoed) === signedPart(stored);
 
 /**
  * A submission is accepted only if it is the operation we quoted and every origin signature and the destination
@@ -31,7 +44,13 @@ export const isEchoOf = <T extends Echoed>(echoed: T, stored: IntentOp): echoed 
  * (src/signatures/smart-account.ts). `sessionSigner`: the deposit processor's signer acting for the sponsor under a
  * session the sponsor's owner enabled (checked when the session was registered), recovered locally like an EOA.
  */
-export async function verifySubmission(signed: SignedIntentOp, stored: IntentOp, accountType: string, deps: VerifyDeps, sessionSigner?: string): Promise<void> {
+export async function verifySubmission(
+  signed: SignedIntentOp,
+  stored: IntentOp,
+  accountType: string,
+  deps: VerifyDeps,
+  sessionSigner?: string,
+): Promise<void> {
   if (signedPart(signed) !== signedPart(stored)) throw invalidSignature();
   if (signed.originSignatures.length !== signed.elements.length) throw invalidSignature();
 
@@ -41,13 +60,21 @@ export async function verifySubmission(signed: SignedIntentOp, stored: IntentOp,
   const verified = new Map<TypedDataDefinition, Set<OriginSignature>>();
   for (const { sig, typedData } of checks) {
     if (verified.get(typedData)?.has(sig)) continue;
-    const ok = sessionSigner ? await signedBySponsor(sessionSigner, sig, typedData, 'EOA', deps.env) : await signedBySponsor(signed.sponsor, sig, typedData, accountType, deps.env);
+    const ok = sessionSigner
+      ? await signedBySponsor(sessionSigner, sig, typedData, 'EOA', deps.env)
+      : await signedBySponsor(signed.sponsor, sig, typedData, accountType, deps.env);
     if (!ok) throw invalidSignature();
     verified.set(typedData, (verified.get(typedData) ?? new Set()).add(sig));
   }
 }
 
-export async function signedBySponsor(sponsor: string, sig: OriginSignature, typedData: TypedDataDefinition, accountType: string, env: NodeJS.ProcessEnv): Promise<boolean> {
+export async function signedBySponsor(
+  sponsor: string,
+  sig: OriginSignature,
+  typedData: TypedDataDefinition,
+  accountType: string,
+  env: NodeJS.ProcessEnv,
+): Promise<boolean> {
   if (accountType === 'EOA' && typeof sig === 'string') {
     try {
       return isAddressEqual(await recoverSigner(hashTypedData(typedData), sig), getAddress(sponsor));
@@ -56,5 +83,9 @@ export async function signedBySponsor(sponsor: string, sig: OriginSignature, typ
     }
   }
   const signature = typeof sig === 'string' ? sig : sig.notarizedClaimSig;
-  return verifyOnChain(env, Number(typedData.domain?.chainId), { address: sponsor, hash: hashTypedData(typedData), signature });
+  return verifyOnChain(env, Number(typedData.domain?.chainId), {
+    address: sponsor,
+    hash: hashTypedData(typedData),
+    signature,
+  });
 }

@@ -6,7 +6,12 @@ import type { Source } from '../intents/route-finder';
 /** Wallet (unlocked) funds are reserved under this pseudo lock tag; resource locks under their own tag. */
 export const WALLET = 'wallet';
 
-export interface Reservation { chainId: number; token: string; lockTag: string; amount: string }
+export interface Reservation {
+  chainId: number;
+  token: string;
+  lockTag: string;
+  amount: string;
+}
 
 export class InsufficientBalance extends Error {
   constructor() {
@@ -19,8 +24,14 @@ const NOT_FORCED = `NOT EXISTS (SELECT 1 FROM forced_withdrawals f WHERE f.accou
   AND f.lock_tag = lb.lock_tag AND f.token = lb.token AND f.status <> 'disabled')`;
 
 /** Spendable balances of an account: this allocator's locks and the wallet, each minus its active reservations. */
-export async function availableSources(db: EntityManager, account: string, lockTag: string, registry: ChainRegistry): Promise<Source[]> {
-  const rows: { chain_id: string; token: string; lock_tag: string; available: string }[] = await preparedQuery(db,
+export async function availableSources(
+  db: EntityManager,
+  account: string,
+  lockTag: string,
+  registry: ChainRegistry,
+): Promise<Source[]> {
+  const rows: { chain_id: string; token: string; lock_tag: string; available: string }[] = await preparedQuery(
+    db,
     `WITH balances AS (
        SELECT chain_id, token, lock_tag, amount FROM lock_balances lb WHERE account = $1 AND lock_tag = $2 AND ${NOT_FORCED}
        UNION ALL
@@ -35,7 +46,15 @@ export async function availableSources(db: EntityManager, account: string, lockT
     const token = registry.token(Number(r.chain_id), r.token);
     const available = BigInt(r.available);
     if (!token || available <= 0n) return [];
-    return [{ chainId: Number(r.chain_id), token, lockTag: r.lock_tag, funding: r.lock_tag === WALLET ? 'PERMIT2' : 'COMPACT', available } as Source];
+    return [
+      {
+        chainId: Number(r.chain_id),
+        token,
+        lockTag: r.lock_tag,
+        funding: r.lock_tag === WALLET ? 'PERMIT2' : 'COMPACT',
+        available,
+      } as Source,
+    ];
   });
 }
 
@@ -59,19 +78,34 @@ export async function availableSources(db: EntityManager, account: string, lockT
  * order, so concurrent reservers cannot deadlock) before its reservations are summed, so two owners can never
  * together reserve more than the balance.
  */
-export async function reserve(tx: EntityManager, owner: { kind: string; id: string }, account: string, items: Reservation[]): Promise<void> {
+export async function reserve(
+  tx: EntityManager,
+  owner: { kind: string; id: string },
+  account: string,
+  items: Reservation[],
+): Promise<void> {
   const acct = account.toLowerCase();
   const key = (r: Reservation) => `${r.chainId}:${r.token.toLowerCase()}:${r.lockTag}`;
   // Code-unit order, as ingestion orders its upserts, so the two always lock rows in the same order.
   const sorted = [...items].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
   for (const item of sorted) {
     const token = item.token.toLowerCase();
-    const balance: { amount: string }[] = item.lockTag === WALLET
-      ? await preparedQuery(tx, 'SELECT amount FROM wallet_balances WHERE account = $1 AND chain_id = $2 AND token = $3 FOR UPDATE', [acct, item.chainId, token])
-      : await preparedQuery(tx, `SELECT amount FROM lock_balances lb WHERE account = $1 AND chain_id = $2 AND token = $3 AND lock_tag = $4 AND ${NOT_FORCED} FOR UPDATE`, [acct, item.chainId, token, item.lockTag]);
+    const balance: { amount: string }[] =
+      item.lockTag === WALLET
+        ? await preparedQuery(
+            tx,
+            'SELECT amount FROM wallet_balances WHERE account = $1 AND chain_id = $2 AND token = $3 FOR UPDATE',
+            [acct, item.chainId, token],
+          )
+        : await preparedQuery(
+            tx,
+            `SELECT amount FROM lock_balances lb WHERE account = $1 AND chain_id = $2 AND token = $3 AND lock_tag = $4 AND ${NOT_FORCED} FOR UPDATE`,
+            [acct, item.chainId, token, item.lockTag],
+          );
     if (!balance.length) throw new InsufficientBalance();
     // A statement of its own, after the lock: its snapshot counts every reservation committed before the lock was ours.
-    const inserted: unknown[] = await preparedQuery(tx,
+    const inserted: unknown[] = await preparedQuery(
+      tx,
       `INSERT INTO reservations (owner_kind, owner_id, account, chain_id, token, lock_tag, amount)
        SELECT $1::text, $2::text, $3::text, $4::bigint, $5::text, $6::text, $7::numeric
        WHERE $8::numeric - (SELECT coalesce(sum(amount), 0) FROM reservations
@@ -90,13 +124,20 @@ export async function reserve(tx: EntityManager, owner: { kind: string; id: stri
  * snapshot counts every claim there can be). A reservation a claim already settles keeps waiting for the claim's
  * block. Safe to repeat.
  */
-export async function releaseAfterExpiry(tx: EntityManager, owner: { kind: string; id: string }, expires: number): Promise<void> {
+export async function releaseAfterExpiry(
+  tx: EntityManager,
+  owner: { kind: string; id: string },
+  expires: number,
+): Promise<void> {
   await tx.query(
     `UPDATE reservations SET release_after_time = $3
      WHERE owner_kind = $1 AND owner_id = $2 AND released_at IS NULL AND release_after_block IS NULL AND release_after_time IS NULL`,
     [owner.kind, owner.id, expires],
   );
-  await tx.query(`UPDATE reservations r SET released_at = now() WHERE owner_kind = $1 AND owner_id = $2 AND ${SETTLED}`, [owner.kind, owner.id]);
+  await tx.query(
+    `UPDATE reservations r SET released_at = now() WHERE owner_kind = $1 AND owner_id = $2 AND ${SETTLED}`,
+    [owner.kind, owner.id],
+  );
 }
 
 /** A column of the stored snapshot a reservation is checked against (wallet or lock balance of the same key). */
@@ -119,13 +160,21 @@ const SETTLED = `r.released_at IS NULL AND (
  * let them be allocated twice. Without the claim's block, the next newer snapshot than the stored one is awaited.
  * A claim reported after `expires` (mined before it) settles the same way.
  */
-export async function settleOnClaim(tx: EntityManager, owner: { kind: string; id: string }, chainId: number, claimBlock?: string): Promise<void> {
+export async function settleOnClaim(
+  tx: EntityManager,
+  owner: { kind: string; id: string },
+  chainId: number,
+  claimBlock?: string,
+): Promise<void> {
   await tx.query(
     `UPDATE reservations r SET release_after_block = coalesce($4::bigint, coalesce(${SNAPSHOT_BLOCK}, 0) + 1)
      WHERE owner_kind = $1 AND owner_id = $2 AND chain_id = $3 AND released_at IS NULL AND release_after_block IS NULL`,
     [owner.kind, owner.id, chainId, claimBlock ?? null],
   );
-  await tx.query(`UPDATE reservations r SET released_at = now() WHERE owner_kind = $1 AND owner_id = $2 AND ${SETTLED}`, [owner.kind, owner.id]);
+  await tx.query(
+    `UPDATE reservations r SET released_at = now() WHERE owner_kind = $1 AND owner_id = $2 AND ${SETTLED}`,
+    [owner.kind, owner.id],
+  );
 }
 
 /**

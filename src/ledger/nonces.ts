@@ -8,7 +8,10 @@ import type { DataSource, EntityManager } from 'typeorm';
 export async function allocateWithdrawalNonce(tx: EntityManager, sponsor: string): Promise<bigint> {
   const [{ seq }]: { seq: string }[] = await tx.query("SELECT nextval('allocator_nonce_seq') AS seq");
   const nonce = (BigInt(sponsor) << 96n) | BigInt(seq);
-  await tx.query("INSERT INTO allocator_nonces (nonce, sponsor, purpose) VALUES ($1, $2, 'withdrawal')", [nonce.toString(), sponsor.toLowerCase()]);
+  await tx.query("INSERT INTO allocator_nonces (nonce, sponsor, purpose) VALUES ($1, $2, 'withdrawal')", [
+    nonce.toString(),
+    sponsor.toLowerCase(),
+  ]);
   return nonce;
 }
 
@@ -21,11 +24,15 @@ export class NonceBlock {
   private values: bigint[] = [];
   private refill?: Promise<void>;
 
-  constructor(private readonly db: DataSource, private readonly size = 64) {}
+  constructor(
+    private readonly db: DataSource,
+    private readonly size = 64,
+  ) {}
 
   async next(sponsor: string): Promise<bigint> {
     while (!this.values.length) {
-      this.refill ??= this.db.query("SELECT nextval('allocator_nonce_seq') AS v FROM generate_series(1, $1)", [this.size])
+      this.refill ??= this.db
+        .query("SELECT nextval('allocator_nonce_seq') AS v FROM generate_series(1, $1)", [this.size])
         .then((rows: { v: string }[]) => void this.values.push(...rows.map((r) => BigInt(r.v))))
         .finally(() => (this.refill = undefined));
       await this.refill;

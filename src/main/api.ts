@@ -10,7 +10,10 @@ import { createTemporalClient } from '../temporal/client';
 async function main() {
   const rt = loadRuntime();
   const logger = createLogger(rt.config.logLevel, 'api');
-  const db = await openDatabase(rt.databaseUrl, undefined, { acquireTimeoutMs: rt.config.dbAcquireTimeoutMs, queryTimeoutMs: rt.config.deadlines.requestSeconds * 1000 });
+  const db = await openDatabase(rt.databaseUrl, undefined, {
+    acquireTimeoutMs: rt.config.dbAcquireTimeoutMs,
+    queryTimeoutMs: rt.config.deadlines.requestSeconds * 1000,
+  });
   const temporal = createTemporalClient(rt.temporalAddress, rt.config.temporalNamespace);
   const services = createServices(rt, db, temporal, logger);
   const app = createApp(services);
@@ -20,7 +23,10 @@ async function main() {
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
   await once(server, 'listening');
-  logger.info({ port: rt.config.port, allocatorAddress: rt.allocatorAddress, orchestratorAddress: rt.orchestratorAddress }, 'api listening');
+  logger.info(
+    { port: rt.config.port, allocatorAddress: rt.allocatorAddress, orchestratorAddress: rt.orchestratorAddress },
+    'api listening',
+  );
   let stopping = false;
   const stop = async () => {
     if (stopping) return;

@@ -24,7 +24,8 @@ type Command = (db: DataSource, rt: Runtime) => Promise<unknown>;
 const uuid = /^[0-9a-f-]{36}$/i;
 
 async function requireProject(db: DataSource, projectId: string): Promise<void> {
-  if (!(await db.query('SELECT 1 FROM projects WHERE id = $1', [projectId])).length) throw new ConfigError(`no project ${projectId}`);
+  if (!(await db.query('SELECT 1 FROM projects WHERE id = $1', [projectId])).length)
+    throw new ConfigError(`no project ${projectId}`);
 }
 
 function parse(argv: string[]): Command | undefined {
@@ -35,33 +36,62 @@ function parse(argv: string[]): Command | undefined {
   if (group === 'projects' && command === 'limit' && rest.length === 3 && uuid.test(rest[0])) {
     const reset = rest[1] === 'default' && rest[2] === 'default';
     const [rps, burst] = [Number(rest[1]), Number(rest[2])];
-    if (!reset && !(Number.isInteger(rps) && rps >= 1 && Number.isInteger(burst) && burst >= 0)) throw new ConfigError('rps must be an integer >= 1 and burst an integer >= 0');
+    if (!reset && !(Number.isInteger(rps) && rps >= 1 && Number.isInteger(burst) && burst >= 0))
+      throw new ConfigError('rps must be an integer >= 1 and burst an integer >= 0');
     return async (db) => {
       await requireProject(db, rest[0]);
-      await db.query('UPDATE projects SET rate_limit_rps = $2, rate_limit_burst = $3 WHERE id = $1', [rest[0], reset ? null : rps, reset ? null : burst]);
+      await db.query('UPDATE projects SET rate_limit_rps = $2, rate_limit_burst = $3 WHERE id = $1', [
+        rest[0],
+        reset ? null : rps,
+        reset ? null : burst,
+      ]);
       return { projectId: rest[0], rateLimit: reset ? 'default' : { rps, burst } };
     };
   }
-  if (group === 'projects' && command === 'sponsorship' && rest.length === 2 && uuid.test(rest[0]) && (rest[1] === 'on' || rest[1] === 'off')) {
+  if (
+    group === 'projects' &&
+    command === 'sponsorship' &&
+    rest.length === 2 &&
+    uuid.test(rest[0]) &&
+    (rest[1] === 'on' || rest[1] === 'off')
+  ) {
     return async (db) => {
       if (!(await setSponsorship(db, rest[0], rest[1] === 'on'))) throw new ConfigError(`no project ${rest[0]}`);
       return { projectId: rest[0], sponsorship: rest[1] === 'on' };
     };
   }
-  if (group === 'accounts' && command === 'add' && rest.length === 2 && uuid.test(rest[0]) && /^0x[0-9a-fA-F]{40}$/.test(rest[1])) {
+  if (
+    group === 'accounts' &&
+    command === 'add' &&
+    rest.length === 2 &&
+    uuid.test(rest[0]) &&
+    /^0x[0-9a-fA-F]{40}$/.test(rest[1])
+  ) {
     return async (db) => {
       await requireProject(db, rest[0]);
       await proveAccount(db.manager, rest[0], rest[1], 'operator');
       return { projectId: rest[0], account: rest[1].toLowerCase() };
     };
   }
-  if (group === 'webhooks' && command === 'add' && (rest.length === 2 || (rest.length === 4 && rest[2] === '--types')) && uuid.test(rest[0])) {
+  if (
+    group === 'webhooks' &&
+    command === 'add' &&
+    (rest.length === 2 || (rest.length === 4 && rest[2] === '--types')) &&
+    uuid.test(rest[0])
+  ) {
     const types = rest[3]?.split(',').map((t) => t.trim());
-    if (types?.some((t) => !(WEBHOOK_TYPES as readonly string[]).includes(t))) throw new ConfigError(`--types takes a comma list of: ${WEBHOOK_TYPES.join(', ')}`);
+    if (types?.some((t) => !(WEBHOOK_TYPES as readonly string[]).includes(t)))
+      throw new ConfigError(`--types takes a comma list of: ${WEBHOOK_TYPES.join(', ')}`);
     return async (db, rt) => {
       await requireProject(db, rest[0]);
       try {
-        const endpoint = await addEndpoint(db, rest[0], rest[1], (types as WebhookType[] | undefined) ?? null, rt.config.webhooks);
+        const endpoint = await addEndpoint(
+          db,
+          rest[0],
+          rest[1],
+          (types as WebhookType[] | undefined) ?? null,
+          rt.config.webhooks,
+        );
         return { id: endpoint.id, url: endpoint.url, types: endpoint.types, secret: endpoint.secret };
       } catch (e) {
         throw e instanceof EndpointError ? new ConfigError(e.message) : e;

@@ -2,7 +2,12 @@ import type { ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { loadConfig, toEnv } from '../config';
 import { openDatabase } from '../db/data-source';
-import { checkEmbeddedPostgresReachable, ensureDatabase, RunningPostgres, startEmbeddedPostgres } from '../db/provision';
+import {
+  checkEmbeddedPostgresReachable,
+  ensureDatabase,
+  RunningPostgres,
+  startEmbeddedPostgres,
+} from '../db/provision';
 import { restartDelayMs, spawnEntry, startTemporalDevServer, stopProcess, waitFor } from '../dev/processes';
 import { EMBEDDED_DATABASE, exitOnError, loadRuntime } from '../runtime';
 
@@ -34,7 +39,9 @@ function keepRunning(name: 'worker' | 'api', start: () => ChildProcess): void {
       if (stopping) return;
       crashes = Date.now() - startedAt > 60_000 ? 1 : crashes + 1;
       const delay = restartDelayMs(crashes);
-      console.error(`[start] ${name} exited (${signal ?? code}); restarting in ${delay / 1000}s (crash ${crashes} in a row)`);
+      console.error(
+        `[start] ${name} exited (${signal ?? code}); restarting in ${delay / 1000}s (crash ${crashes} in a row)`,
+      );
       setTimeout(() => !stopping && run(), delay);
     });
   };
@@ -73,14 +80,20 @@ async function main() {
   }
 
   if (!config.databaseUrl) {
-    postgres = await startEmbeddedPostgres(embeddedPgDir, config.embeddedPgPort, (l) => console.error(`[postgres] ${l}`));
+    postgres = await startEmbeddedPostgres(embeddedPgDir, config.embeddedPgPort, (l) =>
+      console.error(`[postgres] ${l}`),
+    );
     await ensureDatabase(postgres.url, EMBEDDED_DATABASE);
   }
   const rt = loadRuntime({ ...process.env, TEMPORAL_ADDRESS: temporalAddress });
-  for (const name of rt.generatedSecrets) console.log(`[start] generated ${name} (kept in ${path.join(config.dataDir, 'secrets.json')})`);
+  for (const name of rt.generatedSecrets)
+    console.log(`[start] generated ${name} (kept in ${path.join(config.dataDir, 'secrets.json')})`);
   await (await openDatabase(rt.databaseUrl, 1)).destroy(); // migrations run once here, before the processes start
 
-  const env = { ...toEnv({ ...rt.config, temporalAddress, databaseUrl: rt.databaseUrl }, rt.secrets), PORT: String(config.port) };
+  const env = {
+    ...toEnv({ ...rt.config, temporalAddress, databaseUrl: rt.databaseUrl }, rt.secrets),
+    PORT: String(config.port),
+  };
   keepRunning('worker', () => spawnEntry('worker', env));
   keepRunning('api', () => spawnEntry('api', env));
   const api = `http://127.0.0.1:${config.port}`;

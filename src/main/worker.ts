@@ -20,9 +20,20 @@ async function main() {
     address: rt.temporalAddress,
     namespace: rt.config.temporalNamespace,
     taskQueue: rt.config.taskQueue,
-    deps: { db, config: rt.config, outbox: createOutbox(db, client, rt.config), deposits: depositDeps(rt, db), log: logger },
+    deps: {
+      db,
+      config: rt.config,
+      outbox: createOutbox(db, client, rt.config),
+      deposits: depositDeps(rt, db),
+      log: logger,
+    },
   });
-  await ensureSweeperSchedule(client, rt.config.taskQueue, rt.config.outbox.sweepSeconds, rt.config.outbox.graceSeconds);
+  await ensureSweeperSchedule(
+    client,
+    rt.config.taskQueue,
+    rt.config.outbox.sweepSeconds,
+    rt.config.outbox.graceSeconds,
+  );
   await ensurePruneSchedule(client, rt.config.taskQueue, rt.config.retention.pruneSeconds);
   logger.info({ taskQueue: rt.config.taskQueue, temporal: rt.temporalAddress }, 'worker running');
   claimer.start();

@@ -15,29 +15,30 @@ const health = {
   },
 } as const;
 
-const chainsResponse = (version: ApiVersion) => ({
-  type: 'object',
-  required: ['version', 'chains'],
-  properties: {
-    version: { type: 'string' },
-    chains: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: ['id', 'name', 'caip2', 'testnet', 'nativeCurrency', 'settlementLayers', 'tokens'],
-        properties: {
-          id: version === BLANC ? caip2 : { type: 'integer' },
-          name: { type: 'string' },
-          caip2: { type: 'string' },
-          testnet: { type: 'boolean' },
-          nativeCurrency: { type: 'object' },
-          settlementLayers: { type: 'array', items: { type: 'string' } },
-          tokens: { type: 'array', items: { type: 'object' } },
+const chainsResponse = (version: ApiVersion) =>
+  ({
+    type: 'object',
+    required: ['version', 'chains'],
+    properties: {
+      version: { type: 'string' },
+      chains: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['id', 'name', 'caip2', 'testnet', 'nativeCurrency', 'settlementLayers', 'tokens'],
+          properties: {
+            id: version === BLANC ? caip2 : { type: 'integer' },
+            name: { type: 'string' },
+            caip2: { type: 'string' },
+            testnet: { type: 'boolean' },
+            nativeCurrency: { type: 'object' },
+            settlementLayers: { type: 'array', items: { type: 'string' } },
+            tokens: { type: 'array', items: { type: 'object' } },
+          },
         },
       },
     },
-  },
-}) as const;
+  }) as const;
 
 export const READY_TIMEOUT_MS = 2000;
 /** A polling worker renews its long poll at least once a minute; a task queue without a poll for longer has none. */
@@ -75,11 +76,15 @@ export const opsRoutes: RouteDef[] = [
       const timeoutMs = Math.min(READY_TIMEOUT_MS, s.config.deadlines.requestSeconds * 500);
       const check = (dependency: string, fn: () => Promise<unknown>) => {
         let timer: NodeJS.Timeout | undefined;
-        const timeout = new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs)));
-        return Promise.race([fn(), timeout]).then(
-          () => 'ok',
-          (err) => (s.logger.warn({ err, dependency }, 'readiness check failed'), 'down'),
-        ).finally(() => clearTimeout(timer));
+        const timeout = new Promise(
+          (_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs)),
+        );
+        return Promise.race([fn(), timeout])
+          .then(
+            () => 'ok',
+            (err) => (s.logger.warn({ err, dependency }, 'readiness check failed'), 'down'),
+          )
+          .finally(() => clearTimeout(timer));
       };
       const temporalCall = <T>(fn: () => Promise<T>) => s.temporal.connection.withDeadline(Date.now() + timeoutMs, fn);
       const [database, temporal, worker] = await Promise.all([
@@ -87,13 +92,18 @@ export const opsRoutes: RouteDef[] = [
         check('temporal', () => temporalCall(() => s.temporal.workflowService.getSystemInfo({}))),
         // Accepted work waits in Temporal until a worker polls the task queue: without one, nothing completes.
         check('worker', async () => {
-          const { pollers } = await temporalCall(() => s.temporal.workflowService.describeTaskQueue({
-            namespace: s.config.temporalNamespace,
-            taskQueue: { name: s.config.taskQueue, kind: TASK_QUEUE_KIND_NORMAL },
-            taskQueueType: TASK_QUEUE_TYPE_WORKFLOW,
-          }));
+          const { pollers } = await temporalCall(() =>
+            s.temporal.workflowService.describeTaskQueue({
+              namespace: s.config.temporalNamespace,
+              taskQueue: { name: s.config.taskQueue, kind: TASK_QUEUE_KIND_NORMAL },
+              taskQueueType: TASK_QUEUE_TYPE_WORKFLOW,
+            }),
+          );
           const since = Date.now() - WORKER_POLL_WINDOW_MS;
-          if (!pollers?.some((p) => Number(p.lastAccessTime?.seconds ?? 0) * 1000 >= since)) throw new Error(`no worker polled task queue ${s.config.taskQueue} within ${WORKER_POLL_WINDOW_MS / 1000} s`);
+          if (!pollers?.some((p) => Number(p.lastAccessTime?.seconds ?? 0) * 1000 >= since))
+            throw new Error(
+              `no worker polled task queue ${s.config.taskQueue} within ${WORKER_POLL_WINDOW_MS / 1000} s`,
+            );
         }),
       ]);
       const ok = database === 'ok' && temporal === 'ok' && worker === 'ok';

@@ -7,9 +7,10 @@ import { ints } from '../env';
  */
 export type OutboxConfig = ReturnType<typeof outboxConfig>;
 
-export const outboxConfig = (env: NodeJS.ProcessEnv) => ints(env, {
-  sweepSeconds: ['OUTBOX_SWEEP_SECONDS', 15, 1, 3600],
-  graceSeconds: ['OUTBOX_GRACE_SECONDS', 10, 0, 3600],
-  maxAttempts: ['OUTBOX_MAX_ATTEMPTS', 10, 1, 100],
-  maxPendingStarts: ['OUTBOX_MAX_PENDING_STARTS', 1000, 1, 100_000],
-});
+export const outboxConfig = (env: NodeJS.ProcessEnv) =>
+  ints(env, {
+    sweepSeconds: ['OUTBOX_SWEEP_SECONDS', 15, 1, 3600],
+    graceSeconds: ['OUTBOX_GRACE_SECONDS', 10, 0, 3600],
+    maxAttempts: ['OUTBOX_MAX_ATTEMPTS', 10, 1, 100],
+    maxPendingStarts: ['OUTBOX_MAX_PENDING_STARTS', 1000, 1, 100_000],
+  });

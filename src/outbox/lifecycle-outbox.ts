@@ -41,7 +41,10 @@ function lifecycleOf(r: DeadRow): string | undefined {
  */
 export async function retryDeadLetters(db: DataSource, which: string, config: Config) {
   return requeue(db, which, ownerWaitSeconds(config), async (rows) => {
-    const ended = await endedLifecycles(db, rows.flatMap((r) => lifecycleOf(r) ?? []));
+    const ended = await endedLifecycles(
+      db,
+      rows.flatMap((r) => lifecycleOf(r) ?? []),
+    );
     return rows.map((r) => {
       const id = lifecycleOf(r);
       const status = id === undefined ? undefined : ended.get(id);

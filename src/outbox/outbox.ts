@@ -1,6 +1,11 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { preparedQuery, WITHOUT_FLUSH_WAIT } from '../db/prepared';
-import { isGrpcServiceError, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import {
+  isGrpcServiceError,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowNotFoundError,
+  type Client,
+} from '@temporalio/client';
 import type { SearchAttributePair } from '@temporalio/common';
 import * as keys from '../../workflows/contracts/search-attributes';
 
@@ -35,14 +40,24 @@ export interface QueuedStart {
  * `start`: the workflow's own start, sent with the signal as signal-with-start, which wakes a workflow waiting out
  * its start delay (or starts one whose start is still queued).
  */
-export interface QueuedSignal { id: string; workflowId: string; signal: string; payload: unknown; start?: QueuedStart; awaiting?: AwaitedOwner }
+export interface QueuedSignal {
+  id: string;
+  workflowId: string;
+  signal: string;
+  payload: unknown;
+  start?: QueuedStart;
+  awaiting?: AwaitedOwner;
+}
 
 /**
  * A lifecycle event for a nonce whose intent or bundle is not recorded (yet): its submit may not have committed. The
  * row is kept and its owner looked up at each attempt (`OutboxOptions.owners`) until `deadAfter` (epoch ms), then
  * dead-lettered, so events for nonces that never become lifecycles do not live forever.
  */
-export interface AwaitedOwner { nonce: string; deadAfter: number }
+export interface AwaitedOwner {
+  nonce: string;
+  deadAfter: number;
+}
 
 /** Where a signal waits for an owner that is not recorded yet (a name for operators: no such workflow exists). */
 export const awaitingWorkflowId = (nonce: string) => `awaiting-owner-${nonce}`;
@@ -66,9 +81,17 @@ export interface OutboxOptions {
 }
 
 export async function queueStart(tx: EntityManager, start: QueuedStart): Promise<void> {
-  await preparedQuery(tx,
+  await preparedQuery(
+    tx,
     'INSERT INTO workflow_outbox (workflow_id, workflow_type, args, search_attributes, summary, delay_until) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (workflow_id) DO NOTHING',
-    [start.workflowId, start.workflowType, JSON.stringify(start.args), start.searchAttributes, start.summary, start.delayUntil ? new Date(start.delayUntil) : null],
+    [
+      start.workflowId,
+      start.workflowType,
+      JSON.stringify(start.args),
+      start.searchAttributes,
+      start.summary,
+      start.delayUntil ? new Date(start.delayUntil) : null,
+    ],
   );
 }
 
@@ -84,15 +107,21 @@ export async function queueSignals(tx: EntityManager, signals: Omit<QueuedSignal
     `INSERT INTO signal_outbox (workflow_id, signal, payload, start, nonce, dead_after)
      SELECT * FROM unnest($1::text[], $2::text[], $3::jsonb[], $4::jsonb[], $5::numeric[], $6::timestamptz[]) RETURNING id`,
     [
-      signals.map((s) => s.workflowId), signals.map((s) => s.signal), signals.map((s) => JSON.stringify(s.payload)), signals.map((s) => (s.start ? JSON.stringify(s.start) : null)),
-      signals.map((s) => s.awaiting?.nonce ?? null), signals.map((s) => (s.awaiting ? new Date(s.awaiting.deadAfter) : null)),
+      signals.map((s) => s.workflowId),
+      signals.map((s) => s.signal),
+      signals.map((s) => JSON.stringify(s.payload)),
+      signals.map((s) => (s.start ? JSON.stringify(s.start) : null)),
+      signals.map((s) => s.awaiting?.nonce ?? null),
+      signals.map((s) => (s.awaiting ? new Date(s.awaiting.deadAfter) : null)),
     ],
   );
   return signals.map((s, i) => ({ ...s, id: rows[i].id }));
 }
 
 const typed = (attrs: QueuedStart['searchAttributes']): SearchAttributePair[] =>
-  Object.entries(attrs).map(([name, value]) => ({ key: keys[name as keyof typeof keys], value }) as SearchAttributePair);
+  Object.entries(attrs).map(
+    ([name, value]) => ({ key: keys[name as keyof typeof keys], value }) as SearchAttributePair,
+  );
 
 /** What every start of a queued workflow sends, by signal or not: no id is reused once its workflow has closed. */
 const startOptions = (start: QueuedStart, taskQueue: string) => ({
@@ -149,7 +178,12 @@ export class Outbox {
   /** Signal deliveries under way, some of them not awaited by anyone (a request answered before them). */
   private readonly delivering = new Set<Promise<unknown>>();
 
-  constructor(private readonly db: DataSource, private readonly temporal: Client, private readonly taskQueue: string, private readonly options: OutboxOptions) {}
+  constructor(
+    private readonly db: DataSource,
+    private readonly temporal: Client,
+    private readonly taskQueue: string,
+    private readonly options: OutboxOptions,
+  ) {}
 
   private call<T>(fn: () => Promise<T>): Promise<T> {
     const timeout = this.options.callTimeoutMs;
@@ -171,7 +205,9 @@ export class Outbox {
    */
   startSoon(start: QueuedStart, deferred: (err: unknown) => void): Promise<void> {
     if (this.starting.size >= this.options.maxPendingStarts && !this.starting.has(start.workflowId)) {
-      deferred(new Error(`${this.starting.size} workflow starts already pending in this process (OUTBOX_MAX_PENDING_STARTS)`));
+      deferred(
+        new Error(`${this.starting.size} workflow starts already pending in this process (OUTBOX_MAX_PENDING_STARTS)`),
+      );
       return Promise.resolve();
     }
     return this.start(start).catch(deferred);
@@ -206,11 +242,13 @@ export class Outbox {
     await this.slot();
     try {
       const delay = (start.delayUntil ?? 0) - Date.now();
-      await this.call(() => this.temporal.workflow.start(start.workflowType, {
-        ...startOptions(start, this.taskQueue),
-        workflowIdConflictPolicy: 'USE_EXISTING',
-        ...(delay > 0 ? { startDelay: delay } : {}),
-      }));
+      await this.call(() =>
+        this.temporal.workflow.start(start.workflowType, {
+          ...startOptions(start, this.taskQueue),
+          workflowIdConflictPolicy: 'USE_EXISTING',
+          ...(delay > 0 ? { startDelay: delay } : {}),
+        }),
+      );
     } catch (e) {
       if (!(e instanceof WorkflowExecutionAlreadyStartedError)) throw e; // it ran and finished: nothing left to do
     } finally {
@@ -228,7 +266,11 @@ export class Outbox {
       const ids = this.cleared;
       this.cleared = [];
       this.clearing = undefined;
-      await preparedQuery(this.db, `DELETE FROM workflow_outbox USING ${WITHOUT_FLUSH_WAIT} WHERE workflow_id = ANY($1::text[])`, [ids]);
+      await preparedQuery(
+        this.db,
+        `DELETE FROM workflow_outbox USING ${WITHOUT_FLUSH_WAIT} WHERE workflow_id = ANY($1::text[])`,
+        [ids],
+      );
     });
     return this.clearing;
   }
@@ -261,23 +303,40 @@ export class Outbox {
       return send;
     });
     const outcomes = await Promise.allSettled(sends);
-    const done = signals.filter((_, i) => outcomes[i].status === 'fulfilled' && (outcomes[i] as PromiseFulfilledResult<Outcome>).value !== 'awaiting').map((s) => s.id);
+    const done = signals
+      .filter(
+        (_, i) =>
+          outcomes[i].status === 'fulfilled' && (outcomes[i] as PromiseFulfilledResult<Outcome>).value !== 'awaiting',
+      )
+      .map((s) => s.id);
     if (done.length) {
       // A lost delete only repeats idempotent signals.
-      await preparedQuery(this.db, `DELETE FROM signal_outbox USING ${WITHOUT_FLUSH_WAIT} WHERE id = ANY($1::bigint[])`, [done]);
+      await preparedQuery(
+        this.db,
+        `DELETE FROM signal_outbox USING ${WITHOUT_FLUSH_WAIT} WHERE id = ANY($1::bigint[])`,
+        [done],
+      );
     }
     const now = Date.now();
     const failures: unknown[] = [];
-    await Promise.all(outcomes.map((o, i) => {
-      const s = signals[i];
-      if (o.status === 'rejected') {
-        failures.push(o.reason);
-        return this.failed('signal_outbox', 'id', s.id, o.reason);
-      }
-      if (o.value !== 'awaiting') return undefined;
-      const expired = s.awaiting!.deadAfter <= now;
-      return this.failed('signal_outbox', 'id', s.id, `no intent or bundle with nonce ${s.awaiting!.nonce}${expired ? ' before its wait ended' : ' yet'}`, expired ? 'final' : 'awaiting');
-    }));
+    await Promise.all(
+      outcomes.map((o, i) => {
+        const s = signals[i];
+        if (o.status === 'rejected') {
+          failures.push(o.reason);
+          return this.failed('signal_outbox', 'id', s.id, o.reason);
+        }
+        if (o.value !== 'awaiting') return undefined;
+        const expired = s.awaiting!.deadAfter <= now;
+        return this.failed(
+          'signal_outbox',
+          'id',
+          s.id,
+          `no intent or bundle with nonce ${s.awaiting!.nonce}${expired ? ' before its wait ended' : ' yet'}`,
+          expired ? 'final' : 'awaiting',
+        );
+      }),
+    );
     return { delivered: outcomes.filter((o) => o.status === 'fulfilled' && o.value === 'delivered').length, failures };
   }
 
@@ -296,15 +355,31 @@ export class Outbox {
    * Records a failed attempt at a row: dead-lettered on a final refusal or the last allowed one; else due again after
    * a backoff that doubles per counted attempt (refusals, and looks for an awaited owner), or at the next pass.
    */
-  private async failed(table: 'signal_outbox' | 'workflow_outbox', key: 'id' | 'workflow_id', value: string, err: unknown, kind: Failure = refusal(err)): Promise<void> {
-    const message = err instanceof Error ? `${err.message}${err.cause instanceof Error ? `: ${err.cause.message}` : ''}` : String(err);
+  private async failed(
+    table: 'signal_outbox' | 'workflow_outbox',
+    key: 'id' | 'workflow_id',
+    value: string,
+    err: unknown,
+    kind: Failure = refusal(err),
+  ): Promise<void> {
+    const message =
+      err instanceof Error
+        ? `${err.message}${err.cause instanceof Error ? `: ${err.cause.message}` : ''}`
+        : String(err);
     const counted = kind !== 'unavailable';
     await this.db.query(
       `UPDATE ${table} SET attempts = attempts + $3::int, last_error = $2,
          status = CASE WHEN $4 = 'final' OR ($4 = 'refused' AND attempts + 1 >= $5) THEN 'dead' ELSE 'pending' END,
          retry_at = now() + make_interval(secs => CASE WHEN $3::int = 0 THEN 1 ELSE least(power(2, attempts), $6) END)
        WHERE ${key} = $1 AND status = 'pending'`,
-      [value, message.slice(0, 2000), counted ? 1 : 0, kind, this.options.maxAttempts, kind === 'awaiting' ? MAX_AWAIT_SECONDS : MAX_BACKOFF_SECONDS],
+      [
+        value,
+        message.slice(0, 2000),
+        counted ? 1 : 0,
+        kind,
+        this.options.maxAttempts,
+        kind === 'awaiting' ? MAX_AWAIT_SECONDS : MAX_BACKOFF_SECONDS,
+      ],
     );
   }
 
@@ -325,7 +400,10 @@ export class Outbox {
 
   /** False when no such workflow runs. */
   private signal(s: QueuedSignal): Promise<boolean> {
-    return this.callInSlot(() => this.temporal.workflow.getHandle(s.workflowId).signal(s.signal, s.payload), WorkflowNotFoundError);
+    return this.callInSlot(
+      () => this.temporal.workflow.getHandle(s.workflowId).signal(s.signal, s.payload),
+      WorkflowNotFoundError,
+    );
   }
 
   /**
@@ -333,7 +411,15 @@ export class Outbox {
    * no start was performed yet; its queued row, performed later, then finds it running.
    */
   private signalWithStart(s: QueuedSignal, start: QueuedStart): Promise<boolean> {
-    return this.callInSlot(() => this.temporal.workflow.signalWithStart(start.workflowType, { ...startOptions(start, this.taskQueue), signal: s.signal, signalArgs: [s.payload] }), WorkflowExecutionAlreadyStartedError);
+    return this.callInSlot(
+      () =>
+        this.temporal.workflow.signalWithStart(start.workflowType, {
+          ...startOptions(start, this.taskQueue),
+          signal: s.signal,
+          signalArgs: [s.payload],
+        }),
+      WorkflowExecutionAlreadyStartedError,
+    );
   }
 
   /** A Temporal call in one of this process's slots: true when done, false when refused with `no` (the answer "no"). */
@@ -366,12 +452,23 @@ export class Outbox {
   }
 
   private async queuedStarts(where: string, params: unknown[]): Promise<QueuedStart[]> {
-    const rows: { workflow_id: string; workflow_type: string; args: unknown[]; search_attributes: QueuedStart['searchAttributes']; summary: string; delay_until: Date | null }[] = await this.db.query(
+    const rows: {
+      workflow_id: string;
+      workflow_type: string;
+      args: unknown[];
+      search_attributes: QueuedStart['searchAttributes'];
+      summary: string;
+      delay_until: Date | null;
+    }[] = await this.db.query(
       `SELECT workflow_id, workflow_type, args, search_attributes, summary, delay_until FROM workflow_outbox WHERE ${where}`,
       params,
     );
     return rows.map((r) => ({
-      workflowId: r.workflow_id, workflowType: r.workflow_type, args: r.args, searchAttributes: r.search_attributes, summary: r.summary,
+      workflowId: r.workflow_id,
+      workflowType: r.workflow_type,
+      args: r.args,
+      searchAttributes: r.search_attributes,
+      summary: r.summary,
       ...(r.delay_until ? { delayUntil: r.delay_until.getTime() } : {}),
     }));
   }
@@ -388,21 +485,46 @@ export class Outbox {
     const due = "status = 'pending' AND retry_at <= now() AND created_at < now() - make_interval(secs => $1)";
     const starts = await this.queuedStarts(`${due} ORDER BY retry_at, created_at LIMIT $2`, [graceSeconds, limit]);
     const started = await Promise.allSettled(starts.map((start) => this.start(start)));
-    await Promise.all(started.map((o, i) => o.status === 'rejected' && this.failed('workflow_outbox', 'workflow_id', starts[i].workflowId, o.reason)));
-    type Row = { id: string; workflow_id: string; signal: string; payload: unknown; start: QueuedStart | null; nonce: string | null; dead_after: Date | null };
-    const dueSignals = (awaiting: boolean, n: number): Promise<Row[]> => this.db.query(
-      `SELECT id, workflow_id, signal, payload, start, nonce::text, dead_after FROM signal_outbox
-       WHERE ${due} AND nonce IS ${awaiting ? 'NOT NULL' : 'NULL'} ORDER BY retry_at, id LIMIT $2`,
-      [graceSeconds, n],
+    await Promise.all(
+      started.map(
+        (o, i) =>
+          o.status === 'rejected' && this.failed('workflow_outbox', 'workflow_id', starts[i].workflowId, o.reason),
+      ),
     );
+    type Row = {
+      id: string;
+      workflow_id: string;
+      signal: string;
+      payload: unknown;
+      start: QueuedStart | null;
+      nonce: string | null;
+      dead_after: Date | null;
+    };
+    const dueSignals = (awaiting: boolean, n: number): Promise<Row[]> =>
+      this.db.query(
+        `SELECT id, workflow_id, signal, payload, start, nonce::text, dead_after FROM signal_outbox
+       WHERE ${due} AND nonce IS ${awaiting ? 'NOT NULL' : 'NULL'} ORDER BY retry_at, id LIMIT $2`,
+        [graceSeconds, n],
+      );
     const owned = await dueSignals(false, limit - Math.ceil(limit * AWAITING_SHARE));
-    const signals = [...owned, ...(await dueSignals(true, limit - owned.length))].sort((a, b) => Number(BigInt(a.id) - BigInt(b.id)));
-    const { delivered, failures } = await this.settle(signals.map((r) => ({
-      id: r.id, workflowId: r.workflow_id, signal: r.signal, payload: r.payload,
-      ...(r.start ? { start: r.start } : {}),
-      ...(r.nonce ? { awaiting: { nonce: r.nonce, deadAfter: r.dead_after!.getTime() } } : {}),
-    })));
-    return { started: started.filter((o) => o.status === 'fulfilled').length, delivered, failed: started.filter((o) => o.status === 'rejected').length + failures.length };
+    const signals = [...owned, ...(await dueSignals(true, limit - owned.length))].sort((a, b) =>
+      Number(BigInt(a.id) - BigInt(b.id)),
+    );
+    const { delivered, failures } = await this.settle(
+      signals.map((r) => ({
+        id: r.id,
+        workflowId: r.workflow_id,
+        signal: r.signal,
+        payload: r.payload,
+        ...(r.start ? { start: r.start } : {}),
+        ...(r.nonce ? { awaiting: { nonce: r.nonce, deadAfter: r.dead_after!.getTime() } } : {}),
+      })),
+    );
+    return {
+      started: started.filter((o) => o.status === 'fulfilled').length,
+      delivered,
+      failed: started.filter((o) => o.status === 'rejected').length + failures.length,
+    };
   }
 
   /** Dead-lettered rows per table (the `outbox_dead_letters` metric). */
@@ -416,30 +538,75 @@ export class Outbox {
 
 /** The dead-lettered rows, oldest first, for an operator to inspect. */
 export async function deadLetters(db: DataSource, limit = 1000) {
-  const starts: { workflow_id: string; workflow_type: string; attempts: number; last_error: string; created_at: Date }[] = await db.query(
-    "SELECT workflow_id, workflow_type, attempts, last_error, created_at FROM workflow_outbox WHERE status = 'dead' ORDER BY created_at LIMIT $1", [limit]);
-  const signals: { id: string; workflow_id: string; signal: string; nonce: string | null; attempts: number; last_error: string; created_at: Date }[] = await db.query(
-    "SELECT id::text, workflow_id, signal, nonce::text, attempts, last_error, created_at FROM signal_outbox WHERE status = 'dead' ORDER BY id LIMIT $1", [limit]);
+  const starts: {
+    workflow_id: string;
+    workflow_type: string;
+    attempts: number;
+    last_error: string;
+    created_at: Date;
+  }[] = await db.query(
+    "SELECT workflow_id, workflow_type, attempts, last_error, created_at FROM workflow_outbox WHERE status = 'dead' ORDER BY created_at LIMIT $1",
+    [limit],
+  );
+  const signals: {
+    id: string;
+    workflow_id: string;
+    signal: string;
+    nonce: string | null;
+    attempts: number;
+    last_error: string;
+    created_at: Date;
+  }[] = await db.query(
+    "SELECT id::text, workflow_id, signal, nonce::text, attempts, last_error, created_at FROM signal_outbox WHERE status = 'dead' ORDER BY id LIMIT $1",
+    [limit],
+  );
   return {
-    starts: starts.map((r) => ({ workflowId: r.workflow_id, workflowType: r.workflow_type, attempts: r.attempts, lastError: r.last_error, createdAt: r.created_at.toISOString() })),
-    signals: signals.map((r) => ({ id: r.id, workflowId: r.workflow_id, signal: r.signal, ...(r.nonce ? { nonce: r.nonce } : {}), attempts: r.attempts, lastError: r.last_error, createdAt: r.created_at.toISOString() })),
+    starts: starts.map((r) => ({
+      workflowId: r.workflow_id,
+      workflowType: r.workflow_type,
+      attempts: r.attempts,
+      lastError: r.last_error,
+      createdAt: r.created_at.toISOString(),
+    })),
+    signals: signals.map((r) => ({
+      id: r.id,
+      workflowId: r.workflow_id,
+      signal: r.signal,
+      ...(r.nonce ? { nonce: r.nonce } : {}),
+      attempts: r.attempts,
+      lastError: r.last_error,
+      createdAt: r.created_at.toISOString(),
+    })),
   };
 }
 
 /** A dead-lettered row as a retry sees it: `row`, its signal id or start's workflow id; where it goes. */
-export interface DeadRow { row: string; workflowId: string; nonce: string | null }
+export interface DeadRow {
+  row: string;
+  workflowId: string;
+  nonce: string | null;
+}
 
 /**
  * Requeues dead-lettered rows (`all`, a signal row's id, or a start's workflow id) for the sweeper's next pass, with
  * a fresh count of attempts; a signal that awaits its owner gets its wait again. A row `refusal` gives a reason for
  * (one per row, in order) stays dead-lettered and is answered with that reason.
  */
-export async function requeue(db: DataSource, which: string, ownerWaitSeconds: number, refusal: (rows: DeadRow[]) => Promise<(string | undefined)[]>) {
+export async function requeue(
+  db: DataSource,
+  which: string,
+  ownerWaitSeconds: number,
+  refusal: (rows: DeadRow[]) => Promise<(string | undefined)[]>,
+) {
   const all = which === 'all';
   const signals: DeadRow[] = await db.query(
-    `SELECT id::text AS row, workflow_id AS "workflowId", nonce::text AS nonce FROM signal_outbox WHERE status = 'dead' AND ($1 OR id::text = $2)`, [all, which]);
+    `SELECT id::text AS row, workflow_id AS "workflowId", nonce::text AS nonce FROM signal_outbox WHERE status = 'dead' AND ($1 OR id::text = $2)`,
+    [all, which],
+  );
   const starts: DeadRow[] = await db.query(
-    `SELECT workflow_id AS row, workflow_id AS "workflowId", NULL AS nonce FROM workflow_outbox WHERE status = 'dead' AND ($1 OR workflow_id = $2)`, [all, which]);
+    `SELECT workflow_id AS row, workflow_id AS "workflowId", NULL AS nonce FROM workflow_outbox WHERE status = 'dead' AND ($1 OR workflow_id = $2)`,
+    [all, which],
+  );
   const reasons = await refusal([...signals, ...starts]);
   const refused = [...signals, ...starts].flatMap((r, i) => (reasons[i] ? [{ row: r.row, reason: reasons[i] }] : []));
   const kept = (rows: DeadRow[], offset: number) => rows.filter((_, i) => !reasons[offset + i]).map((r) => r.row);
@@ -449,6 +616,9 @@ export async function requeue(db: DataSource, which: string, ownerWaitSeconds: n
      WHERE status = 'dead' AND id = ANY($1::bigint[])`,
     [kept(signals, 0), ownerWaitSeconds],
   );
-  const [, startCount] = await db.query(`UPDATE workflow_outbox SET ${requeued} WHERE status = 'dead' AND workflow_id = ANY($1::text[])`, [kept(starts, signals.length)]);
+  const [, startCount] = await db.query(
+    `UPDATE workflow_outbox SET ${requeued} WHERE status = 'dead' AND workflow_id = ANY($1::text[])`,
+    [kept(starts, signals.length)],
+  );
   return { requeued: (signalCount as number) + (startCount as number), refused };
 }

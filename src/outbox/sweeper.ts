@@ -5,6 +5,16 @@ import { sweepWorkflowId, sweepWorkflowType } from '../../workflows/contracts/sw
 export const sweeperScheduleId = (taskQueue: string) => `outbox-sweeper-${taskQueue}`;
 
 /** The schedule that runs `sweepOutbox` every `sweepSeconds`, one sweep at a time. */
-export function ensureSweeperSchedule(client: Client, taskQueue: string, sweepSeconds: number, graceSeconds: number): Promise<void> {
-  return ensureSchedule(client, sweeperScheduleId(taskQueue), sweepSeconds, { workflowType: sweepWorkflowType, taskQueue, args: [graceSeconds], workflowId: sweepWorkflowId(taskQueue) });
+export function ensureSweeperSchedule(
+  client: Client,
+  taskQueue: string,
+  sweepSeconds: number,
+  graceSeconds: number,
+): Promise<void> {
+  return ensureSchedule(client, sweeperScheduleId(taskQueue), sweepSeconds, {
+    workflowType: sweepWorkflowType,
+    taskQueue,
+    args: [graceSeconds],
+    workflowId: sweepWorkflowId(taskQueue),
+  });
 }

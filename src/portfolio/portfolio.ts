@@ -1,11 +1,31 @@
 import { toCaip2, type ChainRegistry } from '../chains/registry';
 
-export interface BalanceRow { chainId: number; token: string; unlocked: bigint; locked: bigint }
+export interface BalanceRow {
+  chainId: number;
+  token: string;
+  unlocked: bigint;
+  locked: bigint;
+}
 
-export interface ChainBalance { chainId: number; tokenAddress: string; locked: bigint; unlocked: bigint }
-export interface TokenPortfolio { symbol: string; decimals: number; locked: bigint; unlocked: bigint; chains: ChainBalance[] }
+export interface ChainBalance {
+  chainId: number;
+  tokenAddress: string;
+  locked: bigint;
+  unlocked: bigint;
+}
+export interface TokenPortfolio {
+  symbol: string;
+  decimals: number;
+  locked: bigint;
+  unlocked: bigint;
+  chains: ChainBalance[];
+}
 
-export interface PortfolioFilter { chainIds?: number[]; tokens?: { chainId: number; token: string }[]; filterEmpty: boolean }
+export interface PortfolioFilter {
+  chainIds?: number[];
+  tokens?: { chainId: number; token: string }[];
+  filterEmpty: boolean;
+}
 
 /**
  * Groups per-chain balances by token symbol and decimals (USDC has 18 decimals on BSC, so it stays a separate entry:
@@ -13,7 +33,9 @@ export interface PortfolioFilter { chainIds?: number[]; tokens?: { chainId: numb
  */
 export function buildPortfolio(rows: BalanceRow[], registry: ChainRegistry, filter: PortfolioFilter): TokenPortfolio[] {
   const chainSet = filter.chainIds?.length ? new Set(filter.chainIds) : undefined;
-  const tokenSet = filter.tokens?.length ? new Set(filter.tokens.map((t) => `${t.chainId}:${t.token.toLowerCase()}`)) : undefined;
+  const tokenSet = filter.tokens?.length
+    ? new Set(filter.tokens.map((t) => `${t.chainId}:${t.token.toLowerCase()}`))
+    : undefined;
   const groups = new Map<string, TokenPortfolio>();
   for (const row of rows) {
     if (chainSet && !chainSet.has(row.chainId)) continue;
@@ -22,7 +44,13 @@ export function buildPortfolio(rows: BalanceRow[], registry: ChainRegistry, filt
     const info = registry.token(row.chainId, row.token);
     if (!info) continue;
     const key = `${info.symbol}:${info.decimals}`;
-    const group = groups.get(key) ?? { symbol: info.symbol, decimals: info.decimals, locked: 0n, unlocked: 0n, chains: [] };
+    const group = groups.get(key) ?? {
+      symbol: info.symbol,
+      decimals: info.decimals,
+      locked: 0n,
+      unlocked: 0n,
+      chains: [],
+    };
     group.locked += row.locked;
     group.unlocked += row.unlocked;
     group.chains.push({ chainId: row.chainId, tokenAddress: info.address, locked: row.locked, unlocked: row.unlocked });
@@ -54,7 +82,11 @@ export function presentLegacy(p: TokenPortfolio[]) {
     tokenName: t.symbol,
     tokenDecimals: t.decimals,
     balance: (t.locked + t.unlocked).toString(),
-    tokenChainBalance: t.chains.map((c) => ({ chainId: c.chainId, tokenAddress: c.tokenAddress, balance: (c.locked + c.unlocked).toString() })),
+    tokenChainBalance: t.chains.map((c) => ({
+      chainId: c.chainId,
+      tokenAddress: c.tokenAddress,
+      balance: (c.locked + c.unlocked).toString(),
+    })),
   }));
 }
 
@@ -64,6 +96,11 @@ export function presentBlanc(p: TokenPortfolio[]) {
     symbol: t.symbol,
     decimals: t.decimals,
     balance: { locked: t.locked.toString(), unlocked: t.unlocked.toString() },
-    chains: t.chains.map((c) => ({ chainId: toCaip2(c.chainId), address: c.tokenAddress, decimals: t.decimals, balance: { locked: c.locked.toString(), unlocked: c.unlocked.toString() } })),
+    chains: t.chains.map((c) => ({
+      chainId: toCaip2(c.chainId),
+      address: c.tokenAddress,
+      decimals: t.decimals,
+      balance: { locked: c.locked.toString(), unlocked: c.unlocked.toString() },
+    })),
   }));
 }

@@ -17,7 +17,8 @@ export function normalizePortfolioQuery(raw: RawQuery): Record<string, unknown> 
   const tokens = list('tokens');
   if (chainIds.length) out.chainIds = chainIds;
   if (tokens.length) out.tokens = tokens;
-  if (raw.filterEmpty !== undefined) out.filterEmpty = Array.isArray(raw.filterEmpty) ? raw.filterEmpty[0] : raw.filterEmpty;
+  if (raw.filterEmpty !== undefined)
+    out.filterEmpty = Array.isArray(raw.filterEmpty) ? raw.filterEmpty[0] : raw.filterEmpty;
   return out;
 }
 
@@ -28,6 +29,7 @@ export function normalizeRepeatedQuery(raw: RawQuery): Record<string, unknown> {
     const values = [raw[name]].flat().filter((v): v is string => typeof v === 'string' && v !== '');
     if (values.length) out[name] = values;
   }
-  if (raw.filterEmpty !== undefined) out.filterEmpty = Array.isArray(raw.filterEmpty) ? raw.filterEmpty[0] : raw.filterEmpty;
+  if (raw.filterEmpty !== undefined)
+    out.filterEmpty = Array.isArray(raw.filterEmpty) ? raw.filterEmpty[0] : raw.filterEmpty;
   return out;
 }

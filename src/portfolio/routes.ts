@@ -11,7 +11,12 @@ const query = {
   type: 'object',
   properties: {
     chainIds: { type: 'array', items: safeUint(1), maxItems: 200, description: 'comma list, or repeated chainIds[]' },
-    tokens: { type: 'array', items: { type: 'string', pattern: `^[1-9][0-9]*:${patterns.address.slice(1, -1)}$` }, maxItems: 500, description: 'comma list of chainId:tokenAddress, or repeated tokens[]' },
+    tokens: {
+      type: 'array',
+      items: { type: 'string', pattern: `^[1-9][0-9]*:${patterns.address.slice(1, -1)}$` },
+      maxItems: 500,
+      description: 'comma list of chainId:tokenAddress, or repeated tokens[]',
+    },
     filterEmpty: { type: 'boolean', default: false },
   },
 } as const;
@@ -20,14 +25,22 @@ const blancQuery = {
   type: 'object',
   properties: {
     chainIds: { type: 'array', items: caip2, maxItems: 200 },
-    tokens: { type: 'array', items: { type: 'string', pattern: `${patterns.caip2.slice(0, -1)}:${patterns.address.slice(1, -1)}$` }, maxItems: 500 },
+    tokens: {
+      type: 'array',
+      items: { type: 'string', pattern: `${patterns.caip2.slice(0, -1)}:${patterns.address.slice(1, -1)}$` },
+      maxItems: 500,
+    },
     filterEmpty: { type: 'boolean', default: false },
   },
 } as const;
 type Query = Infer<typeof query | typeof blancQuery>;
 
 const amount = { type: 'string', pattern: patterns.uint256 } as const;
-const split = { type: 'object', required: ['locked', 'unlocked'], properties: { locked: amount, unlocked: amount } } as const;
+const split = {
+  type: 'object',
+  required: ['locked', 'unlocked'],
+  properties: { locked: amount, unlocked: amount },
+} as const;
 const entry = (balance: Schema): Schema => ({
   type: 'object',
   required: ['tokenName', 'tokenDecimals', 'balance', 'tokenChainBalance'],
@@ -37,11 +50,19 @@ const entry = (balance: Schema): Schema => ({
     balance,
     tokenChainBalance: {
       type: 'array',
-      items: { type: 'object', required: ['chainId', 'tokenAddress', 'balance'], properties: { chainId: { type: 'integer' }, tokenAddress: address, balance } },
+      items: {
+        type: 'object',
+        required: ['chainId', 'tokenAddress', 'balance'],
+        properties: { chainId: { type: 'integer' }, tokenAddress: address, balance },
+      },
     },
   },
 });
-const response = (item: Schema): Schema => ({ type: 'object', required: ['portfolio'], properties: { portfolio: { type: 'array', items: item } } });
+const response = (item: Schema): Schema => ({
+  type: 'object',
+  required: ['portfolio'],
+  properties: { portfolio: { type: 'array', items: item } },
+});
 
 async function readBalances(db: DataSource, account: string): Promise<BalanceRow[]> {
   const rows: { chain_id: string; token: string; unlocked: string; locked: string }[] = await db.query(
@@ -52,7 +73,12 @@ async function readBalances(db: DataSource, account: string): Promise<BalanceRow
      ) b GROUP BY chain_id, token`,
     [account.toLowerCase()],
   );
-  return rows.map((r) => ({ chainId: Number(r.chain_id), token: r.token, unlocked: BigInt(r.unlocked), locked: BigInt(r.locked) }));
+  return rows.map((r) => ({
+    chainId: Number(r.chain_id),
+    token: r.token,
+    unlocked: BigInt(r.unlocked),
+    locked: BigInt(r.locked),
+  }));
 }
 
 interface Variant {
@@ -78,10 +104,15 @@ function portfolioRoute(v: Variant): RouteDef {
     params,
     query: v.query,
     normalizeQuery: v.normalizeQuery,
-    responses: { 200: { description: 'balances per token, across chains', schema: response(v.entry ?? entry(v.balance)) } },
+    responses: {
+      200: { description: 'balances per token, across chains', schema: response(v.entry ?? entry(v.balance)) },
+    },
     async handler(_ctx, input, { db, registry }) {
       const rows = await readBalances(db, input.params.userAddress);
-      const portfolio = buildPortfolio(rows, registry, { ...v.filter(input.query), filterEmpty: input.query.filterEmpty });
+      const portfolio = buildPortfolio(rows, registry, {
+        ...v.filter(input.query),
+        filterEmpty: input.query.filterEmpty,
+      });
       return { status: 200, body: { portfolio: v.present(portfolio) } };
     },
   });
@@ -90,7 +121,10 @@ function portfolioRoute(v: Variant): RouteDef {
 /** `chainId:tokenAddress` (alps, legacy) or `eip155:<chainId>:tokenAddress` (blanc): the chain is before the last colon. */
 const tokenFilter = (toChain: (chain: string) => number) => (q: Query) => ({
   chainIds: q.chainIds?.map((c) => (typeof c === 'number' ? c : toChain(c))),
-  tokens: q.tokens?.map((t) => ({ chainId: toChain(t.slice(0, t.lastIndexOf(':'))), token: t.slice(t.lastIndexOf(':') + 1) })),
+  tokens: q.tokens?.map((t) => ({
+    chainId: toChain(t.slice(0, t.lastIndexOf(':'))),
+    token: t.slice(t.lastIndexOf(':') + 1),
+  })),
 });
 
 const blancEntry = {
@@ -102,13 +136,25 @@ const blancEntry = {
     balance: split,
     chains: {
       type: 'array',
-      items: { type: 'object', required: ['chainId', 'address', 'decimals', 'balance'], properties: { chainId: caip2, address, decimals: { type: 'integer' }, balance: split } },
+      items: {
+        type: 'object',
+        required: ['chainId', 'address', 'decimals', 'balance'],
+        properties: { chainId: caip2, address, decimals: { type: 'integer' }, balance: split },
+      },
     },
   },
 } as const;
 
 export const currentPortfolioRoutes = [
-  portfolioRoute({ summary: 'Portfolio with locked and unlocked balances', versions: [ALPS], query, normalizeQuery: normalizePortfolioQuery, filter: tokenFilter(Number), balance: split, present: presentAlps }),
+  portfolioRoute({
+    summary: 'Portfolio with locked and unlocked balances',
+    versions: [ALPS],
+    query,
+    normalizeQuery: normalizePortfolioQuery,
+    filter: tokenFilter(Number),
+    balance: split,
+    present: presentAlps,
+  }),
   portfolioRoute({
     summary: 'Portfolio with locked and unlocked balances (repeated chainIds and tokens=eip155:<id>:<address> filters)',
     versions: [BLANC],
@@ -120,4 +166,11 @@ export const currentPortfolioRoutes = [
     present: presentBlanc,
   }),
 ];
-export const legacyPortfolioRoute = portfolioRoute({ summary: 'Portfolio with one balance per token (legacy shape)', query, normalizeQuery: normalizePortfolioQuery, filter: tokenFilter(Number), balance: amount, present: presentLegacy });
+export const legacyPortfolioRoute = portfolioRoute({
+  summary: 'Portfolio with one balance per token (legacy shape)',
+  query,
+  normalizeQuery: normalizePortfolioQuery,
+  filter: tokenFilter(Number),
+  balance: amount,
+  present: presentLegacy,
+});

@@ -11,7 +11,11 @@ import { preparedQuery } from '../db/prepared';
 export type Proof = 'intent' | 'withdrawal-signature' | 'operator';
 
 /** What a signature showed the account using with the project: amounts of a token on a chain. */
-export interface Allowance { chainId: number; token: string; amount: string }
+export interface Allowance {
+  chainId: number;
+  token: string;
+  amount: string;
+}
 
 /**
  * Records the proof (a signature's lasts `days` from now, refreshed by each new one; the operator's has no end) and
@@ -20,9 +24,17 @@ export interface Allowance { chainId: number; token: string; amount: string }
  * transaction that also reserves, call it before the reservation: the (project, account) row comes before any
  * balance row in the global lock order (src/ledger/ledger.ts).
  */
-export async function proveAccount(tx: EntityManager, projectId: string, account: string, proof: Proof, covered: Allowance[] = [], days?: number): Promise<void> {
+export async function proveAccount(
+  tx: EntityManager,
+  projectId: string,
+  account: string,
+  proof: Proof,
+  covered: Allowance[] = [],
+  days?: number,
+): Promise<void> {
   const acct = account.toLowerCase();
-  await preparedQuery(tx,
+  await preparedQuery(
+    tx,
     `INSERT INTO project_accounts (project_id, account, proof, proven_until) VALUES ($1, $2, $3, now() + make_interval(days => $4::int))
      ON CONFLICT (project_id, account) DO UPDATE SET proof = CASE WHEN project_accounts.proven_until IS NULL THEN project_accounts.proof ELSE EXCLUDED.proof END,
        proven_until = CASE WHEN project_accounts.proven_until IS NULL OR EXCLUDED.proven_until IS NULL THEN NULL
@@ -34,7 +46,13 @@ export async function proveAccount(tx: EntityManager, projectId: string, account
     `INSERT INTO project_account_allowances (project_id, account, chain_id, token, amount)
      SELECT $1, $2, * FROM unnest($3::bigint[], $4::text[], $5::numeric[])
      ON CONFLICT (project_id, account, chain_id, token) DO UPDATE SET amount = greatest(project_account_allowances.amount, EXCLUDED.amount)`,
-    [projectId, acct, covered.map((c) => c.chainId), covered.map((c) => c.token.toLowerCase()), covered.map((c) => c.amount)],
+    [
+      projectId,
+      acct,
+      covered.map((c) => c.chainId),
+      covered.map((c) => c.token.toLowerCase()),
+      covered.map((c) => c.amount),
+    ],
   );
 }
 
@@ -43,8 +61,13 @@ export async function proveAccount(tx: EntityManager, projectId: string, account
  * proved itself to the project, `expired` when its signature's time is over. What is decided for the pair under it
  * (the outstanding-withdrawal count, the allowance) holds until the commit.
  */
-export async function lockProvenAccount(tx: EntityManager, projectId: string, account: string): Promise<{ operator: boolean; expired: boolean } | undefined> {
-  const [row]: { operator: boolean; expired: boolean }[] = await preparedQuery(tx,
+export async function lockProvenAccount(
+  tx: EntityManager,
+  projectId: string,
+  account: string,
+): Promise<{ operator: boolean; expired: boolean } | undefined> {
+  const [row]: { operator: boolean; expired: boolean }[] = await preparedQuery(
+    tx,
     'SELECT proven_until IS NULL AS operator, proven_until < now() AS expired FROM project_accounts WHERE project_id = $1 AND account = $2 FOR UPDATE',
     [projectId, account.toLowerCase()],
   );
@@ -55,13 +78,24 @@ export async function lockProvenAccount(tx: EntityManager, projectId: string, ac
  * The chains and tokens of `wanted` where withdrawals allocated without the account's signature would hold more than
  * the allowance: those outstanding (allocated without a signature, still reserved) plus `wanted`.
  */
-export async function beyondAllowance(tx: EntityManager, projectId: string, account: string, wanted: Allowance[]): Promise<Allowance[]> {
+export async function beyondAllowance(
+  tx: EntityManager,
+  projectId: string,
+  account: string,
+  wanted: Allowance[],
+): Promise<Allowance[]> {
   const rows: { chain_id: string; token: string }[] = await tx.query(
     `SELECT w.chain_id, w.token FROM unnest($3::bigint[], $4::text[], $5::numeric[]) AS w(chain_id, token, amount)
      WHERE w.amount + (SELECT coalesce(sum(r.amount), 0) FROM reservations r JOIN withdrawals x ON r.owner_kind = 'withdrawal' AND r.owner_id = x.nonce::text
          WHERE x.project_id = $1 AND x.account = $2 AND x.request_digest IS NULL AND r.released_at IS NULL AND r.chain_id = w.chain_id AND r.token = w.token)
        > coalesce((SELECT a.amount FROM project_account_allowances a WHERE a.project_id = $1 AND a.account = $2 AND a.chain_id = w.chain_id AND a.token = w.token), 0)`,
-    [projectId, account.toLowerCase(), wanted.map((w) => w.chainId), wanted.map((w) => w.token.toLowerCase()), wanted.map((w) => w.amount)],
+    [
+      projectId,
+      account.toLowerCase(),
+      wanted.map((w) => w.chainId),
+      wanted.map((w) => w.token.toLowerCase()),
+      wanted.map((w) => w.amount),
+    ],
   );
   return rows.map((r) => wanted.find((w) => w.chainId === Number(r.chain_id) && w.token.toLowerCase() === r.token)!);
 }

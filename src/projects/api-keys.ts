@@ -8,7 +8,9 @@ export async function createProject(db: DataSource, name: string): Promise<{ pro
   const apiKey = `sk_${randomBytes(32).toString('base64url')}`;
   return db.transaction(async (tx) => {
     const project = await tx.getRepository(ProjectEntity).save({ name });
-    await tx.getRepository(ApiKeyEntity).save({ projectId: project.id, keyHash: hashKey(apiKey), keyPrefix: apiKey.slice(0, 10) });
+    await tx
+      .getRepository(ApiKeyEntity)
+      .save({ projectId: project.id, keyHash: hashKey(apiKey), keyPrefix: apiKey.slice(0, 10) });
     return { projectId: project.id, apiKey };
   });
 }
@@ -17,12 +19,19 @@ export async function createProject(db: DataSource, name: string): Promise<{ pro
  * Resolves API keys (stored as SHA-256 hashes) to projects. Hits are cached briefly so the hot path does not read
  * the DB on every request; a revoked key stops working within `ttlMs`.
  */
-export interface ResolvedKey { projectId: string; quota: { rps: number | null; burst: number | null } }
+export interface ResolvedKey {
+  projectId: string;
+  quota: { rps: number | null; burst: number | null };
+}
 
 export class ApiKeyStore {
   private cache = new Map<string, { hit: ResolvedKey | null; until: number }>();
 
-  constructor(private readonly db: DataSource, private readonly ttlMs = 30_000, private readonly maxEntries = 10_000) {}
+  constructor(
+    private readonly db: DataSource,
+    private readonly ttlMs = 30_000,
+    private readonly maxEntries = 10_000,
+  ) {}
 
   /** The key's project and the project's own quota (null: the configured default). */
   async resolve(key: string): Promise<ResolvedKey | null> {
@@ -30,11 +39,14 @@ export class ApiKeyStore {
     const now = Date.now();
     const cached = this.cache.get(hash);
     if (cached && cached.until > now) return cached.hit;
-    const [row]: { project_id: string; rate_limit_rps: number | null; rate_limit_burst: number | null }[] = await this.db.query(
-      'SELECT k.project_id, p.rate_limit_rps, p.rate_limit_burst FROM api_keys k JOIN projects p ON p.id = k.project_id WHERE k.key_hash = $1 AND k.revoked_at IS NULL',
-      [hash],
-    );
-    const hit = row ? { projectId: row.project_id, quota: { rps: row.rate_limit_rps, burst: row.rate_limit_burst } } : null;
+    const [row]: { project_id: string; rate_limit_rps: number | null; rate_limit_burst: number | null }[] =
+      await this.db.query(
+        'SELECT k.project_id, p.rate_limit_rps, p.rate_limit_burst FROM api_keys k JOIN projects p ON p.id = k.project_id WHERE k.key_hash = $1 AND k.revoked_at IS NULL',
+        [hash],
+      );
+    const hit = row
+      ? { projectId: row.project_id, quota: { rps: row.rate_limit_rps, burst: row.rate_limit_burst } }
+      : null;
     if (this.cache.size >= this.maxEntries) this.cache.clear();
     // Unknown keys are cached for a shorter time so a freshly created key works almost at once.
     this.cache.set(hash, { hit, until: now + (row ? this.ttlMs : 1000) });

@@ -1,7 +1,11 @@
 import { int } from '../env';
 
 /** Default per-project quota on API-key routes (a project may have its own: `npm run cli -- projects limit`) */
-export interface RateLimitConfig { rps: number; burst: number; redisUrl?: string }
+export interface RateLimitConfig {
+  rps: number;
+  burst: number;
+  redisUrl?: string;
+}
 
 export function rateLimitConfig(env: NodeJS.ProcessEnv): RateLimitConfig {
   return {

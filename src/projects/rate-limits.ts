@@ -1,8 +1,17 @@
 import type { DataSource } from 'typeorm';
 import Redis from 'ioredis';
-import { BurstyRateLimiter, RateLimiterMemory, RateLimiterPostgres, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import {
+  BurstyRateLimiter,
+  RateLimiterMemory,
+  RateLimiterPostgres,
+  RateLimiterRedis,
+  RateLimiterRes,
+} from 'rate-limiter-flexible';
 
-export interface Quota { rps: number; burst: number }
+export interface Quota {
+  rps: number;
+  burst: number;
+}
 
 /** The window of the burst allowance: up to `burst` requests above the rate, per this many seconds. */
 export const BURST_WINDOW_SECONDS = 10;
@@ -19,16 +28,35 @@ export class RateLimits {
   private readonly limiters = new Map<string, { consume(key: string, points?: number): Promise<RateLimiterRes> }>();
   private readonly redis?: Redis;
 
-  constructor(private readonly db: DataSource, redisUrl?: string) {
+  constructor(
+    private readonly db: DataSource,
+    redisUrl?: string,
+  ) {
     // No offline queue: while Redis is away a call fails at once and the insurance limiter answers.
-    if (redisUrl) this.redis = new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false });
+    if (redisUrl)
+      this.redis = new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, lazyConnect: false });
   }
 
   private store(keyPrefix: string, points: number, duration: number) {
     const insuranceLimiter = new RateLimiterMemory({ keyPrefix, points, duration });
     return this.redis
-      ? new RateLimiterRedis({ storeClient: this.redis, keyPrefix: `rl:${keyPrefix}`, points, duration, insuranceLimiter })
-      : new RateLimiterPostgres({ storeClient: this.db, storeType: 'typeorm', tableName: 'rate_limits', tableCreated: true, keyPrefix, points, duration, insuranceLimiter });
+      ? new RateLimiterRedis({
+          storeClient: this.redis,
+          keyPrefix: `rl:${keyPrefix}`,
+          points,
+          duration,
+          insuranceLimiter,
+        })
+      : new RateLimiterPostgres({
+          storeClient: this.db,
+          storeType: 'typeorm',
+          tableName: 'rate_limits',
+          tableCreated: true,
+          keyPrefix,
+          points,
+          duration,
+          insuranceLimiter,
+        });
   }
 
   private limiter(q: Quota) {
@@ -68,7 +96,10 @@ export class RateLimits {
 
   async consume(projectId: string, q: Quota): Promise<Verdict> {
     const verdict = (res: RateLimiterRes, allowed: boolean): Verdict => ({
-      allowed, limit: q.rps, remaining: allowed ? res.remainingPoints : 0, resetSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
+      allowed,
+      limit: q.rps,
+      remaining: allowed ? res.remainingPoints : 0,
+      resetSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
     });
     try {
       return verdict(await this.limiter(q).consume(projectId), true);

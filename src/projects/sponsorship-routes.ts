@@ -16,7 +16,13 @@ const totals = {
       items: {
         type: 'object',
         required: ['chainId', 'tokenAddress', 'symbol', 'decimals', 'amount'],
-        properties: { chainId: { type: 'integer' }, tokenAddress: { type: 'string' }, symbol: { type: 'string' }, decimals: { type: 'integer' }, amount: decimal },
+        properties: {
+          chainId: { type: 'integer' },
+          tokenAddress: { type: 'string' },
+          symbol: { type: 'string' },
+          decimals: { type: 'integer' },
+          amount: decimal,
+        },
       },
       description: 'per requested token (destination chain): the fee amount the user did not pay, in token units',
     },
@@ -28,7 +34,8 @@ export const sponsorshipRoutes = [
   defineRoute({
     method: 'get',
     path: '/sponsorship',
-    summary: "The project's fee sponsorship: its entitlement and the fees it sponsored on submitted intents (USD and per token)",
+    summary:
+      "The project's fee sponsorship: its entitlement and the fees it sponsored on submitted intents (USD and per token)",
     tags: ['intents'],
     auth: 'apiKey',
     responses: { 200: { description: 'sponsored totals', schema: totals } },

@@ -8,7 +8,10 @@ import { preparedQuery } from '../db/prepared';
  */
 
 /** What a quote's sponsor covers: its USD value and, per requested token, the fee amount (decimal strings). */
-export interface Sponsored { usd: string; tokens: { chainId: number; tokenAddress: string; symbol: string; decimals: number; amount: string }[] }
+export interface Sponsored {
+  usd: string;
+  tokens: { chainId: number; tokenAddress: string; symbol: string; decimals: number; amount: string }[];
+}
 
 export async function setSponsorship(db: DataSource, projectId: string, on: boolean): Promise<boolean> {
   const [, updated] = await db.query('UPDATE projects SET sponsorship = $2 WHERE id = $1', [projectId, on]);
@@ -17,7 +20,9 @@ export async function setSponsorship(db: DataSource, projectId: string, on: bool
 
 export async function hasSponsorship(db: EntityManager, projectId: string | undefined): Promise<boolean> {
   if (!projectId) return false;
-  const [row]: { sponsorship: boolean }[] = await preparedQuery(db, 'SELECT sponsorship FROM projects WHERE id = $1', [projectId]);
+  const [row]: { sponsorship: boolean }[] = await preparedQuery(db, 'SELECT sponsorship FROM projects WHERE id = $1', [
+    projectId,
+  ]);
   return !!row?.sponsorship;
 }
 
@@ -27,7 +32,8 @@ export async function hasSponsorship(db: EntityManager, projectId: string | unde
  * submit records an intent once (a resubmission finds it), and the key on the intent id holds that.
  */
 export async function recordSponsored(tx: EntityManager, intentId: string, projectId: string): Promise<boolean> {
-  const recorded: unknown[] = await preparedQuery(tx,
+  const recorded: unknown[] = await preparedQuery(
+    tx,
     `INSERT INTO sponsored_intents (intent_id, project_id, usd, tokens)
      SELECT q.nonce, q.project_id, (q.sponsored->>'usd')::numeric, q.sponsored->'tokens' FROM quotes q JOIN projects p ON p.id = q.project_id
      WHERE q.nonce = $1 AND q.project_id = $2 AND q.sponsored IS NOT NULL AND p.sponsorship
@@ -39,22 +45,31 @@ export async function recordSponsored(tx: EntityManager, intentId: string, proje
 
 /** A project's sponsored totals: intents, USD and per token (decimal strings). */
 export async function sponsorshipTotals(db: DataSource, projectId: string) {
-  const [project]: { sponsorship: boolean }[] = await db.query('SELECT sponsorship FROM projects WHERE id = $1', [projectId]);
+  const [project]: { sponsorship: boolean }[] = await db.query('SELECT sponsorship FROM projects WHERE id = $1', [
+    projectId,
+  ]);
   const [totals]: { intents: string; usd: string }[] = await db.query(
     'SELECT count(*)::text AS intents, coalesce(sum(usd), 0)::text AS usd FROM sponsored_intents WHERE project_id = $1',
     [projectId],
   );
-  const tokens: { chain_id: number; token_address: string; symbol: string; decimals: number; amount: string }[] = await db.query(
-    `SELECT (t->>'chainId')::bigint::int AS chain_id, lower(t->>'tokenAddress') AS token_address, min(t->>'symbol') AS symbol,
+  const tokens: { chain_id: number; token_address: string; symbol: string; decimals: number; amount: string }[] =
+    await db.query(
+      `SELECT (t->>'chainId')::bigint::int AS chain_id, lower(t->>'tokenAddress') AS token_address, min(t->>'symbol') AS symbol,
        min((t->>'decimals')::int) AS decimals, sum((t->>'amount')::numeric)::text AS amount
      FROM sponsored_intents s, jsonb_array_elements(s.tokens) t WHERE s.project_id = $1
      GROUP BY 1, 2 ORDER BY 1, 2`,
-    [projectId],
-  );
+      [projectId],
+    );
   return {
     entitled: !!project?.sponsorship,
     intents: Number(totals.intents),
     usd: totals.usd,
-    tokens: tokens.map((t) => ({ chainId: t.chain_id, tokenAddress: t.token_address, symbol: t.symbol, decimals: t.decimals, amount: t.amount })),
+    tokens: tokens.map((t) => ({
+      chainId: t.chain_id,
+      tokenAddress: t.token_address,
+      symbol: t.symbol,
+      decimals: t.decimals,
+      amount: t.amount,
+    })),
   };
 }

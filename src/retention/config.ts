@@ -7,10 +7,11 @@ import { ints } from '../env';
  */
 export type RetentionConfig = ReturnType<typeof retentionConfig>;
 
-export const retentionConfig = (env: NodeJS.ProcessEnv) => ints(env, {
-  pruneSeconds: ['RETENTION_PRUNE_SECONDS', 3600, 60, 86_400],
-  lifecycleEventKeysDays: ['RETENTION_EVENT_KEYS_DAYS', 30, 0, 36_500],
-  depositEventsDays: ['RETENTION_DEPOSIT_EVENTS_DAYS', 365, 0, 36_500],
-  webhookAttemptsDays: ['RETENTION_WEBHOOK_ATTEMPTS_DAYS', 30, 0, 36_500],
-  analyticsEventsDays: ['RETENTION_ANALYTICS_EVENTS_DAYS', 400, 0, 36_500],
-});
+export const retentionConfig = (env: NodeJS.ProcessEnv) =>
+  ints(env, {
+    pruneSeconds: ['RETENTION_PRUNE_SECONDS', 3600, 60, 86_400],
+    lifecycleEventKeysDays: ['RETENTION_EVENT_KEYS_DAYS', 30, 0, 36_500],
+    depositEventsDays: ['RETENTION_DEPOSIT_EVENTS_DAYS', 365, 0, 36_500],
+    webhookAttemptsDays: ['RETENTION_WEBHOOK_ATTEMPTS_DAYS', 30, 0, 36_500],
+    analyticsEventsDays: ['RETENTION_ANALYTICS_EVENTS_DAYS', 400, 0, 36_500],
+  });

@@ -67,7 +67,10 @@ export async function pruneExpired(db: DataSource, config: RetentionConfig, kind
   if (!config[days]) return 0;
   let deleted = 0;
   for (let i = 0; i < MAX_CHUNKS; i++) {
-    const [, n]: [unknown, number] = await db.query(`DELETE FROM ${table} WHERE ctid = ANY(ARRAY(${doomed} LIMIT ${CHUNK}))`, [config[days]]);
+    const [, n]: [unknown, number] = await db.query(
+      `DELETE FROM ${table} WHERE ctid = ANY(ARRAY(${doomed} LIMIT ${CHUNK}))`,
+      [config[days]],
+    );
     deleted += n;
     if (n < CHUNK) break;
   }

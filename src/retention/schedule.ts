@@ -6,5 +6,10 @@ export const pruneScheduleId = (taskQueue: string) => `storage-pruner-${taskQueu
 
 /** The schedule that runs `pruneStorage` every `pruneSeconds` (RETENTION_PRUNE_SECONDS). */
 export function ensurePruneSchedule(client: Client, taskQueue: string, pruneSeconds: number): Promise<void> {
-  return ensureSchedule(client, pruneScheduleId(taskQueue), pruneSeconds, { workflowType: pruneWorkflowType, taskQueue, args: [], workflowId: pruneWorkflowId(taskQueue) });
+  return ensureSchedule(client, pruneScheduleId(taskQueue), pruneSeconds, {
+    workflowType: pruneWorkflowType,
+    taskQueue,
+    args: [],
+    workflowId: pruneWorkflowId(taskQueue),
+  });
 }

@@ -1,5 +1,15 @@
 import * as ecc from 'tiny-secp256k1';
-import { bytesToHex, hashMessage, hashTypedData, hexToBytes, isHex, recoverAddress, type Address, type Hex, type TypedDataDefinition } from 'viem';
+import {
+  bytesToHex,
+  hashMessage,
+  hashTypedData,
+  hexToBytes,
+  isHex,
+  recoverAddress,
+  type Address,
+  type Hex,
+  type TypedDataDefinition,
+} from 'viem';
 import { privateKeyToAccount, publicKeyToAddress, type PrivateKeyAccount } from 'viem/accounts';
 
 /**

@@ -7,17 +7,29 @@ import { DomainError } from '../errors';
  * both through viem's universal validator. No RPC for the chain is the caller's 400; an RPC that cannot be reached
  * is a 503 with retry-after, never a rejection of a signature nobody could check.
  */
-export async function verifyOnChain(env: NodeJS.ProcessEnv, chainId: number, check: { address: string; hash: Hex; signature: Hex }): Promise<boolean> {
+export async function verifyOnChain(
+  env: NodeJS.ProcessEnv,
+  chainId: number,
+  check: { address: string; hash: Hex; signature: Hex },
+): Promise<boolean> {
   const url = env[`RPC_URL_${chainId}`];
   if (!url) {
-    throw new DomainError('VALIDATION_ERROR', `Smart account signatures are verified on chain and this deployment cannot verify them on chain ${chainId}`, {
-      operatorHint: `set RPC_URL_${chainId} to verify smart-account signatures on chain ${chainId}`,
-    });
+    throw new DomainError(
+      'VALIDATION_ERROR',
+      `Smart account signatures are verified on chain and this deployment cannot verify them on chain ${chainId}`,
+      {
+        operatorHint: `set RPC_URL_${chainId} to verify smart-account signatures on chain ${chainId}`,
+      },
+    );
   }
   const client = createPublicClient({ transport: http(url, { timeout: 5000, retryCount: 1 }) });
   let valid: boolean;
   try {
-    valid = await client.verifyHash({ address: getAddress(check.address), hash: check.hash, signature: check.signature });
+    valid = await client.verifyHash({
+      address: getAddress(check.address),
+      hash: check.hash,
+      signature: check.signature,
+    });
   } catch {
     valid = false; // a malformed signature throws as an unreachable RPC does: the probe below tells them apart
   }
@@ -28,4 +40,8 @@ export async function verifyOnChain(env: NodeJS.ProcessEnv, chainId: number, che
 }
 
 // The cause stays out of the answer: RPC URLs often carry provider keys.
-const rpcUnavailable = (chainId: number) => new DomainError('SERVICE_UNAVAILABLE', `The RPC of chain ${chainId} is unavailable; signatures cannot be verified now, retry later`);
+const rpcUnavailable = (chainId: number) =>
+  new DomainError(
+    'SERVICE_UNAVAILABLE',
+    `The RPC of chain ${chainId} is unavailable; signatures cannot be verified now, retry later`,
+  );

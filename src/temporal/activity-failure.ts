@@ -2,7 +2,12 @@ import { ApplicationFailure } from '@temporalio/common';
 import { DomainError, type ErrorCode } from '../errors';
 
 /** Codes another try may change (an outage, a fault, a provider down, a switched-off feature coming back). */
-const TRANSIENT: ReadonlySet<ErrorCode> = new Set<ErrorCode>(['INTERNAL', 'SERVICE_UNAVAILABLE', 'PROVIDER_FAILED', 'DISABLED']);
+const TRANSIENT: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'INTERNAL',
+  'SERVICE_UNAVAILABLE',
+  'PROVIDER_FAILED',
+  'DISABLED',
+]);
 
 export const isRetryable = (code: ErrorCode): boolean => TRANSIENT.has(code);
 

@@ -1,7 +1,11 @@
 import { dateVar } from '../env';
 
 /** The deprecation notice alps responses carry (Deprecation, Sunset, Link headers) */
-export interface VersionsConfig { alpsDeprecatedAt: Date; alpsSunsetAt?: Date; alpsMigrationUrl: string }
+export interface VersionsConfig {
+  alpsDeprecatedAt: Date;
+  alpsSunsetAt?: Date;
+  alpsMigrationUrl: string;
+}
 
 export function versionsConfig(env: NodeJS.ProcessEnv): VersionsConfig {
   return {

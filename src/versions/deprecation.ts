@@ -8,7 +8,10 @@ import { ALPS, BLANC } from './versions';
  * Set whatever the outcome, errors included.
  */
 export function deprecationNotice(versions: Config['versions']): Middleware {
-  const link = [`<${versions.alpsMigrationUrl}>; rel="deprecation"`, `</openapi/${BLANC}.json>; rel="successor-version"`].join(', ');
+  const link = [
+    `<${versions.alpsMigrationUrl}>; rel="deprecation"`,
+    `</openapi/${BLANC}.json>; rel="successor-version"`,
+  ].join(', ');
   return async (ctx: Context, next: Next) => {
     try {
       await next();

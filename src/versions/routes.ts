@@ -18,7 +18,13 @@ export const versionRoutes = [
         body: {
           current: BLANC,
           versions: [
-            { version: ALPS, status: 'deprecated', deprecatedAt: alpsDeprecatedAt.toISOString(), ...(alpsSunsetAt ? { sunsetAt: alpsSunsetAt.toISOString() } : {}), openapi: `/openapi/${ALPS}.json` },
+            {
+              version: ALPS,
+              status: 'deprecated',
+              deprecatedAt: alpsDeprecatedAt.toISOString(),
+              ...(alpsSunsetAt ? { sunsetAt: alpsSunsetAt.toISOString() } : {}),
+              openapi: `/openapi/${ALPS}.json`,
+            },
             { version: BLANC, status: 'current', openapi: `/openapi/${BLANC}.json` },
           ],
           migration: { from: ALPS, to: BLANC, changes: MIGRATION },

@@ -24,7 +24,8 @@ export function apiVersion(): Middleware {
   return async (ctx: Context, next: Next) => {
     const header = ctx.get(VERSION_HEADER);
     if (header) {
-      if (!VERSION_PATTERN.test(header)) throw new VersionError(`Malformed x-api-version "${header}": expected YYYY-MM.name`);
+      if (!VERSION_PATTERN.test(header))
+        throw new VersionError(`Malformed x-api-version "${header}": expected YYYY-MM.name`);
       if (!(SUPPORTED_VERSIONS as readonly string[]).includes(header)) {
         throw new VersionError(`Unsupported x-api-version "${header}"`, { supported: SUPPORTED_VERSIONS });
       }

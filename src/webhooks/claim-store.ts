@@ -8,7 +8,9 @@ import { CLAIM_SQL, claimValues, DUE_SQL, type ClaimArgs, type DueEndpoint } fro
 /** The channel a recorded delivery round notifies (with its transaction's commit), so a claim loop wakes at once. */
 export const DUE_CHANNEL = 'webhook_due';
 
-interface Log { warn(obj: object, msg: string): void }
+interface Log {
+  warn(obj: object, msg: string): void;
+}
 
 /** What the claim loop asks of the table (src/webhooks/claimer.ts). */
 export interface ClaimStore {
@@ -30,7 +32,10 @@ export interface ClaimStore {
 export class PgClaimStore implements ClaimStore {
   private listener?: PoolClient;
 
-  constructor(private readonly db: DataSource, private readonly log: Log) {}
+  constructor(
+    private readonly db: DataSource,
+    private readonly log: Log,
+  ) {}
 
   async listen(onDue: () => void): Promise<void> {
     if (this.listener) return;
@@ -60,11 +65,13 @@ export class PgClaimStore implements ClaimStore {
   }
 
   async release(c: Claim): Promise<void> {
-    await this.db.query(
-      `UPDATE webhook_deliveries d SET next_attempt_at = now() FROM webhook_events e
+    await this.db
+      .query(
+        `UPDATE webhook_deliveries d SET next_attempt_at = now() FROM webhook_events e
        WHERE e.event_id = $1 AND d.event_seq = e.seq AND d.endpoint_id = $2 AND d.round = $3 AND d.status = 'pending' AND d.workflow_id IS NULL`,
-      [c.eventId, c.endpointId, c.round],
-    ).catch(() => undefined); // left to its lease
+        [c.eventId, c.endpointId, c.round],
+      )
+      .catch(() => undefined); // left to its lease
   }
 
   close(): void {

@@ -9,7 +9,9 @@ import { claimTargets, waitingAfterClaim, wakes, type Waiting } from './claims';
 /** How often a claim loop looks without being woken: deliveries whose claimer died come due when their lease ends. */
 const POLL_MS = 1000;
 
-interface Log { warn(obj: object, msg: string): void }
+interface Log {
+  warn(obj: object, msg: string): void;
+}
 
 /** Makes a claimed delivery's first attempt, calling `sent` once the receiver answered (src/webhooks/deliver.ts). */
 export type ClaimedAttempt = (c: Claim, sent: () => void) => Promise<void>;
@@ -98,7 +100,11 @@ export class DeliveryClaimer {
     const due = await this.store.due(this.slots.fullEndpoints());
     const targets = claimTargets(due, limit, this.slots.look(due.map((d) => d.projectId)));
     if (!targets.length) return 0;
-    const claimed = await this.store.claim({ limit, leaseSeconds: this.config.timeoutSeconds + this.config.claimLeaseSeconds, targets });
+    const claimed = await this.store.claim({
+      limit,
+      leaseSeconds: this.config.timeoutSeconds + this.config.claimLeaseSeconds,
+      targets,
+    });
     for (const c of claimed) {
       // A retry activity may have taken the endpoint's or the project's last slot meanwhile: the delivery goes back.
       if (this.slots.tryTake(c.endpointId, c.project_id)) this.attempt(c);
@@ -116,7 +122,12 @@ export class DeliveryClaimer {
       if (wakes(this.waiting, c.endpointId, c.project_id)) this.poke();
     };
     const run = this.attemptClaimed(c, sent)
-      .catch((err) => this.log.warn({ err, eventId: c.eventId, endpointId: c.endpointId }, 'webhook attempt failed; its delivery is claimed again after its lease'))
+      .catch((err) =>
+        this.log.warn(
+          { err, eventId: c.eventId, endpointId: c.endpointId },
+          'webhook attempt failed; its delivery is claimed again after its lease',
+        ),
+      )
       .finally(() => {
         sent();
         this.attempts.delete(run);
@@ -126,7 +137,13 @@ export class DeliveryClaimer {
 }
 
 /** The worker's claim loop: its statements on PostgreSQL, its attempts' retries handed over through the outbox. */
-export function createDeliveryClaimer(db: DataSource, config: WebhookConfig, slots: AttemptSlots, outbox: Outbox, log: Log): DeliveryClaimer {
+export function createDeliveryClaimer(
+  db: DataSource,
+  config: WebhookConfig,
+  slots: AttemptSlots,
+  outbox: Outbox,
+  log: Log,
+): DeliveryClaimer {
   const attempt: ClaimedAttempt = async (c, sent) => {
     const start = await attemptClaimed(db, config, c, sent);
     // Left to the outbox sweeper when it fails, or when the process already holds its share of pending starts.

@@ -2,7 +2,10 @@ import { WITHOUT_FLUSH_WAIT } from '../db/prepared';
 import type { SlotsView } from './slots';
 
 /** An endpoint with due first attempts, and the project it belongs to. */
-export interface DueEndpoint { endpointId: string; projectId: string }
+export interface DueEndpoint {
+  endpointId: string;
+  projectId: string;
+}
 
 /**
  * The endpoints with due first attempts, but those in `$1` (at their share in this process), with their projects.
@@ -72,7 +75,12 @@ export const CLAIM_SQL = `WITH targets AS (
     en.url, en.secret, en.previous_secret, coalesce(en.previous_secret_expires_at > now(), false) AS previous_live, en.disabled_at, en.removed_at`;
 
 export const claimValues = (a: ClaimArgs): unknown[] => [
-  a.limit, a.leaseSeconds, a.targets.map((t) => t.endpointId), a.targets.map((t) => t.room), a.targets.map((t) => t.projectId), a.targets.map((t) => t.allowance),
+  a.limit,
+  a.leaseSeconds,
+  a.targets.map((t) => t.endpointId),
+  a.targets.map((t) => t.room),
+  a.targets.map((t) => t.projectId),
+  a.targets.map((t) => t.allowance),
 ];
 
 /**
@@ -95,8 +103,11 @@ export function claimTargets(due: DueEndpoint[], limit: number, view: SlotsView)
  */
 export type Waiting = 'any' | { endpoints: ReadonlySet<string>; projects: ReadonlySet<string> };
 
-export const waitingAfterClaim = (totalReached: boolean, fullEndpoints: string[], projectsAtShare: string[]): Waiting =>
-  (totalReached ? 'any' : { endpoints: new Set(fullEndpoints), projects: new Set(projectsAtShare) });
+export const waitingAfterClaim = (
+  totalReached: boolean,
+  fullEndpoints: string[],
+  projectsAtShare: string[],
+): Waiting => (totalReached ? 'any' : { endpoints: new Set(fullEndpoints), projects: new Set(projectsAtShare) });
 
 export const wakes = (waiting: Waiting, endpointId: string, projectId: string): boolean =>
   waiting === 'any' || waiting.endpoints.has(endpointId) || waiting.projects.has(projectId);

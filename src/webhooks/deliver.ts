@@ -19,13 +19,17 @@ export interface AttemptInput {
   nextDelaySeconds: number | null;
 }
 
-export interface AttemptResult { outcome: AttemptOutcome; waitSeconds?: number }
+export interface AttemptResult {
+  outcome: AttemptOutcome;
+  waitSeconds?: number;
+}
 
 /** A receiver's Retry-After is honoured up to this long. */
 const MAX_RETRY_AFTER_SECONDS = 86_400;
 
 /** The workflow that owns an endpoint's retries of one round once its first attempt failed. */
-export const retryWorkflowId = (eventId: string, round: number, endpointId: string) => `webhook-${eventId}-${round}-${endpointId}`;
+export const retryWorkflowId = (eventId: string, round: number, endpointId: string) =>
+  `webhook-${eventId}-${round}-${endpointId}`;
 
 /** What an attempt sends, and to whom. */
 export interface Sendable {
@@ -52,9 +56,15 @@ interface Target extends Sendable {
 
 /** The body every receiver gets: `{type, timestamp, data}` (plus `test: true` for POST /webhooks/test events). */
 export const envelope = (t: Pick<Sendable, 'type' | 'created_at' | 'payload' | 'test'>) =>
-  JSON.stringify({ type: t.type, timestamp: t.created_at.toISOString(), data: t.payload, ...(t.test ? { test: true } : {}) });
+  JSON.stringify({
+    type: t.type,
+    timestamp: t.created_at.toISOString(),
+    data: t.payload,
+    ...(t.test ? { test: true } : {}),
+  });
 
-const ok = (status: number | null | undefined) => status !== null && status !== undefined && status >= 200 && status < 300;
+const ok = (status: number | null | undefined) =>
+  status !== null && status !== undefined && status >= 200 && status < 300;
 
 /** Where one attempt stands before it is made: a result already known, or the delivery to attempt. */
 async function load(db: DataSource, a: AttemptInput): Promise<AttemptResult | Target> {
@@ -73,7 +83,9 @@ async function load(db: DataSource, a: AttemptInput): Promise<AttemptResult | Ta
   if (!t || t.delivery_round !== a.round) return { outcome: 'stopped' }; // a newer round took over
   if (t.recorded) {
     if (ok(t.recorded_status)) return { outcome: 'delivered' };
-    return t.recorded_status === 410 || a.nextDelaySeconds === null ? { outcome: 'stopped' } : { outcome: 'retry', waitSeconds: a.nextDelaySeconds };
+    return t.recorded_status === 410 || a.nextDelaySeconds === null
+      ? { outcome: 'stopped' }
+      : { outcome: 'retry', waitSeconds: a.nextDelaySeconds };
   }
   if (t.delivery_status !== 'pending') return { outcome: t.delivery_status === 'delivered' ? 'delivered' : 'stopped' };
   return (await endpointGone(db, t, a)) ?? t;
@@ -92,7 +104,14 @@ async function endpointGone(db: DataSource, t: Sendable, a: AttemptInput): Promi
  * attempt made by the claim loop: the workflow that takes over the delivery when it must be retried, queued in the
  * same transaction.
  */
-async function send(db: DataSource, config: WebhookConfig, t: Sendable, a: AttemptInput, sent: () => void, handoff?: (waitSeconds: number) => QueuedStart): Promise<{ result: AttemptResult; start?: QueuedStart }> {
+async function send(
+  db: DataSource,
+  config: WebhookConfig,
+  t: Sendable,
+  a: AttemptInput,
+  sent: () => void,
+  handoff?: (waitSeconds: number) => QueuedStart,
+): Promise<{ result: AttemptResult; start?: QueuedStart }> {
   const at = new Date();
   let result: SendResult;
   try {
@@ -105,7 +124,9 @@ async function send(db: DataSource, config: WebhookConfig, t: Sendable, a: Attem
   const delivered = ok(result.statusCode);
   const gone = result.statusCode === 410;
   const last = a.nextDelaySeconds === null;
-  const waitSeconds = last ? undefined : Math.max(a.nextDelaySeconds!, Math.min(result.retryAfterSeconds ?? 0, MAX_RETRY_AFTER_SECONDS));
+  const waitSeconds = last
+    ? undefined
+    : Math.max(a.nextDelaySeconds!, Math.min(result.retryAfterSeconds ?? 0, MAX_RETRY_AFTER_SECONDS));
   const status = delivered ? 'delivered' : gone || last ? 'failed' : 'pending';
   const start = status === 'pending' && handoff ? handoff(waitSeconds!) : undefined;
   const recorded = await finish(db, t.seq, a, {
@@ -118,7 +139,11 @@ async function send(db: DataSource, config: WebhookConfig, t: Sendable, a: Attem
     start,
   });
   return {
-    result: delivered ? { outcome: 'delivered' } : gone || last ? { outcome: 'stopped' } : { outcome: 'retry', waitSeconds },
+    result: delivered
+      ? { outcome: 'delivered' }
+      : gone || last
+        ? { outcome: 'stopped' }
+        : { outcome: 'retry', waitSeconds },
     ...(recorded && start ? { start } : {}),
   };
 }
@@ -128,29 +153,48 @@ async function send(db: DataSource, config: WebhookConfig, t: Sendable, a: Attem
  * same attempt: a recorded attempt is answered from its record, and a POST repeated after a crash carries the same
  * webhook-id, which receivers deduplicate on.
  */
-export async function attemptDelivery(db: DataSource, config: WebhookConfig, slots: AttemptSlots, a: AttemptInput): Promise<AttemptResult> {
+export async function attemptDelivery(
+  db: DataSource,
+  config: WebhookConfig,
+  slots: AttemptSlots,
+  a: AttemptInput,
+): Promise<AttemptResult> {
   const t = await load(db, a);
   if (!('seq' in t)) return t;
   // Not an attempt: the activity is retried on its own backoff, which adds nothing to the workflow's history.
   if (!slots.tryTake(a.endpointId, t.project_id)) {
     throw ApplicationFailure.create({
-      message: `endpoint ${a.endpointId} or its project has its share of attempts in flight`, type: 'EndpointBusy', category: ApplicationFailureCategory.BENIGN,
+      message: `endpoint ${a.endpointId} or its project has its share of attempts in flight`,
+      type: 'EndpointBusy',
+      category: ApplicationFailureCategory.BENIGN,
     });
   }
   return (await send(db, config, t, a, () => slots.give(a.endpointId, t.project_id))).result;
 }
 
 /** A delivery the claim loop took (attempt 1 of its round), with what the attempt sends. */
-export interface Claim extends Sendable { eventId: string; endpointId: string; round: number }
+export interface Claim extends Sendable {
+  eventId: string;
+  endpointId: string;
+  round: number;
+}
 
 /**
  * The first attempt of a claimed delivery (its attempt slot held by the claim loop, given back through `sent`).
  * When it must be retried, the delivery passes to a Temporal workflow in the transaction that records the attempt;
  * the returned start is performed by the caller (or by the outbox sweeper if this process dies first).
  */
-export async function attemptClaimed(db: DataSource, config: WebhookConfig, c: Claim, sent: () => void): Promise<QueuedStart | undefined> {
+export async function attemptClaimed(
+  db: DataSource,
+  config: WebhookConfig,
+  c: Claim,
+  sent: () => void,
+): Promise<QueuedStart | undefined> {
   const a: AttemptInput = {
-    eventId: c.eventId, endpointId: c.endpointId, round: c.round, attempt: 1,
+    eventId: c.eventId,
+    endpointId: c.endpointId,
+    round: c.round,
+    attempt: 1,
     nextDelaySeconds: delayAfter(config.retryDelaysSeconds, 1, unitHash(`${c.eventId}/${c.endpointId}/${c.round}/1`)),
   };
   if (await endpointGone(db, c, a)) {
@@ -158,8 +202,13 @@ export async function attemptClaimed(db: DataSource, config: WebhookConfig, c: C
     return undefined;
   }
   const plan = (waitSeconds: number): DeliveryPlan => ({
-    eventId: c.eventId, round: c.round, endpointIds: [c.endpointId], retryDelaysSeconds: config.retryDelaysSeconds, timeoutSeconds: config.timeoutSeconds,
-    firstAttempt: 2, retryAt: Date.now() + waitSeconds * 1000,
+    eventId: c.eventId,
+    round: c.round,
+    endpointIds: [c.endpointId],
+    retryDelaysSeconds: config.retryDelaysSeconds,
+    timeoutSeconds: config.timeoutSeconds,
+    firstAttempt: 2,
+    retryAt: Date.now() + waitSeconds * 1000,
   });
   const { start } = await send(db, config, c, a, sent, (waitSeconds) => ({
     workflowId: retryWorkflowId(c.eventId, c.round, c.endpointId),
@@ -194,7 +243,8 @@ async function finish(db: DataSource, seq: string, a: AttemptInput, f: Finish): 
     // The event row first, then the attempt and the delivery in the same statement (each step reads the one before).
     // The commit need not wait for its WAL flush: a record lost in a database crash leaves the delivery pending, to be
     // claimed and attempted again after its lease (the same webhook-id), as after a worker's crash.
-    const [{ counted }] = await preparedQuery<{ counted: number }[]>(tx,
+    const [{ counted }] = await preparedQuery<{ counted: number }[]>(
+      tx,
       `WITH locked AS (SELECT seq FROM webhook_events, ${WITHOUT_FLUSH_WAIT} WHERE seq = $1 FOR UPDATE OF webhook_events),
        attempt AS (
          INSERT INTO webhook_attempts (event_seq, endpoint_id, round, attempt, attempted_at, status_code, latency_ms, response_body, error)
@@ -207,22 +257,44 @@ async function finish(db: DataSource, seq: string, a: AttemptInput, f: Finish): 
          WHERE event_seq = $1 AND endpoint_id = $2 AND round = $6 AND status = 'pending' AND (NOT $14 OR EXISTS (SELECT 1 FROM attempt))
          RETURNING 1)
        SELECT (SELECT count(*) FROM attempt)::int AS counted, (SELECT count(*) FROM delivery) AS updated`,
-      [seq, a.endpointId, f.status, f.status === 'delivered' ? null : (f.error ?? null), f.waitSeconds ?? 0, a.round, f.start?.workflowId ?? null,
-        a.attempt, f.attempt?.at ?? null, r?.statusCode ?? null, r?.latencyMs ?? 0, r?.responseBody ?? null, r?.error ?? null, f.attempt !== undefined],
+      [
+        seq,
+        a.endpointId,
+        f.status,
+        f.status === 'delivered' ? null : (f.error ?? null),
+        f.waitSeconds ?? 0,
+        a.round,
+        f.start?.workflowId ?? null,
+        a.attempt,
+        f.attempt?.at ?? null,
+        r?.statusCode ?? null,
+        r?.latencyMs ?? 0,
+        r?.responseBody ?? null,
+        r?.error ?? null,
+        f.attempt !== undefined,
+      ],
     );
     if (f.attempt && !counted) return false; // this attempt is already recorded
     if (f.start) await queueStart(tx, f.start);
     // The event's status from its deliveries as now updated, and the endpoint's health, in one statement.
-    const [health, healthParams] = f.endpoint === 'healthy'
-      ? ['UPDATE webhook_endpoints SET failing_since = NULL, updated_at = now() WHERE id = $3 AND failing_since IS NOT NULL', [a.endpointId]]
-      : f.endpoint
-        ? [`UPDATE webhook_endpoints SET failing_since = coalesce(failing_since, now()), updated_at = now(),
+    const [health, healthParams] =
+      f.endpoint === 'healthy'
+        ? [
+            'UPDATE webhook_endpoints SET failing_since = NULL, updated_at = now() WHERE id = $3 AND failing_since IS NOT NULL',
+            [a.endpointId],
+          ]
+        : f.endpoint
+          ? [
+              `UPDATE webhook_endpoints SET failing_since = coalesce(failing_since, now()), updated_at = now(),
              disabled_at = CASE WHEN disabled_at IS NULL AND ($4 OR failing_since < now() - make_interval(secs => $5)) THEN now() ELSE disabled_at END,
              disabled_reason = CASE WHEN disabled_at IS NOT NULL THEN disabled_reason WHEN $4 THEN 'the receiver answered 410 Gone'
                WHEN failing_since < now() - make_interval(secs => $5) THEN 'every attempt failed since ' || to_char(failing_since AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') END
-           WHERE id = $3`, [a.endpointId, f.endpoint === 'gone', f.disableAfterSeconds]]
-        : [undefined, []];
-    await preparedQuery(tx,
+           WHERE id = $3`,
+              [a.endpointId, f.endpoint === 'gone', f.disableAfterSeconds],
+            ]
+          : [undefined, []];
+    await preparedQuery(
+      tx,
       `${health ? `WITH endpoint AS (${health})` : ''}
        UPDATE webhook_events ev SET attempts = ev.attempts + $2, status = s.status, delivered_at = CASE WHEN s.status = 'delivered' THEN s.delivered_at END
        FROM (SELECT CASE WHEN bool_or(d.status = 'pending') THEN 'pending' WHEN bool_and(d.status = 'delivered') THEN 'delivered' ELSE 'failed' END AS status,

@@ -34,7 +34,16 @@ export class EndpointError extends DomainError {
 const COLUMNS = `id, url, types, disabled_at, disabled_reason, failing_since, created_at,
   CASE WHEN previous_secret_expires_at > now() THEN previous_secret_expires_at END AS previous_secret_expires_at`;
 
-interface Row { id: string; url: string; types: WebhookType[] | null; disabled_at: Date | null; disabled_reason: string | null; failing_since: Date | null; previous_secret_expires_at: Date | null; created_at: Date }
+interface Row {
+  id: string;
+  url: string;
+  types: WebhookType[] | null;
+  disabled_at: Date | null;
+  disabled_reason: string | null;
+  failing_since: Date | null;
+  previous_secret_expires_at: Date | null;
+  created_at: Date;
+}
 const present = (r: Row): Endpoint => ({
   id: r.id,
   url: r.url,
@@ -48,7 +57,13 @@ const present = (r: Row): Endpoint => ({
 });
 
 /** Checks the target against the SSRF policy (again at every delivery) and stores it with a fresh secret. */
-export async function addEndpoint(db: DataSource, projectId: string, url: string, types: WebhookType[] | null, policy: WebhookConfig): Promise<Endpoint & { secret: string }> {
+export async function addEndpoint(
+  db: DataSource,
+  projectId: string,
+  url: string,
+  types: WebhookType[] | null,
+  policy: WebhookConfig,
+): Promise<Endpoint & { secret: string }> {
   try {
     await checkTarget(url, policy);
   } catch (e) {
@@ -57,8 +72,12 @@ export async function addEndpoint(db: DataSource, projectId: string, url: string
   const secret = newSecret();
   return db.transaction(async (tx) => {
     await tx.query('SELECT id FROM projects WHERE id = $1 FOR UPDATE', [projectId]); // serialises the count below
-    const [{ count }] = await tx.query('SELECT count(*)::int AS count FROM webhook_endpoints WHERE project_id = $1 AND removed_at IS NULL', [projectId]);
-    if (count >= MAX_ENDPOINTS) throw new EndpointError('CONFLICT', `A project may have at most ${MAX_ENDPOINTS} webhook endpoints`);
+    const [{ count }] = await tx.query(
+      'SELECT count(*)::int AS count FROM webhook_endpoints WHERE project_id = $1 AND removed_at IS NULL',
+      [projectId],
+    );
+    if (count >= MAX_ENDPOINTS)
+      throw new EndpointError('CONFLICT', `A project may have at most ${MAX_ENDPOINTS} webhook endpoints`);
     const [row]: Row[] = await tx.query(
       `INSERT INTO webhook_endpoints (project_id, url, types, secret) VALUES ($1, $2, $3, $4) RETURNING ${COLUMNS}`,
       [projectId, url, types && [...new Set(types)], secret],
@@ -68,11 +87,20 @@ export async function addEndpoint(db: DataSource, projectId: string, url: string
 }
 
 export async function listEndpoints(db: DataSource, projectId: string): Promise<Endpoint[]> {
-  const rows: Row[] = await db.query(`SELECT ${COLUMNS} FROM webhook_endpoints WHERE project_id = $1 AND removed_at IS NULL ORDER BY created_at, id`, [projectId]);
+  const rows: Row[] = await db.query(
+    `SELECT ${COLUMNS} FROM webhook_endpoints WHERE project_id = $1 AND removed_at IS NULL ORDER BY created_at, id`,
+    [projectId],
+  );
   return rows.map(present);
 }
 
-async function update(db: DataSource, projectId: string, id: string, set: string, params: unknown[] = []): Promise<Row> {
+async function update(
+  db: DataSource,
+  projectId: string,
+  id: string,
+  set: string,
+  params: unknown[] = [],
+): Promise<Row> {
   const [rows]: [Row[]] = await db.query(
     `UPDATE webhook_endpoints SET ${set}, updated_at = now() WHERE id = $1 AND project_id = $2 AND removed_at IS NULL RETURNING ${COLUMNS}`,
     [id, projectId, ...params],
@@ -87,9 +115,20 @@ export async function removeEndpoint(db: DataSource, projectId: string, id: stri
 }
 
 /** A new secret signs from now on; the old one keeps signing too for `overlapSeconds`. */
-export async function rotateSecret(db: DataSource, projectId: string, id: string, overlapSeconds: number): Promise<Endpoint & { secret: string }> {
+export async function rotateSecret(
+  db: DataSource,
+  projectId: string,
+  id: string,
+  overlapSeconds: number,
+): Promise<Endpoint & { secret: string }> {
   const secret = newSecret();
-  const row = await update(db, projectId, id, 'previous_secret = secret, previous_secret_expires_at = now() + make_interval(secs => $4), secret = $3', [secret, overlapSeconds]);
+  const row = await update(
+    db,
+    projectId,
+    id,
+    'previous_secret = secret, previous_secret_expires_at = now() + make_interval(secs => $4), secret = $3',
+    [secret, overlapSeconds],
+  );
   return { ...present(row), secret };
 }
 

@@ -36,7 +36,13 @@ const newEventId = () => `evt_${randomBytes(16).toString('base64url')}`;
  * endpoint the event is `failed` with no attempt (a replay delivers it once an endpoint exists). Returns how many
  * deliveries it opened.
  */
-async function openRound(tx: EntityManager, seq: string, projectId: string, type: string, round: number): Promise<number> {
+async function openRound(
+  tx: EntityManager,
+  seq: string,
+  projectId: string,
+  type: string,
+  round: number,
+): Promise<number> {
   const endpoints: { id: string }[] = await tx.query(
     `INSERT INTO webhook_deliveries (event_seq, endpoint_id, round, status, next_attempt_at)
      SELECT $1, id, $2, 'pending', now() FROM webhook_endpoints
@@ -45,10 +51,11 @@ async function openRound(tx: EntityManager, seq: string, projectId: string, type
      RETURNING endpoint_id AS id`,
     [seq, round, projectId, type],
   );
-  await tx.query(
-    `UPDATE webhook_events SET round = $2, status = $3, delivered_at = NULL WHERE seq = $1`,
-    [seq, round, endpoints.length ? 'pending' : 'failed'],
-  );
+  await tx.query(`UPDATE webhook_events SET round = $2, status = $3, delivered_at = NULL WHERE seq = $1`, [
+    seq,
+    round,
+    endpoints.length ? 'pending' : 'failed',
+  ]);
   if (endpoints.length) await tx.query(`SELECT pg_notify('${DUE_CHANNEL}', '')`);
   return endpoints.length;
 }
@@ -62,10 +69,21 @@ export async function emitEvent(tx: EntityManager, e: NewEvent): Promise<{ event
   const inserted: { seq: string; event_id: string }[] = await tx.query(
     `INSERT INTO webhook_events (event_id, project_id, idempotency_key, type, deposit_id, payload, test, status)
      VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending') ON CONFLICT (project_id, idempotency_key) DO NOTHING RETURNING seq, event_id`,
-    [newEventId(), e.projectId, e.idempotencyKey, e.type, e.depositId ?? null, JSON.stringify(e.payload), e.test ?? false],
+    [
+      newEventId(),
+      e.projectId,
+      e.idempotencyKey,
+      e.type,
+      e.depositId ?? null,
+      JSON.stringify(e.payload),
+      e.test ?? false,
+    ],
   );
   if (!inserted.length) {
-    const [existing] = await tx.query('SELECT event_id FROM webhook_events WHERE project_id = $1 AND idempotency_key = $2', [e.projectId, e.idempotencyKey]);
+    const [existing] = await tx.query(
+      'SELECT event_id FROM webhook_events WHERE project_id = $1 AND idempotency_key = $2',
+      [e.projectId, e.idempotencyKey],
+    );
     return { eventId: existing.event_id, created: false };
   }
   const [{ seq, event_id: eventId }] = inserted;
@@ -74,7 +92,11 @@ export async function emitEvent(tx: EntityManager, e: NewEvent): Promise<{ event
 }
 
 /** The live endpoints that would receive an event of this type now. */
-export async function receiverCount(db: DataSource | EntityManager, projectId: string, type: WebhookType): Promise<number> {
+export async function receiverCount(
+  db: DataSource | EntityManager,
+  projectId: string,
+  type: WebhookType,
+): Promise<number> {
   const [{ count }] = await db.query(
     'SELECT count(*)::int AS count FROM webhook_endpoints WHERE project_id = $1 AND removed_at IS NULL AND disabled_at IS NULL AND (types IS NULL OR $2 = ANY(types))',
     [projectId, type],
@@ -82,7 +104,18 @@ export async function receiverCount(db: DataSource | EntityManager, projectId: s
   return count;
 }
 
-interface EventRow { seq: string; event_id: string; type: WebhookType; created_at: Date; status: EventStatus; attempts: number; deposit_id: string | null; delivered_at: Date | null; payload: unknown; test: boolean }
+interface EventRow {
+  seq: string;
+  event_id: string;
+  type: WebhookType;
+  created_at: Date;
+  status: EventStatus;
+  attempts: number;
+  deposit_id: string | null;
+  delivered_at: Date | null;
+  payload: unknown;
+  test: boolean;
+}
 const EVENT_COLUMNS = 'seq, event_id, type, created_at, status, attempts, deposit_id, delivered_at, payload, test';
 
 const present = (r: EventRow): EventRecord => ({
@@ -104,25 +137,70 @@ export function decodeCursor(cursor: string): string | undefined {
   return m && BigInt(m[1]) <= 9_223_372_036_854_775_807n ? m[1] : undefined;
 }
 
-export interface EventFilter { since?: string; type?: WebhookType; status?: EventStatus; depositId?: string; limit: number; before?: string }
+export interface EventFilter {
+  since?: string;
+  type?: WebhookType;
+  status?: EventStatus;
+  depositId?: string;
+  limit: number;
+  before?: string;
+}
 
 /**
  * Newest first by sequence. A page continues strictly below the previous page's lowest sequence, so events created
  * while a client pages (always above it) never shift, repeat or hide what it has not read yet.
  */
-export async function listEvents(db: DataSource, projectId: string, f: EventFilter): Promise<{ events: EventRecord[]; nextCursor: string | null }> {
+export async function listEvents(
+  db: DataSource,
+  projectId: string,
+  f: EventFilter,
+): Promise<{ events: EventRecord[]; nextCursor: string | null }> {
   const { page, more } = await newestPage<EventRow>(db, {
-    columns: EVENT_COLUMNS, table: 'webhook_events', key: 'seq', projectId, limit: f.limit,
-    conditions: [['seq < ?', f.before], ['created_at >= ?', f.since], ['type = ?', f.type], ['status = ?', f.status], ['deposit_id = ?', f.depositId]],
+    columns: EVENT_COLUMNS,
+    table: 'webhook_events',
+    key: 'seq',
+    projectId,
+    limit: f.limit,
+    conditions: [
+      ['seq < ?', f.before],
+      ['created_at >= ?', f.since],
+      ['type = ?', f.type],
+      ['status = ?', f.status],
+      ['deposit_id = ?', f.depositId],
+    ],
   });
   return { events: page.map(present), nextCursor: more ? encodeCursor(page[page.length - 1].seq) : null };
 }
 
-export interface DeliveryView { endpointId: string; url: string; status: EventStatus; attempts: number; nextAttemptAt: string | null; deliveredAt: string | null; lastError: string | null }
-export interface AttemptView { endpointId: string; round: number; attempt: number; at: string; statusCode: number | null; latencyMs: number; response: string | null; error: string | null }
+export interface DeliveryView {
+  endpointId: string;
+  url: string;
+  status: EventStatus;
+  attempts: number;
+  nextAttemptAt: string | null;
+  deliveredAt: string | null;
+  lastError: string | null;
+}
+export interface AttemptView {
+  endpointId: string;
+  round: number;
+  attempt: number;
+  at: string;
+  statusCode: number | null;
+  latencyMs: number;
+  response: string | null;
+  error: string | null;
+}
 
-export async function getEvent(db: DataSource, projectId: string, eventId: string): Promise<(EventRecord & { deliveries: DeliveryView[]; attemptLog: AttemptView[] }) | undefined> {
-  const [row]: EventRow[] = await db.query(`SELECT ${EVENT_COLUMNS} FROM webhook_events WHERE project_id = $1 AND event_id = $2`, [projectId, eventId]);
+export async function getEvent(
+  db: DataSource,
+  projectId: string,
+  eventId: string,
+): Promise<(EventRecord & { deliveries: DeliveryView[]; attemptLog: AttemptView[] }) | undefined> {
+  const [row]: EventRow[] = await db.query(
+    `SELECT ${EVENT_COLUMNS} FROM webhook_events WHERE project_id = $1 AND event_id = $2`,
+    [projectId, eventId],
+  );
   if (!row) return undefined;
   const [deliveries, attempts] = await Promise.all([
     db.query(
@@ -139,15 +217,30 @@ export async function getEvent(db: DataSource, projectId: string, eventId: strin
   return {
     ...present(row),
     deliveries: deliveries.map((d: Record<string, never>) => ({
-      endpointId: d.endpoint_id, url: d.url, status: d.status, attempts: d.attempts, nextAttemptAt: iso(d.next_attempt_at), deliveredAt: iso(d.delivered_at), lastError: d.last_error,
+      endpointId: d.endpoint_id,
+      url: d.url,
+      status: d.status,
+      attempts: d.attempts,
+      nextAttemptAt: iso(d.next_attempt_at),
+      deliveredAt: iso(d.delivered_at),
+      lastError: d.last_error,
     })),
     attemptLog: attempts.map((a: Record<string, never>) => ({
-      endpointId: a.endpoint_id, round: a.round, attempt: a.attempt, at: iso(a.attempted_at), statusCode: a.status_code, latencyMs: a.latency_ms, response: a.response_body, error: a.error,
+      endpointId: a.endpoint_id,
+      round: a.round,
+      attempt: a.attempt,
+      at: iso(a.attempted_at),
+      statusCode: a.status_code,
+      latencyMs: a.latency_ms,
+      response: a.response_body,
+      error: a.error,
     })),
   };
 }
 
-export type Resend = { eventId: string; status: EventStatus; attempts: number } & ({ kind: 'nudge'; workflowIds: string[] } | { kind: 'round' } | { kind: 'no-endpoint' });
+export type Resend = { eventId: string; status: EventStatus; attempts: number } & (
+  { kind: 'nudge'; workflowIds: string[] } | { kind: 'round' } | { kind: 'no-endpoint' }
+);
 
 /**
  * Delivers a stored event again under its original eventId (so receivers' deduplication still holds). An event
@@ -155,7 +248,12 @@ export type Resend = { eventId: string; status: EventStatus; attempts: number } 
  * gone: a new round); a delivery still with the claim loop is attempted already. A finished one gets a new round to
  * today's endpoints; with none, nothing changes.
  */
-export async function resendEvent(db: DataSource, projectId: string, eventId: string, reopen = false): Promise<Resend | undefined> {
+export async function resendEvent(
+  db: DataSource,
+  projectId: string,
+  eventId: string,
+  reopen = false,
+): Promise<Resend | undefined> {
   return db.transaction(async (tx) => {
     const [row]: (EventRow & { round: number })[] = await tx.query(
       `SELECT ${EVENT_COLUMNS}, round FROM webhook_events WHERE project_id = $1 AND event_id = $2 FOR UPDATE`,
@@ -180,7 +278,12 @@ export async function resendEvent(db: DataSource, projectId: string, eventId: st
 export const REPLAY_LIMIT = 1000;
 
 /** Opens a new round for every failed event of the project created in [since, until); returns how many it opened. */
-export async function replayFailed(db: DataSource, projectId: string, since: string, until: string | undefined): Promise<number> {
+export async function replayFailed(
+  db: DataSource,
+  projectId: string,
+  since: string,
+  until: string | undefined,
+): Promise<number> {
   return db.transaction(async (tx) => {
     const rows: { seq: string; type: string; round: number }[] = await tx.query(
       `SELECT seq, type, round FROM webhook_events

@@ -6,7 +6,16 @@ import { routeGroup, type RouteDef } from '../http/route';
 import { isStartQueued } from '../outbox/outbox';
 import { retryNowSignal } from '../../workflows/contracts/webhook-delivery';
 import { addEndpoint, enableEndpoint, listEndpoints, removeEndpoint, rotateSecret } from './endpoints';
-import { decodeCursor, emitEvent, getEvent, listEvents, receiverCount, replayFailed, REPLAY_LIMIT, resendEvent } from './events';
+import {
+  decodeCursor,
+  emitEvent,
+  getEvent,
+  listEvents,
+  receiverCount,
+  replayFailed,
+  REPLAY_LIMIT,
+  resendEvent,
+} from './events';
 import * as schema from './schemas';
 import { testPayload } from './test-events';
 import type { WebhookType } from './types';
@@ -16,16 +25,27 @@ const webhookRoute = routeGroup({ tags: ['webhooks'], auth: 'apiKey' });
 /** Under /deposit-processor: error bodies are `{error, code?, details?}` (src/http/error-bodies.ts). */
 export const webhookRoutes: RouteDef[] = [
   webhookRoute('post', '/webhooks/test', {
-    summary: 'Create a test event of the given type (payload marked test) and deliver it to the endpoints that take the type',
+    summary:
+      'Create a test event of the given type (payload marked test) and deliver it to the endpoints that take the type',
     body: schema.testBody,
     responses: { 200: { description: 'the event was recorded and its delivery started', schema: schema.testResponse } },
     async handler(ctx, { body }, s) {
       if (!(await receiverCount(s.db, project(ctx), body.type))) {
-        throw new DomainError('VALIDATION_ERROR', `No enabled webhook endpoint takes ${body.type} events`, { reason: 'WEBHOOK_NO_ENDPOINT' });
+        throw new DomainError('VALIDATION_ERROR', `No enabled webhook endpoint takes ${body.type} events`, {
+          reason: 'WEBHOOK_NO_ENDPOINT',
+        });
       }
       const { depositId, payload } = testPayload(body.type);
       const emitted = await s.db.transaction((tx) =>
-        emitEvent(tx, { projectId: project(ctx), type: body.type, idempotencyKey: `test:${randomUUID()}`, depositId, payload, test: true }));
+        emitEvent(tx, {
+          projectId: project(ctx),
+          type: body.type,
+          idempotencyKey: `test:${randomUUID()}`,
+          depositId,
+          payload,
+          test: true,
+        }),
+      );
       return { status: 200, body: { message: 'Test webhook event created', eventId: emitted.eventId } };
     },
   }),
@@ -36,16 +56,25 @@ export const webhookRoutes: RouteDef[] = [
     async handler(ctx, { query }, s) {
       const before = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
       if (query.cursor !== undefined && !before) {
-        throw new DomainError('VALIDATION_ERROR', 'query.cursor is not a cursor this API issued', { details: [{ message: 'is not a cursor this API issued', path: ['query', 'cursor'], code: 'cursor' }] });
+        throw new DomainError('VALIDATION_ERROR', 'query.cursor is not a cursor this API issued', {
+          details: [{ message: 'is not a cursor this API issued', path: ['query', 'cursor'], code: 'cursor' }],
+        });
       }
-      const page = await listEvents(s.db, project(ctx), { ...query, type: query.type as WebhookType | undefined, before });
+      const page = await listEvents(s.db, project(ctx), {
+        ...query,
+        type: query.type as WebhookType | undefined,
+        before,
+      });
       return { status: 200, body: page };
     },
   }),
   webhookRoute('get', '/webhooks/events/{eventId}', {
     summary: 'One event with its deliveries (per endpoint) and every attempt',
     params: schema.eventParams,
-    responses: { 200: { description: 'the event', schema: schema.eventDetail }, 404: { description: 'no such event in this project' } },
+    responses: {
+      200: { description: 'the event', schema: schema.eventDetail },
+      404: { description: 'no such event in this project' },
+    },
     async handler(ctx, { params }, s) {
       const event = await getEvent(s.db, project(ctx), params.eventId);
       if (!event) throw new DomainError('NOT_FOUND', 'Webhook event not found');
@@ -55,23 +84,46 @@ export const webhookRoutes: RouteDef[] = [
   webhookRoute('post', '/webhooks/events/{eventId}/resend', {
     summary: 'Deliver an event again under its original eventId (a pending one is attempted now)',
     params: schema.eventParams,
-    responses: { 202: { description: 'redelivery under way', schema: schema.resendResponse }, 404: { description: 'no such event in this project' }, 409: { description: 'no enabled endpoint takes its type' } },
+    responses: {
+      202: { description: 'redelivery under way', schema: schema.resendResponse },
+      404: { description: 'no such event in this project' },
+      409: { description: 'no enabled endpoint takes its type' },
+    },
     async handler(ctx, { params }, s) {
       let resend = await resendEvent(s.db, project(ctx), params.eventId);
       if (!resend) throw new DomainError('NOT_FOUND', 'Webhook event not found');
       if (resend.kind === 'nudge') {
-        const nudged = await Promise.all(resend.workflowIds.map(async (workflowId) => {
-          const signalled = await s.temporal.workflow.getHandle(workflowId).signal(retryNowSignal).then(() => true, (e) => {
-            if (e instanceof WorkflowNotFoundError) return false;
-            throw e;
-          });
-          return signalled || isStartQueued(s.db, workflowId);
-        }));
+        const nudged = await Promise.all(
+          resend.workflowIds.map(async (workflowId) => {
+            const signalled = await s.temporal.workflow
+              .getHandle(workflowId)
+              .signal(retryNowSignal)
+              .then(
+                () => true,
+                (e) => {
+                  if (e instanceof WorkflowNotFoundError) return false;
+                  throw e;
+                },
+              );
+            return signalled || isStartQueued(s.db, workflowId);
+          }),
+        );
         // A retry workflow gone without finishing (terminated by an operator): a new round.
         if (!nudged.every(Boolean)) resend = (await resendEvent(s.db, project(ctx), params.eventId, true))!;
       }
-      if (resend.kind === 'no-endpoint') throw new DomainError('CONFLICT', 'No enabled webhook endpoint takes this event type', { reason: 'WEBHOOK_NO_ENDPOINT' });
-      return { status: 202, body: { message: 'Webhook event redelivery started', eventId: resend.eventId, status: resend.status, attempts: resend.attempts } };
+      if (resend.kind === 'no-endpoint')
+        throw new DomainError('CONFLICT', 'No enabled webhook endpoint takes this event type', {
+          reason: 'WEBHOOK_NO_ENDPOINT',
+        });
+      return {
+        status: 202,
+        body: {
+          message: 'Webhook event redelivery started',
+          eventId: resend.eventId,
+          status: resend.status,
+          attempts: resend.attempts,
+        },
+      };
     },
   }),
   webhookRoute('post', '/webhooks/replay', {
@@ -85,17 +137,33 @@ export const webhookRoutes: RouteDef[] = [
   }),
   webhookRoute('get', '/webhooks/endpoints', {
     summary: "The project's webhook endpoints and their health (disabled ones say why)",
-    responses: { 200: { description: '{endpoints}', schema: { type: 'object', required: ['endpoints'], properties: { endpoints: { type: 'array', items: schema.endpoint } } } } },
+    responses: {
+      200: {
+        description: '{endpoints}',
+        schema: {
+          type: 'object',
+          required: ['endpoints'],
+          properties: { endpoints: { type: 'array', items: schema.endpoint } },
+        },
+      },
+    },
     async handler(ctx, _input, s) {
       return { status: 200, body: { endpoints: await listEndpoints(s.db, project(ctx)) } };
     },
   }),
   webhookRoute('post', '/webhooks/endpoints', {
-    summary: 'Add an endpoint (all types unless `types` is given); the answer carries its signing secret, shown only here',
+    summary:
+      'Add an endpoint (all types unless `types` is given); the answer carries its signing secret, shown only here',
     body: schema.endpointBody,
-    responses: { 201: { description: 'the endpoint with its secret', schema: schema.endpointWithSecret }, 400: { description: 'url refused (scheme, or a non-public target)' } },
+    responses: {
+      201: { description: 'the endpoint with its secret', schema: schema.endpointWithSecret },
+      400: { description: 'url refused (scheme, or a non-public target)' },
+    },
     async handler(ctx, { body }, s) {
-      return { status: 201, body: await addEndpoint(s.db, project(ctx), body.url, body.types ?? null, s.config.webhooks) };
+      return {
+        status: 201,
+        body: await addEndpoint(s.db, project(ctx), body.url, body.types ?? null, s.config.webhooks),
+      };
     },
   }),
   webhookRoute('delete', '/webhooks/endpoints/{endpointId}', {
@@ -110,15 +178,24 @@ export const webhookRoutes: RouteDef[] = [
   webhookRoute('post', '/webhooks/endpoints/{endpointId}/rotate-secret', {
     summary: 'Replace the signing secret; the previous one keeps signing alongside for the configured overlap',
     params: schema.endpointParams,
-    responses: { 200: { description: 'the endpoint with its new secret', schema: schema.endpointWithSecret }, 404: { description: 'no such endpoint in this project' } },
+    responses: {
+      200: { description: 'the endpoint with its new secret', schema: schema.endpointWithSecret },
+      404: { description: 'no such endpoint in this project' },
+    },
     async handler(ctx, { params }, s) {
-      return { status: 200, body: await rotateSecret(s.db, project(ctx), params.endpointId, s.config.webhooks.secretOverlapSeconds) };
+      return {
+        status: 200,
+        body: await rotateSecret(s.db, project(ctx), params.endpointId, s.config.webhooks.secretOverlapSeconds),
+      };
     },
   }),
   webhookRoute('post', '/webhooks/endpoints/{endpointId}/enable', {
     summary: 'Enable a disabled endpoint again (then replay what failed meanwhile)',
     params: schema.endpointParams,
-    responses: { 200: { description: 'the endpoint', schema: schema.endpoint }, 404: { description: 'no such endpoint in this project' } },
+    responses: {
+      200: { description: 'the endpoint', schema: schema.endpoint },
+      404: { description: 'no such endpoint in this project' },
+    },
     async handler(ctx, { params }, s) {
       return { status: 200, body: await enableEndpoint(s.db, project(ctx), params.endpointId) };
     },

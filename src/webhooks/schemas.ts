@@ -4,8 +4,17 @@ import { EVENT_STATUSES, WEBHOOK_TYPES } from './types';
 const nullableDateTime = { anyOf: [dateTime, { type: 'null' }] } as const;
 export const webhookType = { type: 'string', enum: [...WEBHOOK_TYPES] } as const;
 
-export const testBody = { type: 'object', required: ['type'], additionalProperties: false, properties: { type: webhookType } } as const;
-export const testResponse = { type: 'object', required: ['message', 'eventId'], properties: { message: { type: 'string' }, eventId: { type: 'string' } } } as const;
+export const testBody = {
+  type: 'object',
+  required: ['type'],
+  additionalProperties: false,
+  properties: { type: webhookType },
+} as const;
+export const testResponse = {
+  type: 'object',
+  required: ['message', 'eventId'],
+  properties: { message: { type: 'string' }, eventId: { type: 'string' } },
+} as const;
 
 export const listQuery = {
   type: 'object',
@@ -38,7 +47,10 @@ export const eventRecord = {
 export const listResponse = {
   type: 'object',
   required: ['events', 'nextCursor'],
-  properties: { events: { type: 'array', items: eventRecord }, nextCursor: { type: ['string', 'null'], description: 'null on the last page' } },
+  properties: {
+    events: { type: 'array', items: eventRecord },
+    nextCursor: { type: ['string', 'null'], description: 'null on the last page' },
+  },
 } as const;
 export const eventDetail = {
   ...eventRecord,
@@ -50,7 +62,15 @@ export const eventDetail = {
       items: {
         type: 'object',
         required: ['endpointId', 'url', 'status', 'attempts', 'nextAttemptAt', 'deliveredAt', 'lastError'],
-        properties: { endpointId: { type: 'string' }, url: { type: 'string' }, status: { type: 'string' }, attempts: { type: 'integer' }, nextAttemptAt: nullableDateTime, deliveredAt: nullableDateTime, lastError: { type: ['string', 'null'] } },
+        properties: {
+          endpointId: { type: 'string' },
+          url: { type: 'string' },
+          status: { type: 'string' },
+          attempts: { type: 'integer' },
+          nextAttemptAt: nullableDateTime,
+          deliveredAt: nullableDateTime,
+          lastError: { type: ['string', 'null'] },
+        },
       },
     },
     attemptLog: {
@@ -59,26 +79,48 @@ export const eventDetail = {
         type: 'object',
         required: ['endpointId', 'round', 'attempt', 'at', 'statusCode', 'latencyMs', 'response', 'error'],
         properties: {
-          endpointId: { type: 'string' }, round: { type: 'integer' }, attempt: { type: 'integer' }, at: dateTime, statusCode: { type: ['integer', 'null'] },
-          latencyMs: { type: 'integer' }, response: { type: ['string', 'null'], description: 'the first 1 KiB of the answer' }, error: { type: ['string', 'null'] },
+          endpointId: { type: 'string' },
+          round: { type: 'integer' },
+          attempt: { type: 'integer' },
+          at: dateTime,
+          statusCode: { type: ['integer', 'null'] },
+          latencyMs: { type: 'integer' },
+          response: { type: ['string', 'null'], description: 'the first 1 KiB of the answer' },
+          error: { type: ['string', 'null'] },
         },
       },
     },
   },
 } as const;
-export const eventParams = { type: 'object', required: ['eventId'], properties: { eventId: { type: 'string', minLength: 1, maxLength: 64 } } } as const;
+export const eventParams = {
+  type: 'object',
+  required: ['eventId'],
+  properties: { eventId: { type: 'string', minLength: 1, maxLength: 64 } },
+} as const;
 export const resendResponse = {
   type: 'object',
   required: ['message', 'eventId', 'status', 'attempts'],
-  properties: { message: { type: 'string' }, eventId: { type: 'string' }, status: { type: 'string' }, attempts: { type: 'integer' } },
+  properties: {
+    message: { type: 'string' },
+    eventId: { type: 'string' },
+    status: { type: 'string' },
+    attempts: { type: 'integer' },
+  },
 } as const;
 export const replayBody = {
   type: 'object',
   required: ['since'],
   additionalProperties: false,
-  properties: { since: { ...dateTime, description: 'failed events created at or after this time' }, until: { ...dateTime, description: 'and before this time (default: now)' } },
+  properties: {
+    since: { ...dateTime, description: 'failed events created at or after this time' },
+    until: { ...dateTime, description: 'and before this time (default: now)' },
+  },
 } as const;
-export const replayResponse = { type: 'object', required: ['message', 'count'], properties: { message: { type: 'string' }, count: { type: 'integer' } } } as const;
+export const replayResponse = {
+  type: 'object',
+  required: ['message', 'count'],
+  properties: { message: { type: 'string' }, count: { type: 'integer' } },
+} as const;
 
 export const endpointBody = {
   type: 'object',
@@ -89,10 +131,24 @@ export const endpointBody = {
     types: { type: 'array', minItems: 1, uniqueItems: true, items: webhookType, description: 'omit for every type' },
   },
 } as const;
-export const endpointParams = { type: 'object', required: ['endpointId'], properties: { endpointId: { type: 'string', format: 'uuid' } } } as const;
+export const endpointParams = {
+  type: 'object',
+  required: ['endpointId'],
+  properties: { endpointId: { type: 'string', format: 'uuid' } },
+} as const;
 export const endpoint = {
   type: 'object',
-  required: ['id', 'url', 'types', 'status', 'disabledAt', 'disabledReason', 'failingSince', 'previousSecretExpiresAt', 'createdAt'],
+  required: [
+    'id',
+    'url',
+    'types',
+    'status',
+    'disabledAt',
+    'disabledReason',
+    'failingSince',
+    'previousSecretExpiresAt',
+    'createdAt',
+  ],
   properties: {
     id: { type: 'string', format: 'uuid' },
     url: { type: 'string' },
@@ -108,5 +164,8 @@ export const endpoint = {
 export const endpointWithSecret = {
   ...endpoint,
   required: [...endpoint.required, 'secret'],
-  properties: { ...endpoint.properties, secret: { type: 'string', pattern: '^whsec_', description: 'shown only here: store it' } },
+  properties: {
+    ...endpoint.properties,
+    secret: { type: 'string', pattern: '^whsec_', description: 'shown only here: store it' },
+  },
 } as const;

@@ -18,7 +18,8 @@ export interface ProjectLoad {
  * alone is left out of claims until its attempts end below its new share.
  */
 export function fairShares(total: number, loads: ReadonlyMap<string, ProjectLoad>): Map<string, number> {
-  const asks = [...loads].map(([project, l]) => ({ project, ask: l.waiting ? Infinity : Math.max(l.inFlight, l.reserve) }))
+  const asks = [...loads]
+    .map(([project, l]) => ({ project, ask: l.waiting ? Infinity : Math.max(l.inFlight, l.reserve) }))
     .sort((a, b) => a.ask - b.ask);
   const shares = new Map<string, number>();
   let left = total;

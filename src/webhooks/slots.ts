@@ -29,13 +29,19 @@ export class AttemptSlots {
   private waiting = new Set<string>();
   private count = 0;
 
-  constructor(readonly total: number, readonly perEndpoint: number, private readonly reserveMs: number, private readonly now: () => number = Date.now) {}
+  constructor(
+    readonly total: number,
+    readonly perEndpoint: number,
+    private readonly reserveMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** Takes a slot for an attempt to `endpointId`, a receiver of `projectId`, if neither is at its share. */
   tryTake(endpointId: string, projectId: string): boolean {
     const n = this.byEndpoint.get(endpointId) ?? 0;
     const held = this.byProject.get(projectId) ?? 0;
-    if (n >= this.perEndpoint || held >= this.sharesWith(new Set([...this.waiting, projectId])).get(projectId)!) return false;
+    if (n >= this.perEndpoint || held >= this.sharesWith(new Set([...this.waiting, projectId])).get(projectId)!)
+      return false;
     this.byEndpoint.set(endpointId, n + 1);
     this.byProject.set(projectId, held + 1);
     this.count++;
@@ -44,7 +50,10 @@ export class AttemptSlots {
   }
 
   give(endpointId: string, projectId: string): void {
-    for (const [map, key] of [[this.byEndpoint, endpointId], [this.byProject, projectId]] as const) {
+    for (const [map, key] of [
+      [this.byEndpoint, endpointId],
+      [this.byProject, projectId],
+    ] as const) {
       const n = (map.get(key) ?? 1) - 1;
       if (n > 0) map.set(key, n);
       else map.delete(key);
@@ -68,7 +77,12 @@ export class AttemptSlots {
    */
   look(waiting: Iterable<string>): SlotsView {
     this.waiting = new Set(waiting);
-    return { perEndpoint: this.perEndpoint, endpoints: Object.fromEntries(this.byEndpoint), projects: Object.fromEntries(this.byProject), shares: this.sharesWith(this.waiting) };
+    return {
+      perEndpoint: this.perEndpoint,
+      endpoints: Object.fromEntries(this.byEndpoint),
+      projects: Object.fromEntries(this.byProject),
+      shares: this.sharesWith(this.waiting),
+    };
   }
 
   /** the waiting projects (as last looked at) that hold their share: an attempt of theirs that ends frees a slot they wait for */

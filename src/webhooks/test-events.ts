@@ -12,10 +12,30 @@ const USDC_ARBITRUM = '0xaf88d065e77c8cc2239327c5edb3a432268e5831';
 export function testPayload(type: WebhookType): { depositId: string | null; payload: Record<string, unknown> } {
   const depositId = `dep_test_${randomBytes(8).toString('hex')}`;
   const account = hex(20);
-  const deposit = { transactionHash: hex(32), chain: 'eip155:8453', asset: USDC_BASE, amount: '25000000', sender: hex(20) };
-  const depositByToken = { transactionHash: deposit.transactionHash, chain: deposit.chain, token: USDC_BASE, amount: deposit.amount, sender: deposit.sender };
+  const deposit = {
+    transactionHash: hex(32),
+    chain: 'eip155:8453',
+    asset: USDC_BASE,
+    amount: '25000000',
+    sender: hex(20),
+  };
+  const depositByToken = {
+    transactionHash: deposit.transactionHash,
+    chain: deposit.chain,
+    token: USDC_BASE,
+    amount: deposit.amount,
+    sender: deposit.sender,
+  };
   const payloads: Record<WebhookType, () => Record<string, unknown>> = {
-    'deposit-received': () => ({ depositId, chain: deposit.chain, token: USDC_BASE, amount: deposit.amount, account, transactionHash: deposit.transactionHash, sender: deposit.sender }),
+    'deposit-received': () => ({
+      depositId,
+      chain: deposit.chain,
+      token: USDC_BASE,
+      amount: deposit.amount,
+      account,
+      transactionHash: deposit.transactionHash,
+      sender: deposit.sender,
+    }),
     'bridge-started': () => ({
       depositId,
       account,
@@ -25,21 +45,68 @@ export function testPayload(type: WebhookType): { depositId: string | null; payl
       settlementLayer: 'across',
       estimatedFillTime: { seconds: 12 },
     }),
-    'bridge-delayed': () => ({ depositId, account, reason: 'The fill deadline passed without a fill; a refund is expected', estimatedDelayTime: { seconds: 900 }, deposit: depositByToken }),
+    'bridge-delayed': () => ({
+      depositId,
+      account,
+      reason: 'The fill deadline passed without a fill; a refund is expected',
+      estimatedDelayTime: { seconds: 900 },
+      deposit: depositByToken,
+    }),
     'bridge-complete': () => ({
       depositId,
       account,
       deposit,
       source: { transactionHash: hex(32), chain: deposit.chain, amount: deposit.amount, asset: USDC_BASE },
-      destination: { transactionHash: hex(32), chain: 'eip155:42161', amount: '24950000', asset: USDC_ARBITRUM, logIndex: 7 },
+      destination: {
+        transactionHash: hex(32),
+        chain: 'eip155:42161',
+        amount: '24950000',
+        asset: USDC_ARBITRUM,
+        logIndex: 7,
+      },
       settlementLayer: 'across',
     }),
-    'bridge-failed': () => ({ depositId, account, errorCode: 'BRIDGE-1', message: 'No relayer filled the intent', deposit: depositByToken }),
-    'deposit-rejected': () => ({ depositId, account, errorCode: 'BALANCE-4', message: 'Deposit is below the minimum of 1 USD', limits: { minAmountUsd: '1' }, deposit: { ...depositByToken, amount: '500000' } }),
-    'deposit-delayed': () => ({ depositId, account, reason: 'Sponsorship cap reached for this intent', errorCode: 'SPONSORSHIP-1', limitKey: 'gasPerIntentUSD', capUsd: '0.50', coverageUsd: '0.72', deposit: depositByToken }),
-    'deposit-refunded': () => ({ depositId, account, deposit, refund: { transactionHash: hex(32), chain: deposit.chain, asset: USDC_BASE, amount: '24990000', recipient: deposit.sender } }),
+    'bridge-failed': () => ({
+      depositId,
+      account,
+      errorCode: 'BRIDGE-1',
+      message: 'No relayer filled the intent',
+      deposit: depositByToken,
+    }),
+    'deposit-rejected': () => ({
+      depositId,
+      account,
+      errorCode: 'BALANCE-4',
+      message: 'Deposit is below the minimum of 1 USD',
+      limits: { minAmountUsd: '1' },
+      deposit: { ...depositByToken, amount: '500000' },
+    }),
+    'deposit-delayed': () => ({
+      depositId,
+      account,
+      reason: 'Sponsorship cap reached for this intent',
+      errorCode: 'SPONSORSHIP-1',
+      limitKey: 'gasPerIntentUSD',
+      capUsd: '0.50',
+      coverageUsd: '0.72',
+      deposit: depositByToken,
+    }),
+    'deposit-refunded': () => ({
+      depositId,
+      account,
+      deposit,
+      refund: {
+        transactionHash: hex(32),
+        chain: deposit.chain,
+        asset: USDC_BASE,
+        amount: '24990000',
+        recipient: deposit.sender,
+      },
+    }),
     'onramp-order': () => {
-      const orderUuid = randomBytes(16).toString('hex').replace(/(.{8})(.{4})(.{4})(.{4})(.{12})/, '$1-$2-$3-$4-$5');
+      const orderUuid = randomBytes(16)
+        .toString('hex')
+        .replace(/(.{8})(.{4})(.{4})(.{4})(.{12})/, '$1-$2-$3-$4-$5');
       return {
         orderId: `ord_${randomBytes(6).toString('hex')}`,
         orderUuid,

@@ -2,7 +2,11 @@ import dns from 'node:dns';
 import net from 'node:net';
 import ipaddr from 'ipaddr.js';
 
-export interface TargetPolicy { allowHttp: boolean; allowLoopback: boolean; allowPrivate: boolean }
+export interface TargetPolicy {
+  allowHttp: boolean;
+  allowLoopback: boolean;
+  allowPrivate: boolean;
+}
 
 export class TargetRefused extends Error {}
 
@@ -29,7 +33,8 @@ export function checkUrl(raw: string, policy: TargetPolicy): URL {
   }
   if (url.username || url.password) throw new TargetRefused('url must not carry credentials');
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (net.isIP(host) && !addressAllowed(host, policy)) throw new TargetRefused(`url points at a non-public address (${host})`);
+  if (net.isIP(host) && !addressAllowed(host, policy))
+    throw new TargetRefused(`url points at a non-public address (${host})`);
   return url;
 }
 
@@ -41,12 +46,20 @@ type LookupFn = typeof dns.lookup;
  * (rebinding) cannot redirect the request.
  */
 export function guardedLookup(policy: TargetPolicy, resolve: LookupFn = dns.lookup): LookupFn {
-  return ((hostname: string, options: dns.LookupOptions, callback: (err: Error | null, address: string | dns.LookupAddress[], family?: number) => void) => {
+  return ((
+    hostname: string,
+    options: dns.LookupOptions,
+    callback: (err: Error | null, address: string | dns.LookupAddress[], family?: number) => void,
+  ) => {
     resolve(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return callback(err, '');
       const list = addresses as dns.LookupAddress[];
       const refused = list.find((a) => !addressAllowed(a.address, policy));
-      if (!list.length || refused) return callback(new TargetRefused(`${hostname} resolves to a non-public address (${refused?.address ?? 'none'})`), '');
+      if (!list.length || refused)
+        return callback(
+          new TargetRefused(`${hostname} resolves to a non-public address (${refused?.address ?? 'none'})`),
+          '',
+        );
       if (options.all) return callback(null, list);
       callback(null, list[0].address, list[0].family);
     });
@@ -58,7 +71,11 @@ export async function checkTarget(raw: string, policy: TargetPolicy, resolve: Lo
   const url = checkUrl(raw, policy);
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (!net.isIP(host)) {
-    await new Promise<void>((ok, fail) => guardedLookup(policy, resolve)(host, {}, (err) => (err ? fail(err instanceof TargetRefused ? err : new TargetRefused(`${host} does not resolve`)) : ok())));
+    await new Promise<void>((ok, fail) =>
+      guardedLookup(policy, resolve)(host, {}, (err) =>
+        err ? fail(err instanceof TargetRefused ? err : new TargetRefused(`${host} does not resolve`)) : ok(),
+      ),
+    );
   }
   return url;
 }

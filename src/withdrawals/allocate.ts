@@ -9,15 +9,24 @@ import { InsufficientBalance, releaseAfterExpiry, reserve, settleOnClaim } from 
 import { allocateWithdrawalNonce } from '../ledger/nonces';
 import { queueStart, type QueuedStart } from '../outbox/outbox';
 import { type Allowance, beyondAllowance, lockProvenAccount, proveAccount } from '../projects/accounts';
-import { withdrawalWorkflowId, withdrawalWorkflowType, type WithdrawalClaim } from '../../workflows/contracts/withdrawal';
+import {
+  withdrawalWorkflowId,
+  withdrawalWorkflowType,
+  type WithdrawalClaim,
+} from '../../workflows/contracts/withdrawal';
 import { withdrawalRequestDigest, type WithdrawalRequest } from './sponsor-signature';
 import { tokenId } from '../intents/quote';
 import { resetPeriodSeconds } from '../chains/lock-tag';
 import { batchCompactAuthorization, compactAuthorization, Lock } from '../compact/eip712';
 
-
 /** `projectAddress`: the project's signing address, which names it in the signed request's domain. */
-export interface AllocatorDeps { registry: ChainRegistry; config: Config; lockTag: string; allocator: PrivateKeyAccount; projectAddress: string }
+export interface AllocatorDeps {
+  registry: ChainRegistry;
+  config: Config;
+  lockTag: string;
+  allocator: PrivateKeyAccount;
+  projectAddress: string;
+}
 
 /** Strings only (stored as JSON); the HTTP layer writes the 256-bit fields as integer literals. */
 export interface Allocation {
@@ -28,7 +37,10 @@ export interface Allocation {
 }
 
 /** `start` is absent when an Idempotency-Key answered an earlier allocation (its hold was queued then). */
-export interface Allocated { value: Allocation; start?: QueuedStart }
+export interface Allocated {
+  value: Allocation;
+  start?: QueuedStart;
+}
 
 /** How long an Idempotency-Key answers its first request; afterwards the same key makes a new allocation. */
 export const IDEMPOTENCY_KEY_TTL_HOURS = 24;
@@ -41,24 +53,45 @@ export const IDEMPOTENCY_KEY_TTL_HOURS = 24;
  * request the allocator refuses) rolls all of it back (the nonce's sequence value stays spent, so it is never handed
  * out again).
  */
-export async function allocateWithdrawal(db: DataSource, req: WithdrawalRequest, projectId: string, deps: AllocatorDeps, idempotencyKey?: string): Promise<Allocated> {
+export async function allocateWithdrawal(
+  db: DataSource,
+  req: WithdrawalRequest,
+  projectId: string,
+  deps: AllocatorDeps,
+  idempotencyKey?: string,
+): Promise<Allocated> {
   // The signature is checked before the transaction: pure CPU has no business holding a connection and row locks.
-  const digest = req.authorization ? await withdrawalRequestDigest(req, req.authorization, deps.lockTag, deps.projectAddress) : null;
+  const digest = req.authorization
+    ? await withdrawalRequestDigest(req, req.authorization, deps.lockTag, deps.projectAddress)
+    : null;
   if (req.authorization && !digest) {
-    throw new DomainError('FORBIDDEN', 'sponsorSignature is not a valid signature of this request by the account (or its deadline passed)');
+    throw new DomainError(
+      'FORBIDDEN',
+      'sponsorSignature is not a valid signature of this request by the account (or its deadline passed)',
+    );
   }
-  const key = idempotencyKey ? { key: idempotencyKey, requestHash: createHash('sha256').update(JSON.stringify(req)).digest('hex') } : undefined;
+  const key = idempotencyKey
+    ? { key: idempotencyKey, requestHash: createHash('sha256').update(JSON.stringify(req)).digest('hex') }
+    : undefined;
   try {
     return await db.transaction(async (tx) => {
       const earlier = key && (await claimIdempotencyKey(tx, projectId, key));
       if (earlier) return { value: earlier };
       const made = await allocate(tx, req, projectId, digest, deps);
-      if (key) await tx.query('UPDATE withdrawal_idempotency_keys SET nonce = $3 WHERE project_id = $1 AND key = $2', [projectId, key.key, made.value.nonce]);
+      if (key)
+        await tx.query('UPDATE withdrawal_idempotency_keys SET nonce = $3 WHERE project_id = $1 AND key = $2', [
+          projectId,
+          key.key,
+          made.value.nonce,
+        ]);
       return made;
     });
   } catch (e) {
     if (e instanceof InsufficientBalance) throw new DomainError('INSUFFICIENT_BALANCE', e.message);
-    if ((e as { code?: string }).code === '23505' && String((e as { constraint?: string }).constraint).includes('request_digest')) {
+    if (
+      (e as { code?: string }).code === '23505' &&
+      String((e as { constraint?: string }).constraint).includes('request_digest')
+    ) {
       throw new DomainError('VALIDATION_ERROR', 'This signed withdrawal request was already used; sign a new one');
     }
     throw e;
@@ -71,7 +104,11 @@ export async function allocateWithdrawal(db: DataSource, req: WithdrawalRequest,
  * allocation when the key came with this same request within IDEMPOTENCY_KEY_TTL_HOURS; refuses (422) when it came
  * with another. A refused request rolls its key back with everything else, so its retry allocates afresh.
  */
-async function claimIdempotencyKey(tx: EntityManager, projectId: string, k: { key: string; requestHash: string }): Promise<Allocation | undefined> {
+async function claimIdempotencyKey(
+  tx: EntityManager,
+  projectId: string,
+  k: { key: string; requestHash: string },
+): Promise<Allocation | undefined> {
   const claimed: unknown[] = await tx.query(
     `INSERT INTO withdrawal_idempotency_keys (project_id, key, request_hash) VALUES ($1, $2, $3)
      ON CONFLICT (project_id, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, nonce = NULL, created_at = now()
@@ -93,7 +130,10 @@ async function claimIdempotencyKey(tx: EntityManager, projectId: string, k: { ke
     [projectId, k.key],
   );
   if (earlier.request_hash !== k.requestHash) {
-    throw new DomainError('IDEMPOTENCY_KEY_REUSED', `Idempotency-Key ${k.key} was used with another request within ${IDEMPOTENCY_KEY_TTL_HOURS} hours; send a new key`);
+    throw new DomainError(
+      'IDEMPOTENCY_KEY_REUSED',
+      `Idempotency-Key ${k.key} was used with another request within ${IDEMPOTENCY_KEY_TTL_HOURS} hours; send a new key`,
+    );
   }
   return earlier.response;
 }
@@ -107,18 +147,36 @@ async function claimIdempotencyKey(tx: EntityManager, projectId: string, k: { ke
  * registration has neither bound). The (project, account) row is locked first (the global lock order,
  * src/ledger/ledger.ts) and held to the commit: for that pair, the checks and the allocation are one step.
  */
-async function authorize(tx: EntityManager, req: WithdrawalRequest, projectId: string, digest: string | null, wanted: Allowance[], deps: AllocatorDeps): Promise<void> {
+async function authorize(
+  tx: EntityManager,
+  req: WithdrawalRequest,
+  projectId: string,
+  digest: string | null,
+  wanted: Allowance[],
+  deps: AllocatorDeps,
+): Promise<void> {
   const account = getAddress(req.account);
-  if (digest) await proveAccount(tx, projectId, account, 'withdrawal-signature', wanted, deps.config.allocator.proofDays);
+  if (digest)
+    await proveAccount(tx, projectId, account, 'withdrawal-signature', wanted, deps.config.allocator.proofDays);
   const proof = await lockProvenAccount(tx, projectId, account);
-  if (!proof) throw new DomainError('FORBIDDEN', `Account ${account} has not authorized this project: send sponsorSignature and deadline signed by the account`);
+  if (!proof)
+    throw new DomainError(
+      'FORBIDDEN',
+      `Account ${account} has not authorized this project: send sponsorSignature and deadline signed by the account`,
+    );
   if (!digest && proof.expired) {
-    throw new DomainError('FORBIDDEN', `Account ${account}'s authorization of this project expired (${deps.config.allocator.proofDays} days after its last signature): send sponsorSignature and deadline signed by the account`);
+    throw new DomainError(
+      'FORBIDDEN',
+      `Account ${account}'s authorization of this project expired (${deps.config.allocator.proofDays} days after its last signature): send sponsorSignature and deadline signed by the account`,
+    );
   }
   if (!digest && !proof.operator) {
     const beyond = await beyondAllowance(tx, projectId, account, wanted);
     if (beyond.length) {
-      throw new DomainError('FORBIDDEN', `Withdrawals of ${beyond[0].token} on chain ${beyond[0].chainId} without the account's signature would hold more than it signed for with this project: send sponsorSignature and deadline signed by the account`);
+      throw new DomainError(
+        'FORBIDDEN',
+        `Withdrawals of ${beyond[0].token} on chain ${beyond[0].chainId} without the account's signature would hold more than it signed for with this project: send sponsorSignature and deadline signed by the account`,
+      );
     }
   }
   const [{ n }]: { n: number }[] = await tx.query(
@@ -126,17 +184,30 @@ async function authorize(tx: EntityManager, req: WithdrawalRequest, projectId: s
     [account.toLowerCase(), projectId],
   );
   if (n >= deps.config.allocator.maxOutstandingWithdrawals) {
-    throw new DomainError('TOO_MANY_REQUESTS', `Account ${account} has ${n} outstanding withdrawal authorizations with this project (limit ${deps.config.allocator.maxOutstandingWithdrawals}); wait for one to be claimed or expire`);
+    throw new DomainError(
+      'TOO_MANY_REQUESTS',
+      `Account ${account} has ${n} outstanding withdrawal authorizations with this project (limit ${deps.config.allocator.maxOutstandingWithdrawals}); wait for one to be claimed or expire`,
+    );
   }
 }
 
-async function allocate(tx: EntityManager, req: WithdrawalRequest, projectId: string, digest: string | null, deps: AllocatorDeps): Promise<{ value: Allocation; start: QueuedStart }> {
+async function allocate(
+  tx: EntityManager,
+  req: WithdrawalRequest,
+  projectId: string,
+  digest: string | null,
+  deps: AllocatorDeps,
+): Promise<{ value: Allocation; start: QueuedStart }> {
   if (!deps.registry.chain(req.chainId)) throw new DomainError('UNSUPPORTED_CHAIN', `Unsupported chain ${req.chainId}`);
   const lockTags = new Set(req.transfers.map((t) => (t.lockTag ?? deps.lockTag).toLowerCase()));
-  if (lockTags.size > 1) throw new DomainError('VALIDATION_ERROR', 'All transfers of a batch must spend locks of one allocator');
+  if (lockTags.size > 1)
+    throw new DomainError('VALIDATION_ERROR', 'All transfers of a batch must spend locks of one allocator');
   // The lock tag's low 92 bits are the allocator id; its top nibble (scope, reset period) may differ.
   if (![...lockTags].every((t) => /^0x[0-9a-f]{24}$/.test(t) && t.slice(3) === deps.lockTag.slice(3))) {
-    throw new DomainError('VALIDATION_ERROR', `Lock tag ${[...lockTags][0]} is not allocated by this allocator (${deps.allocator.address})`);
+    throw new DomainError(
+      'VALIDATION_ERROR',
+      `Lock tag ${[...lockTags][0]} is not allocated by this allocator (${deps.allocator.address})`,
+    );
   }
   const lockTag = [...lockTags][0] as `0x${string}`;
 
@@ -144,34 +215,53 @@ async function allocate(tx: EntityManager, req: WithdrawalRequest, projectId: st
   const byToken = new Map<string, { recipient: string; amount: bigint }[]>();
   for (const t of req.transfers) {
     const token = deps.registry.token(req.chainId, t.tokenAddress);
-    if (!token) throw new DomainError('UNSUPPORTED_TOKEN', `Token ${t.tokenAddress} not supported on chain ${req.chainId}`);
+    if (!token)
+      throw new DomainError('UNSUPPORTED_TOKEN', `Token ${t.tokenAddress} not supported on chain ${req.chainId}`);
     const amount = BigInt(t.amount);
     if (amount <= 0n) throw new DomainError('VALIDATION_ERROR', 'Amount must be greater than zero');
     byToken.set(token.address, [...(byToken.get(token.address) ?? []), { recipient: getAddress(t.recipient), amount }]);
   }
   const account = getAddress(req.account);
-  const wanted = [...byToken].map(([token, portions]) => ({ chainId: req.chainId, token, amount: portions.reduce((sum, p) => sum + p.amount, 0n).toString() }));
+  const wanted = [...byToken].map(([token, portions]) => ({
+    chainId: req.chainId,
+    token,
+    amount: portions.reduce((sum, p) => sum + p.amount, 0n).toString(),
+  }));
   await authorize(tx, req, projectId, digest, wanted, deps);
   for (const token of byToken.keys()) {
     const forced: { status: string }[] = await tx.query(
       "SELECT status FROM forced_withdrawals WHERE account = $1 AND chain_id = $2 AND lock_id = $3 AND status <> 'disabled'",
       [account.toLowerCase(), req.chainId, tokenId(lockTag, token)],
     );
-    if (forced.length) throw new DomainError('VALIDATION_ERROR', `A forced withdrawal is ${forced[0].status} for lock ${tokenId(lockTag, token)}; the allocator no longer allocates it`);
+    if (forced.length)
+      throw new DomainError(
+        'VALIDATION_ERROR',
+        `A forced withdrawal is ${forced[0].status} for lock ${tokenId(lockTag, token)}; the allocator no longer allocates it`,
+      );
   }
 
   const nonce = await allocateWithdrawalNonce(tx, account);
-  const locks: Lock[] = [...byToken].map(([token, portions]) => ({ lockTag, token: token as `0x${string}`, amount: portions.reduce((s, p) => s + p.amount, 0n) }));
-  await reserve(tx, { kind: 'withdrawal', id: nonce.toString() }, account, locks.map((l) => ({ chainId: req.chainId, token: l.token.toLowerCase(), lockTag, amount: l.amount.toString() })));
+  const locks: Lock[] = [...byToken].map(([token, portions]) => ({
+    lockTag,
+    token: token as `0x${string}`,
+    amount: portions.reduce((s, p) => s + p.amount, 0n),
+  }));
+  await reserve(
+    tx,
+    { kind: 'withdrawal', id: nonce.toString() },
+    account,
+    locks.map((l) => ({ chainId: req.chainId, token: l.token.toLowerCase(), lockTag, amount: l.amount.toString() })),
+  );
 
   const now = Math.floor(Date.now() / 1000);
   // Never past the lock's reset period: a forced withdrawal could complete before a longer authorization expires.
   const lifetime = Math.min(deps.config.allocator.withdrawalExpirySeconds, resetPeriodSeconds(lockTag));
   const expires = BigInt(now + lifetime);
   const contract = deps.config.allocator.compactAddress;
-  const typedData = req.kind === 'single'
-    ? compactAuthorization(req.chainId, contract, account, nonce, expires, locks[0])
-    : batchCompactAuthorization(req.chainId, contract, account, nonce, expires, locks);
+  const typedData =
+    req.kind === 'single'
+      ? compactAuthorization(req.chainId, contract, account, nonce, expires, locks[0])
+      : batchCompactAuthorization(req.chainId, contract, account, nonce, expires, locks);
   const allocatorData = await deps.allocator.signTypedData(typedData);
 
   const transfers = [...byToken].map(([token, portions]) => ({
@@ -188,7 +278,12 @@ async function allocate(tx: EntityManager, req: WithdrawalRequest, projectId: st
     workflowId: withdrawalWorkflowId(allocation.nonce),
     workflowType: withdrawalWorkflowType,
     args: [allocation.nonce, Number(expires)],
-    searchAttributes: { IntentStatus: 'ALLOCATED', Account: account.toLowerCase(), Project: projectId, Chains: [String(req.chainId)] },
+    searchAttributes: {
+      IntentStatus: 'ALLOCATED',
+      Account: account.toLowerCase(),
+      Project: projectId,
+      Chains: [String(req.chainId)],
+    },
     summary: `Withdrawal ${allocation.nonce}: ${account} on chain ${req.chainId}`,
   };
   await queueStart(tx, start);
@@ -201,7 +296,12 @@ async function allocate(tx: EntityManager, req: WithdrawalRequest, projectId: st
  * stored balance yet, so the reservation is released by a snapshot at or after `expires` (src/ledger/ledger.ts).
  * The nonce stays spent either way.
  */
-export async function finishWithdrawal(db: DataSource, nonce: string, status: 'CLAIMED' | 'EXPIRED', claim?: WithdrawalClaim): Promise<void> {
+export async function finishWithdrawal(
+  db: DataSource,
+  nonce: string,
+  status: 'CLAIMED' | 'EXPIRED',
+  claim?: WithdrawalClaim,
+): Promise<void> {
   await db.transaction(async (tx) => {
     if (claim) return recordWithdrawalClaim(tx, nonce, claim);
     const [row]: { expires: string }[] = await tx.query(
@@ -218,6 +318,9 @@ export async function finishWithdrawal(db: DataSource, nonce: string, status: 'C
  * claim reported after `expires` was mined before it, so it counts even once the withdrawal EXPIRED.
  */
 export async function recordWithdrawalClaim(tx: EntityManager, nonce: string, claim: WithdrawalClaim): Promise<void> {
-  await tx.query("UPDATE withdrawals SET status = 'CLAIMED', updated_at = now() WHERE nonce = $1 AND chain_id = $2 AND status <> 'CLAIMED'", [nonce, claim.chainId]);
+  await tx.query(
+    "UPDATE withdrawals SET status = 'CLAIMED', updated_at = now() WHERE nonce = $1 AND chain_id = $2 AND status <> 'CLAIMED'",
+    [nonce, claim.chainId],
+  );
   await settleOnClaim(tx, { kind: 'withdrawal', id: nonce }, claim.chainId, claim.blockNumber);
 }

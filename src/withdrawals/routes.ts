@@ -12,17 +12,39 @@ import { ALPS } from '../versions/versions';
 import { leftToSweeper } from '../outbox/left-to-sweeper';
 import { withdrawalWorkflowType } from '../../workflows/contracts/withdrawal';
 
-const lockTag = { type: 'string', pattern: patterns.bytes12, description: "optional: a lock tag of this allocator (default: /health's lockTag)" } as const;
+const lockTag = {
+  type: 'string',
+  pattern: patterns.bytes12,
+  description: "optional: a lock tag of this allocator (default: /health's lockTag)",
+} as const;
 /** Optional proof that the account itself asks for this withdrawal (docs/trust-model.md, who may withdraw). */
-const sponsorSignature = { type: 'string', pattern: '^0x[0-9a-fA-F]{130}$', description: "the account's EIP-712 signature of WithdrawalRequest(account, transfers, deadline); send with deadline" } as const;
-const deadline = { ...safeUint(1), description: `unix seconds the signature is valid until (at most ${MAX_DEADLINE_SECONDS} s ahead)` } as const;
+const sponsorSignature = {
+  type: 'string',
+  pattern: '^0x[0-9a-fA-F]{130}$',
+  description: "the account's EIP-712 signature of WithdrawalRequest(account, transfers, deadline); send with deadline",
+} as const;
+const deadline = {
+  ...safeUint(1),
+  description: `unix seconds the signature is valid until (at most ${MAX_DEADLINE_SECONDS} s ahead)`,
+} as const;
 const signed = { sponsorSignature, deadline } as const;
-const uint = { type: 'integer', description: 'exact integer literal (up to 256 bits): parse with a big-number-aware JSON parser' } as const;
+const uint = {
+  type: 'integer',
+  description: 'exact integer literal (up to 256 bits): parse with a big-number-aware JSON parser',
+} as const;
 
 const single = {
   type: 'object',
   required: ['account', 'chainId', 'tokenAddress', 'amount', 'recipient'],
-  properties: { account: address, chainId: safeUint(1), tokenAddress: address, amount, recipient: address, lockTag, ...signed },
+  properties: {
+    account: address,
+    chainId: safeUint(1),
+    tokenAddress: address,
+    amount,
+    recipient: address,
+    lockTag,
+    ...signed,
+  },
   dependencies: { sponsorSignature: ['deadline'], deadline: ['sponsorSignature'] },
 } as const;
 const batch = {
@@ -35,18 +57,32 @@ const batch = {
       type: 'array',
       minItems: 1,
       maxItems: 100,
-      items: { type: 'object', required: ['recipient', 'tokenAddress', 'amount'], properties: { recipient: address, tokenAddress: address, amount, lockTag } },
+      items: {
+        type: 'object',
+        required: ['recipient', 'tokenAddress', 'amount'],
+        properties: { recipient: address, tokenAddress: address, amount, lockTag },
+      },
     },
     ...signed,
   },
   dependencies: { sponsorSignature: ['deadline'], deadline: ['sponsorSignature'] },
 } as const;
-const portions = { type: 'array', items: { type: 'object', required: ['claimant', 'amount'], properties: { claimant: uint, amount: uint } } } as const;
+const portions = {
+  type: 'array',
+  items: { type: 'object', required: ['claimant', 'amount'], properties: { claimant: uint, amount: uint } },
+} as const;
 const allocatorData = { type: 'string', pattern: '^0x[a-fA-F0-9]*$' } as const;
 const singleResponse = {
   type: 'object',
   required: ['allocatorData', 'transferDetails'],
-  properties: { allocatorData, transferDetails: { type: 'object', required: ['id', 'nonce', 'expires', 'recipients'], properties: { id: uint, nonce: uint, expires: uint, recipients: portions } } },
+  properties: {
+    allocatorData,
+    transferDetails: {
+      type: 'object',
+      required: ['id', 'nonce', 'expires', 'recipients'],
+      properties: { id: uint, nonce: uint, expires: uint, recipients: portions },
+    },
+  },
 } as const;
 const batchResponse = {
   type: 'object',
@@ -56,7 +92,14 @@ const batchResponse = {
     batchTransferDetails: {
       type: 'object',
       required: ['nonce', 'expires', 'transfers'],
-      properties: { nonce: uint, expires: uint, transfers: { type: 'array', items: { type: 'object', required: ['id', 'portions'], properties: { id: uint, portions } } } },
+      properties: {
+        nonce: uint,
+        expires: uint,
+        transfers: {
+          type: 'array',
+          items: { type: 'object', required: ['id', 'portions'], properties: { id: uint, portions } },
+        },
+      },
     },
   },
 } as const;
@@ -74,11 +117,23 @@ const big = (p: { claimant: string; amount: string }) => ({ claimant: BigInt(p.c
 function present(kind: 'single' | 'batch', a: Allocation): string {
   if (kind === 'single') {
     const [t] = a.transfers;
-    return stringifyWithBigInts({ allocatorData: a.allocatorData, transferDetails: { id: BigInt(t.id), nonce: BigInt(a.nonce), expires: BigInt(a.expires), recipients: t.portions.map(big) } });
+    return stringifyWithBigInts({
+      allocatorData: a.allocatorData,
+      transferDetails: {
+        id: BigInt(t.id),
+        nonce: BigInt(a.nonce),
+        expires: BigInt(a.expires),
+        recipients: t.portions.map(big),
+      },
+    });
   }
   return stringifyWithBigInts({
     allocatorData: a.allocatorData,
-    batchTransferDetails: { nonce: BigInt(a.nonce), expires: BigInt(a.expires), transfers: a.transfers.map((t) => ({ id: BigInt(t.id), portions: t.portions.map(big) })) },
+    batchTransferDetails: {
+      nonce: BigInt(a.nonce),
+      expires: BigInt(a.expires),
+      transfers: a.transfers.map((t) => ({ id: BigInt(t.id), portions: t.portions.map(big) })),
+    },
   });
 }
 
@@ -91,7 +146,11 @@ function idempotencyKey(ctx: Context): string | undefined {
   const key = ctx.headers['idempotency-key'];
   if (key === undefined) return undefined;
   if (typeof key !== 'string' || !/^[\x21-\x7e]{1,255}$/.test(key)) {
-    throw inputProblemError('headers', { path: ['Idempotency-Key'], keyword: 'pattern', message: 'must be 1 to 255 visible ASCII characters' });
+    throw inputProblemError('headers', {
+      path: ['Idempotency-Key'],
+      keyword: 'pattern',
+      message: 'must be 1 to 255 visible ASCII characters',
+    });
   }
   return key;
 }
@@ -101,7 +160,19 @@ function idempotencyKey(ctx: Context): string | undefined {
  * with the same Idempotency-Key answers the same allocation and queues nothing (docs/allocator.md, Idempotency-Key).
  */
 async function allocate(ctx: Context, s: Services, req: WithdrawalRequest) {
-  const allocated = await allocateWithdrawal(s.db, req, project(ctx), { registry: s.registry, config: s.config, lockTag: s.defaultLockTag, allocator: s.allocator, projectAddress: s.sessionSigner(project(ctx)).address }, idempotencyKey(ctx));
+  const allocated = await allocateWithdrawal(
+    s.db,
+    req,
+    project(ctx),
+    {
+      registry: s.registry,
+      config: s.config,
+      lockTag: s.defaultLockTag,
+      allocator: s.allocator,
+      projectAddress: s.sessionSigner(project(ctx)).address,
+    },
+    idempotencyKey(ctx),
+  );
   crashPoint('withdrawal-after-commit');
   const { start } = allocated;
   if (start) {
@@ -112,7 +183,8 @@ async function allocate(ctx: Context, s: Services, req: WithdrawalRequest) {
   return { status: 200, body: present(req.kind, allocated.value) };
 }
 
-const authorization = (b: Infer<typeof single> | Infer<typeof batch>) => (b.sponsorSignature ? { authorization: { signature: b.sponsorSignature, deadline: b.deadline! } } : {});
+const authorization = (b: Infer<typeof single> | Infer<typeof batch>) =>
+  b.sponsorSignature ? { authorization: { signature: b.sponsorSignature, deadline: b.deadline! } } : {};
 
 // The resource-lock surface has no equivalent in 2026-04.blanc.
 const withdrawalRoute = routeGroup({ tags: ['withdrawals'], auth: 'apiKey', versions: [ALPS] });
@@ -121,15 +193,35 @@ export const withdrawalRoutes = [
   withdrawalRoute('post', '/withdrawals', {
     summary: 'Allocator-signed withdrawal from a resource lock (an allocated transfer to a recipient)',
     body: single,
-    responses: { 200: { description: 'call allocatedTransfer with these details from the account', schema: singleResponse }, ...refusals },
+    responses: {
+      200: { description: 'call allocatedTransfer with these details from the account', schema: singleResponse },
+      ...refusals,
+    },
     handler: (ctx, { body }, s) =>
-      allocate(ctx, s, { kind: 'single', account: body.account, chainId: body.chainId, transfers: [{ recipient: body.recipient, tokenAddress: body.tokenAddress, amount: body.amount, lockTag: body.lockTag }], ...authorization(body) }),
+      allocate(ctx, s, {
+        kind: 'single',
+        account: body.account,
+        chainId: body.chainId,
+        transfers: [
+          { recipient: body.recipient, tokenAddress: body.tokenAddress, amount: body.amount, lockTag: body.lockTag },
+        ],
+        ...authorization(body),
+      }),
   }),
   withdrawalRoute('post', '/batch-withdrawals', {
     summary: 'Allocator-signed batch withdrawal (several tokens and recipients on one chain)',
     body: batch,
-    responses: { 200: { description: 'call allocatedBatchTransfer with these details from the account', schema: batchResponse }, ...refusals },
+    responses: {
+      200: { description: 'call allocatedBatchTransfer with these details from the account', schema: batchResponse },
+      ...refusals,
+    },
     handler: (ctx, { body }, s) =>
-      allocate(ctx, s, { kind: 'batch', account: body.account, chainId: body.chainId, transfers: body.transfers, ...authorization(body) }),
+      allocate(ctx, s, {
+        kind: 'batch',
+        account: body.account,
+        chainId: body.chainId,
+        transfers: body.transfers,
+        ...authorization(body),
+      }),
   }),
 ];

@@ -8,7 +8,8 @@ import { ints } from '../env';
  */
 export type WorkerConfig = ReturnType<typeof workerConfig>;
 
-export const workerConfig = (env: NodeJS.ProcessEnv) => ints(env, {
-  // At least 2: the SDK's floor for a workflow cache.
-  maxCachedWorkflows: ['WORKER_MAX_CACHED_WORKFLOWS', 500, 2, 100_000],
-});
+export const workerConfig = (env: NodeJS.ProcessEnv) =>
+  ints(env, {
+    // At least 2: the SDK's floor for a workflow cache.
+    maxCachedWorkflows: ['WORKER_MAX_CACHED_WORKFLOWS', 500, 2, 100_000],
+  });

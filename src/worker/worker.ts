@@ -5,7 +5,12 @@ import { createDeliveryClaimer, type DeliveryClaimer } from '../webhooks/claimer
 import { FunnelFolder } from '../analytics/folder';
 import { workerSlots } from '../webhooks/slots';
 
-export interface WorkerOptions { address: string; namespace: string; taskQueue: string; deps: ActivityDeps }
+export interface WorkerOptions {
+  address: string;
+  namespace: string;
+  taskQueue: string;
+  deps: ActivityDeps;
+}
 
 /** The SDK logs at INFO by default (including the webpack report); follow LOG_LEVEL instead. */
 export function installRuntime(level: string): void {
@@ -20,7 +25,9 @@ export function installRuntime(level: string): void {
  * them the webhook claim loop makes every delivery's first attempt from the table (src/webhooks/claimer.ts), sharing the
  * process's attempt slots with the retry activity, and the funnel's fold loop keeps its rollup (src/analytics/folder.ts).
  */
-export async function createWorkers(opts: WorkerOptions): Promise<{ workers: Worker[]; connection: NativeConnection; claimer: DeliveryClaimer; folder: FunnelFolder }> {
+export async function createWorkers(
+  opts: WorkerOptions,
+): Promise<{ workers: Worker[]; connection: NativeConnection; claimer: DeliveryClaimer; folder: FunnelFolder }> {
   const connection = await NativeConnection.connect({ address: opts.address });
   const slots = workerSlots(opts.deps.config.webhooks);
   const activities = createActivities(opts.deps, slots);
@@ -42,6 +49,12 @@ export async function createWorkers(opts: WorkerOptions): Promise<{ workers: Wor
       maxConcurrentActivityTaskExecutions: opts.deps.config.webhooks.concurrency,
     }),
   ]);
-  const claimer = createDeliveryClaimer(opts.deps.db, opts.deps.config.webhooks, slots, opts.deps.outbox, opts.deps.log);
+  const claimer = createDeliveryClaimer(
+    opts.deps.db,
+    opts.deps.config.webhooks,
+    slots,
+    opts.deps.outbox,
+    opts.deps.log,
+  );
   return { workers, connection, claimer, folder: new FunnelFolder(opts.deps.db, opts.deps.log) };
 }

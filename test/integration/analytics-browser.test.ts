@@ -22,9 +22,15 @@ test('in a real browser: the report page draws the funnel chart with the ingeste
   const token = (await call(p, 'POST', '/analytics/ingest-token', { body: {} })).json.token;
   const t0 = Date.now() - 3 * 86_400_000;
   const sim = simulate(t0, 'browser');
-  const res = await call({ ...api, apiKey: '' }, 'POST', '/analytics/events', { body: { events: sim.events.slice(0, 500) }, headers: { authorization: `Bearer ${token}` } });
+  const res = await call({ ...api, apiKey: '' }, 'POST', '/analytics/events', {
+    body: { events: sim.events.slice(0, 500) },
+    headers: { authorization: `Bearer ${token}` },
+  });
   expect(res.json.accepted).toBe(Math.min(500, sim.events.length));
-  await call({ ...api, apiKey: '' }, 'POST', '/analytics/events', { body: { events: sim.events.slice(500) }, headers: { authorization: `Bearer ${token}` } });
+  await call({ ...api, apiKey: '' }, 'POST', '/analytics/events', {
+    body: { events: sim.events.slice(500) },
+    headers: { authorization: `Bearer ${token}` },
+  });
 
   const link = (await call(p, 'POST', '/analytics/report-link', { body: { modal: 'deposit' } })).json.url;
   const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
@@ -34,7 +40,11 @@ test('in a real browser: the report page draws the funnel chart with the ingeste
   await page.waitForSelector('body[data-rendered="true"]');
   // The chart exists and holds the funnel's numbers (Chart.js loaded from this origin, no CDN).
   const drawn = await page.evaluate(() => {
-    const chart = (globalThis as unknown as { Chart: { getChart(id: string): { data: { labels: string[]; datasets: { data: number[] }[] } } } }).Chart.getChart('funnel');
+    const chart = (
+      globalThis as unknown as {
+        Chart: { getChart(id: string): { data: { labels: string[]; datasets: { data: number[] }[] } } };
+      }
+    ).Chart.getChart('funnel');
     return { labels: chart.data.labels, sessions: chart.data.datasets[0].data };
   });
   const expected = sim.expected.steps as { step: string; sessions: number }[];

@@ -7,7 +7,9 @@ import { Api, ingest, startApi } from '../support/harness';
 const sdkDir = path.dirname(require.resolve('@rhinestone/sdk'));
 const v1: any = require(path.join(sdkDir, 'orchestrator'));
 const { createAuthProvider }: any = require(path.join(sdkDir, 'auth/provider'));
-const v0: any = require(path.resolve(__dirname, '../../node_modules/rhinestone-sdk-v0/dist/src/orchestrator/client.js'));
+const v0: any = require(
+  path.resolve(__dirname, '../../node_modules/rhinestone-sdk-v0/dist/src/orchestrator/client.js'),
+);
 /* eslint-enable @typescript-eslint/no-require-imports, @typescript-eslint/no-explicit-any */
 
 const ACCOUNT = '0x2222222222222222222222222222222222222222';
@@ -18,8 +20,25 @@ let api: Api;
 beforeAll(async () => {
   api = await startApi();
   await ingest(api, [
-    { id: 'client-1', type: 'balance', chainId: 8453, account: ACCOUNT, token: BASE_USDC, unlocked: '1500000', locked: '2500000', blockNumber: '9' },
-    { id: 'client-2', type: 'balance', chainId: 42161, account: ACCOUNT, token: ARB_USDC, unlocked: '7', blockNumber: '9' },
+    {
+      id: 'client-1',
+      type: 'balance',
+      chainId: 8453,
+      account: ACCOUNT,
+      token: BASE_USDC,
+      unlocked: '1500000',
+      locked: '2500000',
+      blockNumber: '9',
+    },
+    {
+      id: 'client-2',
+      type: 'balance',
+      chainId: 42161,
+      account: ACCOUNT,
+      token: ARB_USDC,
+      unlocked: '7',
+      blockNumber: '9',
+    },
   ]);
 });
 afterAll(() => api.close());
@@ -51,6 +70,11 @@ test('@rhinestone/sdk 0.5.4 Orchestrator.getPortfolio reads the legacy single ba
   const orchestrator = new v0.Orchestrator(`${api.url}/legacy`, api.apiKey);
   const portfolio = await orchestrator.getPortfolio(ACCOUNT, { chainIds: [8453], tokens: { 8453: [BASE_USDC] } });
   expect(portfolio).toEqual([
-    { tokenName: 'USDC', tokenDecimals: 6, balance: 4000000n, tokenChainBalance: [{ chainId: 8453, tokenAddress: BASE_USDC, balance: 4000000n }] },
+    {
+      tokenName: 'USDC',
+      tokenDecimals: 6,
+      balance: 4000000n,
+      tokenChainBalance: [{ chainId: 8453, tokenAddress: BASE_USDC, balance: 4000000n }],
+    },
   ]);
 });

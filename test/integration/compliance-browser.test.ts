@@ -31,12 +31,14 @@ afterAll(async () => {
 
 /** The integrator's page: it embeds nextAction.url in an iframe, as the spec says to present it. */
 async function demoPage(url: string): Promise<string> {
-  demo = http.createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><html><body>
+  demo = http
+    .createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><html><body>
       <h1>Verify your identity</h1>
       <iframe id="kyc" src="${url}" width="520" height="420" title="verification"></iframe>
     </body></html>`);
-  }).listen(0, '127.0.0.1');
+    })
+    .listen(0, '127.0.0.1');
   await once(demo, 'listening');
   return `http://127.0.0.1:${(demo.address() as AddressInfo).port}/`;
 }
@@ -44,9 +46,14 @@ async function demoPage(url: string): Promise<string> {
 test('in a real browser: the hosted sandbox page in an iframe, approved by a click, then completed and the webhook delivered', async () => {
   const p = await newProject(api, 'browser');
   await subscribe(p, receiver, ['verification-updated']);
-  const minted = await call(p, 'POST', `${DP}/compliance/sessions`, { body: { customerId: 'cus-browser', email: 'ada@example.com' } });
+  const minted = await call(p, 'POST', `${DP}/compliance/sessions`, {
+    body: { customerId: 'cus-browser', email: 'ada@example.com' },
+  });
   const bearer = { authorization: `Bearer ${minted.json.token}` };
-  const started = await call({ ...p, apiKey: '' }, 'POST', `${DP}/compliance/verification`, { body: { currency: 'EUR' }, headers: bearer });
+  const started = await call({ ...p, apiKey: '' }, 'POST', `${DP}/compliance/verification`, {
+    body: { currency: 'EUR' },
+    headers: bearer,
+  });
   expect(started.json).toMatchObject({ status: 'pending', nextAction: { type: 'hosted', presentation: 'iframe' } });
 
   const page = await browser.newPage();
@@ -61,8 +68,22 @@ test('in a real browser: the hosted sandbox page in an iframe, approved by a cli
   await frame.getByRole('button', { name: 'Approve' }).click();
   await frame.getByText('Decision recorded: approved').waitFor();
 
-  await waitFor('completed', async () => (await call({ ...p, apiKey: '' }, 'POST', `${DP}/compliance/verification`, { body: { currency: 'EUR' }, headers: bearer })).json.status === 'completed', 30_000);
-  await waitFor('webhook', async () => [...receiver.accepted.values()].some((d) => d.json.data.status === 'completed'), 30_000);
+  await waitFor(
+    'completed',
+    async () =>
+      (
+        await call({ ...p, apiKey: '' }, 'POST', `${DP}/compliance/verification`, {
+          body: { currency: 'EUR' },
+          headers: bearer,
+        })
+      ).json.status === 'completed',
+    30_000,
+  );
+  await waitFor(
+    'webhook',
+    async () => [...receiver.accepted.values()].some((d) => d.json.data.status === 'completed'),
+    30_000,
+  );
   const delivered = [...receiver.accepted.values()].find((d) => d.json.data.status === 'completed')!;
   expect(delivered.verifiedWith).toHaveLength(1);
   expect(delivered.json.data).toMatchObject({ customerId: 'cus-browser', currency: 'EUR', provider: 'sandbox' });

@@ -26,9 +26,12 @@ test('21.5 50 concurrent verifications for 10 customers through two API processe
   }
   // Two real API processes with the default pool (10 connections each), 25 requests apiece, 5 per customer.
   const ports = [await freePort(), await freePort()];
-  const apis = ports.map((port) => spawnEntry('api', { ...api.env.env, PORT: String(port), HOST: '127.0.0.1' }, 'ignore'));
+  const apis = ports.map((port) =>
+    spawnEntry('api', { ...api.env.env, PORT: String(port), HOST: '127.0.0.1' }, 'ignore'),
+  );
   try {
-    for (const port of ports) await waitFor('API', async () => (await fetch(`http://127.0.0.1:${port}/ready`)).ok, 30_000);
+    for (const port of ports)
+      await waitFor('API', async () => (await fetch(`http://127.0.0.1:${port}/ready`)).ok, 30_000);
     const verify = (port: number, token: string) =>
       fetch(`http://127.0.0.1:${port}${DP}/compliance/verification`, {
         method: 'POST',
@@ -45,9 +48,15 @@ test('21.5 50 concurrent verifications for 10 customers through two API processe
     expect(byCustomer.map((ids) => ids.size)).toEqual(Array(10).fill(1));
     expect(new Set(byCustomer.flatMap((ids) => [...ids])).size).toBe(10);
     // One applicant per customer, at the provider and in our records.
-    const rows: { customer_id: string; applicant_id: string }[] = await api.db.query('SELECT customer_id, applicant_id FROM verifications WHERE project_id = $1', [p.projectId]);
+    const rows: { customer_id: string; applicant_id: string }[] = await api.db.query(
+      'SELECT customer_id, applicant_id FROM verifications WHERE project_id = $1',
+      [p.projectId],
+    );
     expect(rows.map((r) => r.customer_id).sort()).toEqual(tokens.map((_, i) => `cus-${i}`).sort());
-    const applicants: { n: number }[] = await api.db.query('SELECT count(*)::int AS n FROM sandbox_applicants WHERE reference LIKE $1', [`${p.projectId}:%`]);
+    const applicants: { n: number }[] = await api.db.query(
+      'SELECT count(*)::int AS n FROM sandbox_applicants WHERE reference LIKE $1',
+      [`${p.projectId}:%`],
+    );
     expect(applicants[0].n).toBe(10);
     // Both processes still reach the database afterwards.
     for (const port of ports) expect((await verify(port, tokens[0])).status).toBe(200);
@@ -72,7 +81,11 @@ test('21.5 a request that finds no pooled connection within the acquire timeout 
       headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
       body: JSON.stringify({ currency: 'EUR' }),
     });
-    expect([res.status, res.headers.get('retry-after'), ((await res.json()) as { error: string }).error]).toEqual([503, '5', 'Service Unavailable']);
+    expect([res.status, res.headers.get('retry-after'), ((await res.json()) as { error: string }).error]).toEqual([
+      503,
+      '5',
+      'Service Unavailable',
+    ]);
   } finally {
     server.close();
     await holder.release();

@@ -24,7 +24,10 @@ test('deposits in flight reach their terminal state after the worker is killed a
   await subscribe(p, receiver);
   const cross = { chain: 'eip155:42161', token: ARB_USDC };
   const [bridged, waiting, unsupported, sameChain] = await Promise.all([
-    registerManaged(p, cross), registerManaged(p, cross), registerManaged(p, cross), registerManaged(p, { chain: 'eip155:8453', token: BASE_USDC }),
+    registerManaged(p, cross),
+    registerManaged(p, cross),
+    registerManaged(p, cross),
+    registerManaged(p, { chain: 'eip155:8453', token: BASE_USDC }),
   ]);
   const byTx = async (txHash: string) => (await call(p, 'GET', `${DP}/deposits?txHash=${txHash}`)).json.deposits[0];
   const idOf = async (txHash: string) => {
@@ -35,8 +38,29 @@ test('deposits in flight reach their terminal state after the worker is killed a
 
   // One deposit mid-bridge and one waiting for its funds when the worker dies.
   const t = { bridged: TX(5001), waiting: TX(5002), unsupported: TX(5003), sameChain: TX(5004) };
-  await ingest(api, depositEvents({ chainId: 8453, token: BASE_USDC, amount: '5000000', balance: '5000000', account: bridged.address, sender: sender(), txHash: t.bridged }));
-  await ingest(api, depositEvents({ chainId: 8453, token: BASE_USDC, amount: '5000000', account: waiting.address, sender: sender(), txHash: t.waiting }));
+  await ingest(
+    api,
+    depositEvents({
+      chainId: 8453,
+      token: BASE_USDC,
+      amount: '5000000',
+      balance: '5000000',
+      account: bridged.address,
+      sender: sender(),
+      txHash: t.bridged,
+    }),
+  );
+  await ingest(
+    api,
+    depositEvents({
+      chainId: 8453,
+      token: BASE_USDC,
+      amount: '5000000',
+      account: waiting.address,
+      sender: sender(),
+      txHash: t.waiting,
+    }),
+  );
   const bridgedId = await idOf(t.bridged);
   await waitFor('bridge-started', async () => (await byTx(t.bridged)).stage === 'bridging', 20_000);
   const intentId = (await byTx(t.bridged)).intentId as string;
@@ -46,20 +70,56 @@ test('deposits in flight reach their terminal state after the worker is killed a
   killWorkers(api.env);
   // While no worker runs: the bridge settles, the waiting deposit's funds show, and two more deposits arrive.
   await ingest(api, fillAndClaim(intentId, { chainId: 42161, txHash: TX(5101) }, { chainId: 8453, txHash: TX(5102) }));
-  await ingest(api, [{ id: `dur-balance-${t.waiting}`, type: 'balance', chainId: 8453, account: waiting.address, token: BASE_USDC, unlocked: '5000000', blockNumber: '100' }]);
-  await ingest(api, depositEvents({ chainId: 8453, token: '0x2222222222222222222222222222222222222222', amount: '1', account: unsupported.address, sender: sender(), txHash: t.unsupported }));
-  await ingest(api, depositEvents({ chainId: 8453, token: BASE_USDC, amount: '2000000', account: sameChain.address, sender: sender(), txHash: t.sameChain }));
+  await ingest(api, [
+    {
+      id: `dur-balance-${t.waiting}`,
+      type: 'balance',
+      chainId: 8453,
+      account: waiting.address,
+      token: BASE_USDC,
+      unlocked: '5000000',
+      blockNumber: '100',
+    },
+  ]);
+  await ingest(
+    api,
+    depositEvents({
+      chainId: 8453,
+      token: '0x2222222222222222222222222222222222222222',
+      amount: '1',
+      account: unsupported.address,
+      sender: sender(),
+      txHash: t.unsupported,
+    }),
+  );
+  await ingest(
+    api,
+    depositEvents({
+      chainId: 8453,
+      token: BASE_USDC,
+      amount: '2000000',
+      account: sameChain.address,
+      sender: sender(),
+      txHash: t.sameChain,
+    }),
+  );
   await new Promise((r) => setTimeout(r, 2000));
   expect((await byTx(t.bridged)).stage).toBe('bridging');
   startWorker(api.env);
 
   await waitFor('the waiting deposit bridges', async () => (await byTx(t.waiting)).stage === 'bridging', 40_000);
   const waitingIntent = (await byTx(t.waiting)).intentId as string;
-  await ingest(api, fillAndClaim(waitingIntent, { chainId: 42161, txHash: TX(5103) }, { chainId: 8453, txHash: TX(5104) }));
+  await ingest(
+    api,
+    fillAndClaim(waitingIntent, { chainId: 42161, txHash: TX(5103) }, { chainId: 8453, txHash: TX(5104) }),
+  );
 
   const expected: Record<string, { stage: string; types: string[] }> = {
     [t.bridged]: { stage: 'completed', types: ['deposit-received', 'bridge-started', 'bridge-complete'] },
-    [t.waiting]: { stage: 'completed', types: ['deposit-received', 'deposit-delayed', 'bridge-started', 'bridge-complete'] },
+    [t.waiting]: {
+      stage: 'completed',
+      types: ['deposit-received', 'deposit-delayed', 'bridge-started', 'bridge-complete'],
+    },
     [t.unsupported]: { stage: 'rejected', types: ['deposit-received', 'deposit-rejected'] },
     [t.sameChain]: { stage: 'completed', types: ['deposit-received', 'bridge-complete'] },
   };
@@ -68,7 +128,11 @@ test('deposits in flight reach their terminal state after the worker is killed a
     await waitFor(`${txHash} ${want.stage}`, async () => (await byTx(txHash)).stage === want.stage, 40_000);
     await waitFor(`${txHash} webhooks`, async () => hooks(id).length >= want.types.length, 30_000);
     // One webhook-id per lifecycle step: the types accepted are exactly the steps, none twice.
-    expect(hooks(id).map((d) => d.json.type).sort()).toEqual([...want.types].sort());
+    expect(
+      hooks(id)
+        .map((d) => d.json.type)
+        .sort(),
+    ).toEqual([...want.types].sort());
     for (const d of hooks(id)) expect(d.verifiedWith).toHaveLength(1);
   }
   expect((await byTx(t.bridged)).destinationTxHash).toBe(TX(5101));

@@ -4,7 +4,15 @@ import { Api, call, ingest, startApi } from '../support/harness';
 import { ARB_USDC, BASE_USDC, blockAt, TX } from '../support/fixtures';
 import { newProject, subscribe, type Project } from '../support/projects';
 import { Receiver } from '../support/receiver';
-import { balanceAtExpiry, DP, depositEvents, fillAndClaim, intentFailure, projectSigner, registerManaged } from '../support/deposits';
+import {
+  balanceAtExpiry,
+  DP,
+  depositEvents,
+  fillAndClaim,
+  intentFailure,
+  projectSigner,
+  registerManaged,
+} from '../support/deposits';
 import { withdrawTypedData } from '../../src/deposits/session-digest';
 import { forgetAttempt, intentIsFinal } from '../../src/deposits/store';
 
@@ -32,11 +40,17 @@ async function subscribed(): Promise<{ p: Project; r: Receiver }> {
 
 /** The deposit's webhooks as the receiver accepted them (each webhook-id once), in the order they were sent. */
 const hooks = (r: Receiver, depositId: string) =>
-  [...r.accepted.values()].filter((d) => d.json.data.depositId === depositId).sort((a, b) => a.json.timestamp.localeCompare(b.json.timestamp) || 0);
+  [...r.accepted.values()]
+    .filter((d) => d.json.data.depositId === depositId)
+    .sort((a, b) => a.json.timestamp.localeCompare(b.json.timestamp) || 0);
 const types = (r: Receiver, depositId: string) => hooks(r, depositId).map((d) => d.json.type);
 
 async function until(r: Receiver, depositId: string, type: string, count = 1, ms = 30_000) {
-  await waitFor(`${type} ×${count} of deposit ${depositId}`, async () => types(r, depositId).filter((t) => t === type).length >= count, ms);
+  await waitFor(
+    `${type} ×${count} of deposit ${depositId}`,
+    async () => types(r, depositId).filter((t) => t === type).length >= count,
+    ms,
+  );
   return hooks(r, depositId).filter((d) => d.json.type === type)[count - 1].json.data;
 }
 
@@ -58,19 +72,28 @@ async function depositIdOf(p: Project, txHash: string): Promise<string> {
  */
 async function tookInReleased(depositId: string): Promise<void> {
   const handle = api.temporal.workflow.getHandle(`deposit-${depositId}`);
-  await waitFor(`deposit ${depositId} took in RELEASED and waits again`, async () => {
-    const events = (await handle.fetchHistory()).events ?? [];
-    const signal = events.findIndex((e) => {
-      const input = e.workflowExecutionSignaledEventAttributes?.input?.payloads?.[0]?.data;
-      return !!input && JSON.parse(Buffer.from(input).toString()).status === 'RELEASED';
-    });
-    if (signal < 0) return false;
-    const after = events.slice(signal + 1);
-    const completed = after.findLastIndex((e) => !!e.activityTaskCompletedEventAttributes);
-    const lastTask = after.findLastIndex((e) => !!e.workflowTaskCompletedEventAttributes);
-    const lastScheduled = after.findLastIndex((e) => !!e.activityTaskScheduledEventAttributes);
-    return completed >= 0 && lastTask > completed && lastTask > lastScheduled && !(await handle.describe()).raw.pendingActivities?.length;
-  }, 40_000);
+  await waitFor(
+    `deposit ${depositId} took in RELEASED and waits again`,
+    async () => {
+      const events = (await handle.fetchHistory()).events ?? [];
+      const signal = events.findIndex((e) => {
+        const input = e.workflowExecutionSignaledEventAttributes?.input?.payloads?.[0]?.data;
+        return !!input && JSON.parse(Buffer.from(input).toString()).status === 'RELEASED';
+      });
+      if (signal < 0) return false;
+      const after = events.slice(signal + 1);
+      const completed = after.findLastIndex((e) => !!e.activityTaskCompletedEventAttributes);
+      const lastTask = after.findLastIndex((e) => !!e.workflowTaskCompletedEventAttributes);
+      const lastScheduled = after.findLastIndex((e) => !!e.activityTaskScheduledEventAttributes);
+      return (
+        completed >= 0 &&
+        lastTask > completed &&
+        lastTask > lastScheduled &&
+        !(await handle.describe()).raw.pendingActivities?.length
+      );
+    },
+    40_000,
+  );
 }
 
 const sender = () => privateKeyToAccount(generatePrivateKey()).address;
@@ -82,18 +105,45 @@ describe('a deposit end to end', () => {
     const { address } = await registerManaged(p, baseToArb);
     const txHash = nextTx();
     const from = sender();
-    const ingested = await ingest(api, depositEvents({ chainId: 8453, token: BASE_USDC, amount: '5000000', balance: '5000000', account: address, sender: from, txHash }));
+    const ingested = await ingest(
+      api,
+      depositEvents({
+        chainId: 8453,
+        token: BASE_USDC,
+        amount: '5000000',
+        balance: '5000000',
+        account: address,
+        sender: from,
+        txHash,
+      }),
+    );
     expect(ingested.status).toBe(200);
     const id = await depositIdOf(p, txHash);
 
     const received = await until(r, id, 'deposit-received');
-    expect(received).toEqual({ depositId: id, account: address.toLowerCase(), chain: 'eip155:8453', token: BASE_USDC.toLowerCase(), amount: '5000000', transactionHash: txHash, sender: from.toLowerCase() });
+    expect(received).toEqual({
+      depositId: id,
+      account: address.toLowerCase(),
+      chain: 'eip155:8453',
+      token: BASE_USDC.toLowerCase(),
+      amount: '5000000',
+      transactionHash: txHash,
+      sender: from.toLowerCase(),
+    });
     const [atReceipt] = await byTx(p, txHash);
-    expect(atReceipt).toMatchObject({ id, status: 'processing', errorCode: null, completedAt: null, createdAt: expect.any(String) });
+    expect(atReceipt).toMatchObject({
+      id,
+      status: 'processing',
+      errorCode: null,
+      completedAt: null,
+      createdAt: expect.any(String),
+    });
     expect(['received', 'bridging']).toContain(atReceipt.stage);
     const started = await until(r, id, 'bridge-started');
     expect(started).toMatchObject({
-      depositId: id, attempt: 1, settlementLayer: expect.any(String),
+      depositId: id,
+      attempt: 1,
+      settlementLayer: expect.any(String),
       source: { chain: 'eip155:8453', asset: BASE_USDC.toLowerCase() },
       destination: { chain: 'eip155:42161', asset: ARB_USDC.toLowerCase() },
     });
@@ -106,9 +156,24 @@ describe('a deposit end to end', () => {
     expect(intent.json).toMatchObject({ status: 'PENDING', destinationChainId: 42161, userAddress: address });
     const [bridging] = await byTx(p, txHash);
     expect(bridging).toMatchObject({
-      id, chain: 'eip155:8453', txHash, token: BASE_USDC, amount: '5000000', sender: from, account: address, targetChain: 'eip155:42161', targetToken: ARB_USDC,
-      status: 'processing', stage: 'bridging', intentId: started.intentId, sourceAmount: started.source.amount, destinationAmount: started.destination.amount,
-      sourceTxHash: null, destinationTxHash: null, errorCode: null, completedAt: null,
+      id,
+      chain: 'eip155:8453',
+      txHash,
+      token: BASE_USDC,
+      amount: '5000000',
+      sender: from,
+      account: address,
+      targetChain: 'eip155:42161',
+      targetToken: ARB_USDC,
+      status: 'processing',
+      stage: 'bridging',
+      intentId: started.intentId,
+      sourceAmount: started.source.amount,
+      destinationAmount: started.destination.amount,
+      sourceTxHash: null,
+      destinationTxHash: null,
+      errorCode: null,
+      completedAt: null,
     });
 
     // An overlapping activity retry that finds the quote refused cannot forget an intent the core accepted.
@@ -117,20 +182,38 @@ describe('a deposit end to end', () => {
 
     const fillTx = nextTx();
     const claimTx = nextTx();
-    expect((await ingest(api, fillAndClaim(started.intentId, { chainId: 42161, txHash: fillTx }, { chainId: 8453, txHash: claimTx }))).status).toBe(200);
+    expect(
+      (
+        await ingest(
+          api,
+          fillAndClaim(started.intentId, { chainId: 42161, txHash: fillTx }, { chainId: 8453, txHash: claimTx }),
+        )
+      ).status,
+    ).toBe(200);
     const complete = await until(r, id, 'bridge-complete');
     expect(complete).toMatchObject({
-      depositId: id, intentId: started.intentId,
+      depositId: id,
+      intentId: started.intentId,
       source: { transactionHash: claimTx, chain: 'eip155:8453', amount: started.source.amount },
       destination: { transactionHash: fillTx, chain: 'eip155:42161', amount: started.destination.amount },
       deposit: { transactionHash: txHash, chain: 'eip155:8453', amount: '5000000', sender: from.toLowerCase() },
     });
     const [done] = await byTx(p, txHash);
-    expect(done).toMatchObject({ status: 'completed', stage: 'completed', sourceTxHash: claimTx, destinationTxHash: fillTx, completedAt: expect.any(String) });
+    expect(done).toMatchObject({
+      status: 'completed',
+      stage: 'completed',
+      sourceTxHash: claimTx,
+      destinationTxHash: fillTx,
+      completedAt: expect.any(String),
+    });
     expect(types(r, id)).toEqual(['deposit-received', 'bridge-started', 'bridge-complete']);
     for (const d of hooks(r, id)) expect(d.verifiedWith).toHaveLength(1);
     const events = await call(p, 'GET', `${DP}/webhooks/events?depositId=${id}`);
-    expect(events.json.events.map((e: { type: string }) => e.type)).toEqual(['bridge-complete', 'bridge-started', 'deposit-received']);
+    expect(events.json.events.map((e: { type: string }) => e.type)).toEqual([
+      'bridge-complete',
+      'bridge-started',
+      'deposit-received',
+    ]);
   });
 });
 
@@ -141,34 +224,91 @@ describe('paths', () => {
     const odd = '0x1111111111111111111111111111111111111111';
     const txHash = nextTx();
     const from = sender();
-    expect((await ingest(api, depositEvents({ chainId: 8453, token: odd, amount: '7', account: address, sender: from, txHash }))).status).toBe(200);
+    expect(
+      (
+        await ingest(
+          api,
+          depositEvents({ chainId: 8453, token: odd, amount: '7', account: address, sender: from, txHash }),
+        )
+      ).status,
+    ).toBe(200);
     const id = await depositIdOf(p, txHash);
     const rejected = await until(r, id, 'deposit-rejected');
     expect(rejected).toEqual({
-      depositId: id, account: address.toLowerCase(), errorCode: 'TOKEN-1', message: 'Token not supported on this chain',
-      deposit: { transactionHash: txHash, chain: 'eip155:8453', token: odd, asset: odd, amount: '7', sender: from.toLowerCase() },
+      depositId: id,
+      account: address.toLowerCase(),
+      errorCode: 'TOKEN-1',
+      message: 'Token not supported on this chain',
+      deposit: {
+        transactionHash: txHash,
+        chain: 'eip155:8453',
+        token: odd,
+        asset: odd,
+        amount: '7',
+        sender: from.toLowerCase(),
+      },
     });
-    expect((await byTx(p, txHash))[0]).toMatchObject({ status: 'failed', stage: 'rejected', errorCode: 'TOKEN-1', refund: null, completedAt: expect.any(String) });
+    expect((await byTx(p, txHash))[0]).toMatchObject({
+      status: 'failed',
+      stage: 'rejected',
+      errorCode: 'TOKEN-1',
+      refund: null,
+      completedAt: expect.any(String),
+    });
 
     const recovery = await call(p, 'POST', `${DP}/deposits/recovery`, { body: { depositId: id } });
     expect(recovery.status).toBe(202);
-    expect(recovery.json).toMatchObject({ id, status: 'failed', stage: 'refunding', refund: { recipient: owner.address, intentId: null, transactionHash: null } });
+    expect(recovery.json).toMatchObject({
+      id,
+      status: 'failed',
+      stage: 'refunding',
+      refund: { recipient: owner.address, intentId: null, transactionHash: null },
+    });
     expect((await call(p, 'POST', `${DP}/deposits/recovery`, { body: { depositId: id } })).status).toBe(202); // idempotent
     const other = await newProject(api, 'other');
     expect((await call(other, 'POST', `${DP}/deposits/recovery`, { body: { depositId: id } })).status).toBe(404);
 
     const refundTx = nextTx();
-    const refund = { id: `refund-${refundTx}`, type: 'deposit-refund', chainId: 8453, transactionHash: refundTx, account: address, token: odd, amount: '7', recipient: owner.address };
+    const refund = {
+      id: `refund-${refundTx}`,
+      type: 'deposit-refund',
+      chainId: 8453,
+      transactionHash: refundTx,
+      account: address,
+      token: odd,
+      amount: '7',
+      recipient: owner.address,
+    };
     // A transfer of less than the deposit refunds nothing.
-    expect((await ingest(api, [{ ...refund, id: `${refund.id}-short`, transactionHash: nextTx(), amount: '6' }])).status).toBe(200);
+    expect(
+      (await ingest(api, [{ ...refund, id: `${refund.id}-short`, transactionHash: nextTx(), amount: '6' }])).status,
+    ).toBe(200);
     expect((await byTx(p, txHash))[0]).toMatchObject({ stage: 'refunding', refund: { transactionHash: null } });
     expect((await ingest(api, [refund])).status).toBe(200);
     const refunded = await until(r, id, 'deposit-refunded');
-    expect(refunded).toMatchObject({ depositId: id, refund: { transactionHash: refundTx, chain: 'eip155:8453', asset: odd, amount: '7', recipient: owner.address.toLowerCase() } });
-    expect((await byTx(p, txHash))[0]).toMatchObject({ status: 'refunded', stage: 'refunded', refund: { recipient: owner.address, transactionHash: refundTx } });
+    expect(refunded).toMatchObject({
+      depositId: id,
+      refund: {
+        transactionHash: refundTx,
+        chain: 'eip155:8453',
+        asset: odd,
+        amount: '7',
+        recipient: owner.address.toLowerCase(),
+      },
+    });
+    expect((await byTx(p, txHash))[0]).toMatchObject({
+      status: 'refunded',
+      stage: 'refunded',
+      refund: { recipient: owner.address, transactionHash: refundTx },
+    });
     const again = await call(p, 'POST', `${DP}/deposits/recovery`, { body: { depositId: id } });
     expect(again.status).toBe(400);
-    expect(again.json).toEqual({ error: `Deposit ${id} is not recoverable (refunded)`, code: 'RECOVERY-1', details: [{ message: 'is not a rejected deposit', path: ['body', 'depositId'], code: 'RECOVERY-1' }], traceId: expect.any(String) });
+    expect(again.json).toEqual({
+      error: `Deposit ${id} is not recoverable (refunded)`,
+      code: 'RECOVERY-1',
+      details: [{ message: 'is not a rejected deposit', path: ['body', 'depositId'], code: 'RECOVERY-1' }],
+      traceId: expect.any(String),
+    });
     expect(types(r, id)).toEqual(['deposit-received', 'deposit-rejected', 'deposit-refunded']);
   });
 
@@ -176,37 +316,106 @@ describe('paths', () => {
     const { p, r } = await subscribed();
     const { owner, address } = await registerManaged(p, baseToArb);
     const small = nextTx();
-    await ingest(api, depositEvents({ chainId: 8453, token: BASE_USDC, amount: '999999', balance: '999999', account: address, sender: sender(), txHash: small }));
+    await ingest(
+      api,
+      depositEvents({
+        chainId: 8453,
+        token: BASE_USDC,
+        amount: '999999',
+        balance: '999999',
+        account: address,
+        sender: sender(),
+        txHash: small,
+      }),
+    );
     const id = await depositIdOf(p, small);
-    expect(await until(r, id, 'deposit-rejected')).toMatchObject({ errorCode: 'BALANCE-4', message: 'Deposit is below the minimum of 1 USD', limits: { minAmountUsd: '1' } });
+    expect(await until(r, id, 'deposit-rejected')).toMatchObject({
+      errorCode: 'BALANCE-4',
+      message: 'Deposit is below the minimum of 1 USD',
+      limits: { minAmountUsd: '1' },
+    });
     // Recovered to the owner by a same-chain intent the session signer signs; its fill is the refund.
     expect((await call(p, 'POST', `${DP}/deposits/recovery`, { body: { depositId: id } })).status).toBe(202);
     let refundIntent = '';
-    await waitFor('the refund intent', async () => !!(refundIntent = (await byTx(p, small))[0].refund.intentId), 20_000);
+    await waitFor(
+      'the refund intent',
+      async () => !!(refundIntent = (await byTx(p, small))[0].refund.intentId),
+      20_000,
+    );
     const refundTx = nextTx();
-    await ingest(api, fillAndClaim(refundIntent, { chainId: 8453, txHash: refundTx }, { chainId: 8453, txHash: nextTx() }));
-    expect(await until(r, id, 'deposit-refunded')).toMatchObject({ refund: { transactionHash: refundTx, recipient: owner.address.toLowerCase() } });
+    await ingest(
+      api,
+      fillAndClaim(refundIntent, { chainId: 8453, txHash: refundTx }, { chainId: 8453, txHash: nextTx() }),
+    );
+    expect(await until(r, id, 'deposit-refunded')).toMatchObject({
+      refund: { transactionHash: refundTx, recipient: owner.address.toLowerCase() },
+    });
 
     const owned = sender();
-    const setup = await call(p, 'POST', `${DP}/setup`, { body: { account: { address: owned, owner: sender(), target: baseToArb } } });
+    const setup = await call(p, 'POST', `${DP}/setup`, {
+      body: { account: { address: owned, owner: sender(), target: baseToArb } },
+    });
     expect(setup.status).toBe(201);
     const noSession = nextTx();
-    await ingest(api, depositEvents({ chainId: 8453, token: BASE_USDC, amount: '5000000', balance: '5000000', account: owned, sender: sender(), txHash: noSession }));
+    await ingest(
+      api,
+      depositEvents({
+        chainId: 8453,
+        token: BASE_USDC,
+        amount: '5000000',
+        balance: '5000000',
+        account: owned,
+        sender: sender(),
+        txHash: noSession,
+      }),
+    );
     const id2 = await depositIdOf(p, noSession);
     expect(await until(r, id2, 'deposit-rejected')).toMatchObject({ errorCode: 'SESSION-1' });
   });
 
-  test('a project requiring compliance: COMPLIANCE-1 until the account\'s customer is approved', async () => {
+  test("a project requiring compliance: COMPLIANCE-1 until the account's customer is approved", async () => {
     const { p, r } = await subscribed();
-    const { address } = await registerManaged(p, { chain: 'eip155:8453', token: BASE_USDC }, { requireCompliance: true });
+    const { address } = await registerManaged(
+      p,
+      { chain: 'eip155:8453', token: BASE_USDC },
+      { requireCompliance: true },
+    );
     const first = nextTx();
-    await ingest(api, depositEvents({ chainId: 8453, token: BASE_USDC, amount: '2000000', account: address, sender: sender(), txHash: first }));
-    expect(await until(r, await depositIdOf(p, first), 'deposit-rejected')).toMatchObject({ errorCode: 'COMPLIANCE-1' });
+    await ingest(
+      api,
+      depositEvents({
+        chainId: 8453,
+        token: BASE_USDC,
+        amount: '2000000',
+        account: address,
+        sender: sender(),
+        txHash: first,
+      }),
+    );
+    expect(await until(r, await depositIdOf(p, first), 'deposit-rejected')).toMatchObject({
+      errorCode: 'COMPLIANCE-1',
+    });
 
-    expect((await call(p, 'POST', `${DP}/compliance/sessions`, { body: { customerId: 'cus-dep', account: address } })).status).toBe(201);
-    await api.db.query("INSERT INTO verifications (project_id, customer_id, currency, provider, applicant_id, status) VALUES ($1, 'cus-dep', 'EUR', 'sandbox', $2, 'approved')", [p.projectId, `app-${address}`]);
+    expect(
+      (await call(p, 'POST', `${DP}/compliance/sessions`, { body: { customerId: 'cus-dep', account: address } }))
+        .status,
+    ).toBe(201);
+    await api.db.query(
+      "INSERT INTO verifications (project_id, customer_id, currency, provider, applicant_id, status) VALUES ($1, 'cus-dep', 'EUR', 'sandbox', $2, 'approved')",
+      [p.projectId, `app-${address}`],
+    );
     const second = nextTx();
-    await ingest(api, depositEvents({ chainId: 8453, token: BASE_USDC, amount: '2000000', account: address, sender: sender(), txHash: second }));
+    await ingest(
+      api,
+      depositEvents({
+        chainId: 8453,
+        token: BASE_USDC,
+        amount: '2000000',
+        account: address,
+        sender: sender(),
+        txHash: second,
+      }),
+    );
     await until(r, await depositIdOf(p, second), 'bridge-complete');
   });
 
@@ -214,12 +423,31 @@ describe('paths', () => {
     const { p, r } = await subscribed();
     const { address } = await registerManaged(p, { chain: 'eip155:8453', token: BASE_USDC });
     const txHash = nextTx();
-    const events = depositEvents({ chainId: 8453, token: BASE_USDC, amount: '3000000', account: address, sender: sender(), txHash, logIndex: 4 });
+    const events = depositEvents({
+      chainId: 8453,
+      token: BASE_USDC,
+      amount: '3000000',
+      account: address,
+      sender: sender(),
+      txHash,
+      logIndex: 4,
+    });
     const first = await ingest(api, events);
     expect(first.json).toEqual({ received: 1, applied: 1, duplicates: 0 });
     expect((await ingest(api, events)).json).toEqual({ received: 1, applied: 0, duplicates: 1 });
-    expect((await ingest(api, [{ ...events[0], id: `${events[0].id}-again` }])).json).toEqual({ received: 1, applied: 1, duplicates: 0 });
-    const other = depositEvents({ chainId: 8453, token: BASE_USDC, amount: '3000000', account: sender(), sender: sender(), txHash: nextTx() });
+    expect((await ingest(api, [{ ...events[0], id: `${events[0].id}-again` }])).json).toEqual({
+      received: 1,
+      applied: 1,
+      duplicates: 0,
+    });
+    const other = depositEvents({
+      chainId: 8453,
+      token: BASE_USDC,
+      amount: '3000000',
+      account: sender(),
+      sender: sender(),
+      txHash: nextTx(),
+    });
     expect((await ingest(api, other)).status).toBe(200);
     const id = await depositIdOf(p, txHash);
     await until(r, id, 'bridge-complete');
@@ -232,12 +460,21 @@ describe('paths', () => {
     const { p, r } = await subscribed();
     const { address } = await registerManaged(p, { chain: 'eip155:8453', token: BASE_USDC });
     const txHash = nextTx();
-    await ingest(api, depositEvents({ chainId: 8453, token: BASE_USDC, amount: '3000000', account: address, sender: sender(), txHash }));
+    await ingest(
+      api,
+      depositEvents({ chainId: 8453, token: BASE_USDC, amount: '3000000', account: address, sender: sender(), txHash }),
+    );
     const id = await depositIdOf(p, txHash);
     const complete = await until(r, id, 'bridge-complete');
     const leg = { transactionHash: txHash, chain: 'eip155:8453', amount: '3000000', asset: BASE_USDC.toLowerCase() };
     expect(complete).toMatchObject({ source: leg, destination: leg, settlementLayer: null });
-    expect((await byTx(p, txHash))[0]).toMatchObject({ status: 'completed', intentId: null, attempts: 0, sourceTxHash: txHash, destinationTxHash: txHash });
+    expect((await byTx(p, txHash))[0]).toMatchObject({
+      status: 'completed',
+      intentId: null,
+      attempts: 0,
+      sourceTxHash: txHash,
+      destinationTxHash: txHash,
+    });
   });
 
   test('delays: funds not in the balance yet → deposit-delayed; a slow fill → bridge-delayed; both keep going to bridge-complete', async () => {
@@ -245,16 +482,45 @@ describe('paths', () => {
     const { address } = await registerManaged(p, baseToArb);
     const txHash = nextTx();
     const from = sender();
-    await ingest(api, depositEvents({ chainId: 8453, token: BASE_USDC, amount: '4000000', account: address, sender: from, txHash })); // no balance yet
+    await ingest(
+      api,
+      depositEvents({ chainId: 8453, token: BASE_USDC, amount: '4000000', account: address, sender: from, txHash }),
+    ); // no balance yet
     const id = await depositIdOf(p, txHash);
-    expect(await until(r, id, 'deposit-delayed')).toMatchObject({ reason: 'Waiting for the deposited funds to show in the account balance', deposit: { transactionHash: txHash } });
+    expect(await until(r, id, 'deposit-delayed')).toMatchObject({
+      reason: 'Waiting for the deposited funds to show in the account balance',
+      deposit: { transactionHash: txHash },
+    });
     expect((await byTx(p, txHash))[0]).toMatchObject({ status: 'processing', stage: 'received' });
-    await ingest(api, [{ id: `balance-${txHash}`, type: 'balance', chainId: 8453, account: address, token: BASE_USDC, unlocked: '4000000', blockNumber: '101' }]);
+    await ingest(api, [
+      {
+        id: `balance-${txHash}`,
+        type: 'balance',
+        chainId: 8453,
+        account: address,
+        token: BASE_USDC,
+        unlocked: '4000000',
+        blockNumber: '101',
+      },
+    ]);
     const started = await until(r, id, 'bridge-started');
-    expect(await until(r, id, 'bridge-delayed')).toMatchObject({ intentId: started.intentId, attempt: 1, reason: 'The bridge is taking longer than expected' });
-    await ingest(api, fillAndClaim(started.intentId, { chainId: 42161, txHash: nextTx() }, { chainId: 8453, txHash: nextTx() }));
+    expect(await until(r, id, 'bridge-delayed')).toMatchObject({
+      intentId: started.intentId,
+      attempt: 1,
+      reason: 'The bridge is taking longer than expected',
+    });
+    await ingest(
+      api,
+      fillAndClaim(started.intentId, { chainId: 42161, txHash: nextTx() }, { chainId: 8453, txHash: nextTx() }),
+    );
     await until(r, id, 'bridge-complete');
-    expect(types(r, id)).toEqual(['deposit-received', 'deposit-delayed', 'bridge-started', 'bridge-delayed', 'bridge-complete']);
+    expect(types(r, id)).toEqual([
+      'deposit-received',
+      'deposit-delayed',
+      'bridge-started',
+      'bridge-delayed',
+      'bridge-complete',
+    ]);
   });
 
   test('bridge failures: failed twice then filled → complete; failed on every attempt → refunded to the sender', async () => {
@@ -263,7 +529,18 @@ describe('paths', () => {
       const { address } = await registerManaged(p, baseToArb);
       const txHash = nextTx();
       const from = sender();
-      await ingest(api, depositEvents({ chainId: 8453, token: BASE_USDC, amount: '6000000', balance: '6000000', account: address, sender: from, txHash }));
+      await ingest(
+        api,
+        depositEvents({
+          chainId: 8453,
+          token: BASE_USDC,
+          amount: '6000000',
+          balance: '6000000',
+          account: address,
+          sender: from,
+          txHash,
+        }),
+      );
       const id = await depositIdOf(p, txHash);
       const intents: string[] = [];
       for (let attempt = 1; attempt <= Math.min(failures + 1, 3); attempt++) {
@@ -274,12 +551,24 @@ describe('paths', () => {
           await ingest(api, [intentFailure(started.intentId, 42161)]);
           // A snapshot of a block at its `expires` showing no claim frees its funds for the next attempt (or the refund),
           // and only then is the attempt decided.
-          const expires = Number((await call(p, 'GET', `/intent-operation/${started.intentId}?full=true`)).json.intentOp.expires);
-          await ingest(api, [balanceAtExpiry({ chainId: 8453, token: BASE_USDC, account: address, balance: '6000000', expires })]);
+          const expires = Number(
+            (await call(p, 'GET', `/intent-operation/${started.intentId}?full=true`)).json.intentOp.expires,
+          );
+          await ingest(api, [
+            balanceAtExpiry({ chainId: 8453, token: BASE_USDC, account: address, balance: '6000000', expires }),
+          ]);
           const failed = await until(r, id, 'bridge-failed', attempt, 30_000);
-          expect(failed).toMatchObject({ intentId: started.intentId, errorCode: 'BRIDGE-4', retryable: attempt < 3, attempt });
+          expect(failed).toMatchObject({
+            intentId: started.intentId,
+            errorCode: 'BRIDGE-4',
+            retryable: attempt < 3,
+            attempt,
+          });
         } else {
-          await ingest(api, fillAndClaim(started.intentId, { chainId: 42161, txHash: nextTx() }, { chainId: 8453, txHash: nextTx() }));
+          await ingest(
+            api,
+            fillAndClaim(started.intentId, { chainId: 42161, txHash: nextTx() }, { chainId: 8453, txHash: nextTx() }),
+          );
         }
       }
       expect(new Set(intents).size).toBe(intents.length); // a fresh quote each time
@@ -287,23 +576,58 @@ describe('paths', () => {
     };
     const [twice, always] = await Promise.all([run(2), run(3)]);
     await until(r, twice.id, 'bridge-complete');
-    expect(types(r, twice.id)).toEqual(['deposit-received', 'bridge-started', 'bridge-failed', 'bridge-started', 'bridge-failed', 'bridge-started', 'bridge-complete']);
+    expect(types(r, twice.id)).toEqual([
+      'deposit-received',
+      'bridge-started',
+      'bridge-failed',
+      'bridge-started',
+      'bridge-failed',
+      'bridge-started',
+      'bridge-complete',
+    ]);
     expect((await byTx(p, twice.txHash))[0]).toMatchObject({ status: 'completed', attempts: 3 });
 
-    expect((await byTx(p, always.txHash))[0]).toMatchObject({ status: 'failed', stage: 'refunding', errorCode: 'BRIDGE-4', refund: { recipient: always.from, transactionHash: null } });
+    expect((await byTx(p, always.txHash))[0]).toMatchObject({
+      status: 'failed',
+      stage: 'refunding',
+      errorCode: 'BRIDGE-4',
+      refund: { recipient: always.from, transactionHash: null },
+    });
     // The refund is a same-chain intent back to the sender, once the last failed intent no longer holds the funds.
     let refundIntent = '';
     // Its id is recorded before its submit: wait until the intent core holds it.
-    await waitFor('the refund intent', async () =>
-      !!(refundIntent = (await byTx(p, always.txHash))[0].refund.intentId) && (await call(p, 'GET', `/intent-operation/${refundIntent}`)).status === 200, 40_000);
+    await waitFor(
+      'the refund intent',
+      async () =>
+        !!(refundIntent = (await byTx(p, always.txHash))[0].refund.intentId) &&
+        (await call(p, 'GET', `/intent-operation/${refundIntent}`)).status === 200,
+      40_000,
+    );
     const refund = await call(p, 'GET', `/intent-operation/${refundIntent}?full=true`);
     expect(refund.json).toMatchObject({ status: 'PENDING', destinationChainId: 8453 });
     expect(refund.json.intentOp.elements[0].mandate.recipient).toBe(always.from);
     const refundTx = nextTx();
-    await ingest(api, fillAndClaim(refundIntent, { chainId: 8453, txHash: refundTx }, { chainId: 8453, txHash: nextTx() }));
-    expect(await until(r, always.id, 'deposit-refunded')).toMatchObject({ refund: { transactionHash: refundTx, chain: 'eip155:8453', recipient: always.from.toLowerCase() } });
-    expect((await byTx(p, always.txHash))[0]).toMatchObject({ status: 'refunded', refund: { recipient: always.from, intentId: refundIntent, transactionHash: refundTx } });
-    expect(types(r, always.id)).toEqual(['deposit-received', 'bridge-started', 'bridge-failed', 'bridge-started', 'bridge-failed', 'bridge-started', 'bridge-failed', 'deposit-refunded']);
+    await ingest(
+      api,
+      fillAndClaim(refundIntent, { chainId: 8453, txHash: refundTx }, { chainId: 8453, txHash: nextTx() }),
+    );
+    expect(await until(r, always.id, 'deposit-refunded')).toMatchObject({
+      refund: { transactionHash: refundTx, chain: 'eip155:8453', recipient: always.from.toLowerCase() },
+    });
+    expect((await byTx(p, always.txHash))[0]).toMatchObject({
+      status: 'refunded',
+      refund: { recipient: always.from, intentId: refundIntent, transactionHash: refundTx },
+    });
+    expect(types(r, always.id)).toEqual([
+      'deposit-received',
+      'bridge-started',
+      'bridge-failed',
+      'bridge-started',
+      'bridge-failed',
+      'bridge-started',
+      'bridge-failed',
+      'deposit-refunded',
+    ]);
   }, 120_000);
 });
 
@@ -313,8 +637,24 @@ describe('sizing', () => {
     const { address } = await registerManaged(p, baseToArb);
     const [a, b] = [nextTx(), nextTx()];
     await ingest(api, [
-      ...depositEvents({ chainId: 8453, token: BASE_USDC, amount: '5000000', balance: '8000000', account: address, sender: sender(), txHash: a }),
-      ...depositEvents({ chainId: 8453, token: BASE_USDC, amount: '3000000', account: address, sender: sender(), txHash: b, logIndex: 1 }),
+      ...depositEvents({
+        chainId: 8453,
+        token: BASE_USDC,
+        amount: '5000000',
+        balance: '8000000',
+        account: address,
+        sender: sender(),
+        txHash: a,
+      }),
+      ...depositEvents({
+        chainId: 8453,
+        token: BASE_USDC,
+        amount: '3000000',
+        account: address,
+        sender: sender(),
+        txHash: b,
+        logIndex: 1,
+      }),
     ]);
     const [ia, ib] = [await depositIdOf(p, a), await depositIdOf(p, b)];
     const [sa, sb] = [await until(r, ia, 'bridge-started'), await until(r, ib, 'bridge-started')];
@@ -324,8 +664,21 @@ describe('sizing', () => {
 
     const WETH_BASE = '0x4200000000000000000000000000000000000006';
     const c = nextTx();
-    await ingest(api, depositEvents({ chainId: 8453, token: WETH_BASE, amount: '1000000000000000000', account: address, sender: sender(), txHash: c }));
-    expect(await until(r, await depositIdOf(p, c), 'deposit-rejected')).toMatchObject({ errorCode: 'BRIDGE-6', message: 'No route from WETH to USDC: deposits are moved, not swapped' });
+    await ingest(
+      api,
+      depositEvents({
+        chainId: 8453,
+        token: WETH_BASE,
+        amount: '1000000000000000000',
+        account: address,
+        sender: sender(),
+        txHash: c,
+      }),
+    );
+    expect(await until(r, await depositIdOf(p, c), 'deposit-rejected')).toMatchObject({
+      errorCode: 'BRIDGE-6',
+      message: 'No route from WETH to USDC: deposits are moved, not swapped',
+    });
   });
 });
 
@@ -334,22 +687,54 @@ describe('a failed attempt is final before the next one spends', () => {
     const { p, r } = await subscribed();
     const { address } = await registerManaged(p, baseToArb);
     const [a, b] = [nextTx(), nextTx()];
-    await ingest(api, depositEvents({ chainId: 8453, token: BASE_USDC, amount: '5000000', balance: '5000000', account: address, sender: sender(), txHash: a }));
+    await ingest(
+      api,
+      depositEvents({
+        chainId: 8453,
+        token: BASE_USDC,
+        amount: '5000000',
+        balance: '5000000',
+        account: address,
+        sender: sender(),
+        txHash: a,
+      }),
+    );
     const ia = await depositIdOf(p, a);
     const first = await until(r, ia, 'bridge-started');
-    const expires = Number((await call(p, 'GET', `/intent-operation/${first.intentId}?full=true`)).json.intentOp.expires);
+    const expires = Number(
+      (await call(p, 'GET', `/intent-operation/${first.intentId}?full=true`)).json.intentOp.expires,
+    );
     await ingest(api, [intentFailure(first.intentId, 42161)]);
-    await waitFor('the first intent FAILED', async () => (await call(p, 'GET', `/intent-operation/${first.intentId}`)).json.status === 'FAILED', 10_000);
+    await waitFor(
+      'the first intent FAILED',
+      async () => (await call(p, 'GET', `/intent-operation/${first.intentId}`)).json.status === 'FAILED',
+      10_000,
+    );
 
     // The second deposit lands while the failed intent may still be claimed (its funds stay reserved until `expires`).
-    await ingest(api, depositEvents({ chainId: 8453, token: BASE_USDC, amount: '5000000', balance: '10000000', account: address, sender: sender(), txHash: b, block: 101 }));
+    await ingest(
+      api,
+      depositEvents({
+        chainId: 8453,
+        token: BASE_USDC,
+        amount: '5000000',
+        balance: '10000000',
+        account: address,
+        sender: sender(),
+        txHash: b,
+        block: 101,
+      }),
+    );
     const ib = await depositIdOf(p, b);
     const second = await until(r, ib, 'bridge-started');
     expect(BigInt(second.source.amount)).toBeLessThanOrEqual(5_000_000n);
     expect(Date.now() / 1000).toBeLessThan(expires);
     expect(types(r, ia)).toEqual(['deposit-received', 'bridge-started']); // no failure reported nor retry started before the release
     expect(await intentIsFinal(api.db, first.intentId)).toBe(false); // FAILED, its funds still reserved: the database agrees
-    await ingest(api, fillAndClaim(second.intentId, { chainId: 42161, txHash: nextTx() }, { chainId: 8453, txHash: nextTx() }));
+    await ingest(
+      api,
+      fillAndClaim(second.intentId, { chainId: 42161, txHash: nextTx() }, { chainId: 8453, txHash: nextTx() }),
+    );
     await until(r, ib, 'bridge-complete');
 
     // Past `expires`, the failed intent's funds are held until a snapshot at or after it (here also after the second
@@ -357,8 +742,19 @@ describe('a failed attempt is final before the next one spends', () => {
     await tookInReleased(ia);
     expect(types(r, ia)).toEqual(['deposit-received', 'bridge-started']);
     expect(await intentIsFinal(api.db, first.intentId)).toBe(false);
-    await ingest(api, [balanceAtExpiry({ chainId: 8453, token: BASE_USDC, account: address, balance: String(10_000_000n - BigInt(second.source.amount)), expires })]);
-    expect([await intentIsFinal(api.db, first.intentId), await intentIsFinal(api.db, second.intentId)]).toEqual([true, true]);
+    await ingest(api, [
+      balanceAtExpiry({
+        chainId: 8453,
+        token: BASE_USDC,
+        account: address,
+        balance: String(10_000_000n - BigInt(second.source.amount)),
+        expires,
+      }),
+    ]);
+    expect([await intentIsFinal(api.db, first.intentId), await intentIsFinal(api.db, second.intentId)]).toEqual([
+      true,
+      true,
+    ]);
     const failed = await until(r, ia, 'bridge-failed', 1, 30_000);
     expect(failed).toMatchObject({ intentId: first.intentId, errorCode: 'BRIDGE-4', retryable: true, attempt: 1 });
     const retry = await until(r, ia, 'bridge-started', 2, 30_000);
@@ -369,7 +765,10 @@ describe('a failed attempt is final before the next one spends', () => {
     expect(BigInt(retry.source.amount) + BigInt(second.source.amount)).toBeLessThanOrEqual(10_000_000n);
     expect(types(r, ia)).toEqual(['deposit-received', 'bridge-started', 'bridge-failed', 'bridge-started']);
 
-    await ingest(api, fillAndClaim(retry.intentId, { chainId: 42161, txHash: nextTx() }, { chainId: 8453, txHash: nextTx() }));
+    await ingest(
+      api,
+      fillAndClaim(retry.intentId, { chainId: 42161, txHash: nextTx() }, { chainId: 8453, txHash: nextTx() }),
+    );
     await until(r, ia, 'bridge-complete');
     expect((await byTx(p, a))[0]).toMatchObject({ status: 'completed', attempts: 2, intentId: retry.intentId });
     expect((await byTx(p, b))[0]).toMatchObject({ status: 'completed', attempts: 1, intentId: second.intentId });
@@ -380,10 +779,23 @@ describe('a failed attempt is final before the next one spends', () => {
     const { address } = await registerManaged(p, baseToArb);
     const txHash = nextTx();
     // 5 USDC more than the deposit sit in the account (another deposit awaiting recovery, say): a retry could spend them.
-    await ingest(api, depositEvents({ chainId: 8453, token: BASE_USDC, amount: '5000000', balance: '10000000', account: address, sender: sender(), txHash }));
+    await ingest(
+      api,
+      depositEvents({
+        chainId: 8453,
+        token: BASE_USDC,
+        amount: '5000000',
+        balance: '10000000',
+        account: address,
+        sender: sender(),
+        txHash,
+      }),
+    );
     const id = await depositIdOf(p, txHash);
     const started = await until(r, id, 'bridge-started');
-    const expires = Number((await call(p, 'GET', `/intent-operation/${started.intentId}?full=true`)).json.intentOp.expires);
+    const expires = Number(
+      (await call(p, 'GET', `/intent-operation/${started.intentId}?full=true`)).json.intentOp.expires,
+    );
     await ingest(api, [intentFailure(started.intentId, 42161)]);
 
     // The lifecycle releases the intent at `expires` and reports RELEASED; the deposit's workflow takes it in and asks
@@ -396,14 +808,25 @@ describe('a failed attempt is final before the next one spends', () => {
 
     // The relayer's claim, mined before `expires`, is reported now; a snapshot after its block shows the funds gone.
     const claimTx = nextTx();
-    await ingest(api, [{ ...fillAndClaim(started.intentId, { chainId: 42161, txHash: nextTx() }, { chainId: 8453, txHash: claimTx })[1], blockNumber: String(blockAt(expires - 1)), timestamp: expires - 1 }]);
-    await ingest(api, [balanceAtExpiry({ chainId: 8453, token: BASE_USDC, account: address, balance: '5000000', expires })]);
+    await ingest(api, [
+      {
+        ...fillAndClaim(started.intentId, { chainId: 42161, txHash: nextTx() }, { chainId: 8453, txHash: claimTx })[1],
+        blockNumber: String(blockAt(expires - 1)),
+        timestamp: expires - 1,
+      },
+    ]);
+    await ingest(api, [
+      balanceAtExpiry({ chainId: 8453, token: BASE_USDC, account: address, balance: '5000000', expires }),
+    ]);
     const complete = await until(r, id, 'bridge-complete', 1, 30_000);
     expect(complete).toMatchObject({ intentId: started.intentId, source: { transactionHash: claimTx } });
     expect(types(r, id)).toEqual(['deposit-received', 'bridge-started', 'bridge-complete']);
     expect((await byTx(p, txHash))[0]).toMatchObject({ status: 'completed', attempts: 1, intentId: started.intentId });
     // The other 5 USDC were never reserved by a second attempt.
-    const [{ held }] = await api.db.query('SELECT count(*)::int AS held FROM reservations WHERE account = $1 AND released_at IS NULL', [address.toLowerCase()]);
+    const [{ held }] = await api.db.query(
+      'SELECT count(*)::int AS held FROM reservations WHERE account = $1 AND released_at IS NULL',
+      [address.toLowerCase()],
+    );
     expect(held).toBe(0);
   }, 90_000);
 
@@ -411,18 +834,56 @@ describe('a failed attempt is final before the next one spends', () => {
     const { p, r } = await subscribed();
     const { address } = await registerManaged(p, baseToArb);
     const txHash = nextTx();
-    await ingest(api, depositEvents({ chainId: 8453, token: BASE_USDC, amount: '5000000', balance: '5000000', account: address, sender: sender(), txHash }));
+    await ingest(
+      api,
+      depositEvents({
+        chainId: 8453,
+        token: BASE_USDC,
+        amount: '5000000',
+        balance: '5000000',
+        account: address,
+        sender: sender(),
+        txHash,
+      }),
+    );
     const id = await depositIdOf(p, txHash);
     const started = await until(r, id, 'bridge-started');
     await ingest(api, [intentFailure(started.intentId, 42161)]);
-    await waitFor('the intent FAILED', async () => (await call(p, 'GET', `/intent-operation/${started.intentId}`)).json.status === 'FAILED', 10_000);
+    await waitFor(
+      'the intent FAILED',
+      async () => (await call(p, 'GET', `/intent-operation/${started.intentId}`)).json.status === 'FAILED',
+      10_000,
+    );
     const claimTx = nextTx();
-    await ingest(api, [fillAndClaim(started.intentId, { chainId: 42161, txHash: nextTx() }, { chainId: 8453, txHash: claimTx })[1]]);
+    await ingest(api, [
+      fillAndClaim(started.intentId, { chainId: 42161, txHash: nextTx() }, { chainId: 8453, txHash: claimTx })[1],
+    ]);
     // The next snapshot shows the claimed funds gone: the intent holds nothing more.
-    await ingest(api, depositEvents({ chainId: 8453, token: BASE_USDC, amount: '1', balance: '0', account: address, sender: sender(), txHash: nextTx(), block: 101 }).slice(0, 1));
+    await ingest(
+      api,
+      depositEvents({
+        chainId: 8453,
+        token: BASE_USDC,
+        amount: '1',
+        balance: '0',
+        account: address,
+        sender: sender(),
+        txHash: nextTx(),
+        block: 101,
+      }).slice(0, 1),
+    );
     const complete = await until(r, id, 'bridge-complete', 1, 30_000);
-    expect(complete).toMatchObject({ intentId: started.intentId, source: { transactionHash: claimTx }, destination: { transactionHash: null } });
-    expect((await byTx(p, txHash))[0]).toMatchObject({ status: 'completed', attempts: 1, sourceTxHash: claimTx, destinationTxHash: null });
+    expect(complete).toMatchObject({
+      intentId: started.intentId,
+      source: { transactionHash: claimTx },
+      destination: { transactionHash: null },
+    });
+    expect((await byTx(p, txHash))[0]).toMatchObject({
+      status: 'completed',
+      attempts: 1,
+      sourceTxHash: claimTx,
+      destinationTxHash: null,
+    });
     expect(types(r, id)).toEqual(['deposit-received', 'bridge-started', 'bridge-complete']);
   }, 60_000);
 });
@@ -431,14 +892,46 @@ describe('on-ramp orders', () => {
   test("an order update for a registered account is forwarded to its project's webhook, once per status", async () => {
     const { p, r } = await subscribed();
     const { address } = await registerManaged(p, baseToArb);
-    const order = { id: `onramp-${Date.now()}`, type: 'onramp-order', account: address, orderId: 'ord_1', orderUuid: 'b1c2', status: 'processing', fiat: { currency: 'EUR', amount: '25.00' }, method: 'card' };
-    expect((await ingest(api, [order, { ...order, id: `${order.id}-dup` }, { ...order, id: `${order.id}-stranger`, account: sender() }])).status).toBe(200);
-    await waitFor('onramp-order webhook', async () => [...r.accepted.values()].some((d) => d.json.type === 'onramp-order'), 20_000);
+    const order = {
+      id: `onramp-${Date.now()}`,
+      type: 'onramp-order',
+      account: address,
+      orderId: 'ord_1',
+      orderUuid: 'b1c2',
+      status: 'processing',
+      fiat: { currency: 'EUR', amount: '25.00' },
+      method: 'card',
+    };
+    expect(
+      (
+        await ingest(api, [
+          order,
+          { ...order, id: `${order.id}-dup` },
+          { ...order, id: `${order.id}-stranger`, account: sender() },
+        ])
+      ).status,
+    ).toBe(200);
+    await waitFor(
+      'onramp-order webhook',
+      async () => [...r.accepted.values()].some((d) => d.json.type === 'onramp-order'),
+      20_000,
+    );
     const forwarded = [...r.accepted.values()].filter((d) => d.json.type === 'onramp-order');
     expect(forwarded).toHaveLength(1);
     expect(forwarded[0].json.data).toEqual({
-      orderId: 'ord_1', orderUuid: 'b1c2', account: address.toLowerCase(), source: 'onramp', status: 'processing', rawStatus: 'processing', terminal: false,
-      token: null, cryptoAmount: null, fiat: { currency: 'EUR', amount: '25.00', amountPlusFees: null, feeUsd: null }, transactionId: null, method: 'card', exchange: null,
+      orderId: 'ord_1',
+      orderUuid: 'b1c2',
+      account: address.toLowerCase(),
+      source: 'onramp',
+      status: 'processing',
+      rawStatus: 'processing',
+      terminal: false,
+      token: null,
+      cryptoAmount: null,
+      fiat: { currency: 'EUR', amount: '25.00', amountPlusFees: null, feeUsd: null },
+      transactionId: null,
+      method: 'card',
+      exchange: null,
     });
   });
 });
@@ -448,24 +941,63 @@ describe('GET /deposits', () => {
     const { p, r } = await subscribed();
     const { address } = await registerManaged(p, { chain: 'eip155:8453', token: BASE_USDC });
     const hashes = [nextTx(), nextTx(), nextTx()];
-    for (const txHash of hashes) await ingest(api, depositEvents({ chainId: 8453, token: BASE_USDC, amount: '2000000', account: address, sender: sender(), txHash }));
+    for (const txHash of hashes)
+      await ingest(
+        api,
+        depositEvents({
+          chainId: 8453,
+          token: BASE_USDC,
+          amount: '2000000',
+          account: address,
+          sender: sender(),
+          txHash,
+        }),
+      );
     for (const txHash of hashes) await until(r, await depositIdOf(p, txHash), 'bridge-complete');
     const first = await call(p, 'GET', `${DP}/deposits?account=${address}&status=completed&limit=2`);
     expect(first.json.deposits.map((d: { txHash: string }) => d.txHash)).toEqual([hashes[2], hashes[1]]);
-    const second = await call(p, 'GET', `${DP}/deposits?account=${address}&status=completed&limit=2&cursor=${first.json.nextCursor}`);
+    const second = await call(
+      p,
+      'GET',
+      `${DP}/deposits?account=${address}&status=completed&limit=2&cursor=${first.json.nextCursor}`,
+    );
     expect(second.json).toMatchObject({ deposits: [{ txHash: hashes[0] }], nextCursor: null });
     expect((await call(p, 'GET', `${DP}/deposits?account=${address}&status=processing`)).json.deposits).toEqual([]);
     const other = await newProject(api, 'other');
     expect((await call(other, 'GET', `${DP}/deposits?txHash=${hashes[0]}`)).json.deposits).toEqual([]);
-    expect((await call(p, 'GET', `${DP}/deposits?txHash=${hashes[0]}`, { headers: { 'x-api-version': '2026-01.alps' } })).json.deposits).toHaveLength(1);
-    expect((await call(p, 'GET', `${DP}/deposits`, { headers: { 'x-api-version': 'v2' } })).json).toMatchObject({ code: 'VALIDATION_ERROR' });
+    expect(
+      (await call(p, 'GET', `${DP}/deposits?txHash=${hashes[0]}`, { headers: { 'x-api-version': '2026-01.alps' } }))
+        .json.deposits,
+    ).toHaveLength(1);
+    expect((await call(p, 'GET', `${DP}/deposits`, { headers: { 'x-api-version': 'v2' } })).json).toMatchObject({
+      code: 'VALIDATION_ERROR',
+    });
     const openapi = (await call(p, 'GET', '/openapi.json')).json;
-    expect(openapi.paths['/deposit-processor/deposits'].get.parameters.map((q: { name: string }) => q.name)).toEqual(['txHash', 'account', 'status', 'limit', 'cursor']);
-    for (const path of ['/setup', '/register-managed', '/account/{address}/session', '/deposits/recovery', '/safe/withdraw']) expect(openapi.paths[`/deposit-processor${path}`].post).toBeDefined();
+    expect(openapi.paths['/deposit-processor/deposits'].get.parameters.map((q: { name: string }) => q.name)).toEqual([
+      'txHash',
+      'account',
+      'status',
+      'limit',
+      'cursor',
+    ]);
+    for (const path of [
+      '/setup',
+      '/register-managed',
+      '/account/{address}/session',
+      '/deposits/recovery',
+      '/safe/withdraw',
+    ])
+      expect(openapi.paths[`/deposit-processor${path}`].post).toBeDefined();
     expect(openapi.paths['/deposit-processor/chains'].get).toBeDefined();
     const bad = await call(p, 'GET', `${DP}/deposits?status=lost&cursor=abc`);
     expect(bad.status).toBe(400);
-    expect(bad.json).toMatchObject({ code: 'VALIDATION_ERROR', details: expect.arrayContaining([expect.objectContaining({ path: ['query', 'status'] }), expect.objectContaining({ path: ['query', 'cursor'] })]) });
+    expect(bad.json).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      details: expect.arrayContaining([
+        expect.objectContaining({ path: ['query', 'status'] }),
+        expect.objectContaining({ path: ['query', 'cursor'] }),
+      ]),
+    });
   });
 });
 
@@ -474,24 +1006,65 @@ describe('deposit credit', () => {
     const { p, r } = await subscribed();
     const { owner, address } = await registerManaged(p, baseToArb);
     const small = nextTx();
-    await ingest(api, depositEvents({ chainId: 8453, token: BASE_USDC, amount: '999999', balance: '999999', account: address, sender: sender(), txHash: small, block: 50 }));
+    await ingest(
+      api,
+      depositEvents({
+        chainId: 8453,
+        token: BASE_USDC,
+        amount: '999999',
+        balance: '999999',
+        account: address,
+        sender: sender(),
+        txHash: small,
+        block: 50,
+      }),
+    );
     const id = await depositIdOf(p, small);
     await until(r, id, 'deposit-rejected');
     expect((await call(p, 'POST', `${DP}/deposits/recovery`, { body: { depositId: id } })).status).toBe(202);
     let refundIntent = '';
-    await waitFor('the refund intent', async () => !!(refundIntent = (await byTx(p, small))[0].refund.intentId) && (await call(p, 'GET', `/intent-operation/${refundIntent}`)).status === 200, 20_000);
+    await waitFor(
+      'the refund intent',
+      async () =>
+        !!(refundIntent = (await byTx(p, small))[0].refund.intentId) &&
+        (await call(p, 'GET', `/intent-operation/${refundIntent}`)).status === 200,
+      20_000,
+    );
     // The refund intent fails; the refund is made by a transfer outside the processor, which the indexer reports.
     await ingest(api, [intentFailure(refundIntent, 8453)]);
-    await ingest(api, [{ id: `refund-${small}`, type: 'deposit-refund', chainId: 8453, transactionHash: nextTx(), account: address, token: BASE_USDC, amount: '999999', recipient: owner.address, blockNumber: '51' }]);
+    await ingest(api, [
+      {
+        id: `refund-${small}`,
+        type: 'deposit-refund',
+        chainId: 8453,
+        transactionHash: nextTx(),
+        account: address,
+        token: BASE_USDC,
+        amount: '999999',
+        recipient: owner.address,
+        blockNumber: '51',
+      },
+    ]);
     expect(await until(r, id, 'deposit-refunded')).toBeDefined();
     expect((await byTx(p, small))[0]).toMatchObject({ status: 'refunded', refund: { intentId: refundIntent } });
     // Someone else's 999999 arrive without a deposit of this project; the failed refund intent's hold ends at its expires.
     const expires = Number((await call(p, 'GET', `/intent-operation/${refundIntent}?full=true`)).json.intentOp.expires);
-    await ingest(api, [balanceAtExpiry({ chainId: 8453, token: BASE_USDC, account: address, balance: '999999', expires })]);
+    await ingest(api, [
+      balanceAtExpiry({ chainId: 8453, token: BASE_USDC, account: address, balance: '999999', expires }),
+    ]);
     await waitFor('the failed refund intent holds nothing', () => intentIsFinal(api.db, refundIntent), 30_000);
 
-    const request = { account: address, token: BASE_USDC, amount: '500000', recipient: sender(), nonce: '1', deadline: String(Math.floor(Date.now() / 1000) + 600) };
-    const signature = await owner.signTypedData(withdrawTypedData(request, 8453, await projectSigner(p)) as Parameters<typeof owner.signTypedData>[0]);
+    const request = {
+      account: address,
+      token: BASE_USDC,
+      amount: '500000',
+      recipient: sender(),
+      nonce: '1',
+      deadline: String(Math.floor(Date.now() / 1000) + 600),
+    };
+    const signature = await owner.signTypedData(
+      withdrawTypedData(request, 8453, await projectSigner(p)) as Parameters<typeof owner.signTypedData>[0],
+    );
     const res = await call(p, 'POST', `${DP}/safe/withdraw`, { body: { ...request, chain: 'eip155:8453', signature } });
     expect(res.json).toMatchObject({ error: 'Insufficient balance', code: 'BALANCE-1' });
     expect(res.status).toBe(400);
@@ -504,59 +1077,112 @@ describe('POST /safe/withdraw and GET /chains', () => {
     const chains = await call(p, 'GET', `${DP}/chains`);
     expect(chains.status).toBe(200);
     expect(chains.json.sessionSigner).toBe(api.services.sessionSigner(p.projectId).address);
-    expect(chains.json.chains).toContainEqual(expect.objectContaining({ chain: 'eip155:8453', deposit: true, depositTokens: expect.arrayContaining([{ symbol: 'USDC', address: BASE_USDC, decimals: 6 }]) }));
+    expect(chains.json.chains).toContainEqual(
+      expect.objectContaining({
+        chain: 'eip155:8453',
+        deposit: true,
+        depositTokens: expect.arrayContaining([{ symbol: 'USDC', address: BASE_USDC, decimals: 6 }]),
+      }),
+    );
 
     // The project moves only what its own deposits brought into the account (docs/trust-model.md, deposit
     // credit): a deposit of 5 USDC on Base, its target, completes in place.
     const { owner, address } = await registerManaged(p, { chain: 'eip155:8453', token: BASE_USDC });
     const depositTx = nextTx();
-    await ingest(api, depositEvents({ chainId: 8453, token: BASE_USDC, amount: '5000000', account: address, sender: sender(), txHash: depositTx, balance: '5000000', block: 7 }));
-    await waitFor('the deposit completes in place', async () => (await byTx(p, depositTx))[0]?.status === 'completed', 30_000);
+    await ingest(
+      api,
+      depositEvents({
+        chainId: 8453,
+        token: BASE_USDC,
+        amount: '5000000',
+        account: address,
+        sender: sender(),
+        txHash: depositTx,
+        balance: '5000000',
+        block: 7,
+      }),
+    );
+    await waitFor(
+      'the deposit completes in place',
+      async () => (await byTx(p, depositTx))[0]?.status === 'completed',
+      30_000,
+    );
     const recipient = sender();
     const deadline = String(Math.floor(Date.now() / 1000) + 600);
     const request = { account: address, token: BASE_USDC, amount: '1000000', recipient, nonce: '1', deadline };
     const signer = await projectSigner(p);
-    const sign = (by: typeof owner, r: typeof request, domainSigner = signer) => by.signTypedData(withdrawTypedData(r, 8453, domainSigner) as Parameters<typeof owner.signTypedData>[0]);
+    const sign = (by: typeof owner, r: typeof request, domainSigner = signer) =>
+      by.signTypedData(withdrawTypedData(r, 8453, domainSigner) as Parameters<typeof owner.signTypedData>[0]);
     const body = { ...request, chain: 'eip155:8453', signature: await sign(owner, request) };
 
     const res = await call(p, 'POST', `${DP}/safe/withdraw`, { body });
     expect(res.status).toBe(202);
-    expect(res.json).toEqual({ message: 'Withdrawal submitted', intentId: expect.stringMatching(/^[0-9]+$/), status: 'PENDING' });
+    expect(res.json).toEqual({
+      message: 'Withdrawal submitted',
+      intentId: expect.stringMatching(/^[0-9]+$/),
+      status: 'PENDING',
+    });
     expect((await call(p, 'POST', `${DP}/safe/withdraw`, { body })).json.intentId).toBe(res.json.intentId);
     const intent = await call(p, 'GET', `/intent-operation/${res.json.intentId}?full=true`);
     expect(intent.json).toMatchObject({ status: 'PENDING', destinationChainId: 8453, userAddress: address });
     expect(intent.json.intentOp.elements[0].mandate.recipient).toBe(recipient);
 
     const stranger = privateKeyToAccount(generatePrivateKey());
-    const forged = await call(p, 'POST', `${DP}/safe/withdraw`, { body: { ...body, nonce: '2', signature: await sign(stranger, { ...request, nonce: '2' }) } });
+    const forged = await call(p, 'POST', `${DP}/safe/withdraw`, {
+      body: { ...body, nonce: '2', signature: await sign(stranger, { ...request, nonce: '2' }) },
+    });
     expect(forged.status).toBe(400);
     expect(forged.json).toEqual({
       error: "Invalid withdrawal signature: not signed by the account's owner",
-      details: [{ message: "is not the account owner's Withdraw signature", path: ['body', 'signature'], code: 'signature' }],
+      details: [
+        { message: "is not the account owner's Withdraw signature", path: ['body', 'signature'], code: 'signature' },
+      ],
       traceId: expect.any(String),
     });
     // Signed for another project (its signer names the domain): not this project's owner signature.
-    const elsewhere = await call(p, 'POST', `${DP}/safe/withdraw`, { body: { ...body, nonce: '4', signature: await sign(owner, { ...request, nonce: '4' }, await projectSigner(await newProject(api, 'other'))) } });
+    const elsewhere = await call(p, 'POST', `${DP}/safe/withdraw`, {
+      body: {
+        ...body,
+        nonce: '4',
+        signature: await sign(owner, { ...request, nonce: '4' }, await projectSigner(await newProject(api, 'other'))),
+      },
+    });
     expect(elsewhere.status).toBe(400);
     const late = { ...request, nonce: '5', deadline: String(Math.floor(Date.now() / 1000) - 1) };
-    const expired = await call(p, 'POST', `${DP}/safe/withdraw`, { body: { ...late, chain: 'eip155:8453', signature: await sign(owner, late) } });
+    const expired = await call(p, 'POST', `${DP}/safe/withdraw`, {
+      body: { ...late, chain: 'eip155:8453', signature: await sign(owner, late) },
+    });
     expect(expired.status).toBe(400);
     expect(expired.json).toEqual({
-      error: 'The withdrawal deadline has passed', code: 'WITHDRAW-1',
-      details: [{ message: 'is in the past', path: ['body', 'deadline'], code: 'WITHDRAW-1' }], traceId: expect.any(String),
+      error: 'The withdrawal deadline has passed',
+      code: 'WITHDRAW-1',
+      details: [{ message: 'is in the past', path: ['body', 'deadline'], code: 'WITHDRAW-1' }],
+      traceId: expect.any(String),
     });
     const reused = { ...request, amount: '2000000' };
-    expect((await call(p, 'POST', `${DP}/safe/withdraw`, { body: { ...reused, chain: 'eip155:8453', signature: await sign(owner, reused) } })).status).toBe(409);
+    expect(
+      (
+        await call(p, 'POST', `${DP}/safe/withdraw`, {
+          body: { ...reused, chain: 'eip155:8453', signature: await sign(owner, reused) },
+        })
+      ).status,
+    ).toBe(409);
     const tooMuch = { ...request, amount: '9000000', nonce: '3' };
-    const poor = await call(p, 'POST', `${DP}/safe/withdraw`, { body: { ...tooMuch, chain: 'eip155:8453', signature: await sign(owner, tooMuch) } });
+    const poor = await call(p, 'POST', `${DP}/safe/withdraw`, {
+      body: { ...tooMuch, chain: 'eip155:8453', signature: await sign(owner, tooMuch) },
+    });
     expect(poor.status).toBe(400);
     expect(poor.json).toMatchObject({ error: 'Insufficient balance', code: 'BALANCE-1' });
 
     // Quoted, but its submit refused (the quote lapsed): the nonce is not spent, the same signed request goes through later.
     const lapse = { ...request, amount: '500000', nonce: '6' };
     const lapseBody = { ...lapse, chain: 'eip155:8453', signature: await sign(owner, lapse) };
-    await api.db.query("CREATE OR REPLACE FUNCTION test_lapse_quote() RETURNS trigger AS $$ BEGIN UPDATE quotes SET expires_at = now() - interval '1 hour' WHERE nonce = NEW.intent_id; RETURN NEW; END $$ LANGUAGE plpgsql");
-    await api.db.query('CREATE TRIGGER test_lapse_quote AFTER UPDATE OF intent_id ON deposit_withdrawals FOR EACH ROW WHEN (NEW.intent_id IS NOT NULL) EXECUTE FUNCTION test_lapse_quote()');
+    await api.db.query(
+      "CREATE OR REPLACE FUNCTION test_lapse_quote() RETURNS trigger AS $$ BEGIN UPDATE quotes SET expires_at = now() - interval '1 hour' WHERE nonce = NEW.intent_id; RETURN NEW; END $$ LANGUAGE plpgsql",
+    );
+    await api.db.query(
+      'CREATE TRIGGER test_lapse_quote AFTER UPDATE OF intent_id ON deposit_withdrawals FOR EACH ROW WHEN (NEW.intent_id IS NOT NULL) EXECUTE FUNCTION test_lapse_quote()',
+    );
     let lapsed;
     try {
       lapsed = await call(p, 'POST', `${DP}/safe/withdraw`, { body: lapseBody });
@@ -564,7 +1190,13 @@ describe('POST /safe/withdraw and GET /chains', () => {
       await api.db.query('DROP TRIGGER test_lapse_quote ON deposit_withdrawals');
     }
     expect(lapsed.status).toBe(404);
-    expect((await api.db.query('SELECT intent_id FROM deposit_withdrawals WHERE account = $1 AND nonce = 6', [address.toLowerCase()]))[0].intent_id).toBeNull();
+    expect(
+      (
+        await api.db.query('SELECT intent_id FROM deposit_withdrawals WHERE account = $1 AND nonce = 6', [
+          address.toLowerCase(),
+        ])
+      )[0].intent_id,
+    ).toBeNull();
     const again = await call(p, 'POST', `${DP}/safe/withdraw`, { body: lapseBody });
     expect(again.status).toBe(202);
   });
@@ -573,16 +1205,37 @@ describe('POST /safe/withdraw and GET /chains', () => {
     const { p } = await subscribed();
     const cursor = await call(p, 'GET', `${DP}/deposits?cursor=9999999999999999999`);
     expect(cursor.status).toBe(400);
-    expect(cursor.json).toMatchObject({ code: 'VALIDATION_ERROR', details: [expect.objectContaining({ path: ['query', 'cursor'], code: 'pattern' })], traceId: expect.any(String) });
+    expect(cursor.json).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      details: [expect.objectContaining({ path: ['query', 'cursor'], code: 'pattern' })],
+      traceId: expect.any(String),
+    });
     const recovery = await call(p, 'POST', `${DP}/deposits/recovery`, { body: { depositId: '9999999999999999999' } });
     expect(recovery.status).toBe(400);
-    expect(recovery.json).toMatchObject({ code: 'VALIDATION_ERROR', details: [expect.objectContaining({ path: ['body', 'depositId'], code: 'pattern' })], traceId: expect.any(String) });
+    expect(recovery.json).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      details: [expect.objectContaining({ path: ['body', 'depositId'], code: 'pattern' })],
+      traceId: expect.any(String),
+    });
     const huge = (2n ** 256n).toString();
-    const base = { account: sender(), chain: 'eip155:8453', token: BASE_USDC, amount: '1', recipient: sender(), nonce: '1', deadline: '1', signature: '0x1234' };
+    const base = {
+      account: sender(),
+      chain: 'eip155:8453',
+      token: BASE_USDC,
+      amount: '1',
+      recipient: sender(),
+      nonce: '1',
+      deadline: '1',
+      signature: '0x1234',
+    };
     for (const field of ['amount', 'nonce', 'deadline'] as const) {
       const res = await call(p, 'POST', `${DP}/safe/withdraw`, { body: { ...base, [field]: huge } });
       expect(res.status).toBe(400);
-      expect(res.json).toMatchObject({ code: 'VALIDATION_ERROR', details: expect.arrayContaining([expect.objectContaining({ path: ['body', field] })]), traceId: expect.any(String) });
+      expect(res.json).toMatchObject({
+        code: 'VALIDATION_ERROR',
+        details: expect.arrayContaining([expect.objectContaining({ path: ['body', field] })]),
+        traceId: expect.any(String),
+      });
     }
   });
 });

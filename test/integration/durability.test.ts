@@ -22,20 +22,49 @@ afterAll(async () => {
 /** A legacy bundle through the published 0.5.4 client, from a counterfactual smart account (ERC-6492). */
 async function submitBundle(fillWindowSeconds?: number): Promise<string> {
   const account = smartAccount(chain, privateKeyToAccount(generatePrivateKey()));
-  await ingest(api, [{ id: `dur-${account.address}`, type: 'balance', chainId: 8453, account: account.address, token: BASE_USDC, locked: '5000000', blockNumber: '1' }]);
+  await ingest(api, [
+    {
+      id: `dur-${account.address}`,
+      type: 'balance',
+      chainId: 8453,
+      account: account.address,
+      token: BASE_USDC,
+      locked: '5000000',
+      blockNumber: '1',
+    },
+  ]);
   const client = v0.getOrchestrator(api.apiKey, `${api.url}/legacy`);
-  const intent = { targetChainId: 42161, tokenTransfers: [{ tokenAddress: ARB_USDC, amount: 1_000_000n }], targetAccount: account.address, targetExecutions: [] };
+  const intent = {
+    targetChainId: 42161,
+    tokenTransfers: [{ tokenAddress: ARB_USDC, amount: 1_000_000n }],
+    targetAccount: account.address,
+    targetExecutions: [],
+  };
   const window = api.services.config.intents.fillWindowSeconds;
   if (fillWindowSeconds) api.services.config.intents.fillWindowSeconds = fillWindowSeconds;
-  const orderPath = await client.getOrderPath(intent, account.address).finally(() => (api.services.config.intents.fillWindowSeconds = window));
-  const [result] = await client.postSignedOrderBundle([{ signedOrderBundle: await signAsClient(orderPath, [], account.owner), initCode: account.initCode }]);
+  const orderPath = await client
+    .getOrderPath(intent, account.address)
+    .finally(() => (api.services.config.intents.fillWindowSeconds = window));
+  const [result] = await client.postSignedOrderBundle([
+    { signedOrderBundle: await signAsClient(orderPath, [], account.owner), initCode: account.initCode },
+  ]);
   expect(result.status).toBe('PENDING');
   return result.bundleId.toString();
 }
 
 async function submitIntent(deadlineInSeconds?: number): Promise<string> {
   const account = privateKeyToAccount(generatePrivateKey());
-  await ingest(api, [{ id: `dur-${account.address}`, type: 'balance', chainId: 8453, account: account.address, token: BASE_USDC, locked: '5000000', blockNumber: '1' }]);
+  await ingest(api, [
+    {
+      id: `dur-${account.address}`,
+      type: 'balance',
+      chainId: 8453,
+      account: account.address,
+      token: BASE_USDC,
+      locked: '5000000',
+      blockNumber: '1',
+    },
+  ]);
   const route = await call(api, 'POST', '/intents/route', {
     body: {
       account: { address: account.address, accountType: 'EOA', setupOps: [] },
@@ -46,7 +75,9 @@ async function submitIntent(deadlineInSeconds?: number): Promise<string> {
   });
   const op = route.json.intentOp;
   const signature = await account.signTypedData(getCompactTypedData(op));
-  const res = await call(api, 'POST', '/intent-operations', { body: { signedIntentOp: { ...op, originSignatures: [signature], destinationSignature: signature } } });
+  const res = await call(api, 'POST', '/intent-operations', {
+    body: { signedIntentOp: { ...op, originSignatures: [signature], destinationSignature: signature } },
+  });
   expect(res.status).toBe(201);
   return res.json.result.id;
 }
@@ -69,11 +100,45 @@ test('intents and bundles in flight reach the right terminal state after the wor
   killWorkers(api.env);
   // Indexer events arrive while no worker runs: recorded and answered at once, applied when a worker is back.
   const events = ingest(api, [
-    { id: `dur-fill-${toComplete}`, type: 'fill', chainId: 42161, nonce: toComplete, transactionHash: TX(1), timestamp: Math.floor(Date.now() / 1000) },
-    { id: `dur-claim-${toComplete}`, type: 'claim', chainId: 8453, nonce: toComplete, transactionHash: TX(2), timestamp: 2 },
-    { id: `dur-failure-${toFail}`, type: 'failure', chainId: 42161, nonce: toFail, reason: 'destination call reverted' },
-    { id: `dur-fill-${bundleToComplete}`, type: 'fill', chainId: 42161, nonce: bundleToComplete, transactionHash: TX(3), timestamp: Math.floor(Date.now() / 1000) },
-    { id: `dur-claim-${bundleToComplete}`, type: 'claim', chainId: 8453, nonce: bundleToComplete, transactionHash: TX(4), timestamp: 4 },
+    {
+      id: `dur-fill-${toComplete}`,
+      type: 'fill',
+      chainId: 42161,
+      nonce: toComplete,
+      transactionHash: TX(1),
+      timestamp: Math.floor(Date.now() / 1000),
+    },
+    {
+      id: `dur-claim-${toComplete}`,
+      type: 'claim',
+      chainId: 8453,
+      nonce: toComplete,
+      transactionHash: TX(2),
+      timestamp: 2,
+    },
+    {
+      id: `dur-failure-${toFail}`,
+      type: 'failure',
+      chainId: 42161,
+      nonce: toFail,
+      reason: 'destination call reverted',
+    },
+    {
+      id: `dur-fill-${bundleToComplete}`,
+      type: 'fill',
+      chainId: 42161,
+      nonce: bundleToComplete,
+      transactionHash: TX(3),
+      timestamp: Math.floor(Date.now() / 1000),
+    },
+    {
+      id: `dur-claim-${bundleToComplete}`,
+      type: 'claim',
+      chainId: 8453,
+      nonce: bundleToComplete,
+      transactionHash: TX(4),
+      timestamp: 4,
+    },
   ]);
   await new Promise((r) => setTimeout(r, 5000)); // the short fill deadline passes with no worker alive
   expect((await call(api, 'GET', `/intent-operation/${toExpire}`)).json.status).toBe('PENDING');
@@ -88,15 +153,49 @@ test('intents and bundles in flight reach the right terminal state after the wor
   await waitForStatus(bundleToExpire, 'EXPIRED', `/legacy/bundles/${bundleToExpire}`);
   // The completed intent's reservation goes with the first snapshot after its claim.
   const [{ account }] = await api.db.query('SELECT account FROM intents WHERE id = $1', [toComplete]);
-  await ingest(api, [{ id: `dur-after-${toComplete}`, type: 'balance', chainId: 8453, account, token: BASE_USDC, locked: '3900000', blockNumber: '2' }]);
-  const held = async (ids: string[]) => Number((await api.db.query('SELECT count(*) AS n FROM reservations WHERE owner_id = ANY($1) AND released_at IS NULL', [ids]))[0].n);
+  await ingest(api, [
+    {
+      id: `dur-after-${toComplete}`,
+      type: 'balance',
+      chainId: 8453,
+      account,
+      token: BASE_USDC,
+      locked: '3900000',
+      blockNumber: '2',
+    },
+  ]);
+  const held = async (ids: string[]) =>
+    Number(
+      (
+        await api.db.query('SELECT count(*) AS n FROM reservations WHERE owner_id = ANY($1) AND released_at IS NULL', [
+          ids,
+        ])
+      )[0].n,
+    );
   // The expired ones are held past their `expires` (5 s after their deadline in tests) until a snapshot of a block at
   // or after it shows no claim; the failed one stays reserved until its own `expires`, since the arbiter could still claim it.
-  for (const [kind, id] of [['intent', toExpire], ['bundle', bundleToExpire]]) {
+  for (const [kind, id] of [
+    ['intent', toExpire],
+    ['bundle', bundleToExpire],
+  ]) {
     await api.temporal.workflow.getHandle(`${kind}-${id}`).result();
-    const [{ account: owner, expires }] = await api.db.query(`SELECT x.account, q.operation->>'expires' AS expires FROM ${kind}s x JOIN quotes q ON q.nonce = x.id WHERE x.id = $1`, [id]);
+    const [{ account: owner, expires }] = await api.db.query(
+      `SELECT x.account, q.operation->>'expires' AS expires FROM ${kind}s x JOIN quotes q ON q.nonce = x.id WHERE x.id = $1`,
+      [id],
+    );
     expect(await held([id])).toBe(1);
-    await ingest(api, [{ id: `dur-expired-${id}`, type: 'balance', chainId: 8453, account: owner, token: BASE_USDC, locked: '5000000', blockNumber: blockAt(Number(expires)), blockTimestamp: Number(expires) }]);
+    await ingest(api, [
+      {
+        id: `dur-expired-${id}`,
+        type: 'balance',
+        chainId: 8453,
+        account: owner,
+        token: BASE_USDC,
+        locked: '5000000',
+        blockNumber: blockAt(Number(expires)),
+        blockTimestamp: Number(expires),
+      },
+    ]);
   }
   expect(await held([toComplete, toExpire, bundleToExpire])).toBe(0);
   expect(await held([bundleToComplete])).toBe(1); // claimed: settles with the next snapshot, as an intent does

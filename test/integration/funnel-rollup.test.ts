@@ -54,43 +54,69 @@ const accepted = (e: Gen, i: number, tag: string): AcceptedEvent => {
 };
 
 /** Ranges in whole days, with partial days at either end, inside one day, and around the whole data. */
-const range = fc.tuple(fc.integer({ min: -2, max: 5 * 24 }), fc.integer({ min: 1, max: 5 * 24 }), fc.boolean())
+const range = fc
+  .tuple(fc.integer({ min: -2, max: 5 * 24 }), fc.integer({ min: 1, max: 5 * 24 }), fc.boolean())
   .map(([startHour, hours, wholeDays]) => {
     const from = wholeDays ? T0 + Math.floor(startHour / 24) * DAY : T0 + startHour * 3_600_000 + 1234;
-    return { from: new Date(from), to: new Date(from + (wholeDays ? Math.ceil(hours / 24) * DAY : hours * 3_600_000 + 777)) };
+    return {
+      from: new Date(from),
+      to: new Date(from + (wholeDays ? Math.ceil(hours / 24) * DAY : hours * 3_600_000 + 777)),
+    };
   });
 
 test('23.3 the funnel from the rollup equals the raw computation on random events, batches, duplicates and ranges', async () => {
   let run = 0;
   await fc.assert(
-    fc.asyncProperty(fc.array(event, { minLength: 1, maxLength: 80 }), fc.array(fc.nat({ max: 80 }), { maxLength: 4 }), fc.array(range, { minLength: 1, maxLength: 4 }), async (gen, cuts, ranges) => {
-      const tag = `r${run++}`;
-      const { projectId } = await createProject(api.db, `rollup-${tag}`);
-      const events = gen.map((e, i) => accepted(e, i, tag));
-      // Stored in batches as the ingest route stores them; one batch is sent twice.
-      const bounds = [0, ...cuts.filter((c) => c < events.length).sort((a, b) => a - b), events.length];
-      for (let i = 0; i + 1 < bounds.length; i++) await storeEvents(api.db, projectId, events.slice(bounds[i], bounds[i + 1]));
-      await storeEvents(api.db, projectId, events.slice(0, bounds[1]));
-      await api.db.transaction((tx) => emitEvent(tx, { projectId, type: 'bridge-complete', idempotencyKey: `${tag}:d1`, depositId: 'd1', payload: {} }));
-      for (const r of ranges) {
-        for (const fundingMethod of [undefined, 'wallet', 'transfer']) {
-          for (const modal of ['deposit', 'withdraw']) {
-            const q: FunnelQuery = { projectId, modal, fundingMethod, ...r };
-            expect([q, await funnel(api.db, q)]).toEqual([q, await funnelFromRaw(api.db, q)]);
+    fc.asyncProperty(
+      fc.array(event, { minLength: 1, maxLength: 80 }),
+      fc.array(fc.nat({ max: 80 }), { maxLength: 4 }),
+      fc.array(range, { minLength: 1, maxLength: 4 }),
+      async (gen, cuts, ranges) => {
+        const tag = `r${run++}`;
+        const { projectId } = await createProject(api.db, `rollup-${tag}`);
+        const events = gen.map((e, i) => accepted(e, i, tag));
+        // Stored in batches as the ingest route stores them; one batch is sent twice.
+        const bounds = [0, ...cuts.filter((c) => c < events.length).sort((a, b) => a - b), events.length];
+        for (let i = 0; i + 1 < bounds.length; i++)
+          await storeEvents(api.db, projectId, events.slice(bounds[i], bounds[i + 1]));
+        await storeEvents(api.db, projectId, events.slice(0, bounds[1]));
+        await api.db.transaction((tx) =>
+          emitEvent(tx, {
+            projectId,
+            type: 'bridge-complete',
+            idempotencyKey: `${tag}:d1`,
+            depositId: 'd1',
+            payload: {},
+          }),
+        );
+        for (const r of ranges) {
+          for (const fundingMethod of [undefined, 'wallet', 'transfer']) {
+            for (const modal of ['deposit', 'withdraw']) {
+              const q: FunnelQuery = { projectId, modal, fundingMethod, ...r };
+              expect([q, await funnel(api.db, q)]).toEqual([q, await funnelFromRaw(api.db, q)]);
+            }
           }
         }
-      }
-    }),
+      },
+    ),
     { numRuns: 30, seed: 2311 },
   );
 }, 300_000);
 
 /** A project's rollup tables as rows. */
 const rollupOf = async (projectId: string) => [
-  await api.db.query('SELECT modal, method, day::text, metric, key, value::text FROM analytics_funnel_days WHERE project_id = $1 AND value <> 0 ORDER BY 1, 2, 3, 4, 5', [projectId]),
-  await api.db.query('SELECT modal, session_id, day::text, spans, steps, outcomes, families, methods, deposits FROM analytics_funnel_sessions WHERE project_id = $1 ORDER BY 1, 2, 3', [projectId]),
+  await api.db.query(
+    'SELECT modal, method, day::text, metric, key, value::text FROM analytics_funnel_days WHERE project_id = $1 AND value <> 0 ORDER BY 1, 2, 3, 4, 5',
+    [projectId],
+  ),
+  await api.db.query(
+    'SELECT modal, session_id, day::text, spans, steps, outcomes, families, methods, deposits FROM analytics_funnel_sessions WHERE project_id = $1 ORDER BY 1, 2, 3',
+    [projectId],
+  ),
 ];
-const queued = async (projectId: string) => (await api.db.query('SELECT count(*)::int AS n FROM analytics_fold_queue WHERE project_id = $1', [projectId]))[0].n as number;
+const queued = async (projectId: string) =>
+  (await api.db.query('SELECT count(*)::int AS n FROM analytics_fold_queue WHERE project_id = $1', [projectId]))[0]
+    .n as number;
 
 test('23.4 a rebuild from the raw events gives the rollup that the folds kept', async () => {
   const { projectId } = await createProject(api.db, 'rollup-rebuild');

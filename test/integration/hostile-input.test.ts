@@ -30,13 +30,30 @@ const route = (account: Record<string, unknown> = {}) => ({
 /** An account holding 5 USDC in a lock on Base: a route for 1 USDC to it is quoted (200), so only a hostile value refuses it. */
 async function fundedAddress(): Promise<string> {
   const address = privateKeyToAccount(generatePrivateKey()).address;
-  await ingest(api, [{ id: uid(), type: 'balance', chainId: 8453, account: address, token: BASE_USDC, locked: '5000000', blockNumber: '1' }]);
+  await ingest(api, [
+    {
+      id: uid(),
+      type: 'balance',
+      chainId: 8453,
+      account: address,
+      token: BASE_USDC,
+      locked: '5000000',
+      blockNumber: '1',
+    },
+  ]);
   return address;
 }
 /** A managed registration the deposit processor accepts (201) as it stands. */
 async function registration() {
   const { owner, address } = newOwner();
-  return { account: { address, owner: owner.address, sessionSigner: await projectSigner(api), target: { chain: 'eip155:42161', token: ARB_USDC } } };
+  return {
+    account: {
+      address,
+      owner: owner.address,
+      sessionSigner: await projectSigner(api),
+      target: { chain: 'eip155:42161', token: ARB_USDC },
+    },
+  };
 }
 const nested = (depth: number): unknown => {
   let v: unknown = 'leaf';
@@ -44,8 +61,15 @@ const nested = (depth: number): unknown => {
   return v;
 };
 const funnelEvent = (extra: Record<string, unknown> = {}) => ({
-  event: 'deposit_modal_step_open', session_id: uid(), modal: 'deposit', widget_version: '1.0.0', timestamp: Date.now(),
-  session_properties: {}, funding_method: null, step: 'amount', ...extra,
+  event: 'deposit_modal_step_open',
+  session_id: uid(),
+  modal: 'deposit',
+  widget_version: '1.0.0',
+  timestamp: Date.now(),
+  session_properties: {},
+  funding_method: null,
+  step: 'amount',
+  ...extra,
 });
 
 /** One request over a raw socket (headers fetch refuses to send), answered with its status line and body. */
@@ -55,7 +79,12 @@ function rawRequest(port: number, head: string): Promise<{ status: number; text:
     let data = '';
     socket.on('data', (chunk) => (data += chunk.toString('latin1')));
     socket.on('error', reject);
-    socket.on('close', () => resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(data)?.[1] ?? 0), text: data.slice(data.indexOf('\r\n\r\n') + 4) }));
+    socket.on('close', () =>
+      resolve({
+        status: Number(/^HTTP\/1\.1 (\d{3})/.exec(data)?.[1] ?? 0),
+        text: data.slice(data.indexOf('\r\n\r\n') + 4),
+      }),
+    );
   });
 }
 const port = () => Number(new URL(api.url).port);
@@ -78,8 +107,16 @@ describe('22.1 validation details are capped and arrays bounded', () => {
     const flood = `[${'1,'.repeat(499_999)}1]`;
     const floods: { path: string; raw: string; headers: Record<string, string> }[] = [
       { path: '/indexer/events', raw: `{"events":${flood}}`, headers: { 'x-indexer-key': api.indexerKey } },
-      { path: '/intents/route', raw: `{"destinationChainId":42161,"account":{"address":"0x${'1'.repeat(40)}","accountType":"EOA"},"tokenRequests":${flood}}`, headers: {} },
-      { path: '/batch-withdrawals', raw: `{"account":"0x${'1'.repeat(40)}","chainId":1,"transfers":${flood}}`, headers: {} },
+      {
+        path: '/intents/route',
+        raw: `{"destinationChainId":42161,"account":{"address":"0x${'1'.repeat(40)}","accountType":"EOA"},"tokenRequests":${flood}}`,
+        headers: {},
+      },
+      {
+        path: '/batch-withdrawals',
+        raw: `{"account":"0x${'1'.repeat(40)}","chainId":1,"transfers":${flood}}`,
+        headers: {},
+      },
     ];
     for (const f of floods) {
       const res = await call({ ...api, url: childUrl }, 'POST', f.path, { raw: f.raw, headers: f.headers });
@@ -92,7 +129,10 @@ describe('22.1 validation details are capped and arrays bounded', () => {
   }, 60_000);
 
   test('22.1 many small problems: the first 20 details, and the count of the others', async () => {
-    const res = await call(api, 'POST', '/indexer/events', { body: { events: Array.from({ length: 200 }, () => ({ type: 'balance' })) }, headers: { 'x-indexer-key': api.indexerKey } });
+    const res = await call(api, 'POST', '/indexer/events', {
+      body: { events: Array.from({ length: 200 }, () => ({ type: 'balance' })) },
+      headers: { 'x-indexer-key': api.indexerKey },
+    });
     expect(res.status).toBe(400);
     expect(res.json.errors).toHaveLength(LIMITS.details);
     expect(res.json.message).toMatch(/and \d+ more problems/);
@@ -101,22 +141,35 @@ describe('22.1 validation details are capped and arrays bounded', () => {
 
 describe('22.2 NUL and lone surrogates are refused, naming the field', () => {
   test('22.2 a NUL in a stored free-form body string is 400 naming the field, never a 500', async () => {
-    const res = await call(api, 'POST', '/analytics/events', { body: { events: [funnelEvent({ session_properties: { note: 'a\u0000b' } })] } });
+    const res = await call(api, 'POST', '/analytics/events', {
+      body: { events: [funnelEvent({ session_properties: { note: 'a\u0000b' } })] },
+    });
     expect(res.status).toBe(400);
     expect(res.json.message).toMatch(/body\.events\.0\.session_properties\.note/);
   });
   test('22.2 a lone surrogate in a body string or key is 400', async () => {
-    const res = await call(api, 'POST', '/analytics/events', { raw: JSON.stringify({ events: [funnelEvent({ session_properties: { x: 'ok' } })] }).replace('"x"', '"\\ud800"') });
+    const res = await call(api, 'POST', '/analytics/events', {
+      raw: JSON.stringify({ events: [funnelEvent({ session_properties: { x: 'ok' } })] }).replace('"x"', '"\\ud800"'),
+    });
     expect(res.status).toBe(400);
-    expect(res.json.message).toBe('body.events.0.session_properties has a property name with U+0000 or an unpaired UTF-16 surrogate');
+    expect(res.json.message).toBe(
+      'body.events.0.session_properties has a property name with U+0000 or an unpaired UTF-16 surrogate',
+    );
     // The deposit processor's free string (an endpoint's url), in its own error body; the same url without it is added.
     const p = await newProject(api, 'hostile-input');
     const url = 'http://127.0.0.1:9/hook';
     const deposit = await call(p, 'POST', `${DP}/webhooks/endpoints`, { raw: `{"url":"${url}\\udc00"}` });
-    expect([deposit.status, deposit.json]).toEqual([400, {
-      error: 'body.url must not contain U+0000 or an unpaired UTF-16 surrogate', code: 'VALIDATION_ERROR', traceId: expect.any(String),
-      details: [{ message: 'must not contain U+0000 or an unpaired UTF-16 surrogate', path: ['body', 'url'], code: 'string' }],
-    }]);
+    expect([deposit.status, deposit.json]).toEqual([
+      400,
+      {
+        error: 'body.url must not contain U+0000 or an unpaired UTF-16 surrogate',
+        code: 'VALIDATION_ERROR',
+        traceId: expect.any(String),
+        details: [
+          { message: 'must not contain U+0000 or an unpaired UTF-16 surrogate', path: ['body', 'url'], code: 'string' },
+        ],
+      },
+    ]);
     expect((await call(p, 'POST', `${DP}/webhooks/endpoints`, { body: { url } })).status).toBe(201);
   });
   test('22.2 a NUL in a query string or a path parameter is 400 naming it', async () => {
@@ -137,47 +190,84 @@ describe('22.2 NUL and lone surrogates are refused, naming the field', () => {
 describe('22.3 numbers and nesting', () => {
   test('22.3 an amount of 2^256 or more is 400 (indexer balance, intent amount, withdrawal amount)', async () => {
     const account = privateKeyToAccount(generatePrivateKey()).address;
-    const bal = await ingest(api, [{ id: uid(), type: 'balance', chainId: 8453, account, token: BASE_USDC, locked: TWO_256, blockNumber: '1' }]);
+    const bal = await ingest(api, [
+      { id: uid(), type: 'balance', chainId: 8453, account, token: BASE_USDC, locked: TWO_256, blockNumber: '1' },
+    ]);
     expect(bal.status).toBe(400);
-    const r = await call(api, 'POST', '/intents/route', { body: { ...route(), tokenRequests: [{ tokenAddress: ARB_USDC, amount: TWO_256 }] } });
+    const r = await call(api, 'POST', '/intents/route', {
+      body: { ...route(), tokenRequests: [{ tokenAddress: ARB_USDC, amount: TWO_256 }] },
+    });
     expect(r.status).toBe(400);
     expect(r.json.message).toMatch(/amount/);
   });
   test('22.3 1e400, negative zero, 20-digit block numbers and exponents are 400', async () => {
     const account = privateKeyToAccount(generatePrivateKey()).address;
-    const ev = (block: string) => `{"events":[{"id":"${uid()}","type":"balance","chainId":8453,"account":"${account}","token":"${BASE_USDC}","locked":"1","blockNumber":${block}}]}`;
+    const ev = (block: string) =>
+      `{"events":[{"id":"${uid()}","type":"balance","chainId":8453,"account":"${account}","token":"${BASE_USDC}","locked":"1","blockNumber":${block}}]}`;
     for (const block of ['1e400', '-0', '12345678901234567890', '"12345678901234567890"', '1e3', '"1e3"']) {
-      const res = await call(api, 'POST', '/indexer/events', { raw: ev(block), headers: { 'x-indexer-key': api.indexerKey } });
+      const res = await call(api, 'POST', '/indexer/events', {
+        raw: ev(block),
+        headers: { 'x-indexer-key': api.indexerKey },
+      });
       expect([block, res.status]).toEqual([block, 400]);
     }
     // A funded account's route with an exact number there is quoted: only the number itself refuses the others.
     const body = JSON.stringify(route({ address: await fundedAddress(), delegations: { x: 0 } }));
     expect((await call(api, 'POST', '/intents/route', { raw: body })).status).toBe(200);
-    const exponent = 'body.account.delegations.x is written with an exponent: send plain decimals (amounts and block numbers as decimal strings)';
-    const inexact = 'body.account.delegations.x must be an exact number (finite, not -0, integers within ±2^53; larger amounts as decimal strings)';
-    for (const [v, message] of [['1e400', exponent], ['-0', inexact], ['123456789012345678901234', inexact]]) {
+    const exponent =
+      'body.account.delegations.x is written with an exponent: send plain decimals (amounts and block numbers as decimal strings)';
+    const inexact =
+      'body.account.delegations.x must be an exact number (finite, not -0, integers within ±2^53; larger amounts as decimal strings)';
+    for (const [v, message] of [
+      ['1e400', exponent],
+      ['-0', inexact],
+      ['123456789012345678901234', inexact],
+    ]) {
       const res = await call(api, 'POST', '/intents/route', { raw: body.replace('"x":0', `"x":${v}`) });
       expect([v, res.status, res.json.message]).toEqual([v, 400, message]);
     }
   });
   test('22.3 1,000 levels of nesting in a free-form field is 400 naming the depth limit', async () => {
     // The field, down to the level past the limit, and the rule.
-    const tooDeep = (field: string) => new RegExp(`^body\\.${field.replace(/\./g, '\\.')}(\\.a)+ is nested deeper than ${LIMITS.depth} levels$`);
+    const tooDeep = (field: string) =>
+      new RegExp(`^body\\.${field.replace(/\./g, '\\.')}(\\.a)+ is nested deeper than ${LIMITS.depth} levels$`);
     const address = await fundedAddress();
-    expect((await call(api, 'POST', '/intents/route', { body: route({ address, delegations: nested(LIMITS.depth - 3) }) })).status).toBe(200);
+    expect(
+      (await call(api, 'POST', '/intents/route', { body: route({ address, delegations: nested(LIMITS.depth - 3) }) }))
+        .status,
+    ).toBe(200);
     const res = await call(api, 'POST', '/intents/route', { body: route({ address, delegations: nested(1000) }) });
     expect([res.status, res.json.message]).toEqual([400, expect.stringMatching(tooDeep('account.delegations'))]);
-    expect((await call(api, 'POST', '/analytics/events', { body: { events: [funnelEvent({ session_properties: { deep: nested(LIMITS.depth - 5) } })] } })).json.accepted).toBe(1);
-    const analytics = await call(api, 'POST', '/analytics/events', { body: { events: [funnelEvent({ session_properties: { deep: nested(1000) } })] } });
-    expect([analytics.status, analytics.json.message]).toEqual([400, expect.stringMatching(tooDeep('events.0.session_properties.deep'))]);
+    expect(
+      (
+        await call(api, 'POST', '/analytics/events', {
+          body: { events: [funnelEvent({ session_properties: { deep: nested(LIMITS.depth - 5) } })] },
+        })
+      ).json.accepted,
+    ).toBe(1);
+    const analytics = await call(api, 'POST', '/analytics/events', {
+      body: { events: [funnelEvent({ session_properties: { deep: nested(1000) } })] },
+    });
+    expect([analytics.status, analytics.json.message]).toEqual([
+      400,
+      expect.stringMatching(tooDeep('events.0.session_properties.deep')),
+    ]);
     // The deposit processor's bodies have no free-form field: nesting in a registration is an unknown property,
     // refused by the schema before the depth limit is looked at (either names the field), in the deposit error body;
     // the same registration without it is accepted.
     const valid = await registration();
-    const deposits = await call(api, 'POST', `${DP}/register-managed`, { body: { account: { ...valid.account, deep: nested(1000) } } });
+    const deposits = await call(api, 'POST', `${DP}/register-managed`, {
+      body: { account: { ...valid.account, deep: nested(1000) } },
+    });
     const detail = deposits.json.details?.[0];
     expect([deposits.status, deposits.json.code, deposits.json.error, detail?.path.slice(0, 3), detail?.code]).toEqual([
-      400, 'VALIDATION_ERROR', expect.stringMatching(/^body\.account\.deep(\.a)* (must NOT have additional properties|is nested deeper than \d+ levels)$/), ['body', 'account', 'deep'], expect.stringMatching(/^(additionalProperties|maxDepth)$/),
+      400,
+      'VALIDATION_ERROR',
+      expect.stringMatching(
+        /^body\.account\.deep(\.a)* (must NOT have additional properties|is nested deeper than \d+ levels)$/,
+      ),
+      ['body', 'account', 'deep'],
+      expect.stringMatching(/^(additionalProperties|maxDepth)$/),
     ]);
     expect((await call(api, 'POST', `${DP}/register-managed`, { body: valid })).status).toBe(201);
   });
@@ -185,23 +275,39 @@ describe('22.3 numbers and nesting', () => {
 
 describe('22.4 encodings, authentication first, headers, content types', () => {
   test('22.4 Content-Encoding gzip with a body that is not gzip is 400', async () => {
-    const res = await call(api, 'POST', '/intents/route', { raw: 'not gzip at all', headers: { 'content-encoding': 'gzip' } });
+    const res = await call(api, 'POST', '/intents/route', {
+      raw: 'not gzip at all',
+      headers: { 'content-encoding': 'gzip' },
+    });
     expect(res.status).toBe(400);
-    const good = await fetch(`${api.url}/intents/route`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', 'x-api-key': api.apiKey }, body: zlib.gzipSync('{"bad":') });
+    const good = await fetch(`${api.url}/intents/route`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', 'x-api-key': api.apiKey },
+      body: zlib.gzipSync('{"bad":'),
+    });
     expect(good.status).toBe(400);
   });
   test('22.4 without a key: 401 before the body is read (malformed or too large)', async () => {
     const noKey = { 'x-api-key': '' };
     const malformed = await call(api, 'POST', '/intents/route', { raw: '{"oops', headers: noKey });
     expect(malformed.status).toBe(401);
-    const large = await call(api, 'POST', '/deposit-processor/setup', { raw: `{"x":"${'a'.repeat(2_000_000)}"}`, headers: noKey });
+    const large = await call(api, 'POST', '/deposit-processor/setup', {
+      raw: `{"x":"${'a'.repeat(2_000_000)}"}`,
+      headers: noKey,
+    });
     expect(large.status).toBe(401);
     expect(large.json.error).toBe('Authentication is required');
-    const indexer = await call(api, 'POST', '/indexer/events', { raw: '{"oops', headers: { 'x-indexer-key': 'wrong' } });
+    const indexer = await call(api, 'POST', '/indexer/events', {
+      raw: '{"oops',
+      headers: { 'x-indexer-key': 'wrong' },
+    });
     expect(indexer.status).toBe(401);
   });
   test('22.4 routes without an API key still read their bodies', async () => {
-    const res = await call(api, 'POST', '/analytics/events', { body: { events: [funnelEvent()] }, headers: { 'x-api-key': '' } });
+    const res = await call(api, 'POST', '/analytics/events', {
+      body: { events: [funnelEvent()] },
+      headers: { 'x-api-key': '' },
+    });
     expect(res.status).toBe(200);
     expect(res.json.accepted).toBe(1);
   });
@@ -210,13 +316,22 @@ describe('22.4 encodings, authentication first, headers, content types', () => {
     expect(res.status).toBe(431);
     expect(JSON.parse(res.text).message).toMatch(/header/i);
   });
-  test('22.4 an unknown content type is 415 in the host\'s error body', async () => {
-    const res = await call(api, 'POST', '/intents/route', { raw: JSON.stringify(route()), headers: { 'content-type': 'text/plain' } });
+  test("22.4 an unknown content type is 415 in the host's error body", async () => {
+    const res = await call(api, 'POST', '/intents/route', {
+      raw: JSON.stringify(route()),
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(res.status).toBe(415);
-    const deposit = await call(api, 'POST', '/deposit-processor/register-managed', { raw: 'a=b', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const deposit = await call(api, 'POST', '/deposit-processor/register-managed', {
+      raw: 'a=b',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(deposit.status).toBe(415);
     expect(deposit.json.error).toBeTruthy();
-    const blanc = await call(api, 'POST', '/quotes', { raw: 'x', headers: { 'content-type': 'text/plain', 'x-api-version': '2026-04.blanc' } });
+    const blanc = await call(api, 'POST', '/quotes', {
+      raw: 'x',
+      headers: { 'content-type': 'text/plain', 'x-api-version': '2026-04.blanc' },
+    });
     expect([blanc.status, blanc.json.code]).toEqual([415, 'UNSUPPORTED_MEDIA_TYPE']);
   });
 });
@@ -246,7 +361,10 @@ describe('22.9 bodies and headers as documented', () => {
       ['POST', '/deposit-processor/compliance/verification', {}],
       ['POST', '/deposit-processor/compliance/callbacks/persona', { 'x-api-key': '' }],
     ] as const) {
-      const res = await call(api, method, path, { body: method === 'GET' ? undefined : {}, headers: headers as Record<string, string> });
+      const res = await call(api, method, path, {
+        body: method === 'GET' ? undefined : {},
+        headers: headers as Record<string, string>,
+      });
       expect([path, res.status < 500, res.headers.get('cache-control')]).toEqual([path, true, 'no-store']);
     }
   });
@@ -257,27 +375,55 @@ describe('22.10 analytics as documented', () => {
     const res = await call(api, 'POST', '/deposit-processor/analytics/ingest-token', { body: { sessionId: 's-1' } });
     expect(res.status).toBe(201);
     expect(res.headers.get('cache-control')).toBe('no-store');
-    const events = await call(api, 'POST', '/analytics/events', { body: { events: [funnelEvent()] }, headers: { authorization: `Bearer ${res.json.token}` } });
+    const events = await call(api, 'POST', '/analytics/events', {
+      body: { events: [funnelEvent()] },
+      headers: { authorization: `Bearer ${res.json.token}` },
+    });
     expect(events.json.attributed).toBe(true);
-    const anonymous = await call(api, 'POST', '/deposit-processor/analytics/ingest-token', { body: {}, headers: { 'x-api-key': '' } });
+    const anonymous = await call(api, 'POST', '/deposit-processor/analytics/ingest-token', {
+      body: {},
+      headers: { 'x-api-key': '' },
+    });
     expect([anonymous.status, anonymous.json.error]).toEqual([401, 'Authentication is required']);
   });
   test('22.10 last_step is refused on every event type', async () => {
     const res = await call(api, 'POST', '/analytics/events', {
-      body: { events: [funnelEvent({ last_step: 'amount' }), { ...funnelEvent({ last_step: 'x' }), event: 'deposit_modal_correlator_observed', correlator_type: 'deposit_address', correlator_value: '0x1' }] },
+      body: {
+        events: [
+          funnelEvent({ last_step: 'amount' }),
+          {
+            ...funnelEvent({ last_step: 'x' }),
+            event: 'deposit_modal_correlator_observed',
+            correlator_type: 'deposit_address',
+            correlator_value: '0x1',
+          },
+        ],
+      },
     });
     expect(res.status).toBe(200);
-    expect(res.json.rejected.map((r: { index: number; problems: { field: string }[] }) => [r.index, r.problems.map((p) => p.field)])).toEqual([[0, ['last_step']], [1, ['last_step']]]);
+    expect(
+      res.json.rejected.map((r: { index: number; problems: { field: string }[] }) => [
+        r.index,
+        r.problems.map((p) => p.field),
+      ]),
+    ).toEqual([
+      [0, ['last_step']],
+      [1, ['last_step']],
+    ]);
   });
 });
 
 describe('22.5 unattributed analytics are metered and capped', () => {
-  const limits = (v: { perAddressPerMinute: number; perOriginPerMinute: number; cap: number }) => Object.assign(api.services.config, { analyticsUnattributed: v });
+  const limits = (v: { perAddressPerMinute: number; perOriginPerMinute: number; cap: number }) =>
+    Object.assign(api.services.config, { analyticsUnattributed: v });
   // The suite speaks for several clients through X-Forwarded-For, as a proxy on this host would.
   beforeAll(() => Object.assign(api.services.config, { trustedProxies: parseAddressRanges(['127.0.0.1']) }));
   afterAll(() => Object.assign(api.services.config, { trustedProxies: [] }));
   const send = (address: string, origin: string, n = 1, token?: string) =>
-    call(api, 'POST', '/analytics/events', { body: { events: Array.from({ length: n }, () => funnelEvent()) }, headers: { 'x-forwarded-for': address, origin, ...(token ? { authorization: `Bearer ${token}` } : {}) } });
+    call(api, 'POST', '/analytics/events', {
+      body: { events: Array.from({ length: n }, () => funnelEvent()) },
+      headers: { 'x-forwarded-for': address, origin, ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    });
   const run = `${Date.now() % 100_000}`;
   afterAll(() => limits({ perAddressPerMinute: 100_000, perOriginPerMinute: 100_000, cap: 10_000_000 }));
 

@@ -23,14 +23,33 @@ afterAll(() => api.close());
 /** How often this API process counted a refusal of `type` for `reason` (GET /metrics; the count is shared: compare before and after). */
 async function refusals(type: string, reason: string): Promise<number> {
   const { text } = await call(api, 'GET', '/metrics');
-  const line = text.split('\n').find((l) => l.startsWith('indexer_events_refused_total{') && l.includes(`type="${type}"`) && l.includes(`reason="${reason}"`));
+  const line = text
+    .split('\n')
+    .find(
+      (l) =>
+        l.startsWith('indexer_events_refused_total{') &&
+        l.includes(`type="${type}"`) &&
+        l.includes(`reason="${reason}"`),
+    );
   return line ? Number(line.split(' ').at(-1)) : 0;
 }
 
-const snapshot = (account: string, locked: string, block: number, blockTimestamp?: number) =>
-  ({ id: eventId(), type: 'balance', chainId: 8453, account, token: BASE_USDC, locked, blockNumber: block, ...(blockTimestamp !== undefined ? { blockTimestamp } : {}) });
+const snapshot = (account: string, locked: string, block: number, blockTimestamp?: number) => ({
+  id: eventId(),
+  type: 'balance',
+  chainId: 8453,
+  account,
+  token: BASE_USDC,
+  locked,
+  blockNumber: block,
+  ...(blockTimestamp !== undefined ? { blockTimestamp } : {}),
+});
 const held = async (owner: string) =>
-  Number((await api.db.query('SELECT count(*) AS n FROM reservations WHERE owner_id = $1 AND released_at IS NULL', [owner]))[0].n);
+  Number(
+    (
+      await api.db.query('SELECT count(*) AS n FROM reservations WHERE owner_id = $1 AND released_at IS NULL', [owner])
+    )[0].n,
+  );
 
 async function funded(locked = '5000000') {
   const account = privateKeyToAccount(generatePrivateKey());
@@ -41,43 +60,95 @@ async function funded(locked = '5000000') {
 test('Indexer timestamps are sane: a block timestamp ahead of our clock (year 9999 included) or contradicting a stored snapshot of its chain is refused, counted, and releases nothing', async () => {
   const account = (await funded('1000')).address;
   await proveAccount(api.db.manager, api.projectId, account, 'operator');
-  const withdrawal = await call(api, 'POST', '/withdrawals', { body: { account, chainId: 8453, tokenAddress: BASE_USDC, amount: '600', recipient: account } });
+  const withdrawal = await call(api, 'POST', '/withdrawals', {
+    body: { account, chainId: 8453, tokenAddress: BASE_USDC, amount: '600', recipient: account },
+  });
   expect(withdrawal.status).toBe(200);
-  const [{ nonce, expires }] = await api.db.query("SELECT nonce::text, (response->>'expires')::bigint AS expires FROM withdrawals WHERE account = $1", [account.toLowerCase()]);
-  const before = { future: await refusals('balance', 'future-timestamp'), order: await refusals('balance', 'timestamp-order') };
+  const [{ nonce, expires }] = await api.db.query(
+    "SELECT nonce::text, (response->>'expires')::bigint AS expires FROM withdrawals WHERE account = $1",
+    [account.toLowerCase()],
+  );
+  const before = {
+    future: await refusals('balance', 'future-timestamp'),
+    order: await refusals('balance', 'timestamp-order'),
+  };
 
   // Year 9999, and an hour ahead: no block is mined in the future. Not applied, not recorded, and the batch's other
   // events still are.
-  const futures = [snapshot(account, '1000', blockAt(now()), 253402300799), snapshot(account, '1000', blockAt(now()), now() + 3600)];
+  const futures = [
+    snapshot(account, '1000', blockAt(now()), 253402300799),
+    snapshot(account, '1000', blockAt(now()), now() + 3600),
+  ];
   const other = await funded('7');
   const future = await ingest(api, [futures[0], snapshot(other.address, '8', 2)]);
   expect(future.status).toBe(200);
   expect(future.json).toEqual({
-    received: 2, applied: 1, duplicates: 0,
-    refused: [{ index: 0, id: futures[0].id, type: 'balance', reason: 'future-timestamp', message: expect.stringMatching(/^blockTimestamp 253402300799 is \d+ s ahead of this server's clock \(at most 300 s allowed\)$/) }],
+    received: 2,
+    applied: 1,
+    duplicates: 0,
+    refused: [
+      {
+        index: 0,
+        id: futures[0].id,
+        type: 'balance',
+        reason: 'future-timestamp',
+        message: expect.stringMatching(
+          /^blockTimestamp 253402300799 is \d+ s ahead of this server's clock \(at most 300 s allowed\)$/,
+        ),
+      },
+    ],
   });
-  expect((await ingest(api, [futures[1]])).json).toMatchObject({ applied: 0, refused: [{ index: 0, id: futures[1].id, reason: 'future-timestamp' }] });
+  expect((await ingest(api, [futures[1]])).json).toMatchObject({
+    applied: 0,
+    refused: [{ index: 0, id: futures[1].id, reason: 'future-timestamp' }],
+  });
   expect(await refusals('balance', 'future-timestamp')).toBe(before.future + 2);
-  expect((await api.db.query('SELECT 1 FROM indexer_events WHERE id = ANY($1)', [futures.map((f) => f.id)]))).toEqual([]);
+  expect(await api.db.query('SELECT 1 FROM indexer_events WHERE id = ANY($1)', [futures.map((f) => f.id)])).toEqual([]);
 
   // A lower block than a stored snapshot of the chain with a later timestamp: here one at `expires`, which would free
   // the withdrawal's funds at its end while a claim mined before `expires` may still be reported.
   const stored = now() - 60;
-  expect((await ingest(api, [snapshot(other.address, '8', blockAt(stored), stored)])).json).toMatchObject({ applied: 1 });
+  expect((await ingest(api, [snapshot(other.address, '8', blockAt(stored), stored)])).json).toMatchObject({
+    applied: 1,
+  });
   const early = snapshot(account, '1000', blockAt(stored) - 10, Number(expires));
   const contradicted = await ingest(api, [early]);
   expect(contradicted.json).toEqual({
-    received: 1, applied: 0, duplicates: 0,
-    refused: [{ index: 0, id: early.id, type: 'balance', reason: 'timestamp-order', message: expect.stringContaining(`blockTimestamp ${expires} of block ${blockAt(stored) - 10} contradicts a stored snapshot of chain 8453`) }],
+    received: 1,
+    applied: 0,
+    duplicates: 0,
+    refused: [
+      {
+        index: 0,
+        id: early.id,
+        type: 'balance',
+        reason: 'timestamp-order',
+        message: expect.stringContaining(
+          `blockTimestamp ${expires} of block ${blockAt(stored) - 10} contradicts a stored snapshot of chain 8453`,
+        ),
+      },
+    ],
   });
   expect(await refusals('balance', 'timestamp-order')).toBe(before.order + 1);
 
   // The hold ends at `expires` (4 s in tests): the refused timestamps were not stored, so nothing is released...
-  await waitFor('withdrawal expired', async () => (await api.db.query('SELECT status FROM withdrawals WHERE nonce = $1', [nonce]))[0].status === 'EXPIRED', 30_000);
+  await waitFor(
+    'withdrawal expired',
+    async () =>
+      (await api.db.query('SELECT status FROM withdrawals WHERE nonce = $1', [nonce]))[0].status === 'EXPIRED',
+    30_000,
+  );
   expect(await held(nonce)).toBe(1);
-  expect((await api.db.query('SELECT block_timestamp FROM lock_balances WHERE account = $1', [account.toLowerCase()]))[0].block_timestamp).toBeNull();
+  expect(
+    (await api.db.query('SELECT block_timestamp FROM lock_balances WHERE account = $1', [account.toLowerCase()]))[0]
+      .block_timestamp,
+  ).toBeNull();
   // ...until a snapshot of the block at `expires` shows no claim.
-  expect((await ingest(api, [snapshot(account, '1000', blockAt(Number(expires)), Number(expires))])).json).toEqual({ received: 1, applied: 1, duplicates: 0 });
+  expect((await ingest(api, [snapshot(account, '1000', blockAt(Number(expires)), Number(expires))])).json).toEqual({
+    received: 1,
+    applied: 1,
+    duplicates: 0,
+  });
   expect(await held(nonce)).toBe(0);
 });
 
@@ -85,39 +156,96 @@ async function submitted(account: ReturnType<typeof privateKeyToAccount>) {
   return submitOwnIntent(api, account);
 }
 
-const indexed = (events: unknown[]) => call(api, 'POST', '/indexer/events?wait=true', { body: { events }, headers: { 'x-indexer-key': api.indexerKey } });
+const indexed = (events: unknown[]) =>
+  call(api, 'POST', '/indexer/events?wait=true', { body: { events }, headers: { 'x-indexer-key': api.indexerKey } });
 const intentOf = async (id: string) => (await call(api, 'GET', `/intent-operation/${id}`)).json;
 
 test("attack pass: a fill on another chain than its intent's destination or before its quote, and a claim off its origin chains, are refused, counted and never applied", async () => {
   const id = await submitted(await funded());
-  const before = { chain: await refusals('fill', 'fill-chain'), time: await refusals('fill', 'fill-before-quote'), claim: await refusals('claim', 'claim-chain') };
+  const before = {
+    chain: await refusals('fill', 'fill-chain'),
+    time: await refusals('fill', 'fill-before-quote'),
+    claim: await refusals('claim', 'claim-chain'),
+  };
   const wrongChain = { id: eventId(), type: 'fill', chainId: 1, nonce: id, transactionHash: TX(1), timestamp: now() };
   const beforeQuote = { id: eventId(), type: 'fill', chainId: 42161, nonce: id, transactionHash: TX(2), timestamp: 0 };
-  const offOrigin = { id: eventId(), type: 'claim', chainId: 42161, nonce: id, transactionHash: TX(3), timestamp: now(), blockNumber: '9' };
-  const res = await indexed([wrongChain, { id: eventId(), type: 'preconfirmation', chainId: 42161, nonce: id }, beforeQuote, offOrigin]);
+  const offOrigin = {
+    id: eventId(),
+    type: 'claim',
+    chainId: 42161,
+    nonce: id,
+    transactionHash: TX(3),
+    timestamp: now(),
+    blockNumber: '9',
+  };
+  const res = await indexed([
+    wrongChain,
+    { id: eventId(), type: 'preconfirmation', chainId: 42161, nonce: id },
+    beforeQuote,
+    offOrigin,
+  ]);
   expect(res.status).toBe(200);
   expect(res.json).toEqual({
-    received: 4, applied: 1, duplicates: 0,
+    received: 4,
+    applied: 1,
+    duplicates: 0,
     refused: [
-      { index: 0, id: wrongChain.id, type: 'fill', reason: 'fill-chain', message: `a fill on chain 1, but nonce ${id} fills on chain 42161` },
-      { index: 2, id: beforeQuote.id, type: 'fill', reason: 'fill-before-quote', message: expect.stringMatching(new RegExp(`^fill timestamp 0 is before nonce ${id} was quoted \\(\\d+\\)$`)) },
-      { index: 3, id: offOrigin.id, type: 'claim', reason: 'claim-chain', message: `a claim on chain 42161, which is not an origin chain of nonce ${id} (8453)` },
+      {
+        index: 0,
+        id: wrongChain.id,
+        type: 'fill',
+        reason: 'fill-chain',
+        message: `a fill on chain 1, but nonce ${id} fills on chain 42161`,
+      },
+      {
+        index: 2,
+        id: beforeQuote.id,
+        type: 'fill',
+        reason: 'fill-before-quote',
+        message: expect.stringMatching(new RegExp(`^fill timestamp 0 is before nonce ${id} was quoted \\(\\d+\\)$`)),
+      },
+      {
+        index: 3,
+        id: offOrigin.id,
+        type: 'claim',
+        reason: 'claim-chain',
+        message: `a claim on chain 42161, which is not an origin chain of nonce ${id} (8453)`,
+      },
     ],
   });
-  expect([await refusals('fill', 'fill-chain'), await refusals('fill', 'fill-before-quote'), await refusals('claim', 'claim-chain')])
-    .toEqual([before.chain + 1, before.time + 1, before.claim + 1]);
+  expect([
+    await refusals('fill', 'fill-chain'),
+    await refusals('fill', 'fill-before-quote'),
+    await refusals('claim', 'claim-chain'),
+  ]).toEqual([before.chain + 1, before.time + 1, before.claim + 1]);
   // The preconfirmation went through (wait=true: delivered); the refused events reached neither the lifecycle nor the ledger.
   await waitFor('PRECONFIRMED', async () => (await intentOf(id)).status === 'PRECONFIRMED', 30_000);
   const intent = await intentOf(id);
   expect(intent).toMatchObject({ status: 'PRECONFIRMED', claims: [{ chainId: 8453, status: 'PENDING' }] });
   expect(intent.fillTimestamp).toBeUndefined();
-  expect((await api.db.query('SELECT fill, claims FROM intents WHERE id = $1', [id]))[0]).toEqual({ fill: null, claims: {} });
-  expect((await api.db.query('SELECT release_after_block FROM reservations WHERE owner_id = $1', [id]))[0].release_after_block).toBeNull();
+  expect((await api.db.query('SELECT fill, claims FROM intents WHERE id = $1', [id]))[0]).toEqual({
+    fill: null,
+    claims: {},
+  });
+  expect(
+    (await api.db.query('SELECT release_after_block FROM reservations WHERE owner_id = $1', [id]))[0]
+      .release_after_block,
+  ).toBeNull();
 
   // Sent again, a refused event is judged again (it was not recorded); the real fill then fills the intent.
-  expect((await indexed([wrongChain])).json).toMatchObject({ applied: 0, duplicates: 0, refused: [{ id: wrongChain.id, reason: 'fill-chain' }] });
+  expect((await indexed([wrongChain])).json).toMatchObject({
+    applied: 0,
+    duplicates: 0,
+    refused: [{ id: wrongChain.id, reason: 'fill-chain' }],
+  });
   const filledAt = now();
-  expect((await indexed([{ id: eventId(), type: 'fill', chainId: 42161, nonce: id, transactionHash: TX(4), timestamp: filledAt }])).json).toEqual({ received: 1, applied: 1, duplicates: 0 });
+  expect(
+    (
+      await indexed([
+        { id: eventId(), type: 'fill', chainId: 42161, nonce: id, transactionHash: TX(4), timestamp: filledAt },
+      ])
+    ).json,
+  ).toEqual({ received: 1, applied: 1, duplicates: 0 });
   await waitFor('FILLED', async () => (await intentOf(id)).status === 'FILLED', 30_000);
   expect(await intentOf(id)).toMatchObject({ fillTimestamp: filledAt, fillTransactionHash: TX(4) });
 });
@@ -129,12 +257,33 @@ test('attack pass: two balances of one key and block with different amounts refu
   const res = await ingest(api, [a, unrelated, b]);
   expect(res.status).toBe(400);
   const message = `events[0] (id "${a.id}") and events[2] (id "${b.id}") report different locked (lock tag ${api.services.defaultLockTag.toLowerCase()}) balances of chain 8453, account ${account.toLowerCase()}, token ${BASE_USDC.toLowerCase()}, block 7: 5 and 6`;
-  expect(res.json).toMatchObject({ message, errors: [{ message, context: { events: [{ index: 0, id: a.id }, { index: 2, id: b.id }] } }] });
+  expect(res.json).toMatchObject({
+    message,
+    errors: [
+      {
+        message,
+        context: {
+          events: [
+            { index: 0, id: a.id },
+            { index: 2, id: b.id },
+          ],
+        },
+      },
+    ],
+  });
   // A refused batch changes nothing, the unrelated event included.
-  expect(await api.db.query('SELECT 1 FROM indexer_events WHERE id = ANY($1)', [[a.id, b.id, unrelated.id]])).toEqual([]);
-  expect(await api.db.query('SELECT 1 FROM lock_balances WHERE account = ANY($1)', [[account.toLowerCase(), unrelated.account.toLowerCase()]])).toEqual([]);
+  expect(await api.db.query('SELECT 1 FROM indexer_events WHERE id = ANY($1)', [[a.id, b.id, unrelated.id]])).toEqual(
+    [],
+  );
+  expect(
+    await api.db.query('SELECT 1 FROM lock_balances WHERE account = ANY($1)', [
+      [account.toLowerCase(), unrelated.account.toLowerCase()],
+    ]),
+  ).toEqual([]);
 
   const same = await ingest(api, [a, unrelated, { ...b, locked: '5' }]);
   expect([same.status, same.json]).toEqual([200, { received: 3, applied: 3, duplicates: 0 }]);
-  expect((await api.db.query('SELECT amount FROM lock_balances WHERE account = $1', [account.toLowerCase()]))[0].amount).toBe('5');
+  expect(
+    (await api.db.query('SELECT amount FROM lock_balances WHERE account = $1', [account.toLowerCase()]))[0].amount,
+  ).toBe('5');
 });

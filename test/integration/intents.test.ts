@@ -29,7 +29,9 @@ afterAll(() => api.close());
 
 async function fundedAccount(locked: string) {
   const account = privateKeyToAccount(generatePrivateKey());
-  await ingest(api, [{ id: id(), type: 'balance', chainId: 8453, account: account.address, token: BASE_USDC, locked, blockNumber: '1' }]);
+  await ingest(api, [
+    { id: id(), type: 'balance', chainId: 8453, account: account.address, token: BASE_USDC, locked, blockNumber: '1' },
+  ]);
   return account;
 }
 
@@ -42,12 +44,14 @@ const routeInput = (address: string, amount: bigint, extra: Record<string, unkno
 });
 
 /** Signs with the client's own typed-data builder, as its EOA flow does: one signature for every element. */
-async function sign(account: ReturnType<typeof privateKeyToAccount>, intentOp: any) { // eslint-disable-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+async function sign(account: ReturnType<typeof privateKeyToAccount>, intentOp: any) {
   const signature = await account.signTypedData(getCompactTypedData(intentOp));
   return { ...intentOp, originSignatures: intentOp.elements.map(() => signature), destinationSignature: signature };
 }
 
-async function statusOf(intentId: string, until: string[]): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+async function statusOf(intentId: string, until: string[]): Promise<any> {
   for (let i = 0; i < 150; i++) {
     const status = await client.getIntentOpStatus(BigInt(intentId));
     if (until.includes(status.status)) return status;
@@ -57,7 +61,13 @@ async function statusOf(intentId: string, until: string[]): Promise<any> { // es
 }
 
 const activeReservations = async (intentId: string) =>
-  Number((await api.db.query('SELECT count(*) AS n FROM reservations WHERE owner_id = $1 AND released_at IS NULL', [intentId]))[0].n);
+  Number(
+    (
+      await api.db.query('SELECT count(*) AS n FROM reservations WHERE owner_id = $1 AND released_at IS NULL', [
+        intentId,
+      ])
+    )[0].n,
+  );
 
 describe('the published 1.15.0 client, unchanged', () => {
   test('route → sign → submit → status; fill and claim events complete it', async () => {
@@ -65,7 +75,13 @@ describe('the published 1.15.0 client, unchanged', () => {
     const route = await client.getIntentRoute(routeInput(account.address, 1_000_000n));
     const op = route.intentOp;
     expect(op.elements).toHaveLength(1);
-    expect(op.elements[0]).toMatchObject({ chainId: '8453', mandate: { destinationChainId: '42161', qualifier: { settlementContext: { fundingMethod: 'COMPACT', settlementLayer: 'ACROSS' } } } });
+    expect(op.elements[0]).toMatchObject({
+      chainId: '8453',
+      mandate: {
+        destinationChainId: '42161',
+        qualifier: { settlementContext: { fundingMethod: 'COMPACT', settlementLayer: 'ACROSS' } },
+      },
+    });
     expect(BigInt(op.elements[0].idsAndAmounts[0][0]) >> 248n).not.toBe(0n); // lock ids carry a non-zero top byte
     expect(BigInt(op.elements[0].idsAndAmounts[0][1])).toBeGreaterThan(1_000_000n); // amount plus fees
     expect(route.intentCost.tokensReceived[0]).toMatchObject({ targetAmount: '1000000', hasFulfilled: true });
@@ -80,15 +96,53 @@ describe('the published 1.15.0 client, unchanged', () => {
 
     // A claim before the fill, a duplicate, then the fill (mined after the quote).
     const filledAt = Math.floor(Date.now() / 1000);
-    await ingest(api, [{ id: `claim-${intentId}`, type: 'claim', chainId: 8453, nonce: intentId, transactionHash: TX(2), timestamp: 1_800_000_100 }]);
-    await ingest(api, [{ id: `claim-${intentId}`, type: 'claim', chainId: 8453, nonce: intentId, transactionHash: TX(3), timestamp: 1 }]);
-    await ingest(api, [{ id: `fill-${intentId}`, type: 'fill', chainId: 42161, nonce: intentId, transactionHash: TX(1), timestamp: filledAt }]);
+    await ingest(api, [
+      {
+        id: `claim-${intentId}`,
+        type: 'claim',
+        chainId: 8453,
+        nonce: intentId,
+        transactionHash: TX(2),
+        timestamp: 1_800_000_100,
+      },
+    ]);
+    await ingest(api, [
+      { id: `claim-${intentId}`, type: 'claim', chainId: 8453, nonce: intentId, transactionHash: TX(3), timestamp: 1 },
+    ]);
+    await ingest(api, [
+      {
+        id: `fill-${intentId}`,
+        type: 'fill',
+        chainId: 42161,
+        nonce: intentId,
+        transactionHash: TX(1),
+        timestamp: filledAt,
+      },
+    ]);
     const done = await statusOf(intentId, ['COMPLETED']);
     expect(done).toMatchObject({ fillTransactionHash: TX(1), fillTimestamp: filledAt });
-    expect(done.claims).toEqual([{ chainId: 8453, status: 'CLAIMED', claimTimestamp: 1_800_000_100, claimTransactionHash: TX(2), depositId: intentId }]);
+    expect(done.claims).toEqual([
+      {
+        chainId: 8453,
+        status: 'CLAIMED',
+        claimTimestamp: 1_800_000_100,
+        claimTransactionHash: TX(2),
+        depositId: intentId,
+      },
+    ]);
     // Released once the indexer's next snapshot shows the claimed funds gone, not before.
     expect(await activeReservations(intentId)).toBe(1);
-    await ingest(api, [{ id: id(), type: 'balance', chainId: 8453, account: account.address, token: BASE_USDC, locked: '3900000', blockNumber: '2' }]);
+    await ingest(api, [
+      {
+        id: id(),
+        type: 'balance',
+        chainId: 8453,
+        account: account.address,
+        token: BASE_USDC,
+        locked: '3900000',
+        blockNumber: '2',
+      },
+    ]);
     expect(await activeReservations(intentId)).toBe(0);
 
     const { apiKey: otherProject } = await createProject(api.db, 'other');
@@ -104,7 +158,9 @@ describe('the published 1.15.0 client, unchanged', () => {
   /** An intent left unfilled: EXPIRED, then its lifecycle ended at `expires` (INTENT_CLAIM_WINDOW_SECONDS=5 in tests). */
   async function expiredAndEnded(locked: string) {
     const account = await fundedAccount(locked);
-    const route = await client.getIntentRoute(routeInput(account.address, 1_000_000n, { customDeadline: Math.floor(Date.now() / 1000) + 3 }));
+    const route = await client.getIntentRoute(
+      routeInput(account.address, 1_000_000n, { customDeadline: Math.floor(Date.now() / 1000) + 3 }),
+    );
     const { result } = await client.submitIntent(await sign(account, route.intentOp));
     expect(await activeReservations(result.id)).toBe(1);
     const expired = await statusOf(result.id, ['EXPIRED']);
@@ -114,7 +170,18 @@ describe('the published 1.15.0 client, unchanged', () => {
     return { account, id: result.id as string, expires: Number(route.intentOp.expires) };
   }
   const snapshot = (account: string, block: number, locked: string, blockTimestamp?: number) =>
-    ingest(api, [{ id: id(), type: 'balance', chainId: 8453, account, token: BASE_USDC, locked, blockNumber: String(block), ...(blockTimestamp ? { blockTimestamp } : {}) }]);
+    ingest(api, [
+      {
+        id: id(),
+        type: 'balance',
+        chainId: 8453,
+        account,
+        token: BASE_USDC,
+        locked,
+        blockNumber: String(block),
+        ...(blockTimestamp ? { blockTimestamp } : {}),
+      },
+    ]);
 
   test('21.2 an intent not filled by its fill deadline expires; past `expires` its funds stay reserved until a snapshot at or after it', async () => {
     const { account, id: intentId, expires } = await expiredAndEnded('3000000');
@@ -126,16 +193,30 @@ describe('the published 1.15.0 client, unchanged', () => {
     await snapshot(account.address, blockAt(expires), '3000000', expires);
     expect(await activeReservations(intentId)).toBe(0);
     // A late fill changes nothing.
-    await ingest(api, [{ id: id(), type: 'fill', chainId: 42161, nonce: intentId, transactionHash: TX(9), timestamp: expires }]);
+    await ingest(api, [
+      { id: id(), type: 'fill', chainId: 42161, nonce: intentId, transactionHash: TX(9), timestamp: expires },
+    ]);
     expect((await client.getIntentOpStatus(BigInt(intentId))).status).toBe('EXPIRED');
   });
 
   test('21.2 a claim mined just before `expires` and reported after the lifecycle ended is recorded and settles by its block', async () => {
     const { account, id: intentId, expires } = await expiredAndEnded('3000000');
-    const late = await ingest(api, [{ id: id(), type: 'claim', chainId: 8453, nonce: intentId, transactionHash: TX(11), timestamp: expires - 1, blockNumber: '7' }]);
+    const late = await ingest(api, [
+      {
+        id: id(),
+        type: 'claim',
+        chainId: 8453,
+        nonce: intentId,
+        transactionHash: TX(11),
+        timestamp: expires - 1,
+        blockNumber: '7',
+      },
+    ]);
     expect(late.status).toBe(200);
     const status = await client.getIntentOpStatus(BigInt(intentId));
-    expect(status.claims).toEqual([expect.objectContaining({ chainId: 8453, claimTransactionHash: TX(11), claimTimestamp: expires - 1 })]);
+    expect(status.claims).toEqual([
+      expect.objectContaining({ chainId: 8453, claimTransactionHash: TX(11), claimTimestamp: expires - 1 }),
+    ]);
     expect(await activeReservations(intentId)).toBe(1);
     await snapshot(account.address, 7, '1900000'); // the claim's block shows the claimed funds gone
     expect(await activeReservations(intentId)).toBe(0);
@@ -146,37 +227,98 @@ describe('the published 1.15.0 client, unchanged', () => {
     const route = await client.getIntentRoute(routeInput(account.address, 1_000_000n));
     const { result } = await client.submitIntent(await sign(account, route.intentOp));
     const wait = { 'x-indexer-key': api.indexerKey };
-    await call(api, 'POST', '/indexer/events?wait=true', { body: { events: [{ id: id(), type: 'failure', chainId: 42161, nonce: result.id, reason: 'relayer reverted' }] }, headers: wait });
+    await call(api, 'POST', '/indexer/events?wait=true', {
+      body: { events: [{ id: id(), type: 'failure', chainId: 42161, nonce: result.id, reason: 'relayer reverted' }] },
+      headers: wait,
+    });
     await statusOf(result.id, ['FAILED']);
     const filledAt = Number(route.intentOp.elements[0].mandate.fillDeadline) - 1;
-    await call(api, 'POST', '/indexer/events?wait=true', { body: { events: [{ id: id(), type: 'fill', chainId: 42161, nonce: result.id, transactionHash: TX(12), timestamp: filledAt }] }, headers: wait });
+    await call(api, 'POST', '/indexer/events?wait=true', {
+      body: {
+        events: [
+          { id: id(), type: 'fill', chainId: 42161, nonce: result.id, transactionHash: TX(12), timestamp: filledAt },
+        ],
+      },
+      headers: wait,
+    });
     const filled = await statusOf(result.id, ['FILLED']);
     expect(filled).toMatchObject({ fillTransactionHash: TX(12), fillTimestamp: filledAt });
-    await ingest(api, [{ id: id(), type: 'claim', chainId: 8453, nonce: result.id, transactionHash: TX(13), timestamp: filledAt, blockNumber: '2' }]);
+    await ingest(api, [
+      {
+        id: id(),
+        type: 'claim',
+        chainId: 8453,
+        nonce: result.id,
+        transactionHash: TX(13),
+        timestamp: filledAt,
+        blockNumber: '2',
+      },
+    ]);
     await statusOf(result.id, ['COMPLETED']);
     const full = await call(api, 'GET', `/intent-operation/${result.id}?full=true`);
-    expect(full.json.history.map((h: { status: string }) => h.status)).toEqual(['PENDING', 'FAILED', 'FILLED', 'COMPLETED']);
+    expect(full.json.history.map((h: { status: string }) => h.status)).toEqual([
+      'PENDING',
+      'FAILED',
+      'FILLED',
+      'COMPLETED',
+    ]);
   });
 
   test('Insufficient balance and unsupported inputs map to the client error classes', async () => {
     const account = await fundedAccount('100');
-    await expect(client.getIntentRoute(routeInput(account.address, 1_000_000n))).rejects.toBeInstanceOf(v1.InsufficientBalanceError);
-    await expect(client.getIntentRoute({ ...routeInput(account.address, 1n), destinationChainId: 999999 })).rejects.toBeInstanceOf(v1.UnsupportedChainError);
-    await expect(client.getIntentRoute({ ...routeInput(account.address, 1n), tokenRequests: [{ tokenAddress: BASE_USDC, amount: 1n }] })).rejects.toBeInstanceOf(v1.TokenNotSupportedError);
-    await expect(client.getIntentRoute({ ...routeInput(account.address, 1n), tokenRequests: [{ tokenAddress: ARB_USDC }, { tokenAddress: '0x82aF49447D8a07e3bd95BD0d56f35241523fBab1' }] })).rejects.toBeInstanceOf(v1.OnlyOneTargetTokenAmountCanBeUnsetError);
+    await expect(client.getIntentRoute(routeInput(account.address, 1_000_000n))).rejects.toBeInstanceOf(
+      v1.InsufficientBalanceError,
+    );
+    await expect(
+      client.getIntentRoute({ ...routeInput(account.address, 1n), destinationChainId: 999999 }),
+    ).rejects.toBeInstanceOf(v1.UnsupportedChainError);
+    await expect(
+      client.getIntentRoute({
+        ...routeInput(account.address, 1n),
+        tokenRequests: [{ tokenAddress: BASE_USDC, amount: 1n }],
+      }),
+    ).rejects.toBeInstanceOf(v1.TokenNotSupportedError);
+    await expect(
+      client.getIntentRoute({
+        ...routeInput(account.address, 1n),
+        tokenRequests: [{ tokenAddress: ARB_USDC }, { tokenAddress: '0x82aF49447D8a07e3bd95BD0d56f35241523fBab1' }],
+      }),
+    ).rejects.toBeInstanceOf(v1.OnlyOneTargetTokenAmountCanBeUnsetError);
   });
 });
 
 describe('funding and account kinds', () => {
   test('wallet funds only: a Permit2 route with the approvals an EOA needs, signed per element and accepted', async () => {
     const account = privateKeyToAccount(generatePrivateKey());
-    await ingest(api, [{ id: id(), type: 'balance', chainId: 8453, account: account.address, token: BASE_USDC, unlocked: '5000000', blockNumber: '1' }]);
+    await ingest(api, [
+      {
+        id: id(),
+        type: 'balance',
+        chainId: 8453,
+        account: account.address,
+        token: BASE_USDC,
+        unlocked: '5000000',
+        blockNumber: '1',
+      },
+    ]);
     const route = await client.getIntentRoute(routeInput(account.address, 1_000_000n));
     const element = route.intentOp.elements[0];
     expect(element.mandate.qualifier.settlementContext.fundingMethod).toBe('PERMIT2');
-    expect(route.tokenRequirements['8453'][BASE_USDC]).toEqual({ type: 'approval', amount: element.idsAndAmounts[0][1], spender: '0x000000000022D473030F116dDEE9F6B43aC78BA3' });
-    const signatures = await Promise.all(route.intentOp.elements.map((e: unknown) => account.signTypedData(permit2.getTypedData(e, BigInt(route.intentOp.nonce), BigInt(route.intentOp.expires)))));
-    const { result } = await client.submitIntent({ ...route.intentOp, originSignatures: signatures, destinationSignature: signatures.at(-1) });
+    expect(route.tokenRequirements['8453'][BASE_USDC]).toEqual({
+      type: 'approval',
+      amount: element.idsAndAmounts[0][1],
+      spender: '0x000000000022D473030F116dDEE9F6B43aC78BA3',
+    });
+    const signatures = await Promise.all(
+      route.intentOp.elements.map((e: unknown) =>
+        account.signTypedData(permit2.getTypedData(e, BigInt(route.intentOp.nonce), BigInt(route.intentOp.expires))),
+      ),
+    );
+    const { result } = await client.submitIntent({
+      ...route.intentOp,
+      originSignatures: signatures,
+      destinationSignature: signatures.at(-1),
+    });
     expect(result.status).toBe('PENDING');
     const [{ lock_tag }] = await api.db.query('SELECT lock_tag FROM reservations WHERE owner_id = $1', [result.id]);
     expect(lock_tag).toBe('wallet');
@@ -184,12 +326,29 @@ describe('funding and account kinds', () => {
 
   test('a smart account signature without an RPC for its chain is refused with a clear message', async () => {
     const account = privateKeyToAccount(generatePrivateKey());
-    await ingest(api, [{ id: id(), type: 'balance', chainId: 8453, account: account.address, token: BASE_USDC, locked: '5000000', blockNumber: '1' }]);
-    const route = await client.getIntentRoute({ ...routeInput(account.address, 1_000_000n), account: { address: account.address, accountType: 'ERC7579', setupOps: [] } });
+    await ingest(api, [
+      {
+        id: id(),
+        type: 'balance',
+        chainId: 8453,
+        account: account.address,
+        token: BASE_USDC,
+        locked: '5000000',
+        blockNumber: '1',
+      },
+    ]);
+    const route = await client.getIntentRoute({
+      ...routeInput(account.address, 1_000_000n),
+      account: { address: account.address, accountType: 'ERC7579', setupOps: [] },
+    });
     expect(route.intentOp.elements[0].smartAccountStatus).toMatchObject({ accountType: 'smartAccount' });
-    const res = await call(api, 'POST', '/intent-operations', { body: { signedIntentOp: await sign(account, route.intentOp) } });
+    const res = await call(api, 'POST', '/intent-operations', {
+      body: { signedIntentOp: await sign(account, route.intentOp) },
+    });
     expect(res.status).toBe(400);
-    expect(res.json.message).toBe('Smart account signatures are verified on chain and this deployment cannot verify them on chain 8453');
+    expect(res.json.message).toBe(
+      'Smart account signatures are verified on chain and this deployment cannot verify them on chain 8453',
+    );
   });
 });
 
@@ -202,11 +361,21 @@ describe('submission checks', () => {
 
   test('a tampered operation or a foreign signature: 400 Invalid bundle signature, nothing reserved', async () => {
     const { account, op } = await quoted();
-    const tampered = await sign(account, { ...op, elements: [{ ...op.elements[0], mandate: { ...op.elements[0].mandate, recipient: '0x000000000000000000000000000000000000dEaD' } }] });
+    const tampered = await sign(account, {
+      ...op,
+      elements: [
+        {
+          ...op.elements[0],
+          mandate: { ...op.elements[0].mandate, recipient: '0x000000000000000000000000000000000000dEaD' },
+        },
+      ],
+    });
     await expect(client.submitIntent(tampered)).rejects.toBeInstanceOf(v1.InvalidIntentSignatureError);
     const foreign = await sign(privateKeyToAccount(generatePrivateKey()), op);
     await expect(client.submitIntent(foreign)).rejects.toBeInstanceOf(v1.InvalidIntentSignatureError);
-    const res = await call(api, 'POST', '/intent-operations', { body: { signedIntentOp: { ...(await sign(account, op)), serverSignature: `0x${'11'.repeat(65)}` } } });
+    const res = await call(api, 'POST', '/intent-operations', {
+      body: { signedIntentOp: { ...(await sign(account, op)), serverSignature: `0x${'11'.repeat(65)}` } },
+    });
     expect(res.status).toBe(400);
     expect(res.json.message).toBe('Invalid bundle signature');
     expect(await activeReservations(BigInt(op.nonce).toString())).toBe(0);
@@ -218,7 +387,9 @@ describe('submission checks', () => {
     const dry = await client.submitIntent(signed, true);
     expect(dry.result.status).toBe('VERIFIED');
     expect((await call(api, 'GET', `/intent-operation/${BigInt(op.nonce)}`)).status).toBe(404);
-    await api.db.query("UPDATE quotes SET expires_at = now() - interval '1 second' WHERE nonce = $1", [BigInt(op.nonce).toString()]);
+    await api.db.query("UPDATE quotes SET expires_at = now() - interval '1 second' WHERE nonce = $1", [
+      BigInt(op.nonce).toString(),
+    ]);
     const res = await call(api, 'POST', '/intent-operations', { body: { signedIntentOp: signed } });
     expect(res.status).toBe(404);
     expect(res.json.message).toMatch(/^Quote expired or not found/);
@@ -233,22 +404,44 @@ describe('submission checks', () => {
     expect(again.result.id).toBe(a.result.id);
     expect(await activeReservations(a.result.id)).toBe(1);
     const runs: string[] = [];
-    for await (const wf of api.temporal.workflow.list({ query: `WorkflowId = 'intent-${a.result.id}'` })) runs.push(wf.runId);
+    for await (const wf of api.temporal.workflow.list({ query: `WorkflowId = 'intent-${a.result.id}'` }))
+      runs.push(wf.runId);
     expect(runs.length).toBeLessThanOrEqual(1);
     expect((await api.temporal.workflow.getHandle(`intent-${a.result.id}`).describe()).status.name).toBe('RUNNING');
   });
 
   test('concurrent submits over one balance never reserve more than it holds', async () => {
     const account = privateKeyToAccount(generatePrivateKey());
-    await ingest(api, [{ id: id(), type: 'balance', chainId: 8453, account: account.address, token: BASE_USDC, locked: '10000000', blockNumber: '1' }]);
+    await ingest(api, [
+      {
+        id: id(),
+        type: 'balance',
+        chainId: 8453,
+        account: account.address,
+        token: BASE_USDC,
+        locked: '10000000',
+        blockNumber: '1',
+      },
+    ]);
     // Quotes do not reserve: five quotes of ~4 USDC each are all valid until submitted.
-    const ops = await Promise.all(Array.from({ length: 5 }, () => client.getIntentRoute(routeInput(account.address, 4_000_000n)).then((r: { intentOp: unknown }) => sign(account, r.intentOp))));
+    const ops = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        client
+          .getIntentRoute(routeInput(account.address, 4_000_000n))
+          .then((r: { intentOp: unknown }) => sign(account, r.intentOp)),
+      ),
+    );
     const results = await Promise.allSettled(ops.map((op) => client.submitIntent(op)));
     const accepted = results.filter((r) => r.status === 'fulfilled');
     const refused = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
     expect(accepted).toHaveLength(2);
-    expect(refused.map((r) => `${r.reason?.constructor?.name}: ${r.reason?.message}`)).toEqual(Array(3).fill('InsufficientBalanceError: Insufficient balance'));
-    const [{ reserved }] = await api.db.query('SELECT sum(amount) AS reserved FROM reservations WHERE account = $1 AND released_at IS NULL', [account.address.toLowerCase()]);
+    expect(refused.map((r) => `${r.reason?.constructor?.name}: ${r.reason?.message}`)).toEqual(
+      Array(3).fill('InsufficientBalanceError: Insufficient balance'),
+    );
+    const [{ reserved }] = await api.db.query(
+      'SELECT sum(amount) AS reserved FROM reservations WHERE account = $1 AND released_at IS NULL',
+      [account.address.toLowerCase()],
+    );
     expect(BigInt(reserved)).toBeLessThanOrEqual(10_000_000n);
   });
 });
@@ -260,11 +453,20 @@ describe('POST /intents/split', () => {
       { id: id(), type: 'liquidity', chainId: 10, settlementLayer: 'ACROSS', token: OP_USDC, amount: '600' },
       { id: id(), type: 'liquidity', chainId: 10, settlementLayer: 'RELAY', token: OP_USDC, amount: '500' },
     ]);
-    expect(await client.splitIntents({ chain: { id: 10 }, tokens: { [OP_USDC]: 1000n } })).toEqual({ intents: [{ [OP_USDC]: 600n }, { [OP_USDC]: 400n }] });
-    const err = await client.splitIntents({ chain: { id: 10 }, tokens: { [OP_USDC]: 1500n }, settlementLayers: ['ACROSS', 'RELAY'] }).catch((e: unknown) => e);
+    expect(await client.splitIntents({ chain: { id: 10 }, tokens: { [OP_USDC]: 1000n } })).toEqual({
+      intents: [{ [OP_USDC]: 600n }, { [OP_USDC]: 400n }],
+    });
+    const err = await client
+      .splitIntents({ chain: { id: 10 }, tokens: { [OP_USDC]: 1500n }, settlementLayers: ['ACROSS', 'RELAY'] })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(v1.InsufficientLiquidityError);
     const res = await call(api, 'POST', '/intents/split', { body: { chainId: 10, tokens: { [OP_USDC]: '1500' } } });
     expect(res.status).toBe(422);
-    expect(res.json).toEqual({ error: 'INSUFFICIENT_LIQUIDITY', availableIntents: [{ [OP_USDC]: '600' }, { [OP_USDC]: '500' }], unfillable: { [OP_USDC]: '400' }, traceId: expect.any(String) });
+    expect(res.json).toEqual({
+      error: 'INSUFFICIENT_LIQUIDITY',
+      availableIntents: [{ [OP_USDC]: '600' }, { [OP_USDC]: '500' }],
+      unfillable: { [OP_USDC]: '400' },
+      traceId: expect.any(String),
+    });
   });
 });

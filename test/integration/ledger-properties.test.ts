@@ -3,7 +3,14 @@ import fc from 'fast-check';
 import type { DataSource } from 'typeorm';
 import { openDatabase } from '../../src/db/data-source';
 import { applyEvents } from '../../src/indexer/apply-events';
-import { InsufficientBalance, releaseAfterExpiry, releaseSettled, reserve, settleOnClaim, WALLET } from '../../src/ledger/ledger';
+import {
+  InsufficientBalance,
+  releaseAfterExpiry,
+  releaseSettled,
+  reserve,
+  settleOnClaim,
+  WALLET,
+} from '../../src/ledger/ledger';
 import { readTestEnv } from '../support/env';
 
 /**
@@ -41,14 +48,44 @@ type Op =
 const key = fc.constantFrom<Key>('lock', 'wallet');
 const owner = fc.integer({ min: 0, max: 2 }); // one of each kind
 const op: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 2, arbitrary: fc.record({ t: fc.constant('snapshot' as const), key, amount: fc.integer({ min: 0, max: 2000 }), step: fc.integer({ min: -1, max: 3 }), stamped: fc.boolean() }) },
-  { weight: 3, arbitrary: fc.record({ t: fc.constant('reserve' as const), owner, key, amount: fc.integer({ min: 1, max: 400 }) }) },
-  { weight: 1, arbitrary: fc.record({ t: fc.constant('claim' as const), owner, step: fc.option(fc.integer({ min: 0, max: 2 }), { nil: undefined }) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      t: fc.constant('snapshot' as const),
+      key,
+      amount: fc.integer({ min: 0, max: 2000 }),
+      step: fc.integer({ min: -1, max: 3 }),
+      stamped: fc.boolean(),
+    }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({ t: fc.constant('reserve' as const), owner, key, amount: fc.integer({ min: 1, max: 400 }) }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      t: fc.constant('claim' as const),
+      owner,
+      step: fc.option(fc.integer({ min: 0, max: 2 }), { nil: undefined }),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ t: fc.constant('expire' as const), owner }) },
 );
 
-interface Snapshot { amount: number; block: number; timestamp?: number }
-interface Row { owner: number; key: Key; amount: number; afterBlock?: number; afterTime?: number; released: boolean }
+interface Snapshot {
+  amount: number;
+  block: number;
+  timestamp?: number;
+}
+interface Row {
+  owner: number;
+  key: Key;
+  amount: number;
+  afterBlock?: number;
+  afterTime?: number;
+  released: boolean;
+}
 
 /** The rules, as docs/indexer.md states them (when held funds are released). */
 class Model {
@@ -76,12 +113,16 @@ class Model {
   }
 
   claim(owner: number, block?: number): void {
-    for (const r of this.active().filter((r) => r.owner === owner && r.afterBlock === undefined)) r.afterBlock = block ?? (this.stored[r.key]?.block ?? 0) + 1;
+    for (const r of this.active().filter((r) => r.owner === owner && r.afterBlock === undefined))
+      r.afterBlock = block ?? (this.stored[r.key]?.block ?? 0) + 1;
     this.settle();
   }
 
   expire(owner: number): void {
-    for (const r of this.active().filter((r) => r.owner === owner && r.afterBlock === undefined && r.afterTime === undefined)) r.afterTime = expiresOf(owner);
+    for (const r of this.active().filter(
+      (r) => r.owner === owner && r.afterBlock === undefined && r.afterTime === undefined,
+    ))
+      r.afterTime = expiresOf(owner);
     this.settle();
   }
 
@@ -107,27 +148,42 @@ const describeRow = (r: { owner: number; key: Key; amount: number; afterBlock?: 
 
 /** The database's active reservations of an account, in the model's terms. */
 async function activeRows(account: string, run: string): Promise<string[]> {
-  const rows: { owner_id: string; lock_tag: string; amount: string; release_after_block: string | null; release_after_time: string | null }[] = await db.query(
+  const rows: {
+    owner_id: string;
+    lock_tag: string;
+    amount: string;
+    release_after_block: string | null;
+    release_after_time: string | null;
+  }[] = await db.query(
     'SELECT owner_id, lock_tag, amount, release_after_block, release_after_time FROM reservations WHERE account = $1 AND released_at IS NULL',
     [account],
   );
-  return rows.map((r) => describeRow({
-    owner: Number(r.owner_id.slice(run.length + 1)),
-    key: r.lock_tag === WALLET ? 'wallet' : 'lock',
-    amount: Number(r.amount),
-    ...(r.release_after_block !== null ? { afterBlock: Number(r.release_after_block) } : {}),
-    ...(r.release_after_time !== null ? { afterTime: Number(r.release_after_time) } : {}),
-  })).sort();
+  return rows
+    .map((r) =>
+      describeRow({
+        owner: Number(r.owner_id.slice(run.length + 1)),
+        key: r.lock_tag === WALLET ? 'wallet' : 'lock',
+        amount: Number(r.amount),
+        ...(r.release_after_block !== null ? { afterBlock: Number(r.release_after_block) } : {}),
+        ...(r.release_after_time !== null ? { afterTime: Number(r.release_after_time) } : {}),
+      }),
+    )
+    .sort();
 }
 
 const storedAmount = async (account: string, k: Key): Promise<bigint | undefined> => {
-  const [row]: { amount: string }[] = k === 'wallet'
-    ? await db.query('SELECT amount FROM wallet_balances WHERE account = $1', [account])
-    : await db.query('SELECT amount FROM lock_balances WHERE account = $1', [account]);
+  const [row]: { amount: string }[] =
+    k === 'wallet'
+      ? await db.query('SELECT amount FROM wallet_balances WHERE account = $1', [account])
+      : await db.query('SELECT amount FROM lock_balances WHERE account = $1', [account]);
   return row ? BigInt(row.amount) : undefined;
 };
 
-type Resolved = { t: 'snapshot'; key: Key; amount: number; block: number; stamped: boolean } | { t: 'reserve'; owner: number; key: Key; amount: number } | { t: 'claim'; owner: number; block?: number } | { t: 'expire'; owner: number };
+type Resolved =
+  | { t: 'snapshot'; key: Key; amount: number; block: number; stamped: boolean }
+  | { t: 'reserve'; owner: number; key: Key; amount: number }
+  | { t: 'claim'; owner: number; block?: number }
+  | { t: 'expire'; owner: number };
 
 async function apply(step: Resolved, account: string, run: string, seq: number): Promise<boolean | void> {
   const who = (n: number) => ({ kind: KINDS[n % KINDS.length], id: `${run}-${n}` });
@@ -135,17 +191,35 @@ async function apply(step: Resolved, account: string, run: string, seq: number):
     switch (step.t) {
       case 'snapshot': {
         const amount = String(step.amount);
-        const { snapshotAccounts } = await applyEvents(tx, [{
-          id: `${run}-snap-${seq}`, type: 'balance', chainId: CHAIN, account, token: TOKEN, blockNumber: String(step.block),
-          ...(step.key === 'wallet' ? { unlocked: amount } : { locked: amount, lockTag: LOCK_TAG }),
-          ...(step.stamped ? { blockTimestamp: timestampOf(step.block) } : {}),
-        }], LOCK_TAG);
+        const { snapshotAccounts } = await applyEvents(
+          tx,
+          [
+            {
+              id: `${run}-snap-${seq}`,
+              type: 'balance',
+              chainId: CHAIN,
+              account,
+              token: TOKEN,
+              blockNumber: String(step.block),
+              ...(step.key === 'wallet' ? { unlocked: amount } : { locked: amount, lockTag: LOCK_TAG }),
+              ...(step.stamped ? { blockTimestamp: timestampOf(step.block) } : {}),
+            },
+          ],
+          LOCK_TAG,
+        );
         await releaseSettled(tx, snapshotAccounts);
         return;
       }
       case 'reserve':
         try {
-          await reserve(tx, who(step.owner), account, [{ chainId: CHAIN, token: TOKEN, lockTag: step.key === 'wallet' ? WALLET : LOCK_TAG, amount: String(step.amount) }]);
+          await reserve(tx, who(step.owner), account, [
+            {
+              chainId: CHAIN,
+              token: TOKEN,
+              lockTag: step.key === 'wallet' ? WALLET : LOCK_TAG,
+              amount: String(step.amount),
+            },
+          ]);
           return true;
         } catch (e) {
           if (e instanceof InsufficientBalance) return false;
@@ -163,18 +237,26 @@ test('21.2 property: reservations never exceed the balance, and none is released
   await fc.assert(
     fc.asyncProperty(fc.array(op, { minLength: 10, maxLength: 40, size: 'max' }), async (random) => {
       // Both keys start funded (block 1, no timestamp), so reservations happen from the first step.
-      const ops: Op[] = [{ t: 'snapshot', key: 'lock', amount: 1000, step: 0, stamped: false }, { t: 'snapshot', key: 'wallet', amount: 1000, step: 0, stamped: false }, ...random];
+      const ops: Op[] = [
+        { t: 'snapshot', key: 'lock', amount: 1000, step: 0, stamped: false },
+        { t: 'snapshot', key: 'wallet', amount: 1000, step: 0, stamped: false },
+        ...random,
+      ];
       let chain = 1; // the newest block reached
       const run = randomBytes(6).toString('hex');
       const account = `0x${randomBytes(20).toString('hex')}`;
       const model = new Model();
       for (const [seq, next] of ops.entries()) {
-        const step: Resolved = next.t === 'snapshot' ? { ...next, block: Math.max(1, chain + next.step) }
-          : next.t === 'claim' ? { t: 'claim', owner: next.owner, ...(next.step !== undefined ? { block: chain + next.step } : {}) }
-          : next;
+        const step: Resolved =
+          next.t === 'snapshot'
+            ? { ...next, block: Math.max(1, chain + next.step) }
+            : next.t === 'claim'
+              ? { t: 'claim', owner: next.owner, ...(next.step !== undefined ? { block: chain + next.step } : {}) }
+              : next;
         if (step.t === 'snapshot' || (step.t === 'claim' && step.block)) chain = Math.max(chain, step.block!);
         const outcome = await apply(step, account, run, seq);
-        if (step.t === 'snapshot') model.snapshot(step.key, step.amount, step.block, step.stamped ? timestampOf(step.block) : undefined);
+        if (step.t === 'snapshot')
+          model.snapshot(step.key, step.amount, step.block, step.stamped ? timestampOf(step.block) : undefined);
         if (step.t === 'claim') model.claim(step.owner, step.block);
         if (step.t === 'expire') model.expire(step.owner);
         if (step.t === 'reserve') {
@@ -209,14 +291,28 @@ type CreditOp =
   | { t: 'release'; intent: number };
 
 const creditOp: fc.Arbitrary<CreditOp> = fc.oneof(
-  { weight: 3, arbitrary: fc.record({ t: fc.constant('deposit' as const), own: fc.boolean(), amount: fc.integer({ min: 1, max: 1000 }) }) },
-  { weight: 2, arbitrary: fc.record({ t: fc.constant('refund-outside' as const), deposit: fc.nat(20), afterFailedIntent: fc.boolean() }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      t: fc.constant('deposit' as const),
+      own: fc.boolean(),
+      amount: fc.integer({ min: 1, max: 1000 }),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      t: fc.constant('refund-outside' as const),
+      deposit: fc.nat(20),
+      afterFailedIntent: fc.boolean(),
+    }),
+  },
   { weight: 4, arbitrary: fc.record({ t: fc.constant('intent' as const), amount: fc.integer({ min: 1, max: 1500 }) }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('claim' as const), intent: fc.nat(20) }) },
   { weight: 2, arbitrary: fc.record({ t: fc.constant('release' as const), intent: fc.nat(20) }) },
 );
 
-test('deposit credit is exact, property: session intents never hold more than the project\'s own live deposits brought in', async () => {
+test("deposit credit is exact, property: session intents never hold more than the project's own live deposits brought in", async () => {
   const { createProject } = await import('../../src/projects/api-keys');
   const { lockDepositAccount, overdrawsDepositCredit } = await import('../../src/deposits/credit');
   const [own, other] = [await createProject(db, 'credit-own'), await createProject(db, 'credit-other')];
@@ -242,10 +338,19 @@ test('deposit credit is exact, property: session intents never hold more than th
         const id = String(nonce++);
         try {
           await db.transaction(async (tx) => {
-            await tx.query("INSERT INTO allocator_nonces (nonce, sponsor, purpose) VALUES ($1, $2, 'intent')", [id, account]);
-            await tx.query(`INSERT INTO quotes (nonce, project_id, account, operation, cost, reservations, expires_at) VALUES ($1, $2, $3, '{}', '{}', '[]', now() + interval '1 hour')`, [id, own.projectId, account]);
+            await tx.query("INSERT INTO allocator_nonces (nonce, sponsor, purpose) VALUES ($1, $2, 'intent')", [
+              id,
+              account,
+            ]);
+            await tx.query(
+              `INSERT INTO quotes (nonce, project_id, account, operation, cost, reservations, expires_at) VALUES ($1, $2, $3, '{}', '{}', '[]', now() + interval '1 hour')`,
+              [id, own.projectId, account],
+            );
             await lockDepositAccount(tx, own.projectId, account);
-            await tx.query(`INSERT INTO reservations (owner_kind, owner_id, account, chain_id, token, lock_tag, amount) VALUES ('intent', $1, $2, $3, $4, '${WALLET}', $5)`, [id, account, chain, TOKEN, amount]);
+            await tx.query(
+              `INSERT INTO reservations (owner_kind, owner_id, account, chain_id, token, lock_tag, amount) VALUES ('intent', $1, $2, $3, $4, '${WALLET}', $5)`,
+              [id, account, chain, TOKEN, amount],
+            );
             await tx.query(
               `INSERT INTO intents (id, account, status, destination_chain_id, origin_chain_ids, fill_deadline, operation, signatures, signed_by_session)
                VALUES ($1, $2, $3, 42161, '{8453}', 0, '{}', '{}', true)`,
@@ -264,7 +369,14 @@ test('deposit credit is exact, property: session intents never hold more than th
           const [{ id }] = await db.query(
             `INSERT INTO deposits (project_id, account, chain_id, tx_hash, log_index, token, amount, sender, block_number, target_chain_id, target_token, recipient)
              VALUES ($1, $2, $3, $4, 0, $5, $6, $2, 1, 42161, $5, $2) RETURNING id`,
-            [op.own ? own.projectId : other.projectId, account, chain, `0x${randomBytes(32).toString('hex')}`, TOKEN, op.amount],
+            [
+              op.own ? own.projectId : other.projectId,
+              account,
+              chain,
+              `0x${randomBytes(32).toString('hex')}`,
+              TOKEN,
+              op.amount,
+            ],
           );
           deposits.push({ id, own: op.own, amount: op.amount, live: true });
         } else if (op.t === 'refund-outside') {
@@ -273,7 +385,10 @@ test('deposit credit is exact, property: session intents never hold more than th
           // Some refunds follow a refund intent that failed: recorded on the deposit, released, never claimed.
           const failed = op.afterFailedIntent ? await sessionIntent(1, 'FAILED') : undefined;
           if (failed) {
-            await db.query("UPDATE reservations SET released_at = now() WHERE owner_kind = 'intent' AND owner_id = $1", [failed]);
+            await db.query(
+              "UPDATE reservations SET released_at = now() WHERE owner_kind = 'intent' AND owner_id = $1",
+              [failed],
+            );
             intents.push({ id: failed, amount: 1, claimed: false, released: true });
           }
           await db.query(
@@ -290,10 +405,14 @@ test('deposit credit is exact, property: session intents never hold more than th
           const i = intents[op.intent % Math.max(1, intents.length)];
           if (!i || i.claimed || i.released) continue;
           if (op.t === 'claim') {
-            await db.query(`UPDATE intents SET claims = jsonb_build_object('${chain}', '{}'::jsonb) WHERE id = $1`, [i.id]);
+            await db.query(`UPDATE intents SET claims = jsonb_build_object('${chain}', '{}'::jsonb) WHERE id = $1`, [
+              i.id,
+            ]);
             i.claimed = true;
           }
-          await db.query("UPDATE reservations SET released_at = now() WHERE owner_kind = 'intent' AND owner_id = $1", [i.id]);
+          await db.query("UPDATE reservations SET released_at = now() WHERE owner_kind = 'intent' AND owner_id = $1", [
+            i.id,
+          ]);
           i.released = true;
         }
       }

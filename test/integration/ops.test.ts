@@ -13,7 +13,9 @@ test('/health publishes the allocator and orchestrator addresses', async () => {
   const { status, json } = await call(api, 'GET', '/health', { headers: {} });
   expect(status).toBe(200);
   expect(json.allocatorAddress).toBe(privateKeyToAccount(TEST_SECRETS.ALLOCATOR_PRIVATE_KEY as `0x${string}`).address);
-  expect(json.orchestratorAddress).toBe(privateKeyToAccount(TEST_SECRETS.ORCHESTRATOR_PRIVATE_KEY as `0x${string}`).address);
+  expect(json.orchestratorAddress).toBe(
+    privateKeyToAccount(TEST_SECRETS.ORCHESTRATOR_PRIVATE_KEY as `0x${string}`).address,
+  );
   expect(json.lockTag).toMatch(/^0x6[0-9a-f]{23}$/);
 });
 
@@ -39,8 +41,12 @@ test('/chains lists the registry with CAIP-2 ids and requires a key', async () =
   const base = json.chains.find((c: { id: number }) => c.id === 8453);
   expect(base).toMatchObject({ caip2: 'eip155:8453', name: 'Base', testnet: false });
   expect(base.settlementLayers).not.toContain('OFT');
-  expect(base.tokens).toContainEqual(expect.objectContaining({ symbol: 'USDC', address: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', decimals: 6 }));
-  expect(json.chains.map((c: { id: number }) => c.id)).toEqual(expect.arrayContaining([1, 10, 137, 42161, 11155111, 84532]));
+  expect(base.tokens).toContainEqual(
+    expect.objectContaining({ symbol: 'USDC', address: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', decimals: 6 }),
+  );
+  expect(json.chains.map((c: { id: number }) => c.id)).toEqual(
+    expect.arrayContaining([1, 10, 137, 42161, 11155111, 84532]),
+  );
 });
 
 test('/openapi.json is generated from the route schemas', async () => {
@@ -50,5 +56,7 @@ test('/openapi.json is generated from the route schemas', async () => {
   expect(get.parameters).toContainEqual(expect.objectContaining({ name: 'userAddress', in: 'path', required: true }));
   expect(get.security).toEqual([{ apiKey: [] }]);
   expect(json.paths['/legacy/accounts/{userAddress}/portfolio'].get).toBeDefined();
-  expect(json.paths['/indexer/events'].post.requestBody.content['application/json'].schema.properties.events.maxItems).toBe(1000);
+  expect(
+    json.paths['/indexer/events'].post.requestBody.content['application/json'].schema.properties.events.maxItems,
+  ).toBe(1000);
 });

@@ -7,7 +7,14 @@ import type { DataSource } from 'typeorm';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { openDatabase } from '../../src/db/data-source';
 import { ensureDatabase, withDatabase } from '../../src/db/provision';
-import { projectRoot, spawnEntry, startTemporalDevServer, stopProcess, TemporalDevServer, waitFor } from '../../src/dev/processes';
+import {
+  projectRoot,
+  spawnEntry,
+  startTemporalDevServer,
+  stopProcess,
+  TemporalDevServer,
+  waitFor,
+} from '../../src/dev/processes';
 import { createProject } from '../../src/projects/api-keys';
 import { fillAndClaim } from '../support/deposits';
 import { readTestEnv } from '../support/env';
@@ -35,7 +42,11 @@ const receiver = new Receiver([]);
 
 /** The private PostgreSQL (test/support/postgres-process.ts), once it accepts connections. */
 function startPostgres(port: number): Promise<{ url: string; process: ChildProcess }> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'test/support/postgres-process.ts', path.join(scratch, 'postgres'), String(port)], { cwd: projectRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'test/support/postgres-process.ts', path.join(scratch, 'postgres'), String(port)],
+    { cwd: projectRoot, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let output = '';
   return new Promise((resolve, reject) => {
     proc.stdout!.on('data', (d) => {
@@ -54,7 +65,9 @@ async function startApiProcess(extra: Record<string, string> = {}): Promise<stri
     const proc = spawnEntry('api', { ...env, ...extra, PORT: String(port) });
     processes.push(proc);
     const url = `http://127.0.0.1:${port}`;
-    const exited = new Promise<never>((_, reject) => proc.once('exit', (code) => reject(new Error(`api exited (${code})`))));
+    const exited = new Promise<never>((_, reject) =>
+      proc.once('exit', (code) => reject(new Error(`api exited (${code})`))),
+    );
     exited.catch(() => undefined);
     await Promise.race([waitFor('API', async () => (await fetch(`${url}/health`)).ok, 60_000), exited]);
     return url;
@@ -83,7 +96,8 @@ async function call(base: string, method: string, p: string, body?: unknown, hea
 const testEvent = (base: string) => call(base, 'POST', `${DP}/webhooks/test`, { type: 'deposit-received' });
 const recorded = async (): Promise<number> => Number((await db.query('SELECT count(*) AS n FROM webhook_events'))[0].n);
 /** Everything recorded is delivered: the receiver has accepted exactly as many events as PostgreSQL holds. */
-const allDelivered = () => waitFor('every recorded event delivered', async () => receiver.accepted.size === (await recorded()), 45_000);
+const allDelivered = () =>
+  waitFor('every recorded event delivered', async () => receiver.accepted.size === (await recorded()), 45_000);
 
 /**
  * An intent of a fresh account (5 USDC locked on Base) submitted through `base`: accepted (201, PENDING) once its
@@ -91,29 +105,66 @@ const allDelivered = () => waitFor('every recorded event delivered', async () =>
  */
 async function submitIntent(base: string): Promise<string> {
   const account = privateKeyToAccount(generatePrivateKey());
-  expect((await indexer(base, [{ id: `outages-${account.address}`, type: 'balance', chainId: 8453, account: account.address, token: BASE_USDC, locked: '5000000', blockNumber: '1' }])).status).toBe(200);
-  const route = await call(base, 'POST', '/intents/route', { account: { address: account.address, accountType: 'EOA', setupOps: [] }, destinationChainId: 42161, tokenRequests: [{ tokenAddress: ARB_USDC, amount: '1000000' }] });
+  expect(
+    (
+      await indexer(base, [
+        {
+          id: `outages-${account.address}`,
+          type: 'balance',
+          chainId: 8453,
+          account: account.address,
+          token: BASE_USDC,
+          locked: '5000000',
+          blockNumber: '1',
+        },
+      ])
+    ).status,
+  ).toBe(200);
+  const route = await call(base, 'POST', '/intents/route', {
+    account: { address: account.address, accountType: 'EOA', setupOps: [] },
+    destinationChainId: 42161,
+    tokenRequests: [{ tokenAddress: ARB_USDC, amount: '1000000' }],
+  });
   expect(route.status).toBe(200);
   const op = route.json.intentOp;
   const signature = await account.signTypedData(getCompactTypedData(op));
-  const submitted = await call(base, 'POST', '/intent-operations', { signedIntentOp: { ...op, originSignatures: [signature], destinationSignature: signature } });
+  const submitted = await call(base, 'POST', '/intent-operations', {
+    signedIntentOp: { ...op, originSignatures: [signature], destinationSignature: signature },
+  });
   expect(submitted).toMatchObject({ status: 201, json: { result: { status: 'PENDING' } } });
   return submitted.json.result.id;
 }
-const indexer = (base: string, events: unknown[]) => call(base, 'POST', '/indexer/events', { events }, { 'x-indexer-key': env.INDEXER_API_KEY });
+const indexer = (base: string, events: unknown[]) =>
+  call(base, 'POST', '/indexer/events', { events }, { 'x-indexer-key': env.INDEXER_API_KEY });
 /** The fill on the destination and the claim on the origin: what completes the intent, through its lifecycle only. */
-const completeOnChain = (base: string, id: string) => indexer(base, fillAndClaim(id, { chainId: 42161, txHash: TX(1) }, { chainId: 8453, txHash: TX(2) }));
-const statusOf = async (base: string, id: string): Promise<string> => (await call(base, 'GET', `/intent-operation/${id}`)).json.status;
+const completeOnChain = (base: string, id: string) =>
+  indexer(base, fillAndClaim(id, { chainId: 42161, txHash: TX(1) }, { chainId: 8453, txHash: TX(2) }));
+const statusOf = async (base: string, id: string): Promise<string> =>
+  (await call(base, 'GET', `/intent-operation/${id}`)).json.status;
 /** The lifecycle's start and signals still queued in PostgreSQL (not yet accepted by Temporal). */
-const queuedFor = async (id: string): Promise<number> => Number((await db.query(
-  'SELECT (SELECT count(*) FROM workflow_outbox WHERE workflow_id = $1) + (SELECT count(*) FROM signal_outbox WHERE workflow_id = $1) AS n', [`intent-${id}`]))[0].n);
+const queuedFor = async (id: string): Promise<number> =>
+  Number(
+    (
+      await db.query(
+        'SELECT (SELECT count(*) FROM workflow_outbox WHERE workflow_id = $1) + (SELECT count(*) FROM signal_outbox WHERE workflow_id = $1) AS n',
+        [`intent-${id}`],
+      )
+    )[0].n,
+  );
 
 let api: string;
 
 beforeAll(async () => {
   scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'orchestrator-outages-'));
   fs.chmodSync(scratch, 0o755); // the embedded PostgreSQL runs as the `postgres` user when we are root
-  temporal = await onFreePorts((port) => startTemporalDevServer({ port, namespace: 'default', logLevel: 'error', dbFile: path.join(scratch, 'temporal.sqlite') }));
+  temporal = await onFreePorts((port) =>
+    startTemporalDevServer({
+      port,
+      namespace: 'default',
+      logLevel: 'error',
+      dbFile: path.join(scratch, 'temporal.sqlite'),
+    }),
+  );
   temporalPort = Number(temporal.address.split(':')[1]);
   postgres = await onFreePorts(startPostgres);
   await ensureDatabase(postgres.url, 'outages');
@@ -136,7 +187,10 @@ beforeAll(async () => {
   await receiver.start();
   startWorkerProcess();
   api = await startApiProcess();
-  const endpoint = await call(api, 'POST', `${DP}/webhooks/endpoints`, { url: receiver.url, types: ['deposit-received'] });
+  const endpoint = await call(api, 'POST', `${DP}/webhooks/endpoints`, {
+    url: receiver.url,
+    types: ['deposit-received'],
+  });
   expect(endpoint.status).toBe(201);
   receiver.secrets.push(endpoint.json.secret);
   await waitFor('ready', async () => (await fetch(`${api}/ready`)).ok, 60_000);
@@ -156,7 +210,10 @@ test('22.6 no worker polling: /ready names the worker; a submit is accepted and 
   const queue = `unpolled-${randomBytes(4).toString('hex')}`;
   const lonely = await startApiProcess({ TEMPORAL_TASK_QUEUE: queue });
   const ready = await call(lonely, 'GET', '/ready');
-  expect(ready).toMatchObject({ status: 503, json: { status: 'unavailable', database: 'ok', temporal: 'ok', worker: 'down' } });
+  expect(ready).toMatchObject({
+    status: 503,
+    json: { status: 'unavailable', database: 'ok', temporal: 'ok', worker: 'down' },
+  });
 
   const id = await submitIntent(lonely);
   expect((await completeOnChain(lonely, id)).status).toBe(200);
@@ -179,7 +236,12 @@ test('22.6 Temporal stopped: /ready names it, a route that needs only PostgreSQL
   expect((await completeOnChain(api, id)).status).toBe(200);
   expect({ queued: await queuedFor(id), status: await statusOf(api, id) }).toEqual({ queued: 3, status: 'PENDING' });
 
-  temporal = await startTemporalDevServer({ port: temporalPort, namespace: 'default', logLevel: 'error', dbFile: path.join(scratch, 'temporal.sqlite') });
+  temporal = await startTemporalDevServer({
+    port: temporalPort,
+    namespace: 'default',
+    logLevel: 'error',
+    dbFile: path.join(scratch, 'temporal.sqlite'),
+  });
   await waitFor('COMPLETED once Temporal is back', async () => (await statusOf(api, id)) === 'COMPLETED', 90_000);
   await waitFor('the outbox emptied', async () => (await queuedFor(id)) === 0, 30_000);
   await waitFor('ready once Temporal is back', async () => (await call(api, 'GET', '/ready')).status === 200, 60_000);
@@ -188,31 +250,56 @@ test('22.6 Temporal stopped: /ready names it, a route that needs only PostgreSQL
 /** Every process of the private cluster: the postmaster and its backends. */
 function postgresProcesses(): number[] {
   const postmaster = Number(fs.readFileSync(path.join(scratch, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0]);
-  const children = fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number).filter((pid) => {
-    try {
-      return Number(fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[1]) === postmaster;
-    } catch {
-      return false; // gone meanwhile
-    }
-  });
+  const children = fs
+    .readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .map(Number)
+    .filter((pid) => {
+      try {
+        return Number(fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[1]) === postmaster;
+      } catch {
+        return false; // gone meanwhile
+      }
+    });
   return [postmaster, ...children];
 }
 
-test('22.6 PostgreSQL paused: 503 + Retry-After in each host\'s body, /ready names it; nothing half-written, everything accepted completes', async () => {
+test("22.6 PostgreSQL paused: 503 + Retry-After in each host's body, /ready names it; nothing half-written, everything accepted completes", async () => {
   const before = await recorded();
   const paused = postgresProcesses();
   for (const pid of paused) process.kill(pid, 'SIGSTOP');
   let attempted: Awaited<ReturnType<typeof testEvent>>;
   try {
-    expect(await call(api, 'GET', '/ready')).toMatchObject({ status: 503, json: { status: 'unavailable', database: 'down', temporal: 'ok' } });
+    expect(await call(api, 'GET', '/ready')).toMatchObject({
+      status: 503,
+      json: { status: 'unavailable', database: 'down', temporal: 'ok' },
+    });
     const alps = await call(api, 'GET', `/accounts/${ACCOUNT}/portfolio`);
-    expect(alps).toMatchObject({ status: 503, retryAfter: '5', json: { message: expect.any(String), errors: [{ message: expect.any(String) }], traceId: expect.any(String) } });
-    const blanc = await call(api, 'GET', `/accounts/${ACCOUNT}/portfolio`, undefined, { 'x-api-version': '2026-04.blanc' });
-    expect(blanc).toMatchObject({ status: 503, retryAfter: '5', json: { code: 'SERVICE_UNAVAILABLE', message: expect.any(String), traceId: expect.any(String) } });
+    expect(alps).toMatchObject({
+      status: 503,
+      retryAfter: '5',
+      json: { message: expect.any(String), errors: [{ message: expect.any(String) }], traceId: expect.any(String) },
+    });
+    const blanc = await call(api, 'GET', `/accounts/${ACCOUNT}/portfolio`, undefined, {
+      'x-api-version': '2026-04.blanc',
+    });
+    expect(blanc).toMatchObject({
+      status: 503,
+      retryAfter: '5',
+      json: { code: 'SERVICE_UNAVAILABLE', message: expect.any(String), traceId: expect.any(String) },
+    });
     const legacy = await call(api, 'GET', `/legacy/accounts/${ACCOUNT}/portfolio`);
-    expect(legacy).toMatchObject({ status: 503, retryAfter: '5', json: { message: expect.any(String), errors: expect.any(Array) } });
+    expect(legacy).toMatchObject({
+      status: 503,
+      retryAfter: '5',
+      json: { message: expect.any(String), errors: expect.any(Array) },
+    });
     attempted = await testEvent(api);
-    expect(attempted).toMatchObject({ status: 503, retryAfter: '5', json: { error: expect.any(String), code: 'SERVICE_UNAVAILABLE', traceId: expect.any(String) } });
+    expect(attempted).toMatchObject({
+      status: 503,
+      retryAfter: '5',
+      json: { error: expect.any(String), code: 'SERVICE_UNAVAILABLE', traceId: expect.any(String) },
+    });
   } finally {
     for (const pid of paused) process.kill(pid, 'SIGCONT');
   }

@@ -19,14 +19,31 @@ afterAll(() => api.close());
 
 async function quote() {
   const account = privateKeyToAccount(generatePrivateKey());
-  await ingest(api, [{ id: eventId(), type: 'balance', chainId: 8453, account: account.address, token: BASE_USDC, locked: '5000000', blockNumber: '1' }]);
+  await ingest(api, [
+    {
+      id: eventId(),
+      type: 'balance',
+      chainId: 8453,
+      account: account.address,
+      token: BASE_USDC,
+      locked: '5000000',
+      blockNumber: '1',
+    },
+  ]);
   const route = await call(api, 'POST', '/intents/route', {
-    body: { account: { address: account.address, accountType: 'EOA', setupOps: [] }, destinationChainId: 42161, tokenRequests: [{ tokenAddress: ARB_USDC, amount: '1000000' }] },
+    body: {
+      account: { address: account.address, accountType: 'EOA', setupOps: [] },
+      destinationChainId: 42161,
+      tokenRequests: [{ tokenAddress: ARB_USDC, amount: '1000000' }],
+    },
   });
   expect(route.status).toBe(200);
   const op = route.json.intentOp;
   const signature = await account.signTypedData(getCompactTypedData(op));
-  return { id: BigInt(op.nonce).toString(), signedIntentOp: { ...op, originSignatures: [signature], destinationSignature: signature } };
+  return {
+    id: BigInt(op.nonce).toString(),
+    signedIntentOp: { ...op, originSignatures: [signature], destinationSignature: signature },
+  };
 }
 
 async function submitted(): Promise<string> {
@@ -41,12 +58,15 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 
   return value!;
 }
 const statusOf = async (id: string) => (await call(api, 'GET', `/intent-operation/${id}`)).json.status as string;
-const reaches = (id: string, status: string, ms?: number) => until(status, async () => ((await statusOf(id)) === status ? true : undefined), ms);
+const reaches = (id: string, status: string, ms?: number) =>
+  until(status, async () => ((await statusOf(id)) === status ? true : undefined), ms);
 
 /** A preconfirmation for an intent, recorded as the indexer route records it and left to the sweeper. */
 async function queuedPreconfirmation(id: string): Promise<string> {
   const start = (await lifecycleStarts(api.db.manager, [id], api.services.config.intents.fillGraceSeconds)).get(id)!;
-  const [row] = await queueSignals(api.db.manager, [{ workflowId: `intent-${id}`, signal: 'preconfirmation', payload: { chainId: 42161 }, start }]);
+  const [row] = await queueSignals(api.db.manager, [
+    { workflowId: `intent-${id}`, signal: 'preconfirmation', payload: { chainId: 42161 }, start },
+  ]);
   return row.id;
 }
 
@@ -54,11 +74,16 @@ async function queuedPreconfirmation(id: string): Promise<string> {
 const refusedId = () => `refused-${'x'.repeat(1200)}-${seq++}`;
 
 const row = async (table: 'signal_outbox' | 'workflow_outbox', where: string, param: string) =>
-  (await api.db.query(`SELECT status, attempts, last_error FROM ${table} WHERE ${where} = $1`, [param]))[0] as { status: string; attempts: number; last_error: string | null } | undefined;
+  (await api.db.query(`SELECT status, attempts, last_error FROM ${table} WHERE ${where} = $1`, [param]))[0] as
+    { status: string; attempts: number; last_error: string | null } | undefined;
 
 /** The operator CLI: its exit status and the JSON of its last line. */
 function runCli(...args: string[]): { status: number | null; json: unknown } {
-  const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/main/cli.ts', ...args], { cwd: projectRoot, env: { ...process.env, ...api.env.env }, encoding: 'utf8' });
+  const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/main/cli.ts', ...args], {
+    cwd: projectRoot,
+    env: { ...process.env, ...api.env.env },
+    encoding: 'utf8',
+  });
   return { status: run.status, json: JSON.parse(run.stdout.trim().split('\n').pop()!) };
 }
 function cli(...args: string[]): unknown {
@@ -70,10 +95,17 @@ function cli(...args: string[]): unknown {
 /** Runs `fn` with the worker's sweeper schedule paused and no sweep under way: only the test's own sweeps touch the rows. */
 async function withoutWorkerSweeps<T>(fn: () => Promise<T>): Promise<T> {
   const schedule = api.temporal.schedule.getHandle(sweeperScheduleId(api.env.taskQueue));
-  await until('the worker created the sweeper schedule', () => schedule.describe().then(() => true, () => undefined));
+  await until('the worker created the sweeper schedule', () =>
+    schedule.describe().then(
+      () => true,
+      () => undefined,
+    ),
+  );
   await schedule.pause('a test sweeps on its own');
   try {
-    await until('no sweep under way', async () => ((await schedule.describe()).info.runningActions.length === 0 ? true : undefined));
+    await until('no sweep under way', async () =>
+      (await schedule.describe()).info.runningActions.length === 0 ? true : undefined,
+    );
     return await fn();
   } finally {
     await schedule.unpause();
@@ -81,7 +113,8 @@ async function withoutWorkerSweeps<T>(fn: () => Promise<T>): Promise<T> {
 }
 
 /** The `outbox_dead_letters` gauge of signal rows, as a scrape reads it. */
-const deadSignalsGauge = async () => Number(/^outbox_dead_letters\{table="signal_outbox"\} (\d+)/m.exec((await call(api, 'GET', '/metrics')).text)?.[1]);
+const deadSignalsGauge = async () =>
+  Number(/^outbox_dead_letters\{table="signal_outbox"\} (\d+)/m.exec((await call(api, 'GET', '/metrics')).text)?.[1]);
 
 test('21.4 one bad row does not block the sweep: a start Temporal refuses, and the signals behind it are delivered', async () => {
   const id = await submitted();
@@ -100,7 +133,9 @@ test('21.4 a refused row is dead-lettered, counted in outbox_dead_letters, liste
   const workflowId = refusedId();
   const start = { workflowId, workflowType: 'intentLifecycle', args: [], searchAttributes: {}, summary: 'refused' };
   const { refused, dead, gauge } = await withoutWorkerSweeps(async () => {
-    const [queued] = await queueSignals(api.db.manager, [{ workflowId, signal: 'preconfirmation', payload: { chainId: 42161 }, start }]);
+    const [queued] = await queueSignals(api.db.manager, [
+      { workflowId, signal: 'preconfirmation', payload: { chainId: 42161 }, start },
+    ]);
     // The gauge is shared by every row of the database: this row counts once it is dead-lettered, not while pending.
     const before = await deadSignalsGauge();
     await api.services.outbox.sweep(0).catch(() => undefined);
@@ -116,12 +151,16 @@ test('21.4 a refused row is dead-lettered, counted in outbox_dead_letters, liste
   expect((await row('signal_outbox', 'id', refused.id))?.attempts).toBe(dead.attempts);
 
   const listed = cli('outbox', 'dead-letters') as { signals: { id: string; workflowId: string; lastError: string }[] };
-  expect(listed.signals).toEqual(expect.arrayContaining([expect.objectContaining({ id: refused.id, workflowId, lastError: dead.last_error })]));
+  expect(listed.signals).toEqual(
+    expect.arrayContaining([expect.objectContaining({ id: refused.id, workflowId, lastError: dead.last_error })]),
+  );
 
   // A dead-lettered row for a live intent (e.g. refused while its run was full): requeued by the CLI, then delivered.
   const id = await submitted();
   const parked = await queuedPreconfirmation(id);
-  await api.db.query("UPDATE signal_outbox SET status = 'dead', attempts = 10, last_error = 'refused' WHERE id = $1", [parked]);
+  await api.db.query("UPDATE signal_outbox SET status = 'dead', attempts = 10, last_error = 'refused' WHERE id = $1", [
+    parked,
+  ]);
   await api.services.outbox.sweep(0);
   expect(await statusOf(id)).toBe('PENDING');
   expect(cli('outbox', 'retry', parked)).toEqual({ requeued: 1 });
@@ -143,22 +182,43 @@ test('21.9 an event for a nonce that never becomes an intent is dead-lettered on
   const kept = await api.db.query('SELECT id FROM signal_outbox WHERE nonce = $1', [nonce]);
   expect(kept).toHaveLength(1);
   // Its wait (quote TTL + fill grace) is over.
-  await api.db.query("UPDATE signal_outbox SET dead_after = now() - interval '1 second', retry_at = now() WHERE nonce = $1", [nonce]);
-  await until('dead-lettered', async () => ((await row('signal_outbox', 'nonce', nonce))?.status === 'dead' ? true : undefined));
+  await api.db.query(
+    "UPDATE signal_outbox SET dead_after = now() - interval '1 second', retry_at = now() WHERE nonce = $1",
+    [nonce],
+  );
+  await until('dead-lettered', async () =>
+    (await row('signal_outbox', 'nonce', nonce))?.status === 'dead' ? true : undefined,
+  );
 }, 60_000);
 
 test('21.4 a lifecycle that receives many signals continues as new and ends in the right state', async () => {
   const id = await submitted();
   const handle = api.temporal.workflow.getHandle(`intent-${id}`);
   // Fills after the deadline change nothing, each is a signal: more than the test server's continue-as-new suggestion.
-  const late = Array.from({ length: 160 }, (_, i) => ({ id: eventId(), type: 'fill', chainId: 42161, nonce: id, transactionHash: TX(1000 + i), timestamp: 4_000_000_000 + i }));
+  const late = Array.from({ length: 160 }, (_, i) => ({
+    id: eventId(),
+    type: 'fill',
+    chainId: 42161,
+    nonce: id,
+    transactionHash: TX(1000 + i),
+    timestamp: 4_000_000_000 + i,
+  }));
   await ingest(api, [{ id: eventId(), type: 'preconfirmation', chainId: 42161, nonce: id }, ...late]);
   await until('continued as new', async () => {
     const d = await handle.describe();
-    return d.raw.workflowExecutionInfo?.firstRunId && d.raw.workflowExecutionInfo.firstRunId !== d.runId ? true : undefined;
+    return d.raw.workflowExecutionInfo?.firstRunId && d.raw.workflowExecutionInfo.firstRunId !== d.runId
+      ? true
+      : undefined;
   });
   await ingest(api, [
-    { id: eventId(), type: 'fill', chainId: 42161, nonce: id, transactionHash: TX(1), timestamp: Math.floor(Date.now() / 1000) },
+    {
+      id: eventId(),
+      type: 'fill',
+      chainId: 42161,
+      nonce: id,
+      transactionHash: TX(1),
+      timestamp: Math.floor(Date.now() / 1000),
+    },
     { id: eventId(), type: 'claim', chainId: 8453, nonce: id, transactionHash: TX(2), timestamp: 2, blockNumber: '7' },
   ]);
   await reaches(id, 'COMPLETED');
@@ -168,21 +228,44 @@ test('21.4 a lifecycle that receives many signals continues as new and ends in t
 test('state never goes backwards: a dead letter of a lifecycle that ended is not retried once Temporal purged its run (the CLI answers with a conflict)', async () => {
   const id = await submitted();
   await ingest(api, [
-    { id: eventId(), type: 'fill', chainId: 42161, nonce: id, transactionHash: TX(1), timestamp: Math.floor(Date.now() / 1000) },
+    {
+      id: eventId(),
+      type: 'fill',
+      chainId: 42161,
+      nonce: id,
+      transactionHash: TX(1),
+      timestamp: Math.floor(Date.now() / 1000),
+    },
     { id: eventId(), type: 'claim', chainId: 8453, nonce: id, transactionHash: TX(2), timestamp: 2, blockNumber: '7' },
   ]);
   await reaches(id, 'COMPLETED');
   // Temporal's retention purges the closed run: nothing there remembers the workflow id any more (the dev server
   // deletes a closed run asynchronously, within about a minute).
   const handle = api.temporal.workflow.getHandle(`intent-${id}`);
-  await api.temporal.workflowService.deleteWorkflowExecution({ namespace: 'default', workflowExecution: { workflowId: `intent-${id}` } });
-  await until('purged', () => handle.describe().then(() => undefined, () => true), 120_000);
+  await api.temporal.workflowService.deleteWorkflowExecution({
+    namespace: 'default',
+    workflowExecution: { workflowId: `intent-${id}` },
+  });
+  await until(
+    'purged',
+    () =>
+      handle.describe().then(
+        () => undefined,
+        () => true,
+      ),
+    120_000,
+  );
 
   // An event of it that was dead-lettered (e.g. refused while its run was full), and an operator's retry.
   const parked = await queuedPreconfirmation(id);
-  await api.db.query("UPDATE signal_outbox SET status = 'dead', attempts = 10, last_error = 'refused' WHERE id = $1", [parked]);
+  await api.db.query("UPDATE signal_outbox SET status = 'dead', attempts = 10, last_error = 'refused' WHERE id = $1", [
+    parked,
+  ]);
   const retry = runCli('outbox', 'retry', parked);
-  expect(retry.json).toEqual({ requeued: 0, refused: [{ row: parked, reason: `the lifecycle of ${id} has ended (COMPLETED): a retry would start it again` }] });
+  expect(retry.json).toEqual({
+    requeued: 0,
+    refused: [{ row: parked, reason: `the lifecycle of ${id} has ended (COMPLETED): a retry would start it again` }],
+  });
   expect(retry.status).toBe(1);
   // Still dead-lettered, so no sweep starts a fresh lifecycle for the intent.
   await api.services.outbox.sweep(0);
@@ -193,14 +276,25 @@ test('state never goes backwards: a dead letter of a lifecycle that ended is not
 
 test('sweeper is fair: more than a batch of rows awaiting their owner do not hold back a newer row a dead process left', async () => {
   const batch = 20;
-  const nonces = Array.from({ length: batch + 5 }, (_, i) => String(5_000_000_000_000_000n + BigInt(Date.now()) * 100n + BigInt(i)));
+  const nonces = Array.from({ length: batch + 5 }, (_, i) =>
+    String(5_000_000_000_000_000n + BigInt(Date.now()) * 100n + BigInt(i)),
+  );
   try {
     await withoutWorkerSweeps(async () => {
       // Events for nonces no submit recorded (yet), each due again every minute while it waits, queued first.
-      await queueSignals(api.db.manager, nonces.map((nonce) => ({
-        workflowId: awaitingWorkflowId(nonce), signal: 'preconfirmation', payload: { chainId: 42161 }, awaiting: { nonce, deadAfter: Date.now() + 3_600_000 },
-      })));
-      await api.db.query("UPDATE signal_outbox SET created_at = now() - interval '1 hour', retry_at = now() - interval '1 minute' WHERE nonce = ANY($1::numeric[])", [nonces]);
+      await queueSignals(
+        api.db.manager,
+        nonces.map((nonce) => ({
+          workflowId: awaitingWorkflowId(nonce),
+          signal: 'preconfirmation',
+          payload: { chainId: 42161 },
+          awaiting: { nonce, deadAfter: Date.now() + 3_600_000 },
+        })),
+      );
+      await api.db.query(
+        "UPDATE signal_outbox SET created_at = now() - interval '1 hour', retry_at = now() - interval '1 minute' WHERE nonce = ANY($1::numeric[])",
+        [nonces],
+      );
       // Then the signal of an intent whose API process died before delivering it.
       const id = await submitted();
       const left = await queuedPreconfirmation(id);

@@ -19,8 +19,23 @@ afterAll(() => stopLegacyHost({ api, chain }));
 
 async function submitBundle(): Promise<string> {
   const account: SmartAccount = smartAccount(chain, privateKeyToAccount(generatePrivateKey()));
-  await ingest(api, [{ id: id(), type: 'balance', chainId: 8453, account: account.address, token: BASE_USDC, locked: '5000000', blockNumber: '1' }]);
-  const intent = { targetChainId: 42161, tokenTransfers: [{ tokenAddress: ARB_USDC, amount: 1_000_000n }], targetAccount: account.address, targetExecutions: [{ to: BEEF, value: 0n, data: '0x1234' }] };
+  await ingest(api, [
+    {
+      id: id(),
+      type: 'balance',
+      chainId: 8453,
+      account: account.address,
+      token: BASE_USDC,
+      locked: '5000000',
+      blockNumber: '1',
+    },
+  ]);
+  const intent = {
+    targetChainId: 42161,
+    tokenTransfers: [{ tokenAddress: ARB_USDC, amount: 1_000_000n }],
+    targetAccount: account.address,
+    targetExecutions: [{ to: BEEF, value: 0n, data: '0x1234' }],
+  };
   const orderPath = await client.getOrderPath(intent, account.address);
   const signedOrderBundle = await signAsClient(orderPath, intent.targetExecutions, account.owner);
   const [result] = await client.postSignedOrderBundle([{ signedOrderBundle, initCode: account.initCode }]);
@@ -28,7 +43,9 @@ async function submitBundle(): Promise<string> {
 }
 
 const preconfirm = (bundleId: string, chainId: number) =>
-  call(api, 'POST', `/legacy/bundles/${bundleId}/events`, { body: { type: 'FillPreconfirmation', chainId, txHash: TX(7) } });
+  call(api, 'POST', `/legacy/bundles/${bundleId}/events`, {
+    body: { type: 'FillPreconfirmation', chainId, txHash: TX(7) },
+  });
 
 /**
  * The preconfirmation signals the bundle's lifecycle received in all its runs: a flood makes it continue as new (its
@@ -36,11 +53,14 @@ const preconfirm = (bundleId: string, chainId: number) =>
  */
 async function signalsReceived(bundleId: string): Promise<number> {
   const workflowId = `bundle-${bundleId}`;
-  let runId = (await api.temporal.workflow.getHandle(workflowId).describe()).raw.workflowExecutionInfo?.firstRunId || undefined;
+  let runId =
+    (await api.temporal.workflow.getHandle(workflowId).describe()).raw.workflowExecutionInfo?.firstRunId || undefined;
   let received = 0;
   while (runId) {
     const events = (await api.temporal.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? [];
-    received += events.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'preconfirmation').length;
+    received += events.filter(
+      (e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'preconfirmation',
+    ).length;
     runId = events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId || undefined;
   }
   return received;
@@ -52,18 +72,35 @@ test('21.4 a flood of preconfirmations for one bundle queues one signal per (bun
   // 2,400 calls from an API key, 40 at a time, over two chains: more than the 1,000 signals a run accepts on the tests'
   // dev server (Temporal's 10,000, lowered in test/support/global-setup.ts), and than the 1,000 rows a sweep takes.
   for (let i = 0; i < 2400; i += 40) {
-    const answers = await Promise.all(Array.from({ length: 40 }, (_, j) => preconfirm(flooded, (i + j) % 2 ? 8453 : 42161)));
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, j) => preconfirm(flooded, (i + j) % 2 ? 8453 : 42161)),
+    );
     expect(answers.every((a) => a.status === 201)).toBe(true);
   }
   // Another bundle's event whose API died before delivering it: only the sweeper can deliver it.
-  const start = (await lifecycleStarts(api.db.manager, [other], api.services.config.intents.fillGraceSeconds)).get(other)!;
-  await queueSignals(api.db.manager, [{ workflowId: start.workflowId, signal: 'preconfirmation', payload: { chainId: 42161 }, start }]);
+  const start = (await lifecycleStarts(api.db.manager, [other], api.services.config.intents.fillGraceSeconds)).get(
+    other,
+  )!;
+  await queueSignals(api.db.manager, [
+    { workflowId: start.workflowId, signal: 'preconfirmation', payload: { chainId: 42161 }, start },
+  ]);
   for (const bundleId of [other, flooded]) {
     // PRECONFIRMED is PENDING on the legacy wire: the record tells them apart.
-    await waitFor(`bundle ${bundleId} PRECONFIRMED`, async () => (await api.db.query('SELECT status FROM bundles WHERE id = $1', [bundleId]))[0].status === 'PRECONFIRMED', 30_000);
+    await waitFor(
+      `bundle ${bundleId} PRECONFIRMED`,
+      async () =>
+        (await api.db.query('SELECT status FROM bundles WHERE id = $1', [bundleId]))[0].status === 'PRECONFIRMED',
+      30_000,
+    );
   }
   expect(await signalsReceived(flooded)).toBeLessThanOrEqual(2);
-  expect(Number((await api.db.query('SELECT count(*)::int AS n FROM signal_outbox WHERE workflow_id = $1', [`bundle-${flooded}`]))[0].n)).toBe(0);
+  expect(
+    Number(
+      (
+        await api.db.query('SELECT count(*)::int AS n FROM signal_outbox WHERE workflow_id = $1', [`bundle-${flooded}`])
+      )[0].n,
+    ),
+  ).toBe(0);
   // A chain the registry does not serve is refused, so the keys stay bounded by the chains this deployment serves.
   expect((await preconfirm(flooded, 999_999)).status).toBe(400);
 }, 240_000);

@@ -11,7 +11,8 @@ let api: Api;
 let n = 0;
 const id = () => `evt-${Date.now()}-${n++}`;
 const account = () => `0x${(Date.now() * 1000 + n++).toString(16).padStart(40, '0')}`;
-const portfolio = (addr: string, query = '', host = '') => call(api, 'GET', `${host}/accounts/${addr}/portfolio${query}`);
+const portfolio = (addr: string, query = '', host = '') =>
+  call(api, 'GET', `${host}/accounts/${addr}/portfolio${query}`);
 
 beforeAll(async () => {
   api = await startApi();
@@ -21,7 +22,16 @@ afterAll(() => api.close());
 describe('indexer ingestion and portfolio', () => {
   test('locked and unlocked balances across chains, grouped by token', async () => {
     const res = await ingest(api, [
-      { id: id(), type: 'balance', chainId: 8453, account: ACCOUNT, token: BASE_USDC, unlocked: '1000000', locked: '5000000', blockNumber: '100' },
+      {
+        id: id(),
+        type: 'balance',
+        chainId: 8453,
+        account: ACCOUNT,
+        token: BASE_USDC,
+        unlocked: '1000000',
+        locked: '5000000',
+        blockNumber: '100',
+      },
       { id: id(), type: 'balance', chainId: 1, account: ACCOUNT, token: ETH_USDC, unlocked: '250', blockNumber: 7 },
       { id: id(), type: 'balance', chainId: 42161, account: ACCOUNT, token: ARB_WETH, unlocked: '0', blockNumber: '1' },
     ]);
@@ -37,7 +47,12 @@ describe('indexer ingestion and portfolio', () => {
       balance: { locked: '5000000', unlocked: '1000250' },
       tokenChainBalance: [
         { chainId: 1, tokenAddress: ETH_USDC, tokenDecimals: 6, balance: { locked: '0', unlocked: '250' } },
-        { chainId: 8453, tokenAddress: BASE_USDC, tokenDecimals: 6, balance: { locked: '5000000', unlocked: '1000000' } },
+        {
+          chainId: 8453,
+          tokenAddress: BASE_USDC,
+          tokenDecimals: 6,
+          balance: { locked: '5000000', unlocked: '1000000' },
+        },
       ],
     });
     expect(json.portfolio.map((t: { tokenName: string }) => t.tokenName)).toEqual(['USDC', 'WETH']);
@@ -48,7 +63,16 @@ describe('indexer ingestion and portfolio', () => {
     await ingest(api, [
       { id: id(), type: 'balance', chainId: 8453, account: a, token: BASE_USDC, unlocked: '10', blockNumber: '1' },
       { id: id(), type: 'balance', chainId: 1, account: a, token: ETH_USDC, unlocked: '20', blockNumber: '1' },
-      { id: id(), type: 'balance', chainId: 42161, account: a, token: ARB_WETH, unlocked: '0', locked: '0', blockNumber: '1' },
+      {
+        id: id(),
+        type: 'balance',
+        chainId: 42161,
+        account: a,
+        token: ARB_WETH,
+        unlocked: '0',
+        locked: '0',
+        blockNumber: '1',
+      },
     ]);
     const chains = (json: { portfolio: { tokenChainBalance: { chainId: number }[] }[] }) =>
       json.portfolio.flatMap((t) => t.tokenChainBalance.map((c) => c.chainId)).sort((x, y) => x - y);
@@ -66,17 +90,39 @@ describe('indexer ingestion and portfolio', () => {
   test('tokens with different decimals under one symbol stay separate entries', async () => {
     const a = account();
     await ingest(api, [
-      { id: id(), type: 'balance', chainId: 56, account: a, token: BSC_USDC, unlocked: '1000000000000000000', blockNumber: '1' },
+      {
+        id: id(),
+        type: 'balance',
+        chainId: 56,
+        account: a,
+        token: BSC_USDC,
+        unlocked: '1000000000000000000',
+        blockNumber: '1',
+      },
       { id: id(), type: 'balance', chainId: 8453, account: a, token: BASE_USDC, unlocked: '1000000', blockNumber: '1' },
     ]);
     const { json } = await portfolio(a);
-    expect(json.portfolio.map((t: { tokenName: string; tokenDecimals: number }) => [t.tokenName, t.tokenDecimals])).toEqual([['USDC', 6], ['USDC', 18]]);
+    expect(
+      json.portfolio.map((t: { tokenName: string; tokenDecimals: number }) => [t.tokenName, t.tokenDecimals]),
+    ).toEqual([
+      ['USDC', 6],
+      ['USDC', 18],
+    ]);
   });
 
   test('exact 78-digit amounts round-trip, and sums beyond 2^256 stay exact', async () => {
     const a = account();
     await ingest(api, [
-      { id: id(), type: 'balance', chainId: 8453, account: a, token: BASE_USDC, unlocked: MAX_UINT256, locked: MAX_UINT256, blockNumber: '1' },
+      {
+        id: id(),
+        type: 'balance',
+        chainId: 8453,
+        account: a,
+        token: BASE_USDC,
+        unlocked: MAX_UINT256,
+        locked: MAX_UINT256,
+        blockNumber: '1',
+      },
       { id: id(), type: 'balance', chainId: 1, account: a, token: ETH_USDC, unlocked: MAX_UINT256, blockNumber: '1' },
     ]);
     const { json } = await portfolio(a, '?chainIds=8453');
@@ -89,7 +135,15 @@ describe('indexer ingestion and portfolio', () => {
 
   test('re-sending an event id changes nothing', async () => {
     const a = account();
-    const first = { id: id(), type: 'balance', chainId: 8453, account: a, token: BASE_USDC, unlocked: '100', blockNumber: '10' };
+    const first = {
+      id: id(),
+      type: 'balance',
+      chainId: 8453,
+      account: a,
+      token: BASE_USDC,
+      unlocked: '100',
+      blockNumber: '10',
+    };
     expect((await ingest(api, [first])).json).toEqual({ received: 1, applied: 1, duplicates: 0 });
     const again = await ingest(api, [{ ...first, unlocked: '999', blockNumber: '11' }, first]);
     expect(again.json).toEqual({ received: 1, applied: 0, duplicates: 1 });
@@ -99,9 +153,33 @@ describe('indexer ingestion and portfolio', () => {
 
   test('a snapshot from an older block is ignored; locked and unlocked keep their own blocks', async () => {
     const a = account();
-    await ingest(api, [{ id: id(), type: 'balance', chainId: 8453, account: a, token: BASE_USDC, unlocked: '500', locked: '70', blockNumber: '20' }]);
-    await ingest(api, [{ id: id(), type: 'balance', chainId: 8453, account: a, token: BASE_USDC, unlocked: '1', locked: '1', blockNumber: '19' }]);
-    await ingest(api, [{ id: id(), type: 'balance', chainId: 8453, account: a, token: BASE_USDC, locked: '80', blockNumber: '21' }]);
+    await ingest(api, [
+      {
+        id: id(),
+        type: 'balance',
+        chainId: 8453,
+        account: a,
+        token: BASE_USDC,
+        unlocked: '500',
+        locked: '70',
+        blockNumber: '20',
+      },
+    ]);
+    await ingest(api, [
+      {
+        id: id(),
+        type: 'balance',
+        chainId: 8453,
+        account: a,
+        token: BASE_USDC,
+        unlocked: '1',
+        locked: '1',
+        blockNumber: '19',
+      },
+    ]);
+    await ingest(api, [
+      { id: id(), type: 'balance', chainId: 8453, account: a, token: BASE_USDC, locked: '80', blockNumber: '21' },
+    ]);
     // Within one batch, order does not matter either: the highest block wins.
     await ingest(api, [
       { id: id(), type: 'balance', chainId: 1, account: a, token: ETH_USDC, unlocked: '9', blockNumber: '30' },
@@ -118,7 +196,16 @@ describe('indexer ingestion and portfolio', () => {
     const a = account();
     await ingest(api, [
       { id: id(), type: 'balance', chainId: 8453, account: a, token: BASE_USDC, locked: '5', blockNumber: '1' },
-      { id: id(), type: 'balance', chainId: 8453, account: a, token: BASE_USDC, locked: '7', lockTag: '0x60e6d13bb05699a31a457679', blockNumber: '1' },
+      {
+        id: id(),
+        type: 'balance',
+        chainId: 8453,
+        account: a,
+        token: BASE_USDC,
+        locked: '7',
+        lockTag: '0x60e6d13bb05699a31a457679',
+        blockNumber: '1',
+      },
     ]);
     expect((await portfolio(a)).json.portfolio[0].balance).toEqual({ locked: '12', unlocked: '0' });
   });
@@ -127,7 +214,12 @@ describe('indexer ingestion and portfolio', () => {
     const { status, json } = await portfolio(ACCOUNT, '?chainIds%5B%5D=8453&tokens=', '/legacy');
     expect(status).toBe(200);
     expect(json.portfolio).toEqual([
-      { tokenName: 'USDC', tokenDecimals: 6, balance: '6000000', tokenChainBalance: [{ chainId: 8453, tokenAddress: BASE_USDC, balance: '6000000' }] },
+      {
+        tokenName: 'USDC',
+        tokenDecimals: 6,
+        balance: '6000000',
+        tokenChainBalance: [{ chainId: 8453, tokenAddress: BASE_USDC, balance: '6000000' }],
+      },
     ]);
   });
 });
@@ -136,7 +228,11 @@ describe('bad input gets a documented 4xx', () => {
   test('missing and unknown API keys: 401 with the messages the client maps', async () => {
     const missing = await call(api, 'GET', `/accounts/${ACCOUNT}/portfolio`, { headers: { 'x-api-key': '' } });
     expect(missing.status).toBe(401);
-    expect(missing.json).toEqual({ message: 'Authentication is required', errors: [{ message: 'Authentication is required' }], traceId: expect.any(String) });
+    expect(missing.json).toEqual({
+      message: 'Authentication is required',
+      errors: [{ message: 'Authentication is required' }],
+      traceId: expect.any(String),
+    });
     const unknown = await call(api, 'GET', `/accounts/${ACCOUNT}/portfolio`, { headers: { 'x-api-key': 'sk_nope' } });
     expect(unknown.status).toBe(401);
     expect(unknown.json.message).toBe('Invalid API key');
@@ -152,18 +248,35 @@ describe('bad input gets a documented 4xx', () => {
   });
 
   test('malformed JSON: 400 entity.parse.failed; too large: 413', async () => {
-    const res = await call(api, 'POST', '/indexer/events', { raw: '{"events": [', headers: { 'x-indexer-key': api.indexerKey } });
+    const res = await call(api, 'POST', '/indexer/events', {
+      raw: '{"events": [',
+      headers: { 'x-indexer-key': api.indexerKey },
+    });
     expect(res.status).toBe(400);
     expect(res.json.message).toBe('entity.parse.failed');
-    const big = await call(api, 'POST', '/indexer/events', { raw: JSON.stringify({ events: [], pad: 'x'.repeat(2_000_000) }), headers: { 'x-indexer-key': api.indexerKey } });
+    const big = await call(api, 'POST', '/indexer/events', {
+      raw: JSON.stringify({ events: [], pad: 'x'.repeat(2_000_000) }),
+      headers: { 'x-indexer-key': api.indexerKey },
+    });
     expect(big.status).toBe(413);
     expect(big.json.message).toBe('entity.too.large');
   });
 
   test('indexer route: its own key, unknown event types, unsupported chains and tokens, oversized batches', async () => {
-    const event = { id: id(), type: 'balance', chainId: 8453, account: ACCOUNT, token: BASE_USDC, unlocked: '1', blockNumber: '1' };
+    const event = {
+      id: id(),
+      type: 'balance',
+      chainId: 8453,
+      account: ACCOUNT,
+      token: BASE_USDC,
+      unlocked: '1',
+      blockNumber: '1',
+    };
     expect((await call(api, 'POST', '/indexer/events', { body: { events: [event] } })).status).toBe(401);
-    expect((await call(api, 'POST', '/indexer/events', { body: { events: [event] }, headers: { 'x-indexer-key': 'wrong' } })).json.message).toBe('Invalid indexer key');
+    expect(
+      (await call(api, 'POST', '/indexer/events', { body: { events: [event] }, headers: { 'x-indexer-key': 'wrong' } }))
+        .json.message,
+    ).toBe('Invalid indexer key');
 
     const unknownType = await ingest(api, [{ ...event, type: 'teleport' }]);
     expect(unknownType.status).toBe(400);
@@ -179,17 +292,33 @@ describe('bad input gets a documented 4xx', () => {
     expect((await ingest(api, [{ ...event, unlocked: '1'.repeat(79) }])).status).toBe(400);
     expect((await ingest(api, [{ ...event, unlocked: undefined }])).status).toBe(400);
     expect((await ingest(api, [])).status).toBe(400);
-    expect((await ingest(api, Array.from({ length: 1001 }, (_, i) => ({ ...event, id: `big-${i}` })))).status).toBe(400);
+    expect(
+      (
+        await ingest(
+          api,
+          Array.from({ length: 1001 }, (_, i) => ({ ...event, id: `big-${i}` })),
+        )
+      ).status,
+    ).toBe(400);
   });
 
   test('x-api-version: malformed or unknown → 400 VALIDATION_ERROR envelope; missing means alps', async () => {
     const bad = await call(api, 'GET', `/accounts/${ACCOUNT}/portfolio`, { headers: { 'x-api-version': 'v2' } });
     expect(bad.status).toBe(400);
-    expect(bad.json).toEqual({ code: 'VALIDATION_ERROR', message: expect.stringContaining('Malformed'), traceId: expect.any(String) });
-    const unknown = await call(api, 'GET', `/accounts/${ACCOUNT}/portfolio`, { headers: { 'x-api-version': '2030-01.zeta' } });
+    expect(bad.json).toEqual({
+      code: 'VALIDATION_ERROR',
+      message: expect.stringContaining('Malformed'),
+      traceId: expect.any(String),
+    });
+    const unknown = await call(api, 'GET', `/accounts/${ACCOUNT}/portfolio`, {
+      headers: { 'x-api-version': '2030-01.zeta' },
+    });
     expect(unknown.status).toBe(400);
     expect(unknown.json.code).toBe('VALIDATION_ERROR');
-    expect((await call(api, 'GET', `/accounts/${ACCOUNT}/portfolio`, { headers: { 'x-api-version': '2026-01.alps' } })).status).toBe(200);
+    expect(
+      (await call(api, 'GET', `/accounts/${ACCOUNT}/portfolio`, { headers: { 'x-api-version': '2026-01.alps' } }))
+        .status,
+    ).toBe(200);
   });
 
   test('unknown routes and methods get JSON bodies', async () => {

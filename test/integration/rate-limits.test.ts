@@ -20,7 +20,11 @@ beforeAll(async () => {
 afterAll(() => api.close());
 
 async function limit(p: Project, rps: number, burst: number) {
-  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/main/cli.ts', 'projects', 'limit', p.projectId, String(rps), String(burst)], { cwd: projectRoot, env: { ...process.env, ...api.env.env } });
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['--import', 'tsx', 'src/main/cli.ts', 'projects', 'limit', p.projectId, String(rps), String(burst)],
+    { cwd: projectRoot, env: { ...process.env, ...api.env.env } },
+  );
   expect(JSON.parse(stdout.trim().split('\n').pop()!)).toEqual({ projectId: p.projectId, rateLimit: { rps, burst } });
 }
 
@@ -28,10 +32,14 @@ async function limit(p: Project, rps: number, burst: number) {
 async function volley(n: number, send: (i: number) => Promise<{ status: number; headers: Headers; json: unknown }>) {
   const started = Date.now();
   const answers = await Promise.all(Array.from({ length: n }, (_, i) => send(i)));
-  return { answers, seconds: Math.ceil((Date.now() - started) / 1000), ok: answers.filter((a) => a.status === 200).length };
+  return {
+    answers,
+    seconds: Math.ceil((Date.now() - started) / 1000),
+    ok: answers.filter((a) => a.status === 200).length,
+  };
 }
 
-test('a project over its quota gets 429 with Retry-After and RateLimit headers in each host\'s error body; indexer and ops are not limited', async () => {
+test("a project over its quota gets 429 with Retry-After and RateLimit headers in each host's error body; indexer and ops are not limited", async () => {
   const p = await newProject(api, 'limited');
   await limit(p, 1, 3); // one request a second, and three more per 10 s
   const { answers, seconds, ok } = await volley(12, () => call(p, 'GET', `/accounts/${ACCOUNT}/portfolio`));
@@ -39,7 +47,11 @@ test('a project over its quota gets 429 with Retry-After and RateLimit headers i
   expect(ok).toBeGreaterThanOrEqual(4);
   expect(ok).toBeLessThanOrEqual(3 + seconds + 1);
   const refused = answers.find((a) => a.status === 429)!;
-  expect(refused.json).toEqual({ message: 'Too Many Requests', errors: [{ message: 'Too Many Requests' }], traceId: expect.any(String) });
+  expect(refused.json).toEqual({
+    message: 'Too Many Requests',
+    errors: [{ message: 'Too Many Requests' }],
+    traceId: expect.any(String),
+  });
   expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
   for (const a of answers) {
     expect(a.headers.get('ratelimit-limit')).toBe('1');
@@ -49,7 +61,22 @@ test('a project over its quota gets 429 with Retry-After and RateLimit headers i
   const deposit = await call(p, 'GET', '/deposit-processor/webhooks/events');
   expect([deposit.status, deposit.json]).toEqual([429, { error: 'Too Many Requests', traceId: expect.any(String) }]);
   // Not project routes: indexers and ops keep working while the project is over quota.
-  for (let i = 0; i < 5; i++) expect((await ingest(api, [{ id: `rl-${p.projectId}-${i}`, type: 'balance', chainId: 8453, account: ACCOUNT, token: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', unlocked: '1', blockNumber: String(i + 1) }])).status).toBe(200);
+  for (let i = 0; i < 5; i++)
+    expect(
+      (
+        await ingest(api, [
+          {
+            id: `rl-${p.projectId}-${i}`,
+            type: 'balance',
+            chainId: 8453,
+            account: ACCOUNT,
+            token: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+            unlocked: '1',
+            blockNumber: String(i + 1),
+          },
+        ])
+      ).status,
+    ).toBe(200);
   expect((await fetch(`${api.url}/health`)).status).toBe(200);
   // Another project's quota is its own.
   expect((await call(api, 'GET', `/accounts/${ACCOUNT}/portfolio`)).status).toBe(200);
@@ -71,15 +98,21 @@ async function twoProcessesShareOneQuota(env: Record<string, string>) {
   const p = await newProject(api, 'shared');
   await limit(p, 1, 9);
   const ports = [await freePort(), await freePort()];
-  const apis = ports.map((port) => spawnEntry('api', { ...api.env.env, ...env, PORT: String(port), HOST: '127.0.0.1' }, 'ignore'));
+  const apis = ports.map((port) =>
+    spawnEntry('api', { ...api.env.env, ...env, PORT: String(port), HOST: '127.0.0.1' }, 'ignore'),
+  );
   try {
-    for (const port of ports) await waitFor('API', async () => (await fetch(`http://127.0.0.1:${port}/ready`)).ok, 30_000);
-    const { answers, seconds, ok } = await volley(40, (i) => call({ ...p, url: `http://127.0.0.1:${ports[i % 2]}` }, 'GET', `/accounts/${ACCOUNT}/portfolio`));
+    for (const port of ports)
+      await waitFor('API', async () => (await fetch(`http://127.0.0.1:${port}/ready`)).ok, 30_000);
+    const { answers, seconds, ok } = await volley(40, (i) =>
+      call({ ...p, url: `http://127.0.0.1:${ports[i % 2]}` }, 'GET', `/accounts/${ACCOUNT}/portfolio`),
+    );
     expect(ok).toBeGreaterThanOrEqual(10);
     expect(ok).toBeLessThanOrEqual(9 + seconds + 1);
     expect(ok).toBeLessThan(20);
     // Both processes refused some: neither kept a private count.
-    for (const parity of [0, 1]) expect(answers.filter((a, i) => i % 2 === parity && a.status === 429).length).toBeGreaterThan(0);
+    for (const parity of [0, 1])
+      expect(answers.filter((a, i) => i % 2 === parity && a.status === 429).length).toBeGreaterThan(0);
   } finally {
     await Promise.all(apis.map((a) => stopProcess(a)));
   }
@@ -88,4 +121,8 @@ async function twoProcessesShareOneQuota(env: Record<string, string>) {
 test('two API processes share one quota through PostgreSQL', () => twoProcessesShareOneQuota({}), 90_000);
 
 // This machine kind runs Redis on 127.0.0.1:6379 (REDIS_URL overrides where it lives).
-test('two API processes share one quota through Redis when REDIS_URL is set', () => twoProcessesShareOneQuota({ REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' }), 90_000);
+test(
+  'two API processes share one quota through Redis when REDIS_URL is set',
+  () => twoProcessesShareOneQuota({ REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' }),
+  90_000,
+);

@@ -8,7 +8,6 @@ import { Api, call, ingest, killWorkers, startApi, startWorker } from '../suppor
 import { queueSignals } from '../../src/outbox/outbox';
 import { lifecycleStarts } from '../../src/intents/store';
 
-
 let api: Api;
 let seq = 0;
 const eventId = () => `rp-${Date.now()}-${seq++}`;
@@ -20,18 +19,35 @@ afterAll(() => api.close());
 
 async function funded(locked = '5000000', block = '1') {
   const account = privateKeyToAccount(generatePrivateKey());
-  await ingest(api, [{ id: eventId(), type: 'balance', chainId: 8453, account: account.address, token: BASE_USDC, locked, blockNumber: block }]);
+  await ingest(api, [
+    {
+      id: eventId(),
+      type: 'balance',
+      chainId: 8453,
+      account: account.address,
+      token: BASE_USDC,
+      locked,
+      blockNumber: block,
+    },
+  ]);
   return account;
 }
 
 async function signedQuote(account: ReturnType<typeof privateKeyToAccount>, base = api.url) {
   const route = await call({ ...api, url: base }, 'POST', '/intents/route', {
-    body: { account: { address: account.address, accountType: 'EOA', setupOps: [] }, destinationChainId: 42161, tokenRequests: [{ tokenAddress: ARB_USDC, amount: '1000000' }] },
+    body: {
+      account: { address: account.address, accountType: 'EOA', setupOps: [] },
+      destinationChainId: 42161,
+      tokenRequests: [{ tokenAddress: ARB_USDC, amount: '1000000' }],
+    },
   });
   expect(route.status).toBe(200);
   const op = route.json.intentOp;
   const signature = await account.signTypedData(getCompactTypedData(op));
-  return { id: BigInt(op.nonce).toString(), signedIntentOp: { ...op, originSignatures: [signature], destinationSignature: signature } };
+  return {
+    id: BigInt(op.nonce).toString(),
+    signedIntentOp: { ...op, originSignatures: [signature], destinationSignature: signature },
+  };
 }
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
@@ -42,7 +58,11 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 
 
 const statusOf = async (id: string) => (await call(api, 'GET', `/intent-operation/${id}`)).json.status as string;
 const activeReservations = async (owner: string) =>
-  Number((await api.db.query('SELECT count(*) AS n FROM reservations WHERE owner_id = $1 AND released_at IS NULL', [owner]))[0].n);
+  Number(
+    (
+      await api.db.query('SELECT count(*) AS n FROM reservations WHERE owner_id = $1 AND released_at IS NULL', [owner])
+    )[0].n,
+  );
 
 /**
  * Submits a fresh quote to an API process that dies right after committing the intent, before its lifecycle start:
@@ -50,63 +70,134 @@ const activeReservations = async (owner: string) =>
  */
 async function submitToDyingApi(then: (id: string, signedIntentOp: unknown) => Promise<void>): Promise<void> {
   const port = await freePort();
-  const faulty = spawnEntry('api', { ...api.env.env, PORT: String(port), HOST: '127.0.0.1', FAULT_INJECTION: 'submit-after-commit' }, 'ignore');
+  const faulty = spawnEntry(
+    'api',
+    { ...api.env.env, PORT: String(port), HOST: '127.0.0.1', FAULT_INJECTION: 'submit-after-commit' },
+    'ignore',
+  );
   const url = `http://127.0.0.1:${port}`;
   try {
     await waitFor('faulty API', async () => (await fetch(`${url}/ready`)).ok, 30_000);
     const { id, signedIntentOp } = await signedQuote(await funded(), url);
-    await expect(fetch(`${url}/intent-operations`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': api.apiKey }, body: JSON.stringify({ signedIntentOp }) })).rejects.toThrow();
+    await expect(
+      fetch(`${url}/intent-operations`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': api.apiKey },
+        body: JSON.stringify({ signedIntentOp }),
+      }),
+    ).rejects.toThrow();
     await then(id, signedIntentOp);
   } finally {
     await stopProcess(faulty, 'SIGKILL');
   }
 }
 
-const queuedStarts = async (id: string) => (await api.db.query('SELECT count(*)::int AS n FROM workflow_outbox WHERE workflow_id = $1', [`intent-${id}`]))[0].n;
+const queuedStarts = async (id: string) =>
+  (await api.db.query('SELECT count(*)::int AS n FROM workflow_outbox WHERE workflow_id = $1', [`intent-${id}`]))[0].n;
 
-test('an API killed between the submit commit and the workflow start: the sweeper starts the lifecycle', () =>
-  submitToDyingApi(async (id, signedIntentOp) => {
-    expect(await statusOf(id)).toBe('PENDING');
-    expect(await activeReservations(id)).toBe(1);
-    const description = await until('lifecycle started by the sweeper', async () =>
-      api.temporal.workflow.getHandle(`intent-${id}`).describe().catch(() => undefined), 30_000);
-    expect(description.status.name).toBe('RUNNING');
-    expect(description.type).toBe('intentLifecycle');
-    expect(await queuedStarts(id)).toBe(0);
-    // The client retries the lost request: the same answer, still one reservation and one workflow.
-    const retry = await call(api, 'POST', '/intent-operations', { body: { signedIntentOp } });
-    expect(retry.json.result).toEqual({ id, status: 'PENDING' });
-    expect(await activeReservations(id)).toBe(1);
-    await ingest(api, [
-      { id: eventId(), type: 'fill', chainId: 42161, nonce: id, transactionHash: TX(1), timestamp: Math.floor(Date.now() / 1000) },
-      { id: eventId(), type: 'claim', chainId: 8453, nonce: id, transactionHash: TX(2), timestamp: 2, blockNumber: '7' },
-    ]);
-    await until('COMPLETED', async () => ((await statusOf(id)) === 'COMPLETED' ? true : undefined));
-  }), 90_000);
+test(
+  'an API killed between the submit commit and the workflow start: the sweeper starts the lifecycle',
+  () =>
+    submitToDyingApi(async (id, signedIntentOp) => {
+      expect(await statusOf(id)).toBe('PENDING');
+      expect(await activeReservations(id)).toBe(1);
+      const description = await until(
+        'lifecycle started by the sweeper',
+        async () =>
+          api.temporal.workflow
+            .getHandle(`intent-${id}`)
+            .describe()
+            .catch(() => undefined),
+        30_000,
+      );
+      expect(description.status.name).toBe('RUNNING');
+      expect(description.type).toBe('intentLifecycle');
+      expect(await queuedStarts(id)).toBe(0);
+      // The client retries the lost request: the same answer, still one reservation and one workflow.
+      const retry = await call(api, 'POST', '/intent-operations', { body: { signedIntentOp } });
+      expect(retry.json.result).toEqual({ id, status: 'PENDING' });
+      expect(await activeReservations(id)).toBe(1);
+      await ingest(api, [
+        {
+          id: eventId(),
+          type: 'fill',
+          chainId: 42161,
+          nonce: id,
+          transactionHash: TX(1),
+          timestamp: Math.floor(Date.now() / 1000),
+        },
+        {
+          id: eventId(),
+          type: 'claim',
+          chainId: 8453,
+          nonce: id,
+          transactionHash: TX(2),
+          timestamp: 2,
+          blockNumber: '7',
+        },
+      ]);
+      await until('COMPLETED', async () => ((await statusOf(id)) === 'COMPLETED' ? true : undefined));
+    }),
+  90_000,
+);
 
-test('an event for an intent whose lifecycle start is still queued starts the lifecycle with its signal and is delivered at once', () =>
-  submitToDyingApi(async (id) => {
-    // At once, well inside the sweeper's grace (1 s in tests): the fill, queued with its lifecycle's start as the
-    // indexer route queues it, is delivered as signal-with-start, which performs the queued start.
-    const start = (await lifecycleStarts(api.db.manager, [id], api.services.config.intents.fillGraceSeconds)).get(id)!;
-    const [fill] = await queueSignals(api.db.manager, [{ workflowId: `intent-${id}`, signal: 'fill', payload: { chainId: 42161, transactionHash: TX(3), timestamp: 3 }, start }]);
-    expect(await api.services.outbox.deliver([fill])).toBe(1);
-    expect((await api.temporal.workflow.getHandle(`intent-${id}`).describe()).status.name).toBe('RUNNING');
-    expect(await queuedStarts(id)).toBe(0);
-    expect((await api.db.query('SELECT count(*)::int AS n FROM signal_outbox WHERE id = $1', [fill.id]))[0].n).toBe(0);
-    await until('FILLED', async () => ((await statusOf(id)) === 'FILLED' ? true : undefined));
-  }), 90_000);
+test(
+  'an event for an intent whose lifecycle start is still queued starts the lifecycle with its signal and is delivered at once',
+  () =>
+    submitToDyingApi(async (id) => {
+      // At once, well inside the sweeper's grace (1 s in tests): the fill, queued with its lifecycle's start as the
+      // indexer route queues it, is delivered as signal-with-start, which performs the queued start.
+      const start = (await lifecycleStarts(api.db.manager, [id], api.services.config.intents.fillGraceSeconds)).get(
+        id,
+      )!;
+      const [fill] = await queueSignals(api.db.manager, [
+        {
+          workflowId: `intent-${id}`,
+          signal: 'fill',
+          payload: { chainId: 42161, transactionHash: TX(3), timestamp: 3 },
+          start,
+        },
+      ]);
+      expect(await api.services.outbox.deliver([fill])).toBe(1);
+      expect((await api.temporal.workflow.getHandle(`intent-${id}`).describe()).status.name).toBe('RUNNING');
+      expect(await queuedStarts(id)).toBe(0);
+      expect((await api.db.query('SELECT count(*)::int AS n FROM signal_outbox WHERE id = $1', [fill.id]))[0].n).toBe(
+        0,
+      );
+      await until('FILLED', async () => ((await statusOf(id)) === 'FILLED' ? true : undefined));
+    }),
+  90_000,
+);
 
 test('an API killed after committing a batch and before signalling: the sweeper delivers its lifecycle events', async () => {
   const account = await funded();
   const { id, signedIntentOp } = await signedQuote(account);
   expect((await call(api, 'POST', '/intent-operations', { body: { signedIntentOp } })).status).toBe(201);
   const port = await freePort();
-  const faulty = spawnEntry('api', { ...api.env.env, PORT: String(port), HOST: '127.0.0.1', FAULT_INJECTION: 'ingest-after-commit' }, 'ignore');
+  const faulty = spawnEntry(
+    'api',
+    { ...api.env.env, PORT: String(port), HOST: '127.0.0.1', FAULT_INJECTION: 'ingest-after-commit' },
+    'ignore',
+  );
   try {
     await waitFor('faulty API', async () => (await fetch(`http://127.0.0.1:${port}/ready`)).ok, 30_000);
-    const events = [{ id: eventId(), type: 'fill', chainId: 42161, nonce: id, transactionHash: TX(7), timestamp: Math.floor(Date.now() / 1000) }];
-    await expect(fetch(`http://127.0.0.1:${port}/indexer/events`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-indexer-key': api.indexerKey }, body: JSON.stringify({ events }) })).rejects.toThrow();
+    const events = [
+      {
+        id: eventId(),
+        type: 'fill',
+        chainId: 42161,
+        nonce: id,
+        transactionHash: TX(7),
+        timestamp: Math.floor(Date.now() / 1000),
+      },
+    ];
+    await expect(
+      fetch(`http://127.0.0.1:${port}/indexer/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-indexer-key': api.indexerKey },
+        body: JSON.stringify({ events }),
+      }),
+    ).rejects.toThrow();
     // The batch is recorded (a retry is a duplicate) and its signal waits in the outbox until the sweeper sends it.
     expect((await ingest(api, events)).json).toEqual({ received: 1, applied: 0, duplicates: 1 });
     await until('FILLED', async () => ((await statusOf(id)) === 'FILLED' ? true : undefined));
@@ -117,21 +208,57 @@ test('an API killed after committing a batch and before signalling: the sweeper 
 
 test('an API killed after committing a withdrawal: the sweeper starts its hold, and expiry releases the reservation', async () => {
   const account = await funded('1000');
-  await api.db.query("INSERT INTO project_accounts (project_id, account, proof) VALUES ($1, $2, 'operator')", [api.projectId, account.address.toLowerCase()]);
+  await api.db.query("INSERT INTO project_accounts (project_id, account, proof) VALUES ($1, $2, 'operator')", [
+    api.projectId,
+    account.address.toLowerCase(),
+  ]);
   const port = await freePort();
-  const faulty = spawnEntry('api', { ...api.env.env, PORT: String(port), HOST: '127.0.0.1', FAULT_INJECTION: 'withdrawal-after-commit' }, 'ignore');
+  const faulty = spawnEntry(
+    'api',
+    { ...api.env.env, PORT: String(port), HOST: '127.0.0.1', FAULT_INJECTION: 'withdrawal-after-commit' },
+    'ignore',
+  );
   try {
     await waitFor('faulty API', async () => (await fetch(`http://127.0.0.1:${port}/ready`)).ok, 30_000);
-    const body = { account: account.address, chainId: 8453, tokenAddress: BASE_USDC, amount: '600', recipient: account.address };
-    await expect(fetch(`http://127.0.0.1:${port}/withdrawals`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': api.apiKey }, body: JSON.stringify(body) })).rejects.toThrow();
-    const [{ nonce }] = await api.db.query('SELECT nonce FROM withdrawals WHERE account = $1', [account.address.toLowerCase()]);
+    const body = {
+      account: account.address,
+      chainId: 8453,
+      tokenAddress: BASE_USDC,
+      amount: '600',
+      recipient: account.address,
+    };
+    await expect(
+      fetch(`http://127.0.0.1:${port}/withdrawals`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': api.apiKey },
+        body: JSON.stringify(body),
+      }),
+    ).rejects.toThrow();
+    const [{ nonce }] = await api.db.query('SELECT nonce FROM withdrawals WHERE account = $1', [
+      account.address.toLowerCase(),
+    ]);
     expect(await activeReservations(nonce)).toBe(1);
     // The answer was lost, the reservation is not: its hold is started by the sweeper and ends at expiry (4 s in tests),
     // and a snapshot at or after `expires` releases it.
-    const status = async () => (await api.db.query('SELECT status FROM withdrawals WHERE nonce = $1', [nonce]))[0].status;
+    const status = async () =>
+      (await api.db.query('SELECT status FROM withdrawals WHERE nonce = $1', [nonce]))[0].status;
     await until('expired', async () => ((await status()) === 'EXPIRED' ? true : undefined), 30_000);
-    const [{ expires }] = await api.db.query("SELECT response->>'expires' AS expires FROM withdrawals WHERE nonce = $1", [nonce]);
-    await ingest(api, [{ id: eventId(), type: 'balance', chainId: 8453, account: account.address, token: BASE_USDC, locked: '1000', blockNumber: blockAt(Number(expires)), blockTimestamp: Number(expires) }]);
+    const [{ expires }] = await api.db.query(
+      "SELECT response->>'expires' AS expires FROM withdrawals WHERE nonce = $1",
+      [nonce],
+    );
+    await ingest(api, [
+      {
+        id: eventId(),
+        type: 'balance',
+        chainId: 8453,
+        account: account.address,
+        token: BASE_USDC,
+        locked: '1000',
+        blockNumber: blockAt(Number(expires)),
+        blockTimestamp: Number(expires),
+      },
+    ]);
     expect(await activeReservations(nonce)).toBe(0);
   } finally {
     await stopProcess(faulty, 'SIGKILL');
@@ -141,19 +268,38 @@ test('an API killed after committing a withdrawal: the sweeper starts its hold, 
 test('an indexer price event reaches the prices quotes sign (each process rereads them at most once a second)', async () => {
   const symbol = `RP${Date.now()}`;
   const account = await funded();
-  const quotePrices = async () => (await call(api, 'POST', '/intents/route', {
-    body: { account: { address: account.address, accountType: 'EOA', setupOps: [] }, destinationChainId: 42161, tokenRequests: [{ tokenAddress: ARB_USDC, amount: '1000' }] },
-  })).json.intentOp.signedMetadata.tokenPrices as Record<string, number>;
+  const quotePrices = async () =>
+    (
+      await call(api, 'POST', '/intents/route', {
+        body: {
+          account: { address: account.address, accountType: 'EOA', setupOps: [] },
+          destinationChainId: 42161,
+          tokenRequests: [{ tokenAddress: ARB_USDC, amount: '1000' }],
+        },
+      })
+    ).json.intentOp.signedMetadata.tokenPrices as Record<string, number>;
   expect((await quotePrices())[symbol]).toBeUndefined();
   expect((await ingest(api, [{ id: eventId(), type: 'price', symbol, usd: 1.25 }])).status).toBe(200);
-  await until('the new price in a quote', async () => ((await quotePrices())[symbol] === 1.25 ? true : undefined), 10_000);
+  await until(
+    'the new price in a quote',
+    async () => ((await quotePrices())[symbol] === 1.25 ? true : undefined),
+    10_000,
+  );
 });
 
 test('a block number too large for the ledger is refused with 400 and the batch changes nothing', async () => {
   const account = privateKeyToAccount(generatePrivateKey()).address;
   const res = await ingest(api, [
     { id: eventId(), type: 'balance', chainId: 8453, account, token: BASE_USDC, locked: '1', blockNumber: '1' },
-    { id: eventId(), type: 'balance', chainId: 8453, account, token: BASE_USDC, locked: '1', blockNumber: '12345678901234567890' },
+    {
+      id: eventId(),
+      type: 'balance',
+      chainId: 8453,
+      account,
+      token: BASE_USDC,
+      locked: '1',
+      blockNumber: '12345678901234567890',
+    },
   ]);
   expect(res.status).toBe(400);
   expect(res.json.errors[0].context.path).toMatch(/blockNumber/);
@@ -167,8 +313,23 @@ test('ingestion is answered while no worker runs, and applied once a worker star
   killWorkers(api.env);
   try {
     const res = await ingest(api, [
-      { id: eventId(), type: 'balance', chainId: 8453, account: account.address, token: BASE_USDC, unlocked: '777', blockNumber: '2' },
-      { id: eventId(), type: 'fill', chainId: 42161, nonce: id, transactionHash: TX(3), timestamp: Math.floor(Date.now() / 1000) },
+      {
+        id: eventId(),
+        type: 'balance',
+        chainId: 8453,
+        account: account.address,
+        token: BASE_USDC,
+        unlocked: '777',
+        blockNumber: '2',
+      },
+      {
+        id: eventId(),
+        type: 'fill',
+        chainId: 42161,
+        nonce: id,
+        transactionHash: TX(3),
+        timestamp: Math.floor(Date.now() / 1000),
+      },
     ]);
     expect(res.status).toBe(200);
     expect(res.json).toEqual({ received: 2, applied: 2, duplicates: 0 });
@@ -187,11 +348,18 @@ test('wait=true answers after every lifecycle signal of the batch was delivered'
   const { id, signedIntentOp } = await signedQuote(account);
   await call(api, 'POST', '/intent-operations', { body: { signedIntentOp } });
   const res = await call(api, 'POST', '/indexer/events?wait=true', {
-    body: { events: [{ id: eventId(), type: 'preconfirmation', chainId: 42161, nonce: id }, { id: eventId(), type: 'fill', chainId: 42161, nonce: '123456789', transactionHash: TX(4), timestamp: 4 }] },
+    body: {
+      events: [
+        { id: eventId(), type: 'preconfirmation', chainId: 42161, nonce: id },
+        { id: eventId(), type: 'fill', chainId: 42161, nonce: '123456789', transactionHash: TX(4), timestamp: 4 },
+      ],
+    },
     headers: { 'x-indexer-key': api.indexerKey },
   });
   expect(res.status).toBe(200);
-  const left = await api.db.query('SELECT workflow_id FROM signal_outbox WHERE workflow_id = ANY($1)', [[`intent-${id}`, 'intent-123456789']]);
+  const left = await api.db.query('SELECT workflow_id FROM signal_outbox WHERE workflow_id = ANY($1)', [
+    [`intent-${id}`, 'intent-123456789'],
+  ]);
   expect(left).toEqual([]); // delivered; the one for an unknown nonce waits for an owner as awaiting-owner-123456789
   await until('PRECONFIRMED', async () => ((await statusOf(id)) === 'PRECONFIRMED' ? true : undefined));
 });
@@ -219,7 +387,9 @@ test('a stopping process drains the signals of a batch it answered before delive
   });
   try {
     // Without wait=true the answer goes before the signal: drain is what a stopping API awaits before closing Temporal.
-    expect((await ingest(api, [{ id: eventId(), type: 'preconfirmation', chainId: 42161, nonce: id }])).status).toBe(200);
+    expect((await ingest(api, [{ id: eventId(), type: 'preconfirmation', chainId: 42161, nonce: id }])).status).toBe(
+      200,
+    );
     await atCall;
     const drained = api.services.outbox.drain();
     release();
@@ -228,7 +398,9 @@ test('a stopping process drains the signals of a batch it answered before delive
   } finally {
     spy.mockRestore();
   }
-  expect(await api.db.query('SELECT workflow_id FROM signal_outbox WHERE workflow_id = $1', [`intent-${id}`])).toEqual([]);
+  expect(await api.db.query('SELECT workflow_id FROM signal_outbox WHERE workflow_id = $1', [`intent-${id}`])).toEqual(
+    [],
+  );
 });
 
 test('a claimed reservation is released only when a balance snapshot at or after the claim block arrives', async () => {
@@ -236,15 +408,42 @@ test('a claimed reservation is released only when a balance snapshot at or after
   const { id, signedIntentOp } = await signedQuote(account);
   await call(api, 'POST', '/intent-operations', { body: { signedIntentOp } });
   await ingest(api, [
-    { id: eventId(), type: 'fill', chainId: 42161, nonce: id, transactionHash: TX(5), timestamp: Math.floor(Date.now() / 1000) },
+    {
+      id: eventId(),
+      type: 'fill',
+      chainId: 42161,
+      nonce: id,
+      transactionHash: TX(5),
+      timestamp: Math.floor(Date.now() / 1000),
+    },
     { id: eventId(), type: 'claim', chainId: 8453, nonce: id, transactionHash: TX(6), timestamp: 6, blockNumber: '20' },
   ]);
   await until('COMPLETED', async () => ((await statusOf(id)) === 'COMPLETED' ? true : undefined));
   // The stored balance (block 10) still counts the claimed funds: releasing now would let them be spent twice.
   expect(await activeReservations(id)).toBe(1);
-  await ingest(api, [{ id: eventId(), type: 'balance', chainId: 8453, account: account.address, token: BASE_USDC, locked: '5000000', blockNumber: '19' }]);
+  await ingest(api, [
+    {
+      id: eventId(),
+      type: 'balance',
+      chainId: 8453,
+      account: account.address,
+      token: BASE_USDC,
+      locked: '5000000',
+      blockNumber: '19',
+    },
+  ]);
   expect(await activeReservations(id)).toBe(1);
-  await ingest(api, [{ id: eventId(), type: 'balance', chainId: 8453, account: account.address, token: BASE_USDC, locked: '3900000', blockNumber: '20' }]);
+  await ingest(api, [
+    {
+      id: eventId(),
+      type: 'balance',
+      chainId: 8453,
+      account: account.address,
+      token: BASE_USDC,
+      locked: '3900000',
+      blockNumber: '20',
+    },
+  ]);
   expect(await activeReservations(id)).toBe(0);
 });
 
@@ -252,19 +451,40 @@ test('an event for a lifecycle that has ended is dropped: its signal-with-start 
   const { id, signedIntentOp } = await signedQuote(await funded());
   await call(api, 'POST', '/intent-operations', { body: { signedIntentOp } });
   await ingest(api, [
-    { id: eventId(), type: 'fill', chainId: 42161, nonce: id, transactionHash: TX(5), timestamp: Math.floor(Date.now() / 1000) },
+    {
+      id: eventId(),
+      type: 'fill',
+      chainId: 42161,
+      nonce: id,
+      transactionHash: TX(5),
+      timestamp: Math.floor(Date.now() / 1000),
+    },
     { id: eventId(), type: 'claim', chainId: 8453, nonce: id, transactionHash: TX(6), timestamp: 6 },
   ]);
   const handle = api.temporal.workflow.getHandle(`intent-${id}`);
-  await until('lifecycle closed', async () => ((await handle.describe()).status.name === 'COMPLETED' ? true : undefined));
+  await until('lifecycle closed', async () =>
+    (await handle.describe()).status.name === 'COMPLETED' ? true : undefined,
+  );
   const late = await call(api, 'POST', '/indexer/events?wait=true', {
-    body: { events: [{ id: eventId(), type: 'fill', chainId: 42161, nonce: id, transactionHash: TX(7), timestamp: Math.floor(Date.now() / 1000) }] },
+    body: {
+      events: [
+        {
+          id: eventId(),
+          type: 'fill',
+          chainId: 42161,
+          nonce: id,
+          transactionHash: TX(7),
+          timestamp: Math.floor(Date.now() / 1000),
+        },
+      ],
+    },
     headers: { 'x-indexer-key': api.indexerKey },
   });
   expect(late.status).toBe(200);
   expect(await api.db.query('SELECT 1 FROM signal_outbox WHERE workflow_id = $1', [`intent-${id}`])).toEqual([]);
   const runs: string[] = [];
-  for await (const wf of api.temporal.workflow.list({ query: `WorkflowId = 'intent-${id}'` })) runs.push(wf.status.name);
+  for await (const wf of api.temporal.workflow.list({ query: `WorkflowId = 'intent-${id}'` }))
+    runs.push(wf.status.name);
   expect(runs).toEqual(['COMPLETED']);
   expect(await statusOf(id)).toBe('COMPLETED');
 });
@@ -277,10 +497,20 @@ test('a PENDING lifecycle waits out a start delay until its deadline, with no wo
   const [started, ...rest] = await history();
   // Started and nothing else: no workflow task is scheduled before the delay ends (fill deadline plus grace).
   expect(rest).toEqual([]);
-  const deadline = Number(signedIntentOp.elements[0].mandate.fillDeadline) + api.services.config.intents.fillGraceSeconds;
+  const deadline =
+    Number(signedIntentOp.elements[0].mandate.fillDeadline) + api.services.config.intents.fillGraceSeconds;
   const backoff = Number(started.workflowExecutionStartedEventAttributes!.firstWorkflowTaskBackoff!.seconds);
   expect(Math.abs(Date.now() / 1000 + backoff - deadline)).toBeLessThan(5);
-  await ingest(api, [{ id: eventId(), type: 'fill', chainId: 42161, nonce: id, transactionHash: TX(5), timestamp: Math.floor(Date.now() / 1000) }]);
+  await ingest(api, [
+    {
+      id: eventId(),
+      type: 'fill',
+      chainId: 42161,
+      nonce: id,
+      transactionHash: TX(5),
+      timestamp: Math.floor(Date.now() / 1000),
+    },
+  ]);
   await until('FILLED', async () => ((await statusOf(id)) === 'FILLED' ? true : undefined));
   expect((await history()).some((e) => e.workflowTaskCompletedEventAttributes)).toBe(true);
 });
@@ -295,31 +525,63 @@ test('operators find lifecycles in Temporal by status, account and project (type
     return ids;
   };
   const acct = account.address.toLowerCase();
-  await until('listed as PENDING', async () => ((await list(`IntentStatus = 'PENDING' AND Account = '${acct}'`)).includes(`intent-${id}`) ? true : undefined), 20_000);
-  expect(await list(`Project = '${api.projectId}' AND Chains = '42161' AND Account = '${acct}'`)).toEqual([`intent-${id}`]);
+  await until(
+    'listed as PENDING',
+    async () =>
+      (await list(`IntentStatus = 'PENDING' AND Account = '${acct}'`)).includes(`intent-${id}`) ? true : undefined,
+    20_000,
+  );
+  expect(await list(`Project = '${api.projectId}' AND Chains = '42161' AND Account = '${acct}'`)).toEqual([
+    `intent-${id}`,
+  ]);
   await ingest(api, [{ id: eventId(), type: 'failure', chainId: 42161, nonce: id, reason: 'reverted' }]);
-  await until('listed as FAILED', async () => ((await list(`IntentStatus = 'FAILED' AND Account = '${acct}'`)).includes(`intent-${id}`) ? true : undefined), 20_000);
+  await until(
+    'listed as FAILED',
+    async () =>
+      (await list(`IntentStatus = 'FAILED' AND Account = '${acct}'`)).includes(`intent-${id}`) ? true : undefined,
+    20_000,
+  );
   const described = await api.temporal.workflow.getHandle(`intent-${id}`).describe();
   expect(await described.staticSummary()).toBe(`Intent ${id}: ${acct} → chain 42161`);
 });
 
 describe('withdrawals cannot be used to grief', () => {
-  const withdraw = (key: string, body: Record<string, unknown>) => call(api, 'POST', '/withdrawals', { body, headers: { 'x-api-key': key } });
+  const withdraw = (key: string, body: Record<string, unknown>) =>
+    call(api, 'POST', '/withdrawals', { body, headers: { 'x-api-key': key } });
 
   test('a project may allocate only for accounts that proved themselves to it', async () => {
     const account = await funded();
     const { apiKey: foreign, projectId: foreignId } = await createProject(api.db, 'griefer');
-    const body = { account: account.address, chainId: 8453, tokenAddress: BASE_USDC, amount: '1000', recipient: account.address };
+    const body = {
+      account: account.address,
+      chainId: 8453,
+      tokenAddress: BASE_USDC,
+      amount: '1000',
+      recipient: account.address,
+    };
     const refused = await withdraw(foreign, body);
     expect(refused.status).toBe(403);
     expect(refused.json.message).toMatch(/has not authorized this project/);
-    expect(await api.db.query('SELECT 1 FROM withdrawals WHERE account = $1', [account.address.toLowerCase()])).toEqual([]);
+    expect(await api.db.query('SELECT 1 FROM withdrawals WHERE account = $1', [account.address.toLowerCase()])).toEqual(
+      [],
+    );
 
     // A signature by the account over the request proves it, once. The request names no lock tag, so the account
     // signs this allocator's (/health's lockTag), as docs/trust-model.md says.
     const deadline = Math.floor(Date.now() / 1000) + 600;
     const lockTag = (await call(api, 'GET', '/health')).json.lockTag;
-    const sponsorSignature = await account.signTypedData(withdrawalRequestTypedData({ account: account.address, chainId: 8453, transfers: [{ recipient: account.address, tokenAddress: BASE_USDC, amount: '1000' }] }, deadline, lockTag, api.services.sessionSigner(foreignId).address));
+    const sponsorSignature = await account.signTypedData(
+      withdrawalRequestTypedData(
+        {
+          account: account.address,
+          chainId: 8453,
+          transfers: [{ recipient: account.address, tokenAddress: BASE_USDC, amount: '1000' }],
+        },
+        deadline,
+        lockTag,
+        api.services.sessionSigner(foreignId).address,
+      ),
+    );
     const withSignature = await withdraw(foreign, { ...body, sponsorSignature, deadline });
     expect(withSignature.status).toBe(200);
     const replay = await withdraw(foreign, { ...body, sponsorSignature, deadline });
@@ -332,8 +594,17 @@ describe('withdrawals cannot be used to grief', () => {
   test('outstanding authorizations per account are limited (429 past the limit)', async () => {
     const account = await funded('100000000');
     const { apiKey, projectId } = await createProject(api.db, 'busy');
-    await api.db.query("INSERT INTO project_accounts (project_id, account, proof) VALUES ($1, $2, 'operator')", [projectId, account.address.toLowerCase()]);
-    const body = { account: account.address, chainId: 8453, tokenAddress: BASE_USDC, amount: '10', recipient: account.address };
+    await api.db.query("INSERT INTO project_accounts (project_id, account, proof) VALUES ($1, $2, 'operator')", [
+      projectId,
+      account.address.toLowerCase(),
+    ]);
+    const body = {
+      account: account.address,
+      chainId: 8453,
+      tokenAddress: BASE_USDC,
+      amount: '10',
+      recipient: account.address,
+    };
     const statuses: number[] = [];
     for (let i = 0; i < 11; i++) statuses.push((await withdraw(apiKey, body)).status);
     expect(statuses).toEqual([...Array(10).fill(200), 429]);
@@ -348,11 +619,33 @@ describe('reservations stay while the signature can be claimed', () => {
     await ingest(api, [{ id: eventId(), type: 'failure', chainId: 42161, nonce: id, reason: 'reverted' }]);
     await until('FAILED', async () => ((await statusOf(id)) === 'FAILED' ? true : undefined));
     expect(await activeReservations(id)).toBe(1); // expires is ten minutes away
-    await ingest(api, [{ id: eventId(), type: 'claim', chainId: 8453, nonce: id, transactionHash: TX(8), timestamp: 8, blockNumber: '4' }]);
-    await until('claim recorded', async () => ((await call(api, 'GET', `/intent-operation/${id}`)).json.claims[0].status === 'CLAIMED' ? true : undefined));
+    await ingest(api, [
+      {
+        id: eventId(),
+        type: 'claim',
+        chainId: 8453,
+        nonce: id,
+        transactionHash: TX(8),
+        timestamp: 8,
+        blockNumber: '4',
+      },
+    ]);
+    await until('claim recorded', async () =>
+      (await call(api, 'GET', `/intent-operation/${id}`)).json.claims[0].status === 'CLAIMED' ? true : undefined,
+    );
     expect((await call(api, 'GET', `/intent-operation/${id}`)).json.status).toBe('FAILED');
     expect(await activeReservations(id)).toBe(1);
-    await ingest(api, [{ id: eventId(), type: 'balance', chainId: 8453, account: account.address, token: BASE_USDC, locked: '3900000', blockNumber: '4' }]);
+    await ingest(api, [
+      {
+        id: eventId(),
+        type: 'balance',
+        chainId: 8453,
+        account: account.address,
+        token: BASE_USDC,
+        locked: '3900000',
+        blockNumber: '4',
+      },
+    ]);
     expect(await activeReservations(id)).toBe(0);
   });
 
@@ -360,15 +653,36 @@ describe('reservations stay while the signature can be claimed', () => {
     const account = await funded();
     const deadline = Math.floor(Date.now() / 1000) + 2;
     const route = await call(api, 'POST', '/intents/route', {
-      body: { account: { address: account.address, accountType: 'EOA', setupOps: [] }, destinationChainId: 42161, tokenRequests: [{ tokenAddress: ARB_USDC, amount: '1000000' }], options: { customDeadline: deadline } },
+      body: {
+        account: { address: account.address, accountType: 'EOA', setupOps: [] },
+        destinationChainId: 42161,
+        tokenRequests: [{ tokenAddress: ARB_USDC, amount: '1000000' }],
+        options: { customDeadline: deadline },
+      },
     });
     const op = route.json.intentOp;
     const signature = await account.signTypedData(getCompactTypedData(op));
-    const { json } = await call(api, 'POST', '/intent-operations', { body: { signedIntentOp: { ...op, originSignatures: [signature], destinationSignature: signature } } });
+    const { json } = await call(api, 'POST', '/intent-operations', {
+      body: { signedIntentOp: { ...op, originSignatures: [signature], destinationSignature: signature } },
+    });
     await waitFor('the deadline', async () => Date.now() / 1000 > deadline, 10_000);
     const fills = [
-      { id: eventId(), type: 'fill', chainId: 42161, nonce: json.result.id, transactionHash: TX(10), timestamp: deadline + 1 }, // too late on chain
-      { id: eventId(), type: 'fill', chainId: 42161, nonce: json.result.id, transactionHash: TX(11), timestamp: deadline - 1 },
+      {
+        id: eventId(),
+        type: 'fill',
+        chainId: 42161,
+        nonce: json.result.id,
+        transactionHash: TX(10),
+        timestamp: deadline + 1,
+      }, // too late on chain
+      {
+        id: eventId(),
+        type: 'fill',
+        chainId: 42161,
+        nonce: json.result.id,
+        transactionHash: TX(11),
+        timestamp: deadline - 1,
+      },
     ];
     await ingest(api, fills);
     await until('FILLED', async () => ((await statusOf(json.result.id)) === 'FILLED' ? true : undefined));
@@ -378,12 +692,22 @@ describe('reservations stay while the signature can be claimed', () => {
   test("expires never outlives the lock's reset period: a custom deadline past it is refused", async () => {
     const account = await funded();
     const res = await call(api, 'POST', '/intents/route', {
-      body: { account: { address: account.address, accountType: 'EOA', setupOps: [] }, destinationChainId: 42161, tokenRequests: [{ tokenAddress: ARB_USDC, amount: '1000000' }], options: { customDeadline: Math.floor(Date.now() / 1000) + 8 * 86_400 } },
+      body: {
+        account: { address: account.address, accountType: 'EOA', setupOps: [] },
+        destinationChainId: 42161,
+        tokenRequests: [{ tokenAddress: ARB_USDC, amount: '1000000' }],
+        options: { customDeadline: Math.floor(Date.now() / 1000) + 8 * 86_400 },
+      },
     });
     expect(res.status).toBe(400);
     expect(res.json.message).toMatch(/reset period/);
     const ok = await call(api, 'POST', '/intents/route', {
-      body: { account: { address: account.address, accountType: 'EOA', setupOps: [] }, destinationChainId: 42161, tokenRequests: [{ tokenAddress: ARB_USDC, amount: '1000000' }], options: { customDeadline: Math.floor(Date.now() / 1000) + 7 * 86_400 } },
+      body: {
+        account: { address: account.address, accountType: 'EOA', setupOps: [] },
+        destinationChainId: 42161,
+        tokenRequests: [{ tokenAddress: ARB_USDC, amount: '1000000' }],
+        options: { customDeadline: Math.floor(Date.now() / 1000) + 7 * 86_400 },
+      },
     });
     expect(Number(ok.json.intentOp.expires)).toBeLessThanOrEqual(Math.floor(Date.now() / 1000) + 608_400 + 5);
   });
@@ -392,10 +716,23 @@ describe('reservations stay while the signature can be claimed', () => {
     const account = await funded();
     const lockTag = (await call(api, 'GET', '/health')).json.lockTag as string;
     const lockId = BigInt(`${lockTag}${BASE_USDC.slice(2)}`).toString();
-    const status = (s: string, block: string) => ({ id: eventId(), type: 'forced-withdrawal', chainId: 8453, account: account.address, lockId, status: s, blockNumber: block });
-    const quote = () => call(api, 'POST', '/intents/route', {
-      body: { account: { address: account.address, accountType: 'EOA', setupOps: [] }, destinationChainId: 42161, tokenRequests: [{ tokenAddress: ARB_USDC, amount: '1000000' }] },
+    const status = (s: string, block: string) => ({
+      id: eventId(),
+      type: 'forced-withdrawal',
+      chainId: 8453,
+      account: account.address,
+      lockId,
+      status: s,
+      blockNumber: block,
     });
+    const quote = () =>
+      call(api, 'POST', '/intents/route', {
+        body: {
+          account: { address: account.address, accountType: 'EOA', setupOps: [] },
+          destinationChainId: 42161,
+          tokenRequests: [{ tokenAddress: ARB_USDC, amount: '1000000' }],
+        },
+      });
     expect((await ingest(api, [status('pending', '10')])).json).toEqual({ received: 1, applied: 1, duplicates: 0 });
     expect((await quote()).json.message).toBe('Insufficient balance');
     await ingest(api, [status('disabled', '9')]); // older than the pending one: ignored

@@ -25,14 +25,30 @@ beforeAll(async () => {
   api = await startApi();
   const rt = loadRuntime({ ...process.env, ...api.env.env });
   const outbox = { deliver: async (signals: QueuedSignal[]) => delivered.push(...signals) } as unknown as Outbox;
-  const deps = { db: api.db, config: rt.config, outbox, deposits: depositDeps(rt, api.db), log: { warn: (obj: object) => warnings.push(obj) } };
+  const deps = {
+    db: api.db,
+    config: rt.config,
+    outbox,
+    deposits: depositDeps(rt, api.db),
+    log: { warn: (obj: object) => warnings.push(obj) },
+  };
   acts = createActivities(deps);
 });
 afterAll(() => api.close());
 
 async function submitted(): Promise<string> {
   const account = privateKeyToAccount(generatePrivateKey());
-  await ingest(api, [{ id: eventId(), type: 'balance', chainId: 8453, account: account.address, token: BASE_USDC, locked: '5000000', blockNumber: '1' }]);
+  await ingest(api, [
+    {
+      id: eventId(),
+      type: 'balance',
+      chainId: 8453,
+      account: account.address,
+      token: BASE_USDC,
+      locked: '5000000',
+      blockNumber: '1',
+    },
+  ]);
   return submitOwnIntent(api, account);
 }
 
@@ -43,20 +59,47 @@ async function bridgedBy(intentId: string): Promise<string> {
                       VALUES ($2, $1, $2, 'EOA', true, $2, 42161, $5, $2))
      INSERT INTO deposits (project_id, account, chain_id, tx_hash, log_index, token, amount, sender, block_number, target_chain_id, target_token, recipient, stage, intent_id)
      VALUES ($1, $2, 8453, $3, 0, $4, 1000000, $2, 1, 42161, $5, $2, 'bridging', $6) RETURNING id::text`,
-    [api.projectId, privateKeyToAccount(generatePrivateKey()).address.toLowerCase(), TX(900_000 + seq++), BASE_USDC, ARB_USDC, intentId],
+    [
+      api.projectId,
+      privateKeyToAccount(generatePrivateKey()).address.toLowerCase(),
+      TX(900_000 + seq++),
+      BASE_USDC,
+      ARB_USDC,
+      intentId,
+    ],
   );
   return id;
 }
 
 const stored = async (id: string) =>
-  (await api.db.query('SELECT status, history, fill FROM intents WHERE id = $1', [id]))[0] as { status: string; history: unknown[]; fill: unknown };
-const reportsTo = (depositId: string) => delivered.filter((s) => s.workflowId === `deposit-${depositId}`).map((s) => (s.payload as { status: string }).status);
+  (await api.db.query('SELECT status, history, fill FROM intents WHERE id = $1', [id]))[0] as {
+    status: string;
+    history: unknown[];
+    fill: unknown;
+  };
+const reportsTo = (depositId: string) =>
+  delivered.filter((s) => s.workflowId === `deposit-${depositId}`).map((s) => (s.payload as { status: string }).status);
 
 test('state never goes backwards: a stale lifecycle writes nothing over a COMPLETED intent and reports nothing again', async () => {
   const id = await submitted();
   await ingest(api, [
-    { id: eventId(), type: 'fill', chainId: 42161, nonce: id, transactionHash: TX(1), timestamp: Math.floor(Date.now() / 1000) },
-    { id: eventId(), type: 'claim', chainId: 8453, nonce: id, transactionHash: TX(2), timestamp: Math.floor(Date.now() / 1000), blockNumber: '7' },
+    {
+      id: eventId(),
+      type: 'fill',
+      chainId: 42161,
+      nonce: id,
+      transactionHash: TX(1),
+      timestamp: Math.floor(Date.now() / 1000),
+    },
+    {
+      id: eventId(),
+      type: 'claim',
+      chainId: 8453,
+      nonce: id,
+      transactionHash: TX(2),
+      timestamp: Math.floor(Date.now() / 1000),
+      blockNumber: '7',
+    },
   ]);
   await waitFor('COMPLETED', async () => (await stored(id)).status === 'COMPLETED', 30_000);
   const before = await stored(id);
@@ -68,7 +111,12 @@ test('state never goes backwards: a stale lifecycle writes nothing over a COMPLE
   await acts.releaseIntent(id);
   expect(await stored(id)).toEqual(before);
   expect(reportsTo(deposit)).toEqual([]);
-  expect(warnings).toEqual(expect.arrayContaining([expect.objectContaining({ id, status: 'PRECONFIRMED' }), expect.objectContaining({ id, status: 'EXPIRED' })]));
+  expect(warnings).toEqual(
+    expect.arrayContaining([
+      expect.objectContaining({ id, status: 'PRECONFIRMED' }),
+      expect.objectContaining({ id, status: 'EXPIRED' }),
+    ]),
+  );
 }, 60_000);
 
 test('state never goes backwards: RELEASED is reported once, and nothing is written after the release', async () => {

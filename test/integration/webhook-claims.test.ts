@@ -26,10 +26,16 @@ const event = async (p: Project, eventId: string) => (await call(p, 'GET', `${DP
 /** Whether any Temporal workflow ever ran for this event (a round's id from before the claim loop, or an endpoint's retry id). */
 async function anyWorkflow(eventId: string, endpointId: string): Promise<boolean> {
   for (const id of [`webhook-${eventId}-1`, `webhook-${eventId}-1-${endpointId}`]) {
-    const found = await api.temporal.workflow.getHandle(id).describe().then(() => true, (e) => {
-      if (e instanceof WorkflowNotFoundError) return false;
-      throw e;
-    });
+    const found = await api.temporal.workflow
+      .getHandle(id)
+      .describe()
+      .then(
+        () => true,
+        (e) => {
+          if (e instanceof WorkflowNotFoundError) return false;
+          throw e;
+        },
+      );
     if (found) return true;
   }
   return false;
@@ -38,7 +44,9 @@ async function anyWorkflow(eventId: string, endpointId: string): Promise<boolean
 test('every tenant gets its share: a project whose 20 hanging endpoints would take every slot leaves a steady tenant its slots at once, and a new one the next slots freed ahead of its backlog', async () => {
   const { concurrency, endpointConcurrency } = api.services.config.webhooks;
   const greedy = await newProject(api, 'greedy');
-  const hanging = await Promise.all(Array.from({ length: Math.ceil(concurrency / endpointConcurrency) }, () => receiver(() => 'hang')));
+  const hanging = await Promise.all(
+    Array.from({ length: Math.ceil(concurrency / endpointConcurrency) }, () => receiver(() => 'hang')),
+  );
   const endpoints = [];
   for (const r of hanging) endpoints.push((await subscribe(greedy, r)).id);
   const steadyProject = await newProject(api, 'steady');
@@ -58,12 +66,16 @@ test('every tenant gets its share: a project whose 20 hanging endpoints would ta
   await Promise.all(Array.from({ length: events }, () => sendTest(greedy)));
   // All it may: every slot but those other projects hold or lately used (an earlier suite's may still count).
   let last = -1;
-  await waitFor('the greedy project holding all the slots it may', async () => {
-    const now = greedyOpen();
-    const stable = now === last && now >= endpointConcurrency;
-    last = now;
-    return stable;
-  }, 10_000);
+  await waitFor(
+    'the greedy project holding all the slots it may',
+    async () => {
+      const now = greedyOpen();
+      const stable = now === last && now >= endpointConcurrency;
+      last = now;
+      return stable;
+    },
+    10_000,
+  );
 
   try {
     const steadyIds: string[] = [];
@@ -100,7 +112,11 @@ test('23.1 a slow endpoint does not hold others: their first attempts are made a
   expect(slow.open).toBe(share);
   expect(slow.maxOpen).toBeLessThanOrEqual(share);
   for (const id of ids) {
-    await waitFor(`event ${id} delivered`, async () => (await event(healthyProject, id)).status === 'delivered', 10_000);
+    await waitFor(
+      `event ${id} delivered`,
+      async () => (await event(healthyProject, id)).status === 'delivered',
+      10_000,
+    );
     expect(await event(healthyProject, id)).toMatchObject({ status: 'delivered', attempts: 1 });
     expect(await anyWorkflow(id, endpointId)).toBe(false);
   }
@@ -108,13 +124,23 @@ test('23.1 a slow endpoint does not hold others: their first attempts are made a
 
 /** Rows the plan read from webhook_deliveries: what each node over it returned or filtered out, over its loops. */
 function deliveryRowsRead(node: Record<string, unknown>): number {
-  const own = node['Relation Name'] === 'webhook_deliveries'
-    ? (Number(node['Actual Rows']) + Number(node['Rows Removed by Filter'] ?? 0) + Number(node['Rows Removed by Index Recheck'] ?? 0)) * Number(node['Actual Loops'])
-    : 0;
-  return own + ((node.Plans as Record<string, unknown>[] | undefined) ?? []).reduce((sum, child) => sum + deliveryRowsRead(child), 0);
+  const own =
+    node['Relation Name'] === 'webhook_deliveries'
+      ? (Number(node['Actual Rows']) +
+          Number(node['Rows Removed by Filter'] ?? 0) +
+          Number(node['Rows Removed by Index Recheck'] ?? 0)) *
+        Number(node['Actual Loops'])
+      : 0;
+  return (
+    own +
+    ((node.Plans as Record<string, unknown>[] | undefined) ?? []).reduce(
+      (sum, child) => sum + deliveryRowsRead(child),
+      0,
+    )
+  );
 }
 
-test('23.1 the claim reads none of the backlog of an endpoint at its share: beside 3,000 of its rows, another endpoint\'s 5 are found and claimed reading fewer than 50', async () => {
+test("23.1 the claim reads none of the backlog of an endpoint at its share: beside 3,000 of its rows, another endpoint's 5 are found and claimed reading fewer than 50", async () => {
   const share = api.services.config.webhooks.endpointConcurrency;
   // In a transaction rolled back at the end: the worker's claim loop never sees these rows.
   const runner = api.db.createQueryRunner();
@@ -124,29 +150,44 @@ test('23.1 the claim reads none of the backlog of an endpoint at its share: besi
       `INSERT INTO webhook_endpoints (project_id, url, secret) SELECT $1, 'https://example.com/hook', 'whsec_x' FROM generate_series(1, 2) RETURNING id`,
       [api.projectId],
     );
-    const backlog = async (endpointId: string, n: number, tag: string) => runner.query(
-      `WITH e AS (INSERT INTO webhook_events (event_id, project_id, idempotency_key, type, payload, status)
+    const backlog = async (endpointId: string, n: number, tag: string) =>
+      runner.query(
+        `WITH e AS (INSERT INTO webhook_events (event_id, project_id, idempotency_key, type, payload, status)
          SELECT 'evt_claimcost_' || $3 || '_' || g, $1, 'claimcost:' || $3 || ':' || g, 'deposit-received', '{}', 'pending' FROM generate_series(1, $2) g
          RETURNING seq)
        INSERT INTO webhook_deliveries (event_seq, endpoint_id, round, status, next_attempt_at)
        SELECT seq, $4, 1, 'pending', now() - interval '1 minute' FROM e`,
-      [api.projectId, n, tag, endpointId],
-    );
+        [api.projectId, n, tag, endpointId],
+      );
     await backlog(other, 5, 'other');
     await backlog(busy, 3000, 'busy');
     await runner.query('ANALYZE webhook_deliveries'); // as autovacuum would: it counts this transaction's rows
     // Every endpoint but the other one at its share: the busy one, and any an earlier test left with due deliveries.
-    const full = ((await runner.query(`SELECT DISTINCT endpoint_id FROM webhook_deliveries WHERE status = 'pending' AND endpoint_id <> $1`, [other])) as { endpoint_id: string }[]).map((r) => r.endpoint_id);
+    const full = (
+      (await runner.query(
+        `SELECT DISTINCT endpoint_id FROM webhook_deliveries WHERE status = 'pending' AND endpoint_id <> $1`,
+        [other],
+      )) as { endpoint_id: string }[]
+    ).map((r) => r.endpoint_id);
     const explained = async (sql: string, args: unknown[]) => {
       await runner.query('SAVEPOINT claim');
-      const [{ 'QUERY PLAN': [plan] }] = await runner.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`, args);
+      const [
+        {
+          'QUERY PLAN': [plan],
+        },
+      ] = await runner.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`, args);
       await runner.query('ROLLBACK TO SAVEPOINT claim');
       return deliveryRowsRead(plan.Plan);
     };
     const dueRead = await explained(DUE_SQL, [full]);
     const due = (await runner.query(DUE_SQL, [full])) as DueEndpoint[];
     expect(due).toEqual([{ endpointId: other, projectId: api.projectId }]);
-    const targets = claimTargets(due, 200, { perEndpoint: share, endpoints: Object.fromEntries(full.map((id) => [id, share])), projects: {}, shares: new Map([[api.projectId, 200]]) });
+    const targets = claimTargets(due, 200, {
+      perEndpoint: share,
+      endpoints: Object.fromEntries(full.map((id) => [id, share])),
+      projects: {},
+      shares: new Map([[api.projectId, 200]]),
+    });
     const args = claimValues({ limit: 200, leaseSeconds: 30, targets });
     const claimRead = await explained(CLAIM_SQL, args);
     const [claimed] = (await runner.query(CLAIM_SQL, args)) as [{ endpointId: string }[], number]; // typeorm: [rows, count] for an UPDATE
@@ -175,7 +216,8 @@ test('23.2 kill -9 of the worker with deliveries claimed and due: after a restar
   // Emitted while no worker runs: recorded, claimed by the next worker.
   for (let i = 0; i < 5; i++) ids.push(await sendTest(p));
   startWorker(api.env);
-  for (const id of ids) await waitFor(`event ${id} delivered`, async () => (await event(p, id)).status === 'delivered', 60_000);
+  for (const id of ids)
+    await waitFor(`event ${id} delivered`, async () => (await event(p, id)).status === 'delivered', 60_000);
   for (const r of [a, b]) {
     expect([...r.accepted.keys()].sort()).toEqual([...ids].sort());
     // Once per endpoint: exactly one successful request per event, whatever was repeated after the kill.

@@ -35,31 +35,72 @@ async function settled(p: Project, eventId: string, status: 'delivered' | 'faile
 test('the CLI adds an endpoint; a test event arrives signed with the secret it printed and is listed as delivered', async () => {
   const p = await project();
   const r = await receiver();
-  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/main/cli.ts', 'webhooks', 'add', p.projectId, r.url, '--types', 'deposit-received,bridge-complete'], {
-    cwd: projectRoot,
-    env: { ...process.env, ...api.env.env },
-  });
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      'src/main/cli.ts',
+      'webhooks',
+      'add',
+      p.projectId,
+      r.url,
+      '--types',
+      'deposit-received,bridge-complete',
+    ],
+    {
+      cwd: projectRoot,
+      env: { ...process.env, ...api.env.env },
+    },
+  );
   const printed = JSON.parse(stdout.trim().split('\n').pop()!);
-  expect(printed).toEqual({ id: expect.any(String), url: r.url, types: ['deposit-received', 'bridge-complete'], secret: expect.stringMatching(/^whsec_/) });
+  expect(printed).toEqual({
+    id: expect.any(String),
+    url: r.url,
+    types: ['deposit-received', 'bridge-complete'],
+    secret: expect.stringMatching(/^whsec_/),
+  });
   r.secrets.push(printed.secret);
 
   const eventId = await sendTest(p, 'deposit-received');
   await waitFor('test delivery', async () => r.accepted.has(eventId), 10_000);
   const got = r.accepted.get(eventId)!;
   expect(got.verifiedWith).toEqual([printed.secret]);
-  expect(got.json).toEqual({ type: 'deposit-received', timestamp: expect.any(String), data: expect.objectContaining({ account: expect.stringMatching(/^0x[0-9a-f]{40}$/), amount: '25000000' }), test: true });
+  expect(got.json).toEqual({
+    type: 'deposit-received',
+    timestamp: expect.any(String),
+    data: expect.objectContaining({ account: expect.stringMatching(/^0x[0-9a-f]{40}$/), amount: '25000000' }),
+    test: true,
+  });
 
   const record = await settled(p, eventId, 'delivered');
-  expect(record).toMatchObject({ eventId, type: 'deposit-received', status: 'delivered', attempts: 1, depositId: expect.stringMatching(/^dep_test_/), payload: got.json.data, test: true });
+  expect(record).toMatchObject({
+    eventId,
+    type: 'deposit-received',
+    status: 'delivered',
+    attempts: 1,
+    depositId: expect.stringMatching(/^dep_test_/),
+    payload: got.json.data,
+    test: true,
+  });
   expect(Date.parse(record.deliveredAt)).toBeGreaterThanOrEqual(Date.parse(record.time));
-  expect(record.attemptLog).toEqual([expect.objectContaining({ endpointId: printed.id, attempt: 1, statusCode: 200, error: null })]);
+  expect(record.attemptLog).toEqual([
+    expect.objectContaining({ endpointId: printed.id, attempt: 1, statusCode: 200, error: null }),
+  ]);
 
   // The endpoint's type filter: a type it did not ask for has no receiver.
   const other = await call(p, 'POST', `${DP}/webhooks/test`, { body: { type: 'bridge-failed' } });
   expect(other.status).toBe(400);
-  expect(other.json).toEqual({ error: 'No enabled webhook endpoint takes bridge-failed events', code: 'WEBHOOK_NO_ENDPOINT', traceId: expect.any(String) });
+  expect(other.json).toEqual({
+    error: 'No enabled webhook endpoint takes bridge-failed events',
+    code: 'WEBHOOK_NO_ENDPOINT',
+    traceId: expect.any(String),
+  });
   // Every spec type has test data.
-  for (const type of WEBHOOK_TYPES) expect((await call(p, 'POST', `${DP}/webhooks/test`, { body: { type } })).status).toBe(type === 'deposit-received' || type === 'bridge-complete' ? 200 : 400);
+  for (const type of WEBHOOK_TYPES)
+    expect((await call(p, 'POST', `${DP}/webhooks/test`, { body: { type } })).status).toBe(
+      type === 'deposit-received' || type === 'bridge-complete' ? 200 : 400,
+    );
 });
 
 test('retries: 500 three times then 200 is one delivered event with 4 attempts under one webhook-id', async () => {
@@ -72,8 +113,16 @@ test('retries: 500 three times then 200 is one delivered event with 4 attempts u
   expect(r.forId(eventId).map((d) => d.answer)).toEqual([500, 500, 500, 200]);
   expect(new Set(r.forId(eventId).map((d) => d.id))).toEqual(new Set([eventId]));
   expect(record.attemptLog.map((a: { statusCode: number }) => a.statusCode)).toEqual([500, 500, 500, 200]);
-  expect(record.attemptLog[0]).toMatchObject({ attempt: 1, round: 1, response: '{"ok":false}', error: null, latencyMs: expect.any(Number) });
-  expect(record.deliveries).toEqual([expect.objectContaining({ status: 'delivered', attempts: 4, lastError: null, nextAttemptAt: null })]);
+  expect(record.attemptLog[0]).toMatchObject({
+    attempt: 1,
+    round: 1,
+    response: '{"ok":false}',
+    error: null,
+    latencyMs: expect.any(Number),
+  });
+  expect(record.deliveries).toEqual([
+    expect.objectContaining({ status: 'delivered', attempts: 4, lastError: null, nextAttemptAt: null }),
+  ]);
 });
 
 test('a receiver that never answers: every attempt is recorded and the event fails after the schedule', async () => {
@@ -97,7 +146,14 @@ test('410 Gone disables the endpoint at once; an endpoint failing for days is di
   const record = await settled(p, eventId, 'failed');
   expect(record.attempts).toBe(1);
   let endpoints = (await call(p, 'GET', `${DP}/webhooks/endpoints`)).json.endpoints;
-  expect(endpoints).toEqual([expect.objectContaining({ id, status: 'disabled', disabledReason: 'the receiver answered 410 Gone', disabledAt: expect.any(String) })]);
+  expect(endpoints).toEqual([
+    expect.objectContaining({
+      id,
+      status: 'disabled',
+      disabledReason: 'the receiver answered 410 Gone',
+      disabledAt: expect.any(String),
+    }),
+  ]);
   expect((await call(p, 'POST', `${DP}/webhooks/test`, { body: { type: 'deposit-received' } })).status).toBe(400);
   // Nothing to resend to: refused, and the event's record is left as it was.
   const resend = await call(p, 'POST', `${DP}/webhooks/events/${eventId}/resend`);
@@ -105,15 +161,26 @@ test('410 Gone disables the endpoint at once; an endpoint failing for days is di
   expect(await event(p, eventId)).toMatchObject({ status: 'failed', attempts: 1 });
 
   // Enabled again and pointed at a receiver that has failed for six days: the next failure disables it.
-  expect((await call(p, 'POST', `${DP}/webhooks/endpoints/${id}/enable`)).json).toMatchObject({ status: 'enabled', disabledReason: null });
+  expect((await call(p, 'POST', `${DP}/webhooks/endpoints/${id}/enable`)).json).toMatchObject({
+    status: 'enabled',
+    disabledReason: null,
+  });
   const failing = await receiver(() => 503);
   failing.secrets.push(...gone.secrets);
-  await api.db.query("UPDATE webhook_endpoints SET url = $2, failing_since = now() - interval '6 days' WHERE id = $1", [id, failing.url]);
+  await api.db.query("UPDATE webhook_endpoints SET url = $2, failing_since = now() - interval '6 days' WHERE id = $1", [
+    id,
+    failing.url,
+  ]);
   const second = await sendTest(p);
-  expect((await settled(p, second, 'failed')).deliveries).toEqual([expect.objectContaining({ status: 'failed', lastError: expect.any(String) })]);
+  expect((await settled(p, second, 'failed')).deliveries).toEqual([
+    expect.objectContaining({ status: 'failed', lastError: expect.any(String) }),
+  ]);
   expect(failing.forId(second)).toHaveLength(1);
   endpoints = (await call(p, 'GET', `${DP}/webhooks/endpoints`)).json.endpoints;
-  expect(endpoints[0]).toMatchObject({ status: 'disabled', disabledReason: expect.stringMatching(/^every attempt failed since \d{4}-/) });
+  expect(endpoints[0]).toMatchObject({
+    status: 'disabled',
+    disabledReason: expect.stringMatching(/^every attempt failed since \d{4}-/),
+  });
 });
 
 test('secret rotation: both secrets sign during the overlap', async () => {
@@ -131,7 +198,10 @@ test('secret rotation: both secrets sign during the overlap', async () => {
   expect(r.accepted.get(eventId)!.verifiedWith).toEqual([old, rotated.json.secret]);
   expect(r.accepted.get(eventId)!.signature.split(' ')).toHaveLength(2);
   // Once the overlap is over, only the new secret signs.
-  await api.db.query("UPDATE webhook_endpoints SET previous_secret_expires_at = now() - interval '1 second' WHERE id = $1", [id]);
+  await api.db.query(
+    "UPDATE webhook_endpoints SET previous_secret_expires_at = now() - interval '1 second' WHERE id = $1",
+    [id],
+  );
   const next = await sendTest(p);
   await waitFor('delivery', async () => r.accepted.has(next), 10_000);
   expect(r.accepted.get(next)!.verifiedWith).toEqual([rotated.json.secret]);
@@ -141,7 +211,16 @@ test('emitting is idempotent per key: one event, one delivery, one webhook-id', 
   const p = await project();
   const r = await receiver();
   await subscribe(p, r);
-  const emit = () => api.db.transaction((tx) => emitEvent(tx, { projectId: p.projectId, type: 'deposit-received', idempotencyKey: 'deposit:42:received', depositId: '42', payload: { n: 1 } }));
+  const emit = () =>
+    api.db.transaction((tx) =>
+      emitEvent(tx, {
+        projectId: p.projectId,
+        type: 'deposit-received',
+        idempotencyKey: 'deposit:42:received',
+        depositId: '42',
+        payload: { n: 1 },
+      }),
+    );
   const first = await emit(); // its first attempt needs no start: the worker's claim loop makes it
   const again = await emit();
   expect(again).toEqual({ eventId: first.eventId, created: false });
@@ -156,9 +235,26 @@ test('resend delivers a stored event again under its eventId; replay reopens eve
   // No endpoint yet: events are recorded as failed with no attempt.
   const emitted: Awaited<ReturnType<typeof emitEvent>>[] = [];
   for (let i = 0; i < 3; i++) {
-    emitted.push(await api.db.transaction((tx) => emitEvent(tx, { projectId: p.projectId, type: 'bridge-complete', idempotencyKey: `k${i}`, depositId: `d${i}`, payload: { i } })));
+    emitted.push(
+      await api.db.transaction((tx) =>
+        emitEvent(tx, {
+          projectId: p.projectId,
+          type: 'bridge-complete',
+          idempotencyKey: `k${i}`,
+          depositId: `d${i}`,
+          payload: { i },
+        }),
+      ),
+    );
   }
-  expect((await api.db.query('SELECT count(*)::int AS n FROM webhook_deliveries d JOIN webhook_events e ON e.seq = d.event_seq WHERE e.project_id = $1', [p.projectId]))[0].n).toBe(0);
+  expect(
+    (
+      await api.db.query(
+        'SELECT count(*)::int AS n FROM webhook_deliveries d JOIN webhook_events e ON e.seq = d.event_seq WHERE e.project_id = $1',
+        [p.projectId],
+      )
+    )[0].n,
+  ).toBe(0);
   expect((await event(p, emitted[0].eventId)).status).toBe('failed');
 
   const r = await receiver();
@@ -188,16 +284,29 @@ test('listing: newest first, limit bounds, cursor paging over 200+ events while 
   const p = await project();
   const other = await project('other');
   const emit = (q: Project, i: number, type: WebhookType = i % 3 ? 'deposit-received' : 'bridge-failed') =>
-    api.db.transaction((tx) => emitEvent(tx, { projectId: q.projectId, type, idempotencyKey: `e${i}`, depositId: `dep-${i}`, payload: { i } }));
+    api.db.transaction((tx) =>
+      emitEvent(tx, { projectId: q.projectId, type, idempotencyKey: `e${i}`, depositId: `dep-${i}`, payload: { i } }),
+    );
   const ids: string[] = [];
   for (let i = 0; i < 230; i++) ids.push((await emit(p, i)).eventId);
   const foreign = (await emit(other, 0)).eventId;
 
-  for (const [limit, status] of [[0, 400], [1, 200], [200, 200], [201, 400]] as const) {
+  for (const [limit, status] of [
+    [0, 400],
+    [1, 200],
+    [200, 200],
+    [201, 400],
+  ] as const) {
     const res = await call(p, 'GET', `${DP}/webhooks/events?limit=${limit}`);
     expect(res.status).toBe(status);
     if (status === 200) expect(res.json.events).toHaveLength(limit);
-    else expect(res.json).toEqual({ error: expect.stringContaining('query.limit'), code: 'VALIDATION_ERROR', details: [expect.objectContaining({ path: ['query', 'limit'] })], traceId: expect.any(String) });
+    else
+      expect(res.json).toEqual({
+        error: expect.stringContaining('query.limit'),
+        code: 'VALIDATION_ERROR',
+        details: [expect.objectContaining({ path: ['query', 'limit'] })],
+        traceId: expect.any(String),
+      });
   }
   const defaults = await call(p, 'GET', `${DP}/webhooks/events`);
   expect(defaults.json.events).toHaveLength(50);
@@ -220,27 +329,51 @@ test('listing: newest first, limit bounds, cursor paging over 200+ events while 
   const byType = (await call(p, 'GET', `${DP}/webhooks/events?type=bridge-failed&limit=200`)).json.events;
   expect(byType.length).toBeGreaterThan(70);
   expect(byType.every((e: { type: string }) => e.type === 'bridge-failed')).toBe(true);
-  expect((await call(p, 'GET', `${DP}/webhooks/events?depositId=dep-7`)).json.events.map((e: { payload: unknown }) => e.payload)).toEqual([{ i: 7 }]);
+  expect(
+    (await call(p, 'GET', `${DP}/webhooks/events?depositId=dep-7`)).json.events.map(
+      (e: { payload: unknown }) => e.payload,
+    ),
+  ).toEqual([{ i: 7 }]);
   expect((await call(p, 'GET', `${DP}/webhooks/events?status=delivered`)).json.events).toEqual([]);
   expect((await call(p, 'GET', `${DP}/webhooks/events?status=failed&limit=1`)).json.events).toHaveLength(1);
-  expect((await call(p, 'GET', `${DP}/webhooks/events?since=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`)).json).toEqual({ events: [], nextCursor: null });
+  expect(
+    (
+      await call(
+        p,
+        'GET',
+        `${DP}/webhooks/events?since=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`,
+      )
+    ).json,
+  ).toEqual({ events: [], nextCursor: null });
   expect((await call(p, 'GET', `${DP}/webhooks/events?cursor=bm9wZQ`)).status).toBe(400);
   expect((await call(p, 'GET', `${DP}/webhooks/events?sort=asc`)).status).toBe(400);
 
   // Another project's event is invisible: not listed, not readable, not resendable.
   expect((await call(p, 'GET', `${DP}/webhooks/events/${foreign}`)).status).toBe(404);
   expect((await call(p, 'POST', `${DP}/webhooks/events/${foreign}/resend`)).status).toBe(404);
-  expect((await call(other, 'GET', `${DP}/webhooks/events`)).json.events.map((e: { eventId: string }) => e.eventId)).toEqual([foreign]);
+  expect(
+    (await call(other, 'GET', `${DP}/webhooks/events`)).json.events.map((e: { eventId: string }) => e.eventId),
+  ).toEqual([foreign]);
 });
 
 test('endpoint routes: bad input, SSRF refusals, removal, and no secrets in the listing', async () => {
   const p = await project();
-  for (const url of ['ftp://example.com/x', 'not a url', 'http://169.254.169.254/latest/meta-data', 'http://10.0.0.8/hook', 'http://[fe80::1]/hook', 'http://user:pw@127.0.0.1/x']) {
+  for (const url of [
+    'ftp://example.com/x',
+    'not a url',
+    'http://169.254.169.254/latest/meta-data',
+    'http://10.0.0.8/hook',
+    'http://[fe80::1]/hook',
+    'http://user:pw@127.0.0.1/x',
+  ]) {
     const res = await call(p, 'POST', `${DP}/webhooks/endpoints`, { body: { url } });
     expect([url, res.status]).toEqual([url, 400]);
     expect(res.json.error).toEqual(expect.any(String));
   }
-  expect((await call(p, 'POST', `${DP}/webhooks/endpoints`, { body: { url: 'http://127.0.0.1:1/x', types: ['nope'] } })).status).toBe(400);
+  expect(
+    (await call(p, 'POST', `${DP}/webhooks/endpoints`, { body: { url: 'http://127.0.0.1:1/x', types: ['nope'] } }))
+      .status,
+  ).toBe(400);
   const r = await receiver();
   const { id } = await subscribe(p, r);
   const listed = (await call(p, 'GET', `${DP}/webhooks/endpoints`)).json.endpoints;
@@ -260,7 +393,11 @@ test("a dead receiver holds a bounded share of attempts and never delays another
   const dead = await receiver(() => 'hang');
   await subscribe(slow, dead);
   for (let i = 0; i < api.services.config.webhooks.endpointConcurrency + 20; i++) await sendTest(slow);
-  await waitFor('the dead receiver saturated', async () => dead.open >= api.services.config.webhooks.endpointConcurrency, 10_000);
+  await waitFor(
+    'the dead receiver saturated',
+    async () => dead.open >= api.services.config.webhooks.endpointConcurrency,
+    10_000,
+  );
 
   const healthy = await project('healthy');
   const r = await receiver();

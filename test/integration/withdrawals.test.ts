@@ -34,13 +34,31 @@ afterAll(() => api.close());
 
 async function funded(locked: Record<string, string>) {
   const account = privateKeyToAccount(generatePrivateKey()).address;
-  await ingest(api, Object.entries(locked).map(([token, amount]) => ({ id: `w-${account}-${seq++}`, type: 'balance', chainId: 8453, account, token, locked: amount, blockNumber: '1' })));
+  await ingest(
+    api,
+    Object.entries(locked).map(([token, amount]) => ({
+      id: `w-${account}-${seq++}`,
+      type: 'balance',
+      chainId: 8453,
+      account,
+      token,
+      locked: amount,
+      blockNumber: '1',
+    })),
+  );
   await proveAccount(api.db.manager, api.projectId, account, 'operator'); // the project may withdraw for it
   return account;
 }
 const withdraw = (body: Record<string, unknown>) => call(api, 'POST', '/withdrawals', { body });
 const reservedFor = async (account: string) =>
-  BigInt((await api.db.query('SELECT coalesce(sum(amount), 0) AS s FROM reservations WHERE account = $1 AND released_at IS NULL', [account.toLowerCase()]))[0].s);
+  BigInt(
+    (
+      await api.db.query(
+        'SELECT coalesce(sum(amount), 0) AS s FROM reservations WHERE account = $1 AND released_at IS NULL',
+        [account.toLowerCase()],
+      )
+    )[0].s,
+  );
 const lockId = (token: string) => BigInt(`${lockTag}${token.slice(2).toLowerCase()}`);
 
 test('single withdrawal: the Compact digest recomputed with viem recovers to the allocator', async () => {
@@ -55,12 +73,27 @@ test('single withdrawal: the Compact digest recomputed with viem recovers to the
   expect(BigInt(t.nonce) >> 96n).toBe(BigInt(account)); // sponsor-prefixed nonce
   const digest = hashTypedData({
     domain: { name: 'The Compact', version: '1', chainId: 8453, verifyingContract: COMPACT },
-    types: { Compact: [
-      { name: 'arbiter', type: 'address' }, { name: 'sponsor', type: 'address' }, { name: 'nonce', type: 'uint256' }, { name: 'expires', type: 'uint256' },
-      { name: 'lockTag', type: 'bytes12' }, { name: 'token', type: 'address' }, { name: 'amount', type: 'uint256' },
-    ] },
+    types: {
+      Compact: [
+        { name: 'arbiter', type: 'address' },
+        { name: 'sponsor', type: 'address' },
+        { name: 'nonce', type: 'uint256' },
+        { name: 'expires', type: 'uint256' },
+        { name: 'lockTag', type: 'bytes12' },
+        { name: 'token', type: 'address' },
+        { name: 'amount', type: 'uint256' },
+      ],
+    },
     primaryType: 'Compact',
-    message: { arbiter: account, sponsor: account, nonce: BigInt(t.nonce), expires: BigInt(t.expires), lockTag, token: BASE_USDC, amount: 1_250_000n },
+    message: {
+      arbiter: account,
+      sponsor: account,
+      nonce: BigInt(t.nonce),
+      expires: BigInt(t.expires),
+      lockTag,
+      token: BASE_USDC,
+      amount: 1_250_000n,
+    },
   });
   expect(await recoverAddress({ hash: digest, signature: allocatorData })).toBe(allocator);
   expect(await reservedFor(account)).toBe(1_250_000n);
@@ -68,39 +101,79 @@ test('single withdrawal: the Compact digest recomputed with viem recovers to the
 
 test('batch withdrawal: BatchCompact over locks in transfer order, portions per recipient; mixed allocators refused', async () => {
   const account = await funded({ [BASE_USDC]: '5000000', [BASE_WETH]: '10000000000000000000' });
-  const [r1, r2] = [privateKeyToAccount(generatePrivateKey()).address, privateKeyToAccount(generatePrivateKey()).address];
+  const [r1, r2] = [
+    privateKeyToAccount(generatePrivateKey()).address,
+    privateKeyToAccount(generatePrivateKey()).address,
+  ];
   const res = await call(api, 'POST', '/batch-withdrawals', {
-    body: { account, chainId: 8453, transfers: [
-      { recipient: r1, tokenAddress: BASE_WETH, amount: '2000000000000000000' },
-      { recipient: r1, tokenAddress: BASE_USDC, amount: '100' },
-      { recipient: r2, tokenAddress: BASE_USDC, amount: '200' },
-    ] },
+    body: {
+      account,
+      chainId: 8453,
+      transfers: [
+        { recipient: r1, tokenAddress: BASE_WETH, amount: '2000000000000000000' },
+        { recipient: r1, tokenAddress: BASE_USDC, amount: '100' },
+        { recipient: r2, tokenAddress: BASE_USDC, amount: '200' },
+      ],
+    },
   });
   expect(res.status).toBe(200);
   const { allocatorData, batchTransferDetails: b } = parseExact(res.text);
   expect(b.transfers.map((t: { id: string }) => BigInt(t.id))).toEqual([lockId(BASE_WETH), lockId(BASE_USDC)]);
-  expect(b.transfers[1].portions).toEqual([{ claimant: BigInt(r1).toString(), amount: '100' }, { claimant: BigInt(r2).toString(), amount: '200' }]);
-  const lockType = [{ name: 'lockTag', type: 'bytes12' }, { name: 'token', type: 'address' }, { name: 'amount', type: 'uint256' }] as const;
+  expect(b.transfers[1].portions).toEqual([
+    { claimant: BigInt(r1).toString(), amount: '100' },
+    { claimant: BigInt(r2).toString(), amount: '200' },
+  ]);
+  const lockType = [
+    { name: 'lockTag', type: 'bytes12' },
+    { name: 'token', type: 'address' },
+    { name: 'amount', type: 'uint256' },
+  ] as const;
   const digest = hashTypedData({
     domain: { name: 'The Compact', version: '1', chainId: 8453, verifyingContract: COMPACT },
     types: {
-      BatchCompact: [{ name: 'arbiter', type: 'address' }, { name: 'sponsor', type: 'address' }, { name: 'nonce', type: 'uint256' }, { name: 'expires', type: 'uint256' }, { name: 'commitments', type: 'Lock[]' }],
+      BatchCompact: [
+        { name: 'arbiter', type: 'address' },
+        { name: 'sponsor', type: 'address' },
+        { name: 'nonce', type: 'uint256' },
+        { name: 'expires', type: 'uint256' },
+        { name: 'commitments', type: 'Lock[]' },
+      ],
       Lock: lockType,
     },
     primaryType: 'BatchCompact',
-    message: { arbiter: account, sponsor: account, nonce: BigInt(b.nonce), expires: BigInt(b.expires), commitments: [
-      { lockTag, token: BASE_WETH, amount: 2_000_000_000_000_000_000n },
-      { lockTag, token: BASE_USDC, amount: 300n },
-    ] },
+    message: {
+      arbiter: account,
+      sponsor: account,
+      nonce: BigInt(b.nonce),
+      expires: BigInt(b.expires),
+      commitments: [
+        { lockTag, token: BASE_WETH, amount: 2_000_000_000_000_000_000n },
+        { lockTag, token: BASE_USDC, amount: 300n },
+      ],
+    },
   });
   expect(await recoverAddress({ hash: digest, signature: allocatorData })).toBe(allocator);
 
   const mixed = await call(api, 'POST', '/batch-withdrawals', {
-    body: { account, chainId: 8453, transfers: [{ recipient: r1, tokenAddress: BASE_USDC, amount: '1' }, { recipient: r1, tokenAddress: BASE_WETH, amount: '1', lockTag: OTHER_ALLOCATOR_TAG }] },
+    body: {
+      account,
+      chainId: 8453,
+      transfers: [
+        { recipient: r1, tokenAddress: BASE_USDC, amount: '1' },
+        { recipient: r1, tokenAddress: BASE_WETH, amount: '1', lockTag: OTHER_ALLOCATOR_TAG },
+      ],
+    },
   });
   expect(mixed.status).toBe(400);
   expect(mixed.json.message).toBe('All transfers of a batch must spend locks of one allocator');
-  const foreign = await withdraw({ account, chainId: 8453, tokenAddress: BASE_USDC, amount: '1', recipient: r1, lockTag: OTHER_ALLOCATOR_TAG });
+  const foreign = await withdraw({
+    account,
+    chainId: 8453,
+    tokenAddress: BASE_USDC,
+    amount: '1',
+    recipient: r1,
+    lockTag: OTHER_ALLOCATOR_TAG,
+  });
   expect(foreign.json.message).toMatch(/is not allocated by this allocator/);
 });
 
@@ -109,7 +182,10 @@ test('bad inputs get clear 4xx bodies and change nothing', async () => {
   const recipient = privateKeyToAccount(generatePrivateKey()).address;
   const cases: [Record<string, unknown>, RegExp][] = [
     [{ account, chainId: 8453, tokenAddress: BASE_USDC, amount: '0', recipient }, /^body\.amount must match pattern/],
-    [{ account, chainId: 8453, tokenAddress: BASE_USDC, amount: '1', recipient: '0x1234' }, /body\.recipient must match pattern/],
+    [
+      { account, chainId: 8453, tokenAddress: BASE_USDC, amount: '1', recipient: '0x1234' },
+      /body\.recipient must match pattern/,
+    ],
     [{ account, chainId: 424242, tokenAddress: BASE_USDC, amount: '1', recipient }, /^Unsupported chain 424242$/],
     [{ account, chainId: 8453, tokenAddress: ARB_USDC, amount: '1', recipient }, /not supported on chain 8453/],
     [{ account, chainId: 8453, tokenAddress: BASE_USDC, amount: '1001', recipient }, /^Insufficient balance$/],
@@ -122,18 +198,32 @@ test('bad inputs get clear 4xx bodies and change nothing', async () => {
     expect(res.json.message).toMatch(message);
   }
   expect(await reservedFor(account)).toBe(0n);
-  expect((await api.db.query('SELECT count(*) AS n FROM withdrawals WHERE account = $1', [account.toLowerCase()]))[0].n).toBe('0');
+  expect(
+    (await api.db.query('SELECT count(*) AS n FROM withdrawals WHERE account = $1', [account.toLowerCase()]))[0].n,
+  ).toBe('0');
 });
 
 test('a pending or enabled forced withdrawal stops allocation of that lock', async () => {
   const account = await funded({ [BASE_USDC]: '1000' });
-  const forced = (status: string) => ingest(api, [{ id: `fw-${account}-${seq++}`, type: 'forced-withdrawal', chainId: 8453, account, lockId: lockId(BASE_USDC).toString(), status }]);
+  const forced = (status: string) =>
+    ingest(api, [
+      {
+        id: `fw-${account}-${seq++}`,
+        type: 'forced-withdrawal',
+        chainId: 8453,
+        account,
+        lockId: lockId(BASE_USDC).toString(),
+        status,
+      },
+    ]);
   await forced('pending');
   const res = await withdraw({ account, chainId: 8453, tokenAddress: BASE_USDC, amount: '1', recipient: account });
   expect(res.status).toBe(400);
   expect(res.json.message).toMatch(/forced withdrawal is pending/);
   await forced('disabled');
-  expect((await withdraw({ account, chainId: 8453, tokenAddress: BASE_USDC, amount: '1', recipient: account })).status).toBe(200);
+  expect(
+    (await withdraw({ account, chainId: 8453, tokenAddress: BASE_USDC, amount: '1', recipient: account })).status,
+  ).toBe(200);
 });
 
 async function until(check: () => Promise<boolean>) {
@@ -144,34 +234,81 @@ async function until(check: () => Promise<boolean>) {
   throw new Error('condition never held');
 }
 
-const statusOf = async (nonce: string) => (await api.db.query('SELECT status FROM withdrawals WHERE nonce = $1', [nonce]))[0].status;
+const statusOf = async (nonce: string) =>
+  (await api.db.query('SELECT status FROM withdrawals WHERE nonce = $1', [nonce]))[0].status;
 const snapshot = (account: string, block: number, locked: string, blockTimestamp?: number) =>
-  ingest(api, [{ id: `w-snap-${account}-${seq++}`, type: 'balance', chainId: 8453, account, token: BASE_USDC, locked, blockNumber: String(block), ...(blockTimestamp ? { blockTimestamp } : {}) }]);
+  ingest(api, [
+    {
+      id: `w-snap-${account}-${seq++}`,
+      type: 'balance',
+      chainId: 8453,
+      account,
+      token: BASE_USDC,
+      locked,
+      blockNumber: String(block),
+      ...(blockTimestamp ? { blockTimestamp } : {}),
+    },
+  ]);
 
 test('expiry releases the reservation once a snapshot at or after `expires` arrives; a reported claim releases it and the nonce is never handed out again', async () => {
   const account = await funded({ [BASE_USDC]: '1000' });
-  const first = parseExact((await withdraw({ account, chainId: 8453, tokenAddress: BASE_USDC, amount: '600', recipient: account })).text).transferDetails;
-  expect((await withdraw({ account, chainId: 8453, tokenAddress: BASE_USDC, amount: '600', recipient: account })).json.message).toBe('Insufficient balance');
+  const first = parseExact(
+    (await withdraw({ account, chainId: 8453, tokenAddress: BASE_USDC, amount: '600', recipient: account })).text,
+  ).transferDetails;
+  expect(
+    (await withdraw({ account, chainId: 8453, tokenAddress: BASE_USDC, amount: '600', recipient: account })).json
+      .message,
+  ).toBe('Insufficient balance');
   await until(async () => (await statusOf(first.nonce)) === 'EXPIRED'); // WITHDRAWAL_EXPIRY_SECONDS=4 in tests
   expect(await reservedFor(account)).toBe(600n);
   await snapshot(account, blockAt(Number(first.expires)), '1000', Number(first.expires));
   expect(await reservedFor(account)).toBe(0n);
 
-  const second = parseExact((await withdraw({ account, chainId: 8453, tokenAddress: BASE_USDC, amount: '600', recipient: account })).text).transferDetails;
+  const second = parseExact(
+    (await withdraw({ account, chainId: 8453, tokenAddress: BASE_USDC, amount: '600', recipient: account })).text,
+  ).transferDetails;
   expect(second.nonce).not.toBe(first.nonce);
-  await ingest(api, [{ id: `w-claim-${second.nonce}`, type: 'claim', chainId: 8453, nonce: second.nonce, transactionHash: `0x${'ab'.repeat(32)}`, timestamp: 1 }]);
-  await until(async () => (await api.db.query('SELECT status FROM withdrawals WHERE nonce = $1', [second.nonce]))[0].status === 'CLAIMED');
+  await ingest(api, [
+    {
+      id: `w-claim-${second.nonce}`,
+      type: 'claim',
+      chainId: 8453,
+      nonce: second.nonce,
+      transactionHash: `0x${'ab'.repeat(32)}`,
+      timestamp: 1,
+    },
+  ]);
+  await until(
+    async () =>
+      (await api.db.query('SELECT status FROM withdrawals WHERE nonce = $1', [second.nonce]))[0].status === 'CLAIMED',
+  );
   // Released once the indexer's next snapshot shows the transfer, not before.
   expect(await reservedFor(account)).toBe(600n);
-  await ingest(api, [{ id: `w-after-${second.nonce}`, type: 'balance', chainId: 8453, account, token: BASE_USDC, locked: '400', blockNumber: blockAt(Number(first.expires)) + 1 }]);
+  await ingest(api, [
+    {
+      id: `w-after-${second.nonce}`,
+      type: 'balance',
+      chainId: 8453,
+      account,
+      token: BASE_USDC,
+      locked: '400',
+      blockNumber: blockAt(Number(first.expires)) + 1,
+    },
+  ]);
   expect(await reservedFor(account)).toBe(0n);
-  expect((await api.db.query('SELECT purpose FROM allocator_nonces WHERE nonce = $1', [second.nonce]))[0].purpose).toBe('withdrawal');
+  expect((await api.db.query('SELECT purpose FROM allocator_nonces WHERE nonce = $1', [second.nonce]))[0].purpose).toBe(
+    'withdrawal',
+  );
 });
 
 test('21.2 at `expires` the funds stay reserved until a snapshot at or after it; a claim mined just before, reported late, is recorded and spends them', async () => {
-  const withdraw600 = (account: string) => withdraw({ account, chainId: 8453, tokenAddress: BASE_USDC, amount: '600', recipient: account });
+  const withdraw600 = (account: string) =>
+    withdraw({ account, chainId: 8453, tokenAddress: BASE_USDC, amount: '600', recipient: account });
   const [unclaimed, claimed] = [await funded({ [BASE_USDC]: '1000' }), await funded({ [BASE_USDC]: '1000' })];
-  const [a, b] = [parseExact((await withdraw600(unclaimed)).text).transferDetails, parseExact((await withdraw600(claimed)).text).transferDetails];
+  const [a, b] = [
+    parseExact((await withdraw600(unclaimed)).text).transferDetails,
+    parseExact((await withdraw600(claimed)).text).transferDetails,
+  ];
   await until(async () => (await statusOf(a.nonce)) === 'EXPIRED' && (await statusOf(b.nonce)) === 'EXPIRED');
   const expiresA = Number(a.expires);
 
@@ -186,14 +323,27 @@ test('21.2 at `expires` the funds stay reserved until a snapshot at or after it;
 
   // The claim of block 5 (before `expires`) arrives after the hold ended: recorded, and the funds go with the claim.
   expect((await withdraw600(claimed)).json.message).toBe('Insufficient balance');
-  const late = await ingest(api, [{ id: `w-late-claim-${b.nonce}`, type: 'claim', chainId: 8453, nonce: b.nonce, transactionHash: `0x${'cd'.repeat(32)}`, timestamp: Number(b.expires) - 1, blockNumber: '5' }]);
+  const late = await ingest(api, [
+    {
+      id: `w-late-claim-${b.nonce}`,
+      type: 'claim',
+      chainId: 8453,
+      nonce: b.nonce,
+      transactionHash: `0x${'cd'.repeat(32)}`,
+      timestamp: Number(b.expires) - 1,
+      blockNumber: '5',
+    },
+  ]);
   expect(late.status).toBe(200);
   expect(await statusOf(b.nonce)).toBe('CLAIMED');
   expect(await reservedFor(claimed)).toBe(600n);
   await snapshot(claimed, 5, '400'); // the claim's block: shows the transfer
   expect(await reservedFor(claimed)).toBe(0n);
   expect((await withdraw600(claimed)).json.message).toBe('Insufficient balance');
-  expect((await withdraw({ account: claimed, chainId: 8453, tokenAddress: BASE_USDC, amount: '400', recipient: claimed })).status).toBe(200);
+  expect(
+    (await withdraw({ account: claimed, chainId: 8453, tokenAddress: BASE_USDC, amount: '400', recipient: claimed }))
+      .status,
+  ).toBe(200);
 }, 30_000);
 
 test('21.2 a block timestamp in milliseconds is refused, not taken as a far future that releases everything', async () => {
@@ -206,23 +356,51 @@ test('property: concurrent withdrawals and intent submits over one balance never
   for (let round = 0; round < 3; round++) {
     const signer = privateKeyToAccount(generatePrivateKey());
     const balance = 10_000_000n + BigInt(Math.floor(Math.random() * 5_000_000));
-    await ingest(api, [{ id: `prop-${signer.address}`, type: 'balance', chainId: 8453, account: signer.address, token: BASE_USDC, locked: balance.toString(), blockNumber: '1' }]);
+    await ingest(api, [
+      {
+        id: `prop-${signer.address}`,
+        type: 'balance',
+        chainId: 8453,
+        account: signer.address,
+        token: BASE_USDC,
+        locked: balance.toString(),
+        blockNumber: '1',
+      },
+    ]);
     await proveAccount(api.db.manager, api.projectId, signer.address, 'operator');
-    const intents = await Promise.all(Array.from({ length: 3 }, async () => {
-      const route = await call(api, 'POST', '/intents/route', { body: { account: { address: signer.address, accountType: 'EOA' }, destinationChainId: 42161, tokenRequests: [{ tokenAddress: ARB_USDC, amount: '2500000' }] } });
-      const sig = await signer.signTypedData(getCompactTypedData(route.json.intentOp));
-      return { ...route.json.intentOp, originSignatures: [sig], destinationSignature: sig };
-    }));
+    const intents = await Promise.all(
+      Array.from({ length: 3 }, async () => {
+        const route = await call(api, 'POST', '/intents/route', {
+          body: {
+            account: { address: signer.address, accountType: 'EOA' },
+            destinationChainId: 42161,
+            tokenRequests: [{ tokenAddress: ARB_USDC, amount: '2500000' }],
+          },
+        });
+        const sig = await signer.signTypedData(getCompactTypedData(route.json.intentOp));
+        return { ...route.json.intentOp, originSignatures: [sig], destinationSignature: sig };
+      }),
+    );
     const amounts = Array.from({ length: 8 }, () => 500_000 + Math.floor(Math.random() * 2_000_000));
     const results = await Promise.all([
       ...intents.map((op) => call(api, 'POST', '/intent-operations', { body: { signedIntentOp: op } })),
-      ...amounts.map((amount) => withdraw({ account: signer.address, chainId: 8453, tokenAddress: BASE_USDC, amount: String(amount), recipient: signer.address })),
+      ...amounts.map((amount) =>
+        withdraw({
+          account: signer.address,
+          chainId: 8453,
+          tokenAddress: BASE_USDC,
+          amount: String(amount),
+          recipient: signer.address,
+        }),
+      ),
     ]);
     for (const r of results) expect([200, 201, 400]).toContain(r.status);
     expect(results.filter((r) => r.status === 400).every((r) => r.json.message === 'Insufficient balance')).toBe(true);
     expect(await reservedFor(signer.address)).toBeLessThanOrEqual(balance);
     expect(results.some((r) => r.status === 200)).toBe(true);
-    const nonces = results.filter((r) => r.status === 200).map((r) => parseExact(r.text).transferDetails.nonce as string);
+    const nonces = results
+      .filter((r) => r.status === 200)
+      .map((r) => parseExact(r.text).transferDetails.nonce as string);
     const intentIds = results.filter((r) => r.status === 201).map((r) => r.json.result.id as string);
     expect(new Set([...nonces, ...intentIds]).size).toBe(nonces.length + intentIds.length);
   }

@@ -20,11 +20,17 @@ async function main(address: string): Promise<void> {
   const connection = await Connection.connect({ address });
   try {
     const client = new Client({ connection, namespace: 'default' });
-    const chosen = new Map<string, { info: Pick<WorkflowExecutionInfo, 'workflowId' | 'runId' | 'historyLength'>; result?: string }>();
+    const chosen = new Map<
+      string,
+      { info: Pick<WorkflowExecutionInfo, 'workflowId' | 'runId' | 'historyLength'>; result?: string }
+    >();
     for await (const listed of client.workflow.list()) {
       if (types && !types.includes(listed.type)) continue;
       // Visibility counts a running workflow's events only once it closes: ask the execution itself.
-      const info = listed.status.name === 'RUNNING' ? await client.workflow.getHandle(listed.workflowId, listed.runId).describe() : listed;
+      const info =
+        listed.status.name === 'RUNNING'
+          ? await client.workflow.getHandle(listed.workflowId, listed.runId).describe()
+          : listed;
       // Fewer than 3 events: no workflow task has started yet (a lifecycle in its start delay), nothing to replay.
       if (info.historyLength > MAX_EVENTS || info.historyLength < 3) continue;
       const result = info.status.name === 'COMPLETED' ? await stringResult(client, listed) : undefined;
@@ -46,7 +52,10 @@ async function main(address: string): Promise<void> {
 
 /** A completed run's result when it is a short string (a terminal stage), which names the path it took. */
 async function stringResult(client: Client, info: WorkflowExecutionInfo): Promise<string | undefined> {
-  const result: unknown = await client.workflow.getHandle(info.workflowId, info.runId).result().catch(() => undefined);
+  const result: unknown = await client.workflow
+    .getHandle(info.workflowId, info.runId)
+    .result()
+    .catch(() => undefined);
   return typeof result === 'string' && /^[\w-]{1,32}$/.test(result) ? result : undefined;
 }
 

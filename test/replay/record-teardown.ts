@@ -10,7 +10,10 @@ export default async function recordTeardown(): Promise<void> {
   const h = (globalThis as unknown as { __handles?: Handles }).__handles;
   try {
     if (h) {
-      const run = spawnSync(process.execPath, ['--import', 'tsx', `${__dirname}/export-histories.ts`], { stdio: 'inherit', env: { ...process.env, TEMPORAL_ADDRESS: h.env.temporalAddress } });
+      const run = spawnSync(process.execPath, ['--import', 'tsx', `${__dirname}/export-histories.ts`], {
+        stdio: 'inherit',
+        env: { ...process.env, TEMPORAL_ADDRESS: h.env.temporalAddress },
+      });
       if (run.status !== 0) throw new Error(`export-histories exited with ${run.status}`);
     }
   } finally {

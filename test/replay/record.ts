@@ -28,7 +28,13 @@ const SUITES = [
 const args = process.argv.slice(2);
 const run = spawnSync(
   process.execPath,
-  [require.resolve('jest/bin/jest', { paths: [root] }), '--runInBand', '--globalTeardown', path.join(__dirname, 'record-teardown.ts'), ...(args.length ? args : SUITES)],
+  [
+    require.resolve('jest/bin/jest', { paths: [root] }),
+    '--runInBand',
+    '--globalTeardown',
+    path.join(__dirname, 'record-teardown.ts'),
+    ...(args.length ? args : SUITES),
+  ],
   { cwd: root, stdio: 'inherit', env: { REPLAY_HISTORIES_DIR: path.join(__dirname, 'histories'), ...process.env } },
 );
 process.exit(run.status ?? 1);

@@ -10,5 +10,5 @@ export function chromePath(): string {
       if (fs.existsSync(candidate)) return candidate;
     }
   }
-  throw new Error('No Chromium found: install Debian\'s chromium package (.ci/run does) or set CHROME_PATH');
+  throw new Error("No Chromium found: install Debian's chromium package (.ci/run does) or set CHROME_PATH");
 }

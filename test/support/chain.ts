@@ -2,7 +2,17 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import solc from 'solc';
-import { concat, createPublicClient, createWalletClient, encodeFunctionData, getContractAddress, http, keccak256, toHex, type Hex } from 'viem';
+import {
+  concat,
+  createPublicClient,
+  createWalletClient,
+  encodeFunctionData,
+  getContractAddress,
+  http,
+  keccak256,
+  toHex,
+  type Hex,
+} from 'viem';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { freePort } from './global-setup';
 
@@ -10,7 +20,11 @@ import { freePort } from './global-setup';
  * A local EVM dev chain per test file (anvil, shipped as a binary inside its npm package), with the minimal ERC-1271
  * account of contracts/MinimalAccount.sol compiled by solc (npm) and its CREATE2 factory deployed.
  */
-export interface LocalChain { url: string; factory: Hex; stop(): Promise<void> }
+export interface LocalChain {
+  url: string;
+  factory: Hex;
+  stop(): Promise<void>;
+}
 
 // anvil's first default dev account: funded on every fresh anvil chain.
 const DEPLOYER = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80');
@@ -20,13 +34,20 @@ function compile(): { account: Hex; factory: Hex } {
   const input = {
     language: 'Solidity',
     sources: { 'MinimalAccount.sol': { content: source } },
-    settings: { evmVersion: 'cancun', optimizer: { enabled: true, runs: 200 }, outputSelection: { '*': { '*': ['evm.bytecode.object'] } } },
+    settings: {
+      evmVersion: 'cancun',
+      optimizer: { enabled: true, runs: 200 },
+      outputSelection: { '*': { '*': ['evm.bytecode.object'] } },
+    },
   };
   const output = JSON.parse(solc.compile(JSON.stringify(input)));
   const errors = (output.errors ?? []).filter((e: { severity: string }) => e.severity === 'error');
   if (errors.length) throw new Error(errors.map((e: { formattedMessage: string }) => e.formattedMessage).join('\n'));
   const contracts = output.contracts['MinimalAccount.sol'];
-  return { account: `0x${contracts.MinimalAccount.evm.bytecode.object}`, factory: `0x${contracts.AccountFactory.evm.bytecode.object}` };
+  return {
+    account: `0x${contracts.MinimalAccount.evm.bytecode.object}`,
+    factory: `0x${contracts.AccountFactory.evm.bytecode.object}`,
+  };
 }
 
 let bytecode: { account: Hex; factory: Hex } | undefined;
@@ -36,16 +57,29 @@ export async function startChain(serves: number[] = []): Promise<LocalChain> {
   bytecode ??= compile();
   const port = await freePort();
   const bin = path.join(path.dirname(require.resolve('@foundry-rs/anvil/package.json')), 'bin.mjs');
-  const proc: ChildProcess = spawn(process.execPath, [bin, '--port', String(port), '--host', '127.0.0.1', '--silent'], { stdio: 'ignore' });
+  const proc: ChildProcess = spawn(process.execPath, [bin, '--port', String(port), '--host', '127.0.0.1', '--silent'], {
+    stdio: 'ignore',
+  });
   const url = `http://127.0.0.1:${port}`;
   const client = createPublicClient({ transport: http(url, { retryCount: 0 }) });
   for (let i = 0; ; i++) {
-    if (await client.getChainId().then(() => true, () => false)) break;
+    if (
+      await client.getChainId().then(
+        () => true,
+        () => false,
+      )
+    )
+      break;
     if (i > 100) throw new Error('anvil did not start');
     await new Promise((r) => setTimeout(r, 100));
   }
   const wallet = createWalletClient({ account: DEPLOYER, transport: http(url) });
-  const chain = { id: await client.getChainId(), name: 'anvil', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [url] } } };
+  const chain = {
+    id: await client.getChainId(),
+    name: 'anvil',
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [url] } },
+  };
   const hash = await wallet.sendTransaction({ chain, data: bytecode.factory });
   const { contractAddress } = await client.waitForTransactionReceipt({ hash });
   for (const id of serves) process.env[`RPC_URL_${id}`] = url;
@@ -60,15 +94,37 @@ export async function startChain(serves: number[] = []): Promise<LocalChain> {
   };
 }
 
-const FACTORY_ABI = [{ type: 'function', name: 'deploy', stateMutability: 'nonpayable', inputs: [{ name: 'owner', type: 'address' }, { name: 'salt', type: 'bytes32' }], outputs: [{ type: 'address' }] }] as const;
+const FACTORY_ABI = [
+  {
+    type: 'function',
+    name: 'deploy',
+    stateMutability: 'nonpayable',
+    inputs: [
+      { name: 'owner', type: 'address' },
+      { name: 'salt', type: 'bytes32' },
+    ],
+    outputs: [{ type: 'address' }],
+  },
+] as const;
 
 /** A smart account owned by `owner`: its counterfactual address and the factory call that deploys it. */
-export interface SmartAccount { address: Hex; owner: PrivateKeyAccount; factory: Hex; factoryData: Hex; initCode: Hex }
+export interface SmartAccount {
+  address: Hex;
+  owner: PrivateKeyAccount;
+  factory: Hex;
+  factoryData: Hex;
+  initCode: Hex;
+}
 
 export function smartAccount(chain: LocalChain, owner: PrivateKeyAccount, salt = 0n): SmartAccount {
   const saltHex = toHex(salt, { size: 32 });
   const init = concat([bytecode!.account, `0x${owner.address.slice(2).toLowerCase().padStart(64, '0')}`]);
-  const address = getContractAddress({ opcode: 'CREATE2', from: chain.factory, salt: saltHex, bytecodeHash: keccak256(init) });
+  const address = getContractAddress({
+    opcode: 'CREATE2',
+    from: chain.factory,
+    salt: saltHex,
+    bytecodeHash: keccak256(init),
+  });
   const factoryData = encodeFunctionData({ abi: FACTORY_ABI, functionName: 'deploy', args: [owner.address, saltHex] });
   return { address, owner, factory: chain.factory, factoryData, initCode: concat([chain.factory, factoryData]) };
 }

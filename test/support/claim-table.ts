@@ -4,7 +4,11 @@ import { DeliveryClaimer } from '../../src/webhooks/claimer';
 import type { Claim } from '../../src/webhooks/deliver';
 import { AttemptSlots } from '../../src/webhooks/slots';
 
-interface Row { seq: number; endpointId: string; projectId: string }
+interface Row {
+  seq: number;
+  endpointId: string;
+  projectId: string;
+}
 
 /**
  * The webhook_deliveries table as the claim loop sees it, in memory: due rows, and the claims (src/webhooks/claims.ts
@@ -39,7 +43,12 @@ export class ClaimTable implements ClaimStore {
   async claim(args: ClaimArgs): Promise<Claim[]> {
     const turns = new Map<string, number>();
     const candidates = args.targets
-      .flatMap((t) => this.rows.filter((r) => r.endpointId === t.endpointId).slice(0, t.room).map((r) => ({ r, allowance: t.allowance })))
+      .flatMap((t) =>
+        this.rows
+          .filter((r) => r.endpointId === t.endpointId)
+          .slice(0, t.room)
+          .map((r) => ({ r, allowance: t.allowance })),
+      )
       .sort((a, b) => a.r.seq - b.r.seq)
       .map(({ r, allowance }) => {
         const turn = (turns.get(r.projectId) ?? 0) + 1;
@@ -51,7 +60,9 @@ export class ClaimTable implements ClaimStore {
       .slice(0, args.limit)
       .map((c) => c.r);
     this.rows = this.rows.filter((r) => !candidates.includes(r));
-    const took = candidates.map((r) => ({ eventId: `evt_${r.seq}`, endpointId: r.endpointId, project_id: r.projectId, round: 1 }) as Claim);
+    const took = candidates.map(
+      (r) => ({ eventId: `evt_${r.seq}`, endpointId: r.endpointId, project_id: r.projectId, round: 1 }) as Claim,
+    );
     this.claims.push({ args, took });
     return took;
   }
@@ -79,12 +90,27 @@ export function claimLoop(opts: { total: number; perEndpoint: number; reserveMs?
   const slots = new AttemptSlots(opts.total, opts.perEndpoint, opts.reserveMs ?? 60_000, () => clock.now);
   const open = new Map<string, { claim: Claim; answer: () => void }>();
   const attempt = (claim: Claim) => new Promise<void>((resolve) => open.set(claim.eventId, { claim, answer: resolve }));
-  const log = { warn: (obj: object, msg: string) => { throw new Error(`${msg}: ${JSON.stringify(obj)}`); } };
-  const claimer = new DeliveryClaimer(table, attempt, { timeoutSeconds: 10, claimLeaseSeconds: 30 }, slots, log, 3_600_000);
+  const log = {
+    warn: (obj: object, msg: string) => {
+      throw new Error(`${msg}: ${JSON.stringify(obj)}`);
+    },
+  };
+  const claimer = new DeliveryClaimer(
+    table,
+    attempt,
+    { timeoutSeconds: 10, claimLeaseSeconds: 30 },
+    slots,
+    log,
+    3_600_000,
+  );
   return {
-    table, slots, clock, claimer,
+    table,
+    slots,
+    clock,
+    claimer,
     /** attempts under way, by project */
-    open: (projectId: string) => [...open.values()].filter((a) => a.claim.project_id === projectId).map((a) => a.claim.eventId),
+    open: (projectId: string) =>
+      [...open.values()].filter((a) => a.claim.project_id === projectId).map((a) => a.claim.eventId),
     /** the receiver of `eventId` answers */
     async answer(eventId: string) {
       open.get(eventId)!.answer();

@@ -16,19 +16,36 @@ export function newOwner() {
 export const sessionDigest = (n: number) => `0x${n.toString(16).padStart(64, 'a')}` as `0x${string}`;
 
 /** The project's session signer, as a widget backend reads it. */
-export const projectSigner = async (p: Project): Promise<string> => (await call(p, 'GET', `${DP}/chains`)).json.sessionSigner;
+export const projectSigner = async (p: Project): Promise<string> =>
+  (await call(p, 'GET', `${DP}/chains`)).json.sessionSigner;
 
-export async function signSessions(owner: ReturnType<typeof newOwner>['owner'], address: string, targetChainId: number, chainIds: number[], signer: string) {
+export async function signSessions(
+  owner: ReturnType<typeof newOwner>['owner'],
+  address: string,
+  targetChainId: number,
+  chainIds: number[],
+  signer: string,
+) {
   const hashesAndChainIds = chainIds.map((chainId) => ({ chainId, sessionDigest: sessionDigest(chainId) }));
-  const signature = await owner.signTypedData(sessionTypedData(address, targetChainId, { hashesAndChainIds }, signer) as Parameters<typeof owner.signTypedData>[0]);
+  const signature = await owner.signTypedData(
+    sessionTypedData(address, targetChainId, { hashesAndChainIds }, signer) as Parameters<
+      typeof owner.signTypedData
+    >[0],
+  );
   return { hashesAndChainIds, signature };
 }
 
 /** Registers a managed account with the processor's signer (read from GET /chains, as a widget backend would). */
-export async function registerManaged(p: Project, target: { chain: string; token: string; recipient?: string }, extra: Record<string, unknown> = {}) {
+export async function registerManaged(
+  p: Project,
+  target: { chain: string; token: string; recipient?: string },
+  extra: Record<string, unknown> = {},
+) {
   const { owner, address } = newOwner();
   const signer = await projectSigner(p);
-  const res = await call(p, 'POST', `${DP}/register-managed`, { body: { account: { address, owner: owner.address, sessionSigner: signer, target, ...extra } } });
+  const res = await call(p, 'POST', `${DP}/register-managed`, {
+    body: { account: { address, owner: owner.address, sessionSigner: signer, target, ...extra } },
+  });
   if (res.status !== 201) throw new Error(`register-managed: ${res.status} ${res.text}`);
   return { owner, address, record: res.json };
 }
@@ -37,20 +54,91 @@ let seq = 0;
 const eventId = (kind: string) => `${kind}-${Date.now()}-${seq++}`;
 
 /** What an indexer reports for a transfer into an account: its balance snapshot and the deposit itself. */
-export const depositEvents = (d: { chainId: number; token: string; amount: string; account: string; sender: string; txHash: string; logIndex?: number; balance?: string; block?: number }) => [
-  ...(d.balance ? [{ id: eventId('balance'), type: 'balance', chainId: d.chainId, account: d.account, token: d.token, unlocked: d.balance, blockNumber: String(d.block ?? 100) }] : []),
-  { id: eventId('deposit'), type: 'deposit', chainId: d.chainId, transactionHash: d.txHash, logIndex: d.logIndex ?? 0, token: d.token, amount: d.amount, sender: d.sender, account: d.account, blockNumber: d.block ?? 100 },
+export const depositEvents = (d: {
+  chainId: number;
+  token: string;
+  amount: string;
+  account: string;
+  sender: string;
+  txHash: string;
+  logIndex?: number;
+  balance?: string;
+  block?: number;
+}) => [
+  ...(d.balance
+    ? [
+        {
+          id: eventId('balance'),
+          type: 'balance',
+          chainId: d.chainId,
+          account: d.account,
+          token: d.token,
+          unlocked: d.balance,
+          blockNumber: String(d.block ?? 100),
+        },
+      ]
+    : []),
+  {
+    id: eventId('deposit'),
+    type: 'deposit',
+    chainId: d.chainId,
+    transactionHash: d.txHash,
+    logIndex: d.logIndex ?? 0,
+    token: d.token,
+    amount: d.amount,
+    sender: d.sender,
+    account: d.account,
+    blockNumber: d.block ?? 100,
+  },
 ];
 
-export const fillAndClaim = (intentId: string, fill: { chainId: number; txHash: string }, claim: { chainId: number; txHash: string }) => [
-  { id: eventId('fill'), type: 'fill', chainId: fill.chainId, nonce: intentId, transactionHash: fill.txHash, timestamp: Math.floor(Date.now() / 1000) },
-  { id: eventId('claim'), type: 'claim', chainId: claim.chainId, nonce: intentId, transactionHash: claim.txHash, timestamp: Math.floor(Date.now() / 1000) },
+export const fillAndClaim = (
+  intentId: string,
+  fill: { chainId: number; txHash: string },
+  claim: { chainId: number; txHash: string },
+) => [
+  {
+    id: eventId('fill'),
+    type: 'fill',
+    chainId: fill.chainId,
+    nonce: intentId,
+    transactionHash: fill.txHash,
+    timestamp: Math.floor(Date.now() / 1000),
+  },
+  {
+    id: eventId('claim'),
+    type: 'claim',
+    chainId: claim.chainId,
+    nonce: intentId,
+    transactionHash: claim.txHash,
+    timestamp: Math.floor(Date.now() / 1000),
+  },
 ];
 /**
  * A deposit account's (wallet) balance at the block whose timestamp is `expires` of a failed intent: what releases its
  * reservation past `expires` (a snapshot that shows no claim mined before it), so a retry or refund may spend.
  */
-export const balanceAtExpiry = (d: { chainId: number; token: string; account: string; balance: string; expires: number }) =>
-  ({ id: eventId('balance'), type: 'balance', chainId: d.chainId, account: d.account, token: d.token, unlocked: d.balance, blockNumber: blockAt(d.expires), blockTimestamp: d.expires });
+export const balanceAtExpiry = (d: {
+  chainId: number;
+  token: string;
+  account: string;
+  balance: string;
+  expires: number;
+}) => ({
+  id: eventId('balance'),
+  type: 'balance',
+  chainId: d.chainId,
+  account: d.account,
+  token: d.token,
+  unlocked: d.balance,
+  blockNumber: blockAt(d.expires),
+  blockTimestamp: d.expires,
+});
 
-export const intentFailure = (intentId: string, chainId: number) => ({ id: eventId('failure'), type: 'failure', chainId, nonce: intentId, reason: 'relayer reverted' });
+export const intentFailure = (intentId: string, chainId: number) => ({
+  id: eventId('failure'),
+  type: 'failure',
+  chainId,
+  nonce: intentId,
+  reason: 'relayer reverted',
+});

@@ -7,4 +7,5 @@ import { hosts } from '../../src/http/app';
 import { openApiDocument } from '../../src/http/openapi';
 import { SUPPORTED_VERSIONS } from '../../src/versions/versions';
 
-for (const version of SUPPORTED_VERSIONS) process.stdout.write(`${JSON.stringify(openApiDocument(hosts(), 'registry', version))}\n`);
+for (const version of SUPPORTED_VERSIONS)
+  process.stdout.write(`${JSON.stringify(openApiDocument(hosts(), 'registry', version))}\n`);

@@ -3,7 +3,9 @@ import path from 'node:path';
 /** What the integration suites share: the published 1.x client's own Compact typed-data builder, tokens, hashes. */
 /* eslint-disable @typescript-eslint/no-require-imports, @typescript-eslint/no-explicit-any */
 const sdkDir = path.dirname(require.resolve('@rhinestone/sdk'));
-export const { getCompactTypedData }: { getCompactTypedData: (op: any) => any } = require(path.join(sdkDir, 'execution/compact'));
+export const { getCompactTypedData }: { getCompactTypedData: (op: any) => any } = require(
+  path.join(sdkDir, 'execution/compact'),
+);
 /* eslint-enable @typescript-eslint/no-require-imports, @typescript-eslint/no-explicit-any */
 
 export const BASE_USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';

@@ -4,7 +4,13 @@ import path from 'node:path';
 import net from 'node:net';
 import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
-import { checkEmbeddedPostgresReachable, ensureDatabase, RunningPostgres, startEmbeddedPostgres, withDatabase } from '../../src/db/provision';
+import {
+  checkEmbeddedPostgresReachable,
+  ensureDatabase,
+  RunningPostgres,
+  startEmbeddedPostgres,
+  withDatabase,
+} from '../../src/db/provision';
 import { openDatabase } from '../../src/db/data-source';
 import { spawnEntry, startTemporalDevServer, projectRoot } from '../../src/dev/processes';
 import type { TestEnv } from './env';
@@ -35,7 +41,13 @@ export async function onFreePorts<T>(start: (...ports: number[]) => Promise<T>, 
   }
 }
 
-export interface Handles { temporal: ChildProcess; worker: ChildProcess; postgres?: RunningPostgres; env: TestEnv; stateFile: string }
+export interface Handles {
+  temporal: ChildProcess;
+  worker: ChildProcess;
+  postgres?: RunningPostgres;
+  env: TestEnv;
+  stateFile: string;
+}
 
 /**
  * Provisions what `npm start` does, isolated: a Temporal dev server on a free port (in memory), PostgreSQL
@@ -45,12 +57,16 @@ export default async function globalSetup(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'orchestrator-test-'));
   const embeddedDir = path.join(projectRoot, '.data', 'test-postgres');
   if (!process.env.DATABASE_URL) checkEmbeddedPostgresReachable(embeddedDir); // before anything starts
-  const temporal = await onFreePorts((port) => startTemporalDevServer({
-    port, namespace: 'default', logLevel: 'error',
-    // Lifecycles are told to continue as new after 150 history events (4,096 in production), and a run accepts 1,000
-    // signals (10,000), so tests watch both with a few thousand signals rather than tens of thousands.
-    dynamicConfig: ['limit.historyCount.suggestContinueAsNew=150', 'history.maximumSignalsPerExecution=1000'],
-  }));
+  const temporal = await onFreePorts((port) =>
+    startTemporalDevServer({
+      port,
+      namespace: 'default',
+      logLevel: 'error',
+      // Lifecycles are told to continue as new after 150 history events (4,096 in production), and a run accepts 1,000
+      // signals (10,000), so tests watch both with a few thousand signals rather than tens of thousands.
+      dynamicConfig: ['limit.historyCount.suggestContinueAsNew=150', 'history.maximumSignalsPerExecution=1000'],
+    }),
+  );
 
   let postgres: RunningPostgres | undefined;
   let adminUrl = process.env.DATABASE_URL;
@@ -98,9 +114,24 @@ export default async function globalSetup(): Promise<void> {
   const worker = spawnEntry('worker', env);
   const workerPidFile = path.join(dataDir, 'workers.pid');
   fs.writeFileSync(workerPidFile, `${worker.pid}\n`);
-  const testEnv: TestEnv = { databaseUrl, adminUrl, database, temporalAddress: temporal.address, taskQueue, dataDir, workerPidFile, env };
+  const testEnv: TestEnv = {
+    databaseUrl,
+    adminUrl,
+    database,
+    temporalAddress: temporal.address,
+    taskQueue,
+    dataDir,
+    workerPidFile,
+    env,
+  };
   const stateFile = path.join(dataDir, 'state.json');
   fs.writeFileSync(stateFile, JSON.stringify(testEnv));
   process.env.ORCHESTRATOR_TEST_STATE = stateFile;
-  (globalThis as unknown as { __handles: Handles }).__handles = { temporal: temporal.process, worker, postgres, env: testEnv, stateFile };
+  (globalThis as unknown as { __handles: Handles }).__handles = {
+    temporal: temporal.process,
+    worker,
+    postgres,
+    env: testEnv,
+    stateFile,
+  };
 }

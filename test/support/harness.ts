@@ -73,7 +73,12 @@ export function startWorker(env: TestEnv): void {
   fs.appendFileSync(env.workerPidFile, `${worker.pid}\n`);
 }
 
-export async function call(api: Api, method: string, path: string, opts: { body?: unknown; raw?: string; headers?: Record<string, string> } = {}) {
+export async function call(
+  api: Api,
+  method: string,
+  path: string,
+  opts: { body?: unknown; raw?: string; headers?: Record<string, string> } = {},
+) {
   const res = await fetch(`${api.url}${path}`, {
     method,
     headers: { 'content-type': 'application/json', 'x-api-key': api.apiKey, ...opts.headers },

@@ -11,8 +11,14 @@ export async function newProject(api: Api, name = 'test') {
 export type Project = Awaited<ReturnType<typeof newProject>>;
 
 /** Adds the receiver as a webhook endpoint through the API and hands it the secret the API answered. */
-export async function subscribe(p: Project, r: Receiver, types?: WebhookType[]): Promise<{ id: string; secret: string }> {
-  const res = await call(p, 'POST', '/deposit-processor/webhooks/endpoints', { body: { url: r.url, ...(types ? { types } : {}) } });
+export async function subscribe(
+  p: Project,
+  r: Receiver,
+  types?: WebhookType[],
+): Promise<{ id: string; secret: string }> {
+  const res = await call(p, 'POST', '/deposit-processor/webhooks/endpoints', {
+    body: { url: r.url, ...(types ? { types } : {}) },
+  });
   if (res.status !== 201 || !/^whsec_/.test(res.json.secret)) throw new Error(`subscribe: ${res.status} ${res.text}`);
   r.secrets.push(res.json.secret);
   return res.json;

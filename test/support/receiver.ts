@@ -3,7 +3,16 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 
-export interface Delivery { id: string; timestamp: string; signature: string; body: string; json: any; verifiedWith: string[]; answer: number | 'hang' } // eslint-disable-line @typescript-eslint/no-explicit-any
+export interface Delivery {
+  id: string;
+  timestamp: string;
+  signature: string;
+  body: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  json: any;
+  verifiedWith: string[];
+  answer: number | 'hang';
+}
 
 /** What the receiver answers to the nth request (1-based) for one webhook-id. */
 export type Behaviour = (d: Delivery, nthForId: number) => number | 'hang';
@@ -22,7 +31,10 @@ export class Receiver {
   private server!: http.Server;
   url = '';
 
-  constructor(public secrets: string[], public behaviour: Behaviour = () => 200) {}
+  constructor(
+    public secrets: string[],
+    public behaviour: Behaviour = () => 200,
+  ) {}
 
   async start(): Promise<this> {
     this.server = http.createServer((req, res) => {
@@ -37,7 +49,11 @@ export class Receiver {
   }
 
   private handle(req: http.IncomingMessage, res: http.ServerResponse, body: string) {
-    const headers = { 'webhook-id': String(req.headers['webhook-id']), 'webhook-timestamp': String(req.headers['webhook-timestamp']), 'webhook-signature': String(req.headers['webhook-signature']) };
+    const headers = {
+      'webhook-id': String(req.headers['webhook-id']),
+      'webhook-timestamp': String(req.headers['webhook-timestamp']),
+      'webhook-signature': String(req.headers['webhook-signature']),
+    };
     const verifiedWith = this.secrets.filter((s) => {
       try {
         new Webhook(s).verify(body, headers);
@@ -46,7 +62,15 @@ export class Receiver {
         return false;
       }
     });
-    const d: Delivery = { id: headers['webhook-id'], timestamp: headers['webhook-timestamp'], signature: headers['webhook-signature'], body, json: JSON.parse(body), verifiedWith, answer: 200 };
+    const d: Delivery = {
+      id: headers['webhook-id'],
+      timestamp: headers['webhook-timestamp'],
+      signature: headers['webhook-signature'],
+      body,
+      json: JSON.parse(body),
+      verifiedWith,
+      answer: 200,
+    };
     const nth = this.requests.filter((r) => r.id === d.id).length + 1;
     d.answer = verifiedWith.length ? this.behaviour(d, nth) : 401;
     this.requests.push(d);

@@ -1,7 +1,27 @@
-import { correlatorRule, dropInvalidTargets, fundingMethodRule, handoffRule, lastStepRule, outcomeRule, reasonFamily, SOLANA_MAINNET, SOLANA_SYSTEM_PROGRAM, sourceRule, validChain, validToken } from '../../src/analytics/rules';
+import {
+  correlatorRule,
+  dropInvalidTargets,
+  fundingMethodRule,
+  handoffRule,
+  lastStepRule,
+  outcomeRule,
+  reasonFamily,
+  SOLANA_MAINNET,
+  SOLANA_SYSTEM_PROGRAM,
+  sourceRule,
+  validChain,
+  validToken,
+} from '../../src/analytics/rules';
 import { validateEvent } from '../../src/analytics/validate';
 
-const base = { session_id: 's1', modal: 'deposit', widget_version: '0.9.1', timestamp: 1_795_000_000_000, session_properties: { theme: 'dark' }, funding_method: null };
+const base = {
+  session_id: 's1',
+  modal: 'deposit',
+  widget_version: '0.9.1',
+  timestamp: 1_795_000_000_000,
+  session_properties: { theme: 'dark' },
+  funding_method: null,
+};
 const fields = (p: { field: string }[]) => p.map((x) => x.field);
 
 test.each([
@@ -23,8 +43,16 @@ test.each([
 });
 
 test.each([
-  ['eip155:1', true], ['eip155:8453', true], [SOLANA_MAINNET, true], ['hypercore:spot', true],
-  ['eip155:0', false], ['eip155:01', false], ['8453', false], ['solana:devnet', false], ['hypercore:perp', false], [8453, false],
+  ['eip155:1', true],
+  ['eip155:8453', true],
+  [SOLANA_MAINNET, true],
+  ['hypercore:spot', true],
+  ['eip155:0', false],
+  ['eip155:01', false],
+  ['8453', false],
+  ['solana:devnet', false],
+  ['hypercore:perp', false],
+  [8453, false],
 ])('chain %s valid: %s', (chain, ok) => {
   expect(validChain(chain)).toBe(ok);
 });
@@ -52,8 +80,14 @@ test.each([
   [{ event: 'deposit_modal_ui_outcome', outcome: 'closed', step: null }, []],
   [{ event: 'deposit_modal_ui_outcome', outcome: 'closed', step: 'quote' }, []],
   [{ event: 'deposit_modal_ui_outcome', outcome: 'friction', step: 'amount', reason: 'amount_low' }, []],
-  [{ event: 'deposit_modal_ui_outcome', outcome: 'friction', step: 'amount', reason: 'amount_low', retryable: true }, ['retryable']],
-  [{ event: 'deposit_modal_ui_outcome', outcome: 'failed', step: 'quote', reason: 'quote_expired', retryable: false }, []],
+  [
+    { event: 'deposit_modal_ui_outcome', outcome: 'friction', step: 'amount', reason: 'amount_low', retryable: true },
+    ['retryable'],
+  ],
+  [
+    { event: 'deposit_modal_ui_outcome', outcome: 'failed', step: 'quote', reason: 'quote_expired', retryable: false },
+    [],
+  ],
   [{ event: 'deposit_modal_ui_outcome', outcome: 'failed', step: 'quote', reason: 'quote_expired' }, ['retryable']],
   [{ event: 'deposit_modal_ui_outcome', outcome: 'failed', step: 'quote', retryable: true }, ['reason']],
 ])('outcome rule %j → problems %j', (e, problems) => {
@@ -61,7 +95,10 @@ test.each([
 });
 
 test.each([
-  [{ event: 'deposit_modal_ui_outcome', outcome: 'completed', step: 'wallet_processing', last_step: 'x' }, ['last_step']],
+  [
+    { event: 'deposit_modal_ui_outcome', outcome: 'completed', step: 'wallet_processing', last_step: 'x' },
+    ['last_step'],
+  ],
   [{ event: 'deposit_modal_step_open', step: 'amount', last_step: 'x' }, ['last_step']],
   [{ event: 'withdraw_modal_handoff', last_step: null }, ['last_step']],
   [{ event: 'deposit_modal_step_open', step: 'amount' }, []],
@@ -70,10 +107,34 @@ test.each([
 });
 
 test.each([
-  [{ event: 'withdraw_modal_handoff', modal: 'withdraw', transaction_hash: '0xabc', managed_account: '0xdef', same_route: true }, []],
-  [{ event: 'withdraw_modal_handoff', modal: 'withdraw', transaction_hash: '0xabc' }, ['managed_account', 'same_route']],
-  [{ event: 'withdraw_modal_handoff', modal: 'claim', deposit_id: 'd1', transaction_hash: null, refund_transaction_hash: null }, []],
-  [{ event: 'withdraw_modal_handoff', modal: 'claim', transaction_hash: '0x1' }, ['deposit_id', 'refund_transaction_hash']],
+  [
+    {
+      event: 'withdraw_modal_handoff',
+      modal: 'withdraw',
+      transaction_hash: '0xabc',
+      managed_account: '0xdef',
+      same_route: true,
+    },
+    [],
+  ],
+  [
+    { event: 'withdraw_modal_handoff', modal: 'withdraw', transaction_hash: '0xabc' },
+    ['managed_account', 'same_route'],
+  ],
+  [
+    {
+      event: 'withdraw_modal_handoff',
+      modal: 'claim',
+      deposit_id: 'd1',
+      transaction_hash: null,
+      refund_transaction_hash: null,
+    },
+    [],
+  ],
+  [
+    { event: 'withdraw_modal_handoff', modal: 'claim', transaction_hash: '0x1' },
+    ['deposit_id', 'refund_transaction_hash'],
+  ],
   [{ event: 'withdraw_modal_handoff', modal: 'deposit', source_chain: 'eip155:1', source_token: 'native' }, []],
   [{ event: 'withdraw_modal_handoff', modal: 'deposit' }, ['source_chain', 'source_token']],
 ])('handoff rule %j → problems %j', (e, problems) => {
@@ -82,9 +143,22 @@ test.each([
 
 test.each([
   [{ event: 'deposit_modal_correlator_observed', correlator_type: 'deposit_id', correlator_value: 'dep_1' }, []],
-  [{ event: 'deposit_modal_correlator_observed', correlator_type: 'partner_external_customer_id', correlator_value: 'acct:1' }, []],
-  [{ event: 'deposit_modal_correlator_observed', correlator_type: 'email', correlator_value: 'x' }, ['correlator_type']],
-  [{ event: 'deposit_modal_correlator_observed', correlator_type: 'transaction_hash', correlator_value: '' }, ['correlator_value']],
+  [
+    {
+      event: 'deposit_modal_correlator_observed',
+      correlator_type: 'partner_external_customer_id',
+      correlator_value: 'acct:1',
+    },
+    [],
+  ],
+  [
+    { event: 'deposit_modal_correlator_observed', correlator_type: 'email', correlator_value: 'x' },
+    ['correlator_type'],
+  ],
+  [
+    { event: 'deposit_modal_correlator_observed', correlator_type: 'transaction_hash', correlator_value: '' },
+    ['correlator_value'],
+  ],
 ])('correlator rule %j → problems %j', (e, problems) => {
   expect(fields(correlatorRule(e))).toEqual(problems);
 });
@@ -96,8 +170,15 @@ test('funding_method: deposit events carry it (null before a method is chosen); 
 });
 
 test('source fields must be valid; target fields are dropped one by one', () => {
-  expect(fields(sourceRule({ source_chain: 'eip155:x', source_token: 'not-a-token' }))).toEqual(['source_chain', 'source_token']);
-  const e: Record<string, unknown> = { target_chain: 'eip155:8453', target_token: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', step: 'quote' };
+  expect(fields(sourceRule({ source_chain: 'eip155:x', source_token: 'not-a-token' }))).toEqual([
+    'source_chain',
+    'source_token',
+  ]);
+  const e: Record<string, unknown> = {
+    target_chain: 'eip155:8453',
+    target_token: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
+    step: 'quote',
+  };
   expect(dropInvalidTargets(e)).toEqual(['target_token']);
   expect(e).toEqual({ target_chain: 'eip155:8453', step: 'quote' });
   const both: Record<string, unknown> = { target_chain: 'tron:1', target_token: 'native' };
@@ -114,9 +195,29 @@ test('validateEvent: schema and rules together; the required fields of every fun
   }
   expect(validateEvent({ ...base, event: 'deposit_modal_step_closed', step: 'amount' }).ok).toBe(false);
   expect(validateEvent({ ...base, event: 'deposit_modal_step_open' }).ok).toBe(false); // step_open carries step
-  expect(validateEvent({ event: 'analytics_ingest_failure', session_id: 's', widget_version: '1', timestamp: base.timestamp, reason: 'network' }).ok).toBe(true);
-  const correlator = validateEvent({ ...base, event: 'deposit_modal_correlator_observed', correlator_type: 'deposit_id', correlator_value: 'dep_9' });
+  expect(
+    validateEvent({
+      event: 'analytics_ingest_failure',
+      session_id: 's',
+      widget_version: '1',
+      timestamp: base.timestamp,
+      reason: 'network',
+    }).ok,
+  ).toBe(true);
+  const correlator = validateEvent({
+    ...base,
+    event: 'deposit_modal_correlator_observed',
+    correlator_type: 'deposit_id',
+    correlator_value: 'dep_9',
+  });
   expect(correlator.ok && correlator.event.depositId).toBe('dep_9'); // the join key
-  const failure = validateEvent({ ...base, event: 'deposit_modal_ui_outcome', outcome: 'failed', step: 'quote', reason: 'account_setup_failed', retryable: true });
+  const failure = validateEvent({
+    ...base,
+    event: 'deposit_modal_ui_outcome',
+    outcome: 'failed',
+    step: 'quote',
+    reason: 'account_setup_failed',
+    retryable: true,
+  });
   expect(failure.ok && failure.event.reasonFamily).toBe('account_setup');
 });

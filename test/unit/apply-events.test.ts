@@ -14,7 +14,9 @@ test('block numbers compare as integers, not strings, and rows come out in key o
 
 test('21.2 a winning snapshot without a block timestamp keeps the one it replaces (a lower bound: timestamps never decrease)', () => {
   const stamped = { ...row('5', 'a'), timestamp: 1_800_000_060, timestampBlock: '5' };
-  expect(latest([stamped, row('9', 'b')])).toEqual([{ ...row('9', 'b'), timestamp: 1_800_000_060, timestampBlock: '5' }]);
+  expect(latest([stamped, row('9', 'b')])).toEqual([
+    { ...row('9', 'b'), timestamp: 1_800_000_060, timestampBlock: '5' },
+  ]);
   expect(latest([row('9', 'b'), stamped])).toEqual([row('9', 'b')]); // older: ignored, its timestamp with it
   expect(latest([stamped, { ...row('9', 'b'), timestamp: 1_800_000_108 }])[0].timestamp).toBe(1_800_000_108);
 });

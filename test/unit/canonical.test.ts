@@ -4,11 +4,14 @@ import { canonicalJson } from '../../src/analytics/canonical';
 
 describe('canonicalJson', () => {
   test('23.4 equals canonicalize (the dedupe key definition) on any JSON value, and its text is the same JSON', () => {
-    fc.assert(fc.property(fc.jsonValue(), (v) => {
-      const text = canonicalJson(v);
-      expect(text).toBe(canonicalize(v));
-      expect(JSON.parse(text!)).toEqual(JSON.parse(JSON.stringify(v)));
-    }), { numRuns: 2000 });
+    fc.assert(
+      fc.property(fc.jsonValue(), (v) => {
+        const text = canonicalJson(v);
+        expect(text).toBe(canonicalize(v));
+        expect(JSON.parse(text!)).toEqual(JSON.parse(JSON.stringify(v)));
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   test('23.4 undefined members and NaN as canonicalize treats them', () => {

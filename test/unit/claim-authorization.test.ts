@@ -6,7 +6,16 @@ import { MANDATE_WITNESS } from '../../src/intents/typed-data';
 import type { ClaimableIntent } from '../../src/intents/store';
 import type { IntentOp } from '../../src/intents/types';
 import { fastAccount } from '../../src/signatures/secp256k1';
-import { claimDigest, claimHashFrom, claimHashOf, domainSeparator, elementHashOf, TYPEHASHES, WITNESS_TYPESTRING, witnessOf } from '../support/compact-claim';
+import {
+  claimDigest,
+  claimHashFrom,
+  claimHashOf,
+  domainSeparator,
+  elementHashOf,
+  TYPEHASHES,
+  WITNESS_TYPESTRING,
+  witnessOf,
+} from '../support/compact-claim';
 import { TEST_SECRETS } from '../support/secrets';
 
 /* eslint-disable @typescript-eslint/no-require-imports, @typescript-eslint/no-explicit-any */
@@ -23,7 +32,11 @@ const BASE_WETH = id('0x4200000000000000000000000000000000000006');
 const OP_USDC = id('0x0b2c639c533813f4aa9d7837caf62653d097ff85');
 const ARB_USDC = id('0xaf88d065e77c8cc2239327c5edb3a432268e5831');
 
-const element = (chainId: string, idsAndAmounts: [string, string][], fundingMethod: 'COMPACT' | 'PERMIT2' = 'COMPACT') => ({
+const element = (
+  chainId: string,
+  idsAndAmounts: [string, string][],
+  fundingMethod: 'COMPACT' | 'PERMIT2' = 'COMPACT',
+) => ({
   arbiter: '0x000000000006e2569CaF8Ff021810790e0A0D740',
   chainId,
   idsAndAmounts,
@@ -31,15 +44,27 @@ const element = (chainId: string, idsAndAmounts: [string, string][], fundingMeth
   beforeFill: false,
   mandate: {
     recipient: '0x1111111111111111111111111111111111111111',
-    tokenOut: [[ARB_USDC, '4000000'], [ARB_USDC, '7']] as [string, string][],
+    tokenOut: [
+      [ARB_USDC, '4000000'],
+      [ARB_USDC, '7'],
+    ] as [string, string][],
     destinationChainId: '42161',
     fillDeadline: '1800000000',
     minGas: '21000',
-    preClaimOps: { vt: zeroHash, ops: [{ to: '0x4444444444444444444444444444444444444444', value: '0', data: '0x' as Hex }] },
-    destinationOps: { vt: `0x${'ab'.repeat(32)}` as Hex, ops: [{ to: '0x2222222222222222222222222222222222222222', value: '5', data: '0xabcd' as Hex }] },
+    preClaimOps: {
+      vt: zeroHash,
+      ops: [{ to: '0x4444444444444444444444444444444444444444', value: '0', data: '0x' as Hex }],
+    },
+    destinationOps: {
+      vt: `0x${'ab'.repeat(32)}` as Hex,
+      ops: [{ to: '0x2222222222222222222222222222222222222222', value: '5', data: '0xabcd' as Hex }],
+    },
     qualifier: {
       settlementContext: { settlementLayer: 'ACROSS', fundingMethod, using7579: false },
-      encodedVal: encodeAbiParameters([{ type: 'string' }, { type: 'string' }, { type: 'bool' }, { type: 'uint256' }], ['ACROSS', fundingMethod, false, 42n]),
+      encodedVal: encodeAbiParameters(
+        [{ type: 'string' }, { type: 'string' }, { type: 'bool' }, { type: 'uint256' }],
+        ['ACROSS', fundingMethod, false, 42n],
+      ),
     },
   },
 });
@@ -49,13 +74,28 @@ const op = (fundingMethod: 'COMPACT' | 'PERMIT2' = 'COMPACT'): IntentOp => ({
   nonce: '42',
   targetExecutionNonce: '0',
   expires: '1800003600',
-  elements: [element('8453', [[BASE_USDC, '2500000'], [BASE_WETH, '9']], fundingMethod), element('10', [[OP_USDC, '1600000']], fundingMethod)],
+  elements: [
+    element(
+      '8453',
+      [
+        [BASE_USDC, '2500000'],
+        [BASE_WETH, '9'],
+      ],
+      fundingMethod,
+    ),
+    element('10', [[OP_USDC, '1600000']], fundingMethod),
+  ],
   serverSignature: '0x',
   signedMetadata: {},
 });
 const sponsorSignature = `0x${'5a'.repeat(65)}` as Hex;
-const intent = (o: IntentOp, heldChainIds: number[], expired = false): ClaimableIntent =>
-  ({ id: o.nonce, operation: o, signatures: { originSignatures: o.elements.map(() => sponsorSignature), destinationSignature: sponsorSignature }, expired, heldChainIds });
+const intent = (o: IntentOp, heldChainIds: number[], expired = false): ClaimableIntent => ({
+  id: o.nonce,
+  operation: o,
+  signatures: { originSignatures: o.elements.map(() => sponsorSignature), destinationSignature: sponsorSignature },
+  expired,
+  heldChainIds,
+});
 
 const allocator = fastAccount(TEST_SECRETS.ALLOCATOR_PRIVATE_KEY as Hex);
 const deps = { compact: CLIENT_COMPACT as Hex, allocator };
@@ -67,7 +107,9 @@ test("a relayer can claim: the independent hashing agrees with The Compact's pub
     multichainCompact: '0x172d857ea70e48d30dcad00bb0fc789a34f09c5545da1245400da01d4ef6c8a2',
     multichainCompactWithMandate: '0x558f66062aaa99f9b8229dfe1621b6efcee0513dbc552aa5ffac622f4823dbfc',
   });
-  expect(domainSeparator(1, CANONICAL_COMPACT)).toBe('0x4ac11bdf0eb5972bae47825af851d20c342d88f466669ec58827be03650df019');
+  expect(domainSeparator(1, CANONICAL_COMPACT)).toBe(
+    '0x4ac11bdf0eb5972bae47825af851d20c342d88f466669ec58827be03650df019',
+  );
   expect(MANDATE_WITNESS).toBe(WITNESS_TYPESTRING);
 });
 
@@ -87,10 +129,31 @@ test('a relayer can claim: allocatorData per chain recovers to the allocator ove
   const o = op();
   const answer = await authorizeClaim(intent(o, [8453, 10]), deps);
   const claimHash = claimHashOf(o);
-  expect(answer).toMatchObject({ nonce: '42', expires: '1800003600', sponsor: o.sponsor, claimHash, witnessTypestring: WITNESS_TYPESTRING });
+  expect(answer).toMatchObject({
+    nonce: '42',
+    expires: '1800003600',
+    sponsor: o.sponsor,
+    claimHash,
+    witnessTypestring: WITNESS_TYPESTRING,
+  });
   const [notarized, exogenous] = answer.elements as CompactClaim[];
-  expect(notarized).toMatchObject({ chainId: 8453, fundingMethod: 'COMPACT', compact: CLIENT_COMPACT, claim: 'multichainClaim', notarizedChainId: 8453, sponsorSignature });
-  expect(exogenous).toMatchObject({ chainId: 10, fundingMethod: 'COMPACT', compact: CLIENT_COMPACT, claim: 'exogenousClaim', chainIndex: 0, notarizedChainId: 8453, sponsorSignature });
+  expect(notarized).toMatchObject({
+    chainId: 8453,
+    fundingMethod: 'COMPACT',
+    compact: CLIENT_COMPACT,
+    claim: 'multichainClaim',
+    notarizedChainId: 8453,
+    sponsorSignature,
+  });
+  expect(exogenous).toMatchObject({
+    chainId: 10,
+    fundingMethod: 'COMPACT',
+    compact: CLIENT_COMPACT,
+    claim: 'exogenousClaim',
+    chainIndex: 0,
+    notarizedChainId: 8453,
+    sponsorSignature,
+  });
   expect('chainIndex' in notarized).toBe(false);
   for (const [i, e] of (answer.elements as CompactClaim[]).entries()) {
     expect(e.witness).toBe(witnessOf(o.elements[i].mandate));
@@ -101,7 +164,9 @@ test('a relayer can claim: allocatorData per chain recovers to the allocator ove
     const digest = claimDigest(claimHash, e.chainId, CLIENT_COMPACT);
     expect(await recoverAddress({ hash: digest, signature: e.allocatorData! })).toBe(allocator.address);
     // RFC 6979: viem's own signer gives the same bytes for the same digest.
-    expect(e.allocatorData).toBe(await privateKeyToAccount(TEST_SECRETS.ALLOCATOR_PRIVATE_KEY as Hex).sign({ hash: digest }));
+    expect(e.allocatorData).toBe(
+      await privateKeyToAccount(TEST_SECRETS.ALLOCATOR_PRIVATE_KEY as Hex).sign({ hash: digest }),
+    );
   }
   expect(notarized.allocatorData).not.toBe(exogenous.allocatorData); // one signature per chain's domain
   expect(await authorizeClaim(intent(o, [8453, 10]), deps)).toEqual(answer);
@@ -110,12 +175,28 @@ test('a relayer can claim: allocatorData per chain recovers to the allocator ove
 test('a relayer can claim: nothing for a chain whose reservation was released, 409 once none is held or past expires, none needed for Permit2', async () => {
   const o = op();
   const partly = await authorizeClaim(intent(o, [10]), deps);
-  expect(partly.elements.map((e) => [e.chainId, e.allocatorData === null])).toEqual([[8453, true], [10, false]]);
-  await expect(authorizeClaim(intent(o, []), deps)).rejects.toMatchObject({ code: 'CONFLICT', message: 'Intent 42 holds no reserved funds any more (its claims settled): the allocator authorizes no claim of it' });
-  await expect(authorizeClaim(intent(o, [8453, 10], true), deps)).rejects.toMatchObject({ code: 'CONFLICT', message: 'Intent 42 expired at 1800003600: The Compact accepts no claim of it' });
+  expect(partly.elements.map((e) => [e.chainId, e.allocatorData === null])).toEqual([
+    [8453, true],
+    [10, false],
+  ]);
+  await expect(authorizeClaim(intent(o, []), deps)).rejects.toMatchObject({
+    code: 'CONFLICT',
+    message: 'Intent 42 holds no reserved funds any more (its claims settled): the allocator authorizes no claim of it',
+  });
+  await expect(authorizeClaim(intent(o, [8453, 10], true), deps)).rejects.toMatchObject({
+    code: 'CONFLICT',
+    message: 'Intent 42 expired at 1800003600: The Compact accepts no claim of it',
+  });
   const permit2 = op('PERMIT2');
   expect(await authorizeClaim(intent(permit2, [8453, 10]), deps)).toEqual({
-    nonce: '42', expires: '1800003600', sponsor: permit2.sponsor, claimHash: null, witnessTypestring: null,
-    elements: [{ chainId: 8453, fundingMethod: 'PERMIT2', allocatorData: null }, { chainId: 10, fundingMethod: 'PERMIT2', allocatorData: null }],
+    nonce: '42',
+    expires: '1800003600',
+    sponsor: permit2.sponsor,
+    claimHash: null,
+    witnessTypestring: null,
+    elements: [
+      { chainId: 8453, fundingMethod: 'PERMIT2', allocatorData: null },
+      { chainId: 10, fundingMethod: 'PERMIT2', allocatorData: null },
+    ],
   });
 });

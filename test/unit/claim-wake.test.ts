@@ -8,7 +8,7 @@ describe('which finishing attempts wake the claim loop', () => {
   let loop: ReturnType<typeof claimLoop>;
   afterEach(() => loop.stop());
 
-  test('after a claim that left an endpoint at its share, only that endpoint\'s finishing attempts wake it', async () => {
+  test("after a claim that left an endpoint at its share, only that endpoint's finishing attempts wake it", async () => {
     loop = claimLoop({ total: 10, perEndpoint: 2 });
     loop.table.emit('p-slow', 'slow', 5);
     loop.table.emit('p-fast', 'fast');
@@ -36,7 +36,7 @@ describe('which finishing attempts wake the claim loop', () => {
     expect(loop.table.looks).toBe(looks + 1);
   });
 
-  test('after a claim that left a project at its share, only that project\'s finishing attempts wake it', async () => {
+  test("after a claim that left a project at its share, only that project's finishing attempts wake it", async () => {
     loop = claimLoop({ total: 4, perEndpoint: 4 });
     loop.table.emit('p-busy', 'busy-1', 5);
     loop.table.emit('p-busy', 'busy-2', 5);
@@ -53,7 +53,7 @@ describe('which finishing attempts wake the claim loop', () => {
     expect(loop.open('p-busy')).toHaveLength(3); // the other project keeps the one slot it used lately (its reserve)
   });
 
-  test('with nothing left at a cap, no finishing attempt wakes it (the next commit\'s notification or the poll does)', async () => {
+  test("with nothing left at a cap, no finishing attempt wakes it (the next commit's notification or the poll does)", async () => {
     loop = claimLoop({ total: 10, perEndpoint: 2 });
     loop.table.emit('p-fast', 'fast');
     await loop.start();

@@ -27,7 +27,13 @@ test('Client addresses cannot be forged: behind trusted proxies the first untrus
 
 test('Client addresses cannot be forged: TRUSTED_PROXIES is off by default, and a malformed entry stops the process with its name', () => {
   expect(loadConfig({}).trustedProxies).toEqual([]);
-  expect(loadConfig({ TRUSTED_PROXIES: ' 10.0.0.0/8 , ::1' }).trustedProxies.map(([a, bits]) => `${a.toString()}/${bits}`)).toEqual(['10.0.0.0/8', '::1/128']);
-  expect(() => loadConfig({ TRUSTED_PROXIES: '10.0.0.0/8,proxy.internal' })).toThrow(/TRUSTED_PROXIES .*"proxy\.internal" is not an IP address/);
-  expect(() => loadConfig({ TRUSTED_PROXIES: '10.0.0.0/33' })).toThrow(/TRUSTED_PROXIES .*"10\.0\.0\.0\/33" is not a CIDR range/);
+  expect(
+    loadConfig({ TRUSTED_PROXIES: ' 10.0.0.0/8 , ::1' }).trustedProxies.map(([a, bits]) => `${a.toString()}/${bits}`),
+  ).toEqual(['10.0.0.0/8', '::1/128']);
+  expect(() => loadConfig({ TRUSTED_PROXIES: '10.0.0.0/8,proxy.internal' })).toThrow(
+    /TRUSTED_PROXIES .*"proxy\.internal" is not an IP address/,
+  );
+  expect(() => loadConfig({ TRUSTED_PROXIES: '10.0.0.0/33' })).toThrow(
+    /TRUSTED_PROXIES .*"10\.0\.0\.0\/33" is not a CIDR range/,
+  );
 });

@@ -10,10 +10,15 @@ const compose = parse(fs.readFileSync(file, 'utf8'), { merge: true });
 
 /** The schema names its draft with a trailing '#' and uses draft-04 `id`s; ajv needs neither to apply it. */
 const withoutIds = (node: unknown): unknown =>
-  Array.isArray(node) ? node.map(withoutIds)
-  : node && typeof node === 'object'
-    ? Object.fromEntries(Object.entries(node).filter(([k, v]) => !((k === 'id' || k === '$schema') && typeof v === 'string')).map(([k, v]) => [k, withoutIds(v)]))
-    : node;
+  Array.isArray(node)
+    ? node.map(withoutIds)
+    : node && typeof node === 'object'
+      ? Object.fromEntries(
+          Object.entries(node)
+            .filter(([k, v]) => !((k === 'id' || k === '$schema') && typeof v === 'string'))
+            .map(([k, v]) => [k, withoutIds(v)]),
+        )
+      : node;
 const ajv = new Ajv2019({ strict: false, allErrors: true });
 // Compose's own formats: Go durations ("5s", "1m30s"); ports and expose are checked by the engine.
 ajv.addFormat('duration', /^(\d+(\.\d+)?(ns|us|ms|s|m|h))+$/);
@@ -37,7 +42,8 @@ test('the schema check is not vacuous: an unknown service key is refused', () =>
 test('every build context the topology names exists, and the app services share one image recipe', () => {
   const services = compose.services as Record<string, { build?: string; command?: string[] }>;
   for (const [name, s] of Object.entries(services)) {
-    if (s.build) expect([name, fs.existsSync(path.resolve(path.dirname(file), s.build, 'Dockerfile'))]).toEqual([name, true]);
+    if (s.build)
+      expect([name, fs.existsSync(path.resolve(path.dirname(file), s.build, 'Dockerfile'))]).toEqual([name, true]);
   }
   expect(services.api.command).toEqual(['npm', 'run', 'api']);
   expect(services.worker.command).toEqual(['npm', 'run', 'worker']);
@@ -45,11 +51,18 @@ test('every build context the topology names exists, and the app services share 
 
 test('only the API is published on the host: Temporal (no authentication) stays on the internal network', () => {
   const services = compose.services as Record<string, { ports?: unknown[] }>;
-  expect(Object.entries(services).filter(([, s]) => s.ports).map(([name]) => name)).toEqual(['api']);
+  expect(
+    Object.entries(services)
+      .filter(([, s]) => s.ports)
+      .map(([name]) => name),
+  ).toEqual(['api']);
 });
 
 test('the cluster registers every search attribute the dev server does', () => {
-  const registered = fs.readFileSync(path.resolve(__dirname, '../../temporal/search-attributes.txt'), 'utf8').split('\n').filter((l) => l && !l.startsWith('#'));
+  const registered = fs
+    .readFileSync(path.resolve(__dirname, '../../temporal/search-attributes.txt'), 'utf8')
+    .split('\n')
+    .filter((l) => l && !l.startsWith('#'));
   const setup = JSON.stringify(compose.services['temporal-search-attributes'].command);
   for (const line of registered) {
     const [name, type] = line.split('=');

@@ -23,10 +23,18 @@ beforeAll(async () => {
   app.use(deadline(services));
   app.use(async (ctx) => {
     if (ctx.path.endsWith('/hang')) await new Promise(() => undefined);
-    if (ctx.path.endsWith('/upload')) await receivingBody(ctx, async () => { for await (const chunk of ctx.req) void chunk; });
-    if (ctx.path.endsWith('/pg-timeout')) throw Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' });
-    if (ctx.path.endsWith('/pg-read-timeout')) throw Object.assign(new Error('Query read timeout'), { driverError: new Error('Query read timeout') });
-    if (ctx.path.endsWith('/temporal')) throw new ServiceError('Failed to start Workflow', { cause: new Error('14 UNAVAILABLE: No connection established') });
+    if (ctx.path.endsWith('/upload'))
+      await receivingBody(ctx, async () => {
+        for await (const chunk of ctx.req) void chunk;
+      });
+    if (ctx.path.endsWith('/pg-timeout'))
+      throw Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' });
+    if (ctx.path.endsWith('/pg-read-timeout'))
+      throw Object.assign(new Error('Query read timeout'), { driverError: new Error('Query read timeout') });
+    if (ctx.path.endsWith('/temporal'))
+      throw new ServiceError('Failed to start Workflow', {
+        cause: new Error('14 UNAVAILABLE: No connection established'),
+      });
     if (ctx.path.endsWith('/bug')) throw new TypeError('x is undefined');
     ctx.body = { ok: true };
   });
@@ -38,25 +46,46 @@ afterAll(() => server.close());
 
 const get = async (path: string, headers: Record<string, string> = {}) => {
   const res = await fetch(`${url}${path}`, { headers });
-  return { status: res.status, retryAfter: res.headers.get('retry-after'), body: (await res.json()) as Record<string, unknown> };
+  return {
+    status: res.status,
+    retryAfter: res.headers.get('retry-after'),
+    body: (await res.json()) as Record<string, unknown>,
+  };
 };
 
 test('22.6 a request that hangs is answered 503 with Retry-After at its deadline, in the body of its host', async () => {
   const alps = await get('/hang');
   expect(alps).toMatchObject({ status: 503, retryAfter: '5' });
-  expect(alps.body).toEqual({ message: expect.stringMatching(/No answer within 1s/), errors: [{ message: alps.body.message }], traceId: undefined });
+  expect(alps.body).toEqual({
+    message: expect.stringMatching(/No answer within 1s/),
+    errors: [{ message: alps.body.message }],
+    traceId: undefined,
+  });
   const blanc = await get('/hang', { 'x-api-version': '2026-04.blanc' });
-  expect(blanc).toMatchObject({ status: 503, retryAfter: '5', body: { code: 'SERVICE_UNAVAILABLE', message: expect.any(String) } });
+  expect(blanc).toMatchObject({
+    status: 503,
+    retryAfter: '5',
+    body: { code: 'SERVICE_UNAVAILABLE', message: expect.any(String) },
+  });
   const deposit = await get('/deposit-processor/hang');
-  expect(deposit).toMatchObject({ status: 503, retryAfter: '5', body: { error: expect.any(String), code: 'SERVICE_UNAVAILABLE' } });
+  expect(deposit).toMatchObject({
+    status: 503,
+    retryAfter: '5',
+    body: { error: expect.any(String), code: 'SERVICE_UNAVAILABLE' },
+  });
   expect((await get('/fine')).status).toBe(200);
 }, 15_000);
 
 /** A POST announcing 100 bytes of body and sending 7, answered with its status line, headers and body. */
-function stalledUpload(path: string, headers = ''): Promise<{ status: number; head: string; body: Record<string, unknown> }> {
+function stalledUpload(
+  path: string,
+  headers = '',
+): Promise<{ status: number; head: string; body: Record<string, unknown> }> {
   const { port } = new URL(url);
   return new Promise((resolve, reject) => {
-    const socket = net.connect(Number(port), '127.0.0.1', () => socket.write(`POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n${headers}\r\n{"accou`));
+    const socket = net.connect(Number(port), '127.0.0.1', () =>
+      socket.write(`POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n${headers}\r\n{"accou`),
+    );
     let data = '';
     socket.on('data', (chunk) => (data += chunk));
     socket.on('error', reject);
@@ -91,9 +120,20 @@ test('22.6 PostgreSQL timeouts and Temporal service errors are 503 with Retry-Af
 });
 
 test('22.6 routes that wait on a chain RPC or the identity provider get the external deadline', () => {
-  for (const path of ['/intents', '/intent-operations', '/quotes', '/intents/route', '/legacy/bundles', '/deposit-processor/setup', '/deposit-processor/safe/withdraw', '/deposit-processor/account/0xabc/session', '/deposit-processor/compliance/verification']) {
+  for (const path of [
+    '/intents',
+    '/intent-operations',
+    '/quotes',
+    '/intents/route',
+    '/legacy/bundles',
+    '/deposit-processor/setup',
+    '/deposit-processor/safe/withdraw',
+    '/deposit-processor/account/0xabc/session',
+    '/deposit-processor/compliance/verification',
+  ]) {
     expect([path, deadlineClass('POST', path)]).toEqual([path, 'external']);
   }
-  for (const path of ['/withdrawals', '/indexer/events', '/deposit-processor/deposits/recovery']) expect(deadlineClass('POST', path)).toBe('request');
+  for (const path of ['/withdrawals', '/indexer/events', '/deposit-processor/deposits/recovery'])
+    expect(deadlineClass('POST', path)).toBe('request');
   expect(deadlineClass('GET', '/intents/1')).toBe('request');
 });

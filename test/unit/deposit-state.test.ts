@@ -12,7 +12,13 @@ describe('deposit state', () => {
     expect(afterBridge(none, 1, 0)).toBe('refund');
     expect(bridgeErrorCode('EXPIRED')).toBe('BRIDGE-3');
     expect(bridgeErrorCode('FAILED')).toBe('BRIDGE-4');
-    expect(['COMPLETED', 'FAILED', 'EXPIRED', 'FILLED', 'PENDING'].map(isBridgeOutcome)).toEqual([true, true, true, false, false]);
+    expect(['COMPLETED', 'FAILED', 'EXPIRED', 'FILLED', 'PENDING'].map(isBridgeOutcome)).toEqual([
+      true,
+      true,
+      true,
+      false,
+      false,
+    ]);
   });
 
   test('waiting: no route or the funds wait over ends the deposit (rejected first, refunded after an attempt), the delay is reported once', () => {
@@ -26,8 +32,9 @@ describe('deposit state', () => {
   });
 
   test('wire status of each stage', () => {
-    expect((['received', 'bridging', 'completed', 'rejected', 'refunding', 'refunded'] as const).map(wireStatus))
-      .toEqual(['processing', 'processing', 'completed', 'failed', 'failed', 'refunded']);
+    expect(
+      (['received', 'bridging', 'completed', 'rejected', 'refunding', 'refunded'] as const).map(wireStatus),
+    ).toEqual(['processing', 'processing', 'completed', 'failed', 'failed', 'refunded']);
   });
 });
 
@@ -36,34 +43,62 @@ describe('deposit checks', () => {
   const { verdict } = require('../../src/deposits/checks') as typeof import('../../src/deposits/checks');
   const usdc = { symbol: 'USDC', decimals: 6, address: '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913' };
   const facts = {
-    token: usdc, amount: 5_000_000n, priceUsd: 1, minUsd: 1, managed: true, hasSession: false, requireCompliance: false, complianceApproved: false,
-    sameChain: false, targetToken: '0xaf88d065e77c8cc2239327c5edb3a432268e5831', targetSymbol: 'USDC', recipientIsAccount: true,
+    token: usdc,
+    amount: 5_000_000n,
+    priceUsd: 1,
+    minUsd: 1,
+    managed: true,
+    hasSession: false,
+    requireCompliance: false,
+    complianceApproved: false,
+    sameChain: false,
+    targetToken: '0xaf88d065e77c8cc2239327c5edb3a432268e5831',
+    targetSymbol: 'USDC',
+    recipientIsAccount: true,
   };
 
   test('each refusal has its code, in order', () => {
     expect(verdict({ ...facts, token: undefined })).toMatchObject({ kind: 'reject', code: 'TOKEN-1' });
-    expect(verdict({ ...facts, amount: 999_999n })).toEqual({ kind: 'reject', code: 'BALANCE-4', message: 'Deposit is below the minimum of 1 USD', limits: { minAmountUsd: '1' } });
+    expect(verdict({ ...facts, amount: 999_999n })).toEqual({
+      kind: 'reject',
+      code: 'BALANCE-4',
+      message: 'Deposit is below the minimum of 1 USD',
+      limits: { minAmountUsd: '1' },
+    });
     expect(verdict({ ...facts, amount: 1n, priceUsd: undefined })).toEqual({ kind: 'bridge' });
     expect(verdict({ ...facts, managed: false })).toMatchObject({ code: 'SESSION-1' });
     expect(verdict({ ...facts, managed: false, hasSession: true })).toEqual({ kind: 'bridge' });
     expect(verdict({ ...facts, requireCompliance: true })).toMatchObject({ code: 'COMPLIANCE-1' });
     expect(verdict({ ...facts, requireCompliance: true, complianceApproved: true })).toEqual({ kind: 'bridge' });
-    expect(verdict({ ...facts, targetSymbol: 'WETH' })).toEqual({ kind: 'reject', code: 'BRIDGE-6', message: 'No route from USDC to WETH: deposits are moved, not swapped' });
+    expect(verdict({ ...facts, targetSymbol: 'WETH' })).toEqual({
+      kind: 'reject',
+      code: 'BRIDGE-6',
+      message: 'No route from USDC to WETH: deposits are moved, not swapped',
+    });
   });
 
   test('same chain and token to its own account needs no intent; another recipient does', () => {
-    expect(verdict({ ...facts, sameChain: true, targetToken: usdc.address.toUpperCase().replace('0X', '0x') })).toEqual({ kind: 'direct' });
-    expect(verdict({ ...facts, sameChain: true, targetToken: usdc.address, recipientIsAccount: false })).toEqual({ kind: 'bridge' });
+    expect(verdict({ ...facts, sameChain: true, targetToken: usdc.address.toUpperCase().replace('0X', '0x') })).toEqual(
+      { kind: 'direct' },
+    );
+    expect(verdict({ ...facts, sameChain: true, targetToken: usdc.address, recipientIsAccount: false })).toEqual({
+      kind: 'bridge',
+    });
   });
 });
 
 describe('deposit intent sizing', () => {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { targetAmount, totalSpent } = require('../../src/deposits/sizing') as typeof import('../../src/deposits/sizing');
+  const { targetAmount, totalSpent } =
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    require('../../src/deposits/sizing') as typeof import('../../src/deposits/sizing');
   test('the deposit in target units minus the fee of moving everything available', () => {
     expect(targetAmount(5_000_000n, 6, 6, 52_000n)).toBe(4_948_000n);
     expect(targetAmount(5_000_000n, 6, 18, 10n ** 12n)).toBe(5n * 10n ** 18n - 10n ** 12n);
     expect(targetAmount(1_234_567n, 18, 6, 0n)).toBe(0n);
-    expect(totalSpent({ tokensSpent: { 8453: { a: { locked: '2', unlocked: '3' } }, 10: { b: { locked: '0', unlocked: '5' } } } })).toBe(10n);
+    expect(
+      totalSpent({
+        tokensSpent: { 8453: { a: { locked: '2', unlocked: '3' } }, 10: { b: { locked: '0', unlocked: '5' } } },
+      }),
+    ).toBe(10n);
   });
 });

@@ -10,7 +10,10 @@ import { envExample, settings } from '../../src/dev/env-example';
  */
 const root = path.join(__dirname, '../..');
 const read = (file: string) => fs.readFileSync(path.join(root, file), 'utf8');
-const docs = fs.readdirSync(path.join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`);
+const docs = fs
+  .readdirSync(path.join(root, 'docs'))
+  .filter((f) => f.endsWith('.md'))
+  .map((f) => `docs/${f}`);
 const pages = ['README.md', 'CONTRIBUTING.md', ...docs];
 
 /** The text outside fenced code blocks and code spans, where links and headings are. */
@@ -21,7 +24,11 @@ function anchors(text: string): Set<string> {
   const seen = new Map<string, number>();
   const out = new Set<string>();
   for (const m of text.replace(/^```[\s\S]*?^```/gm, '').matchAll(/^#{1,6} (.+)$/gm)) {
-    const base = m[1].trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
+    const base = m[1]
+      .trim()
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/\s/g, '-');
     const n = seen.get(base) ?? 0;
     seen.set(base, n + 1);
     out.add(n ? `${base}-${n}` : base);
@@ -135,7 +142,11 @@ describe('docs a newcomer can walk', () => {
       });
     const code = ['src', 'workflows', 'activities', 'bench', 'test', 'temporal'].flatMap(walk);
     const config = ['.ci/run', 'Dockerfile', 'docker-compose.yml', '.dependency-cruiser.cjs', 'eslint.config.mjs'];
-    const hashComments = (file: string) => read(file).split('\n').filter((l) => /^\s*#/.test(l)).join('\n');
+    const hashComments = (file: string) =>
+      read(file)
+        .split('\n')
+        .filter((l) => /^\s*#/.test(l))
+        .join('\n');
     for (const file of [...code, ...config, 'jest.config.js']) {
       if (/\.(ts|js|cjs|mjs)$/.test(file)) texts.push({ file, text: comments(file) });
       else if (/(\.sh|\.ya?ml|\/run|Dockerfile)$/.test(file)) texts.push({ file, text: hashComments(file) });
@@ -145,7 +156,10 @@ describe('docs a newcomer can walk', () => {
     expect(texts.length).toBeGreaterThan(200);
 
     const found = texts.flatMap(({ file, text }) =>
-      text.split('\n').filter((line) => patterns.some((p) => p.test(line))).map((line) => `${file}: ${line.trim()}`),
+      text
+        .split('\n')
+        .filter((line) => patterns.some((p) => p.test(line)))
+        .map((line) => `${file}: ${line.trim()}`),
     );
     expect(found).toEqual([]);
   });

@@ -8,9 +8,18 @@ import type { Services } from '../../src/http/services';
 /** The error boundary alone, over a minimal context: what a client sees of a failure. */
 async function render(path: string, thrown: unknown) {
   const logged: unknown[] = [];
-  const services = { logger: { error: (o: unknown) => logged.push(o), warn: (o: unknown) => logged.push(o) } } as unknown as Services;
+  const services = {
+    logger: { error: (o: unknown) => logged.push(o), warn: (o: unknown) => logged.push(o) },
+  } as unknown as Services;
   const headers: Record<string, string> = {};
-  const ctx = { path, method: 'POST', state: { traceId: 't-1' }, headers: {}, get: () => '', set: (k: string, v: string) => (headers[k.toLowerCase()] = v) } as unknown as Context;
+  const ctx = {
+    path,
+    method: 'POST',
+    state: { traceId: 't-1' },
+    headers: {},
+    get: () => '',
+    set: (k: string, v: string) => (headers[k.toLowerCase()] = v),
+  } as unknown as Context;
   await errors(services, unroutedErrors(hosts()))(ctx, async () => {
     throw thrown;
   });
@@ -36,9 +45,15 @@ test('22.9 a 4xx message is left as it is (chain ids like eip155:8453 are not ad
 });
 
 test('22.9 an RPC hint (what the operator should set) goes to the logs with the trace id, never to the client', async () => {
-  const thrown = new DomainError('VALIDATION_ERROR', 'Smart account signatures are verified on chain and this deployment cannot verify them on chain 8453', { operatorHint: 'set RPC_URL_8453 to verify smart-account signatures on chain 8453' });
+  const thrown = new DomainError(
+    'VALIDATION_ERROR',
+    'Smart account signatures are verified on chain and this deployment cannot verify them on chain 8453',
+    { operatorHint: 'set RPC_URL_8453 to verify smart-account signatures on chain 8453' },
+  );
   const res = await render('/deposit-processor/setup', thrown);
   expect(res.status).toBe(400);
   expect(JSON.stringify(res.body)).not.toMatch(/RPC_URL|operatorHint/);
-  expect(res.logged).toEqual([{ traceId: 't-1', hint: 'set RPC_URL_8453 to verify smart-account signatures on chain 8453' }]);
+  expect(res.logged).toEqual([
+    { traceId: 't-1', hint: 'set RPC_URL_8453 to verify smart-account signatures on chain 8453' },
+  ]);
 });

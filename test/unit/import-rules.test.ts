@@ -9,7 +9,10 @@ const root = path.resolve(__dirname, '../..');
 const cli = path.join(root, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs'); // not among the package's exports
 
 function depcruise(args: string[]) {
-  const run = spawnSync(process.execPath, [cli, '--config', '.dependency-cruiser.cjs', ...args], { cwd: root, encoding: 'utf8' });
+  const run = spawnSync(process.execPath, [cli, '--config', '.dependency-cruiser.cjs', ...args], {
+    cwd: root,
+    encoding: 'utf8',
+  });
   if (!run.stdout) throw new Error(`depcruise printed nothing: ${run.stderr}`);
   return run;
 }
@@ -20,9 +23,15 @@ function depsCheck(...paths: string[]): { status: number | null; report: string 
   return { status: run.status, report: run.stdout };
 }
 
-interface Violation { rule: { name: string; severity: string }; from: string; to: string; cycle?: { name: string; dependencyTypes: string[] }[] }
+interface Violation {
+  rule: { name: string; severity: string };
+  from: string;
+  to: string;
+  cycle?: { name: string; dependencyTypes: string[] }[];
+}
 const violations = (...paths: string[]): Violation[] =>
-  (JSON.parse(depcruise(['--output-type', 'json', ...paths]).stdout) as { summary: { violations: Violation[] } }).summary.violations;
+  (JSON.parse(depcruise(['--output-type', 'json', ...paths]).stdout) as { summary: { violations: Violation[] } })
+    .summary.violations;
 
 test('24.1 an import circle fails the deps check, a type-only arrow included', () => {
   const { status, report } = depsCheck('test/fixtures/import-cycle');
@@ -42,7 +51,11 @@ test('Domain errors independent of transport: a domain module importing src/http
   const { status, report } = depsCheck('test/fixtures/domain-imports-http');
   expect(status).not.toBe(0);
   expect(violations('test/fixtures/domain-imports-http').map((v) => [v.rule.name, v.from, v.to])).toEqual([
-    ['domain-imports-no-http', 'test/fixtures/domain-imports-http/src/intents/refuse.ts', 'test/fixtures/domain-imports-http/src/http/errors.ts'],
+    [
+      'domain-imports-no-http',
+      'test/fixtures/domain-imports-http/src/intents/refuse.ts',
+      'test/fixtures/domain-imports-http/src/http/errors.ts',
+    ],
   ]);
   expect(report).toContain('error domain-imports-no-http');
 });

@@ -1,11 +1,24 @@
-import { batchConflict, contradicts, futureTimestamp, lifecycleRefusal, storedTimeContradiction } from '../../src/indexer/consistency';
+import {
+  batchConflict,
+  contradicts,
+  futureTimestamp,
+  lifecycleRefusal,
+  storedTimeContradiction,
+} from '../../src/indexer/consistency';
 import type { BalanceEvent, LifecycleEvent } from '../../src/indexer/types';
 
 const LOCK_TAG = '0x' + '11'.repeat(12);
 const ACCOUNT = '0x' + 'aa'.repeat(20);
 const TOKEN = '0x' + 'bb'.repeat(20);
-const balance = (id: string, fields: Partial<BalanceEvent>): BalanceEvent =>
-  ({ id, type: 'balance', chainId: 8453, account: ACCOUNT, token: TOKEN, blockNumber: '10', ...fields });
+const balance = (id: string, fields: Partial<BalanceEvent>): BalanceEvent => ({
+  id,
+  type: 'balance',
+  chainId: 8453,
+  account: ACCOUNT,
+  token: TOKEN,
+  blockNumber: '10',
+  ...fields,
+});
 const at = (block: number, timestamp: number) => ({ block: BigInt(block), timestamp });
 
 describe('Indexer timestamps are sane', () => {
@@ -23,15 +36,25 @@ describe('Indexer timestamps are sane', () => {
     const now = 1_800_000_000;
     expect(futureTimestamp(balance('a', { unlocked: '1', blockTimestamp: now + 300 }), now, 300)).toBeUndefined();
     expect(futureTimestamp(balance('a', { unlocked: '1', blockTimestamp: now - 86_400 }), now, 300)).toBeUndefined();
-    expect(futureTimestamp(balance('b', { unlocked: '1', blockTimestamp: now + 301 }), now, 300)).toMatchObject({ id: 'b', reason: 'future-timestamp', message: expect.stringContaining('301 s ahead') });
-    expect(futureTimestamp(balance('c', { unlocked: '1', blockTimestamp: 253402300799 }), now, 300)?.reason).toBe('future-timestamp');
+    expect(futureTimestamp(balance('b', { unlocked: '1', blockTimestamp: now + 301 }), now, 300)).toMatchObject({
+      id: 'b',
+      reason: 'future-timestamp',
+      message: expect.stringContaining('301 s ahead'),
+    });
+    expect(futureTimestamp(balance('c', { unlocked: '1', blockTimestamp: 253402300799 }), now, 300)?.reason).toBe(
+      'future-timestamp',
+    );
   });
 
   test('Indexer timestamps are sane: a timestamp is refused when a stored snapshot of the chain contradicts it', () => {
     const e = balance('e', { unlocked: '1', blockNumber: '20', blockTimestamp: 2000 });
     expect(storedTimeContradiction(e, [at(19, 1990), at(21, 2010), at(20, 2000)])).toBeUndefined();
     expect(storedTimeContradiction(e, [])).toBeUndefined();
-    expect(storedTimeContradiction(e, [at(19, 2001)])).toMatchObject({ id: 'e', reason: 'timestamp-order', message: expect.stringContaining('block 19 at 2001') });
+    expect(storedTimeContradiction(e, [at(19, 2001)])).toMatchObject({
+      id: 'e',
+      reason: 'timestamp-order',
+      message: expect.stringContaining('block 19 at 2001'),
+    });
     expect(storedTimeContradiction(e, [at(30, 1999)])?.reason).toBe('timestamp-order');
     expect(storedTimeContradiction(e, [at(20, 2001)])?.reason).toBe('timestamp-order');
   });
@@ -42,49 +65,90 @@ describe('Indexer timestamps are sane', () => {
       balance('y', { unlocked: '1', blockNumber: '10', blockTimestamp: 1000, account: '0x' + 'cc'.repeat(20) }),
       balance('z', { unlocked: '1', blockNumber: '11', blockTimestamp: 1300, account: '0x' + 'dd'.repeat(20) }),
     ];
-    expect(batchConflict(events, LOCK_TAG)).toMatchObject({ events: [{ index: 2, id: 'z' }, { index: 0, id: 'x' }], message: expect.stringContaining('block 11 at 1300, block 12 at 1200') });
+    expect(batchConflict(events, LOCK_TAG)).toMatchObject({
+      events: [
+        { index: 2, id: 'z' },
+        { index: 0, id: 'x' },
+      ],
+      message: expect.stringContaining('block 11 at 1300, block 12 at 1200'),
+    });
     // Another chain's clock is its own; one block reported twice with one timestamp is fine.
-    expect(batchConflict([events[0], { ...events[2], chainId: 42161 }, { ...events[0], id: 'x2' }], LOCK_TAG)).toBeUndefined();
-    expect(batchConflict([events[0], { ...events[0], id: 'x3', blockTimestamp: 1201 }], LOCK_TAG)?.events.map((e) => e.id)).toEqual(['x', 'x3']);
+    expect(
+      batchConflict([events[0], { ...events[2], chainId: 42161 }, { ...events[0], id: 'x2' }], LOCK_TAG),
+    ).toBeUndefined();
+    expect(
+      batchConflict([events[0], { ...events[0], id: 'x3', blockTimestamp: 1201 }], LOCK_TAG)?.events.map((e) => e.id),
+    ).toEqual(['x', 'x3']);
   });
 });
 
 describe('attack pass: conflicting balances', () => {
   test('attack pass: two balances of one key and block with different amounts refuse the batch, naming both events', () => {
-    const conflict = batchConflict([
-      balance('p', { unlocked: '5', locked: '7' }),
-      { id: 'price', type: 'price', symbol: 'ETH', usd: 3000 },
-      balance('q', { unlocked: '6', account: ACCOUNT.toUpperCase().replace('0X', '0x') }),
-    ], LOCK_TAG);
-    expect(conflict?.events).toEqual([{ index: 0, id: 'p' }, { index: 2, id: 'q' }]);
-    expect(conflict?.message).toBe(`events[0] (id "p") and events[2] (id "q") report different unlocked balances of chain 8453, account ${ACCOUNT}, token ${TOKEN}, block 10: 5 and 6`);
+    const conflict = batchConflict(
+      [
+        balance('p', { unlocked: '5', locked: '7' }),
+        { id: 'price', type: 'price', symbol: 'ETH', usd: 3000 },
+        balance('q', { unlocked: '6', account: ACCOUNT.toUpperCase().replace('0X', '0x') }),
+      ],
+      LOCK_TAG,
+    );
+    expect(conflict?.events).toEqual([
+      { index: 0, id: 'p' },
+      { index: 2, id: 'q' },
+    ]);
+    expect(conflict?.message).toBe(
+      `events[0] (id "p") and events[2] (id "q") report different unlocked balances of chain 8453, account ${ACCOUNT}, token ${TOKEN}, block 10: 5 and 6`,
+    );
   });
 
   test('attack pass: identical duplicates, other blocks, other lock tags, the other balance kind and repeated ids do not conflict', () => {
     const p = balance('p', { unlocked: '5', locked: '7' });
-    expect(batchConflict([p, balance('p2', { unlocked: '5' }), balance('p3', { locked: '7', lockTag: LOCK_TAG })], LOCK_TAG)).toBeUndefined();
+    expect(
+      batchConflict([p, balance('p2', { unlocked: '5' }), balance('p3', { locked: '7', lockTag: LOCK_TAG })], LOCK_TAG),
+    ).toBeUndefined();
     expect(batchConflict([p, balance('r', { unlocked: '6', blockNumber: '11' })], LOCK_TAG)).toBeUndefined();
-    expect(batchConflict([p, balance('s', { locked: '8', lockTag: '0x' + '22'.repeat(12) })], LOCK_TAG)).toBeUndefined();
+    expect(
+      batchConflict([p, balance('s', { locked: '8', lockTag: '0x' + '22'.repeat(12) })], LOCK_TAG),
+    ).toBeUndefined();
     expect(batchConflict([p, balance('p', { unlocked: '6' })], LOCK_TAG)).toBeUndefined(); // the first version of an id wins
-    expect(batchConflict([p, balance('t', { locked: '8' })], LOCK_TAG)?.message).toContain(`locked (lock tag ${LOCK_TAG})`);
+    expect(batchConflict([p, balance('t', { locked: '8' })], LOCK_TAG)?.message).toContain(
+      `locked (lock tag ${LOCK_TAG})`,
+    );
   });
 });
 
 describe('attack pass: fills and claims match their intent', () => {
   const route = { destinationChainId: 42161, originChainIds: [8453, 10], quotedAt: 1_800_000_000 };
-  const event = (fields: Partial<LifecycleEvent>): LifecycleEvent => ({ id: 'f', type: 'fill', chainId: 42161, nonce: '7', transactionHash: '0x01', timestamp: 1_800_000_050, ...fields });
+  const event = (fields: Partial<LifecycleEvent>): LifecycleEvent => ({
+    id: 'f',
+    type: 'fill',
+    chainId: 42161,
+    nonce: '7',
+    transactionHash: '0x01',
+    timestamp: 1_800_000_050,
+    ...fields,
+  });
 
   test("attack pass: a fill must name its intent's destination chain and a time after its quote", () => {
     expect(lifecycleRefusal(event({}), route, 300)).toBeUndefined();
     expect(lifecycleRefusal(event({ timestamp: 1_800_000_000 - 300 }), route, 300)).toBeUndefined(); // the chain's clock may lag ours
-    expect(lifecycleRefusal(event({ chainId: 1 }), route, 300)).toMatchObject({ reason: 'fill-chain', message: 'a fill on chain 1, but nonce 7 fills on chain 42161' });
-    expect(lifecycleRefusal(event({ timestamp: 0 }), route, 300)).toMatchObject({ reason: 'fill-before-quote', message: 'fill timestamp 0 is before nonce 7 was quoted (1800000000)' });
+    expect(lifecycleRefusal(event({ chainId: 1 }), route, 300)).toMatchObject({
+      reason: 'fill-chain',
+      message: 'a fill on chain 1, but nonce 7 fills on chain 42161',
+    });
+    expect(lifecycleRefusal(event({ timestamp: 0 }), route, 300)).toMatchObject({
+      reason: 'fill-before-quote',
+      message: 'fill timestamp 0 is before nonce 7 was quoted (1800000000)',
+    });
     expect(lifecycleRefusal(event({ timestamp: 1_800_000_000 - 301 }), route, 300)?.reason).toBe('fill-before-quote');
   });
 
   test('attack pass: a claim must name one of its origin chains', () => {
     expect(lifecycleRefusal(event({ type: 'claim', chainId: 10 }), route, 300)).toBeUndefined();
-    expect(lifecycleRefusal(event({ type: 'claim', chainId: 42161 }), route, 300)).toMatchObject({ reason: 'claim-chain', message: 'a claim on chain 42161, which is not an origin chain of nonce 7 (8453, 10)' });
+    expect(lifecycleRefusal(event({ type: 'claim', chainId: 42161 }), route, 300)).toMatchObject({
+      reason: 'claim-chain',
+      message: 'a claim on chain 42161, which is not an origin chain of nonce 7 (8453, 10)',
+    });
     // Only fills and claims are judged against the quote.
     expect(lifecycleRefusal({ id: 'p', type: 'preconfirmation', chainId: 1, nonce: '7' }, route, 300)).toBeUndefined();
   });

@@ -1,5 +1,12 @@
 import fc from 'fast-check';
-import { applyEvent, type IntentEvent, IntentState, type IntentStatus, isTerminal, movesForward } from '../../workflows/intent-state';
+import {
+  applyEvent,
+  type IntentEvent,
+  IntentState,
+  type IntentStatus,
+  isTerminal,
+  movesForward,
+} from '../../workflows/intent-state';
 
 const start: IntentState = { status: 'PENDING', originChainIds: [1, 8453], claims: {} };
 const tx = (chainId: number, n: number) => ({ chainId, transactionHash: `0x${n}`, timestamp: n });
@@ -77,22 +84,29 @@ test('a fill is judged by its on-chain timestamp: one after the fill deadline do
 const STATUSES: IntentStatus[] = ['PENDING', 'PRECONFIRMED', 'FILLED', 'CLAIMED', 'COMPLETED', 'EXPIRED', 'FAILED'];
 const event = fc.oneof(
   fc.constantFrom(1, 8453, 42161).map((chainId): IntentEvent => ({ type: 'preconfirmation', chainId })),
-  fc.record({ chainId: fc.constantFrom(42161), n: fc.integer({ min: 1, max: 200 }) }).map(({ chainId, n }): IntentEvent => ({ type: 'fill', ...tx(chainId, n) })),
-  fc.record({ chainId: fc.constantFrom(1, 8453, 10), n: fc.integer({ min: 1, max: 200 }) }).map(({ chainId, n }): IntentEvent => ({ type: 'claim', ...tx(chainId, n) })),
+  fc
+    .record({ chainId: fc.constantFrom(42161), n: fc.integer({ min: 1, max: 200 }) })
+    .map(({ chainId, n }): IntentEvent => ({ type: 'fill', ...tx(chainId, n) })),
+  fc
+    .record({ chainId: fc.constantFrom(1, 8453, 10), n: fc.integer({ min: 1, max: 200 }) })
+    .map(({ chainId, n }): IntentEvent => ({ type: 'claim', ...tx(chainId, n) })),
   fc.constantFrom(1, 8453).map((chainId): IntentEvent => ({ type: 'failure', chainId, reason: 'x' })),
 );
 
 test('state never goes backwards: every status change the lifecycle makes is a forward move, and no move leads back', () => {
-  fc.assert(fc.property(fc.array(event, { maxLength: 12 }), (events) => {
-    let s: IntentState = { ...start, fillDeadline: 100 };
-    for (const e of events) {
-      const next = applyEvent(s, e);
-      if (next.status !== s.status) expect([s.status, next.status, movesForward(s.status, next.status)]).toEqual([s.status, next.status, true]);
-      s = next;
-    }
-    // The lifecycle's own move at the deadline: EXPIRED, when no fill came.
-    if (!s.fill && !isTerminal(s.status)) expect(movesForward(s.status, 'EXPIRED')).toBe(true);
-  }));
+  fc.assert(
+    fc.property(fc.array(event, { maxLength: 12 }), (events) => {
+      let s: IntentState = { ...start, fillDeadline: 100 };
+      for (const e of events) {
+        const next = applyEvent(s, e);
+        if (next.status !== s.status)
+          expect([s.status, next.status, movesForward(s.status, next.status)]).toEqual([s.status, next.status, true]);
+        s = next;
+      }
+      // The lifecycle's own move at the deadline: EXPIRED, when no fill came.
+      if (!s.fill && !isTerminal(s.status)) expect(movesForward(s.status, 'EXPIRED')).toBe(true);
+    }),
+  );
   for (const a of STATUSES) {
     expect(movesForward(a, a)).toBe(false);
     for (const b of STATUSES) if (movesForward(a, b)) expect([a, b, movesForward(b, a)]).toEqual([a, b, false]);

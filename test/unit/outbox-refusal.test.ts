@@ -2,7 +2,10 @@ import { ServiceError } from '@temporalio/client';
 import { refusal } from '../../src/outbox/outbox';
 
 /** A gRPC error as @grpc/grpc-js builds it (code, details, metadata), wrapped as the Temporal client throws it. */
-const grpc = (code: number, details: string) => new ServiceError('Failed to signal Workflow', { cause: Object.assign(new Error(`${code} ${details}`), { code, details, metadata: {} }) });
+const grpc = (code: number, details: string) =>
+  new ServiceError('Failed to signal Workflow', {
+    cause: Object.assign(new Error(`${code} ${details}`), { code, details, metadata: {} }),
+  });
 
 test('21.4 Temporal refusals: final ones dead-letter at once, limits and unsendable rows after the attempts, outages never', () => {
   expect(refusal(grpc(3, 'WorkflowId length exceeds limit.'))).toBe('final');

@@ -23,18 +23,29 @@ test('filterEmpty drops zero balances; chain and token filters combine', () => {
   expect(buildPortfolio(rows, registry, { filterEmpty: true }).map((t) => t.symbol)).toEqual(['USDC']);
   const onlyBase = buildPortfolio(rows, registry, { filterEmpty: false, chainIds: [8453] });
   expect(onlyBase[0].chains).toHaveLength(1);
-  const token = buildPortfolio(rows, registry, { filterEmpty: false, tokens: [{ chainId: 1, token: ETH_USDC.toUpperCase().replace('0X', '0x') }] });
+  const token = buildPortfolio(rows, registry, {
+    filterEmpty: false,
+    tokens: [{ chainId: 1, token: ETH_USDC.toUpperCase().replace('0X', '0x') }],
+  });
   expect(token.map((t) => t.chains.map((c) => c.chainId))).toEqual([[1]]);
 });
 
 test('presenters: alps split and legacy single string, amounts as decimal strings', () => {
-  const p = buildPortfolio([{ chainId: 8453, token: BASE_USDC, unlocked: 2n ** 255n, locked: 2n ** 255n }], registry, { filterEmpty: false });
+  const p = buildPortfolio([{ chainId: 8453, token: BASE_USDC, unlocked: 2n ** 255n, locked: 2n ** 255n }], registry, {
+    filterEmpty: false,
+  });
   expect(presentAlps(p)[0].balance).toEqual({ locked: (2n ** 255n).toString(), unlocked: (2n ** 255n).toString() });
   expect(presentLegacy(p)[0].balance).toBe((2n ** 256n).toString());
 });
 
 test('query normalisation accepts both client styles', () => {
-  expect(normalizePortfolioQuery({ chainIds: '1,10', tokens: '1:0xA,10:0xB' })).toEqual({ chainIds: ['1', '10'], tokens: ['1:0xA', '10:0xB'] });
+  expect(normalizePortfolioQuery({ chainIds: '1,10', tokens: '1:0xA,10:0xB' })).toEqual({
+    chainIds: ['1', '10'],
+    tokens: ['1:0xA', '10:0xB'],
+  });
   expect(normalizePortfolioQuery({ 'chainIds[]': ['1', '10'], tokens: '' })).toEqual({ chainIds: ['1', '10'] });
-  expect(normalizePortfolioQuery({ 'tokens[]': '1:0xA', filterEmpty: 'true' })).toEqual({ tokens: ['1:0xA'], filterEmpty: 'true' });
+  expect(normalizePortfolioQuery({ 'tokens[]': '1:0xA', filterEmpty: 'true' })).toEqual({
+    tokens: ['1:0xA'],
+    filterEmpty: 'true',
+  });
 });

@@ -16,9 +16,19 @@ import type { Services } from '../../src/http/services';
 const root = path.join(__dirname, '../..');
 const readPage = (file: string) => fs.readFileSync(path.join(root, file), 'utf8');
 /** The README, CONTRIBUTING.md and every page of docs/: what a reader is told. */
-const pages = ['README.md', 'CONTRIBUTING.md', ...fs.readdirSync(path.join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const pages = [
+  'README.md',
+  'CONTRIBUTING.md',
+  ...fs
+    .readdirSync(path.join(root, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 const docs = pages.map(readPage).join('\n');
-const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as Record<string, Record<string, string>>;
+const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as Record<
+  string,
+  Record<string, string>
+>;
 /** Folders never scanned: dependencies, git, and what `npm start`, builds and tests write (git-ignored). */
 const UNSCANNED = new Set(['node_modules', '.git', '.data', '.tools', 'dist', 'coverage']);
 
@@ -47,9 +57,15 @@ function section(page: string, heading: string): string {
 
 /** A markdown table's data rows as cells (escaped pipes kept inside their cell). */
 function tableRows(text: string): string[][] {
-  return text.split('\n')
+  return text
+    .split('\n')
     .filter((line) => line.startsWith('|') && !/^\|[\s|:-]+\|$/.test(line))
-    .map((line) => line.slice(1, -1).split(/(?<!\\)\|/).map((cell) => cell.trim()));
+    .map((line) =>
+      line
+        .slice(1, -1)
+        .split(/(?<!\\)\|/)
+        .map((cell) => cell.trim()),
+    );
 }
 
 const backticked = (text: string) => [...text.matchAll(/`([^`\n]+)`/g)].map((m) => m[1]);
@@ -62,7 +78,11 @@ describe('24.4 README true to the code', () => {
     const tracked = walk(root);
     const topLevel = new Set(fs.readdirSync(root));
     const basenames = new Set(tracked.map((f) => path.basename(f)));
-    const ignored = fs.readFileSync(path.join(root, '.gitignore'), 'utf8').split('\n').map((l) => l.trim().replace(/^\//, '')).filter((l) => l.endsWith('/'));
+    const ignored = fs
+      .readFileSync(path.join(root, '.gitignore'), 'utf8')
+      .split('\n')
+      .map((l) => l.trim().replace(/^\//, ''))
+      .filter((l) => l.endsWith('/'));
     const fileLike = /\.(ts|js|mjs|json|sh|ya?ml|md|txt|sol)$/;
     const packages = new Set(Object.keys({ ...pkg.dependencies, ...pkg.devDependencies }));
     const missing: string[] = [];
@@ -82,7 +102,9 @@ describe('24.4 README true to the code', () => {
           folders.push(token.endsWith('/') ? token : `${path.dirname(token)}/`);
         } else if (!token.includes('/') && fileLike.test(token) && /^[\w.-]+$/.test(token) && !packages.has(token)) {
           checked++;
-          const found = folders.length ? folders.some((f) => fs.existsSync(path.join(root, f, token))) || topLevel.has(token) : basenames.has(token);
+          const found = folders.length
+            ? folders.some((f) => fs.existsSync(path.join(root, f, token))) || topLevel.has(token)
+            : basenames.has(token);
           if (!found) missing.push(folders.length ? `${folders.at(-1)}${token}` : token);
         }
       }
@@ -93,18 +115,35 @@ describe('24.4 README true to the code', () => {
 
   test('24.4 every folder under src/ and every workflow type is named in Architecture (docs/architecture.md)', () => {
     const architecture = readPage('docs/architecture.md');
-    const folders = fs.readdirSync(path.join(root, 'src'), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => `src/${e.name}/`);
+    const folders = fs
+      .readdirSync(path.join(root, 'src'), { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => `src/${e.name}/`);
     expect(folders.filter((f) => !architecture.includes(`\`${f}`))).toEqual([]);
     // ... and every workflow type the worker registers (the names `workflows/index.ts` exports).
     const index = fs.readFileSync(path.join(root, 'workflows/index.ts'), 'utf8');
-    const types = [...index.matchAll(/export \{([^}]+)\}/g)].flatMap((m) => m[1].split(',').map((n) => n.trim().split(/\s+as\s+/).at(-1)!)).filter(Boolean);
+    const types = [...index.matchAll(/export \{([^}]+)\}/g)]
+      .flatMap((m) =>
+        m[1].split(',').map((n) =>
+          n
+            .trim()
+            .split(/\s+as\s+/)
+            .at(-1)!,
+        ),
+      )
+      .filter(Boolean);
     expect(types.length).toBeGreaterThan(5);
     expect(types.filter((t) => !architecture.includes(`\`${t}\``))).toEqual([]);
   });
 
   test('24.4 every integration and replay suite is described in Testing (docs/testing.md)', () => {
     const tests = readPage('docs/testing.md');
-    const suites = ['test/integration', 'test/replay'].flatMap((dir) => fs.readdirSync(path.join(root, dir)).filter((f) => f.endsWith('.test.ts')).map((f) => `${dir}/${f}`));
+    const suites = ['test/integration', 'test/replay'].flatMap((dir) =>
+      fs
+        .readdirSync(path.join(root, dir))
+        .filter((f) => f.endsWith('.test.ts'))
+        .map((f) => `${dir}/${f}`),
+    );
     expect(suites.filter((suite) => !tests.includes(`\`${suite}\``))).toEqual([]);
   });
 
@@ -114,7 +153,9 @@ describe('24.4 README true to the code', () => {
     expect(documented.length).toBeGreaterThan(40);
 
     const sources = walk(path.join(root, 'src')).map((f) => fs.readFileSync(f, 'utf8'));
-    const scripts = walk(path.join(root, 'temporal')).filter((f) => f.endsWith('.sh')).map((f) => fs.readFileSync(f, 'utf8'));
+    const scripts = walk(path.join(root, 'temporal'))
+      .filter((f) => f.endsWith('.sh'))
+      .map((f) => fs.readFileSync(f, 'utf8'));
     const name = '([A-Z][A-Z0-9_]*)';
     const reads = [
       new RegExp(`\\benv\\.${name}`, 'g'), // env.X and process.env.X
@@ -164,12 +205,17 @@ describe('24.4 README true to the code', () => {
 
   test('24.4 every route the docs name (`METHOD /path`) is served by some host', () => {
     const normal = (p: string) => p.replace(/\?.*$/, '').replace(/\{[^}]*\}|<[^>]*>|:\w+(?=[/.]|$)/g, '{}');
-    const served = new Set(hosts().flatMap((host) => host.routes.map((r) => `${r.method.toUpperCase()} ${host.prefix}${normal(r.path)}`)));
+    const served = new Set(
+      hosts().flatMap((host) => host.routes.map((r) => `${r.method.toUpperCase()} ${host.prefix}${normal(r.path)}`)),
+    );
     // Routes registered on the router directly rather than as data (metrics, OpenAPI documents).
     for (const file of walk(path.join(root, 'src'))) {
-      for (const m of fs.readFileSync(file, 'utf8').matchAll(/router\.(get|post|delete)\('([^']+)'/g)) served.add(`${m[1].toUpperCase()} ${normal(m[2])}`);
+      for (const m of fs.readFileSync(file, 'utf8').matchAll(/router\.(get|post|delete)\('([^']+)'/g))
+        served.add(`${m[1].toUpperCase()} ${normal(m[2])}`);
     }
-    const named = [...new Set([...docs.matchAll(/`(GET|POST|DELETE) (\/[^`\s]*)/g)].map((m) => `${m[1]} ${normal(m[2])}`))];
+    const named = [
+      ...new Set([...docs.matchAll(/`(GET|POST|DELETE) (\/[^`\s]*)/g)].map((m) => `${m[1]} ${normal(m[2])}`)),
+    ];
     expect(named.length).toBeGreaterThan(40);
     // A path under a host's section is written without the host's prefix.
     const prefixes = hosts().map((h) => h.prefix);
@@ -189,45 +235,76 @@ describe('24.4 README true to the code', () => {
 
   test("24.4 blanc's error-code table is the code's, and the metrics Ops names exist", () => {
     const table = section('docs/api.md', '### Error codes (blanc)');
-    const rows = tableRows(table).slice(1).map(([code, status]) => [plain(code), Number(status)]);
+    const rows = tableRows(table)
+      .slice(1)
+      .map(([code, status]) => [plain(code), Number(status)]);
     expect(rows.sort()).toEqual(Object.entries(ERROR_CODES).sort());
 
-    const metrics = walk(path.join(root, 'src')).flatMap((f) => [...fs.readFileSync(f, 'utf8').matchAll(/name: '([a-z_]+)'/g)].map((m) => m[1]));
-    const named = backticked(section('docs/api.md', '## Ops')).map((t) => t.replace(/\{.*$/, '')).filter((t) => /^[a-z]+(_[a-z]+)+$/.test(t));
+    const metrics = walk(path.join(root, 'src')).flatMap((f) =>
+      [...fs.readFileSync(f, 'utf8').matchAll(/name: '([a-z_]+)'/g)].map((m) => m[1]),
+    );
+    const named = backticked(section('docs/api.md', '## Ops'))
+      .map((t) => t.replace(/\{.*$/, ''))
+      .filter((t) => /^[a-z]+(_[a-z]+)+$/.test(t));
     expect(named.length).toBeGreaterThan(3);
     // The section also names the outbox tables the dead-letter gauge is labelled with.
-    const schema = walk(path.join(root, 'src/db')).map((f) => fs.readFileSync(f, 'utf8')).join('\n');
-    expect(named.filter((m) => !metrics.includes(m) && !new RegExp(`TABLE (IF NOT EXISTS )?"?${m}\\b`).test(schema))).toEqual([]);
+    const schema = walk(path.join(root, 'src/db'))
+      .map((f) => fs.readFileSync(f, 'utf8'))
+      .join('\n');
+    expect(
+      named.filter((m) => !metrics.includes(m) && !new RegExp(`TABLE (IF NOT EXISTS )?"?${m}\\b`).test(schema)),
+    ).toEqual([]);
   });
 
   test('24.4 the indexer event tables list every event type the route accepts, with its fields', () => {
-    const tables = [readPage('docs/indexer.md'), section('docs/deposit-processor.md', '## Indexer events')].flatMap((text) => tableRows(text).slice(1));
-    const documented = new Map(tables.map(([type, fields]) => [plain(type), backticked(fields).map((f) => f.replace(/[\s{?].*$/, ''))]));
+    const tables = [readPage('docs/indexer.md'), section('docs/deposit-processor.md', '## Indexer events')].flatMap(
+      (text) => tableRows(text).slice(1),
+    );
+    const documented = new Map(
+      tables.map(([type, fields]) => [plain(type), backticked(fields).map((f) => f.replace(/[\s{?].*$/, ''))]),
+    );
     expect([...documented.keys()].sort()).toEqual(Object.keys(eventSchemas).sort());
-    const missing = Object.entries(eventSchemas).flatMap(([type, schema]) => Object.keys((schema as { properties: object }).properties)
-      .filter((field) => field !== 'id' && field !== 'type' && !documented.get(type)?.includes(field)).map((field) => `${type}.${field}`));
+    const missing = Object.entries(eventSchemas).flatMap(([type, schema]) =>
+      Object.keys((schema as { properties: object }).properties)
+        .filter((field) => field !== 'id' && field !== 'type' && !documented.get(type)?.includes(field))
+        .map((field) => `${type}.${field}`),
+    );
     expect(missing).toEqual([]);
   });
 
   test('24.4 every `npm run cli -- …` command in the docs exists in the CLI, and every CLI command is documented', () => {
     const cli = fs.readFileSync(path.join(root, 'src/main/cli.ts'), 'utf8');
-    const dispatched = new Set([...cli.matchAll(/group === '([\w-]+)' && command === '([\w-]+)'/g)].map((m) => `${m[1]} ${m[2]}`));
+    const dispatched = new Set(
+      [...cli.matchAll(/group === '([\w-]+)' &&\s+command === '([\w-]+)'/g)].map((m) => `${m[1]} ${m[2]}`),
+    );
     /** Arguments after the command: `<a b>` is one, `[--types a,b]` is optional. */
     const arity = (args: string) => {
-      const tokens = args.replace(/<[^>]*>/g, 'x').replace(/\[[^\]]*\]/g, (opt) => ` ${'?'.repeat(opt.trim().split(/\s+/).length)} `).trim().split(/\s+/).filter(Boolean);
-      return { required: tokens.filter((t) => !t.startsWith('?')).length, optional: tokens.filter((t) => t.startsWith('?')).reduce((n, t) => n + t.length, 0) };
+      const tokens = args
+        .replace(/<[^>]*>/g, 'x')
+        .replace(/\[[^\]]*\]/g, (opt) => ` ${'?'.repeat(opt.trim().split(/\s+/).length)} `)
+        .trim()
+        .split(/\s+/)
+        .filter(Boolean);
+      return {
+        required: tokens.filter((t) => !t.startsWith('?')).length,
+        optional: tokens.filter((t) => t.startsWith('?')).reduce((n, t) => n + t.length, 0),
+      };
     };
-    const usage = new Map([...cli.matchAll(/npm run cli -- ([\w-]+) ([\w-]+)([^'(]*)/g)].map((m) => [`${m[1]} ${m[2]}`, arity(m[3])]));
+    const usage = new Map(
+      [...cli.matchAll(/npm run cli -- ([\w-]+) ([\w-]+)([^'(]*)/g)].map((m) => [`${m[1]} ${m[2]}`, arity(m[3])]),
+    );
     expect([...usage.keys()].sort()).toEqual([...dispatched].sort());
 
     const named = [...docs.matchAll(/npm run cli -- ([\w-]+) ([\w-]+)([^`#\n]*)/g)];
     expect(named.length).toBeGreaterThan(5);
-    const wrong = named.filter(([, group, command, args]) => {
-      const spec = usage.get(`${group} ${command}`);
-      if (!spec) return true;
-      const given = arity(args).required;
-      return given < spec.required || given > spec.required + spec.optional;
-    }).map((m) => m[0].trim());
+    const wrong = named
+      .filter(([, group, command, args]) => {
+        const spec = usage.get(`${group} ${command}`);
+        if (!spec) return true;
+        const given = arity(args).required;
+        return given < spec.required || given > spec.required + spec.optional;
+      })
+      .map((m) => m[0].trim());
     expect(wrong).toEqual([]);
     const documented = new Set(named.map(([, group, command]) => `${group} ${command}`));
     expect([...dispatched].filter((c) => !documented.has(c))).toEqual([]);
@@ -235,22 +312,46 @@ describe('24.4 README true to the code', () => {
 
   test("24.4 the docs' migration table is the one GET /versions serves, row by row", async () => {
     const route = versionRoutes.find((r) => r.method === 'get' && r.path === '/versions')!;
-    const services = { config: { versions: { alpsDeprecatedAt: new Date('2026-04-01T00:00:00Z'), alpsMigrationUrl: '/versions' } } } as unknown as Services;
+    const services = {
+      config: { versions: { alpsDeprecatedAt: new Date('2026-04-01T00:00:00Z'), alpsMigrationUrl: '/versions' } },
+    } as unknown as Services;
     const served = await route.handler({} as never, {} as never, services);
     const changes = (served.body as { migration: { changes: { alps: string; blanc: string }[] } }).migration.changes;
 
     const table = section('docs/api.md', '### Migration from alps to blanc');
-    const rows = tableRows(table).slice(1).map(([alps, blanc]) => ({ alps: plain(alps), blanc: plain(blanc) }));
+    const rows = tableRows(table)
+      .slice(1)
+      .map(([alps, blanc]) => ({ alps: plain(alps), blanc: plain(blanc) }));
     expect(rows).toEqual(changes.map((c) => ({ alps: plain(c.alps), blanc: plain(c.blanc) })));
   });
 
   test('24.4 the docs count and list the webhook types the code has', () => {
-    const words = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve'];
-    const counts = [...docs.matchAll(/\b(\w+) (?:webhook )?types\b/g)].map((m) => m[1]).filter((w) => words.includes(w) || /^\d+$/.test(w));
+    const words = [
+      'zero',
+      'one',
+      'two',
+      'three',
+      'four',
+      'five',
+      'six',
+      'seven',
+      'eight',
+      'nine',
+      'ten',
+      'eleven',
+      'twelve',
+    ];
+    const counts = [...docs.matchAll(/\b(\w+) (?:webhook )?types\b/g)]
+      .map((m) => m[1])
+      .filter((w) => words.includes(w) || /^\d+$/.test(w));
     expect(counts.length).toBeGreaterThan(0);
-    expect(counts.map((w) => (words.includes(w) ? words.indexOf(w) : Number(w)))).toEqual(counts.map(() => WEBHOOK_TYPES.length));
+    expect(counts.map((w) => (words.includes(w) ? words.indexOf(w) : Number(w)))).toEqual(
+      counts.map(() => WEBHOOK_TYPES.length),
+    );
 
-    const listed = tableRows(section('docs/webhooks.md', '## Payloads')).slice(1).map(([type]) => plain(type));
+    const listed = tableRows(section('docs/webhooks.md', '## Payloads'))
+      .slice(1)
+      .map(([type]) => plain(type));
     expect(listed).toEqual([...WEBHOOK_TYPES]);
   });
 });

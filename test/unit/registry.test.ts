@@ -11,9 +11,14 @@ test('CAIP-2 mapping both ways, rejecting other namespaces and junk', () => {
 });
 
 test('every chain the published clients list is supported, with settlement layers', () => {
-  const ids = [1, 10, 8453, 42161, 137, 1868, 146, 9745, 100, 56, 999, 143, 130, 747474, 4663, 43114, 57073, 196, 11155111, 11155420, 84532, 421614, 9746, 80002];
+  const ids = [
+    1, 10, 8453, 42161, 137, 1868, 146, 9745, 100, 56, 999, 143, 130, 747474, 4663, 43114, 57073, 196, 11155111,
+    11155420, 84532, 421614, 9746, 80002,
+  ];
   for (const id of ids) expect(registry.chain(id)).toBeDefined();
-  expect(registry.chain(8453)!.settlementLayers).toEqual(expect.arrayContaining(['ACROSS', 'SAME_CHAIN', 'INTENT_EXECUTOR']));
+  expect(registry.chain(8453)!.settlementLayers).toEqual(
+    expect.arrayContaining(['ACROSS', 'SAME_CHAIN', 'INTENT_EXECUTOR']),
+  );
   expect(registry.chain(8453)!.settlementLayers).not.toContain('OFT');
   expect(registry.chain(9746)!.settlementLayers).toEqual(['ECO', 'SAME_CHAIN', 'INTENT_EXECUTOR']);
 });
@@ -26,6 +31,36 @@ test('token look-ups are case-insensitive and return checksummed addresses', () 
 });
 
 test('an override file is validated', () => {
-  expect(() => new ChainRegistry({ version: 'x', chains: [{ id: 1, name: 'a', testnet: false, nativeCurrency: { symbol: 'ETH', decimals: 18 }, settlementLayers: ['WARP'], tokens: [] }] })).toThrow(/unknown settlement layer WARP/);
-  expect(() => new ChainRegistry({ version: 'x', chains: [{ id: 1, name: 'a', testnet: false, nativeCurrency: { symbol: 'ETH', decimals: 18 }, settlementLayers: [], tokens: [{ symbol: 'X', address: '0x12', decimals: 6 }] }] })).toThrow(/bad token address/);
+  expect(
+    () =>
+      new ChainRegistry({
+        version: 'x',
+        chains: [
+          {
+            id: 1,
+            name: 'a',
+            testnet: false,
+            nativeCurrency: { symbol: 'ETH', decimals: 18 },
+            settlementLayers: ['WARP'],
+            tokens: [],
+          },
+        ],
+      }),
+  ).toThrow(/unknown settlement layer WARP/);
+  expect(
+    () =>
+      new ChainRegistry({
+        version: 'x',
+        chains: [
+          {
+            id: 1,
+            name: 'a',
+            testnet: false,
+            nativeCurrency: { symbol: 'ETH', decimals: 18 },
+            settlementLayers: [],
+            tokens: [{ symbol: 'X', address: '0x12', decimals: 6 }],
+          },
+        ],
+      }),
+  ).toThrow(/bad token address/);
 });

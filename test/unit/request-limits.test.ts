@@ -16,17 +16,25 @@ function arrays(node: unknown, at: string, out: { at: string; schema: Record<str
 
 test.each(SUPPORTED_VERSIONS)('22.1 every array of every request schema in the %s document has maxItems', (version) => {
   const doc = openApiDocument(hosts(), 'test', version);
-  const requests = Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => {
-    const o = op as { parameters: unknown; requestBody?: unknown };
-    return { where: `${method} ${path}`, schema: [o.parameters, o.requestBody] };
-  }));
-  const unbounded = requests.flatMap((r) => arrays(r.schema, r.where)).filter((a) => typeof a.schema.maxItems !== 'number').map((a) => a.at);
+  const requests = Object.entries(doc.paths).flatMap(([path, ops]) =>
+    Object.entries(ops).map(([method, op]) => {
+      const o = op as { parameters: unknown; requestBody?: unknown };
+      return { where: `${method} ${path}`, schema: [o.parameters, o.requestBody] };
+    }),
+  );
+  const unbounded = requests
+    .flatMap((r) => arrays(r.schema, r.where))
+    .filter((a) => typeof a.schema.maxItems !== 'number')
+    .map((a) => a.at);
   expect(unbounded).toEqual([]);
 });
 
 test('22.1 a route limit is kept; an array without one gets the default; shared schemas are not changed', () => {
   const shared = { type: 'array', items: { type: 'string' } };
-  const out = withArrayLimits<unknown>({ type: 'object', properties: { a: shared, b: { ...shared, maxItems: 3 } } }) as { properties: Record<string, { maxItems: number }> };
+  const out = withArrayLimits<unknown>({
+    type: 'object',
+    properties: { a: shared, b: { ...shared, maxItems: 3 } },
+  }) as { properties: Record<string, { maxItems: number }> };
   expect([out.properties.a.maxItems, out.properties.b.maxItems]).toEqual([LIMITS.maxItems, 3]);
   expect(shared).toEqual({ type: 'array', items: { type: 'string' } });
 });
@@ -44,16 +52,28 @@ test.each([
 });
 
 test('22.3 values every route accepts', () => {
-  expect(findInputProblem({ a: ['x', 1.5, 0, -3, Number.MAX_SAFE_INTEGER, null, true, '\ud83d\ude00'], b: JSON.parse(`${'['.repeat(LIMITS.depth - 1)}${']'.repeat(LIMITS.depth - 1)}`) })).toBeUndefined(); // the body is level 1
+  expect(
+    findInputProblem({
+      a: ['x', 1.5, 0, -3, Number.MAX_SAFE_INTEGER, null, true, '\ud83d\ude00'],
+      b: JSON.parse(`${'['.repeat(LIMITS.depth - 1)}${']'.repeat(LIMITS.depth - 1)}`),
+    }),
+  ).toBeUndefined(); // the body is level 1
 });
 
 test.each([
-  ['{"a":1e3}', [1000]], ['[1E+400]', [Infinity]], ['{"a":-2e-7,"b":1}', [-2e-7]],
-  ['{"a":"1e3"}', []], ['{"e":true,"f":false}', []], ['{"a":"x\\"1e3"}', []], ['{"a":12,"b":[1.5]}', []],
+  ['{"a":1e3}', [1000]],
+  ['[1E+400]', [Infinity]],
+  ['{"a":-2e-7,"b":1}', [-2e-7]],
+  ['{"a":"1e3"}', []],
+  ['{"e":true,"f":false}', []],
+  ['{"a":"x\\"1e3"}', []],
+  ['{"a":12,"b":[1.5]}', []],
 ])('22.3 exponent literals in %s: %j', (text, found) => {
   expect([...exponentNumbers(text)]).toEqual(found);
 });
 
 test('22.3 a number written with an exponent is named by its field', () => {
-  expect(findInputProblem({ a: 1, b: { c: 1000 } }, exponentNumbers('{"a":1,"b":{"c":1e3}}'))).toEqual(expect.objectContaining({ path: ['b', 'c'], keyword: 'number' }));
+  expect(findInputProblem({ a: 1, b: { c: 1000 } }, exponentNumbers('{"a":1,"b":{"c":1e3}}'))).toEqual(
+    expect.objectContaining({ path: ['b', 'c'], keyword: 'number' }),
+  );
 });

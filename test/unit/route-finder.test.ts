@@ -1,15 +1,45 @@
 import { loadChainRegistry } from '../../src/chains/registry';
 import { DEFAULT_FEES } from '../../src/intents/market-defaults';
 import { bpsOf, type Market } from '../../src/intents/pricing';
-import { netUsd, planAlternatives, planIntent, planSeconds, rankPlans, rescale, Source } from '../../src/intents/route-finder';
+import {
+  netUsd,
+  planAlternatives,
+  planIntent,
+  planSeconds,
+  rankPlans,
+  rescale,
+  Source,
+} from '../../src/intents/route-finder';
 import type { DomainError } from '../../src/errors';
 
 const registry = loadChainRegistry();
-const market: Market = { priceUsd: (s) => ({ ETH: 3000, WETH: 3000, USDC: 1, BNB: 600 })[s], gasPriceWei: () => 1_000_000n, nativeSymbol: (id) => registry.chain(id)?.nativeCurrency.symbol };
+const market: Market = {
+  priceUsd: (s) => ({ ETH: 3000, WETH: 3000, USDC: 1, BNB: 600 })[s],
+  gasPriceWei: () => 1_000_000n,
+  nativeSymbol: (id) => registry.chain(id)?.nativeCurrency.symbol,
+};
 const usdc = (chainId: number) => registry.tokenBySymbol(chainId, 'USDC')!;
-const src = (chainId: number, available: bigint, funding: 'COMPACT' | 'PERMIT2' = 'COMPACT'): Source => ({ chainId, token: usdc(chainId), lockTag: funding === 'COMPACT' ? '0x600000000000000000000001' : 'wallet', funding, available });
+const src = (chainId: number, available: bigint, funding: 'COMPACT' | 'PERMIT2' = 'COMPACT'): Source => ({
+  chainId,
+  token: usdc(chainId),
+  lockTag: funding === 'COMPACT' ? '0x600000000000000000000001' : 'wallet',
+  funding,
+  available,
+});
 const plan = (sources: Source[], amount?: bigint, extra = {}) =>
-  planIntent({ destinationChainId: 42161, requests: [{ token: usdc(42161), amount }], sources, destinationGasUnits: 0n, sponsor: { gas: false, bridge: false, protocol: false }, ...extra }, registry, DEFAULT_FEES, market);
+  planIntent(
+    {
+      destinationChainId: 42161,
+      requests: [{ token: usdc(42161), amount }],
+      sources,
+      destinationGasUnits: 0n,
+      sponsor: { gas: false, bridge: false, protocol: false },
+      ...extra,
+    },
+    registry,
+    DEFAULT_FEES,
+    market,
+  );
 
 test('same-chain funds come first and need no bridge', () => {
   const p = plan([src(8453, 10_000_000n), src(42161, 10_000_000n)], 1_000_000n);
@@ -38,7 +68,20 @@ test('max-out: an unset amount spends everything and delivers it minus fees', ()
 test('errors carry the messages the client maps', () => {
   expect(() => plan([src(8453, 100n)], 1_000_000n)).toThrow('Insufficient balance');
   expect(() => plan([src(8453, 10_000_000n)], 1_000_000n, { allowedLayers: ['OFT'] })).toThrow('No Path Found');
-  expect(() => planIntent({ destinationChainId: 42161, requests: [{ token: usdc(42161) }, { token: registry.tokenBySymbol(42161, 'WETH')! }], sources: [], destinationGasUnits: 0n, sponsor: { gas: false, bridge: false, protocol: false } }, registry, DEFAULT_FEES, market)).toThrow('Only one target token amount can be unset');
+  expect(() =>
+    planIntent(
+      {
+        destinationChainId: 42161,
+        requests: [{ token: usdc(42161) }, { token: registry.tokenBySymbol(42161, 'WETH')! }],
+        sources: [],
+        destinationGasUnits: 0n,
+        sponsor: { gas: false, bridge: false, protocol: false },
+      },
+      registry,
+      DEFAULT_FEES,
+      market,
+    ),
+  ).toThrow('Only one target token amount can be unset');
 });
 
 test('decimals differ across chains for one asset (BSC USDC has 18)', () => {
@@ -51,31 +94,71 @@ test('decimals differ across chains for one asset (BSC USDC has 18)', () => {
 
 test('every requested token pays the percentage fees on its own amount, whatever the order of the requests', () => {
   const weth = (chainId: number) => registry.tokenBySymbol(chainId, 'WETH')!;
-  const sources: Source[] = [src(8453, 10_000_000n), { chainId: 8453, token: weth(8453), lockTag: '0x600000000000000000000001', funding: 'COMPACT', available: 200n * 10n ** 18n }];
+  const sources: Source[] = [
+    src(8453, 10_000_000n),
+    {
+      chainId: 8453,
+      token: weth(8453),
+      lockTag: '0x600000000000000000000001',
+      funding: 'COMPACT',
+      available: 200n * 10n ** 18n,
+    },
+  ];
   const both = (first: 'USDC' | 'WETH') => {
-    const requests = [{ token: usdc(42161), amount: 1n }, { token: weth(42161), amount: 100n * 10n ** 18n }];
-    return planIntent({ destinationChainId: 42161, requests: first === 'USDC' ? requests : requests.reverse(), sources, destinationGasUnits: 0n, sponsor: { gas: false, bridge: false, protocol: false } }, registry, DEFAULT_FEES, market);
+    const requests = [
+      { token: usdc(42161), amount: 1n },
+      { token: weth(42161), amount: 100n * 10n ** 18n },
+    ];
+    return planIntent(
+      {
+        destinationChainId: 42161,
+        requests: first === 'USDC' ? requests : requests.reverse(),
+        sources,
+        destinationGasUnits: 0n,
+        sponsor: { gas: false, bridge: false, protocol: false },
+      },
+      registry,
+      DEFAULT_FEES,
+      market,
+    );
   };
   const wethFee = (p: ReturnType<typeof both>) => p.received.find((r) => r.token.symbol === 'WETH')!.fee;
   const usdcFirst = both('USDC');
   // At least the protocol's 3 bps of 100 WETH, though USDC (1 unit) is the fee token that pays gas.
   expect(wethFee(usdcFirst)).toBeGreaterThanOrEqual(bpsOf(100n * 10n ** 18n, DEFAULT_FEES.protocolBps));
   expect(wethFee(both('WETH'))).toBeGreaterThanOrEqual(bpsOf(100n * 10n ** 18n, DEFAULT_FEES.protocolBps));
-  expect(usdcFirst.received.find((r) => r.token.symbol === 'WETH')!.spent).toBeGreaterThanOrEqual(100n * 10n ** 18n + wethFee(usdcFirst));
+  expect(usdcFirst.received.find((r) => r.token.symbol === 'WETH')!.spent).toBeGreaterThanOrEqual(
+    100n * 10n ** 18n + wethFee(usdcFirst),
+  );
   expect(usdcFirst.cost.protocolFeeUsd).toBeGreaterThan(1); // 3 bps of 100 WETH at 3000 USD is 90 USD
 });
 
 const alternatives = (sources: Source[], amount?: bigint, extra = {}) =>
-  planAlternatives({ destinationChainId: 42161, requests: [{ token: usdc(42161), amount }], sources, destinationGasUnits: 0n, sponsor: { gas: false, bridge: false, protocol: false }, ...extra }, registry, DEFAULT_FEES, market);
+  planAlternatives(
+    {
+      destinationChainId: 42161,
+      requests: [{ token: usdc(42161), amount }],
+      sources,
+      destinationGasUnits: 0n,
+      sponsor: { gas: false, bridge: false, protocol: false },
+      ...extra,
+    },
+    registry,
+    DEFAULT_FEES,
+    market,
+  );
 const signature = (p: ReturnType<typeof plan>) => `${p.funding}:${[...p.layers.values()].join(',')}`;
 
-test('alternatives: each funding method, each over its cheapest layer and one other; the first is planIntent\'s', () => {
+test("alternatives: each funding method, each over its cheapest layer and one other; the first is planIntent's", () => {
   const sources = [src(8453, 10_000_000n), src(8453, 10_000_000n, 'PERMIT2')];
   const plans = alternatives(sources, 1_000_000n);
   expect(plans.map(signature)).toEqual(['COMPACT:ACROSS', 'COMPACT:RELAY', 'PERMIT2:ACROSS', 'PERMIT2:RELAY']);
   expect(signature(plans[0])).toBe(signature(plan(sources, 1_000_000n)));
   // A caller's layer list bounds the alternatives too; same-chain funds have no other layer.
-  expect(alternatives(sources, 1_000_000n, { allowedLayers: ['ACROSS'] }).map(signature)).toEqual(['COMPACT:ACROSS', 'PERMIT2:ACROSS']);
+  expect(alternatives(sources, 1_000_000n, { allowedLayers: ['ACROSS'] }).map(signature)).toEqual([
+    'COMPACT:ACROSS',
+    'PERMIT2:ACROSS',
+  ]);
   expect(alternatives([src(42161, 10_000_000n)], 1_000_000n).map(signature)).toEqual(['COMPACT:SAME_CHAIN']);
 });
 
@@ -84,13 +167,16 @@ test('ranking: the most kept net of fees first, then the fastest', () => {
   const ranked = rankPlans([...plans].reverse(), market);
   for (let i = 1; i < ranked.length; i++) {
     const [a, b] = [ranked[i - 1], ranked[i]];
-    expect(netUsd(a, market) > netUsd(b, market) || (netUsd(a, market) === netUsd(b, market) && planSeconds(a) <= planSeconds(b))).toBe(true);
+    expect(
+      netUsd(a, market) > netUsd(b, market) ||
+        (netUsd(a, market) === netUsd(b, market) && planSeconds(a) <= planSeconds(b)),
+    ).toBe(true);
   }
   expect([...ranked[0].layers.values()]).toEqual(['ACROSS']); // cheaper than RELAY at these fees
   expect(netUsd(ranked[0], market)).toBeLessThan(0); // fees are paid on top of the amount
 });
 
-test('refusals carry the current version\'s codes', () => {
+test("refusals carry the current version's codes", () => {
   const code = (fn: () => unknown) => {
     try {
       fn();

@@ -59,7 +59,10 @@ describe('types from schemas', () => {
     const input = { amount: 2 };
     expect(bodyAjv.validate(body, input)).toBe(true);
     expect(input).toEqual({ amount: 2, note: 'none' });
-    expect(await route.handler(ctx, { body: input, query: { twice: true }, params: {} }, services)).toEqual({ status: 200, body: { total: 4 } });
+    expect(await route.handler(ctx, { body: input, query: { twice: true }, params: {} }, services)).toEqual({
+      status: 200,
+      body: { total: 4 },
+    });
   });
 
   it("types from schemas: a group's shared params reach each handler of the group typed", async () => {
@@ -80,15 +83,26 @@ describe('types from schemas', () => {
     const raw = { account };
     expect(paramAjv.validate(route.params!, raw)).toBe(true);
     expect(route.auth).toBe('apiKey');
-    expect(await route.handler(ctx, { body: {}, query: {}, params: raw }, services)).toEqual({ status: 200, body: { account } });
+    expect(await route.handler(ctx, { body: {}, query: {}, params: raw }, services)).toEqual({
+      status: 200,
+      body: { account },
+    });
   });
 
   it('types from schemas: nothing in src casts through unknown (the route definers type what they are given)', () => {
     const files = (dir: string): string[] =>
-      fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []));
+      fs
+        .readdirSync(dir, { withFileTypes: true })
+        .flatMap((e) =>
+          e.isDirectory() ? files(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : [],
+        );
     const src = path.join(__dirname, '../../src');
     const casts = files(src).flatMap((file) =>
-      fs.readFileSync(file, 'utf8').split('\n').flatMap((line, i) => (line.includes('as unknown as') ? [`${path.relative(src, file)}:${i + 1}`] : [])));
+      fs
+        .readFileSync(file, 'utf8')
+        .split('\n')
+        .flatMap((line, i) => (line.includes('as unknown as') ? [`${path.relative(src, file)}:${i + 1}`] : [])),
+    );
     expect(casts).toEqual([]);
   });
 });

@@ -4,7 +4,12 @@ import { fastAccount, recoverSigner } from '../../src/signatures/secp256k1';
 
 const typedData = {
   domain: { name: 'IntentOrchestrator', version: '1', chainId: 8453 },
-  types: { Note: [{ name: 'who', type: 'address' }, { name: 'amount', type: 'uint256' }] },
+  types: {
+    Note: [
+      { name: 'who', type: 'address' },
+      { name: 'amount', type: 'uint256' },
+    ],
+  },
   primaryType: 'Note',
   message: { who: '0x000000000000000000000000000000000000dEaD', amount: 12345n },
 } as const;
@@ -22,7 +27,7 @@ test('libsecp256k1 signs the same bytes as viem (hash, message, typed data) for 
   }
 });
 
-test('recovery agrees with viem for v = 27/28 and 0/1, and other forms are viem\'s own answer', async () => {
+test("recovery agrees with viem for v = 27/28 and 0/1, and other forms are viem's own answer", async () => {
   for (let i = 0; i < 25; i++) {
     const account = privateKeyToAccount(generatePrivateKey());
     const hash = hashMessage(`note ${i}`);
@@ -30,11 +35,20 @@ test('recovery agrees with viem for v = 27/28 and 0/1, and other forms are viem\
     expect(await recoverSigner(hash, sig)).toBe(account.address);
     const yParity = parseInt(sig.slice(130), 16) - 27;
     expect(await recoverSigner(hash, `${sig.slice(0, 130)}0${yParity}` as Hex)).toBe(account.address);
-    const compact = `${sig.slice(0, 66)}${(BigInt(`0x${sig.slice(66, 130)}`) | (BigInt(yParity) << 255n)).toString(16).padStart(64, '0')}` as Hex;
-    const outcome = (p: Promise<unknown>) => p.then((v) => ({ v }), (e: Error) => ({ e: e.message }));
-    expect(await outcome(recoverSigner(hash, compact))).toEqual(await outcome(recoverAddress({ hash, signature: compact })));
+    const compact =
+      `${sig.slice(0, 66)}${(BigInt(`0x${sig.slice(66, 130)}`) | (BigInt(yParity) << 255n)).toString(16).padStart(64, '0')}` as Hex;
+    const outcome = (p: Promise<unknown>) =>
+      p.then(
+        (v) => ({ v }),
+        (e: Error) => ({ e: e.message }),
+      );
+    expect(await outcome(recoverSigner(hash, compact))).toEqual(
+      await outcome(recoverAddress({ hash, signature: compact })),
+    );
   }
-  expect(await recoverSigner(hashTypedData(typedData), await fastAccount(generatePrivateKey()).signTypedData(typedData))).toMatch(/^0x[0-9a-fA-F]{40}$/);
+  expect(
+    await recoverSigner(hashTypedData(typedData), await fastAccount(generatePrivateKey()).signTypedData(typedData)),
+  ).toMatch(/^0x[0-9a-fA-F]{40}$/);
 });
 
 test('a malformed signature throws, as viem does, and a wrong hash recovers someone else', async () => {

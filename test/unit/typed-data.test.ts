@@ -25,8 +25,14 @@ const element = (chainId: string, fundingMethod: 'COMPACT' | 'PERMIT2') => ({
     fillDeadline: '1800000000',
     minGas: '0',
     preClaimOps: { vt: zeroHash, ops: [] },
-    destinationOps: { vt: zeroHash, ops: [{ to: '0x2222222222222222222222222222222222222222', value: '5', data: '0xabcd' }] },
-    qualifier: { settlementContext: { settlementLayer: 'ACROSS', fundingMethod, using7579: false }, encodedVal: encodeAbiParameters([{ type: 'string' }], ['ACROSS']) },
+    destinationOps: {
+      vt: zeroHash,
+      ops: [{ to: '0x2222222222222222222222222222222222222222', value: '5', data: '0xabcd' }],
+    },
+    qualifier: {
+      settlementContext: { settlementLayer: 'ACROSS', fundingMethod, using7579: false },
+      encodedVal: encodeAbiParameters([{ type: 'string' }], ['ACROSS']),
+    },
   },
 });
 const op = (fundingMethod: 'COMPACT' | 'PERMIT2'): IntentOp => ({
@@ -47,8 +53,12 @@ test('our MultichainCompact digest equals the published client’s (getCompactTy
 
 test('our Permit2 digest per element equals the published client’s', () => {
   const o = op('PERMIT2');
-  expect(originTypedData(o, '0x73d2dc0c21fca4ec1601895d50df7f5624f07d3f').map(digestOf)).toEqual(o.elements.map((e) => sdkCompact.getPermit2Digest(e, 42n, 1800003600n)));
-  expect(sdkPermit2.getTypedData(o.elements[0], 42n, 1800003600n).domain.verifyingContract).toBe('0x000000000022D473030F116dDEE9F6B43aC78BA3');
+  expect(originTypedData(o, '0x73d2dc0c21fca4ec1601895d50df7f5624f07d3f').map(digestOf)).toEqual(
+    o.elements.map((e) => sdkCompact.getPermit2Digest(e, 42n, 1800003600n)),
+  );
+  expect(sdkPermit2.getTypedData(o.elements[0], 42n, 1800003600n).domain.verifyingContract).toBe(
+    '0x000000000022D473030F116dDEE9F6B43aC78BA3',
+  );
 });
 
 test('ids split into lock tag and token, padded to 32 bytes', () => {
@@ -66,10 +76,19 @@ test('the server signature recovers to the orchestrator and covers the whole bod
   expect(await serverSigner(tampered)).not.toBe(key.address);
   expect(bodyHash({ ...o, signedMetadata: { b: 1, a: 2 } })).toBe(bodyHash({ ...o, signedMetadata: { a: 2, b: 1 } }));
   // The digest with the domain separator hashed once is viem's EIP-712 digest of the same message.
-  expect(quoteDigest(o)).toBe(hashTypedData({
-    domain: { name: 'IntentOrchestrator', version: '1' },
-    types: { IntentQuote: [{ name: 'sponsor', type: 'address' }, { name: 'nonce', type: 'uint256' }, { name: 'expires', type: 'uint256' }, { name: 'bodyHash', type: 'bytes32' }] },
-    primaryType: 'IntentQuote',
-    message: { sponsor: o.sponsor as Hex, nonce: BigInt(o.nonce), expires: BigInt(o.expires), bodyHash: bodyHash(o) },
-  }));
+  expect(quoteDigest(o)).toBe(
+    hashTypedData({
+      domain: { name: 'IntentOrchestrator', version: '1' },
+      types: {
+        IntentQuote: [
+          { name: 'sponsor', type: 'address' },
+          { name: 'nonce', type: 'uint256' },
+          { name: 'expires', type: 'uint256' },
+          { name: 'bodyHash', type: 'bytes32' },
+        ],
+      },
+      primaryType: 'IntentQuote',
+      message: { sponsor: o.sponsor as Hex, nonce: BigInt(o.nonce), expires: BigInt(o.expires), bodyHash: bodyHash(o) },
+    }),
+  );
 });

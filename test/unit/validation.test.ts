@@ -3,7 +3,15 @@ import { validationError } from '../../src/http/errors';
 import { ingestBody } from '../../src/indexer/schemas';
 
 const validate = bodyAjv.compile(ingestBody);
-const event = { id: 'a', type: 'balance', chainId: 1, account: `0x${'1'.repeat(40)}`, token: `0x${'2'.repeat(40)}`, unlocked: '1', blockNumber: '3' };
+const event = {
+  id: 'a',
+  type: 'balance',
+  chainId: 1,
+  account: `0x${'1'.repeat(40)}`,
+  token: `0x${'2'.repeat(40)}`,
+  unlocked: '1',
+  blockNumber: '3',
+};
 
 test('a balance event needs locked or unlocked, decimal-string amounts and a block', () => {
   expect(validate({ events: [event] })).toBe(true);

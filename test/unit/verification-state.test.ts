@@ -19,5 +19,8 @@ test('out of order: an older callback arriving after a newer one is ignored', ()
 
 test('a decision is final', () => {
   const declined = applyUpdate(start, { eventId: 'e1', state: 'declined', occurredAt: 10 }).state;
-  expect(applyUpdate(declined, { eventId: 'e2', state: 'approved', occurredAt: 20 })).toEqual({ state: { ...declined, seen: ['e1', 'e2'] }, changed: false });
+  expect(applyUpdate(declined, { eventId: 'e2', state: 'approved', occurredAt: 20 })).toEqual({
+    state: { ...declined, seen: ['e1', 'e2'] },
+    changed: false,
+  });
 });

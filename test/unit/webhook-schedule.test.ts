@@ -28,10 +28,13 @@ test('jitter comes from a stable hash of the attempt, spread over [0, 1)', () =>
   expect(values.filter((v) => v < 0.5).length).toBeLessThan(600);
 });
 
-
 test('the schedule and limits come from the environment and are checked', () => {
   expect(loadConfig({ WEBHOOK_RETRY_DELAYS: '1, 2,3' }).webhooks.retryDelaysSeconds).toEqual([1, 2, 3]);
   expect(() => loadConfig({ WEBHOOK_RETRY_DELAYS: '1,x' })).toThrow('WEBHOOK_RETRY_DELAYS');
   expect(() => loadConfig({ WEBHOOK_ALLOW_PRIVATE: 'yes' })).toThrow('WEBHOOK_ALLOW_PRIVATE must be true or false');
-  expect(loadConfig({ NODE_ENV: 'production' }).webhooks).toMatchObject({ allowHttp: false, allowLoopback: false, allowPrivate: false });
+  expect(loadConfig({ NODE_ENV: 'production' }).webhooks).toMatchObject({
+    allowHttp: false,
+    allowLoopback: false,
+    allowPrivate: false,
+  });
 });

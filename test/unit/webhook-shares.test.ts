@@ -3,42 +3,52 @@ import { fairShares, type ProjectLoad } from '../../src/webhooks/shares';
 import { AttemptSlots } from '../../src/webhooks/slots';
 import { claimLoop, settled } from '../support/claim-table';
 
-const loadsArb = fc.dictionary(
-  fc.string({ minLength: 1, maxLength: 4 }),
-  fc.record({ inFlight: fc.nat(300), waiting: fc.boolean(), reserve: fc.nat(300) }),
-  { maxKeys: 12 },
-).map((d) => new Map<string, ProjectLoad>(Object.entries(d)));
+const loadsArb = fc
+  .dictionary(
+    fc.string({ minLength: 1, maxLength: 4 }),
+    fc.record({ inFlight: fc.nat(300), waiting: fc.boolean(), reserve: fc.nat(300) }),
+    { maxKeys: 12 },
+  )
+  .map((d) => new Map<string, ProjectLoad>(Object.entries(d)));
 
 /** What a claim lets each project take now: up to its share, counting what it holds. */
-const allowance = (shares: Map<string, number>, loads: Map<string, ProjectLoad>, p: string) => Math.max(0, shares.get(p)! - loads.get(p)!.inFlight);
+const allowance = (shares: Map<string, number>, loads: Map<string, ProjectLoad>, p: string) =>
+  Math.max(0, shares.get(p)! - loads.get(p)!.inFlight);
 
 describe('every tenant gets its share of webhook delivery', () => {
   test('every tenant gets its share: with projects waiting, none may take more than the share of one that waits; alone it gets every slot', () => {
-    fc.assert(fc.property(fc.integer({ min: 1, max: 400 }), loadsArb, (total, loads) => {
-      const shares = fairShares(total, loads);
-      const waiting = [...loads].filter(([, l]) => l.waiting).map(([p]) => p);
-      for (const [p, l] of loads) {
-        const takes = allowance(shares, loads, p);
-        // No project takes more than an equal split among those that wait, nor than the share of any that waits.
-        if (takes > 0 && waiting.length) expect(l.inFlight + takes).toBeLessThanOrEqual(Math.max(1, Math.ceil(total / waiting.length)));
-        for (const q of waiting) if (takes > 0) expect(l.inFlight + takes).toBeLessThanOrEqual(shares.get(q)!);
-        // One that does not wait is given no more than it holds or lately held.
-        if (!l.waiting) expect(shares.get(p)!).toBeLessThanOrEqual(Math.max(l.inFlight, l.reserve));
-      }
-      if (waiting.length) {
-        // Nothing is kept from the projects that wait: the shares cover every slot, and no more than rounding adds.
-        const sum = [...shares.values()].reduce((a, b) => a + b, 0);
-        expect(sum).toBeGreaterThanOrEqual(total);
-        expect(sum).toBeLessThanOrEqual(total + loads.size);
-        // A project that waits with nothing in flight may always take a slot.
-        for (const q of waiting) if (loads.get(q)!.inFlight === 0) expect(allowance(shares, loads, q)).toBeGreaterThan(0);
-      }
-    }), { numRuns: 1000 });
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 400 }), loadsArb, (total, loads) => {
+        const shares = fairShares(total, loads);
+        const waiting = [...loads].filter(([, l]) => l.waiting).map(([p]) => p);
+        for (const [p, l] of loads) {
+          const takes = allowance(shares, loads, p);
+          // No project takes more than an equal split among those that wait, nor than the share of any that waits.
+          if (takes > 0 && waiting.length)
+            expect(l.inFlight + takes).toBeLessThanOrEqual(Math.max(1, Math.ceil(total / waiting.length)));
+          for (const q of waiting) if (takes > 0) expect(l.inFlight + takes).toBeLessThanOrEqual(shares.get(q)!);
+          // One that does not wait is given no more than it holds or lately held.
+          if (!l.waiting) expect(shares.get(p)!).toBeLessThanOrEqual(Math.max(l.inFlight, l.reserve));
+        }
+        if (waiting.length) {
+          // Nothing is kept from the projects that wait: the shares cover every slot, and no more than rounding adds.
+          const sum = [...shares.values()].reduce((a, b) => a + b, 0);
+          expect(sum).toBeGreaterThanOrEqual(total);
+          expect(sum).toBeLessThanOrEqual(total + loads.size);
+          // A project that waits with nothing in flight may always take a slot.
+          for (const q of waiting)
+            if (loads.get(q)!.inFlight === 0) expect(allowance(shares, loads, q)).toBeGreaterThan(0);
+        }
+      }),
+      { numRuns: 1000 },
+    );
 
-    fc.assert(fc.property(fc.integer({ min: 1, max: 400 }), fc.nat(400), fc.nat(400), (total, inFlight, reserve) => {
-      // Alone: every slot, whatever it held or lately held.
-      expect(fairShares(total, new Map([['p', { inFlight, waiting: true, reserve }]])).get('p')).toBe(total);
-    }));
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 400 }), fc.nat(400), fc.nat(400), (total, inFlight, reserve) => {
+        // Alone: every slot, whatever it held or lately held.
+        expect(fairShares(total, new Map([['p', { inFlight, waiting: true, reserve }]])).get('p')).toBe(total);
+      }),
+    );
   });
 
   test('every tenant gets its share: a project keeps the slots it lately used for the reserve window, then they go to whoever waits', () => {

@@ -14,13 +14,17 @@ function declaredTypes(): Record<string, string> {
   for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.ts'))) {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const contract = require(path.join(dir, file)) as Record<string, unknown>;
-    for (const [name, value] of Object.entries(contract)) if (name.endsWith('WorkflowType')) out[`${file}:${name}`] = value as string;
+    for (const [name, value] of Object.entries(contract))
+      if (name.endsWith('WorkflowType')) out[`${file}:${name}`] = value as string;
   }
   return out;
 }
 
 test('24 every workflow type a contract declares is a workflow the worker registers, and every registered one is declared', () => {
   const declared = Object.values(declaredTypes()).sort();
-  const registered = Object.entries(workflows).filter(([, fn]) => typeof fn === 'function').map(([name]) => name).sort();
+  const registered = Object.entries(workflows)
+    .filter(([, fn]) => typeof fn === 'function')
+    .map(([name]) => name)
+    .sort();
   expect(declared).toEqual(registered);
 });

@@ -54,7 +54,10 @@ export interface DepositTiming {
 }
 
 /** The input of both workflows. */
-export interface DepositStart { depositId: string; timing: DepositTiming }
+export interface DepositStart {
+  depositId: string;
+  timing: DepositTiming;
+}
 
 /** How a refund ends: refunded by an intent, or left to a transfer made outside. */
 export type RefundOutcome = 'refunded' | 'external';

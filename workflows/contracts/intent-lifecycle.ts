@@ -25,4 +25,11 @@ export const stateQuery = defineQuery<IntentState>('state');
  * unix seconds: the fill deadline, how long after it a fill may still arrive, and `expires` (the end of claims).
  * `state`: where a previous run left off when it continued as new. The lifecycle returns its final IntentStatus.
  */
-export interface LifecycleStart { id: string; originChainIds: number[]; fillDeadline: number; fillGraceSeconds: number; expires: number; state?: IntentState }
+export interface LifecycleStart {
+  id: string;
+  originChainIds: number[];
+  fillDeadline: number;
+  fillGraceSeconds: number;
+  expires: number;
+  state?: IntentState;
+}

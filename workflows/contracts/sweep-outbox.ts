@@ -4,4 +4,7 @@ export const sweepWorkflowType = 'sweepOutbox';
 export const sweepWorkflowId = (taskQueue: string) => `outbox-sweep-${taskQueue}`;
 
 /** What one sweep performed. */
-export interface SweepResult { started: number; delivered: number }
+export interface SweepResult {
+  started: number;
+  delivered: number;
+}

@@ -8,8 +8,16 @@ export const verificationWorkflowId = (verificationId: string) => `verification-
 /** A provider's states, mapped onto four (src/compliance/provider.ts); the workflow returns the final one. */
 export type ProviderState = 'needs_input' | 'in_review' | 'approved' | 'declined';
 
-export interface VerificationStart { verificationId: string; pendingTimeoutSeconds: number; status: ProviderState }
+export interface VerificationStart {
+  verificationId: string;
+  pendingTimeoutSeconds: number;
+  status: ProviderState;
+}
 
 /** A provider callback, as the callback route records it. */
-export interface ProviderUpdate { eventId: string; state: ProviderState; occurredAt: number }
+export interface ProviderUpdate {
+  eventId: string;
+  state: ProviderState;
+  occurredAt: number;
+}
 export const providerUpdateSignal = defineSignal<[ProviderUpdate]>('providerUpdate');

@@ -47,10 +47,16 @@ export class Intents1763900000000 implements MigrationInterface {
       amount numeric(78,0) NOT NULL CHECK (amount > 0),
       created_at timestamptz NOT NULL DEFAULT now(),
       released_at timestamptz)`);
-    await q.query('CREATE INDEX reservations_active ON reservations (account, chain_id, token, lock_tag) WHERE released_at IS NULL');
+    await q.query(
+      'CREATE INDEX reservations_active ON reservations (account, chain_id, token, lock_tag) WHERE released_at IS NULL',
+    );
     await q.query('CREATE INDEX reservations_owner ON reservations (owner_kind, owner_id)');
-    await q.query('CREATE TABLE prices (symbol text PRIMARY KEY, usd numeric NOT NULL CHECK (usd > 0), updated_at timestamptz NOT NULL DEFAULT now())');
-    await q.query('CREATE TABLE gas_prices (chain_id bigint PRIMARY KEY, gas_price numeric(78,0) NOT NULL, updated_at timestamptz NOT NULL DEFAULT now())');
+    await q.query(
+      'CREATE TABLE prices (symbol text PRIMARY KEY, usd numeric NOT NULL CHECK (usd > 0), updated_at timestamptz NOT NULL DEFAULT now())',
+    );
+    await q.query(
+      'CREATE TABLE gas_prices (chain_id bigint PRIMARY KEY, gas_price numeric(78,0) NOT NULL, updated_at timestamptz NOT NULL DEFAULT now())',
+    );
     await q.query(`CREATE TABLE relayer_liquidity (
       chain_id bigint NOT NULL,
       settlement_layer text NOT NULL,

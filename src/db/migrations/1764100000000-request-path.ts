@@ -21,7 +21,9 @@ export class RequestPath1764100000000 implements MigrationInterface {
       created_at timestamptz NOT NULL DEFAULT now())`);
     // A claimed reservation stays until a balance snapshot at or after the claim's block shows the funds gone.
     await q.query('ALTER TABLE reservations ADD COLUMN release_after_block bigint');
-    await q.query('CREATE INDEX reservations_settling ON reservations (account, chain_id) WHERE released_at IS NULL AND release_after_block IS NOT NULL');
+    await q.query(
+      'CREATE INDEX reservations_settling ON reservations (account, chain_id) WHERE released_at IS NULL AND release_after_block IS NOT NULL',
+    );
     // Accounts that proved themselves to a project (a signed intent, a signed withdrawal request, or the operator).
     await q.query(`CREATE TABLE project_accounts (
       project_id uuid NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
@@ -33,11 +35,18 @@ export class RequestPath1764100000000 implements MigrationInterface {
     await q.query('ALTER TABLE withdrawals ADD COLUMN request_digest text UNIQUE');
     await q.query("CREATE INDEX withdrawals_outstanding ON withdrawals (account) WHERE status = 'ALLOCATED'");
     // Forced withdrawals by lock (tag and token, split from the id) so intents skip such locks; ordered by block.
-    await q.query('ALTER TABLE forced_withdrawals ADD COLUMN lock_tag text, ADD COLUMN token text, ADD COLUMN block_number bigint NOT NULL DEFAULT 0');
-    const rows: { account: string; chain_id: string; lock_id: string }[] = await q.query('SELECT account, chain_id, lock_id FROM forced_withdrawals');
+    await q.query(
+      'ALTER TABLE forced_withdrawals ADD COLUMN lock_tag text, ADD COLUMN token text, ADD COLUMN block_number bigint NOT NULL DEFAULT 0',
+    );
+    const rows: { account: string; chain_id: string; lock_id: string }[] = await q.query(
+      'SELECT account, chain_id, lock_id FROM forced_withdrawals',
+    );
     for (const r of rows) {
       const { lockTag, token } = splitLockId(r.lock_id);
-      await q.query('UPDATE forced_withdrawals SET lock_tag = $1, token = $2 WHERE account = $3 AND chain_id = $4 AND lock_id = $5', [lockTag, token, r.account, r.chain_id, r.lock_id]);
+      await q.query(
+        'UPDATE forced_withdrawals SET lock_tag = $1, token = $2 WHERE account = $3 AND chain_id = $4 AND lock_id = $5',
+        [lockTag, token, r.account, r.chain_id, r.lock_id],
+      );
     }
   }
 

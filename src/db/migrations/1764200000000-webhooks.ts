@@ -37,7 +37,9 @@ export class Webhooks1764200000000 implements MigrationInterface {
       created_at timestamptz NOT NULL DEFAULT now(),
       UNIQUE (project_id, idempotency_key))`);
     await q.query('CREATE INDEX webhook_events_listing ON webhook_events (project_id, seq DESC)');
-    await q.query("CREATE INDEX webhook_events_failed ON webhook_events (project_id, created_at) WHERE status = 'failed'");
+    await q.query(
+      "CREATE INDEX webhook_events_failed ON webhook_events (project_id, created_at) WHERE status = 'failed'",
+    );
     // An event's delivery to one endpoint in its current round.
     await q.query(`CREATE TABLE webhook_deliveries (
       event_seq bigint NOT NULL REFERENCES webhook_events(seq) ON DELETE CASCADE,

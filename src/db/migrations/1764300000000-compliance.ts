@@ -22,7 +22,9 @@ export class Compliance1764300000000 implements MigrationInterface {
       country text,
       created_at timestamptz NOT NULL DEFAULT now(),
       PRIMARY KEY (project_id, customer_id))`);
-    await q.query('CREATE UNIQUE INDEX compliance_customers_account ON compliance_customers (project_id, account) WHERE account IS NOT NULL');
+    await q.query(
+      'CREATE UNIQUE INDEX compliance_customers_account ON compliance_customers (project_id, account) WHERE account IS NOT NULL',
+    );
     // One verification per customer and currency; status as the lifecycle workflow last recorded it.
     await q.query(`CREATE TABLE verifications (
       id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
@@ -56,6 +58,8 @@ export class Compliance1764300000000 implements MigrationInterface {
   }
 
   async down(q: QueryRunner): Promise<void> {
-    await q.query('DROP TABLE sandbox_applicants, verification_callbacks, verifications, compliance_customers, compliance_sessions');
+    await q.query(
+      'DROP TABLE sandbox_applicants, verification_callbacks, verifications, compliance_customers, compliance_sessions',
+    );
   }
 }

@@ -5,9 +5,13 @@ export class RateLimits1764400000000 implements MigrationInterface {
 
   async up(q: QueryRunner): Promise<void> {
     // rate-limiter-flexible's PostgreSQL store (its own schema), shared by every API process.
-    await q.query('CREATE TABLE rate_limits (key varchar(255) PRIMARY KEY, points integer NOT NULL DEFAULT 0, expire bigint)');
+    await q.query(
+      'CREATE TABLE rate_limits (key varchar(255) PRIMARY KEY, points integer NOT NULL DEFAULT 0, expire bigint)',
+    );
     // A project's own quota; NULL takes RATE_LIMIT_RPS / RATE_LIMIT_BURST.
-    await q.query('ALTER TABLE projects ADD COLUMN rate_limit_rps integer CHECK (rate_limit_rps > 0), ADD COLUMN rate_limit_burst integer CHECK (rate_limit_burst >= 0)');
+    await q.query(
+      'ALTER TABLE projects ADD COLUMN rate_limit_rps integer CHECK (rate_limit_rps > 0), ADD COLUMN rate_limit_burst integer CHECK (rate_limit_burst >= 0)',
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {

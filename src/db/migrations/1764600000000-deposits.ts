@@ -62,7 +62,9 @@ export class Deposits1764600000000 implements MigrationInterface {
     await q.query('CREATE INDEX deposits_tx ON deposits (tx_hash)');
     await q.query('CREATE INDEX deposits_account ON deposits (account, id DESC)');
     await q.query('CREATE UNIQUE INDEX deposits_intent ON deposits (intent_id) WHERE intent_id IS NOT NULL');
-    await q.query('CREATE UNIQUE INDEX deposits_refund_intent ON deposits (refund_intent_id) WHERE refund_intent_id IS NOT NULL');
+    await q.query(
+      'CREATE UNIQUE INDEX deposits_refund_intent ON deposits (refund_intent_id) WHERE refund_intent_id IS NOT NULL',
+    );
     // Awaiting their refund transfer: matched by the indexer's report of it (account, chain, token, recipient).
     await q.query("CREATE INDEX deposits_refunding ON deposits (account, chain_id, token) WHERE stage = 'refunding'");
 

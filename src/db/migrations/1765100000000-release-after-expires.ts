@@ -9,7 +9,9 @@ export class ReleaseAfterExpires1765100000000 implements MigrationInterface {
     await q.query('ALTER TABLE wallet_balances ADD COLUMN block_timestamp bigint');
     await q.query('ALTER TABLE lock_balances ADD COLUMN block_timestamp bigint');
     await q.query('ALTER TABLE reservations ADD COLUMN release_after_time bigint');
-    await q.query('CREATE INDEX reservations_expiring ON reservations (account, chain_id) WHERE released_at IS NULL AND release_after_time IS NOT NULL');
+    await q.query(
+      'CREATE INDEX reservations_expiring ON reservations (account, chain_id) WHERE released_at IS NULL AND release_after_time IS NOT NULL',
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {

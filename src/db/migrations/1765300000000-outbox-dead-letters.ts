@@ -31,7 +31,9 @@ export class OutboxDeadLetters1765300000000 implements MigrationInterface {
     await q.query('ALTER TABLE signal_outbox DROP COLUMN nonce, DROP COLUMN dead_after');
     for (const table of ['workflow_outbox', 'signal_outbox']) {
       await q.query(`DROP INDEX ${table}_due`);
-      await q.query(`ALTER TABLE ${table} DROP COLUMN status, DROP COLUMN attempts, DROP COLUMN last_error, DROP COLUMN retry_at`);
+      await q.query(
+        `ALTER TABLE ${table} DROP COLUMN status, DROP COLUMN attempts, DROP COLUMN last_error, DROP COLUMN retry_at`,
+      );
     }
   }
 }

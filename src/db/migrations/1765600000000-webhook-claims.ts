@@ -10,7 +10,9 @@ export class WebhookClaims1765600000000 implements MigrationInterface {
     // Deliveries pending before this migration belong to their round's workflow, as they always did.
     await q.query(`UPDATE webhook_deliveries d SET workflow_id = 'webhook-' || e.event_id || '-' || d.round
       FROM webhook_events e WHERE e.seq = d.event_seq AND d.status = 'pending'`);
-    await q.query(`CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending' AND workflow_id IS NULL`);
+    await q.query(
+      `CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending' AND workflow_id IS NULL`,
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {

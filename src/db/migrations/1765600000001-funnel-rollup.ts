@@ -24,8 +24,12 @@ export class FunnelRollup1765600000001 implements MigrationInterface {
       deposits text[] NOT NULL,
       spans boolean NOT NULL DEFAULT false,
       PRIMARY KEY (project_id, modal, session_id, day))`);
-    await q.query('CREATE INDEX analytics_funnel_sessions_spanning ON analytics_funnel_sessions (project_id, modal, day) WHERE spans');
-    await q.query("CREATE INDEX analytics_funnel_sessions_deposits ON analytics_funnel_sessions (project_id, modal, day) WHERE deposits <> '{}'");
+    await q.query(
+      'CREATE INDEX analytics_funnel_sessions_spanning ON analytics_funnel_sessions (project_id, modal, day) WHERE spans',
+    );
+    await q.query(
+      "CREATE INDEX analytics_funnel_sessions_deposits ON analytics_funnel_sessions (project_id, modal, day) WHERE deposits <> '{}'",
+    );
     // The sums of every single-day session's contribution, per funding method ('' = every session) and day.
     await q.query(`CREATE TABLE analytics_funnel_days (
       project_id uuid NOT NULL REFERENCES projects(id) ON DELETE CASCADE,

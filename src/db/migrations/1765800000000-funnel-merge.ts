@@ -20,7 +20,9 @@ export class FunnelMerge1765800000000 implements MigrationInterface {
         FROM (SELECT * FROM (VALUES (a.last_outcome, a.last_outcome_us), (b.last_outcome, b.last_outcome_us)) v (last_outcome, last_outcome_us)
               ORDER BY last_outcome_us DESC NULLS LAST, last_outcome COLLATE "C" DESC LIMIT 1) l
       $$`);
-    await q.query('CREATE AGGREGATE analytics_funnel_merged(analytics_funnel_sessions) (SFUNC = analytics_funnel_merge, STYPE = analytics_funnel_sessions, PARALLEL = SAFE)');
+    await q.query(
+      'CREATE AGGREGATE analytics_funnel_merged(analytics_funnel_sessions) (SFUNC = analytics_funnel_merge, STYPE = analytics_funnel_sessions, PARALLEL = SAFE)',
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {

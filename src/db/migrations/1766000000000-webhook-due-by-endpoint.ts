@@ -12,7 +12,9 @@ export class WebhookDueByEndpoint1766000000000 implements MigrationInterface {
   }
 
   async down(q: QueryRunner): Promise<void> {
-    await q.query(`CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending' AND workflow_id IS NULL`);
+    await q.query(
+      `CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending' AND workflow_id IS NULL`,
+    );
     await q.query('DROP INDEX webhook_deliveries_due_by_endpoint');
   }
 }

@@ -11,7 +11,9 @@ export class AccountProofs1766100000001 implements MigrationInterface {
       nonce numeric(78,0) NOT NULL,
       updated_at timestamptz NOT NULL DEFAULT now())`);
     // The nonce of the signature that proved a registration; a released registration receives no deposits.
-    await q.query('ALTER TABLE deposit_accounts ADD COLUMN proven_nonce numeric(78,0), ADD COLUMN released_at timestamptz');
+    await q.query(
+      'ALTER TABLE deposit_accounts ADD COLUMN proven_nonce numeric(78,0), ADD COLUMN released_at timestamptz',
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {

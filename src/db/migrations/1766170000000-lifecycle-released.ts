@@ -6,7 +6,10 @@ export class LifecycleReleased1766170000000 implements MigrationInterface {
   async up(q: QueryRunner): Promise<void> {
     // When the lifecycle handed what no claim spent back to the ledger at `expires` (src/intents/store.ts): its end,
     // unless it COMPLETED. Its RELEASED report is sent once, and nothing is written or retried for it afterwards.
-    for (const [table, kind] of [['intents', 'intent'], ['bundles', 'bundle']]) {
+    for (const [table, kind] of [
+      ['intents', 'intent'],
+      ['bundles', 'bundle'],
+    ]) {
       await q.query(`ALTER TABLE ${table} ADD COLUMN released_at timestamptz`);
       // Lifecycles that released before this column: past `expires`, every reservation released or marked to be.
       await q.query(

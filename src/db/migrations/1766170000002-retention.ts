@@ -11,10 +11,14 @@ export class Retention1766170000002 implements MigrationInterface {
     await q.query('CREATE INDEX webhook_attempts_attempted ON webhook_attempts USING brin (attempted_at)');
     await q.query('CREATE INDEX analytics_events_received ON analytics_events USING brin (received_at)');
     // A deposit's events in order: whether an event is its latest (kept), and the funnel report's processed outcome.
-    await q.query('CREATE INDEX webhook_events_deposit ON webhook_events (deposit_id, seq) WHERE deposit_id IS NOT NULL');
+    await q.query(
+      'CREATE INDEX webhook_events_deposit ON webhook_events (deposit_id, seq) WHERE deposit_id IS NOT NULL',
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {
-    await q.query('DROP INDEX webhook_events_deposit, analytics_events_received, webhook_attempts_attempted, webhook_events_created, lifecycle_event_keys_created');
+    await q.query(
+      'DROP INDEX webhook_events_deposit, analytics_events_received, webhook_attempts_attempted, webhook_events_created, lifecycle_event_keys_created',
+    );
   }
 }
