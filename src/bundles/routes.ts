@@ -178,7 +178,8 @@ export const bundleRoutes = [
       for (const { id, start } of accepted) {
         if (!start) continue;
         s.metrics.workflowStarts.inc({ workflow: bundleWorkflowType });
-        s.outbox.startSoon(start, leftToSweeper(s.logger, 'lifecycle start', { id }));
+        // Not awaited: the answer goes first, and startSoon never rejects (a failed start is left to the sweeper).
+        void s.outbox.startSoon(start, leftToSweeper(s.logger, 'lifecycle start', { id }));
       }
       return {
         status: 201,

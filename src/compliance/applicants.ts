@@ -64,7 +64,7 @@ export async function createOrResumeVerification(
       }
       applicant = await open();
     } catch (e) {
-      await releaseClaim(db, claimId).catch(() => undefined);
+      await releaseClaim(db, claimId).catch(() => undefined); // the claim lapses after CLAIM_SECONDS anyway
       throw e;
     }
     return record(applicant, claimId);

@@ -87,7 +87,8 @@ export async function submitIntent(
   crashPoint('submit-after-commit');
   if (start) {
     deps.onStart(id);
-    deps.outbox.startSoon(start, deps.startDeferred(id));
+    // Not awaited: the answer goes first, and startSoon never rejects (a failed start is told to startDeferred).
+    void deps.outbox.startSoon(start, deps.startDeferred(id));
   }
   return { id, status, dryRun: false };
 }

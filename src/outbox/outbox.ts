@@ -297,6 +297,7 @@ export class Outbox {
     const signals = await this.withOwners(queued);
     const sends = signals.map((s) => {
       const send = (this.tails.get(s.workflowId) ?? Promise.resolve()).then(() => this.send(s));
+      // The next signal goes after this one whatever its outcome (a failure is counted below).
       const tail = send.catch(() => undefined);
       this.tails.set(s.workflowId, tail);
       void tail.then(() => this.tails.get(s.workflowId) === tail && this.tails.delete(s.workflowId));
@@ -320,7 +321,7 @@ export class Outbox {
     const now = Date.now();
     const failures: unknown[] = [];
     await Promise.all(
-      outcomes.map((o, i) => {
+      outcomes.map(async (o, i) => {
         const s = signals[i];
         if (o.status === 'rejected') {
           failures.push(o.reason);
@@ -385,6 +386,7 @@ export class Outbox {
 
   private async send(s: QueuedSignal): Promise<Outcome> {
     if (s.awaiting) return 'awaiting';
+    // A failed start is its caller's to record: the signal goes anyway (and starts the workflow if need be).
     await this.starting.get(s.workflowId)?.catch(() => undefined);
     if (s.start) {
       if (!(await this.signalWithStart(s, s.start))) return 'gone';
@@ -487,7 +489,7 @@ export class Outbox {
     const started = await Promise.allSettled(starts.map((start) => this.start(start)));
     await Promise.all(
       started.map(
-        (o, i) =>
+        async (o, i) =>
           o.status === 'rejected' && this.failed('workflow_outbox', 'workflow_id', starts[i].workflowId, o.reason),
       ),
     );

@@ -71,7 +71,7 @@ export class PgClaimStore implements ClaimStore {
        WHERE e.event_id = $1 AND d.event_seq = e.seq AND d.endpoint_id = $2 AND d.round = $3 AND d.status = 'pending' AND d.workflow_id IS NULL`,
         [c.eventId, c.endpointId, c.round],
       )
-      .catch(() => undefined); // left to its lease
+      .catch((err) => this.log.warn({ err }, 'webhook claim release failed; left to its lease'));
   }
 
   close(): void {
