@@ -4,7 +4,7 @@ import { InsufficientBalance, releaseAfterExpiry, reserve, settleOnClaim, type R
 import { queueStart, type QueuedStart } from '../outbox/outbox';
 import { proveAccount } from '../projects/accounts';
 import { recordSponsored, type Sponsored } from '../projects/sponsorship';
-import { lockDepositAccount, overdrawsDepositCredit } from '../deposits/credit';
+import { lockDepositAccount, overdrawsDepositCredit } from '../deposits/credit-store';
 import { type ChainTx, type IntentEvent, type IntentStatus, movesForward } from '../../workflows/intent-state';
 import { intentWorkflowId, intentWorkflowType, type LifecycleStart } from '../../workflows/contracts/intent-lifecycle';
 import { bundleWorkflowId, bundleWorkflowType } from '../../workflows/contracts/bundle-lifecycle';
@@ -328,7 +328,7 @@ export interface Accepted {
  * reservation of what it spends, the intent, and the queued start of its lifecycle (performed after the commit, or by
  * the outbox sweeper if this process dies first). `bySession`: signed by the project's session signer for a deposit
  * account, which proves nothing about the account and may spend only the project's deposit credit in it
- * (src/deposits/credit.ts). Locks are taken in the global order (src/ledger/ledger.ts): the quote, the (project,
+ * (src/deposits/credit-store.ts). Locks are taken in the global order (src/ledger/ledger.ts): the quote, the (project,
  * account) row, then balance rows. The same submission again returns the recorded status, and the queued start when
  * it has not been performed yet.
  */
