@@ -9,8 +9,8 @@ import {
   releaseSettled,
   reserve,
   settleOnClaim,
-  WALLET,
 } from '../../src/ledger/ledger';
+import { WALLET } from '../../src/ledger/store';
 import { readTestEnv } from '../support/env';
 
 /**
