@@ -12,7 +12,7 @@ import type { ProviderState } from '../workflows/contracts/verification';
 import { depositActivities, intentReport, type DepositDeps } from '../src/deposits/deposit-steps';
 import { RELEASED } from '../workflows/contracts/deposit';
 import type { Pruned } from '../workflows/contracts/prune-storage';
-import { pruneExpired } from '../src/retention/prune';
+import { pruneExpired } from '../src/retention/prune-store';
 
 /** `log`: what an activity refuses to apply is logged, not thrown (a retry would change nothing). */
 export interface ActivityDeps {
