@@ -102,8 +102,8 @@ export async function readIntent(db: DataSource, id: string, projectId: string):
   const [row]: {
     status: IntentStatus;
     account: string;
-    destination_chain_id: string;
-    origin_chain_ids: string[];
+    destinationChainId: string;
+    originChainIds: string[];
     fill: { transactionHash: string; timestamp: number } | null;
     claims: Record<string, { transactionHash: string; timestamp: number }>;
     operation: unknown;
@@ -111,7 +111,7 @@ export async function readIntent(db: DataSource, id: string, projectId: string):
     history: IntentRecord['history'];
   }[] = await preparedQuery(
     db,
-    `SELECT i.status, i.account, i.destination_chain_id, i.origin_chain_ids, i.fill, i.claims, i.operation, i.signatures, i.history
+    `SELECT i.status, i.account, i.destination_chain_id AS "destinationChainId", i.origin_chain_ids AS "originChainIds", i.fill, i.claims, i.operation, i.signatures, i.history
      FROM intents i JOIN quotes q ON q.nonce = i.id WHERE i.id = $1 AND q.project_id = $2`,
     [id, projectId],
   );
@@ -120,9 +120,9 @@ export async function readIntent(db: DataSource, id: string, projectId: string):
     id,
     status: row.status,
     account: row.account,
-    destinationChainId: Number(row.destination_chain_id),
+    destinationChainId: Number(row.destinationChainId),
     ...(row.fill ? { fill: row.fill } : {}),
-    claims: claimStates(row.status, row.origin_chain_ids, row.claims),
+    claims: claimStates(row.status, row.originChainIds, row.claims),
     operation: row.operation,
     signatures: row.signatures,
     history: row.history,
@@ -142,12 +142,12 @@ export interface ClaimableIntent {
 
 /** A project's intent for a claim authorization; 404 for an unknown id and for another project's intent alike. */
 export async function readClaimable(db: DataSource, id: string, projectId: string): Promise<ClaimableIntent> {
-  const [row]: { operation: IntentOp; signatures: Submission; expired: boolean; held_chain_ids: string[] }[] =
+  const [row]: { operation: IntentOp; signatures: Submission; expired: boolean; heldChainIds: string[] }[] =
     await preparedQuery(
       db,
       `SELECT i.operation, i.signatures, (i.operation->>'expires')::numeric <= extract(epoch FROM now()) AS expired,
        ARRAY(SELECT r.chain_id FROM reservations r WHERE r.owner_kind = 'intent' AND r.owner_id = $1::text
-         GROUP BY r.chain_id HAVING bool_and(r.released_at IS NULL)) AS held_chain_ids
+         GROUP BY r.chain_id HAVING bool_and(r.released_at IS NULL)) AS "heldChainIds"
      FROM intents i JOIN quotes q ON q.nonce = i.id WHERE i.id = $1::numeric AND q.project_id = $2`,
       [id, projectId],
     );
@@ -157,17 +157,17 @@ export async function readClaimable(db: DataSource, id: string, projectId: strin
     operation: row.operation,
     signatures: row.signatures,
     expired: row.expired,
-    heldChainIds: row.held_chain_ids.map(Number),
+    heldChainIds: row.heldChainIds.map(Number),
   };
 }
 
 /** What each settlement layer's relayers can fill on a chain (indexer `liquidity` events). */
 export async function liquidityOn(db: DataSource, chainId: number): Promise<Liquidity[]> {
-  const rows: { settlement_layer: string; token: string; amount: string }[] = await db.query(
-    'SELECT settlement_layer, token, amount FROM relayer_liquidity WHERE chain_id = $1',
+  const rows: { settlementLayer: string; token: string; amount: string }[] = await db.query(
+    'SELECT settlement_layer AS "settlementLayer", token, amount FROM relayer_liquidity WHERE chain_id = $1',
     [chainId],
   );
-  return rows.map((r) => ({ settlementLayer: r.settlement_layer, token: r.token, amount: BigInt(r.amount) }));
+  return rows.map((r) => ({ settlementLayer: r.settlementLayer, token: r.token, amount: BigInt(r.amount) }));
 }
 
 type StoredOperation = {
@@ -226,12 +226,12 @@ export interface QuotedRoute {
 
 /** The routes of the quotes among `nonces` (of intents and legacy bundles, submitted or not). */
 export async function quotedRoutes(tx: EntityManager, nonces: string[]): Promise<Map<string, QuotedRoute>> {
-  const rows: { nonce: string; operation: StoredOperation; quoted_at: string }[] = await preparedQuery(
+  const rows: { nonce: string; operation: StoredOperation; quotedAt: string }[] = await preparedQuery(
     tx,
-    'SELECT nonce::text, operation, floor(extract(epoch FROM created_at))::bigint AS quoted_at FROM quotes WHERE nonce = ANY($1::numeric[])',
+    'SELECT nonce::text, operation, floor(extract(epoch FROM created_at))::bigint AS "quotedAt" FROM quotes WHERE nonce = ANY($1::numeric[])',
     [nonces],
   );
-  return new Map(rows.map((r) => [r.nonce, { ...chainsOf(r.operation), quotedAt: Number(r.quoted_at) }]));
+  return new Map(rows.map((r) => [r.nonce, { ...chainsOf(r.operation), quotedAt: Number(r.quotedAt) }]));
 }
 
 /**
@@ -243,16 +243,16 @@ export async function lifecycleStarts(
   ids: string[],
   fillGraceSeconds: number,
 ): Promise<Map<string, QueuedStart>> {
-  const rows: { id: string; kind: LifecycleKind; account: string; project_id: string; operation: StoredOperation }[] =
+  const rows: { id: string; kind: LifecycleKind; account: string; projectId: string; operation: StoredOperation }[] =
     await preparedQuery(
       tx,
-      `SELECT q.nonce::text AS id, x.kind, q.account, q.project_id, q.operation FROM quotes q JOIN (
+      `SELECT q.nonce::text AS id, x.kind, q.account, q.project_id AS "projectId", q.operation FROM quotes q JOIN (
        SELECT id, 'intent' AS kind FROM intents WHERE id = ANY($1::numeric[])
        UNION ALL SELECT id, 'bundle' FROM bundles WHERE id = ANY($1::numeric[])) x ON x.id = q.nonce`,
       [ids],
     );
   return new Map(
-    rows.map((r) => [r.id, lifecycleOf(r.kind, r.id, r.account, r.project_id, r.operation, fillGraceSeconds).start]),
+    rows.map((r) => [r.id, lifecycleOf(r.kind, r.id, r.account, r.projectId, r.operation, fillGraceSeconds).start]),
   );
 }
 
