@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { quotedRoutes } from '../intents/store';
+import { quotedPlans } from '../intents/store';
 import { lockChainClock, nearestStoredTimes } from './event-store';
 import { futureTimestamp, lifecycleRefusal, storedTimeContradiction, type BlockTime } from './consistency';
 import type { BalanceEvent, IndexerEvent, LifecycleEvent, Refusal } from './types';
@@ -42,10 +42,10 @@ export async function screenEvents(
   const lifecycle = events.filter((e): e is LifecycleEvent => e.type === 'fill' || e.type === 'claim');
   if (lifecycle.length) {
     const nonce = (e: LifecycleEvent) => BigInt(e.nonce).toString();
-    const routes = await quotedRoutes(tx, [...new Set(lifecycle.map(nonce))]);
+    const plans = await quotedPlans(tx, [...new Set(lifecycle.map(nonce))]);
     for (const e of lifecycle) {
-      const route = routes.get(nonce(e));
-      const refusal = route && lifecycleRefusal(e, route, skewSeconds);
+      const plan = plans.get(nonce(e));
+      const refusal = plan && lifecycleRefusal(e, plan, skewSeconds);
       if (refusal) refused.push(refusal);
     }
   }

@@ -50,7 +50,7 @@ export interface QuoteRow {
 }
 
 /**
- * Stores one request's quotes (one, or a blanc quote's alternative routes) with their nonce records, in one
+ * Stores one request's quotes (one, or a blanc quote's alternative plans) with their nonce records, in one
  * statement: a single round trip that commits on its own, so a crash leaves all of them or none. A quote moves no
  * money, so the commit does not wait for the WAL flush: if PostgreSQL itself crashes right then, the quote is lost and
  * its submit gets 404 (request a new route); its nonce is never handed out again either way.
@@ -58,7 +58,7 @@ export interface QuoteRow {
 export async function recordQuotes(
   db: DataSource,
   quotes: QuoteRow[],
-  common: { projectId?: string; account: string; expiresAt: number; routeGroup: string | null },
+  common: { projectId?: string; account: string; expiresAt: number; planGroup: string | null },
 ): Promise<void> {
   const nonces = quotes.map((q) => q.nonce.toString());
   const json = (pick: (q: QuoteRow) => unknown) => quotes.map((q) => JSON.stringify(pick(q)));
@@ -76,7 +76,7 @@ export async function recordQuotes(
       json((q) => q.reservations),
       common.projectId ?? null,
       common.expiresAt,
-      common.routeGroup,
+      common.planGroup,
       json((q) => q.sponsored ?? null),
     ],
   );
@@ -218,14 +218,14 @@ export function lifecycleOf(
 }
 
 /** What a nonce's fills and claims must agree with: its quote's chains, and when it was quoted (unix seconds). */
-export interface QuotedRoute {
+export interface QuotedPlan {
   destinationChainId: number;
   originChainIds: number[];
   quotedAt: number;
 }
 
-/** The routes of the quotes among `nonces` (of intents and legacy bundles, submitted or not). */
-export async function quotedRoutes(tx: EntityManager, nonces: string[]): Promise<Map<string, QuotedRoute>> {
+/** The plans of the quotes among `nonces` (of intents and legacy bundles, submitted or not). */
+export async function quotedPlans(tx: EntityManager, nonces: string[]): Promise<Map<string, QuotedPlan>> {
   const rows: { nonce: string; operation: StoredOperation; quotedAt: string }[] = await preparedQuery(
     tx,
     'SELECT nonce::text, operation, floor(extract(epoch FROM created_at))::bigint AS "quotedAt" FROM quotes WHERE nonce = ANY($1::numeric[])',
@@ -273,7 +273,7 @@ const workflowIdOf = (kind: LifecycleKind, id: string) =>
 
 /**
  * Locks a project's stored quote for spending as `kind` (an intent or a legacy bundle), together with its sibling
- * routes (one blanc quote's alternatives), in nonce order so that concurrent spenders queue rather than deadlock.
+ * plans (one blanc quote's alternatives), in nonce order so that concurrent spenders queue rather than deadlock.
  * A quote is spent once: one spent as the other kind is missing to this one, and one whose sibling was spent (as
  * either kind) is refused.
  */
@@ -306,7 +306,7 @@ export async function lockQuote(
   return { ok: true, quote, ...(mine ? { recorded: { status: mine.status, queued: mine.queued } } : {}) };
 }
 
-/** A submit the ledger, the quote's lifetime or a sibling route refuses; nothing was changed. */
+/** A submit the ledger, the quote's lifetime or a sibling plan refuses; nothing was changed. */
 export class SubmitRefused extends Error {
   constructor(
     message: string,

@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import type { ChainRegistry } from '../chains/registry';
-import type { Source } from '../intents/route-finder';
+import type { Source } from '../intents/plan-finder';
 import {
   availableBalances,
   insertReservation,

@@ -79,7 +79,7 @@ export async function allocateWithdrawal(
     : undefined;
   try {
     return await db.transaction(async (tx) => {
-      const earlier = key && (await claimIdempotencyKey(tx, projectId, key));
+      const earlier = key && (await useIdempotencyKey(tx, projectId, key));
       if (earlier) return { value: earlier };
       const made = await allocate(tx, req, projectId, digest, deps);
       if (key) await setKeyNonce(tx, projectId, key.key, made.value.nonce);
@@ -103,7 +103,7 @@ export async function allocateWithdrawal(
  * allocation when the key came with this same request within IDEMPOTENCY_KEY_TTL_HOURS; refuses (422) when it came
  * with another. A refused request rolls its key back with everything else, so its retry allocates afresh.
  */
-async function claimIdempotencyKey(
+async function useIdempotencyKey(
   tx: EntityManager,
   projectId: string,
   k: { key: string; requestHash: string },

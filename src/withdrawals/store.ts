@@ -18,14 +18,14 @@ export async function takeIdempotencyKey(
   k: { key: string; requestHash: string },
   ttlHours: number,
 ): Promise<boolean> {
-  const claimed: unknown[] = await tx.query(
+  const taken: unknown[] = await tx.query(
     `INSERT INTO withdrawal_idempotency_keys (project_id, key, request_hash) VALUES ($1, $2, $3)
      ON CONFLICT (project_id, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, nonce = NULL, created_at = now()
        WHERE withdrawal_idempotency_keys.created_at < now() - make_interval(hours => $4)
      RETURNING 1`,
     [projectId, k.key, k.requestHash, ttlHours],
   );
-  return claimed.length > 0;
+  return taken.length > 0;
 }
 
 /** Deletes a few keys older than `ttlHours` (rows another transaction holds are skipped). */
