@@ -212,7 +212,7 @@ export const bundleRoutes = [
         body: {
           status: LEGACY_STATUS[row.status],
           ...(row.fill ? { fillTimestamp: row.fill.timestamp, fillTransactionHash: row.fill.transactionHash } : {}),
-          claims: presentClaims(id, claimStates(row.status, row.origin_chain_ids, row.claims)),
+          claims: presentClaims(id, claimStates(row.status, row.originChainIds, row.claims)),
         },
       };
     },

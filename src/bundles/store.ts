@@ -130,7 +130,7 @@ export async function bundleEvents(
 
 export interface BundleRecord {
   status: IntentStatus;
-  origin_chain_ids: string[];
+  originChainIds: string[];
   fill: { transactionHash: string; timestamp: number } | null;
   claims: Record<string, { transactionHash: string; timestamp: number }>;
 }
@@ -142,7 +142,7 @@ export async function readBundle(
   projectId: string,
 ): Promise<BundleRecord | undefined> {
   const [row]: BundleRecord[] = await db.query(
-    'SELECT status, origin_chain_ids, fill, claims FROM bundles WHERE id = $1 AND project_id = $2',
+    'SELECT status, origin_chain_ids AS "originChainIds", fill, claims FROM bundles WHERE id = $1 AND project_id = $2',
     [id, projectId],
   );
   return row;
