@@ -1,7 +1,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { jwtVerify, SignJWT } from 'jose';
-import { escape } from '../util/html';
+import { escape } from '../analytics/report-page';
 import { signCallback, verifySignedCallback } from './callback-signature';
 import {
   Applicant,

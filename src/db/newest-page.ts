@@ -25,3 +25,6 @@ export async function newestPage<R>(
   );
   return { page: rows.slice(0, q.limit), more: rows.length > q.limit };
 }
+
+/** A timestamp column on the wire: RFC 3339, or null when unset. */
+export const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);

@@ -3,8 +3,7 @@ import { getAddress } from 'viem';
 import { toCaip2 } from '../chains/registry';
 import type { Config } from '../config';
 import { queueSignals, queueStart, type QueuedSignal, type QueuedStart } from '../outbox/outbox';
-import { newestPage } from '../db/newest-page';
-import { iso } from '../util/time';
+import { iso, newestPage } from '../db/newest-page';
 import { emitEvent } from '../webhooks/events';
 import type { WebhookType } from '../webhooks/types';
 import {

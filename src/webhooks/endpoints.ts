@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import type { WebhookConfig } from '../config';
 import { DomainError } from '../errors';
-import { iso } from '../util/time';
+import { iso } from '../db/newest-page';
 import { newSecret } from './signing';
 import { checkTarget } from './url-policy';
 import type { WebhookType } from './types';

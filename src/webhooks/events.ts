@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
-import { newestPage } from '../db/newest-page';
-import { iso } from '../util/time';
+import { iso, newestPage } from '../db/newest-page';
 import { DUE_CHANNEL } from './claim-store';
 import type { EventStatus, WebhookType } from './types';
 
