@@ -5,7 +5,7 @@ import { ensurePruneSchedule } from '../retention/schedule';
 import { createTemporalClient } from '../temporal/client';
 import { createLogger } from '../logger';
 import { exitOnError, loadRuntime } from '../runtime';
-import { createWorkers, installRuntime } from '../worker/worker';
+import { createWorkers, installRuntime } from '../temporal/worker';
 import { depositDeps } from '../deposits/deps';
 
 /** One stateless worker process: polls the task queue, runs workflows and activities. Scale by running more. */

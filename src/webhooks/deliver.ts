@@ -3,7 +3,7 @@ import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/comm
 import type { WebhookConfig } from '../config';
 import { queueStart, type QueuedStart } from '../outbox/outbox';
 import { preparedQuery, WITHOUT_FLUSH_WAIT } from '../db/prepared';
-import { delayAfter, unitHash } from '../../workflows/webhook-schedule';
+import { delayAfter, unitHash } from '../../workflows/webhook-delivery-state';
 import { post, type SendResult } from './send';
 import { signedHeaders } from './signing';
 import { type DeliveryPlan, webhookWorkflowType } from '../../workflows/contracts/webhook-delivery';

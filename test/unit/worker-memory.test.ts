@@ -3,7 +3,7 @@ import type { Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
 import { loadConfig } from '../../src/config';
 import { Outbox, type QueuedStart } from '../../src/outbox/outbox';
-import { createWorkers } from '../../src/worker/worker';
+import { createWorkers } from '../../src/temporal/worker';
 
 afterEach(() => jest.restoreAllMocks());
 

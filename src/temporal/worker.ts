@@ -20,7 +20,7 @@ export function installRuntime(level: string): void {
 
 /**
  * Two pollers on one connection: workflows and lifecycle activities on the task queue (at most
- * WORKER_MAX_CACHED_WORKFLOWS workflows kept in memory between their tasks: src/worker/config.ts), and webhook retry
+ * WORKER_MAX_CACHED_WORKFLOWS workflows kept in memory between their tasks: src/temporal/worker-config.ts), and webhook retry
  * attempts on their own queue with their own slots, so slow receivers can never take the slots intents need. Beside
  * them the webhook claim loop makes every delivery's first attempt from the table (src/webhooks/claimer.ts), sharing the
  * process's attempt slots with the retry activity, and the funnel's fold loop keeps its rollup (src/analytics/folder.ts).
