@@ -1,6 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { DataSource } from 'typeorm';
-import type { QueuedStart } from '../outbox/outbox';
+import type { QueuedStart } from '../outbox/store';
 import type { Applicant, ProviderState } from './provider';
 import { claimApplicantCreation, findVerification, recordApplicant, releaseClaim, type Currency } from './store';
 

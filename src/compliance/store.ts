@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { queueSignals, queueStart, type QueuedSignal, type QueuedStart } from '../outbox/outbox';
+import { queueSignals, queueStart, type QueuedSignal, type QueuedStart } from '../outbox/store';
 import { emitEvent } from '../webhooks/events';
 import {
   providerUpdateSignal,

@@ -2,7 +2,7 @@ import type { EntityManager } from 'typeorm';
 import type { ChainRegistry } from '../chains/registry';
 import { toCaip2 } from '../chains/registry';
 import type { Config } from '../config';
-import { queueStart, type QueuedStart } from '../outbox/outbox';
+import { queueStart, type QueuedStart } from '../outbox/store';
 import { emitEvent } from '../webhooks/events';
 import type { DepositEvent, DepositIndexerEvent, DepositRefundEvent, OnrampOrderEvent } from '../indexer/types';
 import { depositWorkflowId, depositWorkflowType } from '../../workflows/contracts/deposit';

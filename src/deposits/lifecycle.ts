@@ -11,7 +11,8 @@ import { createQuote, quoteCost, type QuoteDeps } from '../intents/quote-service
 import type { IntentOp } from '../intents/types';
 import type { VerifyDeps } from '../intents/verify';
 import { activityFailure } from '../temporal/activity-failure';
-import { type Outbox, type QueuedSignal, type QueuedStart } from '../outbox/outbox';
+import type { Outbox } from '../outbox/outbox';
+import type { QueuedSignal, QueuedStart } from '../outbox/store';
 import { type DepositTiming, RELEASED } from '../../workflows/contracts/deposit';
 import { afterBridge, bridgeErrorCode, isBridgeOutcome } from '../../workflows/deposit-state';
 import { findAccount } from './accounts';

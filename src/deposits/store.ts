@@ -2,7 +2,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { getAddress } from 'viem';
 import { toCaip2 } from '../chains/registry';
 import type { Config } from '../config';
-import { queueSignals, queueStart, type QueuedSignal, type QueuedStart } from '../outbox/outbox';
+import { queueSignals, queueStart, type QueuedSignal, type QueuedStart } from '../outbox/store';
 import { iso, newestPage } from '../db/newest-page';
 import { emitEvent } from '../webhooks/events';
 import type { WebhookType } from '../webhooks/types';

@@ -1,7 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { preparedQuery, WITHOUT_FLUSH_WAIT } from '../db/prepared';
 import { InsufficientBalance, releaseAfterExpiry, reserve, settleOnClaim, type Reservation } from '../ledger/ledger';
-import { queueStart, type QueuedStart } from '../outbox/outbox';
+import { queueStart, type QueuedStart } from '../outbox/store';
 import { proveAccount } from '../projects/account-store';
 import { recordSponsored, type Sponsored } from '../projects/sponsorship-store';
 import { lockDepositAccount, overdrawsDepositCredit } from '../deposits/credit';

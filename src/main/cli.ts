@@ -7,8 +7,8 @@ import { projectExists, setRateLimit } from '../projects/store';
 import { ConfigError } from '../config';
 import { exitOnError, loadRuntime, type Runtime } from '../runtime';
 import { addEndpoint, EndpointError } from '../webhooks/endpoints';
-import { deadLetters } from '../outbox/outbox';
-import { retryDeadLetters } from '../outbox/lifecycle-outbox';
+import { deadLetters } from '../outbox/store';
+import { retryDeadLetters } from '../outbox/owners';
 import { WEBHOOK_TYPES, type WebhookType } from '../webhooks/types';
 
 const USAGE = [

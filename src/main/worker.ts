@@ -1,5 +1,5 @@
 import { openDatabase } from '../db/data-source';
-import { createOutbox } from '../outbox/lifecycle-outbox';
+import { createOutbox } from '../outbox/owners';
 import { ensureSweeperSchedule } from '../outbox/sweeper';
 import { ensurePruneSchedule } from '../retention/schedule';
 import { createTemporalClient } from '../temporal/client';

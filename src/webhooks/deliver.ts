@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
 import type { WebhookConfig } from '../config';
-import { queueStart, type QueuedStart } from '../outbox/outbox';
+import { queueStart, type QueuedStart } from '../outbox/store';
 import { preparedQuery, WITHOUT_FLUSH_WAIT } from '../db/prepared';
 import { delayAfter, unitHash } from '../../workflows/webhook-delivery-state';
 import { post, type SendResult } from './send';

@@ -3,7 +3,7 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import { DomainError } from '../errors';
 import { project } from '../http/project';
 import { routeGroup, type RouteDef } from '../http/route';
-import { isStartQueued } from '../outbox/outbox';
+import { isStartQueued } from '../outbox/store';
 import { retryNowSignal } from '../../workflows/contracts/webhook-delivery';
 import { addEndpoint, enableEndpoint, listEndpoints, removeEndpoint, rotateSecret } from './endpoints';
 import {

@@ -2,7 +2,8 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import type { Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
 import { loadConfig } from '../../src/config';
-import { Outbox, type QueuedStart } from '../../src/outbox/outbox';
+import { Outbox } from '../../src/outbox/outbox';
+import type { QueuedStart } from '../../src/outbox/store';
 import { createWorkers } from '../../src/temporal/worker';
 
 afterEach(() => jest.restoreAllMocks());
