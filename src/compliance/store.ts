@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import { queueSignals, queueStart, type QueuedSignal, type QueuedStart } from '../outbox/store';
-import { emitEvent } from '../webhooks/events';
+import { emitEvent } from '../webhooks/event-store';
 import {
   providerUpdateSignal,
   verificationWorkflowId,

@@ -3,7 +3,7 @@ import type { ChainRegistry } from '../chains/registry';
 import { toCaip2 } from '../chains/registry';
 import type { Config } from '../config';
 import { queueStart, type QueuedStart } from '../outbox/store';
-import { emitEvent } from '../webhooks/events';
+import { emitEvent } from '../webhooks/event-store';
 import type { DepositEvent, DepositIndexerEvent, DepositRefundEvent, OnrampOrderEvent } from '../indexer/types';
 import { depositWorkflowId, depositWorkflowType } from '../../workflows/contracts/deposit';
 import { OWNING_REGISTRATION } from './accounts';

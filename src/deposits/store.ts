@@ -4,7 +4,7 @@ import { toCaip2 } from '../chains/registry';
 import type { Config } from '../config';
 import { queueSignals, queueStart, type QueuedSignal, type QueuedStart } from '../outbox/store';
 import { iso, newestPage } from '../db/newest-page';
-import { emitEvent } from '../webhooks/events';
+import { emitEvent } from '../webhooks/event-store';
 import type { WebhookType } from '../webhooks/types';
 import {
   depositWorkflowId,

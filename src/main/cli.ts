@@ -6,7 +6,7 @@ import { setSponsorship } from '../projects/sponsorship-store';
 import { projectExists, setRateLimit } from '../projects/store';
 import { ConfigError } from '../config';
 import { exitOnError, loadRuntime, type Runtime } from '../runtime';
-import { addEndpoint, EndpointError } from '../webhooks/endpoints';
+import { addEndpoint, EndpointError } from '../webhooks/endpoint-store';
 import { deadLetters } from '../outbox/store';
 import { retryDeadLetters } from '../outbox/owners';
 import { WEBHOOK_TYPES, type WebhookType } from '../webhooks/types';

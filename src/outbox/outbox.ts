@@ -35,7 +35,7 @@ export interface OutboxOptions {
   callTimeoutMs?: number;
   /**
    * Starts taken on and not yet performed past which a hand-off (`startSoon`) is left to the sweeper at once: while
-   * Temporal is away or slow, a process that keeps handing starts over (the webhook claim loop, submits) holds at
+   * Temporal is away or slow, a process that keeps handing starts over (the webhook lease loop, submits) holds at
    * most this many in memory instead of one more per hand-off for as long as the outage lasts.
    */
   maxPendingStarts: number;

@@ -5,7 +5,7 @@ import { project } from '../http/project';
 import { routeGroup, type RouteDef } from '../http/route';
 import { isStartQueued } from '../outbox/store';
 import { retryNowSignal } from '../../workflows/contracts/webhook-delivery';
-import { addEndpoint, enableEndpoint, listEndpoints, removeEndpoint, rotateSecret } from './endpoints';
+import { addEndpoint, enableEndpoint, listEndpoints, removeEndpoint, rotateSecret } from './endpoint-store';
 import {
   decodeCursor,
   emitEvent,
@@ -15,7 +15,7 @@ import {
   replayFailed,
   REPLAY_LIMIT,
   resendEvent,
-} from './events';
+} from './event-store';
 import * as schema from './schemas';
 import { testPayload } from './test-events';
 import type { WebhookType } from './types';
