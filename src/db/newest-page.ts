@@ -1,5 +1,7 @@
 import type { DataSource } from 'typeorm';
 
+// The DB layer under the stores: a generic listing query, whose columns and conditions each store names itself.
+
 /** A filter of a listing: SQL with one `?` for its value; left out when the value is absent (undefined or empty). */
 export type Condition = readonly [sql: string, value: unknown];
 
