@@ -18,12 +18,15 @@ export async function setRateLimit(db: DataSource, projectId: string, quota: Quo
   ]);
 }
 
+interface KeyProject {
+  projectId: string;
+  rateLimitRps: number | null;
+  rateLimitBurst: number | null;
+}
+
 /** The project of an unrevoked API key (by its hash), with the project's own quota. */
-export async function liveKeyProject(
-  db: DataSource,
-  keyHash: string,
-): Promise<{ projectId: string; rateLimitRps: number | null; rateLimitBurst: number | null } | undefined> {
-  const [row] = await db.query(
+export async function liveKeyProject(db: DataSource, keyHash: string): Promise<KeyProject | undefined> {
+  const [row]: KeyProject[] = await db.query(
     'SELECT k.project_id AS "projectId", p.rate_limit_rps AS "rateLimitRps", p.rate_limit_burst AS "rateLimitBurst" FROM api_keys k JOIN projects p ON p.id = k.project_id WHERE k.key_hash = $1 AND k.revoked_at IS NULL',
     [keyHash],
   );
