@@ -10,7 +10,7 @@ import { createQuote, quoteCost, quoteShortfall } from '../intents/quote-service
 import { quoteDeps } from '../intents/handler-support';
 import { findQuote, lifecycleStarts } from '../intents/store';
 import { invalidSignature } from '../intents/verify';
-import { queueSignals } from '../outbox/outbox';
+import { queueSignals } from '../outbox/store';
 import { toQueue } from '../indexer/event-keys';
 import { verifyOnChain } from '../signatures/smart-account';
 import { preconfirmationSignal } from '../../workflows/contracts/intent-lifecycle';

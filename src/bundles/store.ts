@@ -1,7 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { InsufficientBalance, reserve } from '../ledger/ledger';
-import { queueStart, type QueuedStart } from '../outbox/outbox';
-import { proveAccount } from '../projects/accounts';
+import { queueStart, type QueuedStart } from '../outbox/store';
+import { proveAccount } from '../projects/account-store';
 import type { IntentStatus } from '../../workflows/intent-state';
 import { lifecycleOf, type LockedQuote, lockQuote } from '../intents/store';
 import type { SignedOrderBundle } from './order-bundle';

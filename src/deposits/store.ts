@@ -2,12 +2,11 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { getAddress } from 'viem';
 import { toCaip2 } from '../chains/registry';
 import type { Config } from '../config';
-import { queueSignals, queueStart, type QueuedSignal, type QueuedStart } from '../outbox/outbox';
-import { newestPage } from '../db/newest-page';
+import { queueSignals, queueStart, type QueuedSignal, type QueuedStart } from '../outbox/store';
+import { iso, newestPage } from '../db/newest-page';
 import type { DepositEvent, DepositRefundEvent } from '../indexer/types';
 import type { IntentOp } from '../intents/types';
-import { iso } from '../util/time';
-import { emitEvent } from '../webhooks/events';
+import { emitEvent } from '../webhooks/event-store';
 import type { WebhookType } from '../webhooks/types';
 import {
   depositWorkflowId,

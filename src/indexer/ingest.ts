@@ -13,8 +13,8 @@ import {
   type AwaitedOwner,
   type QueuedSignal,
   type QueuedStart,
-} from '../outbox/outbox';
-import { ownerWaitSeconds } from '../outbox/lifecycle-outbox';
+} from '../outbox/store';
+import { ownerWaitSeconds } from '../outbox/owners';
 import { applyDepositEvents, type DepositIngestDeps } from '../deposits/ingest';
 import { queueIntentReports } from '../deposits/store';
 import { RELEASED } from '../../workflows/contracts/deposit';

@@ -5,7 +5,7 @@ import type { ChainRegistry } from '../chains/registry';
 import type { Config } from '../config';
 import { availableSources } from '../ledger/ledger';
 import type { NonceBlock } from '../ledger/nonces';
-import { hasSponsorship, type Sponsored } from '../projects/sponsorship';
+import { hasSponsorship, type Sponsored } from '../projects/sponsorship-store';
 import { DEFAULT_FEES } from './market-defaults';
 import { loadMarket } from './market';
 import type { Sponsorship } from './pricing';

@@ -1,9 +1,9 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { preparedQuery, WITHOUT_FLUSH_WAIT } from '../db/prepared';
 import { InsufficientBalance, releaseAfterExpiry, reserve, settleOnClaim, type Reservation } from '../ledger/ledger';
-import { queueStart, type QueuedStart } from '../outbox/outbox';
-import { proveAccount } from '../projects/accounts';
-import { recordSponsored, type Sponsored } from '../projects/sponsorship';
+import { queueStart, type QueuedStart } from '../outbox/store';
+import { proveAccount } from '../projects/account-store';
+import { recordSponsored, type Sponsored } from '../projects/sponsorship-store';
 import { lockDepositAccount, overdrawsDepositCredit } from '../deposits/credit-store';
 import { type ChainTx, type IntentEvent, type IntentStatus, movesForward } from '../../workflows/intent-state';
 import { intentWorkflowId, intentWorkflowType, type LifecycleStart } from '../../workflows/contracts/intent-lifecycle';

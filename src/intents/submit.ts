@@ -1,7 +1,8 @@
 import type { DataSource } from 'typeorm';
 import { crashPoint } from '../faults';
 import { DomainError } from '../errors';
-import type { Outbox, QueuedStart } from '../outbox/outbox';
+import type { Outbox } from '../outbox/outbox';
+import type { QueuedStart } from '../outbox/store';
 import type { IntentStatus } from '../../workflows/intent-state';
 import { acceptIntent, findQuote, SubmitRefused } from './store';
 import type { IntentOp, SignedIntentOp } from './types';

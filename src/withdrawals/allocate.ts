@@ -7,8 +7,8 @@ import type { Config } from '../config';
 import { DomainError } from '../errors';
 import { InsufficientBalance, releaseAfterExpiry, reserve, settleOnClaim } from '../ledger/ledger';
 import { allocateWithdrawalNonce } from '../ledger/nonces';
-import { queueStart, type QueuedStart } from '../outbox/outbox';
-import { type Allowance, beyondAllowance, lockProvenAccount, proveAccount } from '../projects/accounts';
+import { queueStart, type QueuedStart } from '../outbox/store';
+import { type Allowance, beyondAllowance, lockProvenAccount, proveAccount } from '../projects/account-store';
 import {
   withdrawalWorkflowId,
   withdrawalWorkflowType,

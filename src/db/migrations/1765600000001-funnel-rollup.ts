@@ -1,5 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
-import { rebuildTables } from '../../analytics/rollup';
+import { rebuildTables } from '../../analytics/rollup-store';
 
 export class FunnelRollup1765600000001 implements MigrationInterface {
   name = 'FunnelRollup1765600000001';
