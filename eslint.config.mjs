@@ -23,6 +23,31 @@ export default tseslint.config(
     },
   },
   {
+    // SQL lives in store modules (README, Layout): routes, activities and the CLI call what a store names.
+    files: ['src/**/*.ts', 'activities/**/*.ts', 'workflows/**/*.ts'],
+    ignores: ['src/**/store.ts', 'src/**/*-store.ts', 'src/db/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            "CallExpression[callee.property.name=/^(query|getRepository|createQueryBuilder)$/], CallExpression[callee.name='preparedQuery']",
+          message: 'SQL lives in a store module (store.ts or *-store.ts): call a function it exports',
+        },
+      ],
+    },
+  },
+  {
+    // A store renames columns in its SQL (`chain_id AS "chainId"`), so the rows it types are camelCase.
+    files: ['src/**/store.ts', 'src/**/*-store.ts'],
+    rules: {
+      '@typescript-eslint/naming-convention': [
+        'error',
+        { selector: 'typeProperty', format: ['camelCase'], filter: { regex: '^[A-Z]|[^A-Za-z0-9_]', match: false } },
+      ],
+    },
+  },
+  {
     // Workflow code is replayed deterministically inside Temporal's sandbox: no Node built-ins, no I/O, no clocks
     // or randomness outside the SDK (the same rule Temporal's samples use).
     files: ['workflows/**/*.ts'],

@@ -8,7 +8,7 @@ import { acceptIntent, findQuote, SubmitRefused } from './store';
 import type { IntentOp, SignedIntentOp } from './types';
 import { verifySubmission, type VerifyDeps } from './verify';
 
-/** `proofDays`: how long the sponsor's signature proves its account to the project (src/projects/accounts.ts). */
+/** `proofDays`: how long the sponsor's signature proves its account to the project (src/projects/account-store.ts). */
 export interface AcceptDeps {
   db: DataSource;
   verify: VerifyDeps;

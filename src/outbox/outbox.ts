@@ -11,6 +11,7 @@ import {
   clearSignals,
   clearStarts,
   deadLetterCounts,
+  type DeadLetterCounts,
   deadRows,
   dueSignals,
   dueStarts,
@@ -396,7 +397,7 @@ export class Outbox {
   }
 
   /** Dead-lettered rows per table (the `outbox_dead_letters` metric). */
-  deadLetterCounts(): Promise<{ workflow_outbox: number; signal_outbox: number }> {
+  deadLetterCounts(): Promise<DeadLetterCounts> {
     return deadLetterCounts(this.db);
   }
 }

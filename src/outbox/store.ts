@@ -182,12 +182,17 @@ export async function dueSignals(
   }));
 }
 
-/** Dead-lettered rows per table (the `outbox_dead_letters` metric's labels). */
-export async function deadLetterCounts(db: DataSource): Promise<{ workflow_outbox: number; signal_outbox: number }> {
+/** Dead-lettered rows: starts (`workflow_outbox`) and signals (`signal_outbox`). */
+export interface DeadLetterCounts {
+  starts: number;
+  signals: number;
+}
+
+export async function deadLetterCounts(db: DataSource): Promise<DeadLetterCounts> {
   const [row]: { starts: number; signals: number }[] = await db.query(
     `SELECT (SELECT count(*)::int FROM workflow_outbox WHERE status = 'dead') AS starts, (SELECT count(*)::int FROM signal_outbox WHERE status = 'dead') AS signals`,
   );
-  return { workflow_outbox: row.starts, signal_outbox: row.signals };
+  return row;
 }
 
 /** The dead-lettered rows, oldest first, for an operator to inspect. */

@@ -1,19 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { ApiKeyEntity, ProjectEntity } from '../db/entities';
-import { liveKeyProject, type Quota } from './store';
+import { insertProjectWithKey, liveKeyProject, type Quota } from './store';
 
 export const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
 
 export async function createProject(db: DataSource, name: string): Promise<{ projectId: string; apiKey: string }> {
   const apiKey = `sk_${randomBytes(32).toString('base64url')}`;
-  return db.transaction(async (tx) => {
-    const project = await tx.getRepository(ProjectEntity).save({ name });
-    await tx
-      .getRepository(ApiKeyEntity)
-      .save({ projectId: project.id, keyHash: hashKey(apiKey), keyPrefix: apiKey.slice(0, 10) });
-    return { projectId: project.id, apiKey };
-  });
+  const projectId = await insertProjectWithKey(db, name, hashKey(apiKey), apiKey.slice(0, 10));
+  return { projectId, apiKey };
 }
 
 /**

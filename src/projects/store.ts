@@ -6,6 +6,21 @@ export interface Quota {
   burst: number | null;
 }
 
+/** A project and its first API key (stored as its hash and a prefix to recognise it by), in one statement. */
+export async function insertProjectWithKey(
+  db: DataSource,
+  name: string,
+  keyHash: string,
+  keyPrefix: string,
+): Promise<string> {
+  const [{ projectId }]: { projectId: string }[] = await db.query(
+    `WITH project AS (INSERT INTO projects (name) VALUES ($1) RETURNING id)
+     INSERT INTO api_keys (project_id, key_hash, key_prefix) SELECT id, $2, $3 FROM project RETURNING project_id AS "projectId"`,
+    [name, keyHash, keyPrefix],
+  );
+  return projectId;
+}
+
 export async function projectExists(db: DataSource, projectId: string): Promise<boolean> {
   return (await db.query('SELECT 1 FROM projects WHERE id = $1', [projectId])).length > 0;
 }
