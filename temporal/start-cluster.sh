@@ -65,7 +65,7 @@ $(datastore default "$DB_NAME" 20)
 $(datastore visibility "$DB_VISIBILITY_NAME" 5)
 global:
   membership:
-    maxJoinDuration: 30s
+    maxJoinDuration: 10s
     broadcastAddress: 127.0.0.1
 services:
 $(service frontend "$port")
@@ -105,12 +105,6 @@ start() { # log name, config env, service
     >"$dir/logs/$1.log" 2>&1 &
   pids+=($!)
 }
-start frontend cluster frontend
-start history cluster history
-start history2 history2 history
-start matching cluster matching
-start worker cluster worker
-
 address="127.0.0.1:$port"
 cli_quiet() { "$cli" "$@" --address "$address" --namespace "$namespace" >/dev/null 2>&1; }
 retry() { # what, command...: the frontend, then its namespace cache, take a few seconds to answer
@@ -126,7 +120,14 @@ retry() { # what, command...: the frontend, then its namespace cache, take a few
     sleep 0.5
   done
 }
+# The frontend first: the first process on fresh databases records the cluster's metadata, and several processes
+# starting together there race to record it (all but one exit).
+start frontend cluster frontend
 retry "reaching the frontend" cli_quiet operator cluster health
+start history cluster history
+start history2 history2 history
+start matching cluster matching
+start worker cluster worker
 cli_quiet operator namespace describe || retry "creating namespace $namespace" cli_quiet operator namespace create --retention 24h
 existing="$("$cli" operator search-attribute list --address "$address" --namespace "$namespace" 2>/dev/null || true)"
 while IFS='=' read -r name type; do

@@ -119,13 +119,14 @@ export function runStack(opts: StackOptions): void {
     for (const { suffix, api } of replicas)
       await waitFor(`API${suffix}`, async () => (await fetch(`${api}/ready`)).ok, 60_000);
 
+    const workers = opts.replicas > 1 ? `Workers (${opts.replicas})` : 'Worker';
     console.log(
       [
         '',
         'Everything is up (Ctrl-C stops it all):',
         ...replicas.map(({ suffix, api }) => `  ${`API${suffix}`.padEnd(20)}${api}   (OpenAPI: ${api}/openapi.json)`),
         ...temporalSummary,
-        `  ${`Worker${opts.replicas > 1 ? 's' : ''}`.padEnd(20)}${opts.replicas > 1 ? `${opts.replicas} processes, ` : ''}task queue "${rt.config.taskQueue}"`,
+        `  ${workers.padEnd(20)}task queue "${rt.config.taskQueue}"`,
         `  PostgreSQL          ${rt.databaseUrl.replace(/\/\/[^@]*@/, '//')}${config.databaseUrl ? '' : ' (embedded)'}`,
         `  Indexer key         ${rt.secrets.indexerApiKey}   (header x-indexer-key)`,
         `  Allocator address   ${rt.allocatorAddress}`,
