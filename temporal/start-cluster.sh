@@ -5,7 +5,7 @@
 # answers, and prints "Temporal cluster ready" when they are. If any service exits, the others are stopped.
 # Env: TEMPORAL_DB_URL (postgres://postgres@127.0.0.1:5432) and TEMPORAL_DB_NAME (temporal): see db-url.sh;
 #      TEMPORAL_PORT (7233: the frontend; history, the second history, matching and worker take the next four
-#      ports, and each service's membership port is its gRPC port + 20), TEMPORAL_NAMESPACE (default),
+#      ports, and each service's membership port is its gRPC port + 20, all below 32768), TEMPORAL_NAMESPACE (default),
 #      TEMPORAL_CLUSTER_DIR (.data/temporal-cluster: config and one log per service), TEMPORAL_LOG_LEVEL (warn),
 #      TEMPORAL_DYNAMIC_CONFIG (space-separated key=value server settings), TEMPORAL_CLI (the CLI that registers).
 set -euo pipefail
@@ -15,6 +15,11 @@ bin="$("$here/ensure-server.sh")"
 cli="$("$here/ensure-cli.sh")"
 port="${TEMPORAL_PORT:-7233}"
 namespace="${TEMPORAL_NAMESPACE:-default}"
+# Temporal's PostgreSQL schema stores membership ports as smallint.
+if ((port + 24 > 32767)); then
+  echo "TEMPORAL_PORT=$port: the cluster uses ports up to TEMPORAL_PORT + 24, which must stay below 32768" >&2
+  exit 1
+fi
 dir="${TEMPORAL_CLUSTER_DIR:-$here/../.data/temporal-cluster}"
 mkdir -p "$dir/config" "$dir/logs"
 dir="$(cd "$dir" && pwd)"

@@ -39,7 +39,8 @@ export function spawnEntry(
   });
 }
 
-export interface TemporalDevServer {
+/** A Temporal the dev tooling started: the frontend's address and the process that stops it all. */
+export interface RunningTemporal {
   address: string;
   process: ChildProcess;
 }
@@ -78,7 +79,7 @@ export async function startTemporalDevServer(opts: {
   namespace: string;
   logLevel?: string;
   dynamicConfig?: string[];
-}): Promise<TemporalDevServer> {
+}): Promise<RunningTemporal> {
   const cli = ensureBuilt('ensure-cli.sh', 'Temporal CLI');
   const proc = spawn(path.join(projectRoot, 'temporal/start-dev.sh'), [], {
     cwd: projectRoot,
@@ -125,7 +126,7 @@ export async function startTemporalCluster(opts: {
   databaseName?: string;
   logLevel?: string;
   dynamicConfig?: string[];
-}): Promise<TemporalDevServer> {
+}): Promise<RunningTemporal> {
   ensureBuilt('ensure-server.sh', 'temporal-server');
   const cli = ensureBuilt('ensure-cli.sh', 'Temporal CLI');
   const proc = spawn(path.join(projectRoot, 'temporal/start-cluster.sh'), [], {

@@ -8,13 +8,11 @@ import {
   RunningPostgres,
   startEmbeddedPostgres,
 } from '../db/provision';
-import { restartDelayMs, spawnEntry, stopProcess, waitFor } from './processes';
+import { restartDelayMs, type RunningTemporal, spawnEntry, stopProcess, waitFor } from './processes';
 import { EMBEDDED_DATABASE, exitOnError, loadRuntime } from '../runtime';
 
-/** A Temporal a stack started: its frontend, the process everything depends on, and what to print about it. */
-export interface StartedTemporal {
-  address: string;
-  process: ChildProcess;
+/** A Temporal a stack started, and what to print about it. */
+export interface StartedTemporal extends RunningTemporal {
   summary: string[];
 }
 

@@ -30,9 +30,14 @@ export function freePort(): Promise<number> {
  * A port found free is bound later by another process, and on a busy machine someone else may take it meanwhile:
  * a start that fails is tried again on fresh ports.
  */
-export async function onFreePorts<T>(start: (...ports: number[]) => Promise<T>, count = 1, attempts = 3): Promise<T> {
+export async function onFreePorts<T>(
+  start: (...ports: number[]) => Promise<T>,
+  count = 1,
+  attempts = 3,
+  pick: () => Promise<number> = freePort,
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
-    const ports = await Promise.all(Array.from({ length: count }, () => freePort()));
+    const ports = await Promise.all(Array.from({ length: count }, pick));
     try {
       return await start(...ports);
     } catch (err) {
