@@ -7,7 +7,9 @@ VERSION="v1.29.1"
 root="$(cd "$(dirname "$0")/.." && pwd)"
 bin="$root/.tools/bin"
 
-if [ -x "$bin/temporal-server" ] && [ -x "$bin/temporal-sql-tool" ]; then echo "$bin"; exit 0; fi
+# A copy of another release (VERSION moved on) is built again.
+built="$("$bin/temporal-server" --version 2>/dev/null || true)"
+if [ "$built" = "temporal version ${VERSION#v}" ] && [ -x "$bin/temporal-sql-tool" ]; then echo "$bin"; exit 0; fi
 
 gobin="$(command -v go || true)"
 [ -z "$gobin" ] && [ -x /usr/local/go/bin/go ] && gobin=/usr/local/go/bin/go

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Runs a Temporal cluster on PostgreSQL in the foreground: frontend, two history, matching and worker services, each
 # its own temporal-server process, from a config generated under TEMPORAL_CLUSTER_DIR. Creates the schemas first
-# (setup-schema.sh), registers the namespace and our search attributes (search-attributes.txt) once the frontend
-# answers, and prints "Temporal cluster ready" when they are. If any service exits, the others are stopped.
+# (setup-schema.sh), starts the frontend and then the others, registers the namespace and our search attributes
+# (search-attributes.txt), and prints "Temporal cluster ready" when they are. If any service exits, all stop.
 # Env: TEMPORAL_DB_URL (postgres://postgres@127.0.0.1:5432) and TEMPORAL_DB_NAME (temporal): see db-url.sh;
 #      TEMPORAL_PORT (7233: the frontend; history, the second history, matching and worker take the next four
-#      ports, and each service's membership port is its gRPC port + 20, all below 32768), TEMPORAL_NAMESPACE (default),
+#      ports, and each service's membership port is its gRPC port + 20, all below 32768),
+#      TEMPORAL_NAMESPACE (default),
 #      TEMPORAL_CLUSTER_DIR (.data/temporal-cluster: config and one log per service), TEMPORAL_LOG_LEVEL (warn),
 #      TEMPORAL_DYNAMIC_CONFIG (space-separated key=value server settings), TEMPORAL_CLI (the CLI that registers).
 set -euo pipefail
@@ -53,9 +54,11 @@ datastore() {
 YAML
 }
 service() { # name, gRPC port
-  printf '  %s:\n    rpc:\n      grpcPort: %s\n      membershipPort: %s\n      bindOnLocalHost: true\n' "$1" "$2" $(($2 + 20))
+  printf '  %s:\n    rpc:\n      grpcPort: %s\n      membershipPort: %s\n      bindOnLocalHost: true\n' \
+    "$1" "$2" $(($2 + 20))
 }
-# Each process reads base.yaml, then the file of its --env: the second history process only moves its ports.
+# Each process reads base.yaml, then the file of its --env if there is one: history2.yaml moves the second history
+# process's ports; the other services run with --env cluster, which has no file of its own.
 # numHistoryShards is fixed when the persistence database is first used: changing it later needs a new database.
 cat >"$dir/config/base.yaml" <<YAML
 log:
@@ -95,7 +98,6 @@ dynamicConfigClient:
   pollInterval: 10s
 YAML
 printf 'services:\n%s\n' "$(service history $((port + 2)))" >"$dir/config/history2.yaml"
-: >"$dir/config/cluster.yaml"
 
 pids=()
 stop() {
@@ -116,7 +118,9 @@ retry() { # what, command...: the frontend, then its namespace cache, take a few
   local deadline=$((SECONDS + 60)) pid
   until "${@:2}"; do
     for pid in "${pids[@]}"; do
-      kill -0 "$pid" 2>/dev/null || { echo "Temporal cluster: a service exited while starting (logs in $dir/logs)" >&2; exit 1; }
+      kill -0 "$pid" 2>/dev/null && continue
+      echo "Temporal cluster: a service exited while starting (logs in $dir/logs)" >&2
+      exit 1
     done
     if ((SECONDS > deadline)); then
       echo "Temporal cluster: $1 failed for 60s (logs in $dir/logs)" >&2
@@ -133,7 +137,8 @@ start history cluster history
 start history2 history2 history
 start matching cluster matching
 start worker cluster worker
-cli_quiet operator namespace describe || retry "creating namespace $namespace" cli_quiet operator namespace create --retention 24h
+cli_quiet operator namespace describe ||
+  retry "creating namespace $namespace" cli_quiet operator namespace create --retention 24h
 existing="$("$cli" operator search-attribute list --address "$address" --namespace "$namespace" 2>/dev/null || true)"
 while IFS='=' read -r name type; do
   case "$name" in '' | '#'*) continue ;; esac
