@@ -12,15 +12,15 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 source "$here/db-url.sh"
-bin="$("$here/ensure-server.sh")"
-cli="$("$here/ensure-cli.sh")"
 port="${TEMPORAL_PORT:-7233}"
-namespace="${TEMPORAL_NAMESPACE:-default}"
 # Temporal's PostgreSQL schema stores membership ports as smallint.
 if ((port + 24 > 32767)); then
   echo "TEMPORAL_PORT=$port: the cluster uses ports up to TEMPORAL_PORT + 24, which must stay below 32768" >&2
   exit 1
 fi
+bin="$("$here/ensure-server.sh")"
+cli="$("$here/ensure-cli.sh")"
+namespace="${TEMPORAL_NAMESPACE:-default}"
 dir="${TEMPORAL_CLUSTER_DIR:-$here/../.data/temporal-cluster}"
 mkdir -p "$dir/config" "$dir/logs"
 dir="$(cd "$dir" && pwd)"
