@@ -1,5 +1,6 @@
 import { ChildProcess, spawn, spawnSync, StdioOptions } from 'node:child_process';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
 import { Connection } from '@temporalio/client';
 
 /** Shared by `npm start` and the test harness, so tests provision Temporal and processes exactly as a user does. */
@@ -38,9 +39,35 @@ export function spawnEntry(
   });
 }
 
-export interface TemporalDevServer {
+/** A Temporal the dev tooling started: the frontend's address and the process that stops it all. */
+export interface RunningTemporal {
   address: string;
   process: ChildProcess;
+}
+
+/** Runs one of temporal/'s find-or-build scripts and returns what it prints (a path). */
+function ensureBuilt(script: string, what: string): string {
+  // Build (once) before starting, so a first-time build is not cut short by a start-up timeout.
+  const built = spawnSync(path.join(projectRoot, 'temporal', script), { stdio: ['ignore', 'pipe', 'inherit'] });
+  if (built.status !== 0) throw new Error(`no ${what} available (see the message above)`);
+  return built.stdout.toString().trim();
+}
+
+/**
+ * Waits for `ready`; a process that exits (its port taken, say) fails the start at once rather than after the
+ * timeout, and one still starting when the timeout comes is stopped, so a retry does not find it in the way.
+ */
+async function awaitStart(what: string, proc: ChildProcess, ready: () => Promise<boolean>, timeoutMs: number) {
+  const exited = new Promise<never>((_, reject) =>
+    proc.once('exit', (code, signal) => reject(new Error(`${what} exited (${signal ?? code}) while starting`))),
+  );
+  exited.catch(() => undefined); // an exit after the start is the caller's to watch, not an unhandled rejection
+  try {
+    await Promise.race([waitFor(what, ready, timeoutMs), exited]);
+  } catch (err) {
+    await stopProcess(proc);
+    throw err;
+  }
 }
 
 /** Finds or builds the pinned CLI (temporal/ensure-cli.sh), then starts it through temporal/start-dev.sh. */
@@ -52,15 +79,13 @@ export async function startTemporalDevServer(opts: {
   namespace: string;
   logLevel?: string;
   dynamicConfig?: string[];
-}): Promise<TemporalDevServer> {
-  // Build (once) before starting, so a first-time build is not cut short by the start-up timeout below.
-  const built = spawnSync(path.join(projectRoot, 'temporal/ensure-cli.sh'), { stdio: ['ignore', 'pipe', 'inherit'] });
-  if (built.status !== 0) throw new Error('no Temporal CLI available (see the message above)');
+}): Promise<RunningTemporal> {
+  const cli = ensureBuilt('ensure-cli.sh', 'Temporal CLI');
   const proc = spawn(path.join(projectRoot, 'temporal/start-dev.sh'), [], {
     cwd: projectRoot,
     env: {
       ...process.env,
-      TEMPORAL_CLI: built.stdout.toString().trim(),
+      TEMPORAL_CLI: cli,
       TEMPORAL_PORT: String(opts.port),
       TEMPORAL_NAMESPACE: opts.namespace,
       TEMPORAL_HEADLESS: opts.uiPort ? '0' : '1',
@@ -72,24 +97,59 @@ export async function startTemporalDevServer(opts: {
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const address = `127.0.0.1:${opts.port}`;
-  // A server that exits (its port taken, say) fails the start at once rather than after the whole timeout.
-  const exited = new Promise<never>((_, reject) =>
-    proc.once('exit', (code, signal) =>
-      reject(new Error(`Temporal dev server exited (${signal ?? code}) while starting on port ${opts.port}`)),
-    ),
+  await awaitStart(
+    `Temporal dev server on port ${opts.port}`,
+    proc,
+    async () => {
+      const c = await Connection.connect({ address, connectTimeout: 1000 });
+      await c.close();
+      return true;
+    },
+    60_000,
   );
-  exited.catch(() => undefined); // an exit after the start is the caller's to watch, not an unhandled rejection
-  await Promise.race([
-    waitFor(
-      'Temporal dev server',
-      async () => {
-        const c = await Connection.connect({ address, connectTimeout: 1000 });
-        await c.close();
-        return true;
-      },
-      60_000,
-    ),
-    exited,
-  ]);
   return { address, process: proc };
+}
+
+/** The line temporal/start-cluster.sh prints once the namespace and the search attributes are registered. */
+const CLUSTER_READY = 'Temporal cluster ready';
+
+/**
+ * Builds (once) temporal-server and the CLI, then runs temporal/start-cluster.sh: a cluster whose services are
+ * separate processes, its frontend on `port`, its config and logs in `dir`, its databases on `databaseUrl`'s server
+ * (`databaseName` and `<databaseName>_visibility`, default `temporal`).
+ */
+export async function startTemporalCluster(opts: {
+  port: number;
+  namespace: string;
+  dir: string;
+  databaseUrl?: string;
+  databaseName?: string;
+  logLevel?: string;
+  dynamicConfig?: string[];
+}): Promise<RunningTemporal> {
+  ensureBuilt('ensure-server.sh', 'temporal-server');
+  const cli = ensureBuilt('ensure-cli.sh', 'Temporal CLI');
+  const proc = spawn(path.join(projectRoot, 'temporal/start-cluster.sh'), [], {
+    cwd: projectRoot,
+    env: {
+      ...process.env,
+      TEMPORAL_CLI: cli,
+      TEMPORAL_PORT: String(opts.port),
+      TEMPORAL_NAMESPACE: opts.namespace,
+      TEMPORAL_CLUSTER_DIR: opts.dir,
+      ...(opts.databaseUrl ? { TEMPORAL_DB_URL: opts.databaseUrl } : {}),
+      ...(opts.databaseName ? { TEMPORAL_DB_NAME: opts.databaseName } : {}),
+      TEMPORAL_LOG_LEVEL: opts.logLevel ?? 'warn',
+      TEMPORAL_DYNAMIC_CONFIG: (opts.dynamicConfig ?? []).join(' '),
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let ready = false;
+  createInterface({ input: proc.stdout! }).on('line', (line) => {
+    console.log(line);
+    if (line.startsWith(CLUSTER_READY)) ready = true;
+  });
+  // The first start creates both schemas, and five servers join their ring on a machine that may be busy.
+  await awaitStart(`Temporal cluster on port ${opts.port}`, proc, async () => ready, 180_000);
+  return { address: `127.0.0.1:${opts.port}`, process: proc };
 }

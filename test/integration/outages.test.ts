@@ -12,7 +12,7 @@ import {
   spawnEntry,
   startTemporalDevServer,
   stopProcess,
-  TemporalDevServer,
+  RunningTemporal,
   waitFor,
 } from '../../src/dev/processes';
 import { createProject } from '../../src/projects/api-keys';
@@ -31,7 +31,7 @@ import { Receiver } from '../support/receiver';
 const DP = '/deposit-processor';
 const ACCOUNT = '0x4444444444444444444444444444444444444444';
 let scratch: string;
-let temporal: TemporalDevServer;
+let temporal: RunningTemporal;
 let temporalPort: number;
 let postgres: { url: string; process: ChildProcess };
 let db: DataSource;

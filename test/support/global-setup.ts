@@ -30,9 +30,14 @@ export function freePort(): Promise<number> {
  * A port found free is bound later by another process, and on a busy machine someone else may take it meanwhile:
  * a start that fails is tried again on fresh ports.
  */
-export async function onFreePorts<T>(start: (...ports: number[]) => Promise<T>, count = 1, attempts = 3): Promise<T> {
+export async function onFreePorts<T>(
+  start: (...ports: number[]) => Promise<T>,
+  count = 1,
+  attempts = 3,
+  pick: () => Promise<number> = freePort,
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
-    const ports = await Promise.all(Array.from({ length: count }, () => freePort()));
+    const ports = await Promise.all(Array.from({ length: count }, pick));
     try {
       return await start(...ports);
     } catch (err) {
@@ -41,8 +46,18 @@ export async function onFreePorts<T>(start: (...ports: number[]) => Promise<T>, 
   }
 }
 
+/**
+ * Lifecycles are told to continue as new after 150 history events (4,096 in production), and a run accepts 1,000
+ * signals (10,000), so tests watch both with a few thousand signals rather than tens of thousands.
+ */
+export const TEST_DYNAMIC_CONFIG = [
+  'limit.historyCount.suggestContinueAsNew=150',
+  'history.maximumSignalsPerExecution=1000',
+];
+
 export interface Handles {
-  temporal: ChildProcess;
+  /** The dev server the setup started; none when the suites run on TEMPORAL_ADDRESS's cluster. */
+  temporal?: ChildProcess;
   worker: ChildProcess;
   postgres?: RunningPostgres;
   env: TestEnv;
@@ -50,23 +65,20 @@ export interface Handles {
 }
 
 /**
- * Provisions what `npm start` does, isolated: a Temporal dev server on a free port (in memory), PostgreSQL
- * (DATABASE_URL's server, else the embedded one) with a fresh database, and one real worker process.
+ * Provisions what `npm start` does, isolated: a Temporal dev server on a free port (in memory; or the cluster at
+ * TEMPORAL_ADDRESS), PostgreSQL (DATABASE_URL's server, else the embedded one) with a fresh database, and one real
+ * worker process.
  */
 export default async function globalSetup(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'orchestrator-test-'));
   const embeddedDir = path.join(projectRoot, '.data', 'test-postgres');
   if (!process.env.DATABASE_URL) checkEmbeddedPostgresReachable(embeddedDir); // before anything starts
-  const temporal = await onFreePorts((port) =>
-    startTemporalDevServer({
-      port,
-      namespace: 'default',
-      logLevel: 'error',
-      // Lifecycles are told to continue as new after 150 history events (4,096 in production), and a run accepts 1,000
-      // signals (10,000), so tests watch both with a few thousand signals rather than tens of thousands.
-      dynamicConfig: ['limit.historyCount.suggestContinueAsNew=150', 'history.maximumSignalsPerExecution=1000'],
-    }),
-  );
+  // TEMPORAL_ADDRESS runs the suites on that cluster instead (`npm run test:cluster` starts one with TEST_DYNAMIC_CONFIG).
+  const temporal = process.env.TEMPORAL_ADDRESS
+    ? { address: process.env.TEMPORAL_ADDRESS, process: undefined }
+    : await onFreePorts((port) =>
+        startTemporalDevServer({ port, namespace: 'default', logLevel: 'error', dynamicConfig: TEST_DYNAMIC_CONFIG }),
+      );
 
   let postgres: RunningPostgres | undefined;
   let adminUrl = process.env.DATABASE_URL;

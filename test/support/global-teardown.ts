@@ -16,7 +16,7 @@ export default async function globalTeardown(): Promise<void> {
     }
   }
   await dropDatabase(h.env.adminUrl, h.env.database);
-  await stopProcess(h.temporal);
+  if (h.temporal) await stopProcess(h.temporal);
   await h.postgres?.stop();
   fs.rmSync(h.env.dataDir, { recursive: true, force: true });
 }

@@ -2,8 +2,8 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
 
 /**
  * Typed search attributes every lifecycle workflow keeps current, so operators filter in the Temporal UI
- * (`IntentStatus = 'PENDING' AND Account = '0x…'`). Registered by temporal/search-attributes.txt (dev server) and
- * the compose file's setup job (cluster).
+ * (`IntentStatus = 'PENDING' AND Account = '0x…'`). Listed in temporal/search-attributes.txt, which the dev server
+ * and temporal/start-cluster.sh register; the compose file's setup job registers them on its cluster.
  */
 export const IntentStatus = defineSearchAttributeKey('IntentStatus', SearchAttributeType.KEYWORD);
 export const Account = defineSearchAttributeKey('Account', SearchAttributeType.KEYWORD);

@@ -1,0 +1,72 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { dropDatabase } from '../../src/db/provision';
+import { projectRoot, startTemporalCluster, stopProcess, type RunningTemporal } from '../../src/dev/processes';
+import { onFreePorts, TEST_DYNAMIC_CONFIG } from './global-setup';
+
+/**
+ * `npm run test:cluster -- <jest arguments>`: runs suites on a Temporal cluster on PostgreSQL (temporal/start-cluster.sh:
+ * separate frontend, two history, matching and worker processes) instead of the dev server. The cluster gets fresh
+ * databases on TEMPORAL_DB_URL's server (else DATABASE_URL's, else the local one), dropped afterwards, and the
+ * settings the suites expect; jest's global setup uses it through TEMPORAL_ADDRESS.
+ */
+/**
+ * A free port below 32768 for the frontend: Temporal's PostgreSQL schema keeps membership ports in a smallint, and the
+ * cluster's ports run to the frontend's + 24. The OS hands out ephemeral ports above that range, so pick one here.
+ */
+function clusterBasePort(): Promise<number> {
+  const port = 20_000 + Math.floor(Math.random() * 12_000);
+  return new Promise((resolve) => {
+    const srv = net.createServer();
+    srv.once('error', () => resolve(clusterBasePort()));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(port)));
+  });
+}
+
+async function main(): Promise<number> {
+  const databaseUrl = process.env.TEMPORAL_DB_URL || process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432';
+  const databaseName = `temporal_test_${randomBytes(4).toString('hex')}`;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'orchestrator-cluster-'));
+  let cluster: RunningTemporal | undefined;
+  try {
+    cluster = await onFreePorts(
+      (port) =>
+        startTemporalCluster({
+          port,
+          namespace: 'default',
+          dir,
+          databaseUrl,
+          databaseName,
+          logLevel: 'error',
+          dynamicConfig: TEST_DYNAMIC_CONFIG,
+        }),
+      1,
+      3,
+      clusterBasePort,
+    );
+    const jest = spawn(process.execPath, [require.resolve('jest/bin/jest'), '--runInBand', ...process.argv.slice(2)], {
+      cwd: projectRoot,
+      env: { ...process.env, TEMPORAL_ADDRESS: cluster.address },
+      stdio: 'inherit',
+    });
+    const [code] = (await once(jest, 'exit')) as [number | null];
+    return code ?? 1;
+  } finally {
+    if (cluster) await stopProcess(cluster.process);
+    for (const database of [databaseName, `${databaseName}_visibility`]) await dropDatabase(databaseUrl, database);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
