@@ -6,7 +6,7 @@ import type { ChainRegistry } from '../chains/registry';
 import type { Config } from '../config';
 import { batchConflict } from '../indexer/consistency';
 import { ingestEvents } from '../indexer/ingest';
-import type { IndexerEvent } from '../indexer/types';
+import type { BalanceEvent, IndexerEvent } from '../indexer/types';
 import type { Outbox } from '../outbox/outbox';
 import {
   RECENT_RANGES,
@@ -44,7 +44,8 @@ export function chainIndexerActivities(deps: ChainIndexerDeps) {
     let client = clients.get(chain.chainId);
     if (!client) {
       // No retries in viem: a failed call fails the activity, and Temporal's retry (with backoff) reads the range again.
-      client = createPublicClient({ transport: http(chain.rpcUrl, { batch: true, retryCount: 0 }) });
+      // No cache: each read sees the head as it is now.
+      client = createPublicClient({ transport: http(chain.rpcUrl, { batch: true, retryCount: 0 }), cacheTime: 0 });
       clients.set(chain.chainId, client);
     }
     return client;
@@ -179,20 +180,36 @@ function balanceOf(client: PublicClient, chain: FollowedChain, read: BalanceRead
 
 /**
  * Through the ingestion domain function the route uses, in batches of the route's size: the same screening and
- * idempotency as posted events (a range read twice is all duplicates). Its signals and workflow starts are performed
- * after each commit; what this process does not perform, the outbox sweeper does.
+ * idempotency as posted events (a range read again is all duplicates). Its signals and workflow starts are performed
+ * after each commit; what this process does not perform, the outbox sweeper does. A balance refused because its
+ * block's timestamp contradicts a stored one (an abandoned block's, after a reorg) is sent again without it: the
+ * amount is still the chain's, and a snapshot without a timestamp releases nothing at `expires`.
  */
 async function ingest(deps: ChainIndexerDeps, events: IndexerEvent[]): Promise<void> {
   for (let i = 0; i < events.length; i += BATCH) {
     const batch = events.slice(i, i + BATCH);
-    const conflict = batchConflict(batch, deps.defaultLockTag);
-    if (conflict) throw ApplicationFailure.nonRetryable(conflict.message);
-    const { result, signals, starts } = await ingestEvents(deps.db, batch, deps.defaultLockTag, deps);
-    if (result.refused) deps.log.warn({ refused: result.refused }, 'chain indexer events refused');
-    const deferred = (what: string) => (err: unknown) => deps.log.warn({ err, what }, 'deferred to the outbox sweeper');
-    await Promise.all([
-      deps.outbox.deliver(signals).catch(deferred('lifecycle signals')),
-      ...starts.map((s) => deps.outbox.start(s).catch(deferred(s.workflowId))),
-    ]);
+    const refused = await ingestBatch(deps, batch);
+    const untimed = refused
+      .filter((r) => r.reason === 'timestamp-order')
+      .map((r) => batch[r.index])
+      .filter((e): e is BalanceEvent => e.type === 'balance')
+      .map(({ blockTimestamp: _, ...e }) => ({ ...e, id: `${e.id}:untimed` }));
+    if (untimed.length) await ingestBatch(deps, untimed);
   }
+}
+
+async function ingestBatch(
+  deps: ChainIndexerDeps,
+  batch: IndexerEvent[],
+): Promise<{ index: number; reason: string }[]> {
+  const conflict = batchConflict(batch, deps.defaultLockTag);
+  if (conflict) throw ApplicationFailure.nonRetryable(conflict.message);
+  const { result, signals, starts } = await ingestEvents(deps.db, batch, deps.defaultLockTag, deps);
+  if (result.refused) deps.log.warn({ refused: result.refused }, 'chain indexer events refused');
+  const deferred = (what: string) => (err: unknown) => deps.log.warn({ err, what }, 'deferred to the outbox sweeper');
+  await Promise.all([
+    deps.outbox.deliver(signals).catch(deferred('lifecycle signals')),
+    ...starts.map((s) => deps.outbox.start(s).catch(deferred(s.workflowId))),
+  ]);
+  return result.refused ?? [];
 }

@@ -21,6 +21,8 @@ jest.setTimeout(120_000);
 let api: Api;
 let base: IndexedChain;
 let arb: IndexedChain;
+let op: IndexedChain;
+let polygon: IndexedChain;
 let compact: Hex;
 let filler: Hex;
 let lockTag: string;
@@ -32,8 +34,16 @@ beforeAll(async () => {
   const health = (await call(api, 'GET', '/health')).json;
   lockTag = health.lockTag;
   allocator = health.allocatorAddress;
-  [base, arb] = [await startIndexedChain(8453), await startIndexedChain(42161)];
+  [base, arb, op, polygon] = [
+    await startIndexedChain(8453),
+    await startIndexedChain(42161),
+    await startIndexedChain(10),
+    await startIndexedChain(137),
+  ];
+  // Deployed first on each chain, so at one address on all of them.
   compact = await deployContract(base, 'CompactEvents');
+  expect(await deployContract(op, 'CompactEvents')).toBe(compact);
+  expect(await deployContract(polygon, 'CompactEvents')).toBe(compact);
   await tokenAt(base, BASE_USDC);
   filler = await deployContract(arb, 'Filler');
   await tokenAt(arb, ARB_USDC);
@@ -41,22 +51,29 @@ beforeAll(async () => {
     ...api.env,
     env: {
       ...api.env.env,
-      INDEXER_CHAINS: '8453,42161',
+      INDEXER_CHAINS: '8453,42161,10,137',
       RPC_URL_8453: base.local.url,
       RPC_URL_42161: arb.local.url,
+      RPC_URL_10: op.local.url,
+      RPC_URL_137: polygon.local.url,
       INDEXER_COMPACT_8453: compact,
+      INDEXER_COMPACT_10: compact,
+      INDEXER_COMPACT_137: compact,
       INDEXER_CONFIRMATIONS_8453: '2',
       // Small ranges: the backfill of a few dozen blocks takes several.
       INDEXER_BLOCK_RANGE_8453: '5',
       INDEXER_FILL_CONTRACT_42161: filler,
       INDEXER_CONFIRMATIONS_42161: '0',
+      // The reorg tests: a depth greater than the reorg's, and none.
+      INDEXER_CONFIRMATIONS_10: '3',
+      INDEXER_CONFIRMATIONS_137: '0',
       INDEXER_POLL_SECONDS: '1',
     },
   });
 }, 120_000);
 afterAll(async () => {
   await Promise.all(receivers.map((r) => r.close()));
-  await Promise.all([base?.local.stop(), arb?.local.stop()]);
+  await Promise.all([base, arb, op, polygon].map((c) => c?.local.stop()));
   await api.close();
 });
 
@@ -64,14 +81,15 @@ afterAll(async () => {
 const confirm = () => base.test.mine({ blocks: 2 });
 const lockId = (token: string) => BigInt(tokenId(lockTag, token));
 
-async function baseUsdc(account: string): Promise<{ locked: string; unlocked: string } | undefined> {
+async function usdcOn(chainId: number, account: string): Promise<{ locked: string; unlocked: string } | undefined> {
   const { json } = await call(api, 'GET', `/accounts/${account}/portfolio`);
   return json.portfolio
     ?.flatMap((t: { tokenChainBalance: { chainId: number; balance: { locked: string; unlocked: string } }[] }) =>
-      t.tokenChainBalance.filter((c) => c.chainId === 8453),
+      t.tokenChainBalance.filter((c) => c.chainId === chainId),
     )
     .map((c: { balance: { locked: string; unlocked: string } }) => c.balance)[0];
 }
+const baseUsdc = (account: string) => usdcOn(8453, account);
 
 const eventually = (what: string, probe: () => Promise<boolean>) => waitFor(what, probe, 60_000);
 
@@ -188,5 +206,52 @@ describe('deposit accounts', () => {
       recipient: owner.address.toLowerCase(),
     });
     expect((await call(p, 'GET', `${DP}/deposits?txHash=${txHash}`)).json.deposits[0].status).toBe('refunded');
+  });
+});
+
+describe('reorgs', () => {
+  const OP_USDC = '0x0b2C639c533813f4Aa9D7837CAf62653d097Ff85';
+  const POLYGON_USDC = '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359';
+  /** The events recorded from a chain's blocks with these hashes. */
+  const recordedFrom = async (chainId: number, hashes: Hex[]) =>
+    (
+      await api.db.query('SELECT id FROM indexer_events WHERE id LIKE ANY($1::text[])', [
+        hashes.map((h) => `chain:${chainId}:${h}:%`),
+      ])
+    ).length;
+  const hashesAbove = async (chain: IndexedChain, from: bigint) => {
+    const head = await chain.public.getBlockNumber();
+    const out: Hex[] = [];
+    for (let n = from + 1n; n <= head; n++) out.push((await chain.public.getBlock({ blockNumber: n })).hash);
+    return out;
+  };
+
+  test('with a confirmation depth greater than the reorg, only the winning branch reaches the service', async () => {
+    const account = privateKeyToAccount(generatePrivateKey()).address;
+    const fork = await op.public.getBlockNumber();
+    const snapshot = await op.test.snapshot();
+    await op.send(compact, 'CompactEvents', 'deposit', [account, lockId(OP_USDC), 7_000_000n]);
+    await op.test.mine({ blocks: 1 });
+    const abandoned = await hashesAbove(op, fork); // two blocks: less than the depth of 3
+    expect(abandoned).toHaveLength(2);
+    await op.test.revert({ id: snapshot });
+    await op.send(compact, 'CompactEvents', 'deposit', [account, lockId(OP_USDC), 4_000_000n]);
+    await op.test.mine({ blocks: 3 });
+    await eventually('the winning branch', async () => (await usdcOn(10, account))?.locked === '4000000');
+    expect(await recordedFrom(10, abandoned)).toBe(0);
+    expect(await recordedFrom(10, await hashesAbove(op, fork))).toBeGreaterThan(0);
+  });
+
+  test('with no confirmations, the balances an abandoned block reported are read again on the winning branch', async () => {
+    const account = privateKeyToAccount(generatePrivateKey()).address;
+    const fork = await polygon.public.getBlockNumber();
+    const snapshot = await polygon.test.snapshot();
+    await polygon.send(compact, 'CompactEvents', 'deposit', [account, lockId(POLYGON_USDC), 9_000_000n]);
+    await eventually('the deposit at depth 0', async () => (await usdcOn(137, account))?.locked === '9000000');
+    const abandoned = await hashesAbove(polygon, fork);
+    expect(await recordedFrom(137, abandoned)).toBe(1);
+    await polygon.test.revert({ id: snapshot });
+    await polygon.test.mine({ blocks: 3 });
+    await eventually('the corrected balance', async () => (await usdcOn(137, account))?.locked === '0');
   });
 });

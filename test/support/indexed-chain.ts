@@ -32,7 +32,7 @@ export interface IndexedChain {
 export async function startIndexedChain(chainId: number): Promise<IndexedChain> {
   const local = await startChain([chainId]);
   const transport = http(local.url);
-  const pub = createPublicClient({ transport });
+  const pub = createPublicClient({ transport, cacheTime: 0 });
   const wallet = createWalletClient({ account: SENDER, transport });
   const test = createTestClient({ mode: 'anvil', transport });
   await test.setBalance({ address: SENDER.address, value: 10n ** 21n });
