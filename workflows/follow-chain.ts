@@ -17,14 +17,14 @@ const reader = (taskQueue: string) =>
 const RANGES_PER_RUN = 500;
 
 /**
- * Follows one chain for ever: reads the next confirmed block range (backfill from the start block, then the head),
+ * Follows one stream of a chain for ever: reads the next confirmed block range (backfill from the start block, then the head),
  * hands its events to ingestion in-process and carries the cursor on; at the head it waits INDEXER_POLL_SECONDS.
  */
 export async function followChain(input: FollowChainInput): Promise<never> {
   const readChainRange = reader(input.activityQueue);
   let { cursor } = input;
   for (let ranges = 0; ranges < RANGES_PER_RUN && !workflowInfo().continueAsNewSuggested; ranges++) {
-    const read = await readChainRange(input.chainId, cursor);
+    const read = await readChainRange(input.chainId, input.stream, cursor);
     cursor = read.cursor;
     if (read.waitSeconds) await sleep(read.waitSeconds * 1000);
   }

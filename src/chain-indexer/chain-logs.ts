@@ -24,15 +24,11 @@ export type ChainLog = LogPlace &
 /** Addresses per eth_getLogs topic filter: providers cap a request's size. */
 const TOPIC_CHUNK = 500;
 
-/**
- * The range's logs, in chain order: The Compact's Transfer, Claim (of this allocator) and
- * ForcedWithdrawalStatusUpdated, the configured fill event, and ERC-20 transfers into and out of `accounts`.
- */
-export async function chainLogs(
+/** The Compact's Transfer, Claim (of this allocator) and ForcedWithdrawalStatusUpdated, and the configured fills. */
+export async function lockLogs(
   client: PublicClient,
   chain: FollowedChain,
   allocator: string,
-  accounts: string[],
   from: bigint,
   to: bigint,
 ): Promise<ChainLog[]> {
@@ -60,28 +56,33 @@ export async function chainLogs(
     for (const l of fills)
       out.push({ ...placeOf(l), kind: 'fill', nonce: (l.args as unknown as { nonce: bigint }).nonce });
   }
+  return inChainOrder(out);
+}
+
+/** ERC-20 transfers (of any token) into and out of `accounts`. */
+export async function depositLogs(client: PublicClient, accounts: string[], from: bigint, to: bigint) {
+  const out: ChainLog[] = [];
   for (let i = 0; i < accounts.length; i += TOPIC_CHUNK) {
     const chunk = accounts.slice(i, i + TOPIC_CHUNK) as `0x${string}`[];
     for (const args of [{ to: chunk }, { from: chunk }]) {
       const transfers = await logsInRange(from, to, (fromBlock, toBlock) =>
         client.getLogs({ event: ERC20_TRANSFER, args, fromBlock, toBlock, strict: true }),
       );
-      for (const l of transfers) {
+      for (const l of transfers)
         out.push({ ...placeOf(l), kind: 'token-transfer', token: l.address, ...(l.args as Required<typeof l.args>) });
-      }
     }
   }
   // A transfer between two watched accounts is found by both filters: once is enough.
   const seen = new Set<string>();
-  return out
-    .filter((l) => {
-      const key = `${l.blockHash}:${l.logIndex}`;
-      return !seen.has(key) && seen.add(key);
-    })
-    .sort((a, b) =>
-      a.blockNumber === b.blockNumber ? a.logIndex - b.logIndex : a.blockNumber < b.blockNumber ? -1 : 1,
-    );
+  return inChainOrder(
+    out.filter((l) => !seen.has(`${l.blockHash}:${l.logIndex}`) && seen.add(`${l.blockHash}:${l.logIndex}`)),
+  );
 }
+
+const inChainOrder = (logs: ChainLog[]) =>
+  logs.sort((a, b) =>
+    a.blockNumber === b.blockNumber ? a.logIndex - b.logIndex : a.blockNumber < b.blockNumber ? -1 : 1,
+  );
 
 function placeOf(l: {
   blockNumber: bigint | null;

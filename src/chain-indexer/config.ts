@@ -14,6 +14,8 @@ export interface FollowedChain {
   startBlock: number;
   /** a block is reported once this many blocks are mined on top of it (0: at once, corrected after a reorg) */
   confirmations: number;
+  /** the same for transfers into and out of deposit accounts: at least 1, and at least `confirmations` */
+  depositConfirmations: number;
   /** blocks per eth_getLogs request (a range the RPC refuses as too large is split) */
   blockRange: number;
   compact: `0x${string}`;
@@ -56,11 +58,13 @@ export function chainIndexerConfig(env: NodeJS.ProcessEnv): ChainIndexerConfig {
         `INDEXER_FILL_EVENT_${chainId} must be an event declaration with a "uint256 nonce" argument, got "${fillEvent}"`,
       );
     const filler = env[`INDEXER_FILL_CONTRACT_${chainId}`];
+    const confirmations = int(env, `INDEXER_CONFIRMATIONS_${chainId}`, 12, 0, 1000);
     return {
       chainId,
       rpcUrl,
       startBlock: int(env, `INDEXER_START_BLOCK_${chainId}`, 0, 0, Number.MAX_SAFE_INTEGER),
-      confirmations: int(env, `INDEXER_CONFIRMATIONS_${chainId}`, 12, 0, 1000),
+      confirmations,
+      depositConfirmations: Math.max(confirmations, int(env, `INDEXER_DEPOSIT_CONFIRMATIONS_${chainId}`, 12, 1, 1000)),
       blockRange: int(env, `INDEXER_BLOCK_RANGE_${chainId}`, 1000, 1, 100_000),
       compact: addressVar(env, `INDEXER_COMPACT_${chainId}`, compactAddress(env)),
       ...(filler ? { filler: addressVar(env, `INDEXER_FILL_CONTRACT_${chainId}`, filler as `0x${string}`) } : {}),

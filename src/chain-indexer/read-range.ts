@@ -12,12 +12,13 @@ import {
   RECENT_RANGES,
   type BalanceKey,
   type ChainCursor,
+  type ChainStream,
   type RangeRead,
   type ReportedRange,
 } from '../../workflows/contracts/follow-chain';
 import { COMPACT_BALANCE, ERC20_BALANCE } from './abi';
 import type { FollowedChain } from './config';
-import { chainLogs } from './chain-logs';
+import { depositLogs, lockLogs } from './chain-logs';
 import { toEvents, type BalanceRead } from './to-events';
 import { watchedAccounts } from './watched';
 
@@ -51,30 +52,31 @@ export function chainIndexerActivities(deps: ChainIndexerDeps) {
     return client;
   };
   return {
-    readChainRange: (chainId: number, cursor: ChainCursor): Promise<RangeRead> => {
+    readChainRange: (chainId: number, stream: ChainStream, cursor: ChainCursor): Promise<RangeRead> => {
       const chain = deps.config.chainIndexer.chains.find((c) => c.chainId === chainId);
       if (!chain || !deps.registry.chain(chainId))
         throw ApplicationFailure.nonRetryable(`chain ${chainId} is not followed here (INDEXER_CHAINS, the registry)`);
-      return readChainRange({ ...deps, allocator: allocator() }, chain, clientOf(chain), cursor);
+      return readChainRange({ ...deps, allocator: allocator() }, chain, stream, clientOf(chain), cursor);
     },
   };
 }
 
 /**
- * One step of a chain's indexer: if the cursor's block was abandoned, rewind to the newest reported range still
- * canonical; else read the next range of confirmed blocks (at most `blockRange`, ending at the head minus
- * `confirmations`), turn its logs into indexer events and ingest them in-process, and move the cursor to its end.
+ * One step of a chain's stream: if the cursor's block was abandoned, rewind to the newest reported range still
+ * canonical; else read the next range of confirmed blocks (at most `blockRange`, ending at the head minus the
+ * stream's depth), turn its logs into indexer events and ingest them in-process, and move the cursor to its end.
  */
 export async function readChainRange(
   deps: ChainIndexerDeps & { allocator: string },
   chain: FollowedChain,
+  stream: ChainStream,
   client: PublicClient,
   cursor: ChainCursor,
 ): Promise<RangeRead> {
   const waitSeconds = deps.config.chainIndexer.pollSeconds;
   const head = await client.getBlockNumber();
   const from = cursor.last ? BigInt(cursor.last.number) + 1n : BigInt(chain.startBlock);
-  const confirmed = head - BigInt(chain.confirmations);
+  const confirmed = head - BigInt(stream === 'deposits' ? chain.depositConfirmations : chain.confirmations);
   if (confirmed < from) return { cursor, waitSeconds, events: 0, rewound: 0 };
   const to = from + BigInt(chain.blockRange) - 1n < confirmed ? from + BigInt(chain.blockRange) - 1n : confirmed;
   const toBlock = await client.getBlock({ blockNumber: to });
@@ -82,8 +84,12 @@ export async function readChainRange(
   // The range must continue the reported chain: else the cursor's block was abandoned.
   if (cursor.last && fromBlock.parentHash !== cursor.last.hash) return rewind(deps, chain, client, cursor);
 
-  const watched = await watchedAccounts(deps.db);
-  const logs = await chainLogs(client, chain, deps.allocator, watched.accounts, from, to);
+  const watched =
+    stream === 'deposits' ? await watchedAccounts(deps.db) : { accounts: [], refundRecipients: new Map() };
+  const logs =
+    stream === 'deposits'
+      ? await depositLogs(client, watched.accounts, from, to)
+      : await lockLogs(client, chain, deps.allocator, from, to);
   const blocks = new Map<bigint, Block>([[to, toBlock]]);
   for (const n of new Set(logs.map((l) => l.blockNumber))) {
     if (!blocks.has(n)) blocks.set(n, await client.getBlock({ blockNumber: n }));

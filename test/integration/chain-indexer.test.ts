@@ -26,6 +26,7 @@ let polygon: IndexedChain;
 let compact: Hex;
 let filler: Hex;
 let lockTag: string;
+const POLYGON_USDC = '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359';
 let allocator: Hex;
 const receivers: Receiver[] = [];
 
@@ -44,6 +45,7 @@ beforeAll(async () => {
   compact = await deployContract(base, 'CompactEvents');
   expect(await deployContract(op, 'CompactEvents')).toBe(compact);
   expect(await deployContract(polygon, 'CompactEvents')).toBe(compact);
+  await tokenAt(polygon, POLYGON_USDC);
   await tokenAt(base, BASE_USDC);
   filler = await deployContract(arb, 'Filler');
   await tokenAt(arb, ARB_USDC);
@@ -60,6 +62,7 @@ beforeAll(async () => {
       INDEXER_COMPACT_10: compact,
       INDEXER_COMPACT_137: compact,
       INDEXER_CONFIRMATIONS_8453: '2',
+      INDEXER_DEPOSIT_CONFIRMATIONS_8453: '2',
       // Small ranges: the backfill of a few dozen blocks takes several.
       INDEXER_BLOCK_RANGE_8453: '5',
       INDEXER_FILL_CONTRACT_42161: filler,
@@ -67,6 +70,7 @@ beforeAll(async () => {
       // The reorg tests: a depth greater than the reorg's, and none.
       INDEXER_CONFIRMATIONS_10: '3',
       INDEXER_CONFIRMATIONS_137: '0',
+      INDEXER_DEPOSIT_CONFIRMATIONS_137: '2',
       INDEXER_POLL_SECONDS: '1',
     },
   });
@@ -211,7 +215,6 @@ describe('deposit accounts', () => {
 
 describe('reorgs', () => {
   const OP_USDC = '0x0b2C639c533813f4Aa9D7837CAf62653d097Ff85';
-  const POLYGON_USDC = '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359';
   /** The events recorded from a chain's blocks with these hashes. */
   const recordedFrom = async (chainId: number, hashes: Hex[]) =>
     (
@@ -242,16 +245,29 @@ describe('reorgs', () => {
     expect(await recordedFrom(10, await hashesAbove(op, fork))).toBeGreaterThan(0);
   });
 
-  test('with no confirmations, the balances an abandoned block reported are read again on the winning branch', async () => {
+  test("with no confirmations, an abandoned block's balances are read again and its deposit is never reported", async () => {
     const account = privateKeyToAccount(generatePrivateKey()).address;
+    const p = await newProject(api, 'reorgs');
+    const { address: depositAccount } = await registerManaged(p, { chain: 'eip155:42161', token: ARB_USDC });
+    await polygon.send(POLYGON_USDC, 'TestToken', 'mint', [polygon.sender.address, 20_000_000n]);
     const fork = await polygon.public.getBlockNumber();
     const snapshot = await polygon.test.snapshot();
+    const abandonedTx = await polygon.send(POLYGON_USDC, 'TestToken', 'transfer', [depositAccount, 9_000_000n]);
     await polygon.send(compact, 'CompactEvents', 'deposit', [account, lockId(POLYGON_USDC), 9_000_000n]);
-    await eventually('the deposit at depth 0', async () => (await usdcOn(137, account))?.locked === '9000000');
+    // The lock's balance is reported at depth 0; the transfer, one block deep, not yet (deposits wait for 2).
+    await eventually('the lock at depth 0', async () => (await usdcOn(137, account))?.locked === '9000000');
     const abandoned = await hashesAbove(polygon, fork);
     expect(await recordedFrom(137, abandoned)).toBe(1);
+
     await polygon.test.revert({ id: snapshot });
+    const winningTx = await polygon.send(POLYGON_USDC, 'TestToken', 'transfer', [depositAccount, 4_000_000n]);
     await polygon.test.mine({ blocks: 3 });
-    await eventually('the corrected balance', async () => (await usdcOn(137, account))?.locked === '0');
+    await eventually('the corrected lock', async () => (await usdcOn(137, account))?.locked === '0');
+    const deposits = async () =>
+      (await call(p, 'GET', `${DP}/deposits?account=${depositAccount}`)).json.deposits as { txHash: string }[];
+    await eventually('the winning deposit', async () => (await deposits()).length > 0);
+    expect((await deposits()).map((d) => d.txHash)).toEqual([winningTx]);
+    expect(winningTx).not.toBe(abandonedTx);
+    expect((await usdcOn(137, depositAccount))?.unlocked).toBe('4000000');
   });
 });

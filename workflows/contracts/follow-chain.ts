@@ -1,10 +1,19 @@
 /**
- * The chain indexer's contract: one `followChain` workflow per followed chain (workflows/follow-chain.ts), started by
- * the chain indexer's worker (src/chain-indexer/worker.ts) on its own task queue, reading the chain range by range
- * through the `readChainRange` activity (src/chain-indexer/read-range.ts).
+ * The chain indexer's contract: two `followChain` workflows per followed chain (workflows/follow-chain.ts), one per
+ * stream, started by every worker that follows chains (src/chain-indexer/start.ts), reading the chain range by range
+ * through the `readChainRange` activity (src/chain-indexer/read-range.ts) on the chain indexer's task queue.
  */
 export const followChainWorkflowType = 'followChain';
-export const followChainWorkflowId = (chainId: number) => `chain-indexer-${chainId}`;
+
+/**
+ * `locks`: The Compact's logs and fills, at the chain's confirmation depth. `deposits`: ERC-20 transfers into and
+ * out of deposit accounts, at the deposit depth (never 0: a deposit reported from a block a reorg abandons could be
+ * bridged before anyone knew), each with its own cursor.
+ */
+export const CHAIN_STREAMS = ['locks', 'deposits'] as const;
+export type ChainStream = (typeof CHAIN_STREAMS)[number];
+export const followChainWorkflowId = (chainId: number, stream: ChainStream) =>
+  stream === 'locks' ? `chain-indexer-${chainId}` : `chain-indexer-${chainId}-deposits`;
 export const chainIndexerTaskQueue = (taskQueue: string) => `${taskQueue}-chain-indexer`;
 
 /** A block by number (decimal string) and hash. */
@@ -45,6 +54,7 @@ export interface ChainCursor {
 
 export interface FollowChainInput {
   chainId: number;
+  stream: ChainStream;
   cursor: ChainCursor;
   /** the queue its activity runs on: only workers that follow chains poll it (chainIndexerTaskQueue) */
   activityQueue: string;
