@@ -41,6 +41,14 @@ contract CompactEvents {
         emit Claim(sponsor, allocator, msg.sender, keccak256(abi.encode(sponsor, nonce, id, amount)), nonce);
     }
 
+    /// Load for the indexer's benchmark: `count` mints of `amount` of lock `id`, to accounts 1, 2, ... `count`.
+    function depositMany(uint256 count, uint256 id, uint256 amount) external {
+        for (uint256 i = 1; i <= count; i++) {
+            balanceOf[address(uint160(i))][id] += amount;
+            emit Transfer(msg.sender, address(0), address(uint160(i)), id, amount);
+        }
+    }
+
     function setForcedWithdrawal(address account, uint256 id, bool activating, uint256 withdrawableAt) external {
         emit ForcedWithdrawalStatusUpdated(account, id, activating, withdrawableAt);
     }
