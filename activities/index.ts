@@ -56,10 +56,15 @@ export function createActivities(deps: ActivityDeps, slots = workerSlots(deps.co
     markVerificationStale: (id: string, cause: string) => recordVerification(db, id, { stale: true, cause }),
     attemptWebhook: (a: AttemptInput) => attemptDelivery(db, deps.config.webhooks, slots, a),
     ...depositActivities(db, deps.config, deps.outbox, deps.deposits),
+    // Read when a range is read: a worker built without the deposit processor's deps follows no chain.
     ...chainIndexerActivities({
       ...deps,
-      registry: deps.deposits.registry,
-      defaultLockTag: deps.deposits.quote.lockTag,
+      get registry() {
+        return deps.deposits.registry;
+      },
+      get defaultLockTag() {
+        return deps.deposits.quote.lockTag;
+      },
     }),
   };
 }

@@ -53,8 +53,7 @@ export async function lockLogs(
     const fills = await logsInRange(from, to, (fromBlock, toBlock) =>
       client.getLogs({ address: chain.filler, event, fromBlock, toBlock, strict: true }),
     );
-    for (const l of fills)
-      out.push({ ...placeOf(l), kind: 'fill', nonce: (l.args as unknown as { nonce: bigint }).nonce });
+    for (const l of fills) out.push({ ...placeOf(l), kind: 'fill', nonce: (l.args as { nonce: bigint }).nonce });
   }
   return inChainOrder(out);
 }
