@@ -91,9 +91,9 @@ export async function readChainRange(
       ? await depositLogs(client, watched.accounts, from, to)
       : await lockLogs(client, chain, deps.allocator, from, to);
   const blocks = new Map<bigint, Block>([[to, toBlock]]);
-  for (const n of new Set(logs.map((l) => l.blockNumber))) {
-    if (!blocks.has(n)) blocks.set(n, await client.getBlock({ blockNumber: n }));
-  }
+  // Concurrently: the transport batches them into few JSON-RPC requests.
+  const headers = [...new Set(logs.map((l) => l.blockNumber))].filter((n) => n !== to);
+  for (const b of await Promise.all(headers.map((n) => client.getBlock({ blockNumber: n })))) blocks.set(b.number!, b);
   for (const l of logs) {
     if (blocks.get(l.blockNumber)!.hash !== l.blockHash)
       throw new Error(`block ${l.blockNumber} of chain ${chain.chainId} changed while its range was read`);
