@@ -118,7 +118,7 @@ async function main() {
     let events = 0;
     const start = performance.now();
     for (;;) {
-      const read = await readChainRange(8453, 'locks', cursor);
+      const read = await readChainRange(8453, 'balances', cursor);
       events += read.events;
       cursor = read.cursor;
       if (read.waitSeconds) break;

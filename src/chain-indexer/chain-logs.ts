@@ -24,29 +24,48 @@ export type ChainLog = LogPlace &
 /** Addresses per eth_getLogs topic filter: providers cap a request's size. */
 const TOPIC_CHUNK = 500;
 
-/** The Compact's Transfer, Claim (of this allocator) and ForcedWithdrawalStatusUpdated, and the configured fills. */
-export async function lockLogs(
+/** The Compact's ERC-6909 Transfers: the `balances` stream. */
+export async function balanceLogs(client: PublicClient, chain: FollowedChain, from: bigint, to: bigint) {
+  const transfers = await logsInRange(from, to, (fromBlock, toBlock) =>
+    client.getLogs({ address: chain.compact, event: COMPACT_EVENTS[0], fromBlock, toBlock, strict: true }),
+  );
+  // `strict` drops the logs whose data does not decode, so every argument is there.
+  return inChainOrder(
+    transfers.map((l): ChainLog => {
+      const { from, to, id } = l.args as Required<typeof l.args>;
+      return { ...placeOf(l), kind: 'lock-transfer', from, to, id };
+    }),
+  );
+}
+
+/**
+ * The `settlements` stream: The Compact's Claim (of this allocator's nonces) and ForcedWithdrawalStatusUpdated, the
+ * configured fills, and ERC-20 transfers (of any token) into and out of the deposit accounts `accounts`.
+ */
+export async function settlementLogs(
   client: PublicClient,
   chain: FollowedChain,
   allocator: string,
+  accounts: string[],
   from: bigint,
   to: bigint,
 ): Promise<ChainLog[]> {
   const out: ChainLog[] = [];
   const compact = await logsInRange(from, to, (fromBlock, toBlock) =>
-    client.getLogs({ address: chain.compact, events: COMPACT_EVENTS, fromBlock, toBlock, strict: true }),
+    client.getLogs({
+      address: chain.compact,
+      events: [COMPACT_EVENTS[1], COMPACT_EVENTS[2]],
+      fromBlock,
+      toBlock,
+      strict: true,
+    }),
   );
-  // `strict` drops the logs whose data does not decode, so every argument is there.
   for (const l of compact) {
-    const place = placeOf(l);
-    if (l.eventName === 'Transfer') {
-      const { from, to, id } = l.args as Required<typeof l.args>;
-      out.push({ ...place, kind: 'lock-transfer', from, to, id });
-    } else if (l.eventName === 'Claim') {
+    if (l.eventName === 'Claim') {
       const args = l.args as Required<typeof l.args>;
       if (args.allocator.toLowerCase() === allocator.toLowerCase())
-        out.push({ ...place, kind: 'claim', nonce: args.nonce });
-    } else out.push({ ...place, kind: 'forced-withdrawal', ...(l.args as Required<typeof l.args>) });
+        out.push({ ...placeOf(l), kind: 'claim', nonce: args.nonce });
+    } else out.push({ ...placeOf(l), kind: 'forced-withdrawal', ...(l.args as Required<typeof l.args>) });
   }
   if (chain.filler) {
     const event = parseAbiItem(chain.fillEvent) as AbiEvent;
@@ -55,27 +74,28 @@ export async function lockLogs(
     );
     for (const l of fills) out.push({ ...placeOf(l), kind: 'fill', nonce: (l.args as { nonce: bigint }).nonce });
   }
-  return inChainOrder(out);
-}
-
-/** ERC-20 transfers (of any token) into and out of `accounts`. */
-export async function depositLogs(client: PublicClient, accounts: string[], from: bigint, to: bigint) {
-  const out: ChainLog[] = [];
+  const transfers: ChainLog[] = [];
   for (let i = 0; i < accounts.length; i += TOPIC_CHUNK) {
     const chunk = accounts.slice(i, i + TOPIC_CHUNK) as `0x${string}`[];
     for (const args of [{ to: chunk }, { from: chunk }]) {
-      const transfers = await logsInRange(from, to, (fromBlock, toBlock) =>
+      const logs = await logsInRange(from, to, (fromBlock, toBlock) =>
         client.getLogs({ event: ERC20_TRANSFER, args, fromBlock, toBlock, strict: true }),
       );
-      for (const l of transfers)
-        out.push({ ...placeOf(l), kind: 'token-transfer', token: l.address, ...(l.args as Required<typeof l.args>) });
+      for (const l of logs)
+        transfers.push({
+          ...placeOf(l),
+          kind: 'token-transfer',
+          token: l.address,
+          ...(l.args as Required<typeof l.args>),
+        });
     }
   }
   // A transfer between two watched accounts is found by both filters: once is enough.
   const seen = new Set<string>();
-  return inChainOrder(
-    out.filter((l) => !seen.has(`${l.blockHash}:${l.logIndex}`) && seen.add(`${l.blockHash}:${l.logIndex}`)),
+  const once = transfers.filter(
+    (l) => !seen.has(`${l.blockHash}:${l.logIndex}`) && seen.add(`${l.blockHash}:${l.logIndex}`),
   );
+  return inChainOrder([...out, ...once]);
 }
 
 const inChainOrder = (logs: ChainLog[]) =>

@@ -14,8 +14,8 @@ export interface FollowedChain {
   startBlock: number;
   /** a block is reported once this many blocks are mined on top of it (0: at once, corrected after a reorg) */
   confirmations: number;
-  /** the same for transfers into and out of deposit accounts: at least 1, and at least `confirmations` */
-  depositConfirmations: number;
+  /** the same for what no later event can take back (the `settlements` stream): at least 1 and `confirmations` */
+  settlementConfirmations: number;
   /** blocks per eth_getLogs request (a range the RPC refuses as too large is split) */
   blockRange: number;
   compact: `0x${string}`;
@@ -64,7 +64,10 @@ export function chainIndexerConfig(env: NodeJS.ProcessEnv): ChainIndexerConfig {
       rpcUrl,
       startBlock: int(env, `INDEXER_START_BLOCK_${chainId}`, 0, 0, Number.MAX_SAFE_INTEGER),
       confirmations,
-      depositConfirmations: Math.max(confirmations, int(env, `INDEXER_DEPOSIT_CONFIRMATIONS_${chainId}`, 12, 1, 1000)),
+      settlementConfirmations: Math.max(
+        confirmations,
+        int(env, `INDEXER_SETTLEMENT_CONFIRMATIONS_${chainId}`, 12, 1, 1000),
+      ),
       blockRange: int(env, `INDEXER_BLOCK_RANGE_${chainId}`, 1000, 1, 100_000),
       compact: addressVar(env, `INDEXER_COMPACT_${chainId}`, compactAddress(env)),
       ...(filler ? { filler: addressVar(env, `INDEXER_FILL_CONTRACT_${chainId}`, filler as `0x${string}`) } : {}),

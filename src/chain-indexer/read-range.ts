@@ -18,7 +18,7 @@ import {
 } from '../../workflows/contracts/follow-chain';
 import { COMPACT_BALANCE, ERC20_BALANCE } from './abi';
 import type { FollowedChain } from './config';
-import { depositLogs, lockLogs } from './chain-logs';
+import { balanceLogs, settlementLogs } from './chain-logs';
 import { toEvents, type BalanceRead } from './to-events';
 import { watchedAccounts } from './watched';
 
@@ -76,7 +76,7 @@ export async function readChainRange(
   const waitSeconds = deps.config.chainIndexer.pollSeconds;
   const head = await client.getBlockNumber();
   const from = cursor.last ? BigInt(cursor.last.number) + 1n : BigInt(chain.startBlock);
-  const confirmed = head - BigInt(stream === 'deposits' ? chain.depositConfirmations : chain.confirmations);
+  const confirmed = head - BigInt(stream === 'settlements' ? chain.settlementConfirmations : chain.confirmations);
   if (confirmed < from) return { cursor, waitSeconds, events: 0, rewound: 0 };
   const to = from + BigInt(chain.blockRange) - 1n < confirmed ? from + BigInt(chain.blockRange) - 1n : confirmed;
   const toBlock = await client.getBlock({ blockNumber: to });
@@ -85,11 +85,11 @@ export async function readChainRange(
   if (cursor.last && fromBlock.parentHash !== cursor.last.hash) return rewind(deps, chain, client, cursor);
 
   const watched =
-    stream === 'deposits' ? await watchedAccounts(deps.db) : { accounts: [], refundRecipients: new Map() };
+    stream === 'settlements' ? await watchedAccounts(deps.db) : { accounts: [], refundRecipients: new Map() };
   const logs =
-    stream === 'deposits'
-      ? await depositLogs(client, watched.accounts, from, to)
-      : await lockLogs(client, chain, deps.allocator, from, to);
+    stream === 'settlements'
+      ? await settlementLogs(client, chain, deps.allocator, watched.accounts, from, to)
+      : await balanceLogs(client, chain, from, to);
   const blocks = new Map<bigint, Block>([[to, toBlock]]);
   // Concurrently: the transport batches them into few JSON-RPC requests.
   const headers = [...new Set(logs.map((l) => l.blockNumber))].filter((n) => n !== to);

@@ -88,7 +88,7 @@ async function main() {
       [`INDEXER_COMPACT_${chainId}`]: compact,
       [`INDEXER_FILL_CONTRACT_${chainId}`]: filler,
       [`INDEXER_CONFIRMATIONS_${chainId}`]: '1',
-      [`INDEXER_DEPOSIT_CONFIRMATIONS_${chainId}`]: '1',
+      [`INDEXER_SETTLEMENT_CONFIRMATIONS_${chainId}`]: '1',
     });
     lines.push(
       `  ${registry.chain(chainId)!.name} (${chainId})  ${url}`,

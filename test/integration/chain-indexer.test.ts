@@ -62,15 +62,16 @@ beforeAll(async () => {
       INDEXER_COMPACT_10: compact,
       INDEXER_COMPACT_137: compact,
       INDEXER_CONFIRMATIONS_8453: '2',
-      INDEXER_DEPOSIT_CONFIRMATIONS_8453: '2',
+      INDEXER_SETTLEMENT_CONFIRMATIONS_8453: '2',
       // Small ranges: the backfill of a few dozen blocks takes several.
       INDEXER_BLOCK_RANGE_8453: '5',
       INDEXER_FILL_CONTRACT_42161: filler,
       INDEXER_CONFIRMATIONS_42161: '0',
+      INDEXER_SETTLEMENT_CONFIRMATIONS_42161: '1',
       // The reorg tests: a depth greater than the reorg's, and none.
       INDEXER_CONFIRMATIONS_10: '3',
       INDEXER_CONFIRMATIONS_137: '0',
-      INDEXER_DEPOSIT_CONFIRMATIONS_137: '2',
+      INDEXER_SETTLEMENT_CONFIRMATIONS_137: '2',
       INDEXER_POLL_SECONDS: '1',
     },
   });
@@ -121,6 +122,7 @@ test('an intent is completed by its fill on the destination and its Claim on the
   await arb.send(ARB_USDC, 'TestToken', 'mint', [arb.sender.address, 1_000_000n]);
   await arb.send(ARB_USDC, 'TestToken', 'approve', [filler, 1_000_000n]);
   await arb.send(filler, 'Filler', 'fill', [BigInt(intentId), ARB_USDC, sponsor.address, 1_000_000n]);
+  await arb.test.mine({ blocks: 1 }); // a fill is reported one block deep (settlement depth 1)
   await eventually('the fill', async () => (await status()) === 'FILLED');
 
   await base.send(compact, 'CompactEvents', 'claim', [

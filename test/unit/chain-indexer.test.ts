@@ -53,19 +53,19 @@ describe('eth_getLogs ranges', () => {
 
 describe('settings', () => {
   const env = { INDEXER_CHAINS: '8453, 42161', RPC_URL_8453: 'http://a', RPC_URL_42161: 'http://b' };
-  test('each chain needs its RPC; the rest defaults; deposits are never reported at depth 0', () => {
+  test('each chain needs its RPC; the rest defaults; settlements are never reported at depth 0', () => {
     expect(chainIndexerConfig({}).chains).toEqual([]);
     const config = chainIndexerConfig({ ...env, INDEXER_CONFIRMATIONS_42161: '0', INDEXER_START_BLOCK_8453: '77' });
     expect(config.pollSeconds).toBe(2);
-    expect(config.chains.map((c) => [c.chainId, c.startBlock, c.confirmations, c.depositConfirmations])).toEqual([
+    expect(config.chains.map((c) => [c.chainId, c.startBlock, c.confirmations, c.settlementConfirmations])).toEqual([
       [8453, 77, 12, 12],
       [42161, 0, 0, 12],
     ]);
     expect(
-      chainIndexerConfig({ ...env, INDEXER_CONFIRMATIONS_8453: '20', INDEXER_DEPOSIT_CONFIRMATIONS_8453: '3' })
-        .chains[0].depositConfirmations,
+      chainIndexerConfig({ ...env, INDEXER_CONFIRMATIONS_8453: '20', INDEXER_SETTLEMENT_CONFIRMATIONS_8453: '3' })
+        .chains[0].settlementConfirmations,
     ).toBe(20);
-    expect(() => chainIndexerConfig({ ...env, INDEXER_DEPOSIT_CONFIRMATIONS_8453: '0' })).toThrow(/between 1/);
+    expect(() => chainIndexerConfig({ ...env, INDEXER_SETTLEMENT_CONFIRMATIONS_8453: '0' })).toThrow(/between 1/);
     expect(() => chainIndexerConfig({ INDEXER_CHAINS: '8453' })).toThrow(/RPC_URL_8453/);
     expect(() => chainIndexerConfig({ ...env, INDEXER_FILL_EVENT_8453: 'event Filled(uint256 id)' })).toThrow(
       /uint256 nonce/,

@@ -6,14 +6,14 @@
 export const followChainWorkflowType = 'followChain';
 
 /**
- * `locks`: The Compact's logs and fills, at the chain's confirmation depth. `deposits`: ERC-20 transfers into and
- * out of deposit accounts, at the deposit depth (never 0: a deposit reported from a block a reorg abandons could be
- * bridged before anyone knew), each with its own cursor.
+ * `balances`: The Compact's ERC-6909 transfers, at the chain's confirmation depth; what a reorg makes wrong is read
+ * again. `settlements`: what no later event can take back (claims, fills, forced-withdrawal statuses, transfers into
+ * and out of deposit accounts), at the settlement depth, never 0: a deposit reported from a block a reorg abandons
+ * could be bridged before anyone knew. Each stream has its own cursor.
  */
-export const CHAIN_STREAMS = ['locks', 'deposits'] as const;
+export const CHAIN_STREAMS = ['balances', 'settlements'] as const;
 export type ChainStream = (typeof CHAIN_STREAMS)[number];
-export const followChainWorkflowId = (chainId: number, stream: ChainStream) =>
-  stream === 'locks' ? `chain-indexer-${chainId}` : `chain-indexer-${chainId}-deposits`;
+export const followChainWorkflowId = (chainId: number, stream: ChainStream) => `chain-indexer-${chainId}-${stream}`;
 export const chainIndexerTaskQueue = (taskQueue: string) => `${taskQueue}-chain-indexer`;
 
 /** A block by number (decimal string) and hash. */
