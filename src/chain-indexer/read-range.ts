@@ -20,7 +20,7 @@ import { COMPACT_BALANCE, ERC20_BALANCE } from './abi';
 import type { FollowedChain } from './config';
 import { balanceLogs, settlementLogs } from './chain-logs';
 import { toEvents, type BalanceRead } from './to-events';
-import { watchedAccounts } from './watched';
+import { watchedAccounts } from './store';
 
 export interface ChainIndexerDeps {
   db: DataSource;

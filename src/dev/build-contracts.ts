@@ -1,7 +1,7 @@
 /**
  * Compiles contracts/*.sol with the pinned npm solc and writes contracts/artifacts.json (ABI and creation bytecode
  * per contract), which the chain indexer's tests and `npm run devnet` deploy. `npm run contracts` rebuilds it;
- * test/unit/contract-artifacts.test.ts fails while the committed file differs from what the sources compile to.
+ * test/unit/chain-indexer.test.ts fails while the committed file differs from what the sources compile to.
  */
 import fs from 'node:fs';
 import path from 'node:path';
