@@ -5,12 +5,11 @@
  * still arrows a reader follows, and a type circle is the same tangle of ownership as a runtime one.
  *
  * What both sides of a workflow share (its id, signals, queries, input and result types) lives in
- * workflows/contracts/<workflow>.ts; the pure state modules beside the workflows (workflows/*-state.ts,
- * workflows/webhook-schedule.ts) hold its deterministic decisions. The domain (src) imports only those, never a
- * workflow implementation; contracts and pure modules import neither implementations nor activities, so nothing
+ * workflows/contracts/<workflow>.ts; the pure state modules beside the workflows (workflows/*-state.ts) hold its
+ * deterministic decisions. The domain (src) imports only those, never a workflow implementation; contracts and pure modules import neither implementations nor activities, so nothing
  * the domain imports leads back to it.
  */
-const SHARED = '^workflows/(contracts/[^/]+|[^/]+-state|webhook-schedule)\\.ts$';
+const SHARED = '^workflows/(contracts/[^/]+|[^/]+-state)\\.ts$';
 
 /**
  * The HTTP edge: the modules that may import src/http. Every other module under src is the domain, which throws

@@ -9,10 +9,10 @@ import { attemptDelivery, type AttemptInput } from '../src/webhooks/deliver';
 import { workerSlots } from '../src/webhooks/slots';
 import { recordVerification } from '../src/compliance/store';
 import type { ProviderState } from '../workflows/contracts/verification';
-import { depositActivities, intentReport, type DepositDeps } from '../src/deposits/lifecycle';
+import { depositActivities, intentReport, type DepositDeps } from '../src/deposits/deposit-steps';
 import { RELEASED } from '../workflows/contracts/deposit';
 import type { Pruned } from '../workflows/contracts/prune-storage';
-import { pruneExpired } from '../src/retention/prune';
+import { pruneExpired } from '../src/retention/prune-store';
 import { chainIndexerActivities } from '../src/chain-indexer/read-range';
 
 /** `log`: what an activity refuses to apply is logged, not thrown (a retry would change nothing). */

@@ -9,7 +9,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { DataSource } from 'typeorm';
 import { createProject } from '../src/projects/api-keys';
 import { funnelFromRaw } from '../src/analytics/store';
-import { rebuildFunnelRollup } from '../src/analytics/rollup';
+import { rebuildFunnelRollup } from '../src/analytics/rollup-store';
 import { simulate } from '../test/support/widget-sessions';
 import { arg, type Kit } from './kit';
 

@@ -66,6 +66,7 @@ export function runBench(main: () => Promise<void>, cleanup: Kit['cleanup']): vo
       process.exitCode = 1;
     })
     .finally(async () => {
+      // Best effort: a failed step must not keep the others from running.
       for (const step of cleanup.reverse()) await Promise.resolve(step()).catch(() => undefined);
       process.exit();
     });

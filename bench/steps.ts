@@ -59,7 +59,7 @@ export async function benchSteps(kit: Kit, stack: Stack, spare: PrivateKeyAccoun
     recordQuotes(
       db,
       [{ nonce: await services.nonces.next(ops[i].sponsor), operation: ops[i], cost: {}, reservations: [] }],
-      { projectId, account: ops[i].sponsor, expiresAt: Math.floor(Date.now() / 1000), routeGroup: null },
+      { projectId, account: ops[i].sponsor, expiresAt: Math.floor(Date.now() / 1000), planGroup: null },
     ),
   );
   const signedOps = await Promise.all(ops.map((op, i) => sign(stack, spare[i], op as never)));

@@ -1,6 +1,6 @@
 /**
- * Webhooks: POST /deposit-processor/webhooks/test emits events (each recorded with its delivery, claimed by the
- * worker's claim loop) to receivers in this process; measured beside a bare workflow start at the same concurrency.
+ * Webhooks: POST /deposit-processor/webhooks/test emits events (each recorded with its delivery, leased by the
+ * worker's lease loop) to receivers in this process; measured beside a bare workflow start at the same concurrency.
  */
 import { fork } from 'node:child_process';
 import http from 'node:http';
@@ -235,7 +235,7 @@ export async function benchWebhooks(
     );
     const m = await measureRound();
     const holding = await open(); // its backlog still due: what it holds while the others deliver
-    // Its backlog ends at its next claim, without an attempt, once its endpoints are removed; the next round starts
+    // Its backlog ends at its next lease, without an attempt, once its endpoints are removed; the next round starts
     // when the attempts in flight have been answered.
     await Promise.all(
       endpoints.map((id) =>
@@ -293,7 +293,7 @@ export async function benchWebhooks(
     '',
     '## Webhooks',
     '',
-    "Events emitted through `POST /deposit-processor/webhooks/test` (record the event and its delivery; the worker's claim",
+    "Events emitted through `POST /deposit-processor/webhooks/test` (record the event and its delivery; the worker's lease",
     'loop takes it at once on the NOTIFY of the commit) to one endpoint, a receiver in the benchmark process answering 200.',
     `${EVENTS} events a level. Delivered/s counts from the first emit to the last arrival; "not yet delivered" is how many`,
     "had not arrived when the last emit returned. Created → first attempt is the receiver's arrival time",

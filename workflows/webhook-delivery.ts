@@ -1,7 +1,7 @@
 import { condition, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { type DeliveryPlan, retryNowSignal, webhookTaskQueue } from './contracts/webhook-delivery';
-import { delayAfter, unitHash } from './webhook-schedule';
+import { delayAfter, unitHash } from './webhook-delivery-state';
 
 /**
  * Delivers one event's round to each of its endpoints independently: attempts on the retry schedule until one

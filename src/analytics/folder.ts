@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { foldPending, projectsToFold } from './rollup';
+import { foldPending, projectsToFold } from './rollup-store';
 
 /** How often a worker folds the queued batches: what a report finds left to fold is about this much ingest. */
 const FOLD_EVERY_MS = 1000;
@@ -9,7 +9,7 @@ interface Log {
 }
 
 /**
- * The workers' fold loop (src/analytics/rollup.ts): every second, each project's queued batches folded into the
+ * The workers' fold loop (src/analytics/rollup-store.ts): every second, each project's queued batches folded into the
  * funnel's rollup, skipping a project another process is folding. It holds nothing a restart would lose: a fold
  * commits or leaves its batches queued.
  */

@@ -1,5 +1,7 @@
-import { escape } from '../util/html';
 import type { Funnel } from './store';
+
+/** Text safe inside HTML text and quoted attributes (the five characters that could end or open markup). */
+export const escape = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /**
  * The funnel as a page: no build step, Chart.js from this API's own origin, the data inline as JSON (escaped so it

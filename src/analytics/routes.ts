@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Context, Middleware, Next } from 'koa';
 import { DomainError } from '../errors';
-import { bearerToken } from '../http/bearer';
+import { bearerToken } from '../http/middleware';
 import { project } from '../http/project';
 import { routeGroup, type RouteDef } from '../http/route';
 import { dateTime } from '../http/schema';

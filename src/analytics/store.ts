@@ -3,7 +3,7 @@ import type { DataSource } from 'typeorm';
 import type { AcceptedEvent } from './validate';
 import { canonicalJson } from './canonical';
 import { preparedQuery } from '../db/prepared';
-import { byBytes, foldPending, mergedSessionsSql, sessionDaysSql } from './rollup';
+import { byBytes, foldPending, mergedSessionsSql, sessionDaysSql } from './rollup-store';
 
 /** An event's identity: its project and its canonical JSON, so a retried batch maps onto the rows it wrote. */
 const dedupeKey = (projectId: string | null, canonical: string) =>
@@ -11,7 +11,7 @@ const dedupeKey = (projectId: string | null, canonical: string) =>
 
 /**
  * A batch stored in one statement: the multi-row insert (a retried batch inserts nothing twice), and the ids of its
- * new events that a funnel counts queued for the rollup's fold (src/analytics/rollup.ts). Returns how many were new.
+ * new events that a funnel counts queued for the rollup's fold (src/analytics/rollup-store.ts). Returns how many were new.
  */
 const STORE_BATCH = `WITH ins AS (
     INSERT INTO analytics_events (project_id, dedupe_key, session_id, event, modal, step, outcome, reason, reason_family, funding_method, deposit_id, occurred_at, data)
@@ -43,6 +43,14 @@ export async function storeEvents(db: DataSource, projectId: string | null, even
     canonical,
   ]);
   return stored;
+}
+
+/** The stored events sent without an ingest token. */
+export async function unattributedRows(db: DataSource): Promise<number> {
+  const [{ n }]: { n: string }[] = await db.query(
+    'SELECT count(*)::bigint AS n FROM analytics_events WHERE project_id IS NULL',
+  );
+  return Number(n);
 }
 
 export interface FunnelQuery {
@@ -107,7 +115,7 @@ export async function funnelFromRaw(db: DataSource, q: FunnelQuery): Promise<Fun
                          percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM completed_at - started))::float AS p50,
                          percentile_cont(0.9) WITHIN GROUP (ORDER BY extract(epoch FROM completed_at - started))::float AS p90
                   FROM sessions WHERE completed_at IS NOT NULL)
-       SELECT NULL AS step, 0 AS sessions, 0::float AS position, 0 AS last_here, 0 AS drop_off, row_to_json(timing) AS timing FROM timing
+       SELECT NULL AS step, 0 AS sessions, 0::float AS position, 0 AS "lastHere", 0 AS "dropOff", row_to_json(timing) AS timing FROM timing
        UNION ALL
        SELECT * FROM (SELECT r.step, count(*)::int, avg(r.position)::float, (count(*) FILTER (WHERE r.from_end = 1))::int,
                              (count(*) FILTER (WHERE r.from_end = 1 AND s.completed_at IS NULL))::int, NULL::json
@@ -136,15 +144,15 @@ export async function funnelFromRaw(db: DataSource, q: FunnelQuery): Promise<Fun
   type StepRow = {
     step: string | null;
     sessions: number;
-    last_here: number;
-    drop_off: number;
+    lastHere: number;
+    dropOff: number;
     timing: { completed: number; p50: number | null; p90: number | null } | null;
   };
   type OutcomeRow = { outcome: string; family: string | null; whole: boolean; count: number; sessions: number };
   const [timingRow, ...perStep] = steps as StepRow[];
   const timing = timingRow.timing!;
   // Every session that entered the funnel has exactly one last step.
-  const entered = perStep.reduce((n, r) => n + r.last_here, 0);
+  const entered = perStep.reduce((n, r) => n + r.lastHere, 0);
   const round = (x: number | null) => (x === null ? null : Math.round(x * 1000) / 1000);
   const families = (outcome: string) =>
     (outcomes as OutcomeRow[])
@@ -156,7 +164,7 @@ export async function funnelFromRaw(db: DataSource, q: FunnelQuery): Promise<Fun
       step: s.step!,
       sessions: s.sessions,
       conversion: entered ? round(s.sessions / entered)! : 0,
-      dropOff: s.drop_off,
+      dropOff: s.dropOff,
     })),
     outcomes: Object.fromEntries((outcomes as OutcomeRow[]).filter((r) => r.whole).map((r) => [r.outcome, r.sessions])),
     failures: families('failed'),
@@ -221,7 +229,7 @@ function percentileCont(counts: [value: number, count: number][], total: number,
 const DAY_MS = 86_400_000;
 
 /**
- * The funnel from the rollup (src/analytics/rollup.ts), equal to funnelFromRaw for any range: the whole UTC days
+ * The funnel from the rollup (src/analytics/rollup-store.ts), equal to funnelFromRaw for any range: the whole UTC days
  * inside the range are read from the per-day sums and from the rows of sessions that span days; a partial day at
  * either end is computed from the raw events (so its cost grows with the events of that part of a day) unless the
  * rest of that day holds no event of the modal (a range that ends now), when it is read as a whole day; sessions
@@ -273,11 +281,11 @@ export async function funnel(db: DataSource, q: FunnelQuery): Promise<Funnel> {
     metric: string | null;
     key: string;
     value: string;
-    session_id: string;
-    last_outcome: string | null;
+    sessionId: string;
+    lastOutcome: string | null;
     deposits: string[];
   };
-  type Deposited = Pick<MergedRow, 'session_id' | 'last_outcome' | 'deposits'>;
+  type Deposited = Pick<MergedRow, 'sessionId' | 'lastOutcome' | 'deposits'>;
   const [sums, merged, deposited] = (await Promise.all([
     whole
       ? db.query(
@@ -298,7 +306,7 @@ export async function funnel(db: DataSource, q: FunnelQuery): Promise<Funnel> {
       : [],
     whole
       ? db.query(
-          `SELECT session_id, last_outcome, deposits FROM analytics_funnel_sessions
+          `SELECT session_id AS "sessionId", last_outcome AS "lastOutcome", deposits FROM analytics_funnel_sessions
                   WHERE project_id = $1 AND modal = $2 AND NOT spans AND deposits <> '{}' AND day >= $4::date AND day < $5::date AND ($3 = '' OR $3 = ANY(methods))`,
           [q.projectId, q.modal, method, ...wholeDays],
         )
@@ -341,23 +349,23 @@ export async function funnel(db: DataSource, q: FunnelQuery): Promise<Funnel> {
 
   // Deposits: each seen by the first of its sessions (byte order) in scope; the widget outcome is that session's last.
   const bySession = new Map<string, Deposited>();
-  for (const s of [...deposited, ...merged.filter((r) => r.metric === null)]) bySession.set(s.session_id, s);
+  for (const s of [...deposited, ...merged.filter((r) => r.metric === null)]) bySession.set(s.sessionId, s);
   const seen = new Map<string, Deposited>();
-  for (const s of [...bySession.values()].sort((a, b) => byBytes(a.session_id, b.session_id)))
+  for (const s of [...bySession.values()].sort((a, b) => byBytes(a.sessionId, b.sessionId)))
     for (const d of s.deposits) if (!seen.has(d)) seen.set(d, s);
   const processed = new Map<string, string>(
     seen.size
       ? (
           await db.query(
-            `SELECT DISTINCT ON (deposit_id) deposit_id, type FROM webhook_events WHERE project_id = $1 AND deposit_id = ANY($2::text[]) AND type = ANY($3::text[]) ORDER BY deposit_id, seq DESC`,
+            `SELECT DISTINCT ON (deposit_id) deposit_id AS "depositId", type FROM webhook_events WHERE project_id = $1 AND deposit_id = ANY($2::text[]) AND type = ANY($3::text[]) ORDER BY deposit_id, seq DESC`,
             [q.projectId, [...seen.keys()], PROCESSED_TYPES],
           )
-        ).map((r: { deposit_id: string; type: string }) => [r.deposit_id, r.type])
+        ).map((r: { depositId: string; type: string }) => [r.depositId, r.type])
       : [],
   );
   const pairs = new Map<string, ByOutcome[number]>();
   for (const [depositId, s] of seen) {
-    const widget = s.last_outcome ?? 'none';
+    const widget = s.lastOutcome ?? 'none';
     const kind = processedAs(processed.get(depositId));
     const at =
       pairs.get(`${widget}\n${kind}`) ??

@@ -2,6 +2,7 @@ import type { DataSource } from 'typeorm';
 import { DomainError } from '../errors';
 import type { RateLimits } from '../projects/rate-limits';
 import type { Config } from '../config';
+import { unattributedRows } from './store';
 
 /** How long a process trusts its count of stored unattributed rows (one index-only count per interval). */
 const COUNT_TTL_MS = 60_000;
@@ -45,8 +46,7 @@ export class UnattributedGate {
 
   private async storedRows(): Promise<number> {
     if (this.stored && Date.now() - this.stored.at < COUNT_TTL_MS) return this.stored.count;
-    const [{ n }] = await this.db.query('SELECT count(*)::bigint AS n FROM analytics_events WHERE project_id IS NULL');
-    this.stored = { count: Number(n), at: Date.now() };
+    this.stored = { count: await unattributedRows(this.db), at: Date.now() };
     return this.stored.count;
   }
 }

@@ -10,7 +10,7 @@ import { createQuote, quoteCost, quoteShortfall } from '../intents/quote-service
 import { quoteDeps } from '../intents/handler-support';
 import { findQuote, lifecycleStarts } from '../intents/store';
 import { invalidSignature } from '../intents/verify';
-import { queueSignals } from '../outbox/outbox';
+import { queueSignals } from '../outbox/store';
 import { toQueue } from '../indexer/event-keys';
 import { verifyOnChain } from '../signatures/smart-account';
 import { preconfirmationSignal } from '../../workflows/contracts/intent-lifecycle';
@@ -178,7 +178,8 @@ export const bundleRoutes = [
       for (const { id, start } of accepted) {
         if (!start) continue;
         s.metrics.workflowStarts.inc({ workflow: bundleWorkflowType });
-        s.outbox.startSoon(start, leftToSweeper(s.logger, 'lifecycle start', { id }));
+        // Not awaited: the answer goes first, and startSoon never rejects (a failed start is left to the sweeper).
+        void s.outbox.startSoon(start, leftToSweeper(s.logger, 'lifecycle start', { id }));
       }
       return {
         status: 201,
@@ -211,7 +212,7 @@ export const bundleRoutes = [
         body: {
           status: LEGACY_STATUS[row.status],
           ...(row.fill ? { fillTimestamp: row.fill.timestamp, fillTransactionHash: row.fill.transactionHash } : {}),
-          claims: presentClaims(id, claimStates(row.status, row.origin_chain_ids, row.claims)),
+          claims: presentClaims(id, claimStates(row.status, row.originChainIds, row.claims)),
         },
       };
     },

@@ -1,7 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { InsufficientBalance, reserve } from '../ledger/ledger';
-import { queueStart, type QueuedStart } from '../outbox/outbox';
-import { proveAccount } from '../projects/accounts';
+import { queueStart, type QueuedStart } from '../outbox/store';
+import { proveAccount } from '../projects/account-store';
 import type { IntentStatus } from '../../workflows/intent-state';
 import { lifecycleOf, type LockedQuote, lockQuote } from '../intents/store';
 import type { SignedOrderBundle } from './order-bundle';
@@ -130,7 +130,7 @@ export async function bundleEvents(
 
 export interface BundleRecord {
   status: IntentStatus;
-  origin_chain_ids: string[];
+  originChainIds: string[];
   fill: { transactionHash: string; timestamp: number } | null;
   claims: Record<string, { transactionHash: string; timestamp: number }>;
 }
@@ -142,7 +142,7 @@ export async function readBundle(
   projectId: string,
 ): Promise<BundleRecord | undefined> {
   const [row]: BundleRecord[] = await db.query(
-    'SELECT status, origin_chain_ids, fill, claims FROM bundles WHERE id = $1 AND project_id = $2',
+    'SELECT status, origin_chain_ids AS "originChainIds", fill, claims FROM bundles WHERE id = $1 AND project_id = $2',
     [id, projectId],
   );
   return row;

@@ -140,7 +140,11 @@ export async function toEvents(
   }
   for (const key of r.resnapshot.balances)
     snapshot(key, r.resnapshot.block, eventId(r.chainId, r.resnapshot.block.hash!, 'resnapshot', keyDigest(key)));
-  return { events: await Promise.all(slots), balances: [...balances.values()], deposits };
+  return {
+    events: await Promise.all(slots.map((s) => Promise.resolve(s))),
+    balances: [...balances.values()],
+    deposits,
+  };
 }
 
 /** A short digest of a balance key, for the ids of snapshots read again after a rewind. */

@@ -1,6 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { DataSource } from 'typeorm';
-import type { QueuedStart } from '../outbox/outbox';
+import type { QueuedStart } from '../outbox/store';
 import type { Applicant, ProviderState } from './provider';
 import { claimApplicantCreation, findVerification, recordApplicant, releaseClaim, type Currency } from './store';
 
@@ -48,7 +48,7 @@ export async function createOrResumeVerification(
     // Decided or in review: nothing for the customer to do, and no call to the provider.
     if (existing && existing.status !== 'needs_input') return { id: existing.id, state: existing.status };
     // Resuming an applicant at this provider opens none, so needs no claim.
-    if (existing?.provider === provider) return record(await open(existing.applicant_id));
+    if (existing?.provider === provider) return record(await open(existing.applicantId));
     const claimId = await claimApplicantCreation(db, projectId, customerId, currency, CLAIM_SECONDS);
     if (!claimId) {
       await delay(pause); // another caller is opening it: its record ends the wait
@@ -64,7 +64,7 @@ export async function createOrResumeVerification(
       }
       applicant = await open();
     } catch (e) {
-      await releaseClaim(db, claimId).catch(() => undefined);
+      await releaseClaim(db, claimId).catch(() => undefined); // the claim lapses after CLAIM_SECONDS anyway
       throw e;
     }
     return record(applicant, claimId);

@@ -1,8 +1,9 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { jwtVerify, SignJWT } from 'jose';
-import { escape } from '../util/html';
+import { escape } from '../analytics/report-page';
 import { signCallback, verifySignedCallback } from './callback-signature';
+import { openSandboxApplicant, sandboxApplicant, sandboxApplicantWithPrefix, setSandboxState } from './sandbox-store';
 import {
   Applicant,
   ApplicantRequest,
@@ -63,11 +64,7 @@ export class SandboxProvider implements VerificationProvider {
       throw new ProviderRefused(`The provider does not verify customers from ${req.country}`);
     if (req.email === SANDBOX_TRIGGERS.providerError) throw new ProviderFailed('The provider rejected the request');
     if (req.email === SANDBOX_TRIGGERS.internalError) throw new Error('sandbox: simulated internal failure');
-    const [row]: { id: string; state: ProviderState }[] = await this.db.query(
-      `INSERT INTO sandbox_applicants (id, reference, state) VALUES ($1, $2, 'needs_input')
-       ON CONFLICT (reference) DO UPDATE SET reference = EXCLUDED.reference RETURNING id, state`,
-      [`sbx_${randomUUID()}`, req.reference],
-    );
+    const row = await openSandboxApplicant(this.db, `sbx_${randomUUID()}`, req.reference);
     if (row.state !== 'needs_input') return { applicantId: row.id, state: row.state };
     const now = this.clock();
     const expiresAt = new Date(now.getTime() + this.linkTtlSeconds * 1000);
@@ -95,8 +92,7 @@ export class SandboxProvider implements VerificationProvider {
         audience: 'sandbox-hosted',
         currentDate: this.clock(),
       });
-      const [row] = await this.db.query('SELECT id, state FROM sandbox_applicants WHERE id = $1', [payload.sub]);
-      return row;
+      return await sandboxApplicant(this.db, payload.sub);
     } catch {
       return undefined;
     }
@@ -107,11 +103,7 @@ export class SandboxProvider implements VerificationProvider {
     projectId: string,
     applicantId: string,
   ): Promise<{ id: string; state: ProviderState } | undefined> {
-    const [row] = await this.db.query('SELECT id, state FROM sandbox_applicants WHERE id = $1 AND reference LIKE $2', [
-      applicantId,
-      `${projectId}:%`,
-    ]);
-    return row;
+    return sandboxApplicantWithPrefix(this.db, applicantId, `${projectId}:`);
   }
 
   /**
@@ -143,10 +135,7 @@ export class SandboxProvider implements VerificationProvider {
       signal: AbortSignal.timeout(10_000),
     }).catch((e: Error) => ({ ok: false, status: 0, statusText: e.message }));
     if (!res.ok) throw new ProviderFailed(`sandbox callback refused: ${res.status} ${res.statusText}`);
-    await this.db.query('UPDATE sandbox_applicants SET state = $2, updated_at = now() WHERE id = $1', [
-      applicant.id,
-      next,
-    ]);
+    await setSandboxState(this.db, applicant.id, next);
     return next;
   }
 

@@ -1,5 +1,5 @@
 import type { Context, Middleware, Next } from 'koa';
-import { bearerToken } from '../http/bearer';
+import { bearerToken } from '../http/middleware';
 import { unauthorized } from '../http/errors';
 import type { Services } from '../http/services';
 import { readSession, SessionInvalid } from './session-token';

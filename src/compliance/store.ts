@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
-import { queueSignals, queueStart, type QueuedSignal, type QueuedStart } from '../outbox/outbox';
-import { emitEvent } from '../webhooks/events';
+import { queueSignals, queueStart, type QueuedSignal, type QueuedStart } from '../outbox/store';
+import { emitEvent } from '../webhooks/event-store';
 import {
   providerUpdateSignal,
   verificationWorkflowId,
@@ -31,13 +31,13 @@ export async function claimApplicantCreation(
   currency: Currency,
   claimSeconds: number,
 ): Promise<string | undefined> {
-  const [row]: { claim_id: string }[] = await db.query(
+  const [row]: { claimId: string }[] = await db.query(
     `INSERT INTO verification_claims (project_id, customer_id, currency, claim_id, expires_at) VALUES ($1, $2, $3, gen_random_uuid(), now() + make_interval(secs => $4))
      ON CONFLICT (project_id, customer_id, currency) DO UPDATE SET claim_id = EXCLUDED.claim_id, expires_at = EXCLUDED.expires_at
-     WHERE verification_claims.expires_at < now() RETURNING claim_id`,
+     WHERE verification_claims.expires_at < now() RETURNING claim_id AS "claimId"`,
     [projectId, customerId, currency, claimSeconds],
   );
-  return row?.claim_id;
+  return row?.claimId;
 }
 
 /** Gives a claim up (the provider call failed, or it was not needed): the next caller may claim at once. */
@@ -97,20 +97,20 @@ export async function resolveCustomer(
   db: DataSource,
   s: SessionClaims,
 ): Promise<{ mismatch: true } | { mismatch: false; email: string | null; country: string | null }> {
-  const [row]: { customer_id: string; email: string | null; country: string | null }[] = await db.query(
+  const [row]: { customerId: string; email: string | null; country: string | null }[] = await db.query(
     s.account
-      ? 'SELECT customer_id, email, country FROM compliance_customers WHERE project_id = $1 AND account = $2'
-      : 'SELECT customer_id, email, country FROM compliance_customers WHERE project_id = $1 AND customer_id = $2',
+      ? 'SELECT customer_id AS "customerId", email, country FROM compliance_customers WHERE project_id = $1 AND account = $2'
+      : 'SELECT customer_id AS "customerId", email, country FROM compliance_customers WHERE project_id = $1 AND customer_id = $2',
     [s.projectId, s.account ?? s.customerId],
   );
-  if (!row || row.customer_id !== s.customerId) return { mismatch: true };
+  if (!row || row.customerId !== s.customerId) return { mismatch: true };
   return { mismatch: false, email: row.email, country: row.country };
 }
 
 export interface VerificationRow {
   id: string;
   status: ProviderState;
-  applicant_id: string;
+  applicantId: string;
   provider: string;
 }
 
@@ -120,8 +120,8 @@ export async function findVerification(
   customerId: string,
   currency: Currency,
 ): Promise<VerificationRow | undefined> {
-  const [row] = await db.query(
-    'SELECT id, status, applicant_id, provider FROM verifications WHERE project_id = $1 AND customer_id = $2 AND currency = $3',
+  const [row]: VerificationRow[] = await db.query(
+    'SELECT id, status, applicant_id AS "applicantId", provider FROM verifications WHERE project_id = $1 AND customer_id = $2 AND currency = $3',
     [projectId, customerId, currency],
   );
   return row;
@@ -150,11 +150,11 @@ export async function recordApplicant(
       [projectId, customerId, currency, provider, applicant.applicantId, applicant.state],
     );
     if (!created) {
-      const [row] = await tx.query(
+      const [rows]: [{ id: string }[]] = await tx.query(
         'UPDATE verifications SET applicant_id = $4, provider = $5, updated_at = now() WHERE project_id = $1 AND customer_id = $2 AND currency = $3 RETURNING id',
         [projectId, customerId, currency, applicant.applicantId, provider],
       );
-      return { id: row[0].id };
+      return { id: rows[0].id };
     }
     const args: VerificationStart = { verificationId: created.id, pendingTimeoutSeconds, status: applicant.state };
     const start: QueuedStart = {
@@ -214,33 +214,33 @@ export async function recordVerification(
   return db.transaction(async (tx) => {
     const [[v]]: [
       {
-        project_id: string;
-        customer_id: string;
+        projectId: string;
+        customerId: string;
         currency: Currency;
         provider: string;
         status: ProviderState;
-        stale_at: Date | null;
-        updated_at: Date;
+        staleAt: Date | null;
+        updatedAt: Date;
       }[],
     ] = await tx.query(
       `UPDATE verifications SET ${'status' in change ? 'status = $2, stale_at = NULL' : 'stale_at = coalesce(stale_at, now())'}, updated_at = now()
-       WHERE id = $1 RETURNING project_id, customer_id, currency, provider, status, stale_at, updated_at`,
+       WHERE id = $1 RETURNING project_id AS "projectId", customer_id AS "customerId", currency, provider, status, stale_at AS "staleAt", updated_at AS "updatedAt"`,
       'status' in change ? [verificationId, change.status] : [verificationId],
     );
     if (!v) return; // deleted with its project: nothing left to report
     await emitEvent(tx, {
-      projectId: v.project_id,
+      projectId: v.projectId,
       type: 'verification-updated',
       idempotencyKey: `verification:${verificationId}:${change.cause}`,
       payload: {
         verificationId,
-        customerId: v.customer_id,
+        customerId: v.customerId,
         currency: v.currency,
         provider: v.provider,
         status: wireStatus(v.status),
         inReview: v.status === 'in_review',
-        stale: v.stale_at !== null,
-        updatedAt: v.updated_at.toISOString(),
+        stale: v.staleAt !== null,
+        updatedAt: v.updatedAt.toISOString(),
       },
     });
   });

@@ -1,6 +1,5 @@
 import 'reflect-metadata';
 import { DataSource } from 'typeorm';
-import { entities } from './entities';
 import { Init1763800000000 } from './migrations/1763800000000-init';
 import { Intents1763900000000 } from './migrations/1763900000000-intents';
 import { Withdrawals1764000000000 } from './migrations/1764000000000-withdrawals';
@@ -59,7 +58,6 @@ export function createDataSource(url: string, poolSize = 10, timeouts: PoolTimeo
   return new DataSource({
     type: 'postgres',
     url,
-    entities,
     migrations: [
       Init1763800000000,
       Intents1763900000000,

@@ -1,5 +1,7 @@
 import type { DataSource } from 'typeorm';
 
+// The DB layer under the stores: a generic listing query, whose columns and conditions each store names itself.
+
 /** A filter of a listing: SQL with one `?` for its value; left out when the value is absent (undefined or empty). */
 export type Condition = readonly [sql: string, value: unknown];
 
@@ -25,3 +27,6 @@ export async function newestPage<R>(
   );
   return { page: rows.slice(0, q.limit), more: rows.length > q.limit };
 }
+
+/** A timestamp column on the wire: RFC 3339, or null when unset. */
+export const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);

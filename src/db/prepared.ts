@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
 
+// The DB layer under the stores: how a statement is run, never which; the SQL stays in the stores.
 const names = new Map<string, string>();
 
 /**

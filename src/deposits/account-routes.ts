@@ -13,7 +13,7 @@ import {
   presentAccount,
   registerAccount,
   releaseRegistration,
-} from './accounts';
+} from './account-store';
 import { depositError, type Detail } from './errors';
 import { ownerSigns, requireSignature, servedChain, servedChainId } from './request-checks';
 import * as schema from './schemas';

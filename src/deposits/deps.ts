@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { NonceBlock } from '../ledger/nonces';
 import type { Runtime } from '../runtime';
-import type { DepositDeps } from './lifecycle';
+import type { DepositDeps } from './deposit-steps';
 import { sessionSigners } from './signer';
 import { fastAccount } from '../signatures/secp256k1';
 

@@ -2,12 +2,19 @@ import type { EntityManager } from 'typeorm';
 import type { ChainRegistry } from '../chains/registry';
 import { toCaip2 } from '../chains/registry';
 import type { Config } from '../config';
-import { queueStart, type QueuedStart } from '../outbox/outbox';
-import { emitEvent } from '../webhooks/events';
+import { queueStart, type QueuedStart } from '../outbox/store';
+import { emitEvent } from '../webhooks/event-store';
 import type { DepositEvent, DepositIndexerEvent, DepositRefundEvent, OnrampOrderEvent } from '../indexer/types';
 import { depositWorkflowId, depositWorkflowType } from '../../workflows/contracts/deposit';
-import { OWNING_REGISTRATION } from './accounts';
-import { type DepositRow, depositStart, emitDepositEvent, emitRefunded, markRefunded } from './store';
+import { findOwningRegistration } from './account-store';
+import {
+  depositStart,
+  emitDepositEvent,
+  emitRefunded,
+  insertDeposit,
+  lockDepositAwaitingRefund,
+  markRefunded,
+} from './store';
 
 export interface DepositIngestDeps {
   registry: ChainRegistry;
@@ -36,7 +43,7 @@ export async function applyDepositEvents(
 
 /**
  * A transfer into a registered account becomes a deposit (once per chain, transaction and log index) of the
- * registration it belongs to (OWNING_REGISTRATION: one project, so its funds are credited once), announced by
+ * registration it belongs to (findOwningRegistration: one project, so its funds are credited once), announced by
  * `deposit-received` and handed to its workflow. Transfers into unregistered accounts are ignored.
  */
 async function recordDeposit(
@@ -44,21 +51,7 @@ async function recordDeposit(
   e: DepositEvent,
   deps: DepositIngestDeps,
 ): Promise<QueuedStart | undefined> {
-  const [row]: DepositRow[] = await tx.query(
-    `INSERT INTO deposits (project_id, account, chain_id, tx_hash, log_index, token, amount, sender, block_number, target_chain_id, target_token, recipient)
-     SELECT a.project_id, a.address, $2, $3, $4, $5, $6, $7, $8, a.target_chain_id, a.target_token, a.recipient FROM (${OWNING_REGISTRATION}) a
-     ON CONFLICT (chain_id, tx_hash, log_index) DO NOTHING RETURNING *`,
-    [
-      e.account.toLowerCase(),
-      e.chainId,
-      e.transactionHash.toLowerCase(),
-      e.logIndex,
-      e.token.toLowerCase(),
-      e.amount,
-      e.sender.toLowerCase(),
-      e.blockNumber,
-    ],
-  );
+  const row = await insertDeposit(tx, e);
   if (!row) return undefined;
   const start: QueuedStart = {
     workflowId: depositWorkflowId(row.id),
@@ -66,17 +59,17 @@ async function recordDeposit(
     args: [depositStart(row.id, deps.config)],
     searchAttributes: {
       Account: row.account,
-      Project: row.project_id,
-      Chains: [...new Set([row.chain_id, row.target_chain_id])].map(String),
+      Project: row.projectId,
+      Chains: [...new Set([row.chainId, row.targetChainId])].map(String),
     },
-    summary: `Deposit ${row.id}: ${row.amount} of ${row.token} on ${toCaip2(Number(row.chain_id))} into ${row.account}`,
+    summary: `Deposit ${row.id}: ${row.amount} of ${row.token} on ${toCaip2(Number(row.chainId))} into ${row.account}`,
   };
   await queueStart(tx, start);
   await emitDepositEvent(tx, row, 'deposit-received', 'received', {
     chain: toCaip2(e.chainId),
     token: row.token,
     amount: row.amount,
-    transactionHash: row.tx_hash,
+    transactionHash: row.txHash,
     sender: row.sender,
   });
   return start;
@@ -87,19 +80,14 @@ async function recordDeposit(
  * deposit's amount: refunded. A smaller transfer refunds nothing (an external refund returns the whole deposit).
  */
 async function recordRefund(tx: EntityManager, e: DepositRefundEvent): Promise<void> {
-  const [awaiting]: DepositRow[] = await tx.query(
-    "SELECT * FROM deposits WHERE account = $1 AND chain_id = $2 AND token = $3 AND refund_recipient = $4 AND stage = 'refunding' AND amount <= $5 ORDER BY id LIMIT 1 FOR UPDATE",
-    [e.account.toLowerCase(), e.chainId, e.token.toLowerCase(), e.recipient.toLowerCase(), e.amount],
-  );
+  const awaiting = await lockDepositAwaitingRefund(tx, e);
   const refunded = awaiting && (await markRefunded(tx, awaiting, e.transactionHash, 'transfer'));
   if (refunded) await emitRefunded(tx, refunded, e.amount);
 }
 
 /** Forwarded to the project the account's deposits belong to, once per order and status (partners report at least once). */
 async function forwardOnramp(tx: EntityManager, e: OnrampOrderEvent): Promise<void> {
-  const [account]: { project_id: string; address: string }[] = await tx.query(OWNING_REGISTRATION, [
-    e.account.toLowerCase(),
-  ]);
+  const account = await findOwningRegistration(tx, e.account);
   if (!account) return;
   const payload = {
     orderId: e.orderId,
@@ -124,7 +112,7 @@ async function forwardOnramp(tx: EntityManager, e: OnrampOrderEvent): Promise<vo
     exchange: e.exchange ?? null,
   };
   await emitEvent(tx, {
-    projectId: account.project_id,
+    projectId: account.projectId,
     type: 'onramp-order',
     idempotencyKey: `onramp:${e.orderId}:${e.status}`,
     payload,

@@ -1,7 +1,7 @@
 import { getAddress } from 'viem';
 import { project } from '../http/project';
 import { routeGroup, type RouteDef } from '../http/route';
-import { findAccount } from './accounts';
+import { findAccount } from './account-store';
 import { depositError } from './errors';
 import * as schema from './schemas';
 import { beginRecovery, listDeposits, loadDeposit, presentDeposit, depositTiming } from './store';
@@ -36,12 +36,12 @@ export const depositRoutes: RouteDef[] = [
     },
     async handler(ctx, { body }, s) {
       const found = await loadDeposit(s.db, body.depositId);
-      if (!found || found.project_id !== project(ctx)) {
+      if (!found || found.projectId !== project(ctx)) {
         throw depositError('NOT_FOUND', 'Deposit not found', undefined, [
           { message: 'is not a deposit of this project', path: ['body', 'depositId'], code: 'not_found' },
         ]);
       }
-      const owner = (await findAccount(s.db, found.account, found.project_id))!.owner;
+      const owner = (await findAccount(s.db, found.account, found.projectId))!.owner;
       const recovered = await beginRecovery(s.db, found.id, owner, depositTiming(s.config));
       if (!recovered) {
         throw depositError(

@@ -6,6 +6,7 @@ import { submitSignedIntent, type Submitted } from '../intents/submit';
 import { originTypedData } from '../intents/typed-data';
 import type { IntentOp, SignedIntentOp } from '../intents/types';
 import type { VerifyDeps } from '../intents/verify';
+import { loadSessionQuote } from './store';
 
 /**
  * Signs a stored quote of a deposit account with its project's session signer (each origin element and the
@@ -21,10 +22,7 @@ export async function signAndSubmit(
   projectId: string,
   nonce: string,
 ): Promise<Submitted & { operation: IntentOp }> {
-  const [quoted]: { operation: IntentOp; signer: string | null }[] = await db.query(
-    `SELECT q.operation, a.session_signer AS signer FROM quotes q LEFT JOIN deposit_accounts a ON a.address = lower(q.account) AND a.project_id = $2 WHERE q.nonce = $1`,
-    [nonce, projectId],
-  );
+  const quoted = await loadSessionQuote(db, nonce, projectId);
   if (!quoted) throw new DomainError('NOT_FOUND', 'Quote expired or not found; request a new route');
   if (quoted.signer !== signer.address.toLowerCase())
     throw new DomainError('CONFLICT', "The account is not registered with this project's session signer");

@@ -1,4 +1,4 @@
-import { rescale } from '../intents/route-finder';
+import { rescale } from '../intents/plan-finder';
 
 /**
  * What a deposit's intent asks for on the target: the deposit in target units minus the fee of moving everything the

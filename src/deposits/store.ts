@@ -2,10 +2,11 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { getAddress } from 'viem';
 import { toCaip2 } from '../chains/registry';
 import type { Config } from '../config';
-import { queueSignals, queueStart, type QueuedSignal, type QueuedStart } from '../outbox/outbox';
-import { newestPage } from '../db/newest-page';
-import { iso } from '../util/time';
-import { emitEvent } from '../webhooks/events';
+import { queueSignals, queueStart, type QueuedSignal, type QueuedStart } from '../outbox/store';
+import { iso, newestPage } from '../db/newest-page';
+import type { DepositEvent, DepositRefundEvent } from '../indexer/types';
+import type { IntentOp } from '../intents/types';
+import { emitEvent } from '../webhooks/event-store';
 import type { WebhookType } from '../webhooks/types';
 import {
   depositWorkflowId,
@@ -17,45 +18,58 @@ import {
   refundWorkflowType,
 } from '../../workflows/contracts/deposit';
 import { wireStatus } from '../../workflows/deposit-state';
+import { OWNING_REGISTRATION } from './account-store';
 
 export interface DepositRow {
   id: string;
-  project_id: string;
+  projectId: string;
   account: string;
-  chain_id: string;
-  tx_hash: string;
-  log_index: number;
+  chainId: string;
+  txHash: string;
+  logIndex: number;
   token: string;
   amount: string;
   sender: string;
-  block_number: string;
-  target_chain_id: string;
-  target_token: string;
+  blockNumber: string;
+  targetChainId: string;
+  targetToken: string;
   recipient: string;
   stage: DepositStage;
-  error_code: string | null;
+  errorCode: string | null;
   attempts: number;
-  intent_id: string | null;
-  settlement_layer: string | null;
-  source_tx_hash: string | null;
-  destination_tx_hash: string | null;
-  source_amount: string | null;
-  destination_amount: string | null;
-  refund_recipient: string | null;
-  refund_attempts: number;
-  refund_intent_id: string | null;
-  refund_tx_hash: string | null;
-  refunded_by: 'intent' | 'transfer' | null;
-  created_at: Date;
-  completed_at: Date | null;
+  intentId: string | null;
+  settlementLayer: string | null;
+  sourceTxHash: string | null;
+  destinationTxHash: string | null;
+  sourceAmount: string | null;
+  destinationAmount: string | null;
+  refundRecipient: string | null;
+  refundAttempts: number;
+  refundIntentId: string | null;
+  refundTxHash: string | null;
+  refundedBy: 'intent' | 'transfer' | null;
+  createdAt: Date;
+  completedAt: Date | null;
 }
+
+/** Every column of `deposits`, named as DepositRow names them. */
+const DEPOSIT = `id, project_id AS "projectId", account, chain_id AS "chainId", tx_hash AS "txHash", log_index AS "logIndex",
+  token, amount, sender, block_number AS "blockNumber", target_chain_id AS "targetChainId",
+  target_token AS "targetToken", recipient, stage, error_code AS "errorCode", attempts, intent_id AS "intentId",
+  settlement_layer AS "settlementLayer", source_tx_hash AS "sourceTxHash", destination_tx_hash AS "destinationTxHash",
+  source_amount AS "sourceAmount", destination_amount AS "destinationAmount", refund_recipient AS "refundRecipient",
+  refund_attempts AS "refundAttempts", refund_intent_id AS "refundIntentId", refund_tx_hash AS "refundTxHash",
+  refunded_by AS "refundedBy", created_at AS "createdAt", completed_at AS "completedAt"`;
 
 export async function loadDeposit(
   db: DataSource | EntityManager,
   id: string,
   lock = false,
 ): Promise<DepositRow | undefined> {
-  const [row]: DepositRow[] = await db.query(`SELECT * FROM deposits WHERE id = $1${lock ? ' FOR UPDATE' : ''}`, [id]);
+  const [row]: DepositRow[] = await db.query(
+    `SELECT ${DEPOSIT} FROM deposits WHERE id = $1${lock ? ' FOR UPDATE' : ''}`,
+    [id],
+  );
   return row;
 }
 
@@ -83,10 +97,16 @@ async function forgetUnlessAccepted(
 }
 
 /** Where a deposit records its bridge's and its refund's attempts: their count and the current attempt's intent. */
-export const ATTEMPT_COLUMNS = {
+const ATTEMPT_COLUMNS = {
   bridge: { attempts: 'attempts', intent: 'intent_id' },
   refund: { attempts: 'refund_attempts', intent: 'refund_intent_id' },
 } as const;
+
+/** The recorded count of a deposit's bridge or refund attempts, and the current attempt's intent. */
+export const attemptOf = (r: DepositRow, kind: 'bridge' | 'refund') =>
+  kind === 'bridge'
+    ? { attempts: r.attempts, intentId: r.intentId }
+    : { attempts: r.refundAttempts, intentId: r.refundIntentId };
 
 /** Records attempt number `attempt` and its quoted intent, once (a repeated activity finds it recorded). */
 export async function recordAttempt(
@@ -180,30 +200,30 @@ export async function forgetWithdrawalQuote(
 export function presentDeposit(r: DepositRow) {
   return {
     id: r.id,
-    chain: toCaip2(Number(r.chain_id)),
-    txHash: r.tx_hash,
-    logIndex: r.log_index,
+    chain: toCaip2(Number(r.chainId)),
+    txHash: r.txHash,
+    logIndex: r.logIndex,
     token: getAddress(r.token),
     amount: r.amount,
     sender: getAddress(r.sender),
     account: getAddress(r.account),
     recipient: getAddress(r.recipient),
-    targetChain: toCaip2(Number(r.target_chain_id)),
-    targetToken: getAddress(r.target_token),
+    targetChain: toCaip2(Number(r.targetChainId)),
+    targetToken: getAddress(r.targetToken),
     status: wireStatus(r.stage),
     stage: r.stage,
-    sourceTxHash: r.source_tx_hash,
-    destinationTxHash: r.destination_tx_hash,
-    sourceAmount: r.source_amount,
-    destinationAmount: r.destination_amount,
-    errorCode: r.error_code,
-    intentId: r.intent_id,
+    sourceTxHash: r.sourceTxHash,
+    destinationTxHash: r.destinationTxHash,
+    sourceAmount: r.sourceAmount,
+    destinationAmount: r.destinationAmount,
+    errorCode: r.errorCode,
+    intentId: r.intentId,
     attempts: r.attempts,
-    refund: r.refund_recipient
-      ? { recipient: getAddress(r.refund_recipient), intentId: r.refund_intent_id, transactionHash: r.refund_tx_hash }
+    refund: r.refundRecipient
+      ? { recipient: getAddress(r.refundRecipient), intentId: r.refundIntentId, transactionHash: r.refundTxHash }
       : null,
-    createdAt: r.created_at.toISOString(),
-    completedAt: iso(r.completed_at),
+    createdAt: r.createdAt.toISOString(),
+    completedAt: iso(r.completedAt),
   };
 }
 
@@ -225,7 +245,7 @@ const STAGES_OF: Record<ReturnType<typeof wireStatus>, DepositStage[]> = {
 /** Newest first; a page continues strictly below the previous page's lowest id (its nextCursor). */
 export async function listDeposits(db: DataSource, projectId: string, f: DepositFilter) {
   const { page, more } = await newestPage<DepositRow>(db, {
-    columns: '*',
+    columns: DEPOSIT,
     table: 'deposits',
     key: 'id',
     projectId,
@@ -242,8 +262,8 @@ export async function listDeposits(db: DataSource, projectId: string, f: Deposit
 
 /** The deposit as webhooks describe it (`deposit.{…}`), lowercase addresses as in every webhook. */
 export const depositPart = (r: DepositRow) => ({
-  transactionHash: r.tx_hash,
-  chain: toCaip2(Number(r.chain_id)),
+  transactionHash: r.txHash,
+  chain: toCaip2(Number(r.chainId)),
   token: r.token,
   asset: r.token,
   amount: r.amount,
@@ -262,7 +282,7 @@ export async function emitDepositEvent(
   payload: Record<string, unknown>,
 ): Promise<void> {
   await emitEvent(tx, {
-    projectId: r.project_id,
+    projectId: r.projectId,
     type,
     idempotencyKey: `deposit:${r.id}:${step}`,
     depositId: r.id,
@@ -311,7 +331,7 @@ export async function beginRecovery(
   return db.transaction(async (tx) => {
     const [row]: DepositRow[] = await tx.query(
       `WITH u AS (UPDATE deposits SET stage = 'refunding', refund_recipient = $2
-         WHERE id = $1 AND (stage = 'rejected' OR (stage = 'refunding' AND refund_recipient = $2)) RETURNING *) SELECT * FROM u`,
+         WHERE id = $1 AND (stage = 'rejected' OR (stage = 'refunding' AND refund_recipient = $2)) RETURNING ${DEPOSIT}) SELECT * FROM u`,
       [depositId, owner],
     );
     return row && { row, start: await queueRefund(tx, row.id, timing) };
@@ -320,7 +340,7 @@ export async function beginRecovery(
 
 /**
  * The refund happened, by the refund intent (its fill or claim) or by a transfer the indexer reported: refunded,
- * once. `by` decides the deposit's part in the project's credit (src/deposits/credit.ts).
+ * once. `by` decides the deposit's part in the project's credit (src/deposits/credit-store.ts).
  */
 export async function markRefunded(
   tx: EntityManager,
@@ -329,7 +349,7 @@ export async function markRefunded(
   by: 'intent' | 'transfer',
 ): Promise<DepositRow | undefined> {
   const [row]: DepositRow[] = await tx.query(
-    `WITH u AS (UPDATE deposits SET stage = 'refunded', refund_tx_hash = $2, refunded_by = $3, completed_at = now() WHERE id = $1 AND stage = 'refunding' RETURNING *)
+    `WITH u AS (UPDATE deposits SET stage = 'refunded', refund_tx_hash = $2, refunded_by = $3, completed_at = now() WHERE id = $1 AND stage = 'refunding' RETURNING ${DEPOSIT})
      SELECT * FROM u`,
     [r.id, transactionHash.toLowerCase(), by],
   );
@@ -340,10 +360,196 @@ export const emitRefunded = (tx: EntityManager, r: DepositRow, amount: string) =
   emitDepositEvent(tx, r, 'deposit-refunded', 'refunded', {
     deposit: depositPart(r),
     refund: {
-      transactionHash: r.refund_tx_hash,
-      chain: toCaip2(Number(r.chain_id)),
+      transactionHash: r.refundTxHash,
+      chain: toCaip2(Number(r.chainId)),
       asset: r.token,
       amount,
-      recipient: r.refund_recipient,
+      recipient: r.refundRecipient,
     },
   });
+
+/** The recorded USD price of a token symbol, if any. */
+export async function findPriceUsd(db: DataSource, symbol: string): Promise<string | undefined> {
+  const [price]: { usd: string }[] = await db.query('SELECT usd FROM prices WHERE symbol = $1', [symbol]);
+  return price?.usd;
+}
+
+/** Whether the project approved the account's customer (an approved verification of the customer it is linked to). */
+export async function isComplianceApproved(db: DataSource, projectId: string, account: string): Promise<boolean> {
+  const [approved]: unknown[] = await db.query(
+    `SELECT 1 FROM compliance_customers c JOIN verifications v ON v.project_id = c.project_id AND v.customer_id = c.customer_id
+         WHERE c.project_id = $1 AND c.account = $2 AND v.status = 'approved'`,
+    [projectId, account],
+  );
+  return !!approved;
+}
+
+/** A received deposit the checks refused: rejected with its error code. */
+export async function markRejected(tx: EntityManager, id: string, code: string): Promise<void> {
+  await tx.query(
+    "UPDATE deposits SET stage = 'rejected', error_code = $2, completed_at = now() WHERE id = $1 AND stage = 'received'",
+    [id, code],
+  );
+}
+
+/** A received deposit already where it should be: completed by its own transfer. */
+export async function markCompletedDirect(tx: EntityManager, id: string): Promise<void> {
+  await tx.query(
+    "UPDATE deposits SET stage = 'completed', source_tx_hash = tx_hash, destination_tx_hash = tx_hash, source_amount = amount, destination_amount = amount, completed_at = now() WHERE id = $1 AND stage = 'received'",
+    [id],
+  );
+}
+
+/** The recorded bridge intent was accepted: bridging, with its settlement layer and amounts. */
+export async function markBridging(
+  tx: EntityManager,
+  id: string,
+  intentId: string,
+  bridge: { settlementLayer: string; sourceAmount: string; destinationAmount: string },
+): Promise<void> {
+  await tx.query(
+    "UPDATE deposits SET stage = 'bridging', settlement_layer = $3, source_amount = $4, destination_amount = $5 WHERE id = $1 AND intent_id = $2 AND stage IN ('received', 'bridging')",
+    [id, intentId, bridge.settlementLayer, bridge.sourceAmount, bridge.destinationAmount],
+  );
+}
+
+/** The bridge intent moved the funds: completed, with its source (claim) and destination (fill) transactions. */
+export async function markBridgeCompleted(
+  tx: EntityManager,
+  id: string,
+  intentId: string,
+  sourceTxHash: string | null,
+  destinationTxHash: string | null,
+): Promise<void> {
+  await tx.query(
+    "UPDATE deposits SET stage = 'completed', source_tx_hash = $3, destination_tx_hash = $4, completed_at = now() WHERE id = $1 AND intent_id = $2 AND stage = 'bridging'",
+    [id, intentId, sourceTxHash, destinationTxHash],
+  );
+}
+
+/** Nothing more will be tried: refunding to the sender, with the error code. */
+export async function markRefunding(tx: EntityManager, id: string, code: string): Promise<void> {
+  await tx.query(
+    "UPDATE deposits SET stage = 'refunding', error_code = $2, refund_recipient = sender WHERE id = $1 AND stage IN ('received', 'bridging')",
+    [id, code],
+  );
+}
+
+/** What a deposit reads of an intent it moves, once final. */
+export interface IntentOutcome {
+  status: string;
+  fill: { transactionHash: string } | null;
+  claims: Record<string, { transactionHash: string }>;
+  operation: IntentOp;
+}
+
+export async function loadIntentOutcome(db: DataSource, intentId: string): Promise<IntentOutcome | undefined> {
+  const [intent]: IntentOutcome[] = await db.query(
+    'SELECT status, fill, claims, operation FROM intents WHERE id = $1',
+    [intentId],
+  );
+  return intent;
+}
+
+/**
+ * Records a transfer into the account as a deposit of the registration it belongs to (OWNING_REGISTRATION), once per
+ * chain, transaction and log index; undefined when it was recorded before or the account is not registered.
+ */
+export async function insertDeposit(tx: EntityManager, e: DepositEvent): Promise<DepositRow | undefined> {
+  const [row]: DepositRow[] = await tx.query(
+    `INSERT INTO deposits (project_id, account, chain_id, tx_hash, log_index, token, amount, sender, block_number, target_chain_id, target_token, recipient)
+     SELECT a.project_id, a.address, $2, $3, $4, $5, $6, $7, $8, a.target_chain_id, a.target_token, a.recipient FROM (${OWNING_REGISTRATION}) a
+     ON CONFLICT (chain_id, tx_hash, log_index) DO NOTHING RETURNING ${DEPOSIT}`,
+    [
+      e.account.toLowerCase(),
+      e.chainId,
+      e.transactionHash.toLowerCase(),
+      e.logIndex,
+      e.token.toLowerCase(),
+      e.amount,
+      e.sender.toLowerCase(),
+      e.blockNumber,
+    ],
+  );
+  return row;
+}
+
+/** The oldest deposit awaiting the reported refund transfer (of at least its amount), locked. */
+export async function lockDepositAwaitingRefund(
+  tx: EntityManager,
+  e: DepositRefundEvent,
+): Promise<DepositRow | undefined> {
+  const [awaiting]: DepositRow[] = await tx.query(
+    `SELECT ${DEPOSIT} FROM deposits WHERE account = $1 AND chain_id = $2 AND token = $3 AND refund_recipient = $4 AND stage = 'refunding' AND amount <= $5 ORDER BY id LIMIT 1 FOR UPDATE`,
+    [e.account.toLowerCase(), e.chainId, e.token.toLowerCase(), e.recipient.toLowerCase(), e.amount],
+  );
+  return awaiting;
+}
+
+/** The stored quote of a session intent, with the session signer of the project's registration of its account. */
+export async function loadSessionQuote(
+  db: DataSource,
+  nonce: string,
+  projectId: string,
+): Promise<{ operation: IntentOp; signer: string | null } | undefined> {
+  const [quoted]: { operation: IntentOp; signer: string | null }[] = await db.query(
+    `SELECT q.operation, a.session_signer AS signer FROM quotes q LEFT JOIN deposit_accounts a ON a.address = lower(q.account) AND a.project_id = $2 WHERE q.nonce = $1`,
+    [nonce, projectId],
+  );
+  return quoted;
+}
+
+/** An owner's withdrawal request, as signed (recorded once per owner nonce). */
+export interface WithdrawalRequest {
+  chain: string;
+  token: string;
+  amount: string;
+  recipient: string;
+}
+
+/** Records the withdrawal of an owner nonce, unless that nonce is recorded already. */
+export async function recordWithdrawal(
+  db: DataSource,
+  account: string,
+  projectId: string,
+  nonce: string,
+  request: WithdrawalRequest,
+): Promise<void> {
+  await db.query(
+    'INSERT INTO deposit_withdrawals (account, project_id, nonce, request) VALUES ($1, $4, $2, $3) ON CONFLICT DO NOTHING',
+    [account, nonce, request, projectId],
+  );
+}
+
+/** The recorded withdrawal of an owner nonce: its request and the intent that carries it out, once quoted. */
+export async function loadWithdrawal(
+  db: DataSource,
+  account: string,
+  projectId: string,
+  nonce: string,
+): Promise<{ request: WithdrawalRequest; intentId: string | null }> {
+  const [recorded]: { request: WithdrawalRequest; intentId: string | null }[] = await db.query(
+    'SELECT request, intent_id AS "intentId" FROM deposit_withdrawals WHERE account = $1 AND nonce = $2 AND project_id = $3',
+    [account, nonce, projectId],
+  );
+  return recorded;
+}
+
+/** Records the withdrawal's quote, unless a concurrent request recorded one first; answers the one recorded. */
+export async function recordWithdrawalIntent(
+  db: DataSource,
+  account: string,
+  projectId: string,
+  nonce: string,
+  intentId: string,
+): Promise<string> {
+  await db.query(
+    'UPDATE deposit_withdrawals SET intent_id = $3 WHERE account = $1 AND nonce = $2 AND project_id = $4 AND intent_id IS NULL',
+    [account, nonce, intentId, projectId],
+  );
+  const [recorded]: { intentId: string }[] = await db.query(
+    'SELECT intent_id AS "intentId" FROM deposit_withdrawals WHERE account = $1 AND nonce = $2 AND project_id = $3',
+    [account, nonce, projectId],
+  );
+  return recorded.intentId;
+}

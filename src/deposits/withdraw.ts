@@ -7,12 +7,12 @@ import type { NonceBlock } from '../ledger/nonces';
 import type { Logger } from '../logger';
 import type { Outbox } from '../outbox/outbox';
 import { createQuote } from '../intents/quote-service';
-import { findAccount } from './accounts';
+import { findAccount } from './account-store';
 import { depositError } from './errors';
 import { ownerSigns, requireSignature, servedChainId } from './request-checks';
 import { type WithdrawRequest, withdrawTypedData } from './session-digest';
 import { signAndSubmit } from './session-intents';
-import { forgetWithdrawalQuote } from './store';
+import { forgetWithdrawalQuote, loadWithdrawal, recordWithdrawal, recordWithdrawalIntent } from './store';
 import { leftToSweeper } from '../outbox/left-to-sweeper';
 
 const at = (field: string) => ['body', field];
@@ -82,20 +82,14 @@ export async function withdraw(
     amount: w.amount,
     recipient: w.recipient.toLowerCase(),
   };
-  await s.db.query(
-    'INSERT INTO deposit_withdrawals (account, project_id, nonce, request) VALUES ($1, $4, $2, $3) ON CONFLICT DO NOTHING',
-    [account.address, w.nonce, request, projectId],
-  );
-  const [recorded]: { request: typeof request; intent_id: string | null }[] = await s.db.query(
-    'SELECT request, intent_id FROM deposit_withdrawals WHERE account = $1 AND nonce = $2 AND project_id = $3',
-    [account.address, w.nonce, projectId],
-  );
+  await recordWithdrawal(s.db, account.address, projectId, w.nonce, request);
+  const recorded = await loadWithdrawal(s.db, account.address, projectId, w.nonce);
   if (JSON.stringify(recorded.request) !== JSON.stringify(request)) {
     throw depositError('CONFLICT', 'This nonce was used for another withdrawal', undefined, [
       { message: 'was used for another withdrawal of this account', path: at('nonce'), code: 'conflict' },
     ]);
   }
-  let intentId = recorded.intent_id;
+  let intentId = recorded.intentId;
   if (!intentId) {
     const quote = await createQuote(
       s.db,
@@ -126,16 +120,13 @@ export async function withdraw(
           ]);
     });
     // The first request to record its quote carries the withdrawal; a concurrent one submits that same quote.
-    await s.db.query(
-      'UPDATE deposit_withdrawals SET intent_id = $3 WHERE account = $1 AND nonce = $2 AND project_id = $4 AND intent_id IS NULL',
-      [account.address, w.nonce, BigInt(quote.intentOp.nonce).toString(), projectId],
+    intentId = await recordWithdrawalIntent(
+      s.db,
+      account.address,
+      projectId,
+      w.nonce,
+      BigInt(quote.intentOp.nonce).toString(),
     );
-    intentId = (
-      await s.db.query(
-        'SELECT intent_id FROM deposit_withdrawals WHERE account = $1 AND nonce = $2 AND project_id = $3',
-        [account.address, w.nonce, projectId],
-      )
-    )[0].intent_id as string;
   }
   const verify = { compactContract: s.config.intents.compactSigningContract, env: process.env };
   let submitted: Awaited<ReturnType<typeof signAndSubmit>>;

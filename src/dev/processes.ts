@@ -78,7 +78,7 @@ export async function startTemporalDevServer(opts: {
       reject(new Error(`Temporal dev server exited (${signal ?? code}) while starting on port ${opts.port}`)),
     ),
   );
-  exited.catch(() => undefined);
+  exited.catch(() => undefined); // an exit after the start is the caller's to watch, not an unhandled rejection
   await Promise.race([
     waitFor(
       'Temporal dev server',

@@ -77,7 +77,9 @@ export function createApp(services: Services): Koa {
   );
 
   app.listen = ((...args: unknown[]) => {
-    const server = http.createServer({ maxHeaderSize: LIMITS.headerBytes }, app.callback());
+    const handle = app.callback();
+    // Koa answers a failed request itself (ctx.onerror): the promise of its handler never rejects.
+    const server = http.createServer({ maxHeaderSize: LIMITS.headerBytes }, (req, res) => void handle(req, res));
     server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => answerClientError(services, err, socket));
     return server.listen(...(args as Parameters<Server['listen']>));
   }) as Koa['listen'];

@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { DeadLetterCounts } from '../outbox/store';
 
 export interface Metrics {
   registry: Registry;
@@ -15,10 +16,7 @@ export interface Metrics {
  * `pendingStarts`: how many workflow starts this process has taken on and not yet performed; `deadLetters`: the
  * outbox rows Temporal refused for good, per table (both read at each scrape).
  */
-export function createMetrics(
-  pendingStarts: () => number,
-  deadLetters: () => Promise<Record<'workflow_outbox' | 'signal_outbox', number>>,
-): Metrics {
+export function createMetrics(pendingStarts: () => number, deadLetters: () => Promise<DeadLetterCounts>): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   return {
@@ -64,7 +62,9 @@ export function createMetrics(
       labelNames: ['table'],
       registers: [registry],
       async collect() {
-        for (const [table, n] of Object.entries(await deadLetters())) this.set({ table }, n);
+        const { starts, signals } = await deadLetters();
+        this.set({ table: 'workflow_outbox' }, starts);
+        this.set({ table: 'signal_outbox' }, signals);
       },
     }),
     // Any increase is an indexer reporting what contradicts what is known: its events are logged with the reason.

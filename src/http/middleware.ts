@@ -10,6 +10,9 @@ import { clientAddress, isTrusted } from './client-address';
 
 export const TRACE_HEADER = 'x-trace-id';
 
+/** The token of an `Authorization: Bearer <token>` header, or undefined when the header is absent or another scheme. */
+export const bearerToken = (authorization: string): string | undefined => /^Bearer\s+(\S+)$/i.exec(authorization)?.[1];
+
 /** Trace id (echoed from the caller when well-formed), one log line per request, and the request metrics. */
 export function observe(services: Services): Middleware {
   return async (ctx: Context, next: Next) => {

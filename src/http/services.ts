@@ -8,7 +8,7 @@ import { createMetrics, Metrics } from './metrics';
 import { ApiKeyStore } from '../projects/api-keys';
 import { RateLimits } from '../projects/rate-limits';
 import { UnattributedGate } from '../analytics/unattributed';
-import { createOutbox } from '../outbox/lifecycle-outbox';
+import { createOutbox } from '../outbox/owners';
 import type { Outbox } from '../outbox/outbox';
 import { NonceBlock } from '../ledger/nonces';
 import type { Runtime } from '../runtime';

@@ -1,4 +1,4 @@
-import type { QuotedRoute } from '../intents/store';
+import type { QuotedPlan } from '../intents/store';
 import type { BalanceEvent, IndexerEvent, LifecycleEvent, Refusal, RefusalReason } from './types';
 
 /**
@@ -130,26 +130,26 @@ export function storedTimeContradiction(e: BalanceEvent, stored: BlockTime[]): R
 
 /**
  * A fill is mined on its intent's destination chain, after the intent was quoted; a claim on one of its origin
- * chains. `skewSeconds` allows for a chain's clock being behind this server's. `route`: the quote of the event's nonce.
+ * chains. `skewSeconds` allows for a chain's clock being behind this server's. `plan`: the quote of the event's nonce.
  */
-export function lifecycleRefusal(e: LifecycleEvent, route: QuotedRoute, skewSeconds: number): Refusal | undefined {
+export function lifecycleRefusal(e: LifecycleEvent, plan: QuotedPlan, skewSeconds: number): Refusal | undefined {
   const refuse = (reason: RefusalReason, message: string): Refusal => ({ id: e.id, type: e.type, reason, message });
-  if (e.type === 'fill' && e.chainId !== route.destinationChainId) {
+  if (e.type === 'fill' && e.chainId !== plan.destinationChainId) {
     return refuse(
       'fill-chain',
-      `a fill on chain ${e.chainId}, but nonce ${e.nonce} fills on chain ${route.destinationChainId}`,
+      `a fill on chain ${e.chainId}, but nonce ${e.nonce} fills on chain ${plan.destinationChainId}`,
     );
   }
-  if (e.type === 'fill' && e.timestamp! < route.quotedAt - skewSeconds) {
+  if (e.type === 'fill' && e.timestamp! < plan.quotedAt - skewSeconds) {
     return refuse(
       'fill-before-quote',
-      `fill timestamp ${e.timestamp} is before nonce ${e.nonce} was quoted (${route.quotedAt})`,
+      `fill timestamp ${e.timestamp} is before nonce ${e.nonce} was quoted (${plan.quotedAt})`,
     );
   }
-  if (e.type === 'claim' && !route.originChainIds.includes(e.chainId)) {
+  if (e.type === 'claim' && !plan.originChainIds.includes(e.chainId)) {
     return refuse(
       'claim-chain',
-      `a claim on chain ${e.chainId}, which is not an origin chain of nonce ${e.nonce} (${route.originChainIds.join(', ')})`,
+      `a claim on chain ${e.chainId}, which is not an origin chain of nonce ${e.nonce} (${plan.originChainIds.join(', ')})`,
     );
   }
   return undefined;

@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import { insertLifecycleKeys } from './event-store';
 
 /**
  * Lifecycle events whose effect does not depend on how often they arrive: a preconfirmation only moves a PENDING
@@ -21,13 +22,11 @@ export async function toQueue(
   const keys = [...new Set(keyed.filter((k): k is string => k !== undefined))];
   if (!keys.length) return events.map(() => true);
   const parts = keys.map((k) => k.split(':'));
-  const fresh: { key: string }[] = await tx.query(
-    `INSERT INTO lifecycle_event_keys (nonce, type, chain_id)
-     SELECT * FROM unnest($1::numeric[], $2::text[], $3::bigint[]) ORDER BY 1, 2, 3
-     ON CONFLICT DO NOTHING RETURNING nonce::text || ':' || type || ':' || chain_id::text AS key`,
-    [parts.map((p) => p[0]), parts.map((p) => p[1]), parts.map((p) => p[2])],
+  const fresh = await insertLifecycleKeys(
+    tx,
+    parts.map(([nonce, type, chainId]) => ({ nonce, type, chainId })),
   );
-  const unqueued = new Set(fresh.map((r) => r.key));
+  const unqueued = new Set(fresh);
   // The first event of a fresh key is queued, once.
   return keyed.map((k) => k === undefined || unqueued.delete(k));
 }

@@ -13,8 +13,8 @@ import {
   type AwaitedOwner,
   type QueuedSignal,
   type QueuedStart,
-} from '../outbox/outbox';
-import { ownerWaitSeconds } from '../outbox/lifecycle-outbox';
+} from '../outbox/store';
+import { ownerWaitSeconds } from '../outbox/owners';
 import { applyDepositEvents, type DepositIngestDeps } from '../deposits/ingest';
 import { queueIntentReports } from '../deposits/store';
 import { RELEASED } from '../../workflows/contracts/deposit';
@@ -23,6 +23,7 @@ import { releaseSettled } from '../ledger/ledger';
 import { recordWithdrawalClaim } from '../withdrawals/allocate';
 import { applyEvents } from './apply-events';
 import { toQueue } from './event-keys';
+import { withdrawalNonces } from './event-store';
 import { lockChainClocks, screenEvents } from './screen';
 import type { Delivery, IndexerEvent, IngestResult, LifecycleEvent } from './types';
 
@@ -54,13 +55,7 @@ export async function ingestEvents(
     if (deliveries.length) {
       const nonces = [...new Set(deliveries.map((d) => d.nonce))];
       const lifecycles = await lifecycleStarts(tx, nonces, deps.config.intents.fillGraceSeconds);
-      const withdrawals = new Set(
-        (
-          (await tx.query('SELECT nonce::text FROM withdrawals WHERE nonce = ANY($1::numeric[])', [nonces])) as {
-            nonce: string;
-          }[]
-        ).map((w) => w.nonce),
-      );
+      const withdrawals = new Set(await withdrawalNonces(tx, nonces));
       await recordClaimsNow(tx, deliveries, withdrawals);
       const queued = await toQueue(
         tx,

@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
-import { quotedRoutes } from '../intents/store';
+import { quotedPlans } from '../intents/store';
+import { lockChainClock, nearestStoredTimes } from './event-store';
 import { futureTimestamp, lifecycleRefusal, storedTimeContradiction, type BlockTime } from './consistency';
 import type { BalanceEvent, IndexerEvent, LifecycleEvent, Refusal } from './types';
 
@@ -13,8 +14,7 @@ const stamped = (events: IndexerEvent[]) =>
  */
 export async function lockChainClocks(tx: EntityManager, events: IndexerEvent[]): Promise<void> {
   const chains = [...new Set(stamped(events).map((e) => e.chainId))].sort((a, b) => a - b);
-  for (const chainId of chains)
-    await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`snapshot-clock:${chainId}`]);
+  for (const chainId of chains) await lockChainClock(tx, chainId);
 }
 
 /**
@@ -42,10 +42,10 @@ export async function screenEvents(
   const lifecycle = events.filter((e): e is LifecycleEvent => e.type === 'fill' || e.type === 'claim');
   if (lifecycle.length) {
     const nonce = (e: LifecycleEvent) => BigInt(e.nonce).toString();
-    const routes = await quotedRoutes(tx, [...new Set(lifecycle.map(nonce))]);
+    const plans = await quotedPlans(tx, [...new Set(lifecycle.map(nonce))]);
     for (const e of lifecycle) {
-      const route = routes.get(nonce(e));
-      const refusal = route && lifecycleRefusal(e, route, skewSeconds);
+      const plan = plans.get(nonce(e));
+      const refusal = plan && lifecycleRefusal(e, plan, skewSeconds);
       if (refusal) refused.push(refusal);
     }
   }
@@ -55,22 +55,17 @@ export async function screenEvents(
 /**
  * Per (chain, block) of `events`, the stored (block, timestamp) pairs of that chain nearest to the block, below and
  * above (the block itself included), from both balance tables. The stored pairs are consistent with each other, so
- * a timestamp that agrees with those agrees with all of them. Two index lookups per pair and table.
+ * a timestamp that agrees with those agrees with all of them.
  */
 async function storedTimes(tx: EntityManager, events: BalanceEvent[]): Promise<Map<string, BlockTime[]>> {
   const blocks = [...new Set(events.map((e) => `${e.chainId}:${BigInt(e.blockNumber)}`))];
   if (!blocks.length) return new Map();
-  const nearest = (
-    table: string,
-    side: '<=' | '>=',
-    order: 'ASC' | 'DESC',
-  ) => `(SELECT timestamp_block, block_timestamp FROM ${table} t
-    WHERE t.chain_id = e.chain_id AND t.timestamp_block ${side} e.block ORDER BY t.timestamp_block ${order}, t.block_timestamp ${order} LIMIT 1)`;
-  const rows: { key: string; block: string; timestamp: string }[] = await tx.query(
-    `SELECT e.chain_id::text || ':' || e.block::text AS key, n.timestamp_block::text AS block, n.block_timestamp::text AS timestamp
-     FROM unnest($1::bigint[], $2::bigint[]) AS e(chain_id, block)
-     CROSS JOIN LATERAL (${['wallet_balances', 'lock_balances'].flatMap((table) => [nearest(table, '<=', 'DESC'), nearest(table, '>=', 'ASC')]).join(' UNION ALL ')}) n`,
-    [blocks.map((b) => b.split(':')[0]), blocks.map((b) => b.split(':')[1])],
+  const rows = await nearestStoredTimes(
+    tx,
+    blocks.map((b) => {
+      const [chainId, block] = b.split(':');
+      return { chainId, block };
+    }),
   );
   const times = new Map<string, BlockTime[]>();
   for (const r of rows)

@@ -5,7 +5,7 @@ import type { Infer } from '../http/schema';
 import type { quoteRequest, submitRequest } from './blanc-schemas';
 import type { IntentInput } from './quote';
 import type { IssuedQuote } from './quote-service';
-import { planSeconds } from './route-finder';
+import { planSeconds } from './plan-finder';
 import type { IntentRecord } from './store';
 import { originTypedData } from './typed-data';
 import type { IntentOp, SignedIntentOp } from './types';

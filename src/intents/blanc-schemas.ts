@@ -95,8 +95,8 @@ const typedData = {
   description: 'EIP-712 typed data: sign exactly as served',
 } as const;
 
-/** One route of a quote: a stored, signable intent and what it costs. */
-export const route = {
+/** One plan of a quote (an item of the wire's `routes`): a stored, signable intent and what it costs. */
+export const plan = {
   type: 'object',
   required: [
     'intentId',
@@ -162,7 +162,7 @@ export const route = {
 export const quoteResponse = {
   type: 'object',
   required: ['routes'],
-  properties: { routes: { type: 'array', minItems: 1, items: route } },
+  properties: { routes: { type: 'array', minItems: 1, items: plan } },
 } as const;
 
 /** POST /intents */

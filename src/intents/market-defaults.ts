@@ -53,10 +53,10 @@ export const DEFAULT_FEES: FeeSchedule = {
   },
 };
 
-/** Settlement layers a route may bridge with, cheapest first at equal availability. */
+/** Settlement layers a plan may bridge with, cheapest first at equal availability. */
 export const BRIDGE_LAYERS = ['ACROSS', 'RELAY', 'CCTP', 'ECO', 'OFT', 'LZ', 'NEAR', 'RHINO'] as const;
 
-/** Typical seconds from submit to fill per settlement layer: ranks routes of equal value (faster first). */
+/** Typical seconds from submit to fill per settlement layer: ranks plans of equal value (faster first). */
 export const LAYER_SECONDS: Record<string, number> = {
   SAME_CHAIN: 5,
   INTENT_EXECUTOR: 10,

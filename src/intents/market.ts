@@ -1,8 +1,8 @@
 import { createPublicClient, http } from 'viem';
 import type { DataSource, EntityManager } from 'typeorm';
-import { preparedQuery } from '../db/prepared';
 import type { ChainRegistry } from '../chains/registry';
 import { DEFAULT_GAS_PRICE_WEI, DEFAULT_PRICES_USD, FALLBACK_GAS_PRICE_WEI } from './market-defaults';
+import { readStoredMarket, type StoredMarket } from './market-store';
 import { priceInBounds, type Market } from './pricing';
 
 const RPC_CACHE_MS = 15_000;
@@ -23,8 +23,6 @@ async function readRpcGasPrice(chainId: number, env: NodeJS.ProcessEnv): Promise
   }
 }
 
-type StoredMarket = { prices: Record<string, string>; gas: Record<string, string> };
-
 /**
  * How long a process reuses the stored prices and gas prices it read: quotes asked on every keystroke share one read
  * a second instead of one each, and an indexer's `price`/`gas` event shows in quotes within this time.
@@ -35,15 +33,7 @@ const storedMarkets = new WeakMap<DataSource, { until: number; read: Promise<Sto
 function storedMarket(db: EntityManager): Promise<StoredMarket> {
   const hit = storedMarkets.get(db.connection);
   if (hit && hit.until > Date.now()) return hit.read;
-  // Both tables in one statement: one round trip and one pooled connection.
-  const read = (
-    preparedQuery(
-      db,
-      `SELECT (SELECT coalesce(json_object_agg(symbol, usd::text), '{}') FROM prices) AS prices,
-    (SELECT coalesce(json_object_agg(chain_id, gas_price::text), '{}') FROM gas_prices) AS gas`,
-      [],
-    ) as Promise<StoredMarket[]>
-  ).then(([row]) => row);
+  const read = readStoredMarket(db);
   storedMarkets.set(db.connection, { until: Date.now() + STORED_MARKET_MS, read });
   read.catch(() => storedMarkets.get(db.connection)?.read === read && storedMarkets.delete(db.connection)); // not kept
   return read;

@@ -5,7 +5,7 @@ import type { ChainRegistry } from '../chains/registry';
 import type { Config } from '../config';
 import { availableSources } from '../ledger/ledger';
 import type { NonceBlock } from '../ledger/nonces';
-import { hasSponsorship, type Sponsored } from '../projects/sponsorship';
+import { hasSponsorship, type Sponsored } from '../projects/sponsorship-store';
 import { DEFAULT_FEES } from './market-defaults';
 import { loadMarket } from './market';
 import type { Sponsorship } from './pricing';
@@ -19,7 +19,7 @@ import {
   resolveRequests,
 } from './quote';
 import { DomainError } from '../errors';
-import { planAlternatives, rankPlans, rescale, type Plan } from './route-finder';
+import { planAlternatives, rankPlans, rescale, type Plan } from './plan-finder';
 import { signIntentOp } from './server-signature';
 import { recordQuotes } from './store';
 import type { IntentOp } from './types';
@@ -101,7 +101,7 @@ async function plan(
 }
 
 /**
- * When no route covers a request: per requested token, the amount asked and what the account can spend of that
+ * When no plan covers a request: per requested token, the amount asked and what the account can spend of that
  * asset on any chain (in the requested token's decimals), with its USD price. Nothing stored.
  */
 export async function quoteShortfall(db: DataSource, input: IntentInput, deps: QuoteDeps) {
@@ -116,7 +116,7 @@ export async function quoteShortfall(db: DataSource, input: IntentInput, deps: Q
   }));
 }
 
-/** POST /intents/cost: the price of the cheapest route, nothing stored. */
+/** POST /intents/cost: the price of the cheapest plan, nothing stored. */
 export async function quoteCost(db: DataSource, input: IntentInput, deps: QuoteDeps, projectId?: string) {
   return intentCost((await plan(db.manager, input, deps, projectId)).plans[0], input.destinationChainId);
 }
@@ -175,7 +175,7 @@ async function issue(
       projectId,
       account: input.account.address,
       expiresAt,
-      routeGroup: group,
+      planGroup: group,
     },
   );
   return issued.map(({ intentOp, built, plan: p }) => ({
@@ -202,15 +202,15 @@ function sponsoredBy(p: Plan, destinationChainId: number): Sponsored | null {
   return usd > 0 || tokens.length ? { usd: usd.toFixed(6), tokens } : null;
 }
 
-/** POST /intents/route (alps): the cheapest route as one signed operation. */
+/** POST /intents/route (alps): the cheapest plan as one signed operation. */
 export async function createQuote(db: DataSource, input: IntentInput, projectId: string | undefined, deps: QuoteDeps) {
   return (await issue(db, input, projectId, deps, 1))[0];
 }
 
-/** POST /quotes (blanc): every distinct route the ledger and the settlement layers allow, best first. */
+/** POST /quotes (blanc): every distinct plan the ledger and the settlement layers allow, best first. */
 export function createQuotes(db: DataSource, input: IntentInput, projectId: string | undefined, deps: QuoteDeps) {
-  return issue(db, input, projectId, deps, MAX_ROUTES);
+  return issue(db, input, projectId, deps, MAX_PLANS);
 }
 
-/** Each route is a stored quote with its own nonce; four covers locks and wallet funds over two layers each. */
-const MAX_ROUTES = 4;
+/** Each plan is a stored quote with its own nonce; four covers locks and wallet funds over two layers each. */
+const MAX_PLANS = 4;

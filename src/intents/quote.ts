@@ -3,7 +3,7 @@ import type { ChainRegistry, TokenInfo } from '../chains/registry';
 import { resetPeriodSeconds } from '../chains/lock-tag';
 import type { Config } from '../config';
 import { DomainError } from '../errors';
-import { Plan, Source, TokenRequest } from './route-finder';
+import { Plan, Source, TokenRequest } from './plan-finder';
 import { PERMIT2_ADDRESS } from './typed-data';
 import type { AccountContext, Element, Hex } from './types';
 import type { UnsignedIntentOp } from './server-signature';
@@ -119,7 +119,7 @@ export function fillDeadlineOf(
   return custom;
 }
 
-/** The cost of a route as every version's quote answers carry it (each presents what it needs of it). */
+/** The cost of a plan as every version's quote answers carry it (each presents what it needs of it). */
 export type IntentCost = ReturnType<typeof intentCost>;
 
 export interface BuiltQuote {

@@ -32,7 +32,7 @@ const message = (op: UnsignedIntentOp) => ({
 });
 
 // EIP-712 as viem's hashTypedData computes it, with the constant domain separator hashed once (a quote signs one
-// message per route; the unit test checks the digest against hashTypedData).
+// message per plan; the unit test checks the digest against hashTypedData).
 const domainSeparator = hashDomain({
   domain,
   types: { EIP712Domain: getTypesForEIP712Domain({ domain }), ...types },

@@ -1,10 +1,10 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { preparedQuery, WITHOUT_FLUSH_WAIT } from '../db/prepared';
 import { InsufficientBalance, releaseAfterExpiry, reserve, settleOnClaim, type Reservation } from '../ledger/ledger';
-import { queueStart, type QueuedStart } from '../outbox/outbox';
-import { proveAccount } from '../projects/accounts';
-import { recordSponsored, type Sponsored } from '../projects/sponsorship';
-import { lockDepositAccount, overdrawsDepositCredit } from '../deposits/credit';
+import { queueStart, type QueuedStart } from '../outbox/store';
+import { proveAccount } from '../projects/account-store';
+import { recordSponsored, type Sponsored } from '../projects/sponsorship-store';
+import { lockDepositAccount, overdrawsDepositCredit } from '../deposits/credit-store';
 import { type ChainTx, type IntentEvent, type IntentStatus, movesForward } from '../../workflows/intent-state';
 import { intentWorkflowId, intentWorkflowType, type LifecycleStart } from '../../workflows/contracts/intent-lifecycle';
 import { bundleWorkflowId, bundleWorkflowType } from '../../workflows/contracts/bundle-lifecycle';
@@ -50,7 +50,7 @@ export interface QuoteRow {
 }
 
 /**
- * Stores one request's quotes (one, or a blanc quote's alternative routes) with their nonce records, in one
+ * Stores one request's quotes (one, or a blanc quote's alternative plans) with their nonce records, in one
  * statement: a single round trip that commits on its own, so a crash leaves all of them or none. A quote moves no
  * money, so the commit does not wait for the WAL flush: if PostgreSQL itself crashes right then, the quote is lost and
  * its submit gets 404 (request a new route); its nonce is never handed out again either way.
@@ -58,7 +58,7 @@ export interface QuoteRow {
 export async function recordQuotes(
   db: DataSource,
   quotes: QuoteRow[],
-  common: { projectId?: string; account: string; expiresAt: number; routeGroup: string | null },
+  common: { projectId?: string; account: string; expiresAt: number; planGroup: string | null },
 ): Promise<void> {
   const nonces = quotes.map((q) => q.nonce.toString());
   const json = (pick: (q: QuoteRow) => unknown) => quotes.map((q) => JSON.stringify(pick(q)));
@@ -76,7 +76,7 @@ export async function recordQuotes(
       json((q) => q.reservations),
       common.projectId ?? null,
       common.expiresAt,
-      common.routeGroup,
+      common.planGroup,
       json((q) => q.sponsored ?? null),
     ],
   );
@@ -102,8 +102,8 @@ export async function readIntent(db: DataSource, id: string, projectId: string):
   const [row]: {
     status: IntentStatus;
     account: string;
-    destination_chain_id: string;
-    origin_chain_ids: string[];
+    destinationChainId: string;
+    originChainIds: string[];
     fill: { transactionHash: string; timestamp: number } | null;
     claims: Record<string, { transactionHash: string; timestamp: number }>;
     operation: unknown;
@@ -111,7 +111,7 @@ export async function readIntent(db: DataSource, id: string, projectId: string):
     history: IntentRecord['history'];
   }[] = await preparedQuery(
     db,
-    `SELECT i.status, i.account, i.destination_chain_id, i.origin_chain_ids, i.fill, i.claims, i.operation, i.signatures, i.history
+    `SELECT i.status, i.account, i.destination_chain_id AS "destinationChainId", i.origin_chain_ids AS "originChainIds", i.fill, i.claims, i.operation, i.signatures, i.history
      FROM intents i JOIN quotes q ON q.nonce = i.id WHERE i.id = $1 AND q.project_id = $2`,
     [id, projectId],
   );
@@ -120,9 +120,9 @@ export async function readIntent(db: DataSource, id: string, projectId: string):
     id,
     status: row.status,
     account: row.account,
-    destinationChainId: Number(row.destination_chain_id),
+    destinationChainId: Number(row.destinationChainId),
     ...(row.fill ? { fill: row.fill } : {}),
-    claims: claimStates(row.status, row.origin_chain_ids, row.claims),
+    claims: claimStates(row.status, row.originChainIds, row.claims),
     operation: row.operation,
     signatures: row.signatures,
     history: row.history,
@@ -142,12 +142,12 @@ export interface ClaimableIntent {
 
 /** A project's intent for a claim authorization; 404 for an unknown id and for another project's intent alike. */
 export async function readClaimable(db: DataSource, id: string, projectId: string): Promise<ClaimableIntent> {
-  const [row]: { operation: IntentOp; signatures: Submission; expired: boolean; held_chain_ids: string[] }[] =
+  const [row]: { operation: IntentOp; signatures: Submission; expired: boolean; heldChainIds: string[] }[] =
     await preparedQuery(
       db,
       `SELECT i.operation, i.signatures, (i.operation->>'expires')::numeric <= extract(epoch FROM now()) AS expired,
        ARRAY(SELECT r.chain_id FROM reservations r WHERE r.owner_kind = 'intent' AND r.owner_id = $1::text
-         GROUP BY r.chain_id HAVING bool_and(r.released_at IS NULL)) AS held_chain_ids
+         GROUP BY r.chain_id HAVING bool_and(r.released_at IS NULL)) AS "heldChainIds"
      FROM intents i JOIN quotes q ON q.nonce = i.id WHERE i.id = $1::numeric AND q.project_id = $2`,
       [id, projectId],
     );
@@ -157,17 +157,17 @@ export async function readClaimable(db: DataSource, id: string, projectId: strin
     operation: row.operation,
     signatures: row.signatures,
     expired: row.expired,
-    heldChainIds: row.held_chain_ids.map(Number),
+    heldChainIds: row.heldChainIds.map(Number),
   };
 }
 
 /** What each settlement layer's relayers can fill on a chain (indexer `liquidity` events). */
 export async function liquidityOn(db: DataSource, chainId: number): Promise<Liquidity[]> {
-  const rows: { settlement_layer: string; token: string; amount: string }[] = await db.query(
-    'SELECT settlement_layer, token, amount FROM relayer_liquidity WHERE chain_id = $1',
+  const rows: { settlementLayer: string; token: string; amount: string }[] = await db.query(
+    'SELECT settlement_layer AS "settlementLayer", token, amount FROM relayer_liquidity WHERE chain_id = $1',
     [chainId],
   );
-  return rows.map((r) => ({ settlementLayer: r.settlement_layer, token: r.token, amount: BigInt(r.amount) }));
+  return rows.map((r) => ({ settlementLayer: r.settlementLayer, token: r.token, amount: BigInt(r.amount) }));
 }
 
 type StoredOperation = {
@@ -218,20 +218,20 @@ export function lifecycleOf(
 }
 
 /** What a nonce's fills and claims must agree with: its quote's chains, and when it was quoted (unix seconds). */
-export interface QuotedRoute {
+export interface QuotedPlan {
   destinationChainId: number;
   originChainIds: number[];
   quotedAt: number;
 }
 
-/** The routes of the quotes among `nonces` (of intents and legacy bundles, submitted or not). */
-export async function quotedRoutes(tx: EntityManager, nonces: string[]): Promise<Map<string, QuotedRoute>> {
-  const rows: { nonce: string; operation: StoredOperation; quoted_at: string }[] = await preparedQuery(
+/** The plans of the quotes among `nonces` (of intents and legacy bundles, submitted or not). */
+export async function quotedPlans(tx: EntityManager, nonces: string[]): Promise<Map<string, QuotedPlan>> {
+  const rows: { nonce: string; operation: StoredOperation; quotedAt: string }[] = await preparedQuery(
     tx,
-    'SELECT nonce::text, operation, floor(extract(epoch FROM created_at))::bigint AS quoted_at FROM quotes WHERE nonce = ANY($1::numeric[])',
+    'SELECT nonce::text, operation, floor(extract(epoch FROM created_at))::bigint AS "quotedAt" FROM quotes WHERE nonce = ANY($1::numeric[])',
     [nonces],
   );
-  return new Map(rows.map((r) => [r.nonce, { ...chainsOf(r.operation), quotedAt: Number(r.quoted_at) }]));
+  return new Map(rows.map((r) => [r.nonce, { ...chainsOf(r.operation), quotedAt: Number(r.quotedAt) }]));
 }
 
 /**
@@ -243,16 +243,16 @@ export async function lifecycleStarts(
   ids: string[],
   fillGraceSeconds: number,
 ): Promise<Map<string, QueuedStart>> {
-  const rows: { id: string; kind: LifecycleKind; account: string; project_id: string; operation: StoredOperation }[] =
+  const rows: { id: string; kind: LifecycleKind; account: string; projectId: string; operation: StoredOperation }[] =
     await preparedQuery(
       tx,
-      `SELECT q.nonce::text AS id, x.kind, q.account, q.project_id, q.operation FROM quotes q JOIN (
+      `SELECT q.nonce::text AS id, x.kind, q.account, q.project_id AS "projectId", q.operation FROM quotes q JOIN (
        SELECT id, 'intent' AS kind FROM intents WHERE id = ANY($1::numeric[])
        UNION ALL SELECT id, 'bundle' FROM bundles WHERE id = ANY($1::numeric[])) x ON x.id = q.nonce`,
       [ids],
     );
   return new Map(
-    rows.map((r) => [r.id, lifecycleOf(r.kind, r.id, r.account, r.project_id, r.operation, fillGraceSeconds).start]),
+    rows.map((r) => [r.id, lifecycleOf(r.kind, r.id, r.account, r.projectId, r.operation, fillGraceSeconds).start]),
   );
 }
 
@@ -273,7 +273,7 @@ const workflowIdOf = (kind: LifecycleKind, id: string) =>
 
 /**
  * Locks a project's stored quote for spending as `kind` (an intent or a legacy bundle), together with its sibling
- * routes (one blanc quote's alternatives), in nonce order so that concurrent spenders queue rather than deadlock.
+ * plans (one blanc quote's alternatives), in nonce order so that concurrent spenders queue rather than deadlock.
  * A quote is spent once: one spent as the other kind is missing to this one, and one whose sibling was spent (as
  * either kind) is refused.
  */
@@ -306,7 +306,7 @@ export async function lockQuote(
   return { ok: true, quote, ...(mine ? { recorded: { status: mine.status, queued: mine.queued } } : {}) };
 }
 
-/** A submit the ledger, the quote's lifetime or a sibling route refuses; nothing was changed. */
+/** A submit the ledger, the quote's lifetime or a sibling plan refuses; nothing was changed. */
 export class SubmitRefused extends Error {
   constructor(
     message: string,
@@ -328,7 +328,7 @@ export interface Accepted {
  * reservation of what it spends, the intent, and the queued start of its lifecycle (performed after the commit, or by
  * the outbox sweeper if this process dies first). `bySession`: signed by the project's session signer for a deposit
  * account, which proves nothing about the account and may spend only the project's deposit credit in it
- * (src/deposits/credit.ts). Locks are taken in the global order (src/ledger/ledger.ts): the quote, the (project,
+ * (src/deposits/credit-store.ts). Locks are taken in the global order (src/ledger/ledger.ts): the quote, the (project,
  * account) row, then balance rows. The same submission again returns the recorded status, and the queued start when
  * it has not been performed yet.
  */

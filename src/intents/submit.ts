@@ -1,13 +1,14 @@
 import type { DataSource } from 'typeorm';
 import { crashPoint } from '../faults';
 import { DomainError } from '../errors';
-import type { Outbox, QueuedStart } from '../outbox/outbox';
+import type { Outbox } from '../outbox/outbox';
+import type { QueuedStart } from '../outbox/store';
 import type { IntentStatus } from '../../workflows/intent-state';
 import { acceptIntent, findQuote, SubmitRefused } from './store';
 import type { IntentOp, SignedIntentOp } from './types';
 import { verifySubmission, type VerifyDeps } from './verify';
 
-/** `proofDays`: how long the sponsor's signature proves its account to the project (src/projects/accounts.ts). */
+/** `proofDays`: how long the sponsor's signature proves its account to the project (src/projects/account-store.ts). */
 export interface AcceptDeps {
   db: DataSource;
   verify: VerifyDeps;
@@ -87,7 +88,8 @@ export async function submitIntent(
   crashPoint('submit-after-commit');
   if (start) {
     deps.onStart(id);
-    deps.outbox.startSoon(start, deps.startDeferred(id));
+    // Not awaited: the answer goes first, and startSoon never rejects (a failed start is told to startDeferred).
+    void deps.outbox.startSoon(start, deps.startDeferred(id));
   }
   return { id, status, dryRun: false };
 }

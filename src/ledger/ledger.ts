@@ -1,10 +1,17 @@
 import type { EntityManager } from 'typeorm';
-import { preparedQuery } from '../db/prepared';
 import type { ChainRegistry } from '../chains/registry';
-import type { Source } from '../intents/route-finder';
-
-/** Wallet (unlocked) funds are reserved under this pseudo lock tag; resource locks under their own tag. */
-export const WALLET = 'wallet';
+import type { Source } from '../intents/plan-finder';
+import {
+  availableBalances,
+  insertReservation,
+  lockBalance,
+  type Owner,
+  releaseAccountsSettled,
+  releaseAfterBlock,
+  releaseAfterTime,
+  releaseOwnerSettled,
+  WALLET,
+} from './store';
 
 export interface Reservation {
   chainId: number;
@@ -19,10 +26,6 @@ export class InsufficientBalance extends Error {
   }
 }
 
-/** A lock whose sponsor started a forced withdrawal (pending or enabled) is allocated to nothing, as withdrawals check. */
-const NOT_FORCED = `NOT EXISTS (SELECT 1 FROM forced_withdrawals f WHERE f.account = lb.account AND f.chain_id = lb.chain_id
-  AND f.lock_tag = lb.lock_tag AND f.token = lb.token AND f.status <> 'disabled')`;
-
 /** Spendable balances of an account: this allocator's locks and the wallet, each minus its active reservations. */
 export async function availableSources(
   db: EntityManager,
@@ -30,28 +33,17 @@ export async function availableSources(
   lockTag: string,
   registry: ChainRegistry,
 ): Promise<Source[]> {
-  const rows: { chain_id: string; token: string; lock_tag: string; available: string }[] = await preparedQuery(
-    db,
-    `WITH balances AS (
-       SELECT chain_id, token, lock_tag, amount FROM lock_balances lb WHERE account = $1 AND lock_tag = $2 AND ${NOT_FORCED}
-       UNION ALL
-       SELECT chain_id, token, '${WALLET}', amount FROM wallet_balances WHERE account = $1)
-     SELECT b.chain_id, b.token, b.lock_tag, b.amount - coalesce(sum(r.amount), 0) AS available
-     FROM balances b LEFT JOIN reservations r ON r.account = $1 AND r.chain_id = b.chain_id AND r.token = b.token
-       AND r.lock_tag = b.lock_tag AND r.released_at IS NULL
-     GROUP BY b.chain_id, b.token, b.lock_tag, b.amount`,
-    [account.toLowerCase(), lockTag],
-  );
+  const rows = await availableBalances(db, account, lockTag);
   return rows.flatMap((r) => {
-    const token = registry.token(Number(r.chain_id), r.token);
+    const token = registry.token(Number(r.chainId), r.token);
     const available = BigInt(r.available);
     if (!token || available <= 0n) return [];
     return [
       {
-        chainId: Number(r.chain_id),
+        chainId: Number(r.chainId),
         token,
-        lockTag: r.lock_tag,
-        funding: r.lock_tag === WALLET ? 'PERMIT2' : 'COMPACT',
+        lockTag: r.lockTag,
+        funding: r.lockTag === WALLET ? 'PERMIT2' : 'COMPACT',
         available,
       } as Source,
     ];
@@ -78,42 +70,17 @@ export async function availableSources(
  * order, so concurrent reservers cannot deadlock) before its reservations are summed, so two owners can never
  * together reserve more than the balance.
  */
-export async function reserve(
-  tx: EntityManager,
-  owner: { kind: string; id: string },
-  account: string,
-  items: Reservation[],
-): Promise<void> {
+export async function reserve(tx: EntityManager, owner: Owner, account: string, items: Reservation[]): Promise<void> {
   const acct = account.toLowerCase();
   const key = (r: Reservation) => `${r.chainId}:${r.token.toLowerCase()}:${r.lockTag}`;
   // Code-unit order, as ingestion orders its upserts, so the two always lock rows in the same order.
   const sorted = [...items].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
   for (const item of sorted) {
     const token = item.token.toLowerCase();
-    const balance: { amount: string }[] =
-      item.lockTag === WALLET
-        ? await preparedQuery(
-            tx,
-            'SELECT amount FROM wallet_balances WHERE account = $1 AND chain_id = $2 AND token = $3 FOR UPDATE',
-            [acct, item.chainId, token],
-          )
-        : await preparedQuery(
-            tx,
-            `SELECT amount FROM lock_balances lb WHERE account = $1 AND chain_id = $2 AND token = $3 AND lock_tag = $4 AND ${NOT_FORCED} FOR UPDATE`,
-            [acct, item.chainId, token, item.lockTag],
-          );
-    if (!balance.length) throw new InsufficientBalance();
+    const balance = await lockBalance(tx, acct, { ...item, token });
+    if (balance === undefined) throw new InsufficientBalance();
     // A statement of its own, after the lock: its snapshot counts every reservation committed before the lock was ours.
-    const inserted: unknown[] = await preparedQuery(
-      tx,
-      `INSERT INTO reservations (owner_kind, owner_id, account, chain_id, token, lock_tag, amount)
-       SELECT $1::text, $2::text, $3::text, $4::bigint, $5::text, $6::text, $7::numeric
-       WHERE $8::numeric - (SELECT coalesce(sum(amount), 0) FROM reservations
-         WHERE account = $3 AND chain_id = $4 AND token = $5 AND lock_tag = $6 AND released_at IS NULL) >= $7::numeric
-       RETURNING 1`,
-      [owner.kind, owner.id, acct, item.chainId, token, item.lockTag, item.amount, balance[0].amount],
-    );
-    if (!inserted.length) throw new InsufficientBalance();
+    if (!(await insertReservation(tx, owner, acct, { ...item, token }, balance))) throw new InsufficientBalance();
   }
 }
 
@@ -124,35 +91,10 @@ export async function reserve(
  * snapshot counts every claim there can be). A reservation a claim already settles keeps waiting for the claim's
  * block. Safe to repeat.
  */
-export async function releaseAfterExpiry(
-  tx: EntityManager,
-  owner: { kind: string; id: string },
-  expires: number,
-): Promise<void> {
-  await tx.query(
-    `UPDATE reservations SET release_after_time = $3
-     WHERE owner_kind = $1 AND owner_id = $2 AND released_at IS NULL AND release_after_block IS NULL AND release_after_time IS NULL`,
-    [owner.kind, owner.id, expires],
-  );
-  await tx.query(
-    `UPDATE reservations r SET released_at = now() WHERE owner_kind = $1 AND owner_id = $2 AND ${SETTLED}`,
-    [owner.kind, owner.id],
-  );
+export async function releaseAfterExpiry(tx: EntityManager, owner: Owner, expires: number): Promise<void> {
+  await releaseAfterTime(tx, owner, expires);
+  await releaseOwnerSettled(tx, owner);
 }
-
-/** A column of the stored snapshot a reservation is checked against (wallet or lock balance of the same key). */
-const snapshot = (column: 'block_number' | 'block_timestamp') => `CASE WHEN r.lock_tag = '${WALLET}'
-  THEN (SELECT w.${column} FROM wallet_balances w WHERE w.account = r.account AND w.chain_id = r.chain_id AND w.token = r.token)
-  ELSE (SELECT l.${column} FROM lock_balances l WHERE l.account = r.account AND l.chain_id = r.chain_id AND l.token = r.token AND l.lock_tag = r.lock_tag) END`;
-const SNAPSHOT_BLOCK = snapshot('block_number');
-/**
- * Released once the snapshot shows the claim (its block), or shows every claim there can be (a block timestamp at
- * or after `expires`). A snapshot without a timestamp never counts for the second: its stored timestamp is that of
- * an earlier snapshot of the key, or none.
- */
-const SETTLED = `r.released_at IS NULL AND (
-  (r.release_after_block IS NOT NULL AND r.release_after_block <= ${SNAPSHOT_BLOCK})
-  OR (r.release_after_time IS NOT NULL AND r.release_after_time <= ${snapshot('block_timestamp')}))`;
 
 /**
  * A claim spent an owner's reservations on one chain. They are not released yet: until the indexer reports a balance
@@ -162,19 +104,12 @@ const SETTLED = `r.released_at IS NULL AND (
  */
 export async function settleOnClaim(
   tx: EntityManager,
-  owner: { kind: string; id: string },
+  owner: Owner,
   chainId: number,
   claimBlock?: string,
 ): Promise<void> {
-  await tx.query(
-    `UPDATE reservations r SET release_after_block = coalesce($4::bigint, coalesce(${SNAPSHOT_BLOCK}, 0) + 1)
-     WHERE owner_kind = $1 AND owner_id = $2 AND chain_id = $3 AND released_at IS NULL AND release_after_block IS NULL`,
-    [owner.kind, owner.id, chainId, claimBlock ?? null],
-  );
-  await tx.query(
-    `UPDATE reservations r SET released_at = now() WHERE owner_kind = $1 AND owner_id = $2 AND ${SETTLED}`,
-    [owner.kind, owner.id],
-  );
+  await releaseAfterBlock(tx, owner, chainId, claimBlock);
+  await releaseOwnerSettled(tx, owner);
 }
 
 /**
@@ -183,10 +118,5 @@ export async function settleOnClaim(
  */
 export async function releaseSettled(tx: EntityManager, accounts: string[]): Promise<string[]> {
   if (!accounts.length) return [];
-  const released: { owner_id: string }[] = await tx.query(
-    `WITH u AS (UPDATE reservations r SET released_at = now() WHERE r.account = ANY($1) AND ${SETTLED} RETURNING r.owner_kind, r.owner_id)
-     SELECT DISTINCT owner_id FROM u WHERE owner_kind = 'intent'`,
-    [accounts],
-  );
-  return released.map((r) => r.owner_id);
+  return releaseAccountsSettled(tx, accounts);
 }

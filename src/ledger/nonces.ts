@@ -1,4 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
+import { nextNonceValue, nextNonceValues, recordWithdrawalNonce } from './store';
 
 /**
  * A fresh allocator nonce for a withdrawal (quotes draw theirs from a NonceBlock): the sponsor's address in the top 160 bits (The Compact's sponsor-prefixed nonce space)
@@ -6,12 +7,8 @@ import type { DataSource, EntityManager } from 'typeorm';
  * hands out a value twice, so a nonce is never reused, whatever happens to the quote or withdrawal that asked for it.
  */
 export async function allocateWithdrawalNonce(tx: EntityManager, sponsor: string): Promise<bigint> {
-  const [{ seq }]: { seq: string }[] = await tx.query("SELECT nextval('allocator_nonce_seq') AS seq");
-  const nonce = (BigInt(sponsor) << 96n) | BigInt(seq);
-  await tx.query("INSERT INTO allocator_nonces (nonce, sponsor, purpose) VALUES ($1, $2, 'withdrawal')", [
-    nonce.toString(),
-    sponsor.toLowerCase(),
-  ]);
+  const nonce = (BigInt(sponsor) << 96n) | BigInt(await nextNonceValue(tx));
+  await recordWithdrawalNonce(tx, nonce, sponsor);
   return nonce;
 }
 
@@ -31,9 +28,8 @@ export class NonceBlock {
 
   async next(sponsor: string): Promise<bigint> {
     while (!this.values.length) {
-      this.refill ??= this.db
-        .query("SELECT nextval('allocator_nonce_seq') AS v FROM generate_series(1, $1)", [this.size])
-        .then((rows: { v: string }[]) => void this.values.push(...rows.map((r) => BigInt(r.v))))
+      this.refill ??= nextNonceValues(this.db, this.size)
+        .then((values) => void this.values.push(...values))
         .finally(() => (this.refill = undefined));
       await this.refill;
     }

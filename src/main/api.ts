@@ -40,8 +40,8 @@ async function main() {
     process.exit(0);
   };
   // `on`, not `once`: tsx exits the process itself when a signal finds no listener left.
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
+  process.on('SIGINT', () => void stop().catch(exitOnError));
+  process.on('SIGTERM', () => void stop().catch(exitOnError));
 }
 
 main().catch(exitOnError);

@@ -1,13 +1,14 @@
 import type { DataSource } from 'typeorm';
 import { openDatabase } from '../db/data-source';
-import { proveAccount } from '../projects/accounts';
+import { proveAccount } from '../projects/account-store';
 import { createProject } from '../projects/api-keys';
-import { setSponsorship } from '../projects/sponsorship';
+import { setSponsorship } from '../projects/sponsorship-store';
+import { projectExists, setRateLimit } from '../projects/store';
 import { ConfigError } from '../config';
 import { exitOnError, loadRuntime, type Runtime } from '../runtime';
-import { addEndpoint, EndpointError } from '../webhooks/endpoints';
-import { deadLetters } from '../outbox/outbox';
-import { retryDeadLetters } from '../outbox/lifecycle-outbox';
+import { addEndpoint, EndpointError } from '../webhooks/endpoint-store';
+import { deadLetters } from '../outbox/store';
+import { retryDeadLetters } from '../outbox/owners';
 import { WEBHOOK_TYPES, type WebhookType } from '../webhooks/types';
 
 const USAGE = [
@@ -24,8 +25,7 @@ type Command = (db: DataSource, rt: Runtime) => Promise<unknown>;
 const uuid = /^[0-9a-f-]{36}$/i;
 
 async function requireProject(db: DataSource, projectId: string): Promise<void> {
-  if (!(await db.query('SELECT 1 FROM projects WHERE id = $1', [projectId])).length)
-    throw new ConfigError(`no project ${projectId}`);
+  if (!(await projectExists(db, projectId))) throw new ConfigError(`no project ${projectId}`);
 }
 
 function parse(argv: string[]): Command | undefined {
@@ -40,11 +40,7 @@ function parse(argv: string[]): Command | undefined {
       throw new ConfigError('rps must be an integer >= 1 and burst an integer >= 0');
     return async (db) => {
       await requireProject(db, rest[0]);
-      await db.query('UPDATE projects SET rate_limit_rps = $2, rate_limit_burst = $3 WHERE id = $1', [
-        rest[0],
-        reset ? null : rps,
-        reset ? null : burst,
-      ]);
+      await setRateLimit(db, rest[0], reset ? { rps: null, burst: null } : { rps, burst });
       return { projectId: rest[0], rateLimit: reset ? 'default' : { rps, burst } };
     };
   }

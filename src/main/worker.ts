@@ -1,11 +1,11 @@
 import { openDatabase } from '../db/data-source';
-import { createOutbox } from '../outbox/lifecycle-outbox';
+import { createOutbox } from '../outbox/owners';
 import { ensureSweeperSchedule } from '../outbox/sweeper';
 import { ensurePruneSchedule } from '../retention/schedule';
 import { createTemporalClient } from '../temporal/client';
 import { createLogger } from '../logger';
 import { exitOnError, loadRuntime } from '../runtime';
-import { createWorkers, installRuntime } from '../worker/worker';
+import { createWorkers, installRuntime } from '../temporal/worker';
 import { depositDeps } from '../deposits/deps';
 import { followChains } from '../chain-indexer/start';
 
@@ -17,7 +17,7 @@ async function main() {
   // Webhook attempts record themselves in short transactions that mostly wait on commits: more than the default 10.
   const db = await openDatabase(rt.databaseUrl, 20, { acquireTimeoutMs: rt.config.dbAcquireTimeoutMs });
   const client = createTemporalClient(rt.temporalAddress, rt.config.temporalNamespace);
-  const { workers, connection, claimer, folder } = await createWorkers({
+  const { workers, connection, leaseLoop, folder } = await createWorkers({
     address: rt.temporalAddress,
     namespace: rt.config.temporalNamespace,
     taskQueue: rt.config.taskQueue,
@@ -38,11 +38,11 @@ async function main() {
   await ensurePruneSchedule(client, rt.config.taskQueue, rt.config.retention.pruneSeconds);
   await followChains(client, rt.config.taskQueue, rt.config.chainIndexer);
   logger.info({ taskQueue: rt.config.taskQueue, temporal: rt.temporalAddress }, 'worker running');
-  claimer.start();
+  leaseLoop.start();
   folder.start();
   // Worker.run() installs SIGINT/SIGTERM handlers itself and drains in-flight tasks before it resolves.
   await Promise.all(workers.map((w) => w.run()));
-  await Promise.all([claimer.stop(), folder.stop()]);
+  await Promise.all([leaseLoop.stop(), folder.stop()]);
   await connection.close();
   await client.connection.close();
   await db.destroy();

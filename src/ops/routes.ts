@@ -1,6 +1,7 @@
 import { defineRoute, RouteDef, routeGroup } from '../http/route';
 import { address, caip2 } from '../http/schema';
 import { BLANC, SUPPORTED_VERSIONS, type ApiVersion } from '../versions/versions';
+import { pingDatabase } from './store';
 
 const health = {
   type: 'object',
@@ -88,7 +89,7 @@ export const opsRoutes: RouteDef[] = [
       };
       const temporalCall = <T>(fn: () => Promise<T>) => s.temporal.connection.withDeadline(Date.now() + timeoutMs, fn);
       const [database, temporal, worker] = await Promise.all([
-        check('database', () => s.db.query('SELECT 1')),
+        check('database', () => pingDatabase(s.db)),
         check('temporal', () => temporalCall(() => s.temporal.workflowService.getSystemInfo({}))),
         // Accepted work waits in Temporal until a worker polls the task queue: without one, nothing completes.
         check('worker', async () => {

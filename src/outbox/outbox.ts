@@ -1,5 +1,4 @@
-import type { DataSource, EntityManager } from 'typeorm';
-import { preparedQuery, WITHOUT_FLUSH_WAIT } from '../db/prepared';
+import type { DataSource } from 'typeorm';
 import {
   isGrpcServiceError,
   WorkflowExecutionAlreadyStartedError,
@@ -8,59 +7,22 @@ import {
 } from '@temporalio/client';
 import type { SearchAttributePair } from '@temporalio/common';
 import * as keys from '../../workflows/contracts/search-attributes';
-
-/**
- * The transactional outbox between PostgreSQL and Temporal. A request records its state change and the workflow
- * start or signals that must follow in one transaction; after the commit it performs them (a submit's start after
- * it has answered) and deletes the rows.
- * A process that dies in between leaves the rows, and the sweeper (a Temporal schedule, src/outbox/sweeper.ts)
- * performs them later. Starts are idempotent (deterministic ids, conflict policy use-existing, no reuse of a closed
- * id) and lifecycle signals are idempotent in the workflows, so performing a row twice is harmless.
- * A row Temporal refuses waits before its next attempt (`retry_at`, backing off), so failing rows never hold up the
- * others, and is dead-lettered after `maxAttempts` refusals (e.g. a run's 10,000-signal limit, which lifts when the
- * run continues as new), or at once when the refusal is final (an invalid request): kept for an operator (`npm run
- * cli -- outbox dead-letters` / `retry`), counted in `outbox_dead_letters`, and no longer retried. Temporal being
- * unreachable, slow or overloaded dead-letters nothing: those rows are tried again at the next pass.
- */
-export interface QueuedStart {
-  workflowId: string;
-  workflowType: string;
-  args: unknown[];
-  searchAttributes: Partial<Record<keyof typeof keys, string | string[]>>;
-  summary: string;
-  /**
-   * Epoch ms before which the workflow has nothing to do unless it is signalled: it starts with a Temporal start
-   * delay until then, so its start costs Temporal what a bare start does and no worker runs it yet. Its signals
-   * must carry this start (`QueuedSignal.start`): a plain signal would wait out the delay.
-   */
-  delayUntil?: number;
-}
-
-/**
- * `start`: the workflow's own start, sent with the signal as signal-with-start, which wakes a workflow waiting out
- * its start delay (or starts one whose start is still queued).
- */
-export interface QueuedSignal {
-  id: string;
-  workflowId: string;
-  signal: string;
-  payload: unknown;
-  start?: QueuedStart;
-  awaiting?: AwaitedOwner;
-}
-
-/**
- * A lifecycle event for a nonce whose intent or bundle is not recorded (yet): its submit may not have committed. The
- * row is kept and its owner looked up at each attempt (`OutboxOptions.owners`) until `deadAfter` (epoch ms), then
- * dead-lettered, so events for nonces that never become lifecycles do not live forever.
- */
-export interface AwaitedOwner {
-  nonce: string;
-  deadAfter: number;
-}
-
-/** Where a signal waits for an owner that is not recorded yet (a name for operators: no such workflow exists). */
-export const awaitingWorkflowId = (nonce: string) => `awaiting-owner-${nonce}`;
+import {
+  clearSignals,
+  clearStarts,
+  deadLetterCounts,
+  type DeadLetterCounts,
+  deadRows,
+  dueSignals,
+  dueStarts,
+  type OutboxTable,
+  type QueuedSignal,
+  type QueuedStart,
+  queuedStart,
+  recordFailure,
+  requeueDead,
+  type DeadRow,
+} from './store';
 
 export interface OutboxOptions {
   /** Refusals by Temporal after which a row is dead-lettered. */
@@ -74,48 +36,10 @@ export interface OutboxOptions {
   callTimeoutMs?: number;
   /**
    * Starts taken on and not yet performed past which a hand-off (`startSoon`) is left to the sweeper at once: while
-   * Temporal is away or slow, a process that keeps handing starts over (the webhook claim loop, submits) holds at
+   * Temporal is away or slow, a process that keeps handing starts over (the webhook lease loop, submits) holds at
    * most this many in memory instead of one more per hand-off for as long as the outage lasts.
    */
   maxPendingStarts: number;
-}
-
-export async function queueStart(tx: EntityManager, start: QueuedStart): Promise<void> {
-  await preparedQuery(
-    tx,
-    'INSERT INTO workflow_outbox (workflow_id, workflow_type, args, search_attributes, summary, delay_until) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (workflow_id) DO NOTHING',
-    [
-      start.workflowId,
-      start.workflowType,
-      JSON.stringify(start.args),
-      start.searchAttributes,
-      start.summary,
-      start.delayUntil ? new Date(start.delayUntil) : null,
-    ],
-  );
-}
-
-/** Whether a workflow's start is still queued (not performed yet, or its process died before performing it). */
-export async function isStartQueued(db: DataSource, workflowId: string): Promise<boolean> {
-  return (await db.query('SELECT 1 FROM workflow_outbox WHERE workflow_id = $1', [workflowId])).length > 0;
-}
-
-/** Multi-row: one statement whatever the batch size. */
-export async function queueSignals(tx: EntityManager, signals: Omit<QueuedSignal, 'id'>[]): Promise<QueuedSignal[]> {
-  if (!signals.length) return [];
-  const rows: { id: string }[] = await tx.query(
-    `INSERT INTO signal_outbox (workflow_id, signal, payload, start, nonce, dead_after)
-     SELECT * FROM unnest($1::text[], $2::text[], $3::jsonb[], $4::jsonb[], $5::numeric[], $6::timestamptz[]) RETURNING id`,
-    [
-      signals.map((s) => s.workflowId),
-      signals.map((s) => s.signal),
-      signals.map((s) => JSON.stringify(s.payload)),
-      signals.map((s) => (s.start ? JSON.stringify(s.start) : null)),
-      signals.map((s) => s.awaiting?.nonce ?? null),
-      signals.map((s) => (s.awaiting ? new Date(s.awaiting.deadAfter) : null)),
-    ],
-  );
-  return signals.map((s, i) => ({ ...s, id: rows[i].id }));
 }
 
 const typed = (attrs: QueuedStart['searchAttributes']): SearchAttributePair[] =>
@@ -167,6 +91,22 @@ type Failure = ReturnType<typeof refusal> | 'awaiting';
 
 type Outcome = 'delivered' | 'gone' | 'awaiting';
 
+const SIGNALS: OutboxTable = { table: 'signal_outbox', key: 'id' };
+const STARTS: OutboxTable = { table: 'workflow_outbox', key: 'workflow_id' };
+
+/**
+ * The transactional outbox between PostgreSQL and Temporal. A request records its state change and the workflow
+ * start or signals that must follow in one transaction; after the commit it performs them (a submit's start after
+ * it has answered) and deletes the rows.
+ * A process that dies in between leaves the rows, and the sweeper (a Temporal schedule, src/outbox/sweeper.ts)
+ * performs them later. Starts are idempotent (deterministic ids, conflict policy use-existing, no reuse of a closed
+ * id) and lifecycle signals are idempotent in the workflows, so performing a row twice is harmless.
+ * A row Temporal refuses waits before its next attempt (`retry_at`, backing off), so failing rows never hold up the
+ * others, and is dead-lettered after `maxAttempts` refusals (e.g. a run's 10,000-signal limit, which lifts when the
+ * run continues as new), or at once when the refusal is final (an invalid request): kept for an operator (`npm run
+ * cli -- outbox dead-letters` / `retry`), counted in `outbox_dead_letters`, and no longer retried. Temporal being
+ * unreachable, slow or overloaded dead-letters nothing: those rows are tried again at the next pass.
+ */
 export class Outbox {
   /** The last signal under way per workflow: a process delivers one workflow's signals in the order it recorded them. */
   private readonly tails = new Map<string, Promise<unknown>>();
@@ -266,11 +206,7 @@ export class Outbox {
       const ids = this.cleared;
       this.cleared = [];
       this.clearing = undefined;
-      await preparedQuery(
-        this.db,
-        `DELETE FROM workflow_outbox USING ${WITHOUT_FLUSH_WAIT} WHERE workflow_id = ANY($1::text[])`,
-        [ids],
-      );
+      await clearStarts(this.db, ids);
     });
     return this.clearing;
   }
@@ -297,6 +233,7 @@ export class Outbox {
     const signals = await this.withOwners(queued);
     const sends = signals.map((s) => {
       const send = (this.tails.get(s.workflowId) ?? Promise.resolve()).then(() => this.send(s));
+      // The next signal goes after this one whatever its outcome (a failure is counted below).
       const tail = send.catch(() => undefined);
       this.tails.set(s.workflowId, tail);
       void tail.then(() => this.tails.get(s.workflowId) === tail && this.tails.delete(s.workflowId));
@@ -311,26 +248,21 @@ export class Outbox {
       .map((s) => s.id);
     if (done.length) {
       // A lost delete only repeats idempotent signals.
-      await preparedQuery(
-        this.db,
-        `DELETE FROM signal_outbox USING ${WITHOUT_FLUSH_WAIT} WHERE id = ANY($1::bigint[])`,
-        [done],
-      );
+      await clearSignals(this.db, done);
     }
     const now = Date.now();
     const failures: unknown[] = [];
     await Promise.all(
-      outcomes.map((o, i) => {
+      outcomes.map(async (o, i) => {
         const s = signals[i];
         if (o.status === 'rejected') {
           failures.push(o.reason);
-          return this.failed('signal_outbox', 'id', s.id, o.reason);
+          return this.failed(SIGNALS, s.id, o.reason);
         }
         if (o.value !== 'awaiting') return undefined;
         const expired = s.awaiting!.deadAfter <= now;
         return this.failed(
-          'signal_outbox',
-          'id',
+          SIGNALS,
           s.id,
           `no intent or bundle with nonce ${s.awaiting!.nonce}${expired ? ' before its wait ended' : ' yet'}`,
           expired ? 'final' : 'awaiting',
@@ -355,36 +287,23 @@ export class Outbox {
    * Records a failed attempt at a row: dead-lettered on a final refusal or the last allowed one; else due again after
    * a backoff that doubles per counted attempt (refusals, and looks for an awaited owner), or at the next pass.
    */
-  private async failed(
-    table: 'signal_outbox' | 'workflow_outbox',
-    key: 'id' | 'workflow_id',
-    value: string,
-    err: unknown,
-    kind: Failure = refusal(err),
-  ): Promise<void> {
+  private async failed(row: OutboxTable, value: string, err: unknown, kind: Failure = refusal(err)): Promise<void> {
     const message =
       err instanceof Error
         ? `${err.message}${err.cause instanceof Error ? `: ${err.cause.message}` : ''}`
         : String(err);
-    const counted = kind !== 'unavailable';
-    await this.db.query(
-      `UPDATE ${table} SET attempts = attempts + $3::int, last_error = $2,
-         status = CASE WHEN $4 = 'final' OR ($4 = 'refused' AND attempts + 1 >= $5) THEN 'dead' ELSE 'pending' END,
-         retry_at = now() + make_interval(secs => CASE WHEN $3::int = 0 THEN 1 ELSE least(power(2, attempts), $6) END)
-       WHERE ${key} = $1 AND status = 'pending'`,
-      [
-        value,
-        message.slice(0, 2000),
-        counted ? 1 : 0,
-        kind,
-        this.options.maxAttempts,
-        kind === 'awaiting' ? MAX_AWAIT_SECONDS : MAX_BACKOFF_SECONDS,
-      ],
-    );
+    await recordFailure(this.db, row, value, {
+      message: message.slice(0, 2000),
+      counted: kind !== 'unavailable',
+      kind,
+      maxAttempts: this.options.maxAttempts,
+      maxWaitSeconds: kind === 'awaiting' ? MAX_AWAIT_SECONDS : MAX_BACKOFF_SECONDS,
+    });
   }
 
   private async send(s: QueuedSignal): Promise<Outcome> {
     if (s.awaiting) return 'awaiting';
+    // A failed start is its caller's to record: the signal goes anyway (and starts the workflow if need be).
     await this.starting.get(s.workflowId)?.catch(() => undefined);
     if (s.start) {
       if (!(await this.signalWithStart(s, s.start))) return 'gone';
@@ -392,7 +311,7 @@ export class Outbox {
       return 'delivered';
     }
     if (await this.signal(s)) return 'delivered';
-    const [queued] = await this.queuedStarts('workflow_id = $1', [s.workflowId]);
+    const queued = await queuedStart(this.db, s.workflowId);
     // No row: another process may have started it (and cleared its row) since the first attempt, so one more try.
     if (queued) await this.start(queued);
     return (await this.signal(s)) ? 'delivered' : 'gone'; // gone: no such workflow, or it has ended
@@ -451,28 +370,6 @@ export class Outbox {
     else this.inFlight--;
   }
 
-  private async queuedStarts(where: string, params: unknown[]): Promise<QueuedStart[]> {
-    const rows: {
-      workflow_id: string;
-      workflow_type: string;
-      args: unknown[];
-      search_attributes: QueuedStart['searchAttributes'];
-      summary: string;
-      delay_until: Date | null;
-    }[] = await this.db.query(
-      `SELECT workflow_id, workflow_type, args, search_attributes, summary, delay_until FROM workflow_outbox WHERE ${where}`,
-      params,
-    );
-    return rows.map((r) => ({
-      workflowId: r.workflow_id,
-      workflowType: r.workflow_type,
-      args: r.args,
-      searchAttributes: r.search_attributes,
-      summary: r.summary,
-      ...(r.delay_until ? { delayUntil: r.delay_until.getTime() } : {}),
-    }));
-  }
-
   /**
    * The sweeper's pass: rows due and older than `graceSeconds` (their own request had time to perform them), each
    * settled on its own, so a failing row never stops the pass nor the rows behind it. Rows are taken in the order
@@ -482,44 +379,16 @@ export class Outbox {
    * The batch is then delivered in recorded order, so one workflow's signals go in the order they were queued.
    */
   async sweep(graceSeconds: number, limit = 1000): Promise<{ started: number; delivered: number; failed: number }> {
-    const due = "status = 'pending' AND retry_at <= now() AND created_at < now() - make_interval(secs => $1)";
-    const starts = await this.queuedStarts(`${due} ORDER BY retry_at, created_at LIMIT $2`, [graceSeconds, limit]);
+    const starts = await dueStarts(this.db, graceSeconds, limit);
     const started = await Promise.allSettled(starts.map((start) => this.start(start)));
     await Promise.all(
-      started.map(
-        (o, i) =>
-          o.status === 'rejected' && this.failed('workflow_outbox', 'workflow_id', starts[i].workflowId, o.reason),
-      ),
+      started.map(async (o, i) => o.status === 'rejected' && this.failed(STARTS, starts[i].workflowId, o.reason)),
     );
-    type Row = {
-      id: string;
-      workflow_id: string;
-      signal: string;
-      payload: unknown;
-      start: QueuedStart | null;
-      nonce: string | null;
-      dead_after: Date | null;
-    };
-    const dueSignals = (awaiting: boolean, n: number): Promise<Row[]> =>
-      this.db.query(
-        `SELECT id, workflow_id, signal, payload, start, nonce::text, dead_after FROM signal_outbox
-       WHERE ${due} AND nonce IS ${awaiting ? 'NOT NULL' : 'NULL'} ORDER BY retry_at, id LIMIT $2`,
-        [graceSeconds, n],
-      );
-    const owned = await dueSignals(false, limit - Math.ceil(limit * AWAITING_SHARE));
-    const signals = [...owned, ...(await dueSignals(true, limit - owned.length))].sort((a, b) =>
+    const owned = await dueSignals(this.db, graceSeconds, false, limit - Math.ceil(limit * AWAITING_SHARE));
+    const signals = [...owned, ...(await dueSignals(this.db, graceSeconds, true, limit - owned.length))].sort((a, b) =>
       Number(BigInt(a.id) - BigInt(b.id)),
     );
-    const { delivered, failures } = await this.settle(
-      signals.map((r) => ({
-        id: r.id,
-        workflowId: r.workflow_id,
-        signal: r.signal,
-        payload: r.payload,
-        ...(r.start ? { start: r.start } : {}),
-        ...(r.nonce ? { awaiting: { nonce: r.nonce, deadAfter: r.dead_after!.getTime() } } : {}),
-      })),
-    );
+    const { delivered, failures } = await this.settle(signals);
     return {
       started: started.filter((o) => o.status === 'fulfilled').length,
       delivered,
@@ -528,63 +397,9 @@ export class Outbox {
   }
 
   /** Dead-lettered rows per table (the `outbox_dead_letters` metric). */
-  async deadLetterCounts(): Promise<{ workflow_outbox: number; signal_outbox: number }> {
-    const [row]: { starts: number; signals: number }[] = await this.db.query(
-      `SELECT (SELECT count(*)::int FROM workflow_outbox WHERE status = 'dead') AS starts, (SELECT count(*)::int FROM signal_outbox WHERE status = 'dead') AS signals`,
-    );
-    return { workflow_outbox: row.starts, signal_outbox: row.signals };
+  deadLetterCounts(): Promise<DeadLetterCounts> {
+    return deadLetterCounts(this.db);
   }
-}
-
-/** The dead-lettered rows, oldest first, for an operator to inspect. */
-export async function deadLetters(db: DataSource, limit = 1000) {
-  const starts: {
-    workflow_id: string;
-    workflow_type: string;
-    attempts: number;
-    last_error: string;
-    created_at: Date;
-  }[] = await db.query(
-    "SELECT workflow_id, workflow_type, attempts, last_error, created_at FROM workflow_outbox WHERE status = 'dead' ORDER BY created_at LIMIT $1",
-    [limit],
-  );
-  const signals: {
-    id: string;
-    workflow_id: string;
-    signal: string;
-    nonce: string | null;
-    attempts: number;
-    last_error: string;
-    created_at: Date;
-  }[] = await db.query(
-    "SELECT id::text, workflow_id, signal, nonce::text, attempts, last_error, created_at FROM signal_outbox WHERE status = 'dead' ORDER BY id LIMIT $1",
-    [limit],
-  );
-  return {
-    starts: starts.map((r) => ({
-      workflowId: r.workflow_id,
-      workflowType: r.workflow_type,
-      attempts: r.attempts,
-      lastError: r.last_error,
-      createdAt: r.created_at.toISOString(),
-    })),
-    signals: signals.map((r) => ({
-      id: r.id,
-      workflowId: r.workflow_id,
-      signal: r.signal,
-      ...(r.nonce ? { nonce: r.nonce } : {}),
-      attempts: r.attempts,
-      lastError: r.last_error,
-      createdAt: r.created_at.toISOString(),
-    })),
-  };
-}
-
-/** A dead-lettered row as a retry sees it: `row`, its signal id or start's workflow id; where it goes. */
-export interface DeadRow {
-  row: string;
-  workflowId: string;
-  nonce: string | null;
 }
 
 /**
@@ -598,27 +413,10 @@ export async function requeue(
   ownerWaitSeconds: number,
   refusal: (rows: DeadRow[]) => Promise<(string | undefined)[]>,
 ) {
-  const all = which === 'all';
-  const signals: DeadRow[] = await db.query(
-    `SELECT id::text AS row, workflow_id AS "workflowId", nonce::text AS nonce FROM signal_outbox WHERE status = 'dead' AND ($1 OR id::text = $2)`,
-    [all, which],
-  );
-  const starts: DeadRow[] = await db.query(
-    `SELECT workflow_id AS row, workflow_id AS "workflowId", NULL AS nonce FROM workflow_outbox WHERE status = 'dead' AND ($1 OR workflow_id = $2)`,
-    [all, which],
-  );
+  const { signals, starts } = await deadRows(db, which);
   const reasons = await refusal([...signals, ...starts]);
   const refused = [...signals, ...starts].flatMap((r, i) => (reasons[i] ? [{ row: r.row, reason: reasons[i] }] : []));
   const kept = (rows: DeadRow[], offset: number) => rows.filter((_, i) => !reasons[offset + i]).map((r) => r.row);
-  const requeued = "status = 'pending', attempts = 0, retry_at = now()";
-  const [, signalCount] = await db.query(
-    `UPDATE signal_outbox SET ${requeued}, dead_after = CASE WHEN nonce IS NULL THEN NULL ELSE now() + make_interval(secs => $2) END
-     WHERE status = 'dead' AND id = ANY($1::bigint[])`,
-    [kept(signals, 0), ownerWaitSeconds],
-  );
-  const [, startCount] = await db.query(
-    `UPDATE workflow_outbox SET ${requeued} WHERE status = 'dead' AND workflow_id = ANY($1::text[])`,
-    [kept(starts, signals.length)],
-  );
-  return { requeued: (signalCount as number) + (startCount as number), refused };
+  const requeued = await requeueDead(db, kept(signals, 0), kept(starts, signals.length), ownerWaitSeconds);
+  return { requeued, refused };
 }

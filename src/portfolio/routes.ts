@@ -1,7 +1,7 @@
-import type { DataSource } from 'typeorm';
 import { address, caip2, type Infer, patterns, safeUint, Schema } from '../http/schema';
 import { defineRoute, RouteDef } from '../http/route';
-import { BalanceRow, buildPortfolio, presentAlps, presentBlanc, presentLegacy, TokenPortfolio } from './portfolio';
+import { buildPortfolio, presentAlps, presentBlanc, presentLegacy, TokenPortfolio } from './portfolio';
+import { accountBalances } from './store';
 import { normalizePortfolioQuery, normalizeRepeatedQuery } from './query';
 import { fromCaip2 } from '../chains/registry';
 import { ALPS, BLANC, type ApiVersion } from '../versions/versions';
@@ -64,23 +64,6 @@ const response = (item: Schema): Schema => ({
   properties: { portfolio: { type: 'array', items: item } },
 });
 
-async function readBalances(db: DataSource, account: string): Promise<BalanceRow[]> {
-  const rows: { chain_id: string; token: string; unlocked: string; locked: string }[] = await db.query(
-    `SELECT chain_id, token, sum(unlocked) AS unlocked, sum(locked) AS locked FROM (
-       SELECT chain_id, token, amount AS unlocked, 0 AS locked FROM wallet_balances WHERE account = $1
-       UNION ALL
-       SELECT chain_id, token, 0, amount FROM lock_balances WHERE account = $1
-     ) b GROUP BY chain_id, token`,
-    [account.toLowerCase()],
-  );
-  return rows.map((r) => ({
-    chainId: Number(r.chain_id),
-    token: r.token,
-    unlocked: BigInt(r.unlocked),
-    locked: BigInt(r.locked),
-  }));
-}
-
 interface Variant {
   summary: string;
   versions?: readonly ApiVersion[];
@@ -108,7 +91,7 @@ function portfolioRoute(v: Variant): RouteDef {
       200: { description: 'balances per token, across chains', schema: response(v.entry ?? entry(v.balance)) },
     },
     async handler(_ctx, input, { db, registry }) {
-      const rows = await readBalances(db, input.params.userAddress);
+      const rows = await accountBalances(db, input.params.userAddress);
       const portfolio = buildPortfolio(rows, registry, {
         ...v.filter(input.query),
         filterEmpty: input.query.filterEmpty,

@@ -1,18 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { ApiKeyEntity, ProjectEntity } from '../db/entities';
+import { insertProjectWithKey, liveKeyProject, type Quota } from './store';
 
 export const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
 
 export async function createProject(db: DataSource, name: string): Promise<{ projectId: string; apiKey: string }> {
   const apiKey = `sk_${randomBytes(32).toString('base64url')}`;
-  return db.transaction(async (tx) => {
-    const project = await tx.getRepository(ProjectEntity).save({ name });
-    await tx
-      .getRepository(ApiKeyEntity)
-      .save({ projectId: project.id, keyHash: hashKey(apiKey), keyPrefix: apiKey.slice(0, 10) });
-    return { projectId: project.id, apiKey };
-  });
+  const projectId = await insertProjectWithKey(db, name, hashKey(apiKey), apiKey.slice(0, 10));
+  return { projectId, apiKey };
 }
 
 /**
@@ -21,7 +16,7 @@ export async function createProject(db: DataSource, name: string): Promise<{ pro
  */
 export interface ResolvedKey {
   projectId: string;
-  quota: { rps: number | null; burst: number | null };
+  quota: Quota;
 }
 
 export class ApiKeyStore {
@@ -39,14 +34,8 @@ export class ApiKeyStore {
     const now = Date.now();
     const cached = this.cache.get(hash);
     if (cached && cached.until > now) return cached.hit;
-    const [row]: { project_id: string; rate_limit_rps: number | null; rate_limit_burst: number | null }[] =
-      await this.db.query(
-        'SELECT k.project_id, p.rate_limit_rps, p.rate_limit_burst FROM api_keys k JOIN projects p ON p.id = k.project_id WHERE k.key_hash = $1 AND k.revoked_at IS NULL',
-        [hash],
-      );
-    const hit = row
-      ? { projectId: row.project_id, quota: { rps: row.rate_limit_rps, burst: row.rate_limit_burst } }
-      : null;
+    const row = await liveKeyProject(this.db, hash);
+    const hit = row ? { projectId: row.projectId, quota: { rps: row.rateLimitRps, burst: row.rateLimitBurst } } : null;
     if (this.cache.size >= this.maxEntries) this.cache.clear();
     // Unknown keys are cached for a shorter time so a freshly created key works almost at once.
     this.cache.set(hash, { hit, until: now + (row ? this.ttlMs : 1000) });

@@ -91,7 +91,7 @@ export class RateLimits {
   }
 
   async close(): Promise<void> {
-    await this.redis?.quit().catch(() => undefined);
+    await this.redis?.quit().catch(() => undefined); // a connection already lost leaves nothing to close
   }
 
   async consume(projectId: string, q: Quota): Promise<Verdict> {

@@ -1,6 +1,6 @@
 import { project } from '../http/project';
 import { defineRoute } from '../http/route';
-import { sponsorshipTotals } from './sponsorship';
+import { sponsorshipTotals } from './sponsorship-store';
 
 const decimal = { type: 'string', pattern: '^[0-9]+(\\.[0-9]+)?$' } as const;
 

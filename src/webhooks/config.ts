@@ -25,8 +25,8 @@ export interface WebhookConfig {
    * (src/webhooks/shares.ts), so a tenant that delivers steadily never waits for another's slow attempts
    */
   projectReserveSeconds: number;
-  /** a claimed first attempt whose worker went silent is claimed again this long after the attempt's timeout */
-  claimLeaseSeconds: number;
+  /** a leased first attempt whose worker went silent is leased again this long after the attempt's timeout */
+  leaseSeconds: number;
 }
 
 /** Svix's schedule continued daily, about 3 days in all: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, 24 h, 24 h. */
@@ -44,6 +44,6 @@ export function webhookConfig(env: NodeJS.ProcessEnv, nodeEnv: NodeEnv): Webhook
     concurrency: int(env, 'WEBHOOK_CONCURRENCY', 200, 1, 10_000),
     endpointConcurrency: int(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 32, 1, 1000),
     projectReserveSeconds: int(env, 'WEBHOOK_PROJECT_RESERVE_SECONDS', 60, 0, 3600),
-    claimLeaseSeconds: int(env, 'WEBHOOK_CLAIM_LEASE_SECONDS', 30, 1, 3600),
+    leaseSeconds: int(env, 'WEBHOOK_CLAIM_LEASE_SECONDS', 30, 1, 3600),
   };
 }

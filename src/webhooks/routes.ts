@@ -3,9 +3,9 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import { DomainError } from '../errors';
 import { project } from '../http/project';
 import { routeGroup, type RouteDef } from '../http/route';
-import { isStartQueued } from '../outbox/outbox';
+import { isStartQueued } from '../outbox/store';
 import { retryNowSignal } from '../../workflows/contracts/webhook-delivery';
-import { addEndpoint, enableEndpoint, listEndpoints, removeEndpoint, rotateSecret } from './endpoints';
+import { addEndpoint, enableEndpoint, listEndpoints, removeEndpoint, rotateSecret } from './endpoint-store';
 import {
   decodeCursor,
   emitEvent,
@@ -15,7 +15,7 @@ import {
   replayFailed,
   REPLAY_LIMIT,
   resendEvent,
-} from './events';
+} from './event-store';
 import * as schema from './schemas';
 import { testPayload } from './test-events';
 import type { WebhookType } from './types';

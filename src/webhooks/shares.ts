@@ -15,7 +15,7 @@ export interface ProjectLoad {
  * What one project does not ask for goes to the others, the waiting ones getting equal shares of what is left
  * (rounded up, at least one). So no project's share exceeds that of a project that waits, and a project alone gets
  * every slot. A share bounds what a project may take, never what it holds: one that took every slot while it was
- * alone is left out of claims until its attempts end below its new share.
+ * alone is left out of leases until its attempts end below its new share.
  */
 export function fairShares(total: number, loads: ReadonlyMap<string, ProjectLoad>): Map<string, number> {
   const asks = [...loads]

@@ -10,10 +10,10 @@ export interface SlotsView {
 }
 
 /**
- * Attempts in flight in this process, shared by the claim loop (first attempts) and the retry activity: at most
- * `total` in all (the claim loop's bound; the retry activity's is its task queue's slots), `perEndpoint` per endpoint,
+ * Attempts in flight in this process, shared by the lease loop (first attempts) and the retry activity: at most
+ * `total` in all (the lease loop's bound; the retry activity's is its task queue's slots), `perEndpoint` per endpoint,
  * and per project its fair share (`fairShares`) among the projects that wait for a slot, hold one, or held some in the
- * last `reserveMs`. An endpoint or project at its share gets no more until one returns (the claim loop leaves its due
+ * last `reserveMs`. An endpoint or project at its share gets no more until one returns (the lease loop leaves its due
  * deliveries in the table; the activity fails retryably and Temporal retries it on its backoff), so a slow receiver
  * holds a bounded number of slots and no project's receivers hold the slots other tenants' deliveries wait for.
  */
@@ -25,7 +25,7 @@ export class AttemptSlots {
    * one (a sliding maximum: the first is the project's reserve).
    */
   private readonly peaks = new Map<string, { at: number; level: number }[]>();
-  /** the projects the claim loop last found with due deliveries */
+  /** the projects the lease loop last found with due deliveries */
   private waiting = new Set<string>();
   private count = 0;
 
@@ -72,7 +72,7 @@ export class AttemptSlots {
   }
 
   /**
-   * Notes the projects with due deliveries (the claim loop's look at the table, which the retry activity's takes go
+   * Notes the projects with due deliveries (the lease loop's look at the table, which the retry activity's takes go
    * by until the next), and returns where the slots stand with them waiting.
    */
   look(waiting: Iterable<string>): SlotsView {

@@ -7,14 +7,26 @@ import type { Config } from '../config';
 import { DomainError } from '../errors';
 import { InsufficientBalance, releaseAfterExpiry, reserve, settleOnClaim } from '../ledger/ledger';
 import { allocateWithdrawalNonce } from '../ledger/nonces';
-import { queueStart, type QueuedStart } from '../outbox/outbox';
-import { type Allowance, beyondAllowance, lockProvenAccount, proveAccount } from '../projects/accounts';
+import { queueStart, type QueuedStart } from '../outbox/store';
+import { type Allowance, beyondAllowance, lockProvenAccount, proveAccount } from '../projects/account-store';
 import {
   withdrawalWorkflowId,
   withdrawalWorkflowType,
   type WithdrawalClaim,
 } from '../../workflows/contracts/withdrawal';
 import { withdrawalRequestDigest, type WithdrawalRequest } from './sponsor-signature';
+import {
+  type Allocation,
+  countOutstandingWithdrawals,
+  endWithdrawal,
+  findForcedWithdrawal,
+  findKeyedAllocation,
+  insertWithdrawal,
+  markWithdrawalClaimed,
+  pruneIdempotencyKeys,
+  setKeyNonce,
+  takeIdempotencyKey,
+} from './store';
 import { tokenId } from '../intents/quote';
 import { resetPeriodSeconds } from '../chains/lock-tag';
 import { batchCompactAuthorization, compactAuthorization, Lock } from '../compact/eip712';
@@ -26,14 +38,6 @@ export interface AllocatorDeps {
   lockTag: string;
   allocator: PrivateKeyAccount;
   projectAddress: string;
-}
-
-/** Strings only (stored as JSON); the HTTP layer writes the 256-bit fields as integer literals. */
-export interface Allocation {
-  nonce: string;
-  expires: string;
-  allocatorData: `0x${string}`;
-  transfers: { id: string; portions: { claimant: string; amount: string }[] }[];
 }
 
 /** `start` is absent when an Idempotency-Key answered an earlier allocation (its hold was queued then). */
@@ -75,15 +79,10 @@ export async function allocateWithdrawal(
     : undefined;
   try {
     return await db.transaction(async (tx) => {
-      const earlier = key && (await claimIdempotencyKey(tx, projectId, key));
+      const earlier = key && (await useIdempotencyKey(tx, projectId, key));
       if (earlier) return { value: earlier };
       const made = await allocate(tx, req, projectId, digest, deps);
-      if (key)
-        await tx.query('UPDATE withdrawal_idempotency_keys SET nonce = $3 WHERE project_id = $1 AND key = $2', [
-          projectId,
-          key.key,
-          made.value.nonce,
-        ]);
+      if (key) await setKeyNonce(tx, projectId, key.key, made.value.nonce);
       return made;
     });
   } catch (e) {
@@ -104,32 +103,18 @@ export async function allocateWithdrawal(
  * allocation when the key came with this same request within IDEMPOTENCY_KEY_TTL_HOURS; refuses (422) when it came
  * with another. A refused request rolls its key back with everything else, so its retry allocates afresh.
  */
-async function claimIdempotencyKey(
+async function useIdempotencyKey(
   tx: EntityManager,
   projectId: string,
   k: { key: string; requestHash: string },
 ): Promise<Allocation | undefined> {
-  const claimed: unknown[] = await tx.query(
-    `INSERT INTO withdrawal_idempotency_keys (project_id, key, request_hash) VALUES ($1, $2, $3)
-     ON CONFLICT (project_id, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, nonce = NULL, created_at = now()
-       WHERE withdrawal_idempotency_keys.created_at < now() - make_interval(hours => $4)
-     RETURNING 1`,
-    [projectId, k.key, k.requestHash, IDEMPOTENCY_KEY_TTL_HOURS],
-  );
-  if (claimed.length) {
-    // A few keys past their time go with each new one (rows another transaction holds are skipped): the table stays small.
-    await tx.query(
-      `DELETE FROM withdrawal_idempotency_keys WHERE ctid IN (SELECT ctid FROM withdrawal_idempotency_keys
-         WHERE created_at < now() - make_interval(hours => $1) ORDER BY created_at LIMIT 10 FOR UPDATE SKIP LOCKED)`,
-      [IDEMPOTENCY_KEY_TTL_HOURS],
-    );
+  if (await takeIdempotencyKey(tx, projectId, k, IDEMPOTENCY_KEY_TTL_HOURS)) {
+    // A few keys past their time go with each new one: the table stays small.
+    await pruneIdempotencyKeys(tx, IDEMPOTENCY_KEY_TTL_HOURS);
     return undefined;
   }
-  const [earlier]: { request_hash: string; response: Allocation }[] = await tx.query(
-    'SELECT k.request_hash, w.response FROM withdrawal_idempotency_keys k JOIN withdrawals w ON w.nonce = k.nonce WHERE k.project_id = $1 AND k.key = $2',
-    [projectId, k.key],
-  );
-  if (earlier.request_hash !== k.requestHash) {
+  const earlier = await findKeyedAllocation(tx, projectId, k.key);
+  if (earlier.requestHash !== k.requestHash) {
     throw new DomainError(
       'IDEMPOTENCY_KEY_REUSED',
       `Idempotency-Key ${k.key} was used with another request within ${IDEMPOTENCY_KEY_TTL_HOURS} hours; send a new key`,
@@ -179,10 +164,7 @@ async function authorize(
       );
     }
   }
-  const [{ n }]: { n: number }[] = await tx.query(
-    "SELECT count(*)::int AS n FROM withdrawals WHERE account = $1 AND project_id = $2 AND status = 'ALLOCATED' AND expires_at > now()",
-    [account.toLowerCase(), projectId],
-  );
+  const n = await countOutstandingWithdrawals(tx, account.toLowerCase(), projectId);
   if (n >= deps.config.allocator.maxOutstandingWithdrawals) {
     throw new DomainError(
       'TOO_MANY_REQUESTS',
@@ -229,14 +211,11 @@ async function allocate(
   }));
   await authorize(tx, req, projectId, digest, wanted, deps);
   for (const token of byToken.keys()) {
-    const forced: { status: string }[] = await tx.query(
-      "SELECT status FROM forced_withdrawals WHERE account = $1 AND chain_id = $2 AND lock_id = $3 AND status <> 'disabled'",
-      [account.toLowerCase(), req.chainId, tokenId(lockTag, token)],
-    );
-    if (forced.length)
+    const forced = await findForcedWithdrawal(tx, account.toLowerCase(), req.chainId, tokenId(lockTag, token));
+    if (forced)
       throw new DomainError(
         'VALIDATION_ERROR',
-        `A forced withdrawal is ${forced[0].status} for lock ${tokenId(lockTag, token)}; the allocator no longer allocates it`,
+        `A forced withdrawal is ${forced} for lock ${tokenId(lockTag, token)}; the allocator no longer allocates it`,
       );
   }
 
@@ -270,10 +249,16 @@ async function allocate(
     portions: portions.map((p) => ({ claimant: BigInt(p.recipient).toString(), amount: p.amount.toString() })),
   }));
   const allocation: Allocation = { nonce: nonce.toString(), expires: expires.toString(), allocatorData, transfers };
-  await tx.query(
-    'INSERT INTO withdrawals (nonce, project_id, account, chain_id, kind, response, expires_at, request_digest) VALUES ($1, $2, $3, $4, $5, $6, to_timestamp($7), $8)',
-    [nonce.toString(), projectId, account.toLowerCase(), req.chainId, req.kind, allocation, Number(expires), digest],
-  );
+  await insertWithdrawal(tx, {
+    nonce: nonce.toString(),
+    projectId,
+    account: account.toLowerCase(),
+    chainId: req.chainId,
+    kind: req.kind,
+    response: allocation,
+    expires: Number(expires),
+    digest,
+  });
   const start: QueuedStart = {
     workflowId: withdrawalWorkflowId(allocation.nonce),
     workflowType: withdrawalWorkflowType,
@@ -304,12 +289,8 @@ export async function finishWithdrawal(
 ): Promise<void> {
   await db.transaction(async (tx) => {
     if (claim) return recordWithdrawalClaim(tx, nonce, claim);
-    const [row]: { expires: string }[] = await tx.query(
-      `WITH expired AS (UPDATE withdrawals SET status = $2, updated_at = now() WHERE nonce = $1 AND status = 'ALLOCATED' RETURNING response->>'expires' AS expires)
-       SELECT expires FROM expired`,
-      [nonce, status],
-    );
-    if (row) await releaseAfterExpiry(tx, { kind: 'withdrawal', id: nonce }, Number(row.expires));
+    const expires = await endWithdrawal(tx, nonce, status);
+    if (expires !== undefined) await releaseAfterExpiry(tx, { kind: 'withdrawal', id: nonce }, Number(expires));
   });
 }
 
@@ -318,9 +299,6 @@ export async function finishWithdrawal(
  * claim reported after `expires` was mined before it, so it counts even once the withdrawal EXPIRED.
  */
 export async function recordWithdrawalClaim(tx: EntityManager, nonce: string, claim: WithdrawalClaim): Promise<void> {
-  await tx.query(
-    "UPDATE withdrawals SET status = 'CLAIMED', updated_at = now() WHERE nonce = $1 AND chain_id = $2 AND status <> 'CLAIMED'",
-    [nonce, claim.chainId],
-  );
+  await markWithdrawalClaimed(tx, nonce, claim.chainId);
   await settleOnClaim(tx, { kind: 'withdrawal', id: nonce }, claim.chainId, claim.blockNumber);
 }

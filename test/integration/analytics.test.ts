@@ -1,4 +1,4 @@
-import { emitEvent } from '../../src/webhooks/events';
+import { emitEvent } from '../../src/webhooks/event-store';
 import { Api, call, startApi } from '../support/harness';
 import { newProject, type Project } from '../support/projects';
 import { simulate } from '../support/widget-sessions';

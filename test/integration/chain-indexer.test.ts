@@ -2,7 +2,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import type { Hex } from 'viem';
 import { waitFor } from '../../src/dev/processes';
 import { tokenId } from '../../src/intents/quote';
-import { proveAccount } from '../../src/projects/accounts';
+import { proveAccount } from '../../src/projects/account-store';
 import { Api, call, startApi, startWorker } from '../support/harness';
 import { ARB_USDC, BASE_USDC } from '../support/fixtures';
 import { submitOwnIntent } from '../support/intents';

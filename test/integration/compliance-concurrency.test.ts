@@ -48,11 +48,11 @@ test('21.5 50 concurrent verifications for 10 customers through two API processe
     expect(byCustomer.map((ids) => ids.size)).toEqual(Array(10).fill(1));
     expect(new Set(byCustomer.flatMap((ids) => [...ids])).size).toBe(10);
     // One applicant per customer, at the provider and in our records.
-    const rows: { customer_id: string; applicant_id: string }[] = await api.db.query(
-      'SELECT customer_id, applicant_id FROM verifications WHERE project_id = $1',
+    const rows: { customerId: string; applicantId: string }[] = await api.db.query(
+      'SELECT customer_id AS "customerId", applicant_id AS "applicantId" FROM verifications WHERE project_id = $1',
       [p.projectId],
     );
-    expect(rows.map((r) => r.customer_id).sort()).toEqual(tokens.map((_, i) => `cus-${i}`).sort());
+    expect(rows.map((r) => r.customerId).sort()).toEqual(tokens.map((_, i) => `cus-${i}`).sort());
     const applicants: { n: number }[] = await api.db.query(
       'SELECT count(*)::int AS n FROM sandbox_applicants WHERE reference LIKE $1',
       [`${p.projectId}:%`],

@@ -6,7 +6,7 @@ import { randomInt } from 'node:crypto';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createApp } from '../../src/http/app';
 import { parseAddressRanges } from '../../src/http/client-address';
-import { proveAccount } from '../../src/projects/accounts';
+import { proveAccount } from '../../src/projects/account-store';
 import { ARB_USDC, BASE_USDC } from '../support/fixtures';
 import { Api, call, ingest, startApi } from '../support/harness';
 

@@ -2,8 +2,8 @@ import fc from 'fast-check';
 import { createProject } from '../../src/projects/api-keys';
 import { funnel, funnelFromRaw, storeEvents, type FunnelQuery } from '../../src/analytics/store';
 import type { AcceptedEvent } from '../../src/analytics/validate';
-import { foldPending, rebuildFunnelRollup } from '../../src/analytics/rollup';
-import { emitEvent } from '../../src/webhooks/events';
+import { foldPending, rebuildFunnelRollup } from '../../src/analytics/rollup-store';
+import { emitEvent } from '../../src/webhooks/event-store';
 import { waitFor } from '../../src/dev/processes';
 import { Api, killWorkers, startApi, startWorker } from '../support/harness';
 

@@ -1,6 +1,6 @@
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { waitFor } from '../../src/dev/processes';
-import { proveAccount } from '../../src/projects/accounts';
+import { proveAccount } from '../../src/projects/account-store';
 import { BASE_USDC, blockAt, TX } from '../support/fixtures';
 import { Api, call, ingest, startApi } from '../support/harness';
 import { submitOwnIntent } from '../support/intents';

@@ -9,8 +9,8 @@ import {
   releaseSettled,
   reserve,
   settleOnClaim,
-  WALLET,
 } from '../../src/ledger/ledger';
+import { WALLET } from '../../src/ledger/store';
 import { readTestEnv } from '../support/env';
 
 /**
@@ -276,7 +276,7 @@ test('21.2 property: reservations never exceed the balance, and none is released
 }, 120_000);
 
 /**
- * Deposit credit (src/deposits/credit.ts), against the real PostgreSQL: random sequences of deposits into one address
+ * Deposit credit (src/deposits/credit-store.ts), against the real PostgreSQL: random sequences of deposits into one address
  * (the project's own, and another project's), refunds made outside the processor (some after a refund intent that
  * failed), session intents of the project (accepted only within its credit, as acceptIntent decides), their claims
  * and their releases. A session intent is accepted exactly when, with it, what the project's session intents hold
@@ -314,7 +314,7 @@ const creditOp: fc.Arbitrary<CreditOp> = fc.oneof(
 
 test("deposit credit is exact, property: session intents never hold more than the project's own live deposits brought in", async () => {
   const { createProject } = await import('../../src/projects/api-keys');
-  const { lockDepositAccount, overdrawsDepositCredit } = await import('../../src/deposits/credit');
+  const { lockDepositAccount, overdrawsDepositCredit } = await import('../../src/deposits/credit-store');
   const [own, other] = [await createProject(db, 'credit-own'), await createProject(db, 'credit-other')];
   const chain = 8453;
   let nonce = BigInt(`0x${randomBytes(8).toString('hex')}`) << 96n;

@@ -68,7 +68,7 @@ async function startApiProcess(extra: Record<string, string> = {}): Promise<stri
     const exited = new Promise<never>((_, reject) =>
       proc.once('exit', (code) => reject(new Error(`api exited (${code})`))),
     );
-    exited.catch(() => undefined);
+    exited.catch(() => undefined); // an exit after the start is the test's to notice, not an unhandled rejection
     await Promise.race([waitFor('API', async () => (await fetch(`${url}/health`)).ok, 60_000), exited]);
     return url;
   });

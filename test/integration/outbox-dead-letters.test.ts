@@ -3,7 +3,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { waitFor } from '../../src/dev/processes';
 import { projectRoot } from '../../src/dev/processes';
 import { lifecycleStarts } from '../../src/intents/store';
-import { awaitingWorkflowId, queueSignals } from '../../src/outbox/outbox';
+import { awaitingWorkflowId, queueSignals } from '../../src/outbox/store';
 import { sweeperScheduleId } from '../../src/outbox/sweeper';
 import { ARB_USDC, BASE_USDC, getCompactTypedData, TX } from '../support/fixtures';
 import { Api, call, ingest, startApi } from '../support/harness';

@@ -1,7 +1,7 @@
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { waitFor } from '../../src/dev/processes';
 import { lifecycleStarts } from '../../src/intents/store';
-import { queueSignals } from '../../src/outbox/outbox';
+import { queueSignals } from '../../src/outbox/store';
 import { ARB_USDC, BASE_USDC, TX } from '../support/fixtures';
 import { Api, call, ingest } from '../support/harness';
 import { LocalChain, SmartAccount, smartAccount } from '../support/chain';

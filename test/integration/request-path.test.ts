@@ -5,7 +5,7 @@ import { withdrawalRequestTypedData } from '../../src/withdrawals/sponsor-signat
 import { freePort } from '../support/global-setup';
 import { ARB_USDC, BASE_USDC, blockAt, getCompactTypedData, TX } from '../support/fixtures';
 import { Api, call, ingest, killWorkers, startApi, startWorker } from '../support/harness';
-import { queueSignals } from '../../src/outbox/outbox';
+import { queueSignals } from '../../src/outbox/store';
 import { lifecycleStarts } from '../../src/intents/store';
 
 let api: Api;

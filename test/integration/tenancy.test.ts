@@ -9,7 +9,7 @@ import {
 import { signAndSubmit } from '../../src/deposits/session-intents';
 import { forgetAttempt } from '../../src/deposits/store';
 import { createQuote } from '../../src/intents/quote-service';
-import { proveAccount } from '../../src/projects/accounts';
+import { proveAccount } from '../../src/projects/account-store';
 import { withdrawalRequestTypedData } from '../../src/withdrawals/sponsor-signature';
 import { freePort } from '../support/global-setup';
 import { ARB_USDC, BASE_USDC, getCompactTypedData, TX } from '../support/fixtures';

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { projectRoot, waitFor } from '../../src/dev/processes';
-import { emitEvent } from '../../src/webhooks/events';
+import { emitEvent } from '../../src/webhooks/event-store';
 import { WEBHOOK_TYPES, type WebhookType } from '../../src/webhooks/types';
 import { Api, call, killWorkers, startApi, startWorker } from '../support/harness';
 import { suiteReceivers } from '../support/receiver';
@@ -221,7 +221,7 @@ test('emitting is idempotent per key: one event, one delivery, one webhook-id', 
         payload: { n: 1 },
       }),
     );
-  const first = await emit(); // its first attempt needs no start: the worker's claim loop makes it
+  const first = await emit(); // its first attempt needs no start: the worker's lease loop makes it
   const again = await emit();
   expect(again).toEqual({ eventId: first.eventId, created: false });
   await settled(p, first.eventId, 'delivered');

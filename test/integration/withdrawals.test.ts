@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { hashTypedData, recoverAddress, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { proveAccount } from '../../src/projects/accounts';
+import { proveAccount } from '../../src/projects/account-store';
 import { blockAt } from '../support/fixtures';
 import { Api, call, ingest, startApi } from '../support/harness';
 

@@ -163,6 +163,25 @@ describe('docs a newcomer can walk', () => {
     );
     expect(found).toEqual([]);
   });
+
+  test('docs a newcomer can walk: every file of the repository named in comments and docs exists', () => {
+    const walk = (dir: string): string[] =>
+      fs.readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((e) => {
+        if (!e.isDirectory()) return [`${dir}/${e.name}`];
+        return e.name === 'node_modules' || e.name === 'histories' ? [] : walk(`${dir}/${e.name}`);
+      });
+    const code = ['src', 'workflows', 'activities', 'bench', 'test'].flatMap(walk).filter((f) => /\.(ts|js)$/.test(f));
+    const texts = [...code.map(comments), ...pages.map(read)];
+    const named = new Set(
+      texts.flatMap((text) => [
+        ...text.matchAll(/\b(?:src|workflows|activities|test|bench)\/[A-Za-z0-9_./-]+\.(?:ts|json|sol|md)\b/g),
+      ]),
+    );
+    expect(named.size).toBeGreaterThan(100);
+    // A placeholder such as test/unit/x.test.ts names no file on purpose.
+    const missing = [...named].map(([p]) => p).filter((p) => !/\/x\./.test(p) && !fs.existsSync(path.join(root, p)));
+    expect(missing).toEqual([]);
+  });
 });
 
 /** A source file's comments (test titles and other strings are not comments), one per line. */

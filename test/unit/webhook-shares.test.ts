@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { fairShares, type ProjectLoad } from '../../src/webhooks/shares';
 import { AttemptSlots } from '../../src/webhooks/slots';
-import { claimLoop, settled } from '../support/claim-table';
+import { leaseLoop, settled } from '../support/lease-table';
 
 const loadsArb = fc
   .dictionary(
@@ -11,7 +11,7 @@ const loadsArb = fc
   )
   .map((d) => new Map<string, ProjectLoad>(Object.entries(d)));
 
-/** What a claim lets each project take now: up to its share, counting what it holds. */
+/** What a lease lets each project take now: up to its share, counting what it holds. */
 const allowance = (shares: Map<string, number>, loads: Map<string, ProjectLoad>, p: string) =>
   Math.max(0, shares.get(p)! - loads.get(p)!.inFlight);
 
@@ -71,13 +71,13 @@ describe('every tenant gets its share of webhook delivery', () => {
     slots.look(['greedy']);
     for (let i = 0; i < 4; i++) expect(slots.tryTake('greedy-endpoint', 'greedy')).toBe(true); // alone: every slot
     slots.give('greedy-endpoint', 'greedy');
-    slots.look(['greedy', 'tenant']); // the claim loop found the tenant's deliveries due
+    slots.look(['greedy', 'tenant']); // the lease loop found the tenant's deliveries due
     expect(slots.tryTake('greedy-endpoint', 'greedy')).toBe(false); // the retry activity's take: 3 held, a share of 2
     expect(slots.tryTake('tenant-endpoint', 'tenant')).toBe(true);
   });
 
   test('every tenant gets its share: a project with seven slow endpoints holding every slot leaves the next ones freed to another tenant, ahead of its older backlog', async () => {
-    const loop = claimLoop({ total: 14, perEndpoint: 4 }); // seven endpoints at their share would be 28
+    const loop = leaseLoop({ total: 14, perEndpoint: 4 }); // seven endpoints at their share would be 28
     try {
       for (let e = 1; e <= 7; e++) loop.table.emit('greedy', `slow-${e}`, 10);
       await loop.start();

@@ -2,8 +2,9 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import type { Client } from '@temporalio/client';
 import type { DataSource } from 'typeorm';
 import { loadConfig } from '../../src/config';
-import { Outbox, type QueuedStart } from '../../src/outbox/outbox';
-import { createWorkers } from '../../src/worker/worker';
+import { Outbox } from '../../src/outbox/outbox';
+import type { QueuedStart } from '../../src/outbox/store';
+import { createWorkers } from '../../src/temporal/worker';
 
 afterEach(() => jest.restoreAllMocks());
 

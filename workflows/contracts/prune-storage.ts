@@ -3,7 +3,7 @@
 export const pruneWorkflowType = 'pruneStorage';
 export const pruneWorkflowId = (taskQueue: string) => `storage-prune-${taskQueue}`;
 
-/** What is pruned, each by its own retention (src/retention/prune.ts), in this order. */
+/** What is pruned, each by its own retention (src/retention/prune-store.ts), in this order. */
 export const PRUNED = ['lifecycleEventKeys', 'depositEvents', 'webhookAttempts', 'analyticsEvents'] as const;
 export type Pruned = (typeof PRUNED)[number];
 

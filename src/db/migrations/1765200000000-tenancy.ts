@@ -10,7 +10,7 @@ export class Tenancy1765200000000 implements MigrationInterface {
     );
     await q.query('DROP INDEX withdrawals_outstanding');
     // An intent signed by a project's session signer (the deposit processor) spends that project's deposit credit
-    // (src/deposits/credit.ts) and proves nothing about the account.
+    // (src/deposits/credit-store.ts) and proves nothing about the account.
     await q.query('ALTER TABLE intents ADD COLUMN signed_by_session boolean NOT NULL DEFAULT false');
     await q.query(
       "CREATE INDEX deposits_delivered ON deposits (recipient, target_chain_id, target_token) WHERE stage = 'completed'",

@@ -1,11 +1,11 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
-import { rebuildTables } from '../../analytics/rollup';
+import { rebuildTables } from '../../analytics/rollup-store';
 
 export class FunnelRollup1765600000001 implements MigrationInterface {
   name = 'FunnelRollup1765600000001';
 
   async up(q: QueryRunner): Promise<void> {
-    // What one session did on one UTC day in one modal of a project (src/analytics/rollup.ts). Times are epoch
+    // What one session did on one UTC day in one modal of a project (src/analytics/rollup-store.ts). Times are epoch
     // microseconds, exact as PostgreSQL keeps them. `spans`: the session has events on more than one day, so its
     // days are merged when a report is read instead of being counted in analytics_funnel_days.
     await q.query(`CREATE TABLE analytics_funnel_sessions (

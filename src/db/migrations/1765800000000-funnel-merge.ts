@@ -5,7 +5,7 @@ export class FunnelMerge1765800000000 implements MigrationInterface {
 
   async up(q: QueryRunner): Promise<void> {
     // Two rows of one session merged (its events on one day from two batches, or its days in a report's range): the
-    // single definition that ingest and reports use (src/analytics/rollup.ts). Symmetric, so the order in which an
+    // single definition that ingest and reports use (src/analytics/rollup-store.ts). Symmetric, so the order in which an
     // aggregate meets the rows does not matter; the key and `spans` are the first row's.
     await q.query(`CREATE FUNCTION analytics_funnel_merge(a analytics_funnel_sessions, b analytics_funnel_sessions)
       RETURNS analytics_funnel_sessions LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$

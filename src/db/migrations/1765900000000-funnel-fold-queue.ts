@@ -4,7 +4,7 @@ export class FunnelFoldQueue1765900000000 implements MigrationInterface {
   name = 'FunnelFoldQueue1765900000000';
 
   async up(q: QueryRunner): Promise<void> {
-    // The stored batches whose events are not yet in the funnel's rollup (src/analytics/rollup.ts): one row a batch,
+    // The stored batches whose events are not yet in the funnel's rollup (src/analytics/rollup-store.ts): one row a batch,
     // written by the statement that stores it and deleted by the transaction that folds it, so a batch is folded
     // exactly once whatever process dies when.
     await q.query(`CREATE TABLE analytics_fold_queue (

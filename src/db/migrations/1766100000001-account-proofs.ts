@@ -5,7 +5,7 @@ export class AccountProofs1766100000001 implements MigrationInterface {
 
   async up(q: QueryRunner): Promise<void> {
     // The highest nonce an account signed a registration or a release with (for any project): each signature works
-    // once, and never after a newer one (src/deposits/accounts.ts).
+    // once, and never after a newer one (src/deposits/account-store.ts).
     await q.query(`CREATE TABLE deposit_account_nonces (
       address text PRIMARY KEY,
       nonce numeric(78,0) NOT NULL,

@@ -5,7 +5,7 @@ export class BoundedProofs1766100000002 implements MigrationInterface {
 
   async up(q: QueryRunner): Promise<void> {
     // An account's signature proves it to a project for a while (the operator's registration has no end), and only
-    // for the amounts it signed (src/projects/accounts.ts): proofs made before get the default 30 days from now.
+    // for the amounts it signed (src/projects/account-store.ts): proofs made before get the default 30 days from now.
     await q.query('ALTER TABLE project_accounts ADD COLUMN proven_until timestamptz');
     await q.query("UPDATE project_accounts SET proven_until = now() + interval '30 days' WHERE proof <> 'operator'");
     await q.query(`CREATE TABLE project_account_allowances (

@@ -2,7 +2,7 @@ import { DefaultLogger, LogLevel, NativeConnection, Runtime, Worker } from '@tem
 import { ActivityDeps, createActivities } from '../../activities';
 import { webhookTaskQueue } from '../../workflows/contracts/webhook-delivery';
 import { chainIndexerTaskQueue } from '../../workflows/contracts/follow-chain';
-import { createDeliveryClaimer, type DeliveryClaimer } from '../webhooks/claimer';
+import { createLeaseLoop, type LeaseLoop } from '../webhooks/lease-loop';
 import { FunnelFolder } from '../analytics/folder';
 import { workerSlots } from '../webhooks/slots';
 
@@ -21,14 +21,14 @@ export function installRuntime(level: string): void {
 
 /**
  * Two pollers on one connection: workflows and lifecycle activities on the task queue (at most
- * WORKER_MAX_CACHED_WORKFLOWS workflows kept in memory between their tasks: src/worker/config.ts), and webhook retry
+ * WORKER_MAX_CACHED_WORKFLOWS workflows kept in memory between their tasks: src/temporal/worker-config.ts), and webhook retry
  * attempts on their own queue with their own slots, so slow receivers can never take the slots intents need. Beside
- * them the webhook claim loop makes every delivery's first attempt from the table (src/webhooks/claimer.ts), sharing the
+ * them the webhook lease loop makes every delivery's first attempt from the table (src/webhooks/lease-loop.ts), sharing the
  * process's attempt slots with the retry activity, and the funnel's fold loop keeps its rollup (src/analytics/folder.ts).
  */
 export async function createWorkers(
   opts: WorkerOptions,
-): Promise<{ workers: Worker[]; connection: NativeConnection; claimer: DeliveryClaimer; folder: FunnelFolder }> {
+): Promise<{ workers: Worker[]; connection: NativeConnection; leaseLoop: LeaseLoop; folder: FunnelFolder }> {
   const connection = await NativeConnection.connect({ address: opts.address });
   const slots = workerSlots(opts.deps.config.webhooks);
   const activities = createActivities(opts.deps, slots);
@@ -61,12 +61,6 @@ export async function createWorkers(
         ]
       : []),
   ]);
-  const claimer = createDeliveryClaimer(
-    opts.deps.db,
-    opts.deps.config.webhooks,
-    slots,
-    opts.deps.outbox,
-    opts.deps.log,
-  );
-  return { workers, connection, claimer, folder: new FunnelFolder(opts.deps.db, opts.deps.log) };
+  const leaseLoop = createLeaseLoop(opts.deps.db, opts.deps.config.webhooks, slots, opts.deps.outbox, opts.deps.log);
+  return { workers, connection, leaseLoop, folder: new FunnelFolder(opts.deps.db, opts.deps.log) };
 }

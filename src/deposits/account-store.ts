@@ -18,17 +18,17 @@ export interface NewAccount {
 
 interface AccountRow {
   address: string;
-  project_id: string;
+  projectId: string;
   owner: string;
-  owner_type: OwnerType;
+  ownerType: OwnerType;
   managed: boolean;
-  session_signer: string;
-  target_chain_id: string;
-  target_token: string;
+  sessionSigner: string;
+  targetChainId: string;
+  targetToken: string;
   recipient: string;
-  require_compliance: boolean;
-  created_at: Date;
-  session_chains: string[];
+  requireCompliance: boolean;
+  createdAt: Date;
+  sessionChains: string[];
 }
 
 /** A registered account: what was registered (the recipient defaulted), its project and its session chains. */
@@ -38,23 +38,16 @@ export interface DepositAccount extends Required<NewAccount> {
   createdAt: Date;
 }
 
-const SELECT = `SELECT a.*, coalesce((SELECT array_agg(s.chain_id::text ORDER BY s.chain_id) FROM deposit_sessions s
-    WHERE s.account = a.address AND s.project_id = a.project_id), '{}') AS session_chains
+const SELECT = `SELECT a.address, a.project_id AS "projectId", a.owner, a.owner_type AS "ownerType", a.managed,
+    a.session_signer AS "sessionSigner", a.target_chain_id AS "targetChainId", a.target_token AS "targetToken",
+    a.recipient, a.require_compliance AS "requireCompliance", a.created_at AS "createdAt", coalesce((SELECT array_agg(s.chain_id::text ORDER BY s.chain_id) FROM deposit_sessions s
+    WHERE s.account = a.address AND s.project_id = a.project_id), '{}') AS "sessionChains"
   FROM deposit_accounts a`;
 
-const fromRow = (r: AccountRow): DepositAccount => ({
-  address: r.address,
-  projectId: r.project_id,
-  owner: r.owner,
-  ownerType: r.owner_type,
-  managed: r.managed,
-  sessionSigner: r.session_signer,
-  targetChainId: Number(r.target_chain_id),
-  targetToken: r.target_token,
-  recipient: r.recipient,
-  requireCompliance: r.require_compliance,
-  sessionChainIds: r.session_chains.map(Number),
-  createdAt: r.created_at,
+const fromRow = ({ targetChainId, sessionChains, ...r }: AccountRow): DepositAccount => ({
+  ...r,
+  targetChainId: Number(targetChainId),
+  sessionChainIds: sessionChains.map(Number),
 });
 
 /** A project's registration of an address (other projects may register the same address: each has its own). */
@@ -95,7 +88,7 @@ export async function registerAccount(
     a.requireCompliance,
     proof?.nonce ?? null,
   ];
-  const inserted = await tx.query(
+  const inserted: unknown[] = await tx.query(
     `INSERT INTO deposit_accounts (address, project_id, owner, owner_type, managed, session_signer, target_chain_id, target_token, recipient, require_compliance, proven_nonce, proven_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, CASE WHEN $11::numeric IS NOT NULL THEN now() END) ON CONFLICT (address, project_id) DO NOTHING RETURNING address`,
     values,
@@ -165,6 +158,18 @@ export async function releaseRegistration(tx: EntityManager, address: string, se
  */
 export const OWNING_REGISTRATION = `SELECT * FROM deposit_accounts WHERE address = $1 AND released_at IS NULL
   ORDER BY proven_at DESC NULLS LAST, created_at, project_id LIMIT 1`;
+
+/** The registration a transfer into `address` belongs to (OWNING_REGISTRATION), if any. */
+export async function findOwningRegistration(
+  tx: EntityManager,
+  address: string,
+): Promise<{ projectId: string; address: string } | undefined> {
+  const [account]: { projectId: string; address: string }[] = await tx.query(
+    `SELECT a.project_id AS "projectId", a.address FROM (${OWNING_REGISTRATION}) a`,
+    [address.toLowerCase()],
+  );
+  return account;
+}
 
 /** A later session for a chain replaces the earlier one (the owner re-enabled it). */
 export async function addSessions(

@@ -52,9 +52,9 @@ export async function sponsorshipTotals(db: DataSource, projectId: string) {
     'SELECT count(*)::text AS intents, coalesce(sum(usd), 0)::text AS usd FROM sponsored_intents WHERE project_id = $1',
     [projectId],
   );
-  const tokens: { chain_id: number; token_address: string; symbol: string; decimals: number; amount: string }[] =
+  const tokens: { chainId: number; tokenAddress: string; symbol: string; decimals: number; amount: string }[] =
     await db.query(
-      `SELECT (t->>'chainId')::bigint::int AS chain_id, lower(t->>'tokenAddress') AS token_address, min(t->>'symbol') AS symbol,
+      `SELECT (t->>'chainId')::bigint::int AS "chainId", lower(t->>'tokenAddress') AS "tokenAddress", min(t->>'symbol') AS symbol,
        min((t->>'decimals')::int) AS decimals, sum((t->>'amount')::numeric)::text AS amount
      FROM sponsored_intents s, jsonb_array_elements(s.tokens) t WHERE s.project_id = $1
      GROUP BY 1, 2 ORDER BY 1, 2`,
@@ -65,8 +65,8 @@ export async function sponsorshipTotals(db: DataSource, projectId: string) {
     intents: Number(totals.intents),
     usd: totals.usd,
     tokens: tokens.map((t) => ({
-      chainId: t.chain_id,
-      tokenAddress: t.token_address,
+      chainId: t.chainId,
+      tokenAddress: t.tokenAddress,
       symbol: t.symbol,
       decimals: t.decimals,
       amount: t.amount,

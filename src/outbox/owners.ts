@@ -4,7 +4,8 @@ import type { Config } from '../config';
 import { endedLifecycles, lifecycleStarts } from '../intents/store';
 import { intentWorkflowId } from '../../workflows/contracts/intent-lifecycle';
 import { bundleWorkflowId } from '../../workflows/contracts/bundle-lifecycle';
-import { type DeadRow, Outbox, requeue } from './outbox';
+import { Outbox, requeue } from './outbox';
+import type { DeadRow } from './store';
 
 /**
  * How long a lifecycle event for a nonce nobody owns yet is kept (seconds): its quote's time-to-live, in which its
@@ -25,12 +26,12 @@ export function createOutbox(db: DataSource, temporal: Client, config: Config, c
   });
 }
 
-const LIFECYCLE_PREFIXES = [intentWorkflowId(''), bundleWorkflowId('')];
+const OWNER_PREFIXES = [intentWorkflowId(''), bundleWorkflowId('')];
 
 /** The intent or bundle a dead-lettered row would start a lifecycle for: its awaited nonce, or its workflow's id. */
-function lifecycleOf(r: DeadRow): string | undefined {
+function ownerOf(r: DeadRow): string | undefined {
   if (r.nonce) return r.nonce;
-  const id = LIFECYCLE_PREFIXES.flatMap((p) => (r.workflowId.startsWith(p) ? [r.workflowId.slice(p.length)] : []))[0];
+  const id = OWNER_PREFIXES.flatMap((p) => (r.workflowId.startsWith(p) ? [r.workflowId.slice(p.length)] : []))[0];
   return id && /^\d+$/.test(id) ? id : undefined;
 }
 
@@ -43,10 +44,10 @@ export async function retryDeadLetters(db: DataSource, which: string, config: Co
   return requeue(db, which, ownerWaitSeconds(config), async (rows) => {
     const ended = await endedLifecycles(
       db,
-      rows.flatMap((r) => lifecycleOf(r) ?? []),
+      rows.flatMap((r) => ownerOf(r) ?? []),
     );
     return rows.map((r) => {
-      const id = lifecycleOf(r);
+      const id = ownerOf(r);
       const status = id === undefined ? undefined : ended.get(id);
       return status && `the lifecycle of ${id} has ended (${status}): a retry would start it again`;
     });

@@ -9,7 +9,7 @@ import {
   rankPlans,
   rescale,
   Source,
-} from '../../src/intents/route-finder';
+} from '../../src/intents/plan-finder';
 import type { DomainError } from '../../src/errors';
 
 const registry = loadChainRegistry();

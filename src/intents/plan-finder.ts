@@ -123,10 +123,10 @@ export function planAlternatives(
   if (input.requests.length === 0)
     throw new DomainError('VALIDATION_ERROR', 'No valid transfers sent for settlement quotes');
   const plans: Plan[] = [];
-  let sawRoute = false;
+  let sawPlan = false;
   for (const funding of ['COMPACT', 'PERMIT2'] as const) {
     const attempt = tryFunding(funding, input, registry, schedule, market);
-    sawRoute ||= attempt.sawRoute;
+    sawPlan ||= attempt.sawPlan;
     if (!attempt.plan) continue;
     plans.push(attempt.plan);
     const bridges = new Set([...attempt.plan.layers.values()].filter((l) => l !== 'SAME_CHAIN'));
@@ -138,7 +138,7 @@ export function planAlternatives(
     if (plans.length >= max) return plans.slice(0, max);
   }
   if (plans.length) return plans;
-  throw sawRoute || !hasAnyBalance(input)
+  throw sawPlan || !hasAnyBalance(input)
     ? new DomainError('INSUFFICIENT_BALANCE', 'Insufficient balance')
     : new DomainError('NO_ROUTE', 'No Path Found');
 }
@@ -152,7 +152,7 @@ function tryFunding(
   registry: ChainRegistry,
   schedule: FeeSchedule,
   market: Market,
-): { plan?: Plan; sawRoute: boolean } {
+): { plan?: Plan; sawPlan: boolean } {
   const layers = new Map<number, string>();
   const remaining = new Map<Source, bigint>();
   const candidates = input.requests.map((r) => {
@@ -172,7 +172,7 @@ function tryFunding(
         )
     );
   });
-  const sawRoute = candidates.some((c) => c.length > 0);
+  const sawPlan = candidates.some((c) => c.length > 0);
   for (const list of candidates) for (const { s } of list) remaining.set(s, s.available);
 
   const spends = new Map<Source, bigint>();
@@ -183,7 +183,7 @@ function tryFunding(
     sponsored: 0n,
     spent: 0n,
   }));
-  // A fee that cannot be priced (no usable market data) means no route, wherever it is computed.
+  // A fee that cannot be priced (no usable market data) means no plan, wherever it is computed.
   const cost = (amount: bigint, otherLegs: { token: TokenInfo; amount: bigint }[] = []) =>
     priced(() =>
       computeCost(
@@ -253,7 +253,7 @@ function tryFunding(
 
   for (let i = 0; i < received.length; i++) {
     received[i].spent = covering(i);
-    if (received[i].target <= 0n || received[i].spent < received[i].target + received[i].fee) return { sawRoute };
+    if (received[i].target <= 0n || received[i].spent < received[i].target + received[i].fee) return { sawPlan };
   }
   const plan: Plan = {
     funding,
@@ -266,10 +266,10 @@ function tryFunding(
     ),
   };
   assertSolvent(plan);
-  return { sawRoute, plan };
+  return { sawPlan, plan };
 }
 
-/** A plan that would promise more than it takes: a defect in the route finder, never a quote to sign. */
+/** A plan that would promise more than it takes: a defect in the plan finder, never a quote to sign. */
 export class InsolventPlan extends Error {}
 
 /**
@@ -311,7 +311,7 @@ function priced<T>(fn: () => T): T {
 export const planSeconds = (plan: Plan): number =>
   Math.max(0, ...[...plan.layers.values()].map((l) => LAYER_SECONDS[l] ?? 120));
 
-/** What the user receives net of what it spends, in USD: the value a route keeps after every fee. */
+/** What the user receives net of what it spends, in USD: the value a plan keeps after every fee. */
 export const netUsd = (plan: Plan, market: Market): number =>
   plan.received.reduce((sum, r) => sum + tokenToUsd(r.target, r.token, market), 0) -
   plan.spends.reduce((sum, s) => sum + tokenToUsd(s.amount, s.source.token, market), 0);

@@ -1,5 +1,5 @@
 import { loadConfig } from '../../src/config';
-import { delayAfter, unitHash } from '../../workflows/webhook-schedule';
+import { delayAfter, unitHash } from '../../workflows/webhook-delivery-state';
 
 const delays = loadConfig({}).webhooks.retryDelaysSeconds;
 

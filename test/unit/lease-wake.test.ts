@@ -1,15 +1,15 @@
-import { claimLoop, settled } from '../support/claim-table';
+import { leaseLoop, settled } from '../support/lease-table';
 
 /**
- * The claim loop (src/webhooks/claimer.ts) driven for real over an in-memory table whose receivers answer when the
- * test says: which finishing attempts make it claim again. It never polls here, so every look it takes was woken.
+ * The lease loop (src/webhooks/lease-loop.ts) driven for real over an in-memory table whose receivers answer when the
+ * test says: which finishing attempts make it lease again. It never polls here, so every look it takes was woken.
  */
-describe('which finishing attempts wake the claim loop', () => {
-  let loop: ReturnType<typeof claimLoop>;
+describe('which finishing attempts wake the lease loop', () => {
+  let loop: ReturnType<typeof leaseLoop>;
   afterEach(() => loop.stop());
 
-  test("after a claim that left an endpoint at its share, only that endpoint's finishing attempts wake it", async () => {
-    loop = claimLoop({ total: 10, perEndpoint: 2 });
+  test("after a lease that left an endpoint at its share, only that endpoint's finishing attempts wake it", async () => {
+    loop = leaseLoop({ total: 10, perEndpoint: 2 });
     loop.table.emit('p-slow', 'slow', 5);
     loop.table.emit('p-fast', 'fast');
     await loop.start();
@@ -21,11 +21,11 @@ describe('which finishing attempts wake the claim loop', () => {
 
     await loop.answer(loop.open('p-slow')[0]);
     expect(loop.table.looks).toBe(2);
-    expect(loop.table.claims.at(-1)!.took.map((c) => c.endpointId)).toEqual(['slow']);
+    expect(loop.table.leases.at(-1)!.took.map((c) => c.endpointId)).toEqual(['slow']);
   });
 
-  test('when the total cut the claim short, any finishing attempt wakes it', async () => {
-    loop = claimLoop({ total: 3, perEndpoint: 10 });
+  test('when the total cut the lease short, any finishing attempt wakes it', async () => {
+    loop = leaseLoop({ total: 3, perEndpoint: 10 });
     loop.table.emit('p-slow', 'slow', 5);
     loop.table.emit('p-fast', 'fast');
     await loop.start();
@@ -36,8 +36,8 @@ describe('which finishing attempts wake the claim loop', () => {
     expect(loop.table.looks).toBe(looks + 1);
   });
 
-  test("after a claim that left a project at its share, only that project's finishing attempts wake it", async () => {
-    loop = claimLoop({ total: 4, perEndpoint: 4 });
+  test("after a lease that left a project at its share, only that project's finishing attempts wake it", async () => {
+    loop = leaseLoop({ total: 4, perEndpoint: 4 });
     loop.table.emit('p-busy', 'busy-1', 5);
     loop.table.emit('p-busy', 'busy-2', 5);
     loop.table.emit('p-other', 'other');
@@ -54,7 +54,7 @@ describe('which finishing attempts wake the claim loop', () => {
   });
 
   test("with nothing left at a cap, no finishing attempt wakes it (the next commit's notification or the poll does)", async () => {
-    loop = claimLoop({ total: 10, perEndpoint: 2 });
+    loop = leaseLoop({ total: 10, perEndpoint: 2 });
     loop.table.emit('p-fast', 'fast');
     await loop.start();
     await loop.answer(loop.open('p-fast')[0]);

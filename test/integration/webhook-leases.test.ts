@@ -3,9 +3,10 @@ import { waitFor } from '../../src/dev/processes';
 import { Api, call, killWorkers, startApi, startWorker } from '../support/harness';
 import { suiteReceivers, type Behaviour } from '../support/receiver';
 import { newProject, subscribe, type Project } from '../support/projects';
-import { CLAIM_SQL, claimTargets, claimValues, DUE_SQL, type DueEndpoint } from '../../src/webhooks/claims';
+import { DUE_SQL, LEASE_SQL, leaseValues } from '../../src/webhooks/lease-store';
+import { leaseTargets, type DueEndpoint } from '../../src/webhooks/leases';
 
-/** First attempts come from the worker's claim loop (src/webhooks/claimer.ts); Temporal only runs retries that wait. */
+/** First attempts come from the worker's lease loop (src/webhooks/lease-loop.ts); Temporal only runs retries that wait. */
 const DP = '/deposit-processor';
 let api: Api;
 
@@ -23,7 +24,7 @@ const sendTest = async (p: Project) => {
 };
 const event = async (p: Project, eventId: string) => (await call(p, 'GET', `${DP}/webhooks/events/${eventId}`)).json;
 
-/** Whether any Temporal workflow ever ran for this event (a round's id from before the claim loop, or an endpoint's retry id). */
+/** Whether any Temporal workflow ever ran for this event (a round's id from before the lease loop, or an endpoint's retry id). */
 async function anyWorkflow(eventId: string, endpointId: string): Promise<boolean> {
   for (const id of [`webhook-${eventId}-1`, `webhook-${eventId}-1-${endpointId}`]) {
     const found = await api.temporal.workflow
@@ -88,12 +89,12 @@ test('every tenant gets its share: a project whose 20 hanging endpoints would ta
     // The new tenant took slots as the greedy attempts ended, ahead of the greedy backlog (most of it still to attempt).
     expect(greedyAttempted()).toBeLessThan((events * hanging.length) / 2);
   } finally {
-    // Its deliveries still due end at their next claim, without an attempt.
+    // Its deliveries still due end at their next lease, without an attempt.
     for (const id of endpoints) await call(greedy, 'DELETE', `${DP}/webhooks/endpoints/${id}`);
   }
 });
 
-test('23.1 a slow endpoint does not hold others: their first attempts are made at once by the claim loop, with no workflow', async () => {
+test('23.1 a slow endpoint does not hold others: their first attempts are made at once by the lease loop, with no workflow', async () => {
   const share = api.services.config.webhooks.endpointConcurrency;
   const slowProject = await newProject(api, 'slow');
   const slow = await receiver(() => 'hang'); // answers after the attempt timeout: as slow as a receiver gets
@@ -140,9 +141,9 @@ function deliveryRowsRead(node: Record<string, unknown>): number {
   );
 }
 
-test("23.1 the claim reads none of the backlog of an endpoint at its share: beside 3,000 of its rows, another endpoint's 5 are found and claimed reading fewer than 50", async () => {
+test("23.1 the lease reads none of the backlog of an endpoint at its share: beside 3,000 of its rows, another endpoint's 5 are found and leased reading fewer than 50", async () => {
   const share = api.services.config.webhooks.endpointConcurrency;
-  // In a transaction rolled back at the end: the worker's claim loop never sees these rows.
+  // In a transaction rolled back at the end: the worker's lease loop never sees these rows.
   const runner = api.db.createQueryRunner();
   await runner.startTransaction();
   try {
@@ -153,7 +154,7 @@ test("23.1 the claim reads none of the backlog of an endpoint at its share: besi
     const backlog = async (endpointId: string, n: number, tag: string) =>
       runner.query(
         `WITH e AS (INSERT INTO webhook_events (event_id, project_id, idempotency_key, type, payload, status)
-         SELECT 'evt_claimcost_' || $3 || '_' || g, $1, 'claimcost:' || $3 || ':' || g, 'deposit-received', '{}', 'pending' FROM generate_series(1, $2) g
+         SELECT 'evt_leasecost_' || $3 || '_' || g, $1, 'leasecost:' || $3 || ':' || g, 'deposit-received', '{}', 'pending' FROM generate_series(1, $2) g
          RETURNING seq)
        INSERT INTO webhook_deliveries (event_seq, endpoint_id, round, status, next_attempt_at)
        SELECT seq, $4, 1, 'pending', now() - interval '1 minute' FROM e`,
@@ -165,45 +166,45 @@ test("23.1 the claim reads none of the backlog of an endpoint at its share: besi
     // Every endpoint but the other one at its share: the busy one, and any an earlier test left with due deliveries.
     const full = (
       (await runner.query(
-        `SELECT DISTINCT endpoint_id FROM webhook_deliveries WHERE status = 'pending' AND endpoint_id <> $1`,
+        `SELECT DISTINCT endpoint_id AS "endpointId" FROM webhook_deliveries WHERE status = 'pending' AND endpoint_id <> $1`,
         [other],
-      )) as { endpoint_id: string }[]
-    ).map((r) => r.endpoint_id);
+      )) as { endpointId: string }[]
+    ).map((r) => r.endpointId);
     const explained = async (sql: string, args: unknown[]) => {
-      await runner.query('SAVEPOINT claim');
+      await runner.query('SAVEPOINT lease');
       const [
         {
           'QUERY PLAN': [plan],
         },
       ] = await runner.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`, args);
-      await runner.query('ROLLBACK TO SAVEPOINT claim');
+      await runner.query('ROLLBACK TO SAVEPOINT lease');
       return deliveryRowsRead(plan.Plan);
     };
     const dueRead = await explained(DUE_SQL, [full]);
     const due = (await runner.query(DUE_SQL, [full])) as DueEndpoint[];
     expect(due).toEqual([{ endpointId: other, projectId: api.projectId }]);
-    const targets = claimTargets(due, 200, {
+    const targets = leaseTargets(due, 200, {
       perEndpoint: share,
       endpoints: Object.fromEntries(full.map((id) => [id, share])),
       projects: {},
       shares: new Map([[api.projectId, 200]]),
     });
-    const args = claimValues({ limit: 200, leaseSeconds: 30, targets });
-    const claimRead = await explained(CLAIM_SQL, args);
-    const [claimed] = (await runner.query(CLAIM_SQL, args)) as [{ endpointId: string }[], number]; // typeorm: [rows, count] for an UPDATE
-    // The other endpoint's five are claimed, and the busy endpoint's 3,000 rows are not read (a scan in due order
-    // read every one of them on every claim).
-    expect(claimed.map((c) => c.endpointId)).toEqual(Array(5).fill(other));
-    expect(dueRead + claimRead).toBeLessThan(50);
+    const args = leaseValues({ limit: 200, leaseSeconds: 30, targets });
+    const leaseRead = await explained(LEASE_SQL, args);
+    const [leased] = (await runner.query(LEASE_SQL, args)) as [{ endpointId: string }[], number]; // typeorm: [rows, count] for an UPDATE
+    // The other endpoint's five are leased, and the busy endpoint's 3,000 rows are not read (a scan in due order
+    // read every one of them on every lease).
+    expect(leased.map((c) => c.endpointId)).toEqual(Array(5).fill(other));
+    expect(dueRead + leaseRead).toBeLessThan(50);
   } finally {
     await runner.rollbackTransaction();
     await runner.release();
   }
 });
 
-test('23.2 kill -9 of the worker with deliveries claimed and due: after a restart every event is delivered once per endpoint', async () => {
-  const p = await newProject(api, 'claims-durable');
-  // Each receiver holds its first request per event open: the worker dies with those attempts claimed and in flight.
+test('23.2 kill -9 of the worker with deliveries leased and due: after a restart every event is delivered once per endpoint', async () => {
+  const p = await newProject(api, 'leases-durable');
+  // Each receiver holds its first request per event open: the worker dies with those attempts leased and in flight.
   const hangFirst: Behaviour = (_d, nth) => (nth === 1 ? 'hang' : 200);
   const a = await receiver(hangFirst);
   const b = await receiver(hangFirst);
@@ -213,7 +214,7 @@ test('23.2 kill -9 of the worker with deliveries claimed and due: after a restar
   for (let i = 0; i < 20; i++) ids.push(await sendTest(p));
   await waitFor('attempts in flight', async () => a.open > 0 && b.open > 0, 10_000);
   killWorkers(api.env);
-  // Emitted while no worker runs: recorded, claimed by the next worker.
+  // Emitted while no worker runs: recorded, leased by the next worker.
   for (let i = 0; i < 5; i++) ids.push(await sendTest(p));
   startWorker(api.env);
   for (const id of ids)

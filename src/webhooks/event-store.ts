@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
-import { newestPage } from '../db/newest-page';
-import { iso } from '../util/time';
-import { DUE_CHANNEL } from './claim-store';
+import { iso, newestPage } from '../db/newest-page';
+import { DUE_CHANNEL } from './lease-store';
 import type { EventStatus, WebhookType } from './types';
 
 export interface NewEvent {
@@ -32,7 +31,7 @@ const newEventId = () => `evt_${randomBytes(16).toString('base64url')}`;
 
 /**
  * Opens a delivery round for an event inside the caller's transaction: one pending delivery per live endpoint that
- * takes the type, due now, and a notification (sent at commit) that wakes the workers' claim loops. Without such an
+ * takes the type, due now, and a notification (sent at commit) that wakes the workers' lease loops. Without such an
  * endpoint the event is `failed` with no attempt (a replay delivers it once an endpoint exists). Returns how many
  * deliveries it opened.
  */
@@ -62,13 +61,13 @@ async function openRound(
 
 /**
  * Records an event and opens its delivery in the caller's transaction (so the event exists exactly when the state
- * change that caused it does; its first attempt follows the commit, made by the workers' claim loop, so there is
+ * change that caused it does; its first attempt follows the commit, made by the workers' lease loop, so there is
  * nothing for the emitter to start). Idempotent per (project, idempotencyKey).
  */
 export async function emitEvent(tx: EntityManager, e: NewEvent): Promise<{ eventId: string; created: boolean }> {
-  const inserted: { seq: string; event_id: string }[] = await tx.query(
+  const inserted: { seq: string; eventId: string }[] = await tx.query(
     `INSERT INTO webhook_events (event_id, project_id, idempotency_key, type, deposit_id, payload, test, status)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending') ON CONFLICT (project_id, idempotency_key) DO NOTHING RETURNING seq, event_id`,
+     VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending') ON CONFLICT (project_id, idempotency_key) DO NOTHING RETURNING seq, event_id AS "eventId"`,
     [
       newEventId(),
       e.projectId,
@@ -80,13 +79,13 @@ export async function emitEvent(tx: EntityManager, e: NewEvent): Promise<{ event
     ],
   );
   if (!inserted.length) {
-    const [existing] = await tx.query(
-      'SELECT event_id FROM webhook_events WHERE project_id = $1 AND idempotency_key = $2',
+    const [existing]: { eventId: string }[] = await tx.query(
+      'SELECT event_id AS "eventId" FROM webhook_events WHERE project_id = $1 AND idempotency_key = $2',
       [e.projectId, e.idempotencyKey],
     );
-    return { eventId: existing.event_id, created: false };
+    return { eventId: existing.eventId, created: false };
   }
-  const [{ seq, event_id: eventId }] = inserted;
+  const [{ seq, eventId }] = inserted;
   await openRound(tx, seq, e.projectId, e.type, 1);
   return { eventId, created: true };
 }
@@ -106,26 +105,27 @@ export async function receiverCount(
 
 interface EventRow {
   seq: string;
-  event_id: string;
+  eventId: string;
   type: WebhookType;
-  created_at: Date;
+  createdAt: Date;
   status: EventStatus;
   attempts: number;
-  deposit_id: string | null;
-  delivered_at: Date | null;
+  depositId: string | null;
+  deliveredAt: Date | null;
   payload: unknown;
   test: boolean;
 }
-const EVENT_COLUMNS = 'seq, event_id, type, created_at, status, attempts, deposit_id, delivered_at, payload, test';
+const EVENT_COLUMNS =
+  'seq, event_id AS "eventId", type, created_at AS "createdAt", status, attempts, deposit_id AS "depositId", delivered_at AS "deliveredAt", payload, test';
 
 const present = (r: EventRow): EventRecord => ({
-  eventId: r.event_id,
+  eventId: r.eventId,
   type: r.type,
-  time: r.created_at.toISOString(),
+  time: r.createdAt.toISOString(),
   status: r.status,
   attempts: r.attempts,
-  depositId: r.deposit_id,
-  deliveredAt: iso(r.delivered_at),
+  depositId: r.depositId,
+  deliveredAt: iso(r.deliveredAt),
   payload: r.payload,
   ...(r.test ? { test: true as const } : {}),
 });
@@ -192,6 +192,12 @@ export interface AttemptView {
   error: string | null;
 }
 
+type DeliveryRow = Omit<DeliveryView, 'nextAttemptAt' | 'deliveredAt'> & {
+  nextAttemptAt: Date | null;
+  deliveredAt: Date | null;
+};
+type AttemptRow = Omit<AttemptView, 'at' | 'response'> & { attemptedAt: Date; responseBody: string | null };
+
 export async function getEvent(
   db: DataSource,
   projectId: string,
@@ -202,37 +208,37 @@ export async function getEvent(
     [projectId, eventId],
   );
   if (!row) return undefined;
-  const [deliveries, attempts] = await Promise.all([
+  const [deliveries, attempts]: [DeliveryRow[], AttemptRow[]] = await Promise.all([
     db.query(
-      `SELECT d.endpoint_id, e.url, d.status, d.attempts, d.next_attempt_at, d.delivered_at, d.last_error
+      `SELECT d.endpoint_id AS "endpointId", e.url, d.status, d.attempts, d.next_attempt_at AS "nextAttemptAt", d.delivered_at AS "deliveredAt", d.last_error AS "lastError"
        FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id WHERE d.event_seq = $1 ORDER BY e.created_at`,
       [row.seq],
     ),
     db.query(
-      `SELECT endpoint_id, round, attempt, attempted_at, status_code, latency_ms, response_body, error
+      `SELECT endpoint_id AS "endpointId", round, attempt, attempted_at AS "attemptedAt", status_code AS "statusCode", latency_ms AS "latencyMs", response_body AS "responseBody", error
        FROM webhook_attempts WHERE event_seq = $1 ORDER BY attempted_at, round, attempt`,
       [row.seq],
     ),
   ]);
   return {
     ...present(row),
-    deliveries: deliveries.map((d: Record<string, never>) => ({
-      endpointId: d.endpoint_id,
+    deliveries: deliveries.map((d) => ({
+      endpointId: d.endpointId,
       url: d.url,
       status: d.status,
       attempts: d.attempts,
-      nextAttemptAt: iso(d.next_attempt_at),
-      deliveredAt: iso(d.delivered_at),
-      lastError: d.last_error,
+      nextAttemptAt: iso(d.nextAttemptAt),
+      deliveredAt: iso(d.deliveredAt),
+      lastError: d.lastError,
     })),
-    attemptLog: attempts.map((a: Record<string, never>) => ({
-      endpointId: a.endpoint_id,
+    attemptLog: attempts.map((a) => ({
+      endpointId: a.endpointId,
       round: a.round,
       attempt: a.attempt,
-      at: iso(a.attempted_at),
-      statusCode: a.status_code,
-      latencyMs: a.latency_ms,
-      response: a.response_body,
+      at: iso(a.attemptedAt)!,
+      statusCode: a.statusCode,
+      latencyMs: a.latencyMs,
+      response: a.responseBody,
       error: a.error,
     })),
   };
@@ -245,7 +251,7 @@ export type Resend = { eventId: string; status: EventStatus; attempts: number } 
 /**
  * Delivers a stored event again under its original eventId (so receivers' deduplication still holds). An event
  * still pending is nudged: the workflows waiting to retry its deliveries attempt now (`reopen` when one of them is
- * gone: a new round); a delivery still with the claim loop is attempted already. A finished one gets a new round to
+ * gone: a new round); a delivery still with the lease loop is attempted already. A finished one gets a new round to
  * today's endpoints; with none, nothing changes.
  */
 export async function resendEvent(
@@ -262,11 +268,11 @@ export async function resendEvent(
     if (!row) return undefined;
     const at = { eventId, status: row.status, attempts: row.attempts };
     if (row.status === 'pending' && !reopen) {
-      const waiting: { workflow_id: string }[] = await tx.query(
-        `SELECT DISTINCT workflow_id FROM webhook_deliveries WHERE event_seq = $1 AND round = $2 AND status = 'pending' AND workflow_id IS NOT NULL`,
+      const waiting: { workflowId: string }[] = await tx.query(
+        `SELECT DISTINCT workflow_id AS "workflowId" FROM webhook_deliveries WHERE event_seq = $1 AND round = $2 AND status = 'pending' AND workflow_id IS NOT NULL`,
         [row.seq, row.round],
       );
-      return { kind: 'nudge', workflowIds: waiting.map((w) => w.workflow_id), ...at };
+      return { kind: 'nudge', workflowIds: waiting.map((w) => w.workflowId), ...at };
     }
     if (!(await receiverCount(tx, projectId, row.type))) return { kind: 'no-endpoint', ...at };
     await openRound(tx, row.seq, projectId, row.type, row.round + 1);

@@ -1,7 +1,7 @@
-import type { ClaimStore } from '../../src/webhooks/claim-store';
-import type { ClaimArgs, DueEndpoint } from '../../src/webhooks/claims';
-import { DeliveryClaimer } from '../../src/webhooks/claimer';
-import type { Claim } from '../../src/webhooks/deliver';
+import type { LeaseStore } from '../../src/webhooks/lease-store';
+import type { LeaseArgs, DueEndpoint } from '../../src/webhooks/leases';
+import { LeaseLoop } from '../../src/webhooks/lease-loop';
+import type { LeasedDelivery } from '../../src/webhooks/delivery-store';
 import { AttemptSlots } from '../../src/webhooks/slots';
 
 interface Row {
@@ -11,18 +11,18 @@ interface Row {
 }
 
 /**
- * The webhook_deliveries table as the claim loop sees it, in memory: due rows, and the claims (src/webhooks/claims.ts
- * says what CLAIM_SQL takes: each target's oldest up to its room, each project's oldest up to its allowance, projects
+ * The webhook_deliveries table as the lease loop sees it, in memory: due rows, and the leases (src/webhooks/lease-store.ts
+ * says what LEASE_SQL takes: each target's oldest up to its room, each project's oldest up to its allowance, projects
  * in turns, up to the limit).
  */
-export class ClaimTable implements ClaimStore {
+export class LeaseTable implements LeaseStore {
   private rows: Row[] = [];
   private seq = 0;
   private onDue?: () => void;
-  /** how many times the loop looked for due deliveries: once per claim it makes */
+  /** how many times the loop looked for due deliveries: once per lease it makes */
   looks = 0;
-  /** every claim's arguments and what it took, in order (a look that found nothing to take makes none) */
-  readonly claims: { args: ClaimArgs; took: Claim[] }[] = [];
+  /** every lease's arguments and what it took, in order (a look that found nothing to take makes none) */
+  readonly leases: { args: LeaseArgs; took: LeasedDelivery[] }[] = [];
 
   /** Makes `n` deliveries to `endpointId` of `projectId` due, and notifies as a commit does. */
   emit(projectId: string, endpointId: string, n = 1): void {
@@ -40,7 +40,7 @@ export class ClaimTable implements ClaimStore {
     return [...seen].map(([endpointId, projectId]) => ({ endpointId, projectId }));
   }
 
-  async claim(args: ClaimArgs): Promise<Claim[]> {
+  async lease(args: LeaseArgs): Promise<LeasedDelivery[]> {
     const turns = new Map<string, number>();
     const candidates = args.targets
       .flatMap((t) =>
@@ -61,56 +61,51 @@ export class ClaimTable implements ClaimStore {
       .map((c) => c.r);
     this.rows = this.rows.filter((r) => !candidates.includes(r));
     const took = candidates.map(
-      (r) => ({ eventId: `evt_${r.seq}`, endpointId: r.endpointId, project_id: r.projectId, round: 1 }) as Claim,
+      (r) =>
+        ({ eventId: `evt_${r.seq}`, endpointId: r.endpointId, projectId: r.projectId, round: 1 }) as LeasedDelivery,
     );
-    this.claims.push({ args, took });
+    this.leases.push({ args, took });
     return took;
   }
 
-  async release(c: Claim): Promise<void> {
-    this.rows.push({ seq: Number(c.eventId.slice(4)), endpointId: c.endpointId, projectId: c.project_id });
+  async release(c: LeasedDelivery): Promise<void> {
+    this.rows.push({ seq: Number(c.eventId.slice(4)), endpointId: c.endpointId, projectId: c.projectId });
     this.rows.sort((a, b) => a.seq - b.seq);
   }
 
   close(): void {}
 }
 
-/** Lets every promise and I/O callback the loop has queued run (the claim table answers at once). */
+/** Lets every promise and I/O callback the loop has queued run (the lease table answers at once). */
 export async function settled(): Promise<void> {
   for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
 }
 
 /**
- * A real DeliveryClaimer over a ClaimTable, whose attempts hang until `answer(eventId)`. It never polls (every claim
+ * A real LeaseLoop over a LeaseTable, whose attempts hang until `answer(eventId)`. It never polls (every lease
  * it makes was woken by a notification or a finishing attempt) and the clock stands still unless `clock.now` moves.
  */
-export function claimLoop(opts: { total: number; perEndpoint: number; reserveMs?: number }) {
-  const table = new ClaimTable();
+export function leaseLoop(opts: { total: number; perEndpoint: number; reserveMs?: number }) {
+  const table = new LeaseTable();
   const clock = { now: 0 };
   const slots = new AttemptSlots(opts.total, opts.perEndpoint, opts.reserveMs ?? 60_000, () => clock.now);
-  const open = new Map<string, { claim: Claim; answer: () => void }>();
-  const attempt = (claim: Claim) => new Promise<void>((resolve) => open.set(claim.eventId, { claim, answer: resolve }));
+  const open = new Map<string, { lease: LeasedDelivery; answer: () => void }>();
+  const attempt = (lease: LeasedDelivery) =>
+    new Promise<void>((resolve) => open.set(lease.eventId, { lease, answer: resolve }));
   const log = {
     warn: (obj: object, msg: string) => {
       throw new Error(`${msg}: ${JSON.stringify(obj)}`);
     },
   };
-  const claimer = new DeliveryClaimer(
-    table,
-    attempt,
-    { timeoutSeconds: 10, claimLeaseSeconds: 30 },
-    slots,
-    log,
-    3_600_000,
-  );
+  const loop = new LeaseLoop(table, attempt, { timeoutSeconds: 10, leaseSeconds: 30 }, slots, log, 3_600_000);
   return {
     table,
     slots,
     clock,
-    claimer,
+    loop,
     /** attempts under way, by project */
     open: (projectId: string) =>
-      [...open.values()].filter((a) => a.claim.project_id === projectId).map((a) => a.claim.eventId),
+      [...open.values()].filter((a) => a.lease.projectId === projectId).map((a) => a.lease.eventId),
     /** the receiver of `eventId` answers */
     async answer(eventId: string) {
       open.get(eventId)!.answer();
@@ -118,13 +113,13 @@ export function claimLoop(opts: { total: number; perEndpoint: number; reserveMs?
       await settled();
     },
     async start() {
-      claimer.start();
+      loop.start();
       await settled();
     },
     async stop() {
       for (const a of open.values()) a.answer();
       open.clear();
-      await claimer.stop();
+      await loop.stop();
     },
   };
 }

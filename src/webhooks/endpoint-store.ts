@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import type { WebhookConfig } from '../config';
 import { DomainError } from '../errors';
-import { iso } from '../util/time';
+import { iso } from '../db/newest-page';
 import { newSecret } from './signing';
 import { checkTarget } from './url-policy';
 import type { WebhookType } from './types';
@@ -31,29 +31,29 @@ export class EndpointError extends DomainError {
   }
 }
 
-const COLUMNS = `id, url, types, disabled_at, disabled_reason, failing_since, created_at,
-  CASE WHEN previous_secret_expires_at > now() THEN previous_secret_expires_at END AS previous_secret_expires_at`;
+const COLUMNS = `id, url, types, disabled_at AS "disabledAt", disabled_reason AS "disabledReason", failing_since AS "failingSince", created_at AS "createdAt",
+  CASE WHEN previous_secret_expires_at > now() THEN previous_secret_expires_at END AS "previousSecretExpiresAt"`;
 
 interface Row {
   id: string;
   url: string;
   types: WebhookType[] | null;
-  disabled_at: Date | null;
-  disabled_reason: string | null;
-  failing_since: Date | null;
-  previous_secret_expires_at: Date | null;
-  created_at: Date;
+  disabledAt: Date | null;
+  disabledReason: string | null;
+  failingSince: Date | null;
+  previousSecretExpiresAt: Date | null;
+  createdAt: Date;
 }
 const present = (r: Row): Endpoint => ({
   id: r.id,
   url: r.url,
   types: r.types,
-  status: r.disabled_at ? 'disabled' : 'enabled',
-  disabledAt: iso(r.disabled_at),
-  disabledReason: r.disabled_reason,
-  failingSince: iso(r.failing_since),
-  previousSecretExpiresAt: iso(r.previous_secret_expires_at),
-  createdAt: r.created_at.toISOString(),
+  status: r.disabledAt ? 'disabled' : 'enabled',
+  disabledAt: iso(r.disabledAt),
+  disabledReason: r.disabledReason,
+  failingSince: iso(r.failingSince),
+  previousSecretExpiresAt: iso(r.previousSecretExpiresAt),
+  createdAt: r.createdAt.toISOString(),
 });
 
 /** Checks the target against the SSRF policy (again at every delivery) and stores it with a fresh secret. */

@@ -8,27 +8,35 @@ import { DomainError } from '../errors';
 import { DEFAULT_PRICES_USD } from '../intents/market-defaults';
 import type { IntentInput } from '../intents/quote';
 import { createQuote, quoteCost, type QuoteDeps } from '../intents/quote-service';
-import type { IntentOp } from '../intents/types';
 import type { VerifyDeps } from '../intents/verify';
 import { activityFailure } from '../temporal/activity-failure';
-import { type Outbox, type QueuedSignal, type QueuedStart } from '../outbox/outbox';
+import type { Outbox } from '../outbox/outbox';
+import type { QueuedSignal, QueuedStart } from '../outbox/store';
 import { type DepositTiming, RELEASED } from '../../workflows/contracts/deposit';
 import { afterBridge, bridgeErrorCode, isBridgeOutcome } from '../../workflows/deposit-state';
-import { findAccount } from './accounts';
+import { findAccount } from './account-store';
 import { verdict, type Verdict } from './checks';
 import type { DepositErrorCode } from './errors';
 import { signAndSubmit } from './session-intents';
 import { targetAmount, totalSpent } from './sizing';
 import {
-  ATTEMPT_COLUMNS,
+  attemptOf,
   type DepositRow,
   depositPart,
   emitDepositEvent,
   emitRefunded,
+  findPriceUsd,
   forgetAttempt,
   intentIsFinal,
+  isComplianceApproved,
   loadDeposit,
+  loadIntentOutcome,
+  markBridgeCompleted,
+  markBridging,
+  markCompletedDirect,
   markRefunded,
+  markRefunding,
+  markRejected,
   queueIntentReports,
   queueRefund,
   recordAttempt,
@@ -74,32 +82,24 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
 
   async function checkDeposit(id: string): Promise<Verdict> {
     const r = await deposit(id);
-    const account = mustExist(await findAccount(db, r.account, r.project_id), `Account ${r.account}`);
-    const chainId = Number(r.chain_id);
+    const account = mustExist(await findAccount(db, r.account, r.projectId), `Account ${r.account}`);
+    const chainId = Number(r.chainId);
     const token = deps.registry.token(chainId, r.token);
-    const [price]: { usd: string }[] = token
-      ? await db.query('SELECT usd FROM prices WHERE symbol = $1', [token.symbol])
-      : [];
-    const [approved]: unknown[] = account.requireCompliance
-      ? await db.query(
-          `SELECT 1 FROM compliance_customers c JOIN verifications v ON v.project_id = c.project_id AND v.customer_id = c.customer_id
-         WHERE c.project_id = $1 AND c.account = $2 AND v.status = 'approved'`,
-          [r.project_id, r.account],
-        )
-      : [];
+    const price = token && (await findPriceUsd(db, token.symbol));
+    const approved = account.requireCompliance && (await isComplianceApproved(db, r.projectId, r.account));
     return verdict({
       token,
       amount: BigInt(r.amount),
-      priceUsd: price ? Number(price.usd) : token && DEFAULT_PRICES_USD[token.symbol],
+      priceUsd: price ? Number(price) : token && DEFAULT_PRICES_USD[token.symbol],
       minUsd: config.deposits.minUsd,
       managed: account.managed,
       hasSession: account.sessionChainIds.includes(chainId),
       requireCompliance: account.requireCompliance,
-      complianceApproved: !!approved,
-      sameChain: chainId === Number(r.target_chain_id),
-      targetToken: r.target_token,
+      complianceApproved: approved,
+      sameChain: chainId === Number(r.targetChainId),
+      targetToken: r.targetToken,
       recipientIsAccount: r.recipient === r.account,
-      targetSymbol: deps.registry.token(Number(r.target_chain_id), r.target_token)?.symbol ?? 'an unsupported target',
+      targetSymbol: deps.registry.token(Number(r.targetChainId), r.targetToken)?.symbol ?? 'an unsupported target',
     });
   }
 
@@ -110,10 +110,7 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
     limits?: Record<string, string>,
   ): Promise<void> {
     await step(id, async (tx, r) => {
-      await tx.query(
-        "UPDATE deposits SET stage = 'rejected', error_code = $2, completed_at = now() WHERE id = $1 AND stage = 'received'",
-        [id, code],
-      );
+      await markRejected(tx, id, code);
       await emitDepositEvent(tx, r, 'deposit-rejected', 'rejected', {
         errorCode: code,
         message,
@@ -126,11 +123,8 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
   /** Already on the target chain in the target token, in the account that receives it: done without an intent. */
   async function completeDirect(id: string): Promise<void> {
     await step(id, async (tx, r) => {
-      await tx.query(
-        "UPDATE deposits SET stage = 'completed', source_tx_hash = tx_hash, destination_tx_hash = tx_hash, source_amount = amount, destination_amount = amount, completed_at = now() WHERE id = $1 AND stage = 'received'",
-        [id],
-      );
-      const leg = { transactionHash: r.tx_hash, chain: toCaip2(Number(r.chain_id)), amount: r.amount, asset: r.token };
+      await markCompletedDirect(tx, id);
+      const leg = { transactionHash: r.txHash, chain: toCaip2(Number(r.chainId)), amount: r.amount, asset: r.token };
       await emitDepositEvent(tx, r, 'bridge-complete', 'complete', {
         deposit: depositPart(r),
         source: leg,
@@ -157,7 +151,7 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
       account: { address: r.account, accountType: 'ERC7579', setupOps: [] },
       recipient: { address: to.recipient, accountType: to.recipient === r.account ? 'ERC7579' : 'EOA' },
       destinationExecutions: [],
-      accountAccessList: [{ chainId: Number(r.chain_id), tokenAddress: r.token }],
+      accountAccessList: [{ chainId: Number(r.chainId), tokenAddress: r.token }],
       options: { customDeadline: Math.floor(Date.now() / 1000) + timing.bridgeTimeoutSeconds },
     };
     const waiting = {
@@ -168,7 +162,7 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
       // Everything available, to learn the fee of moving it.
       const cost = await quoteCost(db, base, deps.quote);
       if (totalSpent(cost) < BigInt(r.amount)) return waiting;
-      const source = deps.registry.token(Number(r.chain_id), r.token)!;
+      const source = deps.registry.token(Number(r.chainId), r.token)!;
       const target = deps.registry.token(to.chainId, to.token)!;
       const amount = targetAmount(
         BigInt(r.amount),
@@ -180,7 +174,7 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
       const quote = await createQuote(
         db,
         { ...base, tokenRequests: [{ tokenAddress: to.token, amount: amount.toString() }] },
-        r.project_id,
+        r.projectId,
         deps.quote,
       );
       return { kind: 'quoted', nonce: BigInt(quote.intentOp.nonce).toString() };
@@ -229,15 +223,14 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
     to: { chainId: number; token: string; recipient: string },
     timing: DepositTiming,
   ) {
-    const { attempts, intent } = ATTEMPT_COLUMNS[kind];
-    if (r[attempts] < attempt) {
+    if (attemptOf(r, kind).attempts < attempt) {
       const quoted = await quoteMove(r, to, timing);
       if (quoted.kind !== 'quoted') return quoted;
       await recordAttempt(db, kind, r.id, quoted.nonce, attempt);
       r = await deposit(r.id);
     }
-    const intentId = r[intent]!;
-    const submitted = await submitRecorded(r.project_id, intentId, () =>
+    const intentId = attemptOf(r, kind).intentId!;
+    const submitted = await submitRecorded(r.projectId, intentId, () =>
       forgetAttempt(db, kind, r.id, intentId, attempt),
     );
     if (!submitted) return { kind: 'wait' as const, message: 'The quote lapsed before its submit; quoting again' };
@@ -251,29 +244,24 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
       'bridge',
       r,
       attempt,
-      { chainId: Number(r.target_chain_id), token: r.target_token, recipient: r.recipient },
+      { chainId: Number(r.targetChainId), token: r.targetToken, recipient: r.recipient },
       timing,
     );
     if (made.kind !== 'submitted') return made;
     const { intentId, submitted } = made;
     const element = submitted.operation.elements[0];
     await step(id, async (tx, row) => {
-      await tx.query(
-        "UPDATE deposits SET stage = 'bridging', settlement_layer = $3, source_amount = $4, destination_amount = $5 WHERE id = $1 AND intent_id = $2 AND stage IN ('received', 'bridging')",
-        [
-          id,
-          intentId,
-          element.mandate.qualifier.settlementContext.settlementLayer,
-          element.idsAndAmounts[0][1],
-          element.mandate.tokenOut[0][1],
-        ],
-      );
+      await markBridging(tx, id, intentId, {
+        settlementLayer: element.mandate.qualifier.settlementContext.settlementLayer,
+        sourceAmount: element.idsAndAmounts[0][1],
+        destinationAmount: element.mandate.tokenOut[0][1],
+      });
       await emitDepositEvent(tx, row, 'bridge-started', `bridge-started:${attempt}`, {
         intentId,
         source: { chain: toCaip2(Number(element.chainId)), asset: row.token, amount: element.idsAndAmounts[0][1] },
         destination: {
-          chain: toCaip2(Number(row.target_chain_id)),
-          asset: row.target_token,
+          chain: toCaip2(Number(row.targetChainId)),
+          asset: row.targetToken,
           amount: element.mandate.tokenOut[0][1],
         },
         deposit: depositPart(row),
@@ -297,7 +285,7 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
         ? emitDepositEvent(tx, r, 'deposit-delayed', 'deposit-delayed', { reason, deposit: depositPart(r) })
         : emitDepositEvent(tx, r, 'bridge-delayed', `bridge-delayed:${attempt}`, {
             reason,
-            intentId: r.intent_id,
+            intentId: r.intentId,
             attempt,
             estimatedDelayTime: { seconds: timing.bridgeTimeoutSeconds },
             deposit: depositPart(r),
@@ -314,13 +302,10 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
     attempt: number,
     timing: DepositTiming,
   ) => {
-    await tx.query(
-      "UPDATE deposits SET stage = 'refunding', error_code = $2, refund_recipient = sender WHERE id = $1 AND stage IN ('received', 'bridging')",
-      [r.id, code],
-    );
+    await markRefunding(tx, r.id, code);
     const start = await queueRefund(tx, r.id, timing);
     await emitDepositEvent(tx, r, 'bridge-failed', `bridge-failed:${attempt}`, {
-      intentId: r.intent_id,
+      intentId: r.intentId,
       errorCode: code,
       message,
       retryable: false,
@@ -343,13 +328,7 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
 
   /** A final intent as recorded: its status and whether funds left the account (a fill, or a claim on `chainId`). */
   async function finalIntent(intentId: string, chainId: string) {
-    const [intent]: {
-      status: string;
-      fill: { transactionHash: string } | null;
-      claims: Record<string, { transactionHash: string }>;
-      operation: IntentOp;
-    }[] = await db.query('SELECT status, fill, claims, operation FROM intents WHERE id = $1', [intentId]);
-    const found = mustExist(intent, `Intent ${intentId}`);
+    const found = mustExist(await loadIntentOutcome(db, intentId), `Intent ${intentId}`);
     const claim = found.claims[String(Number(chainId))] ?? Object.values(found.claims)[0];
     return { ...found, claim, spent: { filled: !!found.fill, claimed: !!found.claims[String(Number(chainId))] } };
   }
@@ -367,32 +346,29 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
     timing: DepositTiming,
   ): Promise<'completed' | 'retry' | 'refunding'> {
     const r0 = await deposit(id);
-    const intent = await finalIntent(intentId, r0.chain_id);
+    const intent = await finalIntent(intentId, r0.chainId);
     const next = afterBridge(intent.spent, attempt, timing.bridgeRetries);
     if (next === 'complete') {
       const source = intent.claim?.transactionHash ?? null;
       const destination = intent.fill?.transactionHash ?? null;
       await step(id, async (tx, r) => {
-        await tx.query(
-          "UPDATE deposits SET stage = 'completed', source_tx_hash = $3, destination_tx_hash = $4, completed_at = now() WHERE id = $1 AND intent_id = $2 AND stage = 'bridging'",
-          [id, intentId, source, destination],
-        );
+        await markBridgeCompleted(tx, id, intentId, source, destination);
         await emitDepositEvent(tx, r, 'bridge-complete', 'complete', {
           intentId,
           deposit: depositPart(r),
           source: {
             transactionHash: source,
-            chain: toCaip2(Number(r.chain_id)),
-            amount: r.source_amount,
+            chain: toCaip2(Number(r.chainId)),
+            amount: r.sourceAmount,
             asset: r.token,
           },
           destination: {
             transactionHash: destination,
-            chain: toCaip2(Number(r.target_chain_id)),
-            amount: r.destination_amount,
-            asset: r.target_token,
+            chain: toCaip2(Number(r.targetChainId)),
+            amount: r.destinationAmount,
+            asset: r.targetToken,
           },
-          settlementLayer: r.settlement_layer?.toLowerCase() ?? null,
+          settlementLayer: r.settlementLayer?.toLowerCase() ?? null,
         });
       });
       return 'completed';
@@ -428,14 +404,14 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
   ): Promise<Attempt | { kind: 'external' } | { kind: 'refunded' }> {
     const r = await deposit(id);
     if (r.stage === 'refunded') return { kind: 'refunded' };
-    const account = mustExist(await findAccount(db, r.account, r.project_id), `Account ${r.account}`);
-    const mayAct = account.managed || account.sessionChainIds.includes(Number(r.chain_id));
-    if (!deps.registry.token(Number(r.chain_id), r.token) || !mayAct) return { kind: 'external' };
+    const account = mustExist(await findAccount(db, r.account, r.projectId), `Account ${r.account}`);
+    const mayAct = account.managed || account.sessionChainIds.includes(Number(r.chainId));
+    if (!deps.registry.token(Number(r.chainId), r.token) || !mayAct) return { kind: 'external' };
     const made = await attemptIntent(
       'refund',
       r,
       attempt,
-      { chainId: Number(r.chain_id), token: r.token, recipient: r.refund_recipient! },
+      { chainId: Number(r.chainId), token: r.token, recipient: r.refundRecipient! },
       timing,
     );
     return made.kind === 'submitted' ? { kind: 'started', intentId: made.intentId } : made;
@@ -446,7 +422,7 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
    * recorded FAILED or EXPIRED) make the deposit refunded; otherwise the next attempt may start.
    */
   async function finishRefund(id: string, intentId: string): Promise<boolean> {
-    const intent = await finalIntent(intentId, (await deposit(id)).chain_id);
+    const intent = await finalIntent(intentId, (await deposit(id)).chainId);
     if (!intent.spent.filled && !intent.spent.claimed) return false;
     await step(id, async (tx, r) => {
       const refunded = await markRefunded(tx, r, (intent.fill ?? intent.claim).transactionHash, 'intent');

@@ -84,8 +84,8 @@ export async function beyondAllowance(
   account: string,
   wanted: Allowance[],
 ): Promise<Allowance[]> {
-  const rows: { chain_id: string; token: string }[] = await tx.query(
-    `SELECT w.chain_id, w.token FROM unnest($3::bigint[], $4::text[], $5::numeric[]) AS w(chain_id, token, amount)
+  const rows: { chainId: string; token: string }[] = await tx.query(
+    `SELECT w.chain_id AS "chainId", w.token FROM unnest($3::bigint[], $4::text[], $5::numeric[]) AS w(chain_id, token, amount)
      WHERE w.amount + (SELECT coalesce(sum(r.amount), 0) FROM reservations r JOIN withdrawals x ON r.owner_kind = 'withdrawal' AND r.owner_id = x.nonce::text
          WHERE x.project_id = $1 AND x.account = $2 AND x.request_digest IS NULL AND r.released_at IS NULL AND r.chain_id = w.chain_id AND r.token = w.token)
        > coalesce((SELECT a.amount FROM project_account_allowances a WHERE a.project_id = $1 AND a.account = $2 AND a.chain_id = w.chain_id AND a.token = w.token), 0)`,
@@ -97,5 +97,5 @@ export async function beyondAllowance(
       wanted.map((w) => w.amount),
     ],
   );
-  return rows.map((r) => wanted.find((w) => w.chainId === Number(r.chain_id) && w.token.toLowerCase() === r.token)!);
+  return rows.map((r) => wanted.find((w) => w.chainId === Number(r.chainId) && w.token.toLowerCase() === r.token)!);
 }

@@ -94,13 +94,13 @@ const FOLD_DAYS = `old AS (SELECT f AS r FROM (SELECT DISTINCT project_id, modal
 /**
  * SQL: the funnel sums (metric, key, value) of the sessions in `rows` (a query of analytics_funnel_sessions values named
  * r) merged per session, counted under funding method $3 ('' = every session; a session counts under a method it
- * used), followed by the (session_id, last_outcome, deposits) of those that saw deposits (metric NULL).
+ * used), followed by the (sessionId, lastOutcome, deposits) of those that saw deposits (metric NULL).
  */
 export const mergedSessionsSql = (
   rows: string,
 ) => `merged AS (SELECT analytics_funnel_merged(r) AS r FROM (${rows}) rows GROUP BY (r).project_id, (r).modal, (r).session_id),
     scoped AS (SELECT (r).* FROM merged WHERE $3 = '' OR $3 = ANY((r).methods))
-  SELECT c.metric, c.key, sum(c.value)::text AS value, NULL AS session_id, NULL AS last_outcome, NULL::text[] AS deposits
+  SELECT c.metric, c.key, sum(c.value)::text AS value, NULL AS "sessionId", NULL AS "lastOutcome", NULL::text[] AS deposits
   FROM scoped x, LATERAL ${CONTRIBUTION} c WHERE c.method = $3 GROUP BY 1, 2
   UNION ALL SELECT NULL, NULL, NULL, session_id, last_outcome, deposits FROM scoped WHERE deposits <> '{}'`;
 
@@ -148,9 +148,9 @@ export async function foldPending(db: DataSource, projectId: string, { wait } = 
 
 /** The projects with queued batches (for the workers' fold loop). */
 export async function projectsToFold(db: DataSource): Promise<string[]> {
-  return ((await db.query('SELECT DISTINCT project_id FROM analytics_fold_queue')) as { project_id: string }[]).map(
-    (r) => r.project_id,
-  );
+  return (
+    (await db.query('SELECT DISTINCT project_id AS "projectId" FROM analytics_fold_queue')) as { projectId: string }[]
+  ).map((r) => r.projectId);
 }
 
 /**

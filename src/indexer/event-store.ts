@@ -1,0 +1,152 @@
+import type { EntityManager } from 'typeorm';
+import type { ForcedWithdrawalEvent, GasEvent, IndexerEvent, LiquidityEvent, PriceEvent } from './types';
+
+/**
+ * A balance snapshot to store. `timestamp`: unix seconds of the block, when the indexer reported it, else of an
+ * earlier snapshot of the key (a lower bound); `timestampBlock`: the block whose timestamp it is.
+ */
+export type Balance = {
+  chainId: number;
+  account: string;
+  token: string;
+  lockTag?: string;
+  amount: string;
+  block: string;
+  timestamp?: number;
+  timestampBlock?: string;
+};
+
+/** Records events by id; answers the ids not recorded before. */
+export async function insertEvents(tx: EntityManager, events: IndexerEvent[]): Promise<string[]> {
+  const inserted: { id: string }[] = await tx.query(
+    `INSERT INTO indexer_events (id, type, payload)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::jsonb[])
+     ON CONFLICT (id) DO NOTHING RETURNING id`,
+    [events.map((e) => e.id), events.map((e) => e.type), events.map((e) => JSON.stringify(e))],
+  );
+  return inserted.map((r) => r.id);
+}
+
+/** Forgets refused events, so the same ids sent again are judged again. */
+export async function deleteEvents(tx: EntityManager, ids: string[]): Promise<void> {
+  await tx.query('DELETE FROM indexer_events WHERE id = ANY($1::text[])', [ids]);
+}
+
+export async function upsertPrice(tx: EntityManager, p: PriceEvent): Promise<void> {
+  await tx.query(
+    'INSERT INTO prices (symbol, usd) VALUES ($1, $2) ON CONFLICT (symbol) DO UPDATE SET usd = EXCLUDED.usd, updated_at = now()',
+    [p.symbol, p.usd],
+  );
+}
+
+export async function upsertGasPrice(tx: EntityManager, g: GasEvent): Promise<void> {
+  await tx.query(
+    'INSERT INTO gas_prices (chain_id, gas_price) VALUES ($1, $2) ON CONFLICT (chain_id) DO UPDATE SET gas_price = EXCLUDED.gas_price, updated_at = now()',
+    [g.chainId, g.gasPrice],
+  );
+}
+
+export async function upsertLiquidity(tx: EntityManager, l: LiquidityEvent): Promise<void> {
+  await tx.query(
+    `INSERT INTO relayer_liquidity (chain_id, settlement_layer, token, amount) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (chain_id, settlement_layer, token) DO UPDATE SET amount = EXCLUDED.amount, updated_at = now()`,
+    [l.chainId, l.settlementLayer, l.token.toLowerCase(), l.amount],
+  );
+}
+
+/** The status at the highest block wins, so out-of-order delivery cannot re-enable a lock. */
+export async function upsertForcedWithdrawal(
+  tx: EntityManager,
+  f: ForcedWithdrawalEvent,
+  lock: { lockTag: string; token: string },
+): Promise<void> {
+  await tx.query(
+    `INSERT INTO forced_withdrawals (chain_id, account, lock_id, status, lock_tag, token, block_number) VALUES ($1, $2, $3, $4, $5, $6, $7)
+       ON CONFLICT (account, chain_id, lock_id) DO UPDATE SET status = EXCLUDED.status, block_number = EXCLUDED.block_number,
+         lock_tag = EXCLUDED.lock_tag, token = EXCLUDED.token, updated_at = now()
+       WHERE forced_withdrawals.block_number <= EXCLUDED.block_number`,
+    [f.chainId, f.account.toLowerCase(), f.lockId, f.status, lock.lockTag, lock.token, f.blockNumber ?? '0'],
+  );
+}
+
+/** Stores snapshots newer than (or as new as) the stored ones, in the rows' order. */
+export async function upsertBalances(
+  tx: EntityManager,
+  table: 'wallet_balances' | 'lock_balances',
+  rows: Balance[],
+): Promise<void> {
+  if (rows.length === 0) return;
+  const lock = table === 'lock_balances';
+  const cols = `chain_id, account, token, ${lock ? 'lock_tag, ' : ''}amount, block_number, block_timestamp, timestamp_block`;
+  const types = lock
+    ? '$1::bigint[], $2::text[], $3::text[], $4::text[], $5::numeric[], $6::bigint[], $7::bigint[], $8::bigint[]'
+    : '$1::bigint[], $2::text[], $3::text[], $4::numeric[], $5::bigint[], $6::bigint[], $7::bigint[]';
+  const key = lock ? 'account, chain_id, token, lock_tag' : 'account, chain_id, token';
+  const params: unknown[][] = [rows.map((r) => r.chainId), rows.map((r) => r.account), rows.map((r) => r.token)];
+  if (lock) params.push(rows.map((r) => r.lockTag!));
+  params.push(
+    rows.map((r) => r.amount),
+    rows.map((r) => r.block),
+    rows.map((r) => r.timestamp ?? null),
+    rows.map((r) => r.timestampBlock ?? null),
+  );
+  // A newer snapshot without a timestamp keeps the stored one as a lower bound (block timestamps never decrease).
+  await tx.query(
+    `INSERT INTO ${table} (${cols}) SELECT * FROM unnest(${types})
+     ON CONFLICT (${key}) DO UPDATE SET amount = EXCLUDED.amount, block_number = EXCLUDED.block_number,
+       block_timestamp = coalesce(EXCLUDED.block_timestamp, ${table}.block_timestamp),
+       timestamp_block = CASE WHEN EXCLUDED.block_timestamp IS NULL THEN ${table}.timestamp_block ELSE EXCLUDED.timestamp_block END, updated_at = now()
+     WHERE ${table}.block_number <= EXCLUDED.block_number`,
+    params,
+  );
+}
+
+/** Takes a chain's snapshot clock for the rest of the transaction (screen.ts: lockChainClocks). */
+export async function lockChainClock(tx: EntityManager, chainId: number): Promise<void> {
+  await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`snapshot-clock:${chainId}`]);
+}
+
+/**
+ * Per `chainId:block` key, the stored (block, timestamp) pairs of that chain nearest to the block, below and above
+ * (the block itself included), from both balance tables. Two index lookups per pair and table.
+ */
+export async function nearestStoredTimes(
+  tx: EntityManager,
+  blocks: { chainId: string; block: string }[],
+): Promise<{ key: string; block: string; timestamp: string }[]> {
+  const nearest = (
+    table: string,
+    side: '<=' | '>=',
+    order: 'ASC' | 'DESC',
+  ) => `(SELECT timestamp_block, block_timestamp FROM ${table} t
+    WHERE t.chain_id = e.chain_id AND t.timestamp_block ${side} e.block ORDER BY t.timestamp_block ${order}, t.block_timestamp ${order} LIMIT 1)`;
+  return tx.query(
+    `SELECT e.chain_id::text || ':' || e.block::text AS key, n.timestamp_block::text AS block, n.block_timestamp::text AS timestamp
+     FROM unnest($1::bigint[], $2::bigint[]) AS e(chain_id, block)
+     CROSS JOIN LATERAL (${['wallet_balances', 'lock_balances'].flatMap((table) => [nearest(table, '<=', 'DESC'), nearest(table, '>=', 'ASC')]).join(' UNION ALL ')}) n`,
+    [blocks.map((b) => b.chainId), blocks.map((b) => b.block)],
+  );
+}
+
+/** Records lifecycle event keys (`nonce:type:chainId`, in key order); answers those not recorded before. */
+export async function insertLifecycleKeys(
+  tx: EntityManager,
+  keys: { nonce: string; type: string; chainId: string }[],
+): Promise<string[]> {
+  const fresh: { key: string }[] = await tx.query(
+    `INSERT INTO lifecycle_event_keys (nonce, type, chain_id)
+     SELECT * FROM unnest($1::numeric[], $2::text[], $3::bigint[]) ORDER BY 1, 2, 3
+     ON CONFLICT DO NOTHING RETURNING nonce::text || ':' || type || ':' || chain_id::text AS key`,
+    [keys.map((k) => k.nonce), keys.map((k) => k.type), keys.map((k) => k.chainId)],
+  );
+  return fresh.map((r) => r.key);
+}
+
+/** Which of these nonces are withdrawals' (the allocator's, not intents'). */
+export async function withdrawalNonces(tx: EntityManager, nonces: string[]): Promise<string[]> {
+  const rows: { nonce: string }[] = await tx.query(
+    'SELECT nonce::text FROM withdrawals WHERE nonce = ANY($1::numeric[])',
+    [nonces],
+  );
+  return rows.map((w) => w.nonce);
+}

@@ -1,0 +1,161 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import { preparedQuery } from '../db/prepared';
+
+/** Wallet (unlocked) funds are reserved under this pseudo lock tag; resource locks under their own tag. */
+export const WALLET = 'wallet';
+
+/** Who holds a reservation: an intent, bundle or withdrawal, by its id. */
+export interface Owner {
+  kind: string;
+  id: string;
+}
+
+/** A lock whose sponsor started a forced withdrawal (pending or enabled) is allocated to nothing, as withdrawals check. */
+const NOT_FORCED = `NOT EXISTS (SELECT 1 FROM forced_withdrawals f WHERE f.account = lb.account AND f.chain_id = lb.chain_id
+  AND f.lock_tag = lb.lock_tag AND f.token = lb.token AND f.status <> 'disabled')`;
+
+/** A balance of an account (this allocator's lock or the wallet) minus its active reservations. */
+export interface AvailableBalance {
+  chainId: string;
+  token: string;
+  lockTag: string;
+  available: string;
+}
+
+export async function availableBalances(
+  db: EntityManager,
+  account: string,
+  lockTag: string,
+): Promise<AvailableBalance[]> {
+  return preparedQuery(
+    db,
+    `WITH balances AS (
+       SELECT chain_id, token, lock_tag, amount FROM lock_balances lb WHERE account = $1 AND lock_tag = $2 AND ${NOT_FORCED}
+       UNION ALL
+       SELECT chain_id, token, '${WALLET}', amount FROM wallet_balances WHERE account = $1)
+     SELECT b.chain_id AS "chainId", b.token, b.lock_tag AS "lockTag", b.amount - coalesce(sum(r.amount), 0) AS available
+     FROM balances b LEFT JOIN reservations r ON r.account = $1 AND r.chain_id = b.chain_id AND r.token = b.token
+       AND r.lock_tag = b.lock_tag AND r.released_at IS NULL
+     GROUP BY b.chain_id, b.token, b.lock_tag, b.amount`,
+    [account.toLowerCase(), lockTag],
+  );
+}
+
+/** Locks the balance row a reservation draws on (the wallet's, or a lock not being force-withdrawn); its amount. */
+export async function lockBalance(
+  tx: EntityManager,
+  account: string,
+  item: { chainId: number; token: string; lockTag: string },
+): Promise<string | undefined> {
+  const balance: { amount: string }[] =
+    item.lockTag === WALLET
+      ? await preparedQuery(
+          tx,
+          'SELECT amount FROM wallet_balances WHERE account = $1 AND chain_id = $2 AND token = $3 FOR UPDATE',
+          [account, item.chainId, item.token],
+        )
+      : await preparedQuery(
+          tx,
+          `SELECT amount FROM lock_balances lb WHERE account = $1 AND chain_id = $2 AND token = $3 AND lock_tag = $4 AND ${NOT_FORCED} FOR UPDATE`,
+          [account, item.chainId, item.token, item.lockTag],
+        );
+  return balance[0]?.amount;
+}
+
+/** Inserts the reservation if `balance` covers it beside the active ones; whether it did. */
+export async function insertReservation(
+  tx: EntityManager,
+  owner: Owner,
+  account: string,
+  item: { chainId: number; token: string; lockTag: string; amount: string },
+  balance: string,
+): Promise<boolean> {
+  const inserted: unknown[] = await preparedQuery(
+    tx,
+    `INSERT INTO reservations (owner_kind, owner_id, account, chain_id, token, lock_tag, amount)
+       SELECT $1::text, $2::text, $3::text, $4::bigint, $5::text, $6::text, $7::numeric
+       WHERE $8::numeric - (SELECT coalesce(sum(amount), 0) FROM reservations
+         WHERE account = $3 AND chain_id = $4 AND token = $5 AND lock_tag = $6 AND released_at IS NULL) >= $7::numeric
+       RETURNING 1`,
+    [owner.kind, owner.id, account, item.chainId, item.token, item.lockTag, item.amount, balance],
+  );
+  return inserted.length > 0;
+}
+
+/** A column of the stored snapshot a reservation is checked against (wallet or lock balance of the same key). */
+const snapshot = (column: 'block_number' | 'block_timestamp') => `CASE WHEN r.lock_tag = '${WALLET}'
+  THEN (SELECT w.${column} FROM wallet_balances w WHERE w.account = r.account AND w.chain_id = r.chain_id AND w.token = r.token)
+  ELSE (SELECT l.${column} FROM lock_balances l WHERE l.account = r.account AND l.chain_id = r.chain_id AND l.token = r.token AND l.lock_tag = r.lock_tag) END`;
+const SNAPSHOT_BLOCK = snapshot('block_number');
+/**
+ * Released once the snapshot shows the claim (its block), or shows every claim there can be (a block timestamp at
+ * or after `expires`). A snapshot without a timestamp never counts for the second: its stored timestamp is that of
+ * an earlier snapshot of the key, or none.
+ */
+const SETTLED = `r.released_at IS NULL AND (
+  (r.release_after_block IS NOT NULL AND r.release_after_block <= ${SNAPSHOT_BLOCK})
+  OR (r.release_after_time IS NOT NULL AND r.release_after_time <= ${snapshot('block_timestamp')}))`;
+
+/** The owner's reservations no claim settles wait for a snapshot timestamp at or after `expires`. */
+export async function releaseAfterTime(tx: EntityManager, owner: Owner, expires: number): Promise<void> {
+  await tx.query(
+    `UPDATE reservations SET release_after_time = $3
+     WHERE owner_kind = $1 AND owner_id = $2 AND released_at IS NULL AND release_after_block IS NULL AND release_after_time IS NULL`,
+    [owner.kind, owner.id, expires],
+  );
+}
+
+/** The owner's reservations on the chain wait for a snapshot of the claim's block (else the next newer snapshot). */
+export async function releaseAfterBlock(
+  tx: EntityManager,
+  owner: Owner,
+  chainId: number,
+  claimBlock?: string,
+): Promise<void> {
+  await tx.query(
+    `UPDATE reservations r SET release_after_block = coalesce($4::bigint, coalesce(${SNAPSHOT_BLOCK}, 0) + 1)
+     WHERE owner_kind = $1 AND owner_id = $2 AND chain_id = $3 AND released_at IS NULL AND release_after_block IS NULL`,
+    [owner.kind, owner.id, chainId, claimBlock ?? null],
+  );
+}
+
+/** Releases the owner's reservations whose snapshot has caught up. */
+export async function releaseOwnerSettled(tx: EntityManager, owner: Owner): Promise<void> {
+  await tx.query(
+    `UPDATE reservations r SET released_at = now() WHERE owner_kind = $1 AND owner_id = $2 AND ${SETTLED}`,
+    [owner.kind, owner.id],
+  );
+}
+
+/** Releases the reservations of these accounts whose snapshot has caught up; answers the intents that held any. */
+export async function releaseAccountsSettled(tx: EntityManager, accounts: string[]): Promise<string[]> {
+  const released: { ownerId: string }[] = await tx.query(
+    `WITH u AS (UPDATE reservations r SET released_at = now() WHERE r.account = ANY($1) AND ${SETTLED} RETURNING r.owner_kind, r.owner_id)
+     SELECT DISTINCT owner_id AS "ownerId" FROM u WHERE owner_kind = 'intent'`,
+    [accounts],
+  );
+  return released.map((r) => r.ownerId);
+}
+
+/** The next value of the allocator nonce sequence. */
+export async function nextNonceValue(tx: EntityManager): Promise<string> {
+  const [{ seq }]: { seq: string }[] = await tx.query("SELECT nextval('allocator_nonce_seq') AS seq");
+  return seq;
+}
+
+/** Records a withdrawal's allocator nonce before anything is signed with it. */
+export async function recordWithdrawalNonce(tx: EntityManager, nonce: bigint, sponsor: string): Promise<void> {
+  await tx.query("INSERT INTO allocator_nonces (nonce, sponsor, purpose) VALUES ($1, $2, 'withdrawal')", [
+    nonce.toString(),
+    sponsor.toLowerCase(),
+  ]);
+}
+
+/** `count` values of the allocator nonce sequence. */
+export async function nextNonceValues(db: DataSource, count: number): Promise<bigint[]> {
+  const rows: { v: string }[] = await db.query(
+    "SELECT nextval('allocator_nonce_seq') AS v FROM generate_series(1, $1)",
+    [count],
+  );
+  return rows.map((r) => BigInt(r.v));
+}
