@@ -13,6 +13,7 @@ import { depositActivities, intentReport, type DepositDeps } from '../src/deposi
 import { RELEASED } from '../workflows/contracts/deposit';
 import type { Pruned } from '../workflows/contracts/prune-storage';
 import { pruneExpired } from '../src/retention/prune-store';
+import { chainIndexerActivities } from '../src/chain-indexer/read-range';
 
 /** `log`: what an activity refuses to apply is logged, not thrown (a retry would change nothing). */
 export interface ActivityDeps {
@@ -55,6 +56,16 @@ export function createActivities(deps: ActivityDeps, slots = workerSlots(deps.co
     markVerificationStale: (id: string, cause: string) => recordVerification(db, id, { stale: true, cause }),
     attemptWebhook: (a: AttemptInput) => attemptDelivery(db, deps.config.webhooks, slots, a),
     ...depositActivities(db, deps.config, deps.outbox, deps.deposits),
+    // Read when a range is read: a worker built without the deposit processor's deps follows no chain.
+    ...chainIndexerActivities({
+      ...deps,
+      get registry() {
+        return deps.deposits.registry;
+      },
+      get defaultLockTag() {
+        return deps.deposits.quote.lockTag;
+      },
+    }),
   };
 }
 

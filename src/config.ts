@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { ConfigError, int, privateKey, sessionKey, type NodeEnv } from './env';
 import { type UnattributedConfig, unattributedConfig } from './analytics/config';
+import { type ChainIndexerConfig, chainIndexerConfig } from './chain-indexer/config';
 import { type ComplianceConfig, complianceConfig } from './compliance/config';
 import { checkDepositHistory, type DepositConfig, depositConfig } from './deposits/config';
 import { type DeadlineConfig, httpConfig } from './http/config';
@@ -49,6 +50,8 @@ export interface Config {
   deadlines: DeadlineConfig;
   /** src/indexer/config.ts */
   indexer: IndexerConfig;
+  /** src/chain-indexer/config.ts */
+  chainIndexer: ChainIndexerConfig;
   /** src/http/config.ts: proxies whose X-Forwarded-For decides a client's address */
   trustedProxies: AddressRange[];
   /** src/intents/config.ts */
@@ -101,6 +104,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     outbox: outboxConfig(env),
     ...httpConfig(env),
     indexer: indexerConfig(env),
+    chainIndexer: chainIndexerConfig(env),
     intents: intentConfig(env),
     webhooks: webhookConfig(env, nodeEnv),
     compliance: complianceConfig(env, nodeEnv),

@@ -6,3 +6,4 @@ export { deliverWebhook } from './webhook-delivery';
 export { verifyCustomer } from './verification';
 export { processDeposit, refundDeposit } from './deposit';
 export { pruneStorage } from './prune-storage';
+export { followChain } from './follow-chain';

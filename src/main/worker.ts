@@ -7,6 +7,7 @@ import { createLogger } from '../logger';
 import { exitOnError, loadRuntime } from '../runtime';
 import { createWorkers, installRuntime } from '../temporal/worker';
 import { depositDeps } from '../deposits/deps';
+import { followChains } from '../chain-indexer/start';
 
 /** One stateless worker process: polls the task queue, runs workflows and activities. Scale by running more. */
 async function main() {
@@ -35,6 +36,7 @@ async function main() {
     rt.config.outbox.graceSeconds,
   );
   await ensurePruneSchedule(client, rt.config.taskQueue, rt.config.retention.pruneSeconds);
+  await followChains(client, rt.config.taskQueue, rt.config.chainIndexer);
   logger.info({ taskQueue: rt.config.taskQueue, temporal: rt.temporalAddress }, 'worker running');
   leaseLoop.start();
   folder.start();

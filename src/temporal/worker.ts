@@ -1,6 +1,7 @@
 import { DefaultLogger, LogLevel, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { ActivityDeps, createActivities } from '../../activities';
 import { webhookTaskQueue } from '../../workflows/contracts/webhook-delivery';
+import { chainIndexerTaskQueue } from '../../workflows/contracts/follow-chain';
 import { createLeaseLoop, type LeaseLoop } from '../webhooks/lease-loop';
 import { FunnelFolder } from '../analytics/folder';
 import { workerSlots } from '../webhooks/slots';
@@ -31,7 +32,7 @@ export async function createWorkers(
   const connection = await NativeConnection.connect({ address: opts.address });
   const slots = workerSlots(opts.deps.config.webhooks);
   const activities = createActivities(opts.deps, slots);
-  const { attemptWebhook, ...lifecycle } = activities;
+  const { attemptWebhook, readChainRange, ...lifecycle } = activities;
   const workers = await Promise.all([
     Worker.create({
       connection,
@@ -48,6 +49,17 @@ export async function createWorkers(
       activities: { attemptWebhook },
       maxConcurrentActivityTaskExecutions: opts.deps.config.webhooks.concurrency,
     }),
+    // The chain indexer's reads, polled only by workers that follow chains (docs/chain-indexer.md).
+    ...(opts.deps.config.chainIndexer.chains.length
+      ? [
+          Worker.create({
+            connection,
+            namespace: opts.namespace,
+            taskQueue: chainIndexerTaskQueue(opts.taskQueue),
+            activities: { readChainRange },
+          }),
+        ]
+      : []),
   ]);
   const leaseLoop = createLeaseLoop(opts.deps.db, opts.deps.config.webhooks, slots, opts.deps.outbox, opts.deps.log);
   return { workers, connection, leaseLoop, folder: new FunnelFolder(opts.deps.db, opts.deps.log) };

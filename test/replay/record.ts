@@ -23,6 +23,7 @@ const SUITES = [
   'test/integration/webhooks.test.ts', // deliverWebhook
   'test/integration/compliance.test.ts', // verifyCustomer
   'test/integration/deposits.test.ts', // processDeposit, refundDeposit
+  'test/integration/chain-indexer.test.ts', // followChain
 ];
 
 const args = process.argv.slice(2);

@@ -1,0 +1,118 @@
+import { parseAbiItem, type AbiEvent, type PublicClient } from 'viem';
+import { COMPACT_EVENTS, ERC20_TRANSFER } from './abi';
+import type { FollowedChain } from './config';
+import { logsInRange } from './get-logs';
+
+/** Where a log is: what its event id and its block's checks are made of. */
+export interface LogPlace {
+  blockNumber: bigint;
+  blockHash: `0x${string}`;
+  transactionHash: `0x${string}`;
+  logIndex: number;
+}
+
+/** The logs the indexer reports, decoded. */
+export type ChainLog = LogPlace &
+  (
+    | { kind: 'lock-transfer'; from: string; to: string; id: bigint }
+    | { kind: 'claim'; nonce: bigint }
+    | { kind: 'forced-withdrawal'; account: string; id: bigint; activating: boolean; withdrawableAt: bigint }
+    | { kind: 'fill'; nonce: bigint }
+    | { kind: 'token-transfer'; token: string; from: string; to: string; value: bigint }
+  );
+
+/** Addresses per eth_getLogs topic filter: providers cap a request's size. */
+const TOPIC_CHUNK = 500;
+
+/** The Compact's ERC-6909 Transfers: the `balances` stream. */
+export async function balanceLogs(client: PublicClient, chain: FollowedChain, from: bigint, to: bigint) {
+  const transfers = await logsInRange(from, to, (fromBlock, toBlock) =>
+    client.getLogs({ address: chain.compact, event: COMPACT_EVENTS[0], fromBlock, toBlock, strict: true }),
+  );
+  // `strict` drops the logs whose data does not decode, so every argument is there.
+  return inChainOrder(
+    transfers.map((l): ChainLog => {
+      const { from, to, id } = l.args as Required<typeof l.args>;
+      return { ...placeOf(l), kind: 'lock-transfer', from, to, id };
+    }),
+  );
+}
+
+/**
+ * The `settlements` stream: The Compact's Claim (of this allocator's nonces) and ForcedWithdrawalStatusUpdated, the
+ * configured fills, and ERC-20 transfers (of any token) into and out of the deposit accounts `accounts`.
+ */
+export async function settlementLogs(
+  client: PublicClient,
+  chain: FollowedChain,
+  allocator: string,
+  accounts: string[],
+  from: bigint,
+  to: bigint,
+): Promise<ChainLog[]> {
+  const out: ChainLog[] = [];
+  const compact = await logsInRange(from, to, (fromBlock, toBlock) =>
+    client.getLogs({
+      address: chain.compact,
+      events: [COMPACT_EVENTS[1], COMPACT_EVENTS[2]],
+      fromBlock,
+      toBlock,
+      strict: true,
+    }),
+  );
+  for (const l of compact) {
+    if (l.eventName === 'Claim') {
+      const args = l.args as Required<typeof l.args>;
+      if (args.allocator.toLowerCase() === allocator.toLowerCase())
+        out.push({ ...placeOf(l), kind: 'claim', nonce: args.nonce });
+    } else out.push({ ...placeOf(l), kind: 'forced-withdrawal', ...(l.args as Required<typeof l.args>) });
+  }
+  if (chain.filler) {
+    const event = parseAbiItem(chain.fillEvent) as AbiEvent;
+    const fills = await logsInRange(from, to, (fromBlock, toBlock) =>
+      client.getLogs({ address: chain.filler, event, fromBlock, toBlock, strict: true }),
+    );
+    for (const l of fills) out.push({ ...placeOf(l), kind: 'fill', nonce: (l.args as { nonce: bigint }).nonce });
+  }
+  const transfers: ChainLog[] = [];
+  for (let i = 0; i < accounts.length; i += TOPIC_CHUNK) {
+    const chunk = accounts.slice(i, i + TOPIC_CHUNK) as `0x${string}`[];
+    for (const args of [{ to: chunk }, { from: chunk }]) {
+      const logs = await logsInRange(from, to, (fromBlock, toBlock) =>
+        client.getLogs({ event: ERC20_TRANSFER, args, fromBlock, toBlock, strict: true }),
+      );
+      for (const l of logs)
+        transfers.push({
+          ...placeOf(l),
+          kind: 'token-transfer',
+          token: l.address,
+          ...(l.args as Required<typeof l.args>),
+        });
+    }
+  }
+  // A transfer between two watched accounts is found by both filters: once is enough.
+  const seen = new Set<string>();
+  const once = transfers.filter(
+    (l) => !seen.has(`${l.blockHash}:${l.logIndex}`) && seen.add(`${l.blockHash}:${l.logIndex}`),
+  );
+  return inChainOrder([...out, ...once]);
+}
+
+const inChainOrder = (logs: ChainLog[]) =>
+  logs.sort((a, b) =>
+    a.blockNumber === b.blockNumber ? a.logIndex - b.logIndex : a.blockNumber < b.blockNumber ? -1 : 1,
+  );
+
+function placeOf(l: {
+  blockNumber: bigint | null;
+  blockHash: `0x${string}` | null;
+  transactionHash: `0x${string}` | null;
+  logIndex: number | null;
+}): LogPlace {
+  return {
+    blockNumber: l.blockNumber!,
+    blockHash: l.blockHash!,
+    transactionHash: l.transactionHash!,
+    logIndex: l.logIndex!,
+  };
+}

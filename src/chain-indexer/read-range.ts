@@ -1,0 +1,221 @@
+import { ApplicationFailure } from '@temporalio/common';
+import type { DataSource } from 'typeorm';
+import { createPublicClient, http, type Block, type PublicClient } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import type { ChainRegistry } from '../chains/registry';
+import type { Config } from '../config';
+import { batchConflict } from '../indexer/consistency';
+import { ingestEvents } from '../indexer/ingest';
+import type { BalanceEvent, IndexerEvent } from '../indexer/types';
+import type { Outbox } from '../outbox/outbox';
+import {
+  RECENT_RANGES,
+  type BalanceKey,
+  type ChainCursor,
+  type ChainStream,
+  type RangeRead,
+  type ReportedRange,
+} from '../../workflows/contracts/follow-chain';
+import { COMPACT_BALANCE, ERC20_BALANCE } from './abi';
+import type { FollowedChain } from './config';
+import { balanceLogs, settlementLogs } from './chain-logs';
+import { toEvents, type BalanceRead } from './to-events';
+import { watchedAccounts } from './store';
+
+export interface ChainIndexerDeps {
+  db: DataSource;
+  config: Config;
+  outbox: Outbox;
+  registry: ChainRegistry;
+  defaultLockTag: string;
+  log: { warn(obj: object, msg: string): void };
+}
+
+/** Ranges ending this far below the head are taken as final: their balances are not kept for a rewind. */
+const REORG_HORIZON = 256n;
+/** Events per ingestion transaction: the route's batch limit. */
+const BATCH = 1000;
+
+/** The chain indexer's activity, built once per worker (one RPC client per chain). */
+export function chainIndexerActivities(deps: ChainIndexerDeps) {
+  const clients = new Map<number, PublicClient>();
+  // Claims of this allocator's nonces are reported; other allocators' are not ours.
+  const allocator = () => privateKeyToAccount(deps.config.secrets.allocatorPrivateKey!).address;
+  const clientOf = (chain: FollowedChain) => {
+    let client = clients.get(chain.chainId);
+    if (!client) {
+      // No retries in viem: a failed call fails the activity, and Temporal's retry (with backoff) reads the range again.
+      // No cache: each read sees the head as it is now.
+      client = createPublicClient({ transport: http(chain.rpcUrl, { batch: true, retryCount: 0 }), cacheTime: 0 });
+      clients.set(chain.chainId, client);
+    }
+    return client;
+  };
+  return {
+    readChainRange: (chainId: number, stream: ChainStream, cursor: ChainCursor): Promise<RangeRead> => {
+      const chain = deps.config.chainIndexer.chains.find((c) => c.chainId === chainId);
+      if (!chain || !deps.registry.chain(chainId))
+        throw ApplicationFailure.nonRetryable(`chain ${chainId} is not followed here (INDEXER_CHAINS, the registry)`);
+      return readChainRange({ ...deps, allocator: allocator() }, chain, stream, clientOf(chain), cursor);
+    },
+  };
+}
+
+/**
+ * One step of a chain's stream: if the cursor's block was abandoned, rewind to the newest reported range still
+ * canonical; else read the next range of confirmed blocks (at most `blockRange`, ending at the head minus the
+ * stream's depth), turn its logs into indexer events and ingest them in-process, and move the cursor to its end.
+ */
+export async function readChainRange(
+  deps: ChainIndexerDeps & { allocator: string },
+  chain: FollowedChain,
+  stream: ChainStream,
+  client: PublicClient,
+  cursor: ChainCursor,
+): Promise<RangeRead> {
+  const waitSeconds = deps.config.chainIndexer.pollSeconds;
+  const head = await client.getBlockNumber();
+  const from = cursor.last ? BigInt(cursor.last.number) + 1n : BigInt(chain.startBlock);
+  const confirmed = head - BigInt(stream === 'settlements' ? chain.settlementConfirmations : chain.confirmations);
+  if (confirmed < from) return { cursor, waitSeconds, events: 0, rewound: 0 };
+  const to = from + BigInt(chain.blockRange) - 1n < confirmed ? from + BigInt(chain.blockRange) - 1n : confirmed;
+  const toBlock = await client.getBlock({ blockNumber: to });
+  const fromBlock = from === to ? toBlock : await client.getBlock({ blockNumber: from });
+  // The range must continue the reported chain: else the cursor's block was abandoned.
+  if (cursor.last && fromBlock.parentHash !== cursor.last.hash) return rewind(deps, chain, client, cursor);
+
+  const watched =
+    stream === 'settlements' ? await watchedAccounts(deps.db) : { accounts: [], refundRecipients: new Map() };
+  const logs =
+    stream === 'settlements'
+      ? await settlementLogs(client, chain, deps.allocator, watched.accounts, from, to)
+      : await balanceLogs(client, chain, from, to);
+  const blocks = new Map<bigint, Block>([[to, toBlock]]);
+  // Concurrently: the transport batches them into few JSON-RPC requests.
+  const headers = [...new Set(logs.map((l) => l.blockNumber))].filter((n) => n !== to);
+  for (const b of await Promise.all(headers.map((n) => client.getBlock({ blockNumber: n })))) blocks.set(b.number!, b);
+  for (const l of logs) {
+    if (blocks.get(l.blockNumber)!.hash !== l.blockHash)
+      throw new Error(`block ${l.blockNumber} of chain ${chain.chainId} changed while its range was read`);
+  }
+  const resnapshot =
+    cursor.resnapshot && to > BigInt(cursor.resnapshot.above) ? cursor.resnapshot.balances : ([] as BalanceKey[]);
+  const { events, balances, deposits } = await toEvents({
+    chainId: chain.chainId,
+    logs,
+    blocks,
+    accounts: new Set(watched.accounts),
+    refundRecipients: watched.refundRecipients,
+    registry: deps.registry,
+    resnapshot: { block: toBlock, balances: resnapshot },
+    balanceOf: (read: BalanceRead) => balanceOf(client, chain, read),
+  });
+  // The range's end is re-read last: a reorg under it while it was read fails the attempt, which reads it again.
+  if ((await client.getBlock({ blockNumber: to })).hash !== toBlock.hash)
+    throw new Error(`block ${to} of chain ${chain.chainId} changed while its range was read`);
+  await ingest(deps, events);
+
+  const block = { number: to.toString(), hash: toBlock.hash! };
+  const keep = head - to < REORG_HORIZON;
+  const reported: ReportedRange = { block, balances: keep ? balances : [], deposits: keep ? deposits : [] };
+  const pending = cursor.resnapshot && !resnapshot.length ? { resnapshot: cursor.resnapshot } : {};
+  return {
+    cursor: { last: block, recent: [...cursor.recent, reported].slice(-RECENT_RANGES), ...pending },
+    waitSeconds: to === confirmed ? waitSeconds : 0,
+    events: events.length,
+    rewound: 0,
+  };
+}
+
+/**
+ * The cursor's block is no longer canonical: back to the end of the newest reported range that is. The balances the
+ * abandoned ranges reported are read again once the new branch is read past the abandoned one's highest block (a
+ * snapshot of a lower block than the stored one is ignored); their deposits are logged (see docs/chain-indexer.md,
+ * Reorgs). A reorg deeper than every range kept stops the workflow: an operator restarts it from an older block.
+ */
+async function rewind(
+  deps: ChainIndexerDeps,
+  chain: FollowedChain,
+  client: PublicClient,
+  cursor: ChainCursor,
+): Promise<RangeRead> {
+  const kept = [...cursor.recent];
+  const dropped: ReportedRange[] = [];
+  while (kept.length) {
+    const end = kept[kept.length - 1].block;
+    if ((await client.getBlock({ blockNumber: BigInt(end.number) })).hash === end.hash) break;
+    dropped.unshift(kept.pop()!);
+  }
+  if (!kept.length && cursor.recent.length >= RECENT_RANGES)
+    throw ApplicationFailure.nonRetryable(
+      `chain ${chain.chainId}: a reorg abandoned every one of the last ${RECENT_RANGES} ranges reported`,
+    );
+  const last = kept.length ? kept[kept.length - 1].block : null;
+  const abandoned = dropped.flatMap((r) => r.deposits);
+  if (abandoned.length)
+    deps.log.warn({ chainId: chain.chainId, deposits: abandoned }, 'a reorg abandoned blocks with reported deposits');
+  const balances = [...(cursor.resnapshot?.balances ?? []), ...dropped.flatMap((r) => r.balances)];
+  const above = cursor.last!.number;
+  return {
+    cursor: { last, recent: kept, ...(balances.length ? { resnapshot: { above, balances: unique(balances) } } : {}) },
+    waitSeconds: 0,
+    events: 0,
+    rewound: Number(BigInt(above) - BigInt(last?.number ?? chain.startBlock - 1)),
+  };
+}
+
+const unique = (keys: BalanceKey[]) => [...new Map(keys.map((k) => [JSON.stringify(k), k])).values()];
+
+function balanceOf(client: PublicClient, chain: FollowedChain, read: BalanceRead): Promise<bigint> {
+  return 'lockId' in read
+    ? client.readContract({
+        address: chain.compact,
+        abi: COMPACT_BALANCE,
+        functionName: 'balanceOf',
+        args: [read.account as `0x${string}`, BigInt(read.lockId)],
+        blockNumber: read.block,
+      })
+    : client.readContract({
+        address: read.token as `0x${string}`,
+        abi: ERC20_BALANCE,
+        functionName: 'balanceOf',
+        args: [read.account as `0x${string}`],
+        blockNumber: read.block,
+      });
+}
+
+/**
+ * Through the ingestion domain function the route uses, in batches of the route's size: the same screening and
+ * idempotency as posted events (a range read again is all duplicates). Its signals and workflow starts are performed
+ * after each commit; what this process does not perform, the outbox sweeper does. A balance refused because its
+ * block's timestamp contradicts a stored one (an abandoned block's, after a reorg) is sent again without it: the
+ * amount is still the chain's, and a snapshot without a timestamp releases nothing at `expires`.
+ */
+async function ingest(deps: ChainIndexerDeps, events: IndexerEvent[]): Promise<void> {
+  for (let i = 0; i < events.length; i += BATCH) {
+    const batch = events.slice(i, i + BATCH);
+    const refused = await ingestBatch(deps, batch);
+    const untimed = refused
+      .filter((r) => r.reason === 'timestamp-order')
+      .map((r) => batch[r.index])
+      .filter((e): e is BalanceEvent => e.type === 'balance')
+      .map(({ blockTimestamp: _, ...e }) => ({ ...e, id: `${e.id}:untimed` }));
+    if (untimed.length) await ingestBatch(deps, untimed);
+  }
+}
+
+async function ingestBatch(
+  deps: ChainIndexerDeps,
+  batch: IndexerEvent[],
+): Promise<{ index: number; reason: string }[]> {
+  const conflict = batchConflict(batch, deps.defaultLockTag);
+  if (conflict) throw ApplicationFailure.nonRetryable(conflict.message);
+  const { result, signals, starts } = await ingestEvents(deps.db, batch, deps.defaultLockTag, deps);
+  if (result.refused) deps.log.warn({ refused: result.refused }, 'chain indexer events refused');
+  const deferred = (what: string) => (err: unknown) => deps.log.warn({ err, what }, 'deferred to the outbox sweeper');
+  await Promise.all([
+    deps.outbox.deliver(signals).catch(deferred('lifecycle signals')),
+    ...starts.map((s) => deps.outbox.start(s).catch(deferred(s.workflowId))),
+  ]);
+  return result.refused ?? [];
+}

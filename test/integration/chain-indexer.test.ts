@@ -1,0 +1,275 @@
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import type { Hex } from 'viem';
+import { waitFor } from '../../src/dev/processes';
+import { tokenId } from '../../src/intents/quote';
+import { proveAccount } from '../../src/projects/account-store';
+import { Api, call, startApi, startWorker } from '../support/harness';
+import { ARB_USDC, BASE_USDC } from '../support/fixtures';
+import { submitOwnIntent } from '../support/intents';
+import { DP, registerManaged } from '../support/deposits';
+import { newProject, subscribe, type Project } from '../support/projects';
+import { Receiver } from '../support/receiver';
+import { deployContract, startIndexedChain, tokenAt, type IndexedChain } from '../support/indexed-chain';
+
+/**
+ * The chain indexer against real chains: two anvil chains serve Base (origin: our contract emitting The Compact's
+ * events, USDC) and Arbitrum (destination: our filler, USDC); a worker that follows both reads them, and what
+ * happens on chain is observed through the HTTP API only: no event is posted by hand.
+ */
+jest.setTimeout(120_000);
+
+let api: Api;
+let base: IndexedChain;
+let arb: IndexedChain;
+let op: IndexedChain;
+let polygon: IndexedChain;
+let compact: Hex;
+let filler: Hex;
+let lockTag: string;
+const POLYGON_USDC = '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359';
+let allocator: Hex;
+const receivers: Receiver[] = [];
+
+beforeAll(async () => {
+  api = await startApi();
+  const health = (await call(api, 'GET', '/health')).json;
+  lockTag = health.lockTag;
+  allocator = health.allocatorAddress;
+  [base, arb, op, polygon] = [
+    await startIndexedChain(8453),
+    await startIndexedChain(42161),
+    await startIndexedChain(10),
+    await startIndexedChain(137),
+  ];
+  // Deployed first on each chain, so at one address on all of them.
+  compact = await deployContract(base, 'CompactEvents');
+  expect(await deployContract(op, 'CompactEvents')).toBe(compact);
+  expect(await deployContract(polygon, 'CompactEvents')).toBe(compact);
+  await tokenAt(polygon, POLYGON_USDC);
+  await tokenAt(base, BASE_USDC);
+  filler = await deployContract(arb, 'Filler');
+  await tokenAt(arb, ARB_USDC);
+  startWorker({
+    ...api.env,
+    env: {
+      ...api.env.env,
+      INDEXER_CHAINS: '8453,42161,10,137',
+      RPC_URL_8453: base.local.url,
+      RPC_URL_42161: arb.local.url,
+      RPC_URL_10: op.local.url,
+      RPC_URL_137: polygon.local.url,
+      INDEXER_COMPACT_8453: compact,
+      INDEXER_COMPACT_10: compact,
+      INDEXER_COMPACT_137: compact,
+      INDEXER_CONFIRMATIONS_8453: '2',
+      INDEXER_SETTLEMENT_CONFIRMATIONS_8453: '2',
+      // Small ranges: the backfill of a few dozen blocks takes several.
+      INDEXER_BLOCK_RANGE_8453: '5',
+      INDEXER_FILL_CONTRACT_42161: filler,
+      INDEXER_CONFIRMATIONS_42161: '0',
+      INDEXER_SETTLEMENT_CONFIRMATIONS_42161: '1',
+      // The reorg tests: a depth greater than the reorg's, and none.
+      INDEXER_CONFIRMATIONS_10: '3',
+      INDEXER_CONFIRMATIONS_137: '0',
+      INDEXER_SETTLEMENT_CONFIRMATIONS_137: '2',
+      INDEXER_POLL_SECONDS: '1',
+    },
+  });
+}, 120_000);
+afterAll(async () => {
+  await Promise.all(receivers.map((r) => r.close()));
+  await Promise.all([base, arb, op, polygon].map((c) => c?.local.stop()));
+  await api.close();
+});
+
+/** Base's confirmation depth: what is mined is reported once this many blocks are on top of it. */
+const confirm = () => base.test.mine({ blocks: 2 });
+const lockId = (token: string) => BigInt(tokenId(lockTag, token));
+
+async function usdcOn(chainId: number, account: string): Promise<{ locked: string; unlocked: string } | undefined> {
+  const { json } = await call(api, 'GET', `/accounts/${account}/portfolio`);
+  return json.portfolio
+    ?.flatMap((t: { tokenChainBalance: { chainId: number; balance: { locked: string; unlocked: string } }[] }) =>
+      t.tokenChainBalance.filter((c) => c.chainId === chainId),
+    )
+    .map((c: { balance: { locked: string; unlocked: string } }) => c.balance)[0];
+}
+const baseUsdc = (account: string) => usdcOn(8453, account);
+
+const eventually = (what: string, probe: () => Promise<boolean>) => waitFor(what, probe, 60_000);
+
+test('a deposit into a lock and a withdrawal from it show in the portfolio once confirmed', async () => {
+  const account = privateKeyToAccount(generatePrivateKey()).address;
+  await base.send(compact, 'CompactEvents', 'deposit', [account, lockId(BASE_USDC), 5_000_000n]);
+  await confirm();
+  await eventually('the deposit in the portfolio', async () => (await baseUsdc(account))?.locked === '5000000');
+  await base.send(compact, 'CompactEvents', 'withdraw', [account, lockId(BASE_USDC), 2_000_000n]);
+  // Not yet confirmed: the portfolio still shows the deposit; two blocks later it shows the withdrawal.
+  expect((await baseUsdc(account))?.locked).toBe('5000000');
+  await confirm();
+  await eventually('the withdrawal in the portfolio', async () => (await baseUsdc(account))?.locked === '3000000');
+});
+
+test('an intent is completed by its fill on the destination and its Claim on the origin', async () => {
+  const sponsor = privateKeyToAccount(generatePrivateKey());
+  await base.send(compact, 'CompactEvents', 'deposit', [sponsor.address, lockId(BASE_USDC), 10_000_000n]);
+  await confirm();
+  await eventually('the funds', async () => (await baseUsdc(sponsor.address))?.locked === '10000000');
+  const intentId = await submitOwnIntent(api, sponsor);
+  const status = async () => (await call(api, 'GET', `/intent-operation/${intentId}`)).json.status;
+  expect(await status()).toBe('PENDING');
+
+  await arb.send(ARB_USDC, 'TestToken', 'mint', [arb.sender.address, 1_000_000n]);
+  await arb.send(ARB_USDC, 'TestToken', 'approve', [filler, 1_000_000n]);
+  await arb.send(filler, 'Filler', 'fill', [BigInt(intentId), ARB_USDC, sponsor.address, 1_000_000n]);
+  await arb.test.mine({ blocks: 1 }); // a fill is reported one block deep (settlement depth 1)
+  await eventually('the fill', async () => (await status()) === 'FILLED');
+
+  await base.send(compact, 'CompactEvents', 'claim', [
+    sponsor.address,
+    allocator,
+    BigInt(intentId),
+    lockId(BASE_USDC),
+    1_100_000n,
+    base.sender.address,
+  ]);
+  await confirm();
+  await eventually('the claim', async () => (await status()) === 'COMPLETED');
+  const full = (await call(api, 'GET', `/intent-operation/${intentId}?full=true`)).json;
+  expect(full.claims).toEqual([expect.objectContaining({ chainId: 8453 })]);
+  // The claim's transfer out of the lock is reported too.
+  await eventually('the claimed lock', async () => (await baseUsdc(sponsor.address))?.locked === '8900000');
+});
+
+test('a forced withdrawal being enabled stops allocation from the lock; disabling it frees it again', async () => {
+  const account = privateKeyToAccount(generatePrivateKey()).address;
+  await base.send(compact, 'CompactEvents', 'deposit', [account, lockId(BASE_USDC), 1_000_000n]);
+  await proveAccount(api.db.manager, api.projectId, account, 'operator');
+  const withdraw = () =>
+    call(api, 'POST', '/withdrawals', {
+      body: { account, chainId: 8453, tokenAddress: BASE_USDC, amount: '1', recipient: account },
+    });
+  const far = BigInt(Math.floor(Date.now() / 1000) + 86_400);
+  await base.send(compact, 'CompactEvents', 'setForcedWithdrawal', [account, lockId(BASE_USDC), true, far]);
+  await confirm();
+  await eventually('the pending forced withdrawal', async () => {
+    const res = await withdraw();
+    return res.status === 400 && /forced withdrawal is pending/.test(res.json.message);
+  });
+  await base.send(compact, 'CompactEvents', 'setForcedWithdrawal', [account, lockId(BASE_USDC), false, 0n]);
+  await confirm();
+  await eventually('the disabled forced withdrawal', async () => (await withdraw()).status === 200);
+});
+
+describe('deposit accounts', () => {
+  let p: Project;
+  let r: Receiver;
+  beforeAll(async () => {
+    p = await newProject(api, 'chain-indexer');
+    r = await new Receiver([]).start();
+    receivers.push(r);
+    await subscribe(p, r);
+  });
+  const webhooks = (account: string) =>
+    [...r.accepted.values()].filter((d) => d.json.data.account === account.toLowerCase()).map((d) => d.json);
+
+  test('a transfer into a deposit account registered after the indexer started becomes a deposit with its webhook', async () => {
+    const { address } = await registerManaged(p, { chain: 'eip155:42161', token: ARB_USDC });
+    await base.send(BASE_USDC, 'TestToken', 'mint', [base.sender.address, 3_000_000n]);
+    const txHash = await base.send(BASE_USDC, 'TestToken', 'transfer', [address, 3_000_000n]);
+    await confirm();
+    await eventually('deposit-received', async () => webhooks(address).some((w) => w.type === 'deposit-received'));
+    expect(webhooks(address).find((w) => w.type === 'deposit-received').data).toMatchObject({
+      chain: 'eip155:8453',
+      token: BASE_USDC.toLowerCase(),
+      amount: '3000000',
+      transactionHash: txHash,
+      sender: base.sender.address.toLowerCase(),
+    });
+    const listed = (await call(p, 'GET', `${DP}/deposits?txHash=${txHash}`)).json.deposits;
+    expect(listed).toEqual([expect.objectContaining({ amount: '3000000', logIndex: 0, chain: 'eip155:8453' })]);
+    // Its balance snapshot, which the deposit's intent spends, came with it.
+    expect((await baseUsdc(address))?.unlocked).toBe('3000000');
+  });
+
+  test("a transfer out of a deposit account to its refund recipient completes the deposit's refund", async () => {
+    const { owner, address } = await registerManaged(p, { chain: 'eip155:42161', token: ARB_USDC });
+    // A token the registry does not list: rejected (TOKEN-1), recovered to the owner, refunded by a transfer.
+    const odd = await deployContract(base, 'TestToken', ['Odd', 'ODD', 18]);
+    await base.send(odd, 'TestToken', 'mint', [base.sender.address, 7n]);
+    const txHash = await base.send(odd, 'TestToken', 'transfer', [address, 7n]);
+    await confirm();
+    await eventually('deposit-rejected', async () => webhooks(address).some((w) => w.type === 'deposit-rejected'));
+    const depositId = webhooks(address)[0].data.depositId;
+    expect((await call(p, 'POST', `${DP}/deposits/recovery`, { body: { depositId } })).status).toBe(202);
+
+    const refundTx = await base.send(odd, 'TestToken', 'transfer', [owner.address, 7n], address);
+    await confirm();
+    await eventually('deposit-refunded', async () => webhooks(address).some((w) => w.type === 'deposit-refunded'));
+    expect(webhooks(address).find((w) => w.type === 'deposit-refunded').data.refund).toMatchObject({
+      transactionHash: refundTx,
+      amount: '7',
+      recipient: owner.address.toLowerCase(),
+    });
+    expect((await call(p, 'GET', `${DP}/deposits?txHash=${txHash}`)).json.deposits[0].status).toBe('refunded');
+  });
+});
+
+describe('reorgs', () => {
+  const OP_USDC = '0x0b2C639c533813f4Aa9D7837CAf62653d097Ff85';
+  /** The events recorded from a chain's blocks with these hashes. */
+  const recordedFrom = async (chainId: number, hashes: Hex[]) =>
+    (
+      await api.db.query('SELECT id FROM indexer_events WHERE id LIKE ANY($1::text[])', [
+        hashes.map((h) => `chain:${chainId}:${h}:%`),
+      ])
+    ).length;
+  const hashesAbove = async (chain: IndexedChain, from: bigint) => {
+    const head = await chain.public.getBlockNumber();
+    const out: Hex[] = [];
+    for (let n = from + 1n; n <= head; n++) out.push((await chain.public.getBlock({ blockNumber: n })).hash);
+    return out;
+  };
+
+  test('with a confirmation depth greater than the reorg, only the winning branch reaches the service', async () => {
+    const account = privateKeyToAccount(generatePrivateKey()).address;
+    const fork = await op.public.getBlockNumber();
+    const snapshot = await op.test.snapshot();
+    await op.send(compact, 'CompactEvents', 'deposit', [account, lockId(OP_USDC), 7_000_000n]);
+    await op.test.mine({ blocks: 1 });
+    const abandoned = await hashesAbove(op, fork); // two blocks: less than the depth of 3
+    expect(abandoned).toHaveLength(2);
+    await op.test.revert({ id: snapshot });
+    await op.send(compact, 'CompactEvents', 'deposit', [account, lockId(OP_USDC), 4_000_000n]);
+    await op.test.mine({ blocks: 3 });
+    await eventually('the winning branch', async () => (await usdcOn(10, account))?.locked === '4000000');
+    expect(await recordedFrom(10, abandoned)).toBe(0);
+    expect(await recordedFrom(10, await hashesAbove(op, fork))).toBeGreaterThan(0);
+  });
+
+  test("with no confirmations, an abandoned block's balances are read again and its deposit is never reported", async () => {
+    const account = privateKeyToAccount(generatePrivateKey()).address;
+    const p = await newProject(api, 'reorgs');
+    const { address: depositAccount } = await registerManaged(p, { chain: 'eip155:42161', token: ARB_USDC });
+    await polygon.send(POLYGON_USDC, 'TestToken', 'mint', [polygon.sender.address, 20_000_000n]);
+    const fork = await polygon.public.getBlockNumber();
+    const snapshot = await polygon.test.snapshot();
+    const abandonedTx = await polygon.send(POLYGON_USDC, 'TestToken', 'transfer', [depositAccount, 9_000_000n]);
+    await polygon.send(compact, 'CompactEvents', 'deposit', [account, lockId(POLYGON_USDC), 9_000_000n]);
+    // The lock's balance is reported at depth 0; the transfer, one block deep, not yet (deposits wait for 2).
+    await eventually('the lock at depth 0', async () => (await usdcOn(137, account))?.locked === '9000000');
+    const abandoned = await hashesAbove(polygon, fork);
+    expect(await recordedFrom(137, abandoned)).toBe(1);
+
+    await polygon.test.revert({ id: snapshot });
+    const winningTx = await polygon.send(POLYGON_USDC, 'TestToken', 'transfer', [depositAccount, 4_000_000n]);
+    await polygon.test.mine({ blocks: 3 });
+    await eventually('the corrected lock', async () => (await usdcOn(137, account))?.locked === '0');
+    const deposits = async () =>
+      (await call(p, 'GET', `${DP}/deposits?account=${depositAccount}`)).json.deposits as { txHash: string }[];
+    await eventually('the winning deposit', async () => (await deposits()).length > 0);
+    expect((await deposits()).map((d) => d.txHash)).toEqual([winningTx]);
+    expect(winningTx).not.toBe(abandonedTx);
+    expect((await usdcOn(137, depositAccount))?.unlocked).toBe('4000000');
+  });
+});

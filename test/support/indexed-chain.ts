@@ -1,0 +1,84 @@
+import {
+  createPublicClient,
+  createTestClient,
+  createWalletClient,
+  http,
+  type Abi,
+  type Hex,
+  type PublicClient,
+  type TestClient,
+  type WalletClient,
+} from 'viem';
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import artifacts from '../../contracts/artifacts.json';
+import { startChain, type LocalChain } from './chain';
+
+type Name = keyof typeof artifacts;
+// Who sends the tests' transactions (funded on each chain); not the orchestrator's key, anvil's first account.
+const SENDER = privateKeyToAccount(generatePrivateKey());
+
+/** An anvil chain serving `chainId` (RPC_URL_<chainId>) with our contracts deployed on it, and clients to drive it. */
+export interface IndexedChain {
+  chainId: number;
+  local: LocalChain;
+  public: PublicClient;
+  wallet: WalletClient;
+  test: TestClient;
+  sender: PrivateKeyAccount;
+  /** a contract call from `from` (default: the sender), mined, and its receipt checked */
+  send(to: Hex, name: Name, functionName: string, args: unknown[], from?: Hex): Promise<Hex>;
+}
+
+export async function startIndexedChain(chainId: number): Promise<IndexedChain> {
+  const local = await startChain([chainId]);
+  const transport = http(local.url);
+  const pub = createPublicClient({ transport, cacheTime: 0 });
+  const wallet = createWalletClient({ account: SENDER, transport });
+  const test = createTestClient({ mode: 'anvil', transport });
+  await test.setBalance({ address: SENDER.address, value: 10n ** 21n });
+  return {
+    chainId,
+    local,
+    public: pub,
+    wallet,
+    test,
+    sender: SENDER,
+    async send(to, name, functionName, args, from) {
+      if (from) {
+        await test.impersonateAccount({ address: from });
+        await test.setBalance({ address: from, value: 10n ** 18n });
+      }
+      const hash = await wallet.writeContract({
+        chain: null,
+        account: from ?? SENDER,
+        address: to,
+        abi: artifacts[name].abi as Abi,
+        functionName,
+        args,
+      });
+      const receipt = await pub.waitForTransactionReceipt({ hash });
+      if (receipt.status !== 'success') throw new Error(`${name}.${functionName} reverted`);
+      return hash;
+    },
+  };
+}
+
+/** Deploys one of contracts/artifacts.json. */
+export async function deployContract(chain: IndexedChain, name: Name, args: unknown[] = []): Promise<Hex> {
+  const hash = await chain.wallet.deployContract({
+    chain: null,
+    account: SENDER,
+    abi: artifacts[name].abi as Abi,
+    bytecode: artifacts[name].bytecode as Hex,
+    args,
+  });
+  const { contractAddress } = await chain.public.waitForTransactionReceipt({ hash });
+  return contractAddress!;
+}
+
+/** Our test token's code at `address` (a token the chain registry lists), with empty storage. */
+export async function tokenAt(chain: IndexedChain, address: Hex, decimals = 6): Promise<Hex> {
+  const deployed = await deployContract(chain, 'TestToken', ['Test USD', 'TUSD', decimals]);
+  await chain.test.setCode({ address, bytecode: (await chain.public.getCode({ address: deployed }))! });
+  return address;
+}

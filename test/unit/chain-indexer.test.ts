@@ -1,0 +1,172 @@
+import fs from 'node:fs';
+import type { Block } from 'viem';
+import { loadChainRegistry } from '../../src/chains/registry';
+import type { ChainLog } from '../../src/chain-indexer/chain-logs';
+import { chainIndexerConfig } from '../../src/chain-indexer/config';
+import { logsInRange } from '../../src/chain-indexer/get-logs';
+import { toEvents } from '../../src/chain-indexer/to-events';
+import { ARTIFACTS_FILE, compileContracts } from '../../src/dev/build-contracts';
+
+const registry = loadChainRegistry();
+const BASE_USDC = '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913';
+const LOCK_TAG = '0x60010c7d01b50e0d17dc79c8';
+const lockId = (token: string) => BigInt(`${LOCK_TAG}${token.slice(2)}`);
+const hash = (n: number) => `0x${n.toString(16).padStart(64, '0')}` as `0x${string}`;
+const block = (n: number, timestamp: number) =>
+  ({ number: BigInt(n), hash: hash(1000 + n), timestamp: BigInt(timestamp) }) as Block;
+const at = (n: number, logIndex = 0) => ({
+  blockNumber: BigInt(n),
+  blockHash: hash(1000 + n),
+  transactionHash: hash(2000 + n),
+  logIndex,
+});
+
+describe('eth_getLogs ranges', () => {
+  test('a range the provider refuses as too large is halved until it passes; other errors are thrown', async () => {
+    const asked: [bigint, bigint][] = [];
+    const read = async (from: bigint, to: bigint) => {
+      asked.push([from, to]);
+      if (to - from >= 4n) throw new Error('query returned more than 10000 results');
+      return [{ from, to }] as never[];
+    };
+    const logs = await logsInRange(0n, 9n, read);
+    expect(logs).toEqual([
+      { from: 0n, to: 2n },
+      { from: 3n, to: 4n },
+      { from: 5n, to: 7n },
+      { from: 8n, to: 9n },
+    ]);
+    expect(asked[0]).toEqual([0n, 9n]);
+    await expect(
+      logsInRange(0n, 9n, async () => {
+        throw new Error('connection refused');
+      }),
+    ).rejects.toThrow('connection refused');
+    // A single block too large for the provider cannot be split: thrown, never skipped.
+    await expect(
+      logsInRange(5n, 5n, async () => {
+        throw new Error('log response size exceeded');
+      }),
+    ).rejects.toThrow('exceeded');
+  });
+});
+
+describe('settings', () => {
+  const env = { INDEXER_CHAINS: '8453, 42161', RPC_URL_8453: 'http://a', RPC_URL_42161: 'http://b' };
+  test('each chain needs its RPC; the rest defaults; settlements are never reported at depth 0', () => {
+    expect(chainIndexerConfig({}).chains).toEqual([]);
+    const config = chainIndexerConfig({ ...env, INDEXER_CONFIRMATIONS_42161: '0', INDEXER_START_BLOCK_8453: '77' });
+    expect(config.pollSeconds).toBe(2);
+    expect(config.chains.map((c) => [c.chainId, c.startBlock, c.confirmations, c.settlementConfirmations])).toEqual([
+      [8453, 77, 12, 12],
+      [42161, 0, 0, 12],
+    ]);
+    expect(
+      chainIndexerConfig({ ...env, INDEXER_CONFIRMATIONS_8453: '20', INDEXER_SETTLEMENT_CONFIRMATIONS_8453: '3' })
+        .chains[0].settlementConfirmations,
+    ).toBe(20);
+    expect(() => chainIndexerConfig({ ...env, INDEXER_SETTLEMENT_CONFIRMATIONS_8453: '0' })).toThrow(/between 1/);
+    expect(() => chainIndexerConfig({ INDEXER_CHAINS: '8453' })).toThrow(/RPC_URL_8453/);
+    expect(() => chainIndexerConfig({ ...env, INDEXER_FILL_EVENT_8453: 'event Filled(uint256 id)' })).toThrow(
+      /uint256 nonce/,
+    );
+  });
+});
+
+describe('what each log becomes', () => {
+  const account = '0x00000000000000000000000000000000000000aa';
+  const other = '0x00000000000000000000000000000000000000bb';
+  const refundTo = '0x00000000000000000000000000000000000000cc';
+  const unlisted = '0x1111111111111111111111111111111111111111';
+  const blocks = new Map([1, 2, 3].map((n) => [BigInt(n), block(n, 1_700_000_000 + n)]));
+  const read = (logs: ChainLog[], resnapshot = { block: block(3, 1_700_000_003), balances: [] }) => {
+    const reads: unknown[] = [];
+    return toEvents({
+      chainId: 8453,
+      logs,
+      blocks,
+      accounts: new Set([account]),
+      refundRecipients: new Map([[account, new Set([refundTo])]]),
+      registry,
+      resnapshot,
+      balanceOf: async (r) => {
+        reads.push(r);
+        return 42n;
+      },
+    }).then((out) => ({ ...out, reads }));
+  };
+
+  test('lock transfers become balances read at their block, once per key and block, registry tokens only', async () => {
+    const id = lockId(BASE_USDC);
+    const { events, reads, balances } = await read([
+      { ...at(1), kind: 'lock-transfer', from: '0x0000000000000000000000000000000000000000', to: account, id },
+      { ...at(1, 1), kind: 'lock-transfer', from: account, to: other, id },
+      { ...at(2), kind: 'lock-transfer', from: account, to: other, id: lockId(unlisted) },
+    ]);
+    expect(reads).toEqual([
+      { account, lockId: id.toString(), block: 1n },
+      { account: other, lockId: id.toString(), block: 1n },
+    ]);
+    expect(events[0]).toEqual({
+      id: `chain:8453:${hash(1001)}:${hash(2001)}:0:to`,
+      type: 'balance',
+      chainId: 8453,
+      account,
+      token: BASE_USDC,
+      locked: '42',
+      lockTag: LOCK_TAG,
+      blockNumber: '1',
+      blockTimestamp: 1_700_000_001,
+    });
+    expect(balances).toHaveLength(2);
+  });
+
+  test('claims, fills and forced-withdrawal statuses', async () => {
+    const { events } = await read([
+      { ...at(1), kind: 'claim', nonce: 7n },
+      { ...at(2), kind: 'fill', nonce: 8n },
+      {
+        ...at(2, 1),
+        kind: 'forced-withdrawal',
+        account,
+        id: 5n,
+        activating: true,
+        withdrawableAt: 1_700_000_002n,
+      },
+      { ...at(3), kind: 'forced-withdrawal', account, id: 5n, activating: true, withdrawableAt: 1_800_000_000n },
+      { ...at(3, 1), kind: 'forced-withdrawal', account, id: 5n, activating: false, withdrawableAt: 0n },
+    ]);
+    expect(events.map((e) => [e.type, 'nonce' in e ? e.nonce : 'status' in e ? e.status : undefined])).toEqual([
+      ['claim', '7'],
+      ['fill', '8'],
+      ['forced-withdrawal', 'enabled'],
+      ['forced-withdrawal', 'pending'],
+      ['forced-withdrawal', 'disabled'],
+    ]);
+    expect(events[0]).toMatchObject({ transactionHash: hash(2001), timestamp: 1_700_000_001, blockNumber: '1' });
+    expect(events[1]).not.toHaveProperty('blockNumber');
+  });
+
+  test('transfers into a deposit account are deposits (any token); out of one to a refund recipient, refunds', async () => {
+    const { events, deposits } = await read([
+      { ...at(1), kind: 'token-transfer', token: unlisted, from: other, to: account, value: 5n },
+      { ...at(2), kind: 'token-transfer', token: BASE_USDC, from: account, to: refundTo, value: 5n },
+      { ...at(3), kind: 'token-transfer', token: BASE_USDC, from: account, to: other, value: 1n },
+    ]);
+    expect(events.map((e) => e.type)).toEqual(['deposit', 'deposit-refund', 'balance', 'balance']);
+    expect(events[0]).toMatchObject({ token: unlisted, amount: '5', sender: other, account, logIndex: 0 });
+    expect(events[1]).toMatchObject({ account, recipient: refundTo, amount: '5' });
+    expect(deposits).toEqual([{ transactionHash: hash(2001), logIndex: 0, blockHash: hash(1001) }]);
+  });
+
+  test('after a rewind, the balances of the abandoned ranges are read again at the new range end', async () => {
+    const key = { account, lockId: lockId(BASE_USDC).toString() };
+    const { events, reads } = await read([], { block: block(3, 1_700_000_003), balances: [key] as never[] });
+    expect(reads).toEqual([{ ...key, block: 3n }]);
+    expect(events[0].id).toMatch(new RegExp(`^chain:8453:${hash(1003)}:resnapshot:[0-9a-f]{16}$`));
+  });
+});
+
+test('contracts/artifacts.json is what contracts/*.sol compile to (npm run contracts)', () => {
+  expect(fs.readFileSync(ARTIFACTS_FILE, 'utf8')).toBe(compileContracts());
+});

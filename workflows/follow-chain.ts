@@ -1,0 +1,32 @@
+import { continueAsNew, proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import type { FollowChainInput } from './contracts/follow-chain';
+
+/**
+ * An RPC error (a node down, a rate limit) fails the activity and Temporal retries it with backoff, the range
+ * unchanged: no block is ever skipped. Its attempts are visible in the Web UI.
+ */
+const reader = (taskQueue: string) =>
+  proxyActivities<Activities>({
+    taskQueue,
+    startToCloseTimeout: '2 minutes',
+    retry: { initialInterval: '1 second', maximumInterval: '1 minute', backoffCoefficient: 2 },
+  }).readChainRange;
+
+/** Ranges read by one run before it continues as new: a chain followed for months keeps a short history. */
+const RANGES_PER_RUN = 500;
+
+/**
+ * Follows one stream of a chain for ever: reads the next confirmed block range (backfill from the start block, then the head),
+ * hands its events to ingestion in-process and carries the cursor on; at the head it waits INDEXER_POLL_SECONDS.
+ */
+export async function followChain(input: FollowChainInput): Promise<never> {
+  const readChainRange = reader(input.activityQueue);
+  let { cursor } = input;
+  for (let ranges = 0; ranges < RANGES_PER_RUN && !workflowInfo().continueAsNewSuggested; ranges++) {
+    const read = await readChainRange(input.chainId, input.stream, cursor);
+    cursor = read.cursor;
+    if (read.waitSeconds) await sleep(read.waitSeconds * 1000);
+  }
+  return continueAsNew<typeof followChain>({ ...input, cursor });
+}
