@@ -3,6 +3,11 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
+  // test/cluster kills Temporal's processes: only on the cluster `npm run test:cluster` starts, which sets both.
+  testPathIgnorePatterns: [
+    '/node_modules/',
+    ...(process.env.TEMPORAL_ADDRESS && process.env.TEMPORAL_CLUSTER_DIR ? [] : ['<rootDir>/test/cluster/']),
+  ],
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }],
     // The legacy client ships ESM with extension-less imports; jest's resolver tolerates those once it is CJS.

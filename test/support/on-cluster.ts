@@ -51,7 +51,8 @@ async function main(): Promise<number> {
     );
     const jest = spawn(process.execPath, [require.resolve('jest/bin/jest'), '--runInBand', ...process.argv.slice(2)], {
       cwd: projectRoot,
-      env: { ...process.env, TEMPORAL_ADDRESS: cluster.address },
+      // The cluster's folder: test/cluster's suites kill and restart its services through start-cluster.sh.
+      env: { ...process.env, TEMPORAL_ADDRESS: cluster.address, TEMPORAL_CLUSTER_DIR: dir },
       stdio: 'inherit',
     });
     const [code] = (await once(jest, 'exit')) as [number | null];

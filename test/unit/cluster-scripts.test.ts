@@ -1,7 +1,12 @@
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
-/** The cluster scripts' checks that need no Temporal server: how a database URL is read, which ports are refused. */
+/**
+ * The cluster scripts' checks that need no Temporal server: how a database URL is read, which ports are refused, which
+ * services kill and restart take.
+ */
 const temporal = path.resolve(__dirname, '../../temporal');
 
 function dbUrl(env: Record<string, string>) {
@@ -44,4 +49,22 @@ test("start-cluster.sh refuses ports that Temporal's membership table (smallint)
   });
   expect(run.status).toBe(1);
   expect(run.stderr).toContain('TEMPORAL_PORT=32744: the cluster uses ports up to TEMPORAL_PORT + 24');
+});
+
+test('start-cluster.sh kill and restart name one of the five services, and kill one that is running', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cluster-scripts-'));
+  const run = (...args: string[]) =>
+    spawnSync(path.join(temporal, 'start-cluster.sh'), args, {
+      env: { PATH: process.env.PATH!, TEMPORAL_CLUSTER_DIR: dir },
+      encoding: 'utf8',
+    });
+  try {
+    for (const args of [['kill'], ['kill', 'history3'], ['restart', 'web']]) {
+      expect(run(...args)).toMatchObject({ status: 1 });
+      expect(run(...args).stderr).toContain('kill|restart frontend|history|history2|matching|worker');
+    }
+    expect(run('kill', 'matching')).toMatchObject({ status: 1, stderr: 'matching is not running\n' });
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });

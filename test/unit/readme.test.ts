@@ -136,9 +136,9 @@ describe('24.4 README true to the code', () => {
     expect(types.filter((t) => !architecture.includes(`\`${t}\``))).toEqual([]);
   });
 
-  test('24.4 every integration and replay suite is described in Testing (docs/testing.md)', () => {
+  test('24.4 every integration, cluster and replay suite is described in Testing (docs/testing.md)', () => {
     const tests = readPage('docs/testing.md');
-    const suites = ['test/integration', 'test/replay'].flatMap((dir) =>
+    const suites = ['test/integration', 'test/cluster', 'test/replay'].flatMap((dir) =>
       fs
         .readdirSync(path.join(root, dir))
         .filter((f) => f.endsWith('.test.ts'))
