@@ -4,6 +4,7 @@ import { webhookTaskQueue } from '../../workflows/contracts/webhook-delivery';
 import { createLeaseLoop, type LeaseLoop } from '../webhooks/lease-loop';
 import { FunnelFolder } from '../analytics/folder';
 import { workerSlots } from '../webhooks/slots';
+import { processTracing } from '../tracing/start';
 
 export interface WorkerOptions {
   address: string;
@@ -32,6 +33,7 @@ export async function createWorkers(
   const slots = workerSlots(opts.deps.config.webhooks);
   const activities = createActivities(opts.deps, slots);
   const { attemptWebhook, ...lifecycle } = activities;
+  const traced = processTracing()?.temporalWorker; // workflow and activity spans, with tracing on (docs/tracing.md)
   const workers = await Promise.all([
     Worker.create({
       connection,
@@ -40,6 +42,7 @@ export async function createWorkers(
       workflowsPath: require.resolve('../../workflows'),
       activities: lifecycle,
       maxCachedWorkflows: opts.deps.config.worker.maxCachedWorkflows,
+      ...traced,
     }),
     Worker.create({
       connection,
@@ -47,6 +50,7 @@ export async function createWorkers(
       taskQueue: webhookTaskQueue(opts.taskQueue),
       activities: { attemptWebhook },
       maxConcurrentActivityTaskExecutions: opts.deps.config.webhooks.concurrency,
+      ...traced,
     }),
   ]);
   const leaseLoop = createLeaseLoop(opts.deps.db, opts.deps.config.webhooks, slots, opts.deps.outbox, opts.deps.log);
