@@ -22,8 +22,9 @@ const receiver = suiteReceivers();
 let api: Api;
 /** the same project, through the traced API process */
 let traced: Api;
-let apiProcess: ChildProcess;
-let worker: ChildProcess;
+/** the same, through a traced API process that cannot reach Temporal: the sweeper performs its outbox rows */
+let offline: Api;
+const processes: ChildProcess[] = [];
 /** the traced API's log lines */
 const logs: Record<string, unknown>[] = [];
 
@@ -39,22 +40,29 @@ beforeAll(async () => {
   // The run's worker is not traced, and would take tasks and first attempts the traced one must: one traced worker
   // runs instead while this suite does (the run's is restarted after it).
   killWorkers(api.env);
-  worker = spawnEntry('worker', env);
+  const worker = spawnEntry('worker', env);
   fs.appendFileSync(api.env.workerPidFile, `${worker.pid}\n`);
-  const port = await freePort();
-  apiProcess = spawnEntry('api', { ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' }, [
-    'ignore',
-    'pipe',
-    'inherit',
-  ]);
-  readline.createInterface({ input: apiProcess.stdout! }).on('line', (line) => logs.push(JSON.parse(line)));
-  traced = { ...api, url: `http://127.0.0.1:${port}` };
-  await waitFor('traced API', async () => (await fetch(`${traced.url}/health`)).ok, 60_000);
-}, 90_000);
+  processes.push(worker);
+  const startApiProcess = async (extra: Record<string, string>): Promise<[Api, ChildProcess]> => {
+    const port = await freePort();
+    const child = spawnEntry('api', { ...env, ...extra, PORT: String(port), HOST: '127.0.0.1' }, [
+      'ignore',
+      'pipe',
+      'inherit',
+    ]);
+    processes.push(child);
+    const url = `http://127.0.0.1:${port}`;
+    await waitFor('traced API', async () => (await fetch(`${url}/health`)).ok, 60_000);
+    return [{ ...api, url }, child];
+  };
+  let child: ChildProcess;
+  [traced, child] = await startApiProcess({ LOG_LEVEL: 'info' });
+  readline.createInterface({ input: child.stdout! }).on('line', (line) => logs.push(JSON.parse(line)));
+  [offline] = await startApiProcess({ TEMPORAL_ADDRESS: `127.0.0.1:${await freePort()}` });
+}, 120_000);
 
 afterAll(async () => {
-  await stopProcess(apiProcess, 'SIGKILL');
-  await stopProcess(worker, 'SIGKILL');
+  for (const child of processes) await stopProcess(child, 'SIGKILL');
   startWorker(api.env);
   await otlp.close();
   await api.close();
@@ -70,22 +78,26 @@ const children = (spans: ReceivedSpan[], parent: ReceivedSpan, name: string) =>
       s.parentSpanId === parent.spanId && (name.endsWith('*') ? s.name.startsWith(name.slice(0, -1)) : s.name === name),
   );
 
-/** Follows `names` down from `root`, a child each step: the names of the path found (all of them when it is whole). */
-function descend(spans: ReceivedSpan[], root: ReceivedSpan, names: string[]): { found: string[]; last: ReceivedSpan } {
-  let last = root;
-  const found: string[] = [];
-  for (const name of names) {
-    const next = children(spans, last, name)[0];
-    if (!next) break;
-    found.push(name);
-    last = next;
+/** The longest chain of spans below `from` named `names`, a child each step (all of them when the path is whole). */
+function descend(spans: ReceivedSpan[], from: ReceivedSpan, names: string[]): ReceivedSpan[] {
+  let best: ReceivedSpan[] = [];
+  for (const child of names.length ? children(spans, from, names[0]) : []) {
+    const chain = [child, ...descend(spans, child, names.slice(1))];
+    if (chain.length > best.length) best = chain;
   }
-  return { found, last };
+  return best;
 }
 
-/** The root (server) span of the trace named `name`, once exported. */
-const rootNamed = (name: string) =>
-  otlp.spans.find((s) => !s.parentSpanId && s.kind === SERVER && s.name === name && s.service.endsWith('-api'));
+/** What `descend` finds when the path is whole. */
+const named = (names: string[]) =>
+  names.map((n) => (n.endsWith('*') ? expect.stringMatching(`^${n.slice(0, -1)}`) : n));
+
+/** The root span of a trace, once exported. */
+const rootOf = (traceId: string | null) => otlp.spans.find((s) => !s.parentSpanId && s.traceId === traceId);
+
+/** Whether the trace has the whole path below its root. */
+const whole = (traceId: string | null, path: string[]) =>
+  !!rootOf(traceId) && descend(otlp.trace(traceId!), rootOf(traceId)!, path).length === path.length;
 
 test('a webhook test event: the request, its event row, the first attempt, the retry workflow and both POSTs are one trace', async () => {
   const p = await newProject(traced, 'traced');
@@ -95,8 +107,6 @@ test('a webhook test event: the request, its event row, the first attempt, the r
   const res = await call(p, 'POST', '/deposit-processor/webhooks/test', { body: { type: 'deposit-received' } });
   expect(res.status).toBe(200);
   const traceId = res.headers.get('x-trace-id')!;
-  await waitFor('the retry delivered', async () => r.accepted.has(res.json.eventId), 30_000);
-
   const retryPath = [
     'webhook first attempt',
     'outbox start deliverWebhook',
@@ -106,14 +116,12 @@ test('a webhook test event: the request, its event row, the first attempt, the r
     'RunActivity:attemptWebhook',
     'POST',
   ];
-  const root = () => otlp.trace(traceId).find((s) => !s.parentSpanId);
-  await waitFor(
-    'the trace exported',
-    async () => !!root() && descend(otlp.trace(traceId), root()!, retryPath).found.length === retryPath.length,
-    30_000,
-  );
+  await waitFor('the retry delivered and traced', async () => whole(traceId, retryPath), 30_000);
+  expect(r.accepted.has(res.json.eventId)).toBe(true);
+
   const spans = otlp.trace(traceId);
-  expect(root()).toMatchObject({
+  const root = rootOf(traceId)!;
+  expect(root).toMatchObject({
     kind: SERVER,
     name: 'POST /deposit-processor/webhooks/test',
     service: 'intent-orchestrator-api',
@@ -121,18 +129,27 @@ test('a webhook test event: the request, its event row, the first attempt, the r
   // Every span of the trace descends from the request's.
   const ids = new Set(spans.map((s) => s.spanId));
   expect(spans.filter((s) => s.parentSpanId && !ids.has(s.parentSpanId)).map((s) => s.name)).toEqual([]);
-  // The request's queries, the event row's among them.
-  expect(children(spans, root()!, 'pg.query:*').length).toBeGreaterThan(0);
+  // The request's queries, the event row's insert among them.
+  expect(children(spans, root, 'pg.query:INSERT*').length).toBeGreaterThan(0);
 
-  const { found, last } = descend(spans, root()!, retryPath);
-  expect(found).toEqual(retryPath);
-  expect(last).toMatchObject({ kind: CLIENT, service: 'intent-orchestrator-worker' });
-  // The first attempt's POST (answered 503) is the first attempt's own child.
-  const [first] = children(spans, descend(spans, root()!, retryPath.slice(0, 1)).last, 'POST');
-  expect(first).toMatchObject({ kind: CLIENT, attributes: expect.objectContaining({ 'http.status_code': 503 }) });
-  expect(last.attributes).toMatchObject({ 'http.status_code': 200 });
+  const chain = descend(spans, root, retryPath);
+  expect(chain.map((s) => s.name)).toEqual(retryPath);
+  const [attempt, , , , , activity, retry] = chain;
+  // The first attempt (answered 503) and the retry (200), each a client span of the worker.
+  expect(children(spans, attempt, 'POST')).toEqual([
+    expect.objectContaining({
+      kind: CLIENT,
+      service: 'intent-orchestrator-worker',
+      attributes: expect.objectContaining({ 'http.status_code': 503 }),
+    }),
+  ]);
+  expect(retry).toMatchObject({
+    kind: CLIENT,
+    service: 'intent-orchestrator-worker',
+    attributes: expect.objectContaining({ 'http.status_code': 200 }),
+  });
   // The activity's queries are in the trace too.
-  expect(children(spans, descend(spans, root()!, retryPath.slice(0, 6)).last, 'pg.query:*').length).toBeGreaterThan(0);
+  expect(children(spans, activity, 'pg.query:*').length).toBeGreaterThan(0);
 
   // The request's log line carries the trace's id.
   await waitFor(
@@ -146,43 +163,14 @@ test('a webhook test event: the request, its event row, the first attempt, the r
   });
 });
 
-test('an intent submit and its fill: the lifecycle started through the outbox runs in the submit trace, the fill signal in its own', async () => {
+test("an intent's submit, fill and claim: each request's outbox rows, performed in-process or by the sweeper, continue its trace into the lifecycle", async () => {
   const account = privateKeyToAccount(generatePrivateKey());
-  await ingest(traced, [
-    {
-      id: `traced-${account.address}`,
-      type: 'balance',
-      chainId: 8453,
-      account: account.address,
-      token: BASE_USDC,
-      locked: '5000000',
-      blockNumber: '1',
-    },
-  ]);
-  const intentId = await submitOwnIntent(traced, account);
-  // Its fill and its claim complete the lifecycle, which ends its workflow span.
-  const fill = await ingest(traced, [
-    {
-      id: `traced-fill-${intentId}`,
-      type: 'fill',
-      chainId: 42161,
-      nonce: intentId,
-      transactionHash: TX(1),
-      timestamp: Math.floor(Date.now() / 1000),
-    },
-  ]);
-  expect(fill.status).toBe(200);
-  await ingest(traced, [
-    {
-      id: `traced-claim-${intentId}`,
-      type: 'claim',
-      chainId: 8453,
-      nonce: intentId,
-      transactionHash: TX(2),
-      timestamp: 1_800_000_100,
-    },
-  ]);
-
+  const balance = { type: 'balance', chainId: 8453, account: account.address, token: BASE_USDC, blockNumber: '1' };
+  await ingest(traced, [{ ...balance, id: `traced-${account.address}`, locked: '5000000' }]);
+  // Submitted where Temporal is out of reach: the worker's sweeper starts the lifecycle from the outbox row.
+  const intentId = await submitOwnIntent(offline, account);
+  const submit = () => otlp.spans.find((s) => !s.parentSpanId && s.name === 'POST /intent-operations')?.traceId ?? null;
+  const WORKER = 'intent-orchestrator-worker';
   const submitPath = [
     'outbox start intentLifecycle',
     'StartWorkflow:intentLifecycle',
@@ -191,16 +179,52 @@ test('an intent submit and its fill: the lifecycle started through the outbox ru
     'RunActivity:recordTransition',
     'pg.query:*',
   ];
-  const fillPath = ['outbox signal fill', 'SignalWithStartWorkflow:intentLifecycle', 'HandleSignal:fill'];
-  const submitRoot = () => rootNamed('POST /intent-operations');
-  const fillRoot = () => otlp.spans.find((s) => !s.parentSpanId && s.traceId === fill.headers.get('x-trace-id'));
-  const whole = (root: () => ReceivedSpan | undefined, path: string[]) =>
-    !!root() && descend(otlp.trace(root()!.traceId), root()!, path).found.length === path.length;
-  await waitFor('both traces exported', async () => whole(submitRoot, submitPath) && whole(fillRoot, fillPath), 60_000);
+  // (The API's own attempt, which fails, has spans of its own in the trace: the sweeper's are the worker's.)
+  const swept = () => otlp.trace(submit()!).find((s) => s.name === submitPath[0] && s.service === WORKER);
+  await waitFor(
+    'the sweeper started the lifecycle',
+    async () => !!swept() && children(otlp.trace(submit()!), swept()!, submitPath[1]).length > 0,
+    30_000,
+  );
 
-  expect(descend(otlp.trace(submitRoot()!.traceId), submitRoot()!, submitPath).found).toEqual(submitPath);
-  expect(fillRoot()).toMatchObject({ kind: SERVER, name: 'POST /indexer/events' });
-  const { found, last } = descend(otlp.trace(fillRoot()!.traceId), fillRoot()!, fillPath);
-  expect(found).toEqual(fillPath);
-  expect(last.service).toBe('intent-orchestrator-worker');
+  // The fill from the API without Temporal (the sweeper signals it), the claim from the other (signalled at once):
+  // they complete the lifecycle, which ends its workflow span.
+  const event = (type: string, chainId: number, n: number, timestamp: number) => ({
+    id: `traced-${type}-${intentId}`,
+    type,
+    chainId,
+    nonce: intentId,
+    transactionHash: TX(n),
+    timestamp,
+  });
+  const fill = await ingest(offline, [event('fill', 42161, 1, Math.floor(Date.now() / 1000))]);
+  const claim = await ingest(traced, [event('claim', 8453, 2, 1_800_000_100)]);
+  expect([fill.status, claim.status]).toEqual([200, 200]);
+  const fillTrace = fill.headers.get('x-trace-id');
+  const claimTrace = claim.headers.get('x-trace-id');
+  const signalPath = (name: string) => [
+    `outbox signal ${name}`,
+    'SignalWithStartWorkflow:intentLifecycle',
+    `HandleSignal:${name}`,
+  ];
+  await waitFor(
+    'the lifecycle traced',
+    async () =>
+      whole(submit(), submitPath) && whole(fillTrace, signalPath('fill')) && whole(claimTrace, signalPath('claim')),
+    60_000,
+  );
+
+  const lifecycle = descend(otlp.trace(submit()!), rootOf(submit())!, submitPath);
+  expect(lifecycle.map((s) => s.name)).toEqual(named(submitPath));
+  // All in the worker: the sweeper performed the start from the row's recorded trace context.
+  expect(lifecycle.map((s) => s.service)).toEqual(submitPath.map(() => WORKER));
+  for (const [traceId, name, performer] of [
+    [fillTrace, 'fill', WORKER],
+    [claimTrace, 'claim', 'intent-orchestrator-api'],
+  ] as const) {
+    expect(rootOf(traceId)).toMatchObject({ kind: SERVER, name: 'POST /indexer/events' });
+    const chain = descend(otlp.trace(traceId!), rootOf(traceId)!, signalPath(name));
+    expect(chain.map((s) => s.name)).toEqual(signalPath(name));
+    expect(chain.map((s) => s.service)).toEqual([performer, performer, WORKER]);
+  }
 });
