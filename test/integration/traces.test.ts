@@ -99,7 +99,7 @@ const rootOf = (traceId: string | null) => otlp.spans.find((s) => !s.parentSpanI
 const whole = (traceId: string | null, path: string[]) =>
   !!rootOf(traceId) && descend(otlp.trace(traceId!), rootOf(traceId)!, path).length === path.length;
 
-test('a webhook test event: the request, its event row, the first attempt, the retry workflow and both POSTs are one trace', async () => {
+test('a webhook test event: the request, its event row, the first attempt, the retry workflow and both POSTs are one trace; a resend is its own', async () => {
   const p = await newProject(traced, 'traced');
   // The first attempt fails, so the delivery passes through the outbox to a retry workflow and its activity.
   const r = await receiver((_d, nth) => (nth === 1 ? 503 : 200));
@@ -161,6 +161,18 @@ test('a webhook test event: the request, its event row, the first attempt, the r
     route: '/deposit-processor/webhooks/test',
     status: 200,
   });
+
+  // A resend opens a new round, whose first attempt is in the resend's trace.
+  const eventPath = `/deposit-processor/webhooks/events/${res.json.eventId}`;
+  await waitFor('delivered', async () => (await call(p, 'GET', eventPath)).json.status === 'delivered', 10_000);
+  const resend = await call(p, 'POST', `${eventPath}/resend`);
+  expect(resend.status).toBe(202);
+  const resendTrace = resend.headers.get('x-trace-id');
+  expect(resendTrace).not.toBe(traceId);
+  await waitFor('the resend traced', async () => whole(resendTrace, ['webhook first attempt', 'POST']), 30_000);
+  const [resent, post] = descend(otlp.trace(resendTrace!), rootOf(resendTrace)!, ['webhook first attempt', 'POST']);
+  expect(resent.service).toBe('intent-orchestrator-worker');
+  expect(post.attributes).toMatchObject({ 'http.status_code': 200 });
 });
 
 test("an intent's submit, fill and claim: each request's outbox rows, performed in-process or by the sweeper, continue its trace into the lifecycle", async () => {
