@@ -25,8 +25,9 @@ let traced: Api;
 /** the same, through a traced API process that cannot reach Temporal: the sweeper performs its outbox rows */
 let offline: Api;
 const processes: ChildProcess[] = [];
-/** the traced API's log lines */
+/** the log lines of the traced API and of the one without Temporal */
 const logs: Record<string, unknown>[] = [];
+const offlineLogs: Record<string, unknown>[] = [];
 
 beforeAll(async () => {
   api = await startApi();
@@ -43,7 +44,7 @@ beforeAll(async () => {
   const worker = spawnEntry('worker', env);
   fs.appendFileSync(api.env.workerPidFile, `${worker.pid}\n`);
   processes.push(worker);
-  const startApiProcess = async (extra: Record<string, string>): Promise<[Api, ChildProcess]> => {
+  const startApiProcess = async (extra: Record<string, string>, lines: Record<string, unknown>[]): Promise<Api> => {
     const port = await freePort();
     const child = spawnEntry('api', { ...env, ...extra, PORT: String(port), HOST: '127.0.0.1' }, [
       'ignore',
@@ -51,14 +52,16 @@ beforeAll(async () => {
       'inherit',
     ]);
     processes.push(child);
+    readline.createInterface({ input: child.stdout! }).on('line', (line) => lines.push(JSON.parse(line)));
     const url = `http://127.0.0.1:${port}`;
     await waitFor('traced API', async () => (await fetch(`${url}/health`)).ok, 60_000);
-    return [{ ...api, url }, child];
+    return { ...api, url };
   };
-  let child: ChildProcess;
-  [traced, child] = await startApiProcess({ LOG_LEVEL: 'info' });
-  readline.createInterface({ input: child.stdout! }).on('line', (line) => logs.push(JSON.parse(line)));
-  [offline] = await startApiProcess({ TEMPORAL_ADDRESS: `127.0.0.1:${await freePort()}` });
+  traced = await startApiProcess({ LOG_LEVEL: 'info' }, logs);
+  offline = await startApiProcess(
+    { LOG_LEVEL: 'warn', TEMPORAL_ADDRESS: `127.0.0.1:${await freePort()}` },
+    offlineLogs,
+  );
 }, 120_000);
 
 afterAll(async () => {
@@ -239,4 +242,12 @@ test("an intent's submit, fill and claim: each request's outbox rows, performed 
     expect(chain.map((s) => s.name)).toEqual(signalPath(name));
     expect(chain.map((s) => s.service)).toEqual([performer, performer, WORKER]);
   }
+  // The API's own start, which found no Temporal, is logged (after the answer) with the submit's trace id.
+  await waitFor(
+    'the deferred start logged',
+    async () => offlineLogs.some((l) => /deferred to the outbox sweeper/.test(String(l.msg)) && l.traceId === submit()),
+    30_000,
+  );
+  const deferred = offlineLogs.filter((l) => /deferred to the outbox sweeper/.test(String(l.msg)));
+  expect(deferred.map((l) => l.traceId)).toContain(submit());
 });
