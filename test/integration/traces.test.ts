@@ -52,7 +52,10 @@ beforeAll(async () => {
       'inherit',
     ]);
     processes.push(child);
-    readline.createInterface({ input: child.stdout! }).on('line', (line) => lines.push(JSON.parse(line)));
+    // Log lines are JSON; anything else on stdout is not a log line.
+    readline
+      .createInterface({ input: child.stdout! })
+      .on('line', (line) => line.startsWith('{') && lines.push(JSON.parse(line)));
     const url = `http://127.0.0.1:${port}`;
     await waitFor('traced API', async () => (await fetch(`${url}/health`)).ok, 60_000);
     return { ...api, url };
@@ -91,7 +94,7 @@ function descend(spans: ReceivedSpan[], from: ReceivedSpan, names: string[]): Re
   return best;
 }
 
-/** What `descend` finds when the path is whole. */
+/** The names of a whole path's spans (a name ending in `*` as a prefix). */
 const named = (names: string[]) =>
   names.map((n) => (n.endsWith('*') ? expect.stringMatching(`^${n.slice(0, -1)}`) : n));
 
@@ -229,6 +232,8 @@ test("an intent's submit, fill and claim: each request's outbox rows, performed 
     60_000,
   );
 
+  expect(rootOf(submit())).toMatchObject({ kind: SERVER, service: 'intent-orchestrator-api' });
+  expect(children(otlp.trace(submit()!), rootOf(submit())!, 'pg.query:*').length).toBeGreaterThan(0);
   const lifecycle = descend(otlp.trace(submit()!), rootOf(submit())!, submitPath);
   expect(lifecycle.map((s) => s.name)).toEqual(named(submitPath));
   // All in the worker: the sweeper performed the start from the row's recorded trace context.
