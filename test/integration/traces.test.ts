@@ -179,7 +179,7 @@ test('a webhook test event: the request, its event row, the first attempt, the r
   const [resent, post] = descend(otlp.trace(resendTrace!), rootOf(resendTrace)!, ['webhook first attempt', 'POST']);
   expect(resent.service).toBe('intent-orchestrator-worker');
   expect(post.attributes).toMatchObject({ 'http.status_code': 200 });
-});
+}, 120_000);
 
 test("an intent's submit, fill and claim: each request's outbox rows, performed in-process or by the sweeper, continue its trace into the lifecycle", async () => {
   const account = privateKeyToAccount(generatePrivateKey());
@@ -255,4 +255,4 @@ test("an intent's submit, fill and claim: each request's outbox rows, performed 
   );
   const deferred = offlineLogs.filter((l) => /deferred to the outbox sweeper/.test(String(l.msg)));
   expect(deferred.map((l) => l.traceId)).toContain(submit());
-});
+}, 180_000);
