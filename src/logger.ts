@@ -3,7 +3,7 @@ import { activeTraceId } from './tracing/context';
 
 export type Logger = pino.Logger;
 
-/** With tracing on, a line logged within a trace (an activity's, the claim loop's) carries its `traceId`. */
+/** With tracing on, a line logged within a trace (an activity's, the lease loop's) carries its `traceId`. */
 export function createLogger(level: string, name: string): Logger {
   return pino({
     level,

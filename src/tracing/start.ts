@@ -49,7 +49,7 @@ export function startTracing(role: string, env: NodeJS.ProcessEnv = process.env)
   const resource = new sdk.resources.Resource({
     'service.name': env.OTEL_SERVICE_NAME || `intent-orchestrator-${role}`,
   });
-  // One processor for the process's own spans and its workflows' (src/worker/worker.ts); OTEL_BSP_* tune its batches.
+  // One processor for the process's own spans and its workflows' (src/temporal/worker.ts); OTEL_BSP_* tune its batches.
   const spanProcessor = new sdk.tracing.BatchSpanProcessor(new OTLPTraceExporter());
   const nodeSdk = new sdk.NodeSDK({
     resource,
@@ -60,7 +60,7 @@ export function startTracing(role: string, env: NodeJS.ProcessEnv = process.env)
         // Chain reads and the like made outside any request are not traces of their own.
         requireParentforOutgoingSpans: true,
       }),
-      // The claim loop and the pool's own statements poll all the time: only queries within a trace are spans.
+      // The lease loop and the pool's own statements poll all the time: only queries within a trace are spans.
       new PgInstrumentation({ requireParentSpan: true }),
     ],
   });

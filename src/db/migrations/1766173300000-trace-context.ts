@@ -5,7 +5,7 @@ export class TraceContext1766173300000 implements MigrationInterface {
 
   async up(q: QueryRunner): Promise<void> {
     // The W3C trace context of the request that wrote the row, or opened the event's delivery round (docs/tracing.md):
-    // whoever performs it later (the request itself, the outbox sweeper, a worker's claim loop) continues that
+    // whoever performs it later (the request itself, the outbox sweeper, a worker's lease loop) continues that
     // request's trace. Null without tracing; a nullable column without a default rewrites nothing.
     for (const table of ['workflow_outbox', 'signal_outbox', 'webhook_events'])
       await q.query(`ALTER TABLE ${table} ADD COLUMN trace_context jsonb`);
