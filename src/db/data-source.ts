@@ -30,6 +30,7 @@ import { SnapshotClock1766100000006 } from './migrations/1766100000006-snapshot-
 import { LifecycleReleased1766170000000 } from './migrations/1766170000000-lifecycle-released';
 import { SweepByDueTime1766170000001 } from './migrations/1766170000001-sweep-by-due-time';
 import { Retention1766170000002 } from './migrations/1766170000002-retention';
+import { TraceContext1766173300000 } from './migrations/1766173300000-trace-context';
 
 /**
  * How long a query waits for a pooled connection (pg `connectionTimeoutMillis`, also the connect timeout) before it
@@ -89,6 +90,7 @@ export function createDataSource(url: string, poolSize = 10, timeouts: PoolTimeo
       LifecycleReleased1766170000000,
       SweepByDueTime1766170000001,
       Retention1766170000002,
+      TraceContext1766173300000,
     ],
     migrationsTransactionMode: 'all',
     synchronize: false,

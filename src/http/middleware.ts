@@ -7,17 +7,22 @@ import { type ErrorRenderer, type Failure, headersOf, statusOf } from './error-b
 import type { Services } from './services';
 import { isPoolTimeout } from '../db/data-source';
 import { clientAddress, isTrusted } from './client-address';
+import { activeTraceId, nameServerSpan } from '../tracing/context';
 
 export const TRACE_HEADER = 'x-trace-id';
 
 /** The token of an `Authorization: Bearer <token>` header, or undefined when the header is absent or another scheme. */
 export const bearerToken = (authorization: string): string | undefined => /^Bearer\s+(\S+)$/i.exec(authorization)?.[1];
 
-/** Trace id (echoed from the caller when well-formed), one log line per request, and the request metrics. */
+/**
+ * Trace id, one log line per request, and the request metrics. With tracing on (docs/tracing.md) the trace id is the
+ * request's OpenTelemetry trace (a caller's `traceparent` continues its own); else the caller's when well-formed.
+ */
 export function observe(services: Services): Middleware {
   return async (ctx: Context, next: Next) => {
     const incoming = ctx.get(TRACE_HEADER);
-    const traceId = /^[0-9a-zA-Z-]{8,64}$/.test(incoming) ? incoming : randomBytes(16).toString('hex');
+    const traceId =
+      activeTraceId() ?? (/^[0-9a-zA-Z-]{8,64}$/.test(incoming) ? incoming : randomBytes(16).toString('hex'));
     ctx.state.traceId = traceId;
     ctx.set(TRACE_HEADER, traceId);
     const started = process.hrtime.bigint();
@@ -26,6 +31,7 @@ export function observe(services: Services): Middleware {
     } finally {
       const route: string = ctx._matchedRoute ?? 'unmatched';
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      nameServerSpan(ctx.method, route);
       services.metrics.requests.inc({ method: ctx.method, route, status: String(ctx.status) });
       services.metrics.latency.observe({ method: ctx.method, route }, seconds);
       services.logger.info(

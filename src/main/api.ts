@@ -1,3 +1,4 @@
+import '../tracing/register'; // first: tracing instruments http and pg as they load
 import { once } from 'node:events';
 import { openDatabase } from '../db/data-source';
 import { createApp } from '../http/app';
@@ -5,6 +6,7 @@ import { createServices } from '../http/services';
 import { createLogger } from '../logger';
 import { exitOnError, loadRuntime } from '../runtime';
 import { createTemporalClient } from '../temporal/client';
+import { stopTracing } from '../tracing/start';
 
 /** One stateless API process; run as many as needed against one Postgres and one Temporal cluster. */
 async function main() {
@@ -37,6 +39,7 @@ async function main() {
     await temporal.connection.close();
     await services.rateLimits.close();
     await db.destroy();
+    await stopTracing();
     process.exit(0);
   };
   // `on`, not `once`: tsx exits the process itself when a signal finds no listener left.

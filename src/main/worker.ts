@@ -1,3 +1,4 @@
+import '../tracing/register'; // first: tracing instruments http and pg as they load
 import { openDatabase } from '../db/data-source';
 import { createOutbox } from '../outbox/owners';
 import { ensureSweeperSchedule } from '../outbox/sweeper';
@@ -8,6 +9,7 @@ import { exitOnError, loadRuntime } from '../runtime';
 import { createWorkers, installRuntime } from '../temporal/worker';
 import { depositDeps } from '../deposits/deps';
 import { followChains } from '../chain-indexer/start';
+import { stopTracing } from '../tracing/start';
 
 /** One stateless worker process: polls the task queue, runs workflows and activities. Scale by running more. */
 async function main() {
@@ -46,6 +48,7 @@ async function main() {
   await connection.close();
   await client.connection.close();
   await db.destroy();
+  await stopTracing();
 }
 
 main().catch(exitOnError);

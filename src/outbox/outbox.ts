@@ -23,6 +23,7 @@ import {
   requeueDead,
   type DeadRow,
 } from './store';
+import { inSpan } from '../tracing/context';
 
 export interface OutboxOptions {
   /** Refusals by Temporal after which a row is dead-lettered. */
@@ -178,7 +179,12 @@ export class Outbox {
     return running;
   }
 
-  private async perform(start: QueuedStart): Promise<void> {
+  private perform(start: QueuedStart): Promise<void> {
+    const attributes = { 'temporal.workflow_id': start.workflowId, 'temporal.workflow_type': start.workflowType };
+    return inSpan(`outbox start ${start.workflowType}`, start.traceContext, attributes, () => this.startNow(start));
+  }
+
+  private async startNow(start: QueuedStart): Promise<void> {
     await this.slot();
     try {
       const delay = (start.delayUntil ?? 0) - Date.now();
@@ -232,7 +238,10 @@ export class Outbox {
   private async settle(queued: QueuedSignal[]): Promise<{ delivered: number; failures: unknown[] }> {
     const signals = await this.withOwners(queued);
     const sends = signals.map((s) => {
-      const send = (this.tails.get(s.workflowId) ?? Promise.resolve()).then(() => this.send(s));
+      const attributes = { 'temporal.workflow_id': s.workflowId, 'temporal.signal': s.signal };
+      const send = (this.tails.get(s.workflowId) ?? Promise.resolve()).then(() =>
+        inSpan(`outbox signal ${s.signal}`, s.traceContext, attributes, () => this.send(s)),
+      );
       // The next signal goes after this one whatever its outcome (a failure is counted below).
       const tail = send.catch(() => undefined);
       this.tails.set(s.workflowId, tail);

@@ -1,6 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { preparedQuery, WITHOUT_FLUSH_WAIT } from '../db/prepared';
 import type * as keys from '../../workflows/contracts/search-attributes';
+import { currentTraceContext, type TraceContext } from '../tracing/context';
 
 /** A workflow start to perform after the transaction that recorded it (src/outbox/outbox.ts). */
 export interface QueuedStart {
@@ -15,6 +16,8 @@ export interface QueuedStart {
    * must carry this start (`QueuedSignal.start`): a plain signal would wait out the delay.
    */
   delayUntil?: number;
+  /** the trace its row was recorded in, as the sweeper reads it back (the recording process continues its own) */
+  traceContext?: TraceContext | null;
 }
 
 /**
@@ -28,6 +31,8 @@ export interface QueuedSignal {
   payload: unknown;
   start?: QueuedStart;
   awaiting?: AwaitedOwner;
+  /** as QueuedStart's */
+  traceContext?: TraceContext | null;
 }
 
 /**
@@ -46,7 +51,7 @@ export const awaitingWorkflowId = (nonce: string) => `awaiting-owner-${nonce}`;
 export async function queueStart(tx: EntityManager, start: QueuedStart): Promise<void> {
   await preparedQuery(
     tx,
-    'INSERT INTO workflow_outbox (workflow_id, workflow_type, args, search_attributes, summary, delay_until) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (workflow_id) DO NOTHING',
+    'INSERT INTO workflow_outbox (workflow_id, workflow_type, args, search_attributes, summary, delay_until, trace_context) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (workflow_id) DO NOTHING',
     [
       start.workflowId,
       start.workflowType,
@@ -54,6 +59,7 @@ export async function queueStart(tx: EntityManager, start: QueuedStart): Promise
       start.searchAttributes,
       start.summary,
       start.delayUntil ? new Date(start.delayUntil) : null,
+      currentTraceContext(),
     ],
   );
 }
@@ -67,8 +73,8 @@ export async function isStartQueued(db: DataSource, workflowId: string): Promise
 export async function queueSignals(tx: EntityManager, signals: Omit<QueuedSignal, 'id'>[]): Promise<QueuedSignal[]> {
   if (!signals.length) return [];
   const rows: { id: string }[] = await tx.query(
-    `INSERT INTO signal_outbox (workflow_id, signal, payload, start, nonce, dead_after)
-     SELECT * FROM unnest($1::text[], $2::text[], $3::jsonb[], $4::jsonb[], $5::numeric[], $6::timestamptz[]) RETURNING id`,
+    `INSERT INTO signal_outbox (workflow_id, signal, payload, start, nonce, dead_after, trace_context)
+     SELECT *, $7::jsonb FROM unnest($1::text[], $2::text[], $3::jsonb[], $4::jsonb[], $5::numeric[], $6::timestamptz[]) RETURNING id`,
     [
       signals.map((s) => s.workflowId),
       signals.map((s) => s.signal),
@@ -76,6 +82,7 @@ export async function queueSignals(tx: EntityManager, signals: Omit<QueuedSignal
       signals.map((s) => (s.start ? JSON.stringify(s.start) : null)),
       signals.map((s) => s.awaiting?.nonce ?? null),
       signals.map((s) => (s.awaiting ? new Date(s.awaiting.deadAfter) : null)),
+      currentTraceContext(),
     ],
   );
   return signals.map((s, i) => ({ ...s, id: rows[i].id }));
@@ -128,8 +135,9 @@ async function queuedStarts(db: DataSource, where: string, params: unknown[]): P
     searchAttributes: QueuedStart['searchAttributes'];
     summary: string;
     delayUntil: Date | null;
+    traceContext: TraceContext | null;
   }[] = await db.query(
-    `SELECT workflow_id AS "workflowId", workflow_type AS "workflowType", args, search_attributes AS "searchAttributes", summary, delay_until AS "delayUntil" FROM workflow_outbox WHERE ${where}`,
+    `SELECT workflow_id AS "workflowId", workflow_type AS "workflowType", args, search_attributes AS "searchAttributes", summary, delay_until AS "delayUntil", trace_context AS "traceContext" FROM workflow_outbox WHERE ${where}`,
     params,
   );
   return rows.map((r) => ({
@@ -139,6 +147,7 @@ async function queuedStarts(db: DataSource, where: string, params: unknown[]): P
     searchAttributes: r.searchAttributes,
     summary: r.summary,
     ...(r.delayUntil ? { delayUntil: r.delayUntil.getTime() } : {}),
+    traceContext: r.traceContext,
   }));
 }
 
@@ -167,8 +176,9 @@ export async function dueSignals(
     start: QueuedStart | null;
     nonce: string | null;
     deadAfter: Date | null;
+    traceContext: TraceContext | null;
   }[] = await db.query(
-    `SELECT id, workflow_id AS "workflowId", signal, payload, start, nonce::text, dead_after AS "deadAfter" FROM signal_outbox
+    `SELECT id, workflow_id AS "workflowId", signal, payload, start, nonce::text, dead_after AS "deadAfter", trace_context AS "traceContext" FROM signal_outbox
        WHERE ${DUE} AND nonce IS ${awaiting ? 'NOT NULL' : 'NULL'} ORDER BY retry_at, id LIMIT $2`,
     [graceSeconds, limit],
   );
@@ -179,6 +189,7 @@ export async function dueSignals(
     payload: r.payload,
     ...(r.start ? { start: r.start } : {}),
     ...(r.nonce ? { awaiting: { nonce: r.nonce, deadAfter: r.deadAfter!.getTime() } } : {}),
+    traceContext: r.traceContext,
   }));
 }
 

@@ -5,6 +5,7 @@ import { chainIndexerTaskQueue } from '../../workflows/contracts/follow-chain';
 import { createLeaseLoop, type LeaseLoop } from '../webhooks/lease-loop';
 import { FunnelFolder } from '../analytics/folder';
 import { workerSlots } from '../webhooks/slots';
+import { processTracing } from '../tracing/start';
 
 export interface WorkerOptions {
   address: string;
@@ -33,6 +34,7 @@ export async function createWorkers(
   const slots = workerSlots(opts.deps.config.webhooks);
   const activities = createActivities(opts.deps, slots);
   const { attemptWebhook, readChainRange, ...lifecycle } = activities;
+  const traced = processTracing()?.temporalWorker; // workflow and activity spans, with tracing on (docs/tracing.md)
   const workers = await Promise.all([
     Worker.create({
       connection,
@@ -41,6 +43,7 @@ export async function createWorkers(
       workflowsPath: require.resolve('../../workflows'),
       activities: lifecycle,
       maxCachedWorkflows: opts.deps.config.worker.maxCachedWorkflows,
+      ...traced,
     }),
     Worker.create({
       connection,
@@ -48,6 +51,7 @@ export async function createWorkers(
       taskQueue: webhookTaskQueue(opts.taskQueue),
       activities: { attemptWebhook },
       maxConcurrentActivityTaskExecutions: opts.deps.config.webhooks.concurrency,
+      ...traced,
     }),
     // The chain indexer's reads, polled only by workers that follow chains (docs/chain-indexer.md).
     ...(opts.deps.config.chainIndexer.chains.length
@@ -57,6 +61,7 @@ export async function createWorkers(
             namespace: opts.namespace,
             taskQueue: chainIndexerTaskQueue(opts.taskQueue),
             activities: { readChainRange },
+            ...traced,
           }),
         ]
       : []),

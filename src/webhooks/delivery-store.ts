@@ -3,6 +3,7 @@ import type { QueuedStart } from '../outbox/store';
 import { queueStart } from '../outbox/store';
 import { preparedQuery, WITHOUT_FLUSH_WAIT } from '../db/prepared';
 import type { SendResult } from './send';
+import type { TraceContext } from '../tracing/context';
 
 /** What an attempt sends, and to whom. */
 export interface Sendable {
@@ -25,6 +26,8 @@ export interface LeasedDelivery extends Sendable {
   eventId: string;
   endpointId: string;
   round: number;
+  /** the trace of whoever opened the round (src/webhooks/event-store.ts) */
+  traceContext: TraceContext | null;
 }
 
 /** Which attempt of which delivery. */

@@ -3,6 +3,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { iso, newestPage } from '../db/newest-page';
 import { DUE_CHANNEL } from './lease-store';
 import type { EventStatus, WebhookType } from './types';
+import { currentTraceContext } from '../tracing/context';
 
 export interface NewEvent {
   projectId: string;
@@ -50,11 +51,12 @@ async function openRound(
      RETURNING endpoint_id AS id`,
     [seq, round, projectId, type],
   );
-  await tx.query(`UPDATE webhook_events SET round = $2, status = $3, delivered_at = NULL WHERE seq = $1`, [
-    seq,
-    round,
-    endpoints.length ? 'pending' : 'failed',
-  ]);
+  // The round's first attempts, made by a worker's lease loop, continue the trace of whoever opened it (an emit, a
+  // resend or a replay).
+  await tx.query(
+    `UPDATE webhook_events SET round = $2, status = $3, delivered_at = NULL, trace_context = $4 WHERE seq = $1`,
+    [seq, round, endpoints.length ? 'pending' : 'failed', currentTraceContext()],
+  );
   if (endpoints.length) await tx.query(`SELECT pg_notify('${DUE_CHANNEL}', '')`);
   return endpoints.length;
 }

@@ -6,6 +6,7 @@ import type { LeasedDelivery } from './delivery-store';
 import type { AttemptSlots } from './slots';
 import { PgLeaseStore, type LeaseStore } from './lease-store';
 import { leaseTargets, waitingAfterLease, wakes, type Waiting } from './leases';
+import { inSpan } from '../tracing/context';
 
 /** How often a lease loop looks without being woken: deliveries whose worker died come due when their lease ends. */
 const POLL_MS = 1000;
@@ -145,10 +146,12 @@ export function createLeaseLoop(
   outbox: Outbox,
   log: Log,
 ): LeaseLoop {
-  const attempt: LeasedAttempt = async (c, sent) => {
-    const start = await attemptLeased(db, config, c, sent);
-    // Left to the outbox sweeper when it fails, or when the process already holds its share of pending starts.
-    if (start) await outbox.startSoon(start, () => undefined);
-  };
+  // In the trace of whoever opened the round: the POST, and the retry workflow it may hand over to.
+  const attempt: LeasedAttempt = (c, sent) =>
+    inSpan('webhook first attempt', c.traceContext, { 'webhook.event_id': c.eventId }, async () => {
+      const start = await attemptLeased(db, config, c, sent);
+      // Left to the outbox sweeper when it fails, or when the process already holds its share of pending starts.
+      if (start) await outbox.startSoon(start, () => undefined);
+    });
   return new LeaseLoop(new PgLeaseStore(db, log), attempt, config, slots, log);
 }

@@ -57,7 +57,8 @@ export const LEASE_SQL = `WITH targets AS (
   FROM webhook_events e, webhook_endpoints en, ${WITHOUT_FLUSH_WAIT}
   WHERE d.ctid = ANY (ARRAY(SELECT ctid FROM due)) AND e.seq = d.event_seq AND en.id = d.endpoint_id
   RETURNING e.event_id AS "eventId", d.endpoint_id AS "endpointId", d.round, e.seq, e.project_id AS "projectId", e.type, e.payload, e.test, e.created_at AS "createdAt",
-    en.url, en.secret, en.previous_secret AS "previousSecret", coalesce(en.previous_secret_expires_at > now(), false) AS "previousLive", en.disabled_at AS "disabledAt", en.removed_at AS "removedAt"`;
+    en.url, en.secret, en.previous_secret AS "previousSecret", coalesce(en.previous_secret_expires_at > now(), false) AS "previousLive", en.disabled_at AS "disabledAt", en.removed_at AS "removedAt",
+    e.trace_context AS "traceContext"`;
 
 export const leaseValues = (a: LeaseArgs): unknown[] => [
   a.limit,
