@@ -1,7 +1,9 @@
 /**
  * The indexer's POST /indexer/events: balance events ingested per second in batches of 1,000 (two indexers posting
- * at once), which also fund the accounts the quotes and submits use, and batches of 1 event at each concurrency.
+ * at once), which also fund the accounts the quotes and submits use; the same batches from one indexer, one after
+ * another, for accounts never seen (what a newcomer measures first); and batches of 1 event at each concurrency.
  */
+import { randomBytes } from 'node:crypto';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { Kit, Result, Stack } from './kit';
 
@@ -32,6 +34,39 @@ export async function benchIngestion(kit: Kit, stack: Stack, accounts: PrivateKe
     },
   );
   return ingestion.rps * 1000;
+}
+
+/** Batches of the newcomer's shape: one indexer, one batch at a time. */
+const NEWCOMER_BATCHES = 20;
+
+/**
+ * One indexer posting batches of 1,000 balance events one after another, each for 1,000 accounts never seen (random
+ * addresses: nothing else uses them), as a chain indexer reports them: each of its own block, with the block's
+ * timestamp (docs/indexer.md recommends it: it is what releases held funds), so every batch is screened against the
+ * stored clock of its chain. Blocks from 1,000,000 on, 2 s apart, a month ago. `rps` is in events per second; p50
+ * and p99 are of a batch.
+ */
+export async function benchNewcomerIngestion(kit: Kit, stack: Stack): Promise<Result> {
+  const first = 1_000_000;
+  const since = Math.floor(Date.now() / 1000) - 30 * 86_400;
+  const batches = Array.from({ length: NEWCOMER_BATCHES }, (_, i) =>
+    Array.from({ length: 1000 }, (_, j) => {
+      const block = first + i * 1000 + j;
+      return {
+        ...balance(`0x${randomBytes(20).toString('hex')}`, String(block)),
+        blockTimestamp: since + 2 * (block - first),
+      };
+    }),
+  );
+  const r = await kit.measure(
+    'POST /indexer/events, batches of 1,000 balance events of new accounts, one indexer',
+    1,
+    batches.length,
+    async (i) => {
+      await stack.post('/indexer/events', { events: batches[i] }, 200, stack.indexer);
+    },
+  );
+  return { ...r, rps: r.rps * 1000 };
 }
 
 /** Blocks of the one-event batches, each new so that every event is applied. */

@@ -5,11 +5,17 @@ import { STARTED } from './submits';
 
 export interface Extra {
   eventsPerSecond: number;
+  /** one indexer's batches of new accounts, one after another: `rps` in events per second (bench/indexer.ts) */
+  newcomer: Result;
   fillP50: number;
   fillP99: number;
   rss: { api: number; worker: number };
   steps: Record<string, number>;
 }
+
+/** The newcomer's ingestion as a target row (bench/indexer.ts: benchNewcomerIngestion). */
+export const newcomerRow = (r: Result) =>
+  `| balance events ingested per second (batches of 1,000 new accounts, 1 indexer, one after another) | ${r.rps.toFixed(0)} (batch p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms) | ≥ 50,000 | ${r.rps >= 50_000 ? 'met' : '**missed**'} |`;
 
 /** The report's lines: targets, every measurement, CPU per request by process, and where the time goes. */
 export function report(results: Result[], x: Extra, requests: number): string[] {
@@ -73,6 +79,7 @@ export function report(results: Result[], x: Extra, requests: number): string[] 
       x.eventsPerSecond >= 10_000,
       (v) => v.toFixed(0),
     ),
+    newcomerRow(x.newcomer),
     row(
       'fill event POST → status visible on GET, p99',
       x.fillP99,

@@ -6,7 +6,7 @@
  * API RSS and CPU per request by process (bench/cpu.ts); where each route's time goes, its domain steps timed one by
  * one (bench/steps.ts); webhooks (bench/webhooks.ts) and analytics (bench/analytics.ts). bench/report.ts writes the
  * request path's part of the report.
- * Usage: npm run bench [-- --requests 1000] [--only requests,webhooks,analytics] [--funnel-events 1000000,10000000]
+ * Usage: npm run bench [-- --requests 1000] [--only requests,webhooks,analytics,ingestion] [--funnel-events 1000000,10000000]
  * Writes bench/RESULTS.md (a whole run only), keeping its Worker memory and Chain indexer backfill sections
  * (bench/worker-memory.ts, bench/chain-indexer.ts).
  */
@@ -18,11 +18,11 @@ import { benchAnalytics } from './analytics';
 import { benchBaselines } from './baselines';
 import { cpuSample, processRss, settle } from './cpu';
 import { benchFillLatency } from './fill-latency';
-import { benchIngestion, benchOneEventBatches } from './indexer';
+import { benchIngestion, benchNewcomerIngestion, benchOneEventBatches } from './indexer';
 import { arg, type Kit, type Result, runBench, type Stack } from './kit';
 import { measure, median, percentile } from './measure';
 import { benchQuotes } from './quotes';
-import { report } from './report';
+import { newcomerRow, report } from './report';
 import { startStack } from './stack';
 import { benchSteps } from './steps';
 import { benchSubmits } from './submits';
@@ -30,8 +30,9 @@ import { benchWebhooks } from './webhooks';
 
 const REQUESTS = Number(arg('--requests')) || 1000; // fewer make the 32-client throughputs swing by a third between runs
 /**
- * `--only requests,webhooks,analytics`: those sections alone, printed (bench/RESULTS.md is written by a whole run
- * only); `requests` is everything but the webhooks and analytics.
+ * `--only requests,webhooks,analytics,ingestion`: those sections alone, printed (bench/RESULTS.md is written by a
+ * whole run only); `requests` is everything but the webhooks and analytics; `ingestion` is the two rows of balance
+ * events in batches of 1,000 alone (two indexers over 20,000 accounts, then the newcomer's shape).
  */
 const ONLY = arg('--only')?.split(',');
 const LEVELS = [1, 8, 32];
@@ -41,6 +42,7 @@ const cleanup: Kit['cleanup'] = [];
 interface Rounds {
   results: Result[];
   eventsPerSecond: number;
+  newcomer: Result;
   fill: { p50: number; p99: number };
   spare: PrivateKeyAccount[];
 }
@@ -56,6 +58,7 @@ async function requestRounds(kit: Kit, stack: Stack): Promise<Rounds> {
   const total = REQUESTS * (LEVELS.length + 1) + 200;
   const accounts = Array.from({ length: Math.max(total, 20_000) }, () => privateKeyToAccount(generatePrivateKey()));
   const eventsPerSecond = await benchIngestion(kit, stack, accounts);
+  const newcomer = await benchNewcomerIngestion(kit, stack);
 
   const results: Result[] = [];
   const submittedAt1: string[] = [];
@@ -72,7 +75,18 @@ async function requestRounds(kit: Kit, stack: Stack): Promise<Rounds> {
     into.push(await benchOneEventBatches(kit, stack, c, batch));
   }
   const fill = await benchFillLatency(kit, stack, submittedAt1);
-  return { results, eventsPerSecond, fill, spare: accounts.slice(cursor, cursor + 60) };
+  return { results, eventsPerSecond, newcomer, fill, spare: accounts.slice(cursor, cursor + 60) };
+}
+
+/** The balance-ingestion rows alone, in the order the request rounds take them. */
+async function ingestionReport(kit: Kit, stack: Stack): Promise<string[]> {
+  const accounts = Array.from({ length: 20_000 }, () => privateKeyToAccount(generatePrivateKey()));
+  const eventsPerSecond = await benchIngestion(kit, stack, accounts);
+  const newcomer = await benchNewcomerIngestion(kit, stack);
+  return [
+    `| balance events ingested per second (batches of 1,000, 2 indexers) | ${eventsPerSecond.toFixed(0)} | ≥ 10,000 |`,
+    newcomerRow(newcomer),
+  ];
 }
 
 /** The request path's report, its RSS read before the steps run in this process. */
@@ -81,7 +95,14 @@ async function requestReport(kit: Kit, stack: Stack, rounds: Rounds): Promise<st
   const steps = await benchSteps(kit, stack, rounds.spare);
   return report(
     rounds.results,
-    { eventsPerSecond: rounds.eventsPerSecond, fillP50: rounds.fill.p50, fillP99: rounds.fill.p99, rss, steps },
+    {
+      eventsPerSecond: rounds.eventsPerSecond,
+      newcomer: rounds.newcomer,
+      fillP50: rounds.fill.p50,
+      fillP99: rounds.fill.p99,
+      rss,
+      steps,
+    },
     REQUESTS,
   );
 }
@@ -94,6 +115,7 @@ async function main() {
   if (ONLY) {
     const lines = [
       ...(ONLY.includes('requests') ? await requestReport(kit, stack, await requestRounds(kit, stack)) : []),
+      ...(ONLY.includes('ingestion') ? await ingestionReport(kit, stack) : []),
       ...(ONLY.includes('webhooks') ? await webhooks() : []),
       ...(ONLY.includes('analytics') ? await analytics() : []),
     ];

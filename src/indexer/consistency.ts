@@ -81,10 +81,9 @@ function clockConflict(balances: (Located & { e: BalanceEvent })[]): Conflict | 
   const chains = new Map<number, (Located & BlockTime)[]>();
   for (const { e, index, id } of balances) {
     if (e.blockTimestamp === undefined) continue;
-    chains.set(e.chainId, [
-      ...(chains.get(e.chainId) ?? []),
-      { index, id, block: BigInt(e.blockNumber), timestamp: e.blockTimestamp },
-    ]);
+    const times = chains.get(e.chainId) ?? [];
+    if (!times.length) chains.set(e.chainId, times);
+    times.push({ index, id, block: BigInt(e.blockNumber), timestamp: e.blockTimestamp });
   }
   for (const [chainId, times] of chains) {
     // In block order (then time), any contradiction shows between neighbours.

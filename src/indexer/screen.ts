@@ -68,7 +68,10 @@ async function storedTimes(tx: EntityManager, events: BalanceEvent[]): Promise<M
     }),
   );
   const times = new Map<string, BlockTime[]>();
-  for (const r of rows)
-    times.set(r.key, [...(times.get(r.key) ?? []), { block: BigInt(r.block), timestamp: Number(r.timestamp) }]);
+  for (const r of rows) {
+    const near = times.get(r.key) ?? [];
+    if (!near.length) times.set(r.key, near);
+    near.push({ block: BigInt(r.block), timestamp: Number(r.timestamp) });
+  }
   return times;
 }
