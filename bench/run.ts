@@ -7,8 +7,8 @@
  * one (bench/steps.ts); webhooks (bench/webhooks.ts) and analytics (bench/analytics.ts). bench/report.ts writes the
  * request path's part of the report.
  * Usage: npm run bench [-- --requests 1000] [--only requests,webhooks,analytics,ingestion] [--funnel-events 1000000,10000000]
- * Writes bench/RESULTS.md (a whole run only), keeping its Worker memory and Chain indexer backfill sections
- * (bench/worker-memory.ts, bench/chain-indexer.ts).
+ * Writes bench/RESULTS.md (a whole run only), keeping the sections it does not write itself
+ * (bench/worker-memory.ts, bench/chain-indexer.ts, the cluster chaos test, before/after comparisons).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -132,13 +132,12 @@ async function main() {
   const lines = [...(await requestReport(kit, stack, rounds)), ...webhookLines, ...analyticsLines];
   console.log(lines.join('\n'));
   const results = path.join(projectRoot, 'bench', 'RESULTS.md');
-  // The sections measured apart (bench/worker-memory.ts, bench/chain-indexer.ts, written by hand): a whole run keeps them.
+  // Sections this run does not write (measured apart by their own scripts or by hand: worker memory, the chain
+  // indexer, the cluster's chaos test, before/after comparisons) are kept as they are.
+  const written = new Set(lines.filter((l) => l.startsWith('## ')));
   const apart = fs.existsSync(results)
-    ? [
-        ...fs
-          .readFileSync(results, 'utf8')
-          .matchAll(/\n## (Worker memory|Chain indexer backfill)\n[\s\S]*?(?=\n## |$)/g),
-      ]
+    ? [...fs.readFileSync(results, 'utf8').matchAll(/\n(## [^\n]*)\n[\s\S]*?(?=\n## |$)/g)]
+        .filter((m) => !written.has(m[1]))
         .map((m) => m[0])
         .join('')
     : '';
