@@ -7,35 +7,53 @@ import fs from 'node:fs';
 /** The processes whose CPU time each measurement attributes per request (set by bench/stack.ts once they run). */
 export const watched: Record<string, number> = {};
 
-/** CPU time (ms) a process has used so far, from /proc/<pid>/stat (utime + stime at Linux's 100 ticks a second). */
-function cpuMs(pid: number): number {
+/** A process's /proc/<pid>/stat fields after its name (state first), or undefined once it ended. */
+function statFields(pid: number): string[] | undefined {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
-    return 0;
+    return undefined;
   }
 }
 
-/** CPU time (ms) of every process: the watched ones, all PostgreSQL server processes, and this one (the load). */
+/** CPU time (ms) a process has used so far, from /proc/<pid>/stat (utime + stime at Linux's 100 ticks a second). */
+export function cpuMs(pid: number): number {
+  const fields = statFields(pid);
+  return fields ? (Number(fields[11]) + Number(fields[12])) * 10 : 0;
+}
+
+/**
+ * CPU time (ms) of the PostgreSQL server: every running postgres process, and the backends that ended (a pool
+ * closing idle connections), which the postmaster has counted in its children's time (cutime + cstime).
+ */
+export function postgresCpuMs(): number {
+  if (!fs.existsSync('/proc')) return 0;
+  const postgres = new Set(
+    fs.readdirSync('/proc').filter((d) => {
+      try {
+        return /^\d+$/.test(d) && fs.readFileSync(`/proc/${d}/comm`, 'utf8').trim() === 'postgres';
+      } catch {
+        return false; // ended meanwhile
+      }
+    }),
+  );
+  let total = 0;
+  for (const pid of postgres) {
+    const fields = statFields(Number(pid));
+    if (!fields) continue;
+    total += (Number(fields[11]) + Number(fields[12])) * 10;
+    if (!postgres.has(fields[1])) total += (Number(fields[13]) + Number(fields[14])) * 10; // the postmaster
+  }
+  return total;
+}
+
+/** CPU time (ms) of every process: the watched ones, the PostgreSQL server, and this one (the load). */
 export function cpuSample(): Record<string, number> {
-  const postgres = fs.existsSync('/proc')
-    ? fs
-        .readdirSync('/proc')
-        .filter((d) => /^\d+$/.test(d))
-        .reduce((sum, d) => {
-          try {
-            return fs.readFileSync(`/proc/${d}/comm`, 'utf8').trim() === 'postgres' ? sum + cpuMs(Number(d)) : sum;
-          } catch {
-            return sum; // ended meanwhile
-          }
-        }, 0)
-    : 0;
   const own = process.cpuUsage();
   return {
     ...Object.fromEntries(Object.entries(watched).map(([name, pid]) => [name, cpuMs(pid)])),
-    PostgreSQL: postgres,
+    PostgreSQL: postgresCpuMs(),
     'benchmark (load)': (own.user + own.system) / 1000,
   };
 }

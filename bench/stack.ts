@@ -13,7 +13,14 @@ import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
 import { openDatabase } from '../src/db/data-source';
 import { ensureDatabase, startEmbeddedPostgres, withDatabase, dropDatabase } from '../src/db/provision';
-import { projectRoot, spawnEntry, startTemporalDevServer, stopProcess, waitFor } from '../src/dev/processes';
+import {
+  projectRoot,
+  spawnEntry,
+  startTemporalDevServer,
+  stopProcess,
+  waitFor,
+  type RunningTemporal,
+} from '../src/dev/processes';
 import { createProject } from '../src/projects/api-keys';
 import { loadRuntime, type Runtime } from '../src/runtime';
 import { watched } from './cpu';
@@ -37,17 +44,20 @@ function secretsEnv(rt: Runtime) {
 
 /**
  * Starts every process (each stopped by `cleanup`) and creates the project the load uses. `env`: settings of every
- * app process beside the bench's own; `workerEnv`: the worker's alone (bench/worker-memory.ts preloads its probe).
+ * app process beside the bench's own; `workerEnv`: the worker's alone (bench/worker-memory.ts preloads its probe);
+ * `temporal`: a Temporal already running (bench/capacity.ts's cluster) instead of a dev server of the stack's own.
  */
 export async function startStack(
   cleanup: Kit['cleanup'],
-  opts: { env?: Record<string, string>; workerEnv?: Record<string, string> } = {},
+  opts: { env?: Record<string, string>; workerEnv?: Record<string, string>; temporal?: RunningTemporal } = {},
 ): Promise<Stack> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'orchestrator-bench-'));
   fs.chmodSync(dataDir, 0o755);
   cleanup.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
-  const temporal = await startTemporalDevServer({ port: await freePort(), namespace: 'default', logLevel: 'error' });
-  cleanup.push(() => stopProcess(temporal.process));
+  const temporal =
+    opts.temporal ??
+    (await startTemporalDevServer({ port: await freePort(), namespace: 'default', logLevel: 'error' }));
+  if (!opts.temporal) cleanup.push(() => stopProcess(temporal.process));
   const pg = process.env.DATABASE_URL
     ? undefined
     : await startEmbeddedPostgres(path.join(projectRoot, '.data', 'bench-postgres'), await freePort(), () => undefined);

@@ -1,4 +1,5 @@
 import { ChildProcess, spawn, spawnSync, StdioOptions } from 'node:child_process';
+import net from 'node:net';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { Connection } from '@temporalio/client';
@@ -152,4 +153,17 @@ export async function startTemporalCluster(opts: {
   // The first start creates both schemas, and five servers join their ring on a machine that may be busy.
   await awaitStart(`Temporal cluster on port ${opts.port}`, proc, async () => ready, 180_000);
   return { address: `127.0.0.1:${opts.port}`, process: proc };
+}
+
+/**
+ * A free port below 32768 for the frontend: Temporal's PostgreSQL schema keeps membership ports in a smallint, and the
+ * cluster's ports run to the frontend's + 24. The OS hands out ephemeral ports above that range, so pick one here.
+ */
+export function clusterBasePort(): Promise<number> {
+  const port = 20_000 + Math.floor(Math.random() * 12_000);
+  return new Promise((resolve) => {
+    const srv = net.createServer();
+    srv.once('error', () => resolve(clusterBasePort()));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(port)));
+  });
 }

@@ -2,11 +2,16 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { dropDatabase } from '../../src/db/provision';
-import { projectRoot, startTemporalCluster, stopProcess, type RunningTemporal } from '../../src/dev/processes';
+import {
+  clusterBasePort,
+  projectRoot,
+  startTemporalCluster,
+  stopProcess,
+  type RunningTemporal,
+} from '../../src/dev/processes';
 import { onFreePorts, TEST_DYNAMIC_CONFIG } from './global-setup';
 
 /**
@@ -15,19 +20,6 @@ import { onFreePorts, TEST_DYNAMIC_CONFIG } from './global-setup';
  * databases on TEMPORAL_DB_URL's server (else DATABASE_URL's, else the local one), dropped afterwards, and the
  * settings the suites expect; jest's global setup uses it through TEMPORAL_ADDRESS.
  */
-/**
- * A free port below 32768 for the frontend: Temporal's PostgreSQL schema keeps membership ports in a smallint, and the
- * cluster's ports run to the frontend's + 24. The OS hands out ephemeral ports above that range, so pick one here.
- */
-function clusterBasePort(): Promise<number> {
-  const port = 20_000 + Math.floor(Math.random() * 12_000);
-  return new Promise((resolve) => {
-    const srv = net.createServer();
-    srv.once('error', () => resolve(clusterBasePort()));
-    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(port)));
-  });
-}
-
 async function main(): Promise<number> {
   const databaseUrl = process.env.TEMPORAL_DB_URL || process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432';
   const databaseName = `temporal_test_${randomBytes(4).toString('hex')}`;
