@@ -218,7 +218,7 @@ function report(costs: Record<string, OperationCost>, load: string): string[] {
     SECTION,
     '',
     `Measured by \`npx tsx bench/capacity.ts --n ${N}\` (${new Date().toISOString().slice(0, 10)}): ${N} operations of each ` +
-      `kind (${N * BALANCE_EVENTS_PER_N} balance events) at ${CONCURRENCY} in flight on a Temporal cluster of separate processes (temporal/start-cluster.sh, 4 ` +
+      `kind (${(N * BALANCE_EVENTS_PER_N).toLocaleString('en')} balance events) at ${CONCURRENCY} in flight on a Temporal cluster of separate processes (temporal/start-cluster.sh, 4 ` +
       `history shards) on the local PostgreSQL, one API and one worker process; ${os.cpus().length} cores shared with ` +
       `other work (load average ${load}). CPU is utime + stime from /proc per operation; PostgreSQL's is the whole ` +
       `server's (running processes and ended backends), shared with that other work. Each figure is net of what the idle cluster spent over as long (measured for ${IDLE_MS / 1000} s ` +
