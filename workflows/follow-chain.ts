@@ -10,6 +10,8 @@ const reader = (taskQueue: string) =>
   proxyActivities<Activities>({
     taskQueue,
     startToCloseTimeout: '2 minutes',
+    // The activity heartbeats while it reads: a range whose worker died is read again 10 s later, not 2 minutes.
+    heartbeatTimeout: '10 seconds',
     retry: { initialInterval: '1 second', maximumInterval: '1 minute', backoffCoefficient: 2 },
   }).readChainRange;
 
