@@ -7,8 +7,8 @@
  * one (bench/steps.ts); webhooks (bench/webhooks.ts) and analytics (bench/analytics.ts). bench/report.ts writes the
  * request path's part of the report.
  * Usage: npm run bench [-- --requests 1000] [--only requests,webhooks,analytics] [--funnel-events 1000000,10000000]
- * Writes bench/RESULTS.md (a whole run only), keeping its Worker memory and Chain indexer backfill sections
- * (bench/worker-memory.ts, bench/chain-indexer.ts).
+ * Writes bench/RESULTS.md (a whole run only), keeping its Worker memory, Chain indexer backfill and
+ * Chain indexer head to visible sections (bench/worker-memory.ts, bench/chain-indexer.ts, bench/chain-indexer-latency.ts).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -110,12 +110,13 @@ async function main() {
   const lines = [...(await requestReport(kit, stack, rounds)), ...webhookLines, ...analyticsLines];
   console.log(lines.join('\n'));
   const results = path.join(projectRoot, 'bench', 'RESULTS.md');
-  // The sections measured apart (bench/worker-memory.ts, bench/chain-indexer.ts, written by hand): a whole run keeps them.
+  // The sections measured apart (bench/worker-memory.ts, bench/chain-indexer.ts, bench/chain-indexer-latency.ts, written
+  // by hand): a whole run keeps them.
   const apart = fs.existsSync(results)
     ? [
         ...fs
           .readFileSync(results, 'utf8')
-          .matchAll(/\n## (Worker memory|Chain indexer backfill)\n[\s\S]*?(?=\n## |$)/g),
+          .matchAll(/\n## (Worker memory|Chain indexer backfill|Chain indexer head to visible)\n[\s\S]*?(?=\n## |$)/g),
       ]
         .map((m) => m[0])
         .join('')

@@ -20,7 +20,7 @@ const RANGES_PER_RUN = 500;
 
 /**
  * Follows one stream of a chain for ever: reads the next confirmed block range (backfill from the start block, then the head),
- * hands its events to ingestion in-process and carries the cursor on; at the head it waits INDEXER_POLL_SECONDS.
+ * hands its events to ingestion in-process and carries the cursor on; at the head it waits INDEXER_POLL_MS.
  */
 export async function followChain(input: FollowChainInput): Promise<never> {
   const readChainRange = reader(input.activityQueue);

@@ -73,7 +73,7 @@ export async function readChainRange(
   client: PublicClient,
   cursor: ChainCursor,
 ): Promise<RangeRead> {
-  const waitSeconds = deps.config.chainIndexer.pollSeconds;
+  const waitSeconds = deps.config.chainIndexer.pollMs / 1000;
   const head = await client.getBlockNumber();
   const from = cursor.last ? BigInt(cursor.last.number) + 1n : BigInt(chain.startBlock);
   const confirmed = head - BigInt(stream === 'settlements' ? chain.settlementConfirmations : chain.confirmations);
@@ -107,7 +107,8 @@ export async function readChainRange(
     accounts: new Set(watched.accounts),
     refundRecipients: watched.refundRecipients,
     registry: deps.registry,
-    resnapshot: { block: toBlock, balances: resnapshot },
+    end: toBlock,
+    resnapshot,
     balanceOf: (read: BalanceRead) => balanceOf(client, chain, read),
   });
   // The range's end is re-read last: a reorg under it while it was read fails the attempt, which reads it again.

@@ -63,6 +63,7 @@ export interface FollowChainInput {
 /** What one `readChainRange` did: the new cursor, and how long to wait before the next (0 until the confirmed head). */
 export interface RangeRead {
   cursor: ChainCursor;
+  /** seconds, fractional: INDEXER_POLL_MS / 1000 at the confirmed head */
   waitSeconds: number;
   /** events handed to ingestion (new or not) */
   events: number;
