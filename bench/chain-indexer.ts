@@ -100,7 +100,7 @@ async function main() {
       const read = await readChainRange(8453, 'balances', cursor);
       events += read.events;
       cursor = read.cursor;
-      if (read.waitSeconds) break;
+      if (cursor.last?.number === head.toString()) break;
     }
     const seconds = (performance.now() - start) / 1000;
     const [{ n }] = await db.query("SELECT count(*)::int AS n FROM indexer_events WHERE type = 'balance'");

@@ -1,4 +1,4 @@
-import { continueAsNew, proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
+import { continueAsNew, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { FollowChainInput } from './contracts/follow-chain';
 
@@ -20,7 +20,7 @@ const RANGES_PER_RUN = 500;
 
 /**
  * Follows one stream of a chain for ever: reads the next confirmed block range (backfill from the start block, then the head),
- * hands its events to ingestion in-process and carries the cursor on; at the head it waits INDEXER_POLL_MS.
+ * hands its events to ingestion in-process and carries the cursor on; at the head the read itself waits for the next block.
  */
 export async function followChain(input: FollowChainInput): Promise<never> {
   const readChainRange = reader(input.activityQueue);
@@ -28,7 +28,6 @@ export async function followChain(input: FollowChainInput): Promise<never> {
   for (let ranges = 0; ranges < RANGES_PER_RUN && !workflowInfo().continueAsNewSuggested; ranges++) {
     const read = await readChainRange(input.chainId, input.stream, cursor);
     cursor = read.cursor;
-    if (read.waitSeconds) await sleep(read.waitSeconds * 1000);
   }
   return continueAsNew<typeof followChain>({ ...input, cursor });
 }
