@@ -1,7 +1,7 @@
 /**
  * The chain indexer's backfill throughput beside the raw eth_getLogs rate of the same RPC in the same run. An anvil
- * chain (chain id 8453) with our CompactEvents, `--logs` Transfer logs mined in blocks of `--per-block` (each a mint
- * to another account, so every log is a balance to read and report), then:
+ * chain (chain id 8453) with our CompactEvents, `--logs` Transfer logs mined in blocks of `--per-block` (each block
+ * mints to the same `--per-block` accounts: a range's logs touch that many (account, lock) pairs), then:
  * - raw: eth_getLogs over the whole range, in the indexer's ranges, logs decoded by viem (what any indexer pays);
  * - indexer: `readChainRange` (src/chain-indexer/read-range.ts, in-process, without Temporal: its per-range overhead
  *   is one activity task) from the first block to the head: logs, the block headers, balanceOf of every (account,
