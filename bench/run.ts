@@ -8,7 +8,8 @@
  * request path's part of the report.
  * Usage: npm run bench [-- --requests 1000] [--only requests,webhooks,analytics,ingestion] [--funnel-events 1000000,10000000]
  * Writes bench/RESULTS.md (a whole run only), keeping the sections it does not write itself
- * (bench/worker-memory.ts, bench/chain-indexer.ts, the cluster chaos test, before/after comparisons).
+ * (bench/worker-memory.ts, bench/chain-indexer.ts, bench/chain-indexer-latency.ts, bench/capacity.ts, the cluster
+ * chaos test, before/after comparisons).
  */
 import fs from 'node:fs';
 import path from 'node:path';

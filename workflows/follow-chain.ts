@@ -1,4 +1,4 @@
-import { continueAsNew, proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
+import { continueAsNew, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { FollowChainInput } from './contracts/follow-chain';
 
@@ -10,6 +10,8 @@ const reader = (taskQueue: string) =>
   proxyActivities<Activities>({
     taskQueue,
     startToCloseTimeout: '2 minutes',
+    // The activity heartbeats while it reads: a range whose worker died is read again 10 s later, not 2 minutes.
+    heartbeatTimeout: '10 seconds',
     retry: { initialInterval: '1 second', maximumInterval: '1 minute', backoffCoefficient: 2 },
   }).readChainRange;
 
@@ -18,7 +20,7 @@ const RANGES_PER_RUN = 500;
 
 /**
  * Follows one stream of a chain for ever: reads the next confirmed block range (backfill from the start block, then the head),
- * hands its events to ingestion in-process and carries the cursor on; at the head it waits INDEXER_POLL_SECONDS.
+ * hands its events to ingestion in-process and carries the cursor on; at the head the read itself waits for the next block.
  */
 export async function followChain(input: FollowChainInput): Promise<never> {
   const readChainRange = reader(input.activityQueue);
@@ -26,7 +28,6 @@ export async function followChain(input: FollowChainInput): Promise<never> {
   for (let ranges = 0; ranges < RANGES_PER_RUN && !workflowInfo().continueAsNewSuggested; ranges++) {
     const read = await readChainRange(input.chainId, input.stream, cursor);
     cursor = read.cursor;
-    if (read.waitSeconds) await sleep(read.waitSeconds * 1000);
   }
   return continueAsNew<typeof followChain>({ ...input, cursor });
 }

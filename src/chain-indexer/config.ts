@@ -26,8 +26,8 @@ export interface FollowedChain {
 
 export interface ChainIndexerConfig {
   chains: FollowedChain[];
-  /** how long a workflow caught up with its chain waits before it looks for new blocks */
-  pollSeconds: number;
+  /** how long (ms) a workflow caught up with its chain waits before it looks for new blocks */
+  pollMs: number;
 }
 
 /**
@@ -74,5 +74,5 @@ export function chainIndexerConfig(env: NodeJS.ProcessEnv): ChainIndexerConfig {
       fillEvent,
     };
   });
-  return { chains, pollSeconds: int(env, 'INDEXER_POLL_SECONDS', 2, 1, 3600) };
+  return { chains, pollMs: int(env, 'INDEXER_POLL_MS', 2000, 10, 3_600_000) };
 }

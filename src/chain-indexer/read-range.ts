@@ -33,6 +33,8 @@ export interface ChainIndexerDeps {
 
 /** Ranges ending this far below the head are taken as final: their balances are not kept for a rewind. */
 const REORG_HORIZON = 256n;
+/** How long a read caught up with the chain waits for its next block before it returns (the workflow then reads again). */
+const IDLE_MS = 30_000;
 /** Events per ingestion transaction: the route's batch limit. */
 const BATCH = 1000;
 
@@ -73,11 +75,17 @@ export async function readChainRange(
   client: PublicClient,
   cursor: ChainCursor,
 ): Promise<RangeRead> {
-  const waitSeconds = deps.config.chainIndexer.pollSeconds;
-  const head = await client.getBlockNumber();
+  const depth = BigInt(stream === 'settlements' ? chain.settlementConfirmations : chain.confirmations);
   const from = cursor.last ? BigInt(cursor.last.number) + 1n : BigInt(chain.startBlock);
-  const confirmed = head - BigInt(stream === 'settlements' ? chain.settlementConfirmations : chain.confirmations);
-  if (confirmed < from) return { cursor, waitSeconds, events: 0, rewound: 0 };
+  let head = await client.getBlockNumber();
+  // Caught up: the next block is waited for here, the head polled every INDEXER_POLL_MS, rather than in a workflow
+  // timer (Temporal fires timers on whole seconds: a block would wait a second to be seen). The activity heartbeats.
+  for (const idleUntil = Date.now() + IDLE_MS; head - depth < from && Date.now() < idleUntil;) {
+    await new Promise((r) => setTimeout(r, deps.config.chainIndexer.pollMs));
+    head = await client.getBlockNumber();
+  }
+  const confirmed = head - depth;
+  if (confirmed < from) return { cursor, events: 0, rewound: 0 };
   const to = from + BigInt(chain.blockRange) - 1n < confirmed ? from + BigInt(chain.blockRange) - 1n : confirmed;
   const toBlock = await client.getBlock({ blockNumber: to });
   const fromBlock = from === to ? toBlock : await client.getBlock({ blockNumber: from });
@@ -107,7 +115,8 @@ export async function readChainRange(
     accounts: new Set(watched.accounts),
     refundRecipients: watched.refundRecipients,
     registry: deps.registry,
-    resnapshot: { block: toBlock, balances: resnapshot },
+    end: toBlock,
+    resnapshot,
     balanceOf: (read: BalanceRead) => balanceOf(client, chain, read),
   });
   // The range's end is re-read last: a reorg under it while it was read fails the attempt, which reads it again.
@@ -121,7 +130,6 @@ export async function readChainRange(
   const pending = cursor.resnapshot && !resnapshot.length ? { resnapshot: cursor.resnapshot } : {};
   return {
     cursor: { last: block, recent: [...cursor.recent, reported].slice(-RECENT_RANGES), ...pending },
-    waitSeconds: to === confirmed ? waitSeconds : 0,
     events: events.length,
     rewound: 0,
   };
@@ -158,7 +166,6 @@ async function rewind(
   const above = cursor.last!.number;
   return {
     cursor: { last, recent: kept, ...(balances.length ? { resnapshot: { above, balances: unique(balances) } } : {}) },
-    waitSeconds: 0,
     events: 0,
     rewound: Number(BigInt(above) - BigInt(last?.number ?? chain.startBlock - 1)),
   };

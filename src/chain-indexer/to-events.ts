@@ -19,51 +19,34 @@ export interface RangeLogs {
   logs: ChainLog[];
   /** the headers of every block with a log (their timestamps) */
   blocks: Map<bigint, Block>;
+  /** the range's last block: where every balance is read */
+  end: Block;
   /** deposit accounts (lowercase), and per account the refund recipients its deposits may be returned to */
   accounts: Set<string>;
   refundRecipients: Map<string, Set<string>>;
   registry: ChainRegistry;
-  /** balances to report again at `block` (after a rewind) */
-  resnapshot: { block: Block; balances: BalanceKey[] };
+  /** balances to report again (after a rewind) */
+  resnapshot: BalanceKey[];
   balanceOf(read: BalanceRead): Promise<bigint>;
 }
 
 /**
- * What the service ingests for a range's logs (docs/chain-indexer.md, What each log becomes). Balances are read at
- * the log's block (the state at its end), once per key and block; tokens the registry does not list have no balance
- * the service could use and are not reported (a deposit of one still is: it is rejected with TOKEN-1). Also returns
- * what a reorg abandoning the range would make wrong: the balance keys and deposits reported.
+ * What the service ingests for a range's logs (docs/chain-indexer.md, What each log becomes). The balance of every
+ * (account, lock or token) a log touched is read once, at the range's last block: a snapshot is monotonic by block
+ * number, so the end's state is the one the service keeps, and a range of thousands of logs of a few accounts costs a
+ * few reads. Tokens the registry does not list have no balance the service could use and are not reported (a deposit
+ * of one still is: it is rejected with TOKEN-1). The balances come first, so a deposit's funds are there when its
+ * workflow starts. Also returns what a reorg abandoning the range would make wrong: the balance keys and deposits
+ * reported.
  */
 export async function toEvents(
   r: RangeLogs,
 ): Promise<{ events: IndexerEvent[]; balances: BalanceKey[]; deposits: DepositKey[] }> {
-  const slots: (IndexerEvent | Promise<IndexerEvent>)[] = [];
+  const events: IndexerEvent[] = [];
   const balances = new Map<string, BalanceKey>();
   const deposits: DepositKey[] = [];
-  const snapshotted = new Set<string>();
-  const snapshot = (key: BalanceKey, block: Block, id: string) => {
-    const token = 'lockId' in key ? splitLockId(key.lockId).token : key.token;
-    if (!r.registry.token(r.chainId, token)) return;
-    const seen = `${JSON.stringify(key)}:${block.number}`;
-    if (snapshotted.has(seen)) return;
-    snapshotted.add(seen);
-    balances.set(JSON.stringify(key), key);
-    slots.push(
-      r.balanceOf({ ...key, block: block.number! }).then((amount): IndexerEvent => {
-        const base = {
-          id,
-          type: 'balance' as const,
-          chainId: r.chainId,
-          account: key.account,
-          token,
-          blockNumber: block.number!.toString(),
-          blockTimestamp: Number(block.timestamp),
-        };
-        return 'lockId' in key
-          ? { ...base, locked: amount.toString(), lockTag: splitLockId(key.lockId).lockTag }
-          : { ...base, unlocked: amount.toString() };
-      }),
-    );
+  const snapshot = (key: BalanceKey) => {
+    if (r.registry.token(r.chainId, tokenOf(key))) balances.set(JSON.stringify(key), key);
   };
 
   for (const l of r.logs) {
@@ -73,15 +56,12 @@ export async function toEvents(
     const timestamp = Number(block.timestamp);
     switch (l.kind) {
       case 'lock-transfer':
-        for (const [side, account] of [
-          ['from', l.from],
-          ['to', l.to],
-        ] as const)
-          if (account !== ZERO) snapshot({ account: account.toLowerCase(), lockId: l.id.toString() }, block, id(side));
+        for (const account of [l.from, l.to])
+          if (account !== ZERO) snapshot({ account: account.toLowerCase(), lockId: l.id.toString() });
         break;
       case 'claim':
       case 'fill':
-        slots.push({
+        events.push({
           id: id(),
           type: l.kind,
           chainId: r.chainId,
@@ -92,7 +72,7 @@ export async function toEvents(
         });
         break;
       case 'forced-withdrawal':
-        slots.push({
+        events.push({
           id: id(),
           type: 'forced-withdrawal',
           chainId: r.chainId,
@@ -109,7 +89,7 @@ export async function toEvents(
         const token = l.token.toLowerCase();
         const place = { chainId: r.chainId, transactionHash: l.transactionHash, token, amount: l.value.toString() };
         if (r.accounts.has(to) && l.value > 0n) {
-          slots.push({
+          events.push({
             id: id('deposit'),
             type: 'deposit',
             ...place,
@@ -121,7 +101,7 @@ export async function toEvents(
           deposits.push({ transactionHash: l.transactionHash, logIndex: l.logIndex, blockHash: l.blockHash });
         }
         if (r.accounts.has(from) && r.refundRecipients.get(from)?.has(to))
-          slots.push({
+          events.push({
             id: id('refund'),
             type: 'deposit-refund',
             ...place,
@@ -129,23 +109,32 @@ export async function toEvents(
             recipient: to,
             blockNumber: l.blockNumber.toString(),
           });
-        for (const [side, account] of [
-          ['from', from],
-          ['to', to],
-        ] as const)
-          if (r.accounts.has(account)) snapshot({ account, token }, block, id(side));
+        for (const account of [from, to]) if (r.accounts.has(account)) snapshot({ account, token });
         break;
       }
     }
   }
-  for (const key of r.resnapshot.balances)
-    snapshot(key, r.resnapshot.block, eventId(r.chainId, r.resnapshot.block.hash!, 'resnapshot', keyDigest(key)));
-  return {
-    events: await Promise.all(slots.map((s) => Promise.resolve(s))),
-    balances: [...balances.values()],
-    deposits,
-  };
+  for (const key of r.resnapshot) snapshot(key);
+  const keys = [...balances.values()];
+  const amounts = await Promise.all(keys.map((key) => r.balanceOf({ ...key, block: r.end.number! })));
+  const read = keys.map((key, i): IndexerEvent => {
+    const base = {
+      id: eventId(r.chainId, r.end.hash!, 'balance', keyDigest(key)),
+      type: 'balance' as const,
+      chainId: r.chainId,
+      account: key.account,
+      token: tokenOf(key),
+      blockNumber: r.end.number!.toString(),
+      blockTimestamp: Number(r.end.timestamp),
+    };
+    return 'lockId' in key
+      ? { ...base, locked: amounts[i].toString(), lockTag: splitLockId(key.lockId).lockTag }
+      : { ...base, unlocked: amounts[i].toString() };
+  });
+  return { events: [...read, ...events], balances: keys, deposits };
 }
 
-/** A short digest of a balance key, for the ids of snapshots read again after a rewind. */
+const tokenOf = (key: BalanceKey) => ('lockId' in key ? splitLockId(key.lockId).token : key.token);
+
+/** A short digest of a balance key, for the ids of its snapshots. */
 const keyDigest = (key: BalanceKey) => keccak256(toHex(JSON.stringify(key))).slice(2, 18);

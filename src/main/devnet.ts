@@ -39,7 +39,7 @@ async function main() {
   const accounts = Array.from({ length: ACCOUNTS }, (_, i) => mnemonicToAccount(MNEMONIC, { addressIndex: i }));
   const env: Record<string, string> = {
     INDEXER_CHAINS: CHAINS.map((c) => c.chainId).join(','),
-    INDEXER_POLL_SECONDS: '1',
+    INDEXER_POLL_MS: '1000',
   };
   const lines: string[] = [];
   for (const { chainId, port } of CHAINS) {

@@ -1,6 +1,7 @@
 import { DefaultLogger, LogLevel, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { ActivityDeps, createActivities } from '../../activities';
 import { webhookTaskQueue } from '../../workflows/contracts/webhook-delivery';
+import { heartbeating } from './heartbeat';
 import { chainIndexerTaskQueue } from '../../workflows/contracts/follow-chain';
 import { createLeaseLoop, type LeaseLoop } from '../webhooks/lease-loop';
 import { FunnelFolder } from '../analytics/folder';
@@ -60,7 +61,7 @@ export async function createWorkers(
             connection,
             namespace: opts.namespace,
             taskQueue: chainIndexerTaskQueue(opts.taskQueue),
-            activities: { readChainRange },
+            activities: { readChainRange: heartbeating(readChainRange) },
             ...traced,
           }),
         ]

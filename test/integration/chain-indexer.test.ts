@@ -3,7 +3,7 @@ import type { Hex } from 'viem';
 import { waitFor } from '../../src/dev/processes';
 import { tokenId } from '../../src/intents/quote';
 import { proveAccount } from '../../src/projects/account-store';
-import { Api, call, startApi, startWorker } from '../support/harness';
+import { Api, call, killWorkers, startApi, startWorker } from '../support/harness';
 import { ARB_USDC, BASE_USDC } from '../support/fixtures';
 import { submitOwnIntent } from '../support/intents';
 import { DP, registerManaged } from '../support/deposits';
@@ -72,11 +72,14 @@ beforeAll(async () => {
       INDEXER_CONFIRMATIONS_10: '3',
       INDEXER_CONFIRMATIONS_137: '0',
       INDEXER_SETTLEMENT_CONFIRMATIONS_137: '2',
-      INDEXER_POLL_SECONDS: '1',
+      INDEXER_POLL_MS: '1000',
     },
   });
 }, 120_000);
 afterAll(async () => {
+  // Its indexing worker polls the run's chain-indexer queue: left running, it would take other suites' chains' reads.
+  killWorkers(api.env);
+  startWorker(api.env);
   await Promise.all(receivers.map((r) => r.close()));
   await Promise.all([base, arb, op, polygon].map((c) => c?.local.stop()));
   await api.close();

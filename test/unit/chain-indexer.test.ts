@@ -56,7 +56,7 @@ describe('settings', () => {
   test('each chain needs its RPC; the rest defaults; settlements are never reported at depth 0', () => {
     expect(chainIndexerConfig({}).chains).toEqual([]);
     const config = chainIndexerConfig({ ...env, INDEXER_CONFIRMATIONS_42161: '0', INDEXER_START_BLOCK_8453: '77' });
-    expect(config.pollSeconds).toBe(2);
+    expect(config.pollMs).toBe(2000);
     expect(config.chains.map((c) => [c.chainId, c.startBlock, c.confirmations, c.settlementConfirmations])).toEqual([
       [8453, 77, 12, 12],
       [42161, 0, 0, 12],
@@ -79,7 +79,7 @@ describe('what each log becomes', () => {
   const refundTo = '0x00000000000000000000000000000000000000cc';
   const unlisted = '0x1111111111111111111111111111111111111111';
   const blocks = new Map([1, 2, 3].map((n) => [BigInt(n), block(n, 1_700_000_000 + n)]));
-  const read = (logs: ChainLog[], resnapshot = { block: block(3, 1_700_000_003), balances: [] }) => {
+  const read = (logs: ChainLog[], resnapshot: { account: string; lockId: string }[] = []) => {
     const reads: unknown[] = [];
     return toEvents({
       chainId: 8453,
@@ -88,6 +88,7 @@ describe('what each log becomes', () => {
       accounts: new Set([account]),
       refundRecipients: new Map([[account, new Set([refundTo])]]),
       registry,
+      end: block(3, 1_700_000_003),
       resnapshot,
       balanceOf: async (r) => {
         reads.push(r);
@@ -96,28 +97,30 @@ describe('what each log becomes', () => {
     }).then((out) => ({ ...out, reads }));
   };
 
-  test('lock transfers become balances read at their block, once per key and block, registry tokens only', async () => {
+  test("lock transfers become balances read at the range's end, once per key, registry tokens only", async () => {
     const id = lockId(BASE_USDC);
     const { events, reads, balances } = await read([
       { ...at(1), kind: 'lock-transfer', from: '0x0000000000000000000000000000000000000000', to: account, id },
       { ...at(1, 1), kind: 'lock-transfer', from: account, to: other, id },
       { ...at(2), kind: 'lock-transfer', from: account, to: other, id: lockId(unlisted) },
+      { ...at(2, 1), kind: 'lock-transfer', from: other, to: account, id },
     ]);
     expect(reads).toEqual([
-      { account, lockId: id.toString(), block: 1n },
-      { account: other, lockId: id.toString(), block: 1n },
+      { account, lockId: id.toString(), block: 3n },
+      { account: other, lockId: id.toString(), block: 3n },
     ]);
     expect(events[0]).toEqual({
-      id: `chain:8453:${hash(1001)}:${hash(2001)}:0:to`,
+      id: expect.stringMatching(new RegExp(`^chain:8453:${hash(1003)}:balance:[0-9a-f]{16}$`)),
       type: 'balance',
       chainId: 8453,
       account,
       token: BASE_USDC,
       locked: '42',
       lockTag: LOCK_TAG,
-      blockNumber: '1',
-      blockTimestamp: 1_700_000_001,
+      blockNumber: '3',
+      blockTimestamp: 1_700_000_003,
     });
+    expect(events[1].id).not.toBe(events[0].id);
     expect(balances).toHaveLength(2);
   });
 
@@ -153,17 +156,19 @@ describe('what each log becomes', () => {
       { ...at(2), kind: 'token-transfer', token: BASE_USDC, from: account, to: refundTo, value: 5n },
       { ...at(3), kind: 'token-transfer', token: BASE_USDC, from: account, to: other, value: 1n },
     ]);
-    expect(events.map((e) => e.type)).toEqual(['deposit', 'deposit-refund', 'balance', 'balance']);
-    expect(events[0]).toMatchObject({ token: unlisted, amount: '5', sender: other, account, logIndex: 0 });
-    expect(events[1]).toMatchObject({ account, recipient: refundTo, amount: '5' });
+    // One balance of the account's listed token, first: its funds are there when the deposit's workflow starts.
+    expect(events.map((e) => e.type)).toEqual(['balance', 'deposit', 'deposit-refund']);
+    expect(events[0]).toMatchObject({ account, token: BASE_USDC, unlocked: '42', blockNumber: '3' });
+    expect(events[1]).toMatchObject({ token: unlisted, amount: '5', sender: other, account, logIndex: 0 });
+    expect(events[2]).toMatchObject({ account, recipient: refundTo, amount: '5' });
     expect(deposits).toEqual([{ transactionHash: hash(2001), logIndex: 0, blockHash: hash(1001) }]);
   });
 
   test('after a rewind, the balances of the abandoned ranges are read again at the new range end', async () => {
     const key = { account, lockId: lockId(BASE_USDC).toString() };
-    const { events, reads } = await read([], { block: block(3, 1_700_000_003), balances: [key] as never[] });
+    const { events, reads } = await read([], [key]);
     expect(reads).toEqual([{ ...key, block: 3n }]);
-    expect(events[0].id).toMatch(new RegExp(`^chain:8453:${hash(1003)}:resnapshot:[0-9a-f]{16}$`));
+    expect(events[0].id).toMatch(new RegExp(`^chain:8453:${hash(1003)}:balance:[0-9a-f]{16}$`));
   });
 });
 

@@ -60,10 +60,9 @@ export interface FollowChainInput {
   activityQueue: string;
 }
 
-/** What one `readChainRange` did: the new cursor, and how long to wait before the next (0 until the confirmed head). */
+/** What one `readChainRange` did: the new cursor (the workflow reads the next range at once). */
 export interface RangeRead {
   cursor: ChainCursor;
-  waitSeconds: number;
   /** events handed to ingestion (new or not) */
   events: number;
   /** blocks rewound after a reorg (0: none) */
