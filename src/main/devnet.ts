@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { createPublicClient, createTestClient, createWalletClient, http, type Abi, type Hex } from 'viem';
+import { bytesToHex, createPublicClient, createTestClient, createWalletClient, http, type Abi, type Hex } from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import artifacts from '../../contracts/artifacts.json';
 import { loadChainRegistry } from '../chains/registry';
@@ -103,7 +103,9 @@ async function main() {
       'Devnet chains (a block every 2 s; the indexer reports at 1 confirmation):',
       ...lines,
       '  Accounts (10,000 ETH each on both chains):',
-      ...accounts.map((a, i) => `    ${a.address}  ${toHex(a.getHdKey().privateKey!)}${i === 0 ? '  (deployer)' : ''}`),
+      ...accounts.map(
+        (a, i) => `    ${a.address}  ${bytesToHex(a.getHdKey().privateKey!)}${i === 0 ? '  (deployer)' : ''}`,
+      ),
       '  The Compact itself is not deployed here: its sources are not in this repository.',
       '',
       ...Object.entries(env).map(([k, v]) => `  ${k}=${v}`),
@@ -118,8 +120,6 @@ async function main() {
   children.push(start);
   start.on('exit', (code) => !stopping && void shutdown(code ?? 1));
 }
-
-const toHex = (bytes: Uint8Array) => `0x${Buffer.from(bytes).toString('hex')}`;
 
 main().catch(async (err) => {
   console.error(err);
