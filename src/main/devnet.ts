@@ -1,28 +1,75 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
-import { bytesToHex, createPublicClient, createTestClient, createWalletClient, http, type Abi, type Hex } from 'viem';
+import {
+  bytesToHex,
+  createPublicClient,
+  createTestClient,
+  createWalletClient,
+  http as rpc,
+  type Abi,
+  type Hex,
+} from 'viem';
 import { mnemonicToAccount } from 'viem/accounts';
 import artifacts from '../../contracts/artifacts.json';
 import { loadChainRegistry } from '../chains/registry';
+import { loadConfig } from '../config';
+import { devnetFile, type Devnet, type DevnetChain } from '../dev/devnet';
 import { projectRoot, stopProcess, waitFor } from '../dev/processes';
 import { exitOnError } from '../runtime';
 
 /** Two testnets of the registry, so their tokens and routes are the service's own. */
-const CHAINS = [
-  { chainId: 84532, port: 8545 },
-  { chainId: 421614, port: 8546 },
-];
+const CHAIN_IDS = [84532, 421614];
 // anvil's dev accounts: the well-known test mnemonic, funded with 10,000 ETH on every anvil chain.
 const MNEMONIC = 'test test test test test test test test test test test junk';
 const ACCOUNTS = 5;
 
 const children: ChildProcess[] = [];
+let receiver: http.Server | undefined;
 let stopping = false;
 async function shutdown(code: number): Promise<void> {
   if (stopping) return;
   stopping = true;
+  receiver?.close();
   for (const proc of children.slice().reverse()) await stopProcess(proc);
   process.exit(code);
+}
+
+/** `--port-base <n>` (anvil on n and n + 1, the webhook receiver on n + 2) and `--block-time <seconds>`. */
+function options(argv: string[]): { portBase: number; blockTime: number } {
+  const value = (flag: string, fallback: number) => {
+    const i = argv.indexOf(flag);
+    const n = i < 0 ? fallback : Number(argv[i + 1]);
+    if (!Number.isInteger(n) || n < 1) throw new Error(`${flag} takes a positive integer`);
+    return n;
+  };
+  return { portBase: value('--port-base', 8545), blockTime: value('--block-time', 2) };
+}
+
+/**
+ * The walk-through's webhook endpoint: prints each delivery's type and data. It does not check signatures (it is
+ * given no secret); a real receiver does, with the `standardwebhooks` package (docs/webhooks.md).
+ */
+function startReceiver(port: number): Promise<string> {
+  receiver = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk) => (body += chunk));
+    req.on('end', () => {
+      try {
+        const { type, data } = JSON.parse(body);
+        console.log(`[webhook] ${type} ${JSON.stringify(data)}`);
+      } catch {
+        console.log(`[webhook] ${body}`);
+      }
+      res.writeHead(204).end();
+    });
+  });
+  receiver.listen(port, '127.0.0.1');
+  return new Promise((resolve, reject) => {
+    receiver!.once('listening', () => resolve(`http://127.0.0.1:${port}/hooks`));
+    receiver!.once('error', reject);
+  });
 }
 
 /**
@@ -34,24 +81,27 @@ async function shutdown(code: number): Promise<void> {
 async function main() {
   process.on('SIGINT', () => void shutdown(0));
   process.on('SIGTERM', () => void shutdown(0));
+  const { portBase, blockTime } = options(process.argv.slice(2));
   const registry = loadChainRegistry();
   const anvil = path.join(path.dirname(require.resolve('@foundry-rs/anvil/package.json')), 'bin.mjs');
   const accounts = Array.from({ length: ACCOUNTS }, (_, i) => mnemonicToAccount(MNEMONIC, { addressIndex: i }));
   const env: Record<string, string> = {
-    INDEXER_CHAINS: CHAINS.map((c) => c.chainId).join(','),
-    INDEXER_POLL_MS: '1000',
+    INDEXER_CHAINS: CHAIN_IDS.join(','),
+    INDEXER_POLL_MS: process.env.INDEXER_POLL_MS ?? '1000',
   };
   const lines: string[] = [];
-  for (const { chainId, port } of CHAINS) {
+  const chains: DevnetChain[] = [];
+  for (const [i, chainId] of CHAIN_IDS.entries()) {
+    const port = portBase + i;
     const proc = spawn(
       process.execPath,
-      [anvil, '--port', String(port), '--chain-id', String(chainId), '--block-time', '2', '--silent'],
+      [anvil, '--port', String(port), '--chain-id', String(chainId), '--block-time', String(blockTime), '--silent'],
       { stdio: 'inherit' },
     );
     children.push(proc);
     proc.on('exit', () => !stopping && void shutdown(1));
     const url = `http://127.0.0.1:${port}`;
-    const transport = http(url);
+    const transport = rpc(url);
     const client = createPublicClient({ transport });
     await waitFor(`anvil on ${url}`, async () => (await client.getChainId()) === chainId, 30_000);
     const wallet = createWalletClient({ account: accounts[0], transport });
@@ -90,6 +140,7 @@ async function main() {
       [`INDEXER_CONFIRMATIONS_${chainId}`]: '1',
       [`INDEXER_SETTLEMENT_CONFIRMATIONS_${chainId}`]: '1',
     });
+    chains.push({ chainId, rpcUrl: url, compact, filler, usdc });
     lines.push(
       `  ${registry.chain(chainId)!.name} (${chainId})  ${url}`,
       `    CompactEvents ${compact}  (The Compact's events: deposit, withdraw, claim, setForcedWithdrawal)`,
@@ -97,16 +148,27 @@ async function main() {
       `    USDC          ${usdc}  (our test token; 1,000 USDC minted to each account below)`,
     );
   }
+  const webhookReceiver = await startReceiver(portBase + 2);
+  const keys = accounts.map((a) => ({ address: a.address, privateKey: bytesToHex(a.getHdKey().privateKey!) }));
+  const devnet: Devnet = {
+    api: `http://127.0.0.1:${loadConfig().port}`,
+    webhookReceiver,
+    chains,
+    accounts: keys,
+  };
+  fs.mkdirSync(path.dirname(devnetFile()), { recursive: true });
+  fs.writeFileSync(devnetFile(), `${JSON.stringify(devnet, null, 2)}\n`);
+  const roles = ['deployer and relayer (npm run devnet:relay)', 'user (npm run devnet:deposit, devnet:intent)'];
   console.log(
     [
       '',
-      'Devnet chains (a block every 2 s; the indexer reports at 1 confirmation):',
+      `Devnet chains (a block every ${blockTime} s; the indexer reports at 1 confirmation):`,
       ...lines,
       '  Accounts (10,000 ETH each on both chains):',
-      ...accounts.map(
-        (a, i) => `    ${a.address}  ${bytesToHex(a.getHdKey().privateKey!)}${i === 0 ? '  (deployer)' : ''}`,
-      ),
+      ...keys.map((a, i) => `    ${a.address}  ${a.privateKey}${roles[i] ? `  (${roles[i]})` : ''}`),
       '  The Compact itself is not deployed here: its sources are not in this repository.',
+      `  Webhook receiver: ${webhookReceiver}  (prints each delivery here as [webhook] <type> <data>)`,
+      `  Written to ${devnetFile()} for the devnet:* scripts.`,
       '',
       ...Object.entries(env).map(([k, v]) => `  ${k}=${v}`),
       '',

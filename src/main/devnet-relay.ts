@@ -1,0 +1,116 @@
+import { getAddress, recoverAddress, type Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { splitLockId } from '../chains/lock-tag';
+import { allocatorDigest } from '../compact/eip712';
+import { callApi, devnetChain, readDevnet, sendContract, type Devnet } from '../dev/devnet';
+import { waitFor } from '../dev/processes';
+import { exitOnError } from '../runtime';
+
+const USAGE = 'usage: npm run devnet:relay -- <apiKey> <intentId>...   (fills each intent, then claims it)';
+const WAIT_MS = 120_000;
+
+interface WireElement {
+  chainId: string;
+  idsAndAmounts: [string, string][];
+  mandate: { recipient: Hex; tokenOut: [string, string][]; destinationChainId: string };
+}
+interface Authorization {
+  chainId: number;
+  fundingMethod: 'COMPACT' | 'PERMIT2';
+  compact?: Hex;
+  allocatorData: Hex | null;
+}
+
+/**
+ * A relayer for the devnet, using the service's API as a relayer does: for each intent it reads the signed
+ * operation (`GET /intent-operation/{id}?full=true`), pays the recipient on the destination chain through our
+ * Filler (approving it first), waits until the service has seen the fill (FILLED: read from the chain by its
+ * indexer, nothing is posted to it), then takes the allocator's authorization
+ * (`GET /intent-operation/{id}/claim-authorization`), checks its signature as The Compact would, and claims each
+ * origin chain's locks through CompactEvents, which stands in for The Compact on the devnet; and waits for COMPLETED.
+ */
+async function relay(devnet: Devnet, apiKey: string, intentId: string): Promise<void> {
+  const relayer = devnet.accounts[0];
+  const log = (line: string) => console.error(`[relay ${intentId}] ${line}`);
+  const read = async () => callApi(devnet, apiKey, `/intent-operation/${intentId}?full=true`);
+  const statusIn = async (done: string[]) => {
+    let status = '';
+    await waitFor(
+      `intent ${intentId} ${done.join(' or ')}`,
+      async () => done.includes((status = (await read()).status)),
+      WAIT_MS,
+    );
+    return status;
+  };
+  const intent = await read();
+  const op: { sponsor: Hex; nonce: string; elements: WireElement[] } = intent.intentOp;
+  if (intent.status === 'PENDING' || intent.status === 'PRECONFIRMED') {
+    const { recipient, tokenOut, destinationChainId } = op.elements[0].mandate;
+    const chain = devnetChain(devnet, Number(destinationChainId));
+    for (const [id, amount] of tokenOut) {
+      const token = getAddress(splitLockId(id).token);
+      await sendContract(chain, relayer.privateKey, token, 'TestToken', 'approve', [chain.filler, BigInt(amount)]);
+      const tx = await sendContract(chain, relayer.privateKey, chain.filler, 'Filler', 'fill', [
+        BigInt(op.nonce),
+        token,
+        recipient,
+        BigInt(amount),
+      ]);
+      log(`filled on ${chain.chainId}: ${amount} of ${token} to ${recipient} (${tx})`);
+    }
+  }
+  const filled = await statusIn(['FILLED', 'CLAIMED', 'COMPLETED', 'EXPIRED', 'FAILED']);
+  log(`the service reads it as ${filled}`);
+  if (filled !== 'FILLED' && filled !== 'CLAIMED') return;
+
+  const res = await fetch(`${devnet.api}/intent-operation/${intentId}/claim-authorization`, {
+    headers: { 'x-api-key': apiKey },
+  });
+  const auth = (await res.json()) as { message?: string; claimHash: Hex; elements: Authorization[] };
+  if (!res.ok) return log(`no claim: ${auth.message}`);
+  const { allocatorAddress } = (await (await fetch(`${devnet.api}/health`)).json()) as { allocatorAddress: Hex };
+  let claimed = 0;
+  for (const [i, element] of auth.elements.entries()) {
+    if (element.fundingMethod !== 'COMPACT' || !element.allocatorData) {
+      log(
+        element.fundingMethod === 'PERMIT2'
+          ? `chain ${element.chainId} is funded by Permit2, which is not deployed on the devnet: not claimed`
+          : `chain ${element.chainId}: the allocator authorizes no claim (settled already)`,
+      );
+      continue;
+    }
+    const digest = allocatorDigest(auth.claimHash, element.chainId, element.compact!);
+    if ((await recoverAddress({ hash: digest, signature: element.allocatorData })) !== getAddress(allocatorAddress))
+      throw new Error(`chain ${element.chainId}: allocatorData is not the allocator's signature`);
+    const chain = devnetChain(devnet, element.chainId);
+    for (const [lockId, amount] of op.elements[i].idsAndAmounts) {
+      const tx = await sendContract(chain, relayer.privateKey, chain.compact, 'CompactEvents', 'claim', [
+        op.sponsor,
+        allocatorAddress,
+        BigInt(op.nonce),
+        BigInt(lockId),
+        BigInt(amount),
+        privateKeyToAccount(relayer.privateKey).address,
+      ]);
+      log(`claimed on ${chain.chainId}: ${amount} of lock ${lockId} (${tx})`);
+    }
+    claimed++;
+  }
+  if (claimed === auth.elements.length) log(`the service reads it as ${await statusIn(['COMPLETED'])}`);
+}
+
+async function main(argv: string[]) {
+  if (argv.length < 2) {
+    console.error(USAGE);
+    process.exit(2);
+  }
+  const [apiKey, ...intentIds] = argv;
+  const devnet = readDevnet();
+  for (const intentId of intentIds) await relay(devnet, apiKey, intentId);
+  for (const intentId of intentIds)
+    console.log(
+      JSON.stringify({ intentId, status: (await callApi(devnet, apiKey, `/intent-operation/${intentId}`)).status }),
+    );
+}
+
+main(process.argv.slice(2)).catch(exitOnError);

@@ -1,0 +1,41 @@
+import { tokenId } from '../intents/quote';
+import { devnetChain, readDevnet, sendContract, usdcUnits } from '../dev/devnet';
+import { exitOnError } from '../runtime';
+
+const USAGE = [
+  'usage: npm run devnet:deposit -- <chainId> <amount>         (the user deposits USDC into its lock with this allocator)',
+  '       npm run devnet:transfer -- <chainId> <to> <amount>   (the user sends USDC to an address)',
+].join('\n');
+
+/**
+ * The devnet user's wallet (account 1 of `npm run devnet`): a deposit into a resource lock, or an ERC-20 transfer.
+ * The deposit goes to CompactEvents, which stands in for The Compact: it records the lock's balance and emits The
+ * Compact's Transfer, and holds no tokens (docs/chain-indexer.md, A local devnet).
+ */
+async function main(argv: string[]) {
+  const devnet = readDevnet();
+  const user = devnet.accounts[1];
+  const [command, chainId, ...rest] = argv;
+  const chain = devnetChain(devnet, Number(chainId));
+  if (command === 'deposit' && rest.length === 1) {
+    const { lockTag } = (await (await fetch(`${devnet.api}/health`)).json()) as { lockTag: string };
+    const id = BigInt(tokenId(lockTag, chain.usdc));
+    const tx = await sendContract(chain, user.privateKey, chain.compact, 'CompactEvents', 'deposit', [
+      user.address,
+      id,
+      usdcUnits(rest[0]),
+    ]);
+    console.log(JSON.stringify({ account: user.address, chainId: chain.chainId, lockId: id.toString(), tx }));
+  } else if (command === 'transfer' && rest.length === 2) {
+    const tx = await sendContract(chain, user.privateKey, chain.usdc, 'TestToken', 'transfer', [
+      rest[0],
+      usdcUnits(rest[1]),
+    ]);
+    console.log(JSON.stringify({ from: user.address, to: rest[0], chainId: chain.chainId, tx }));
+  } else {
+    console.error(USAGE);
+    process.exit(2);
+  }
+}
+
+main(process.argv.slice(2)).catch(exitOnError);
