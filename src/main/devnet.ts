@@ -11,7 +11,7 @@ import {
   type Abi,
   type Hex,
 } from 'viem';
-import { mnemonicToAccount } from 'viem/accounts';
+import { mnemonicToAccount, type HDAccount } from 'viem/accounts';
 import artifacts from '../../contracts/artifacts.json';
 import { loadChainRegistry } from '../chains/registry';
 import { loadConfig } from '../config';
@@ -72,82 +72,96 @@ function startReceiver(port: number): Promise<string> {
   });
 }
 
+/** An anvil chain with our contracts deployed, our token's code at the registry's USDC and USDC for every account. */
+async function startChain(
+  chainId: number,
+  port: number,
+  blockTime: number,
+  accounts: HDAccount[],
+): Promise<DevnetChain> {
+  const anvil = path.join(path.dirname(require.resolve('@foundry-rs/anvil/package.json')), 'bin.mjs');
+  const proc = spawn(
+    process.execPath,
+    [anvil, '--port', String(port), '--chain-id', String(chainId), '--block-time', String(blockTime), '--silent'],
+    { stdio: 'inherit' },
+  );
+  children.push(proc);
+  proc.on('exit', () => !stopping && void shutdown(1));
+  const url = `http://127.0.0.1:${port}`;
+  const transport = rpc(url);
+  const client = createPublicClient({ transport, pollingInterval: 250 });
+  await waitFor(`anvil on ${url}`, async () => (await client.getChainId()) === chainId, 30_000);
+  const test = createTestClient({ mode: 'anvil', transport });
+  const wallet = createWalletClient({ account: accounts[0], transport });
+  // Each setup transaction is mined at once rather than at the next block.
+  const mined = async (hash: Hex) => {
+    await test.mine({ blocks: 1 });
+    return client.waitForTransactionReceipt({ hash });
+  };
+  const deploy = async (name: keyof typeof artifacts, args: unknown[] = []): Promise<Hex> => {
+    const hash = await wallet.deployContract({
+      chain: null,
+      abi: artifacts[name].abi as Abi,
+      bytecode: artifacts[name].bytecode as Hex,
+      args,
+    });
+    return (await mined(hash)).contractAddress!;
+  };
+  const compact = await deploy('CompactEvents');
+  const filler = await deploy('Filler');
+  // Our token's code at the registry's USDC address, so its balances are ones the service lists.
+  const usdc = loadChainRegistry()
+    .chain(chainId)!
+    .tokens.find((t) => t.symbol === 'USDC')!.address as Hex;
+  const template = await deploy('TestToken', ['USD Coin (devnet)', 'USDC', 6]);
+  await test.setCode({ address: usdc, bytecode: (await client.getCode({ address: template }))! });
+  for (const a of accounts) {
+    const hash = await wallet.writeContract({
+      chain: null,
+      address: usdc,
+      abi: artifacts.TestToken.abi as Abi,
+      functionName: 'mint',
+      args: [a.address, 1_000_000_000n],
+    });
+    await mined(hash);
+  }
+  return { chainId, rpcUrl: url, compact, filler, usdc };
+}
+
 /**
  * `npm run devnet`: two anvil chains (Base Sepolia's and Arbitrum Sepolia's chain ids) with our contracts deployed
  * (contracts/: The Compact's events, the filler, a test USDC at the registry's USDC address), funded accounts
- * printed with their keys, and `npm start` with the chain indexer following both. The Compact itself is not deployed:
- * its sources are not in this repository (docs/chain-indexer.md, Our contracts).
+ * printed with their keys, a webhook receiver that prints deliveries, `<DATA_DIR>/devnet.json` for the `devnet:*`
+ * scripts, and `npm start` with the chain indexer following both. Neither The Compact nor Permit2 is deployed: their
+ * sources are not in this repository, and CompactEvents stands in for The Compact (docs/chain-indexer.md).
  */
 async function main() {
   process.on('SIGINT', () => void shutdown(0));
   process.on('SIGTERM', () => void shutdown(0));
   const { portBase, blockTime } = options(process.argv.slice(2));
   const registry = loadChainRegistry();
-  const anvil = path.join(path.dirname(require.resolve('@foundry-rs/anvil/package.json')), 'bin.mjs');
   const accounts = Array.from({ length: ACCOUNTS }, (_, i) => mnemonicToAccount(MNEMONIC, { addressIndex: i }));
   const env: Record<string, string> = {
     INDEXER_CHAINS: CHAIN_IDS.join(','),
     INDEXER_POLL_MS: process.env.INDEXER_POLL_MS ?? '1000',
   };
-  const lines: string[] = [];
-  const chains: DevnetChain[] = [];
-  for (const [i, chainId] of CHAIN_IDS.entries()) {
-    const port = portBase + i;
-    const proc = spawn(
-      process.execPath,
-      [anvil, '--port', String(port), '--chain-id', String(chainId), '--block-time', String(blockTime), '--silent'],
-      { stdio: 'inherit' },
-    );
-    children.push(proc);
-    proc.on('exit', () => !stopping && void shutdown(1));
-    const url = `http://127.0.0.1:${port}`;
-    const transport = rpc(url);
-    const client = createPublicClient({ transport });
-    await waitFor(`anvil on ${url}`, async () => (await client.getChainId()) === chainId, 30_000);
-    const wallet = createWalletClient({ account: accounts[0], transport });
-    const deploy = async (name: keyof typeof artifacts, args: unknown[] = []): Promise<Hex> => {
-      const hash = await wallet.deployContract({
-        chain: null,
-        abi: artifacts[name].abi as Abi,
-        bytecode: artifacts[name].bytecode as Hex,
-        args,
-      });
-      return (await client.waitForTransactionReceipt({ hash })).contractAddress!;
-    };
-    const compact = await deploy('CompactEvents');
-    const filler = await deploy('Filler');
-    // Our token's code at the registry's USDC address, so its balances are ones the service lists.
-    const usdc = registry.chain(chainId)!.tokens.find((t) => t.symbol === 'USDC')!.address as Hex;
-    const template = await deploy('TestToken', ['USD Coin (devnet)', 'USDC', 6]);
-    await createTestClient({ mode: 'anvil', transport }).setCode({
-      address: usdc,
-      bytecode: (await client.getCode({ address: template }))!,
-    });
-    for (const a of accounts) {
-      const hash = await wallet.writeContract({
-        chain: null,
-        address: usdc,
-        abi: artifacts.TestToken.abi as Abi,
-        functionName: 'mint',
-        args: [a.address, 1_000_000_000n],
-      });
-      await client.waitForTransactionReceipt({ hash });
-    }
+  const chains = await Promise.all(
+    CHAIN_IDS.map((chainId, i) => startChain(chainId, portBase + i, blockTime, accounts)),
+  );
+  for (const { chainId, rpcUrl, compact, filler } of chains)
     Object.assign(env, {
-      [`RPC_URL_${chainId}`]: url,
+      [`RPC_URL_${chainId}`]: rpcUrl,
       [`INDEXER_COMPACT_${chainId}`]: compact,
       [`INDEXER_FILL_CONTRACT_${chainId}`]: filler,
       [`INDEXER_CONFIRMATIONS_${chainId}`]: '1',
       [`INDEXER_SETTLEMENT_CONFIRMATIONS_${chainId}`]: '1',
     });
-    chains.push({ chainId, rpcUrl: url, compact, filler, usdc });
-    lines.push(
-      `  ${registry.chain(chainId)!.name} (${chainId})  ${url}`,
-      `    CompactEvents ${compact}  (The Compact's events: deposit, withdraw, claim, setForcedWithdrawal)`,
-      `    Filler        ${filler}  (fill(nonce, token, recipient, amount))`,
-      `    USDC          ${usdc}  (our test token; 1,000 USDC minted to each account below)`,
-    );
-  }
+  const lines = chains.flatMap(({ chainId, rpcUrl, compact, filler, usdc }) => [
+    `  ${registry.chain(chainId)!.name} (${chainId})  ${rpcUrl}`,
+    `    CompactEvents ${compact}  (The Compact's events: deposit, withdraw, claim, setForcedWithdrawal)`,
+    `    Filler        ${filler}  (fill(nonce, token, recipient, amount))`,
+    `    USDC          ${usdc}  (our test token; 1,000 USDC minted to each account below)`,
+  ]);
   const webhookReceiver = await startReceiver(portBase + 2);
   const keys = accounts.map((a) => ({ address: a.address, privateKey: bytesToHex(a.getHdKey().privateKey!) }));
   const devnet: Devnet = {
