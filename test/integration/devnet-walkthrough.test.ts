@@ -118,12 +118,14 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  if (devnet?.exitCode === null) {
-    // Ctrl-C: the terminal signals the devnet's whole process group.
-    const exited = new Promise((resolve) => devnet.once('exit', resolve));
+  if (devnet) {
+    // Ctrl-C: the terminal signals the devnet's whole process group; done once every process of it has let go of
+    // the output ('close').
+    let closed = false;
+    const close = new Promise((resolve) => devnet.once('close', resolve)).then(() => (closed = true));
     process.kill(-devnet.pid!, 'SIGINT');
-    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 30_000))]);
-    if (devnet.exitCode === null) process.kill(-devnet.pid!, 'SIGKILL');
+    await Promise.race([close, new Promise((resolve) => setTimeout(resolve, 30_000).unref())]);
+    if (!closed) process.kill(-devnet.pid!, 'SIGKILL');
   }
   await dropDatabase(adminUrl, database).catch(() => undefined);
   fs.rmSync(dataDir, { recursive: true, force: true });
