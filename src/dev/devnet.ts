@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { createPublicClient, createWalletClient, http, type Abi, type Hex } from 'viem';
+import { createPublicClient, createWalletClient, http, parseUnits, type Abi, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import artifacts from '../../contracts/artifacts.json';
 import { ConfigError, loadConfig } from '../config';
@@ -72,6 +72,5 @@ export async function callApi(devnet: Devnet, apiKey: string, route: string): Pr
 /** An amount of USDC in whole units (`5`, `2.5`) as its 6-decimal integer. */
 export function usdcUnits(amount: string): bigint {
   if (!/^\d+(\.\d{1,6})?$/.test(amount)) throw new ConfigError(`not an amount of USDC: ${amount}`);
-  const [whole, fraction = ''] = amount.split('.');
-  return BigInt(whole) * 1_000_000n + BigInt(fraction.padEnd(6, '0'));
+  return parseUnits(amount, 6);
 }

@@ -83,7 +83,7 @@ async function get(route: string, key: string): Promise<any> {
   return res.json();
 }
 
-/** The locked USDC of `account` on `chainId` as a portfolio answer shows it. */
+/** The locked USDC on `chainId` in a portfolio answer. */
 function lockedIn(portfolioJson: string, chainId: number): string | undefined {
   const { portfolio } = JSON.parse(portfolioJson) as {
     portfolio: { tokenChainBalance: { chainId: number; balance: { locked: string } }[] }[];
