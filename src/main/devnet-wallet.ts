@@ -3,8 +3,8 @@ import { devnetChain, readDevnet, sendContract, usdcUnits } from '../dev/devnet'
 import { exitOnError } from '../runtime';
 
 const USAGE = [
-  'usage: npm run devnet:deposit -- <chainId> <amount>         (the user deposits USDC into its lock with this allocator)',
-  '       npm run devnet:transfer -- <chainId> <to> <amount>   (the user sends USDC to an address)',
+  "usage: npm run devnet:deposit -- <chainId> <amount> [account]   (USDC into the account's lock with this allocator; the user's by default)",
+  '       npm run devnet:transfer -- <chainId> <to> <amount>        (the user sends USDC to an address)',
 ].join('\n');
 
 /**
@@ -16,25 +16,28 @@ async function main(argv: string[]) {
   const devnet = readDevnet();
   const user = devnet.accounts[1];
   const [command, chainId, ...rest] = argv;
+  const deposit = command === 'deposit' && (rest.length === 1 || rest.length === 2);
+  if (!deposit && !(command === 'transfer' && rest.length === 2)) {
+    console.error(USAGE);
+    process.exit(2);
+  }
   const chain = devnetChain(devnet, Number(chainId));
-  if (command === 'deposit' && rest.length === 1) {
+  if (deposit) {
+    const account = rest[1] ?? user.address;
     const { lockTag } = (await (await fetch(`${devnet.api}/health`)).json()) as { lockTag: string };
     const id = BigInt(tokenId(lockTag, chain.usdc));
     const tx = await sendContract(chain, user.privateKey, chain.compact, 'CompactEvents', 'deposit', [
-      user.address,
+      account,
       id,
       usdcUnits(rest[0]),
     ]);
-    console.log(JSON.stringify({ account: user.address, chainId: chain.chainId, lockId: id.toString(), tx }));
-  } else if (command === 'transfer' && rest.length === 2) {
+    console.log(JSON.stringify({ account, chainId: chain.chainId, lockId: id.toString(), tx }));
+  } else {
     const tx = await sendContract(chain, user.privateKey, chain.usdc, 'TestToken', 'transfer', [
       rest[0],
       usdcUnits(rest[1]),
     ]);
     console.log(JSON.stringify({ from: user.address, to: rest[0], chainId: chain.chainId, tx }));
-  } else {
-    console.error(USAGE);
-    process.exit(2);
   }
 }
 
