@@ -18,6 +18,23 @@ export function contradicts(a: BlockTime, b: BlockTime): boolean {
   return a.block < b.block ? a.timestamp > b.timestamp : a.timestamp < b.timestamp;
 }
 
+/**
+ * The pairs of `sorted` (in block order) nearest to `block`: the last at or below it and the first at or above it.
+ * Stored pairs agree with each other, so a timestamp that agrees with these agrees with all of them.
+ */
+export function nearestTimes(sorted: BlockTime[], block: bigint): BlockTime[] {
+  let lo = 0;
+  let hi = sorted.length; // the first pair above `block` is at `lo` once they meet
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid].block <= block) lo = mid + 1;
+    else hi = mid;
+  }
+  const below = sorted[lo - 1];
+  const above = below?.block === block ? below : sorted[lo];
+  return [below, above].filter((t): t is BlockTime => t !== undefined);
+}
+
 /** An event of the batch by its place in it (`events[index]`). */
 export interface Located {
   index: number;
