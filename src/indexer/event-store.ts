@@ -73,7 +73,10 @@ export async function upsertForcedWithdrawal(
   );
 }
 
-/** Stores snapshots newer than (or as new as) the stored ones, in the rows' order (one JSON document: insertEvents). */
+/**
+ * Stores snapshots newer than (or as new as) the stored ones, in the rows' order. One JSON document (insertEvents),
+ * read as `json` in one function call: a `jsonb` document read row by row cost PostgreSQL a third more.
+ */
 export async function upsertBalances(
   tx: EntityManager,
   table: 'wallet_balances' | 'lock_balances',
@@ -82,7 +85,7 @@ export async function upsertBalances(
   if (rows.length === 0) return;
   const lock = table === 'lock_balances';
   const cols = `chain_id, account, token, ${lock ? 'lock_tag, ' : ''}amount, block_number, block_timestamp, timestamp_block`;
-  const types = `chain_id bigint, account text, token text, ${lock ? 'lock_tag text, ' : ''}amount numeric, block_number bigint, block_timestamp bigint, timestamp_block bigint`;
+  const defs = `chain_id bigint, account text, token text, ${lock ? 'lock_tag text, ' : ''}amount numeric, block_number bigint, block_timestamp bigint, timestamp_block bigint`;
   const key = lock ? 'account, chain_id, token, lock_tag' : 'account, chain_id, token';
   const doc = rows.map((r) => ({
     chain_id: r.chainId,
@@ -98,8 +101,7 @@ export async function upsertBalances(
   // A newer snapshot without a timestamp keeps the stored one as a lower bound (block timestamps never decrease).
   await tx.query(
     `INSERT INTO ${table} (${cols})
-     SELECT ${cols} FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS e(row, n)
-       CROSS JOIN LATERAL jsonb_to_record(e.row) AS r(${types}) ORDER BY e.n
+     SELECT ${cols} FROM ROWS FROM (json_to_recordset($1::json) AS (${defs})) WITH ORDINALITY AS r(${cols}, n) ORDER BY n
      ON CONFLICT (${key}) DO UPDATE SET amount = EXCLUDED.amount, block_number = EXCLUDED.block_number,
        block_timestamp = coalesce(EXCLUDED.block_timestamp, ${table}.block_timestamp),
        timestamp_block = CASE WHEN EXCLUDED.block_timestamp IS NULL THEN ${table}.timestamp_block ELSE EXCLUDED.timestamp_block END, updated_at = now()
