@@ -70,8 +70,13 @@ export function batchConflict(events: IndexerEvent[], defaultLockTag: string): C
 }
 
 function amountConflict(balances: (Located & { e: BalanceEvent })[], defaultLockTag: string): Conflict | undefined {
+  // Only events of one account can conflict, and a batch mostly has one event per account: the whole key (and its
+  // map) is built for the accounts reported more than once alone.
+  const accounts = balances.map(({ e }) => e.account.toLowerCase());
+  const reports = new Map<string, number>();
+  for (const account of accounts) reports.set(account, (reports.get(account) ?? 0) + 1);
   const amounts = new Map<string, Located & { amount: bigint }>();
-  for (const b of balances) {
+  for (const b of balances.filter((_, i) => reports.get(accounts[i])! > 1)) {
     const { e } = b;
     const key = `chain ${e.chainId}, account ${e.account.toLowerCase()}, token ${e.token.toLowerCase()}, block ${BigInt(e.blockNumber)}`;
     const reported: [string, string | undefined][] = [
