@@ -139,8 +139,8 @@ export async function nearestStoredTimes(
 /**
  * Per chain, the stored (block, timestamp) pairs of the span `from`..`to` (both included) and the nearest outside it,
  * below and above, from both balance tables: four index lookups and two range scans per chain, whatever the number
- * of blocks in the span. `inside`: the pairs strictly inside the span, at most `limit` + 1 of them per table (more
- * than `limit` and the caller asks nearestStoredTimes instead, which costs less than reading them all).
+ * of blocks in the span. `inside`: the pairs strictly inside the span, at most `limit` + 1 of them per table (when
+ * there are more than the blocks the caller judges, nearestStoredTimes costs less than reading them all).
  */
 export async function storedTimesAcross(
   tx: EntityManager,

@@ -75,11 +75,10 @@ async function storedTimes(tx: EntityManager, events: BalanceEvent[]): Promise<M
   const times = new Map<string, BlockTime[]>();
   if (!chains.size) return times;
   const sorted = new Map([...chains].map(([chainId, blocks]) => [chainId, [...blocks].sort(byBlock)]));
-  const limit = events.length;
   const rows = await storedTimesAcross(
     tx,
     [...sorted].map(([chainId, blocks]) => ({ chainId, from: String(blocks[0]), to: String(blocks.at(-1)) })),
-    limit,
+    Math.max(...[...sorted.values()].map((blocks) => blocks.length)),
   );
   const stored = new Map<string, BlockTime[]>();
   const inside = new Map<string, number>();
@@ -91,7 +90,7 @@ async function storedTimes(tx: EntityManager, events: BalanceEvent[]): Promise<M
   }
   const crowded: { chainId: string; block: string }[] = [];
   for (const [chainId, blocks] of sorted) {
-    if ((inside.get(chainId) ?? 0) > limit) {
+    if ((inside.get(chainId) ?? 0) > blocks.length) {
       crowded.push(...blocks.map((block) => ({ chainId, block: String(block) })));
       continue;
     }
