@@ -63,7 +63,7 @@ export async function screenEvents(
  * above (the block itself included), from both balance tables. The stored pairs are consistent with each other, so
  * a timestamp that agrees with those agrees with all of them. Read per chain across the span of the batch's blocks
  * (a chain indexer's batch is a run of new blocks, with no stored pair inside), else block by block where the span
- * holds more stored pairs than the batch has blocks.
+ * holds more stored pairs than the batch has blocks of that chain.
  */
 async function storedTimes(tx: EntityManager, events: BalanceEvent[]): Promise<Map<string, BlockTime[]>> {
   const chains = new Map<string, Set<bigint>>();
