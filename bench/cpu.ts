@@ -3,6 +3,7 @@
  * to start a measurement, and a process's RSS. Linux /proc only; elsewhere the figures read 0.
  */
 import fs from 'node:fs';
+import type { DataSource } from 'typeorm';
 
 /** The processes whose CPU time each measurement attributes per request (set by bench/stack.ts once they run). */
 export const watched: Record<string, number> = {};
@@ -46,6 +47,17 @@ export function postgresCpuMs(): number {
     if (!postgres.has(fields[1])) total += (Number(fields[13]) + Number(fields[14])) * 10; // the postmaster
   }
   return total;
+}
+
+/**
+ * CPU time (ms) of the PostgreSQL backends serving the database `db` is connected to: the server's whole time counts
+ * what other work on a shared server does too.
+ */
+export async function databaseCpuMs(db: DataSource): Promise<number> {
+  const backends: { pid: number }[] = await db.query(
+    'SELECT pid FROM pg_stat_activity WHERE datname = current_database()',
+  );
+  return backends.reduce((total, { pid }) => total + cpuMs(pid), 0);
 }
 
 /** CPU time (ms) of every process: the watched ones, the PostgreSQL server, and this one (the load). */

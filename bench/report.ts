@@ -15,7 +15,7 @@ export interface Extra {
 
 /** The newcomer's ingestion as a target row (bench/indexer.ts: benchNewcomerIngestion). */
 export const newcomerRow = (r: Result) =>
-  `| balance events ingested per second (batches of 1,000 new accounts, 1 indexer, one after another) | ${r.rps.toFixed(0)} (batch p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms) | ≥ 50,000 | ${r.rps >= 50_000 ? 'met' : '**missed**'} |`;
+  `| balance events ingested per second (batches of 1,000 new accounts, 1 indexer, one after another) | ${r.rps.toFixed(0)} (batch p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms; CPU per batch: API ${r.cpu?.API?.toFixed(1)} ms, PostgreSQL ${r.cpu?.['PostgreSQL (this database)']?.toFixed(1)} ms) | ≥ 50,000 | ${r.rps >= 50_000 ? 'met' : '**missed**'} |`;
 
 /** The report's lines: targets, every measurement, CPU per request by process, and where the time goes. */
 export function report(results: Result[], x: Extra, requests: number): string[] {

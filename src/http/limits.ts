@@ -120,24 +120,36 @@ export function holdsMoreThan(root: unknown, limit: number): boolean {
  */
 export function exponentNumbers(json: string): Set<number> {
   const found = new Set<number>();
-  let inString = false;
   for (let i = 0; i < json.length; i++) {
-    const c = json[i];
-    if (inString) {
-      if (c === '\\')
-        i++; // a backslash escapes the next character
-      else if (c === '"') inString = false;
-    } else if (c === '"') {
-      inString = true;
-    } else if (c === '-' || (c >= '0' && c <= '9')) {
+    const c = json.charCodeAt(i);
+    if (c === QUOTE) {
+      i = closingQuote(json, i);
+    } else if (c === MINUS || isDigit(c)) {
       let end = i + 1;
-      while (end < json.length && /[-+0-9.eE]/.test(json[end])) end++;
+      while (end < json.length && NUMBER_CHARS.has(json.charCodeAt(end))) end++;
       const literal = json.slice(i, end);
       if (/[eE]/.test(literal)) found.add(Number(literal));
       i = end - 1;
     }
   }
   return found;
+}
+const QUOTE = 0x22;
+const MINUS = 0x2d;
+const isDigit = (c: number) => c >= 0x30 && c <= 0x39;
+const NUMBER_CHARS = new Set([...'-+0123456789.eE'].map((c) => c.charCodeAt(0)));
+
+/**
+ * Where the string opened at `open` ends: the next quote that an even run of backslashes (none included) precedes.
+ * Found with indexOf: strings are most of a body, and a loop over their characters cost more than parsing it.
+ */
+function closingQuote(json: string, open: number): number {
+  for (let quote = json.indexOf('"', open + 1); quote >= 0; quote = json.indexOf('"', quote + 1)) {
+    let backslashes = 0;
+    while (json[quote - 1 - backslashes] === '\\') backslashes++;
+    if (backslashes % 2 === 0) return quote;
+  }
+  return json.length;
 }
 
 type SchemaNode = Record<string, unknown>;

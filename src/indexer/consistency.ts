@@ -18,6 +18,23 @@ export function contradicts(a: BlockTime, b: BlockTime): boolean {
   return a.block < b.block ? a.timestamp > b.timestamp : a.timestamp < b.timestamp;
 }
 
+/**
+ * The pairs of `sorted` (in block order) nearest to `block`: the last at or below it and the first at or above it.
+ * Stored pairs agree with each other, so a timestamp that agrees with these agrees with all of them.
+ */
+export function nearestTimes(sorted: BlockTime[], block: bigint): BlockTime[] {
+  let lo = 0;
+  let hi = sorted.length; // the first pair above `block` is at `lo` once they meet
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid].block <= block) lo = mid + 1;
+    else hi = mid;
+  }
+  const below = sorted[lo - 1];
+  const above = below?.block === block ? below : sorted[lo];
+  return [below, above].filter((t): t is BlockTime => t !== undefined);
+}
+
 /** An event of the batch by its place in it (`events[index]`). */
 export interface Located {
   index: number;
@@ -53,8 +70,13 @@ export function batchConflict(events: IndexerEvent[], defaultLockTag: string): C
 }
 
 function amountConflict(balances: (Located & { e: BalanceEvent })[], defaultLockTag: string): Conflict | undefined {
+  // Only events of one account can conflict, and a batch mostly has one event per account: the whole key (and its
+  // map) is built for the accounts reported more than once alone.
+  const accounts = balances.map(({ e }) => e.account.toLowerCase());
+  const reports = new Map<string, number>();
+  for (const account of accounts) reports.set(account, (reports.get(account) ?? 0) + 1);
   const amounts = new Map<string, Located & { amount: bigint }>();
-  for (const b of balances) {
+  for (const b of balances.filter((_, i) => reports.get(accounts[i])! > 1)) {
     const { e } = b;
     const key = `chain ${e.chainId}, account ${e.account.toLowerCase()}, token ${e.token.toLowerCase()}, block ${BigInt(e.blockNumber)}`;
     const reported: [string, string | undefined][] = [

@@ -1,7 +1,13 @@
 import type { EntityManager } from 'typeorm';
 import { quotedPlans } from '../intents/store';
-import { lockChainClock, nearestStoredTimes } from './event-store';
-import { futureTimestamp, lifecycleRefusal, storedTimeContradiction, type BlockTime } from './consistency';
+import { lockChainClock, nearestStoredTimes, storedTimesAcross } from './event-store';
+import {
+  futureTimestamp,
+  lifecycleRefusal,
+  nearestTimes,
+  storedTimeContradiction,
+  type BlockTime,
+} from './consistency';
 import type { BalanceEvent, IndexerEvent, LifecycleEvent, Refusal } from './types';
 
 const stamped = (events: IndexerEvent[]) =>
@@ -55,23 +61,50 @@ export async function screenEvents(
 /**
  * Per (chain, block) of `events`, the stored (block, timestamp) pairs of that chain nearest to the block, below and
  * above (the block itself included), from both balance tables. The stored pairs are consistent with each other, so
- * a timestamp that agrees with those agrees with all of them.
+ * a timestamp that agrees with those agrees with all of them. Read per chain across the span of the batch's blocks
+ * (a chain indexer's batch is a run of new blocks, with no stored pair inside), else block by block where the span
+ * holds more stored pairs than the batch has blocks of that chain.
  */
 async function storedTimes(tx: EntityManager, events: BalanceEvent[]): Promise<Map<string, BlockTime[]>> {
-  const blocks = [...new Set(events.map((e) => `${e.chainId}:${BigInt(e.blockNumber)}`))];
-  if (!blocks.length) return new Map();
-  const rows = await nearestStoredTimes(
-    tx,
-    blocks.map((b) => {
-      const [chainId, block] = b.split(':');
-      return { chainId, block };
-    }),
-  );
+  const chains = new Map<string, Set<bigint>>();
+  for (const e of events) {
+    const blocks = chains.get(String(e.chainId)) ?? new Set();
+    if (!blocks.size) chains.set(String(e.chainId), blocks);
+    blocks.add(BigInt(e.blockNumber));
+  }
   const times = new Map<string, BlockTime[]>();
+  if (!chains.size) return times;
+  const sorted = new Map([...chains].map(([chainId, blocks]) => [chainId, [...blocks].sort(byBlock)]));
+  const rows = await storedTimesAcross(
+    tx,
+    [...sorted].map(([chainId, blocks]) => ({ chainId, from: String(blocks[0]), to: String(blocks.at(-1)) })),
+    Math.max(...[...sorted.values()].map((blocks) => blocks.length)),
+  );
+  const stored = new Map<string, BlockTime[]>();
+  const inside = new Map<string, number>();
   for (const r of rows) {
-    const near = times.get(r.key) ?? [];
-    if (!near.length) times.set(r.key, near);
-    near.push({ block: BigInt(r.block), timestamp: Number(r.timestamp) });
+    const pairs = stored.get(r.chainId) ?? [];
+    if (!pairs.length) stored.set(r.chainId, pairs);
+    pairs.push({ block: BigInt(r.block), timestamp: Number(r.timestamp) });
+    if (r.inside) inside.set(r.chainId, (inside.get(r.chainId) ?? 0) + 1);
+  }
+  const crowded: { chainId: string; block: string }[] = [];
+  for (const [chainId, blocks] of sorted) {
+    if ((inside.get(chainId) ?? 0) > blocks.length) {
+      crowded.push(...blocks.map((block) => ({ chainId, block: String(block) })));
+      continue;
+    }
+    const pairs = (stored.get(chainId) ?? []).sort((a, b) => byBlock(a.block, b.block));
+    for (const block of blocks) times.set(`${chainId}:${block}`, nearestTimes(pairs, block));
+  }
+  if (crowded.length) {
+    for (const r of await nearestStoredTimes(tx, crowded)) {
+      const near = times.get(r.key) ?? [];
+      if (!near.length) times.set(r.key, near);
+      near.push({ block: BigInt(r.block), timestamp: Number(r.timestamp) });
+    }
   }
   return times;
 }
+
+const byBlock = (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0);

@@ -1,7 +1,7 @@
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { waitFor } from '../../src/dev/processes';
 import { proveAccount } from '../../src/projects/account-store';
-import { BASE_USDC, blockAt, TX } from '../support/fixtures';
+import { ARB_USDC, BASE_USDC, blockAt, TX } from '../support/fixtures';
 import { Api, call, ingest, startApi } from '../support/harness';
 import { submitOwnIntent } from '../support/intents';
 
@@ -150,6 +150,60 @@ test('Indexer timestamps are sane: a block timestamp ahead of our clock (year 99
     duplicates: 0,
   });
   expect(await held(nonce)).toBe(0);
+});
+
+test('Indexer timestamps are sane: each block of a batch is judged against the stored snapshots nearest to it, however many the span of the batch holds', async () => {
+  // Arbitrum, where nothing else in this file stores a timestamp; block = timestamp, as blockAt has it.
+  const base = blockAt(now() - 10_000);
+  const at = (block: number, timestamp = block) => ({
+    id: eventId(),
+    type: 'balance',
+    chainId: 42161,
+    account: privateKeyToAccount(generatePrivateKey()).address,
+    token: ARB_USDC,
+    locked: '1',
+    blockNumber: String(block),
+    blockTimestamp: timestamp,
+  });
+  expect((await ingest(api, [at(base + 10), at(base + 20), at(base + 30)])).json).toMatchObject({ applied: 3 });
+  const order = await refusals('balance', 'timestamp-order');
+
+  // Two stored snapshots inside the batch's span of four blocks: read across the span. Block +15 at the time of +21
+  // is later than the stored +20.
+  const spanned = [at(base + 12), at(base + 15, base + 21), at(base + 22), at(base + 40)];
+  expect((await ingest(api, spanned)).json).toEqual({
+    received: 4,
+    applied: 3,
+    duplicates: 0,
+    refused: [
+      {
+        index: 1,
+        id: spanned[1].id,
+        type: 'balance',
+        reason: 'timestamp-order',
+        message: `blockTimestamp ${base + 21} of block ${base + 15} contradicts a stored snapshot of chain 42161 (block ${base + 20} at ${base + 20}): block timestamps never decrease`,
+      },
+    ],
+  });
+
+  // Six stored snapshots inside the span of two blocks: read block by block. Block +45 at the time of +39 is earlier
+  // than the stored +40.
+  const crowded = [at(base + 1), at(base + 45, base + 39)];
+  expect((await ingest(api, crowded)).json).toEqual({
+    received: 2,
+    applied: 1,
+    duplicates: 0,
+    refused: [
+      {
+        index: 1,
+        id: crowded[1].id,
+        type: 'balance',
+        reason: 'timestamp-order',
+        message: `blockTimestamp ${base + 39} of block ${base + 45} contradicts a stored snapshot of chain 42161 (block ${base + 40} at ${base + 40}): block timestamps never decrease`,
+      },
+    ],
+  });
+  expect(await refusals('balance', 'timestamp-order')).toBe(order + 2);
 });
 
 async function submitted(account: ReturnType<typeof privateKeyToAccount>) {

@@ -3,6 +3,7 @@ import {
   contradicts,
   futureTimestamp,
   lifecycleRefusal,
+  nearestTimes,
   storedTimeContradiction,
 } from '../../src/indexer/consistency';
 import type { BalanceEvent, LifecycleEvent } from '../../src/indexer/types';
@@ -44,6 +45,18 @@ describe('Indexer timestamps are sane', () => {
     expect(futureTimestamp(balance('c', { unlocked: '1', blockTimestamp: 253402300799 }), now, 300)?.reason).toBe(
       'future-timestamp',
     );
+  });
+
+  test('Indexer timestamps are sane: a block is judged against the stored pairs nearest to it, below and above', () => {
+    const stored = [at(10, 100), at(20, 200), at(30, 300)];
+    expect(nearestTimes(stored, 15n)).toEqual([at(10, 100), at(20, 200)]);
+    expect(nearestTimes(stored, 20n)).toEqual([at(20, 200), at(20, 200)]);
+    expect(nearestTimes(stored, 5n)).toEqual([at(10, 100)]);
+    expect(nearestTimes(stored, 35n)).toEqual([at(30, 300)]);
+    expect(nearestTimes(stored, 30n)).toEqual([at(30, 300), at(30, 300)]);
+    expect(nearestTimes([], 1n)).toEqual([]);
+    // Many rows of one pair (accounts snapshotted at one block) count as one.
+    expect(nearestTimes([at(10, 100), at(10, 100), at(10, 100), at(40, 400)], 11n)).toEqual([at(10, 100), at(40, 400)]);
   });
 
   test('Indexer timestamps are sane: a timestamp is refused when a stored snapshot of the chain contradicts it', () => {

@@ -67,6 +67,8 @@ test.each([
   ['{"a":"1e3"}', []],
   ['{"e":true,"f":false}', []],
   ['{"a":"x\\"1e3"}', []],
+  ['{"a":"x\\\\","b":1e3}', [1000]], // an escaped backslash ends the string before the quote
+  ['{"a":"\\\\\\"1e3"}', []],
   ['{"a":12,"b":[1.5]}', []],
 ])('22.3 exponent literals in %s: %j', (text, found) => {
   expect([...exponentNumbers(text)]).toEqual(found);
