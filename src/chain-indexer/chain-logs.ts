@@ -17,9 +17,16 @@ export type ChainLog = LogPlace &
     | { kind: 'lock-transfer'; from: string; to: string; id: bigint }
     | { kind: 'claim'; nonce: bigint }
     | { kind: 'forced-withdrawal'; account: string; id: bigint; activating: boolean; withdrawableAt: bigint }
-    | { kind: 'fill'; nonce: bigint }
+    | ({ kind: 'fill'; nonce: bigint } & FillPays)
     | { kind: 'token-transfer'; token: string; from: string; to: string; value: bigint }
   );
+
+/** What a fill event says it paid, where its declaration has these arguments (the default fill event has all three). */
+export interface FillPays {
+  recipient?: string;
+  token?: string;
+  amount?: bigint;
+}
 
 /** Addresses per eth_getLogs topic filter: providers cap a request's size. */
 const TOPIC_CHUNK = 500;
@@ -72,7 +79,10 @@ export async function settlementLogs(
     const fills = await logsInRange(from, to, (fromBlock, toBlock) =>
       client.getLogs({ address: chain.filler, event, fromBlock, toBlock, strict: true }),
     );
-    for (const l of fills) out.push({ ...placeOf(l), kind: 'fill', nonce: (l.args as { nonce: bigint }).nonce });
+    for (const l of fills) {
+      const { nonce, ...args } = l.args as { nonce: bigint } & Record<string, unknown>;
+      out.push({ ...placeOf(l), kind: 'fill', nonce, ...fillPays(args) });
+    }
   }
   const transfers: ChainLog[] = [];
   for (let i = 0; i < accounts.length; i += TOPIC_CHUNK) {
@@ -96,6 +106,16 @@ export async function settlementLogs(
     (l) => !seen.has(`${l.blockHash}:${l.logIndex}`) && seen.add(`${l.blockHash}:${l.logIndex}`),
   );
   return inChainOrder([...out, ...once]);
+}
+
+/** The recipient, token and amount of a configured fill event, those it declares with the types they must have. */
+function fillPays(args: Record<string, unknown>): FillPays {
+  const { recipient, token, amount } = args;
+  return {
+    ...(typeof recipient === 'string' ? { recipient: recipient.toLowerCase() } : {}),
+    ...(typeof token === 'string' ? { token: token.toLowerCase() } : {}),
+    ...(typeof amount === 'bigint' ? { amount } : {}),
+  };
 }
 
 const inChainOrder = (logs: ChainLog[]) =>

@@ -3,7 +3,7 @@ import { splitLockId } from '../chains/lock-tag';
 import type { ChainRegistry } from '../chains/registry';
 import type { IndexerEvent } from '../indexer/types';
 import type { BalanceKey, DepositKey } from '../../workflows/contracts/follow-chain';
-import type { ChainLog } from './chain-logs';
+import type { ChainLog, FillPays } from './chain-logs';
 
 /** A balance to read at a block: balanceOf(account, lockId) of The Compact, or balanceOf(account) of an ERC-20. */
 export type BalanceRead = BalanceKey & { block: bigint };
@@ -48,6 +48,7 @@ export async function toEvents(
   const snapshot = (key: BalanceKey) => {
     if (r.registry.token(r.chainId, tokenOf(key))) balances.set(JSON.stringify(key), key);
   };
+  const fills = fillsByTransaction(r.logs);
 
   for (const l of r.logs) {
     const block = r.blocks.get(l.blockNumber)!;
@@ -89,6 +90,12 @@ export async function toEvents(
         const token = l.token.toLowerCase();
         const place = { chainId: r.chainId, transactionHash: l.transactionHash, token, amount: l.value.toString() };
         if (r.accounts.has(to) && l.value > 0n) {
+          const fill = fillPaying(fills.get(l.transactionHash) ?? [], {
+            to,
+            token,
+            value: l.value,
+            logIndex: l.logIndex,
+          });
           events.push({
             id: id('deposit'),
             type: 'deposit',
@@ -97,6 +104,7 @@ export async function toEvents(
             sender: from,
             account: to,
             blockNumber: l.blockNumber.toString(),
+            ...(fill ? { fillNonce: fill.nonce.toString() } : {}),
           });
           deposits.push({ transactionHash: l.transactionHash, logIndex: l.logIndex, blockHash: l.blockHash });
         }
@@ -132,6 +140,30 @@ export async function toEvents(
       : { ...base, unlocked: amounts[i].toString() };
   });
   return { events: [...read, ...events], balances: keys, deposits };
+}
+
+type FillLog = Extract<ChainLog, { kind: 'fill' }>;
+
+function fillsByTransaction(logs: ChainLog[]): Map<string, FillLog[]> {
+  const out = new Map<string, FillLog[]>();
+  for (const l of logs) if (l.kind === 'fill') out.set(l.transactionHash, [...(out.get(l.transactionHash) ?? []), l]);
+  return out;
+}
+
+/**
+ * The fill of a transfer's transaction that paid it: one whose event does not contradict the transfer (its recipient,
+ * token and amount, where the fill event declares them); of several, the first after the transfer (a filler emits
+ * its fill once it has paid, as contracts/Filler.sol does), else the last before it. The service decides whether
+ * that fill's intent is one that moves the account's own funds (src/deposits/ingest.ts).
+ */
+function fillPaying(
+  fills: FillLog[],
+  t: { to: string; token: string; value: bigint; logIndex: number },
+): FillLog | undefined {
+  const pays = (f: FillPays) =>
+    (f.recipient ?? t.to) === t.to && (f.token ?? t.token) === t.token && (f.amount ?? t.value) === t.value;
+  const paying = fills.filter(pays);
+  return paying.find((f) => f.logIndex > t.logIndex) ?? paying.filter((f) => f.logIndex < t.logIndex).pop();
 }
 
 const tokenOf = (key: BalanceKey) => ('lockId' in key ? splitLockId(key.lockId).token : key.token);

@@ -350,8 +350,9 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
     const next = afterBridge(intent.spent, attempt, timing.bridgeRetries);
     if (next === 'complete') {
       const source = intent.claim?.transactionHash ?? null;
-      const destination = intent.fill?.transactionHash ?? null;
       await step(id, async (tx, r) => {
+        // The fill's report, else the arrival the indexer reported into the recipient (recordOwnArrival).
+        const destination = intent.fill?.transactionHash ?? r.destinationTxHash;
         await markBridgeCompleted(tx, id, intentId, source, destination);
         await emitDepositEvent(tx, r, 'bridge-complete', 'complete', {
           intentId,

@@ -14,6 +14,7 @@ import {
   insertDeposit,
   lockDepositAwaitingRefund,
   markRefunded,
+  recordOwnArrival,
 } from './store';
 
 export interface DepositIngestDeps {
@@ -44,13 +45,17 @@ export async function applyDepositEvents(
 /**
  * A transfer into a registered account becomes a deposit (once per chain, transaction and log index) of the
  * registration it belongs to (findOwningRegistration: one project, so its funds are credited once), announced by
- * `deposit-received` and handed to its workflow. Transfers into unregistered accounts are ignored.
+ * `deposit-received` and handed to its workflow. Transfers into unregistered accounts are ignored, and so is the
+ * arrival of the account's own intent (its `fillNonce`: a bridge to the account itself), which would credit the
+ * bridged deposit twice. The event decides, whatever was ingested before it: the intent is recorded at its submit,
+ * before any fill, and the fill's own report may come before or after the transfer's.
  */
 async function recordDeposit(
   tx: EntityManager,
   e: DepositEvent,
   deps: DepositIngestDeps,
 ): Promise<QueuedStart | undefined> {
+  if (e.fillNonce !== undefined && (await recordOwnArrival(tx, e, e.fillNonce))) return undefined;
   const row = await insertDeposit(tx, e);
   if (!row) return undefined;
   const start: QueuedStart = {

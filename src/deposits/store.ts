@@ -474,6 +474,26 @@ export async function insertDeposit(tx: EntityManager, e: DepositEvent): Promise
   return row;
 }
 
+/**
+ * Whether the reported transfer is the arrival of one of the account's own intents: the fill of `fillNonce` is that
+ * of an intent a project's session signer signed for the account (the deposit processor's bridge, refund or
+ * withdrawal) that pays the account itself on this chain. Its funds were the account's before they moved, so they
+ * are no new deposit. A bridge's arrival records its destination transaction, unless its fill's report did already.
+ */
+export async function recordOwnArrival(tx: EntityManager, e: DepositEvent, fillNonce: string): Promise<boolean> {
+  const own: unknown[] = await tx.query(
+    `WITH own AS (
+       SELECT id FROM intents WHERE id = $1::numeric AND lower(account) = $2 AND signed_by_session
+         AND destination_chain_id = $3 AND lower(operation->'elements'->0->'mandate'->>'recipient') = $2),
+     arrived AS (
+       UPDATE deposits d SET destination_tx_hash = $4 FROM own
+       WHERE d.intent_id = own.id AND d.recipient = $2 AND d.destination_tx_hash IS NULL)
+     SELECT 1 FROM own`,
+    [fillNonce, e.account.toLowerCase(), e.chainId, e.transactionHash.toLowerCase()],
+  );
+  return own.length > 0;
+}
+
 /** The oldest deposit awaiting the reported refund transfer (of at least its amount), locked. */
 export async function lockDepositAwaitingRefund(
   tx: EntityManager,

@@ -119,6 +119,11 @@ const EVENT_SCHEMAS = [
       sender: address,
       account: address,
       blockNumber,
+      fillNonce: {
+        ...uint256,
+        description:
+          "the nonce of the intent whose fill in the same transaction made this transfer, if any: when that intent is the account's own (its deposits' bridge or a withdrawal to itself, made by the deposit processor), the transfer is that intent's arrival, not a deposit",
+      },
     },
   ),
   base(

@@ -69,6 +69,11 @@ export interface DepositEvent {
   sender: string;
   account: string;
   blockNumber: string;
+  /**
+   * the nonce of the fill, in the same transaction, that made this transfer: the arrival of one of the account's own
+   * intents (its bridge, a withdrawal to itself) is not a deposit (src/deposits/ingest.ts)
+   */
+  fillNonce?: string;
 }
 /** A transfer out of a deposit account that returns a deposit to its refund recipient. */
 export interface DepositRefundEvent {

@@ -195,6 +195,34 @@ describe('deposit accounts', () => {
     expect((await baseUsdc(address))?.unlocked).toBe('3000000');
   });
 
+  test("the fill of the account's own bridge paying it is no second deposit; a fill of another intent paying it is one", async () => {
+    // The default target recipient: the account itself, which the bridge's fill pays on Arbitrum.
+    const { address } = await registerManaged(p, { chain: 'eip155:42161', token: ARB_USDC });
+    await base.send(BASE_USDC, 'TestToken', 'mint', [base.sender.address, 5_000_000n]);
+    const txHash = await base.send(BASE_USDC, 'TestToken', 'transfer', [address, 5_000_000n]);
+    await confirm();
+    await eventually('bridge-started', async () => webhooks(address).some((w) => w.type === 'bridge-started'));
+    const started = webhooks(address).find((w) => w.type === 'bridge-started').data;
+    const amount = BigInt(started.destination.amount);
+    await arb.send(ARB_USDC, 'TestToken', 'mint', [arb.sender.address, amount + 1_000_000n]);
+    await arb.send(ARB_USDC, 'TestToken', 'approve', [filler, amount + 1_000_000n]);
+    const fillTx = await arb.send(filler, 'Filler', 'fill', [BigInt(started.intentId), ARB_USDC, address, amount]);
+    // An intent of no account of ours paying the account, in a later block: a deposit, in the target token already.
+    const otherTx = await arb.send(filler, 'Filler', 'fill', [987_654_321n, ARB_USDC, address, 1_000_000n]);
+    await arb.test.mine({ blocks: 1 });
+    const deposits = async () =>
+      (await call(p, 'GET', `${DP}/deposits?account=${address}`)).json.deposits as {
+        txHash: string;
+        destinationTxHash: string | null;
+      }[];
+    // Ranges are ingested in order: once the later fill's deposit is there, the bridge's fill was read too.
+    await eventually("the other fill's deposit", async () => (await deposits()).some((d) => d.txHash === otherTx));
+    const listed = await deposits();
+    expect(listed.map((d) => d.txHash).sort()).toEqual([txHash, otherTx].sort());
+    // The bridge's arrival is recorded as its destination transaction.
+    expect(listed.find((d) => d.txHash === txHash)?.destinationTxHash).toBe(fillTx);
+  });
+
   test("a transfer out of a deposit account to its refund recipient completes the deposit's refund", async () => {
     const { owner, address } = await registerManaged(p, { chain: 'eip155:42161', token: ARB_USDC });
     // A token the registry does not list: rejected (TOKEN-1), recovered to the owner, refunded by a transfer.

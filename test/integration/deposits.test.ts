@@ -631,6 +631,71 @@ describe('paths', () => {
   }, 120_000);
 });
 
+describe("a bridge's arrival into the account", () => {
+  test("its fill's transfer into the account, named by fillNonce before or after the fill's report, is no second deposit; another intent's fill paying the account, or a forged fillNonce, still is", async () => {
+    const { p, r } = await subscribed();
+    // The default target recipient: the account itself, which the bridge then pays on Arbitrum.
+    const { address: a } = await registerManaged(p, baseToArb);
+    const { address: b } = await registerManaged(p, baseToArb);
+    const bridged = async (account: string) => {
+      const txHash = nextTx();
+      const deposit = { chainId: 8453, token: BASE_USDC, amount: '5000000', balance: '5000000', account, txHash };
+      expect((await ingest(api, depositEvents({ ...deposit, sender: sender() }))).status).toBe(200);
+      const id = await depositIdOf(p, txHash);
+      return { id, txHash, started: await until(r, id, 'bridge-started') };
+    };
+    const [first, second] = [await bridged(a), await bridged(b)];
+    const relayer = sender();
+    /** What the chain indexer reports for a fill's transfer into `account`: a deposit naming that fill. */
+    const arrival = (account: string, fillNonce: string, txHash = nextTx(), amount = '4000000') =>
+      depositEvents({ chainId: 42161, token: ARB_USDC, amount, account, sender: relayer, txHash, fillNonce });
+
+    // A's bridge arrives, reported before its fill: not a deposit, but the bridge's destination transaction.
+    const fillA = nextTx();
+    const arrivedA = await ingest(api, arrival(a, first.started.intentId, fillA, first.started.destination.amount));
+    expect(arrivedA.json).toEqual({ received: 1, applied: 1, duplicates: 0 });
+    expect(await byTx(p, fillA)).toEqual([]);
+    expect((await byTx(p, first.txHash))[0]).toMatchObject({ stage: 'bridging', destinationTxHash: fillA });
+    await ingest(
+      api,
+      fillAndClaim(first.started.intentId, { chainId: 42161, txHash: fillA }, { chainId: 8453, txHash: nextTx() }),
+    );
+    expect((await until(r, first.id, 'bridge-complete')).destination.transactionHash).toBe(fillA);
+
+    // B's bridge arrives, reported after its fill, in the batch of its claim: not a deposit either.
+    const fillB = nextTx();
+    const [fill, claim] = fillAndClaim(
+      second.started.intentId,
+      { chainId: 42161, txHash: fillB },
+      { chainId: 8453, txHash: nextTx() },
+    );
+    await ingest(api, [fill, ...arrival(b, second.started.intentId, fillB), claim]);
+    expect(await byTx(p, fillB)).toEqual([]);
+    expect((await until(r, second.id, 'bridge-complete')).destination.transactionHash).toBe(fillB);
+
+    // Into A: a fill of an intent that is none of ours, and a fillNonce naming B's bridge (which pays B, not A).
+    const foreign = nextTx();
+    const forged = nextTx();
+    await ingest(api, [...arrival(a, '123456789', foreign), ...arrival(a, second.started.intentId, forged)]);
+    for (const txHash of [foreign, forged]) {
+      const id = await depositIdOf(p, txHash);
+      // Already on the target chain in the target token: completed without a bridge.
+      await until(r, id, 'bridge-complete');
+      expect(types(r, id)).toEqual(['deposit-received', 'bridge-complete']);
+    }
+    // Two deposits bridged, two deposited through other fills: four deposits, each with its own received webhook.
+    const listed = (await call(p, 'GET', `${DP}/deposits?account=${a}`)).json.deposits;
+    expect(listed.map((d: { txHash: string }) => d.txHash).sort()).toEqual([first.txHash, foreign, forged].sort());
+    expect((await call(p, 'GET', `${DP}/deposits?account=${b}`)).json.deposits).toHaveLength(1);
+    const received = [...r.accepted.values()].filter((d) => d.json.type === 'deposit-received');
+    expect(received.map((d) => d.json.data.transactionHash).sort()).toEqual(
+      [first.txHash, second.txHash, foreign, forged].sort(),
+    );
+    expect(types(r, first.id)).toEqual(['deposit-received', 'bridge-started', 'bridge-complete']);
+    expect(types(r, second.id)).toEqual(['deposit-received', 'bridge-started', 'bridge-complete']);
+  });
+});
+
 describe('sizing', () => {
   test('two deposits into one account at once: each intent spends at most its own deposit; a token the target is not: BRIDGE-6', async () => {
     const { p, r } = await subscribed();

@@ -213,8 +213,13 @@ test('the devnet walk-through: deposit, portfolio, an SDK 1.15.0 intent relayed 
     WAIT_MS,
   );
 
-  // 10. The bridge's intent relayed: filled (its Permit2 funding cannot be claimed on the devnet).
+  // 10. The bridge's intent relayed: filled (its Permit2 funding cannot be claimed on the devnet). Its fill paid the
+  // account, read in the fill's range (ingested before the intent reads FILLED): the bridge's arrival, no deposit.
   expect(await step(blocks[9])).toContain(`{"intentId":"${deposit.intentId}","status":"FILLED"}`);
+  const after = (await get(`/deposit-processor/deposits?account=${DEPOSIT_ACCOUNT}`, key)).deposits;
+  expect(after).toEqual([
+    expect.objectContaining({ id: deposit.id, stage: 'bridging', destinationTxHash: expect.stringMatching(/^0x/) }),
+  ]);
 
   // Every event the service ingested came from its chain indexer (ids `chain:<chainId>:…`), none was posted.
   const db = await openDatabase(env.DATABASE_URL, 1);

@@ -64,6 +64,8 @@ export const depositEvents = (d: {
   logIndex?: number;
   balance?: string;
   block?: number;
+  /** the fill in the same transaction that made the transfer */
+  fillNonce?: string;
 }) => [
   ...(d.balance
     ? [
@@ -89,6 +91,7 @@ export const depositEvents = (d: {
     sender: d.sender,
     account: d.account,
     blockNumber: d.block ?? 100,
+    fillNonce: d.fillNonce, // left out of the JSON when undefined
   },
 ];
 

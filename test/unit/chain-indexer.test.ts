@@ -164,6 +164,45 @@ describe('what each log becomes', () => {
     expect(deposits).toEqual([{ transactionHash: hash(2001), logIndex: 0, blockHash: hash(1001) }]);
   });
 
+  test('a transfer into a deposit account names the fill of its transaction that paid it (the service judges it)', async () => {
+    const tx = (logIndex: number) => ({ ...at(2, logIndex), transactionHash: hash(77) });
+    const into = (logIndex: number, value: bigint, token = BASE_USDC) =>
+      ({ ...tx(logIndex), kind: 'token-transfer', token, from: other, to: account, value }) as const;
+    const { events } = await read([
+      // Another transaction's fill pays nobody here.
+      {
+        ...at(1),
+        transactionHash: hash(88),
+        kind: 'fill',
+        nonce: 1n,
+        recipient: account,
+        token: BASE_USDC,
+        amount: 5n,
+      },
+      { ...into(1, 5n), ...at(1, 1) },
+      // One transaction, two fills paying the account as contracts/Filler.sol does (the transfer, then its fill),
+      // a fill of another recipient, and a fill whose event declares nothing but its nonce.
+      into(0, 5n),
+      { ...tx(1), kind: 'fill', nonce: 10n, recipient: account, token: BASE_USDC, amount: 5n },
+      into(2, 5n),
+      { ...tx(3), kind: 'fill', nonce: 11n, recipient: account, token: BASE_USDC, amount: 5n },
+      { ...tx(4), kind: 'fill', nonce: 12n, recipient: other, token: BASE_USDC, amount: 7n },
+      into(5, 7n),
+      into(6, 9n, unlisted),
+      { ...tx(7), kind: 'fill', nonce: 13n },
+    ]);
+    const deposits = events.filter((e) => e.type === 'deposit');
+    expect(deposits.map((e) => [e.logIndex, e.fillNonce])).toEqual([
+      [1, undefined],
+      [0, '10'],
+      [2, '11'],
+      // Paid neither by fill 12 (another recipient) nor by 10 or 11 (another amount); 13 declares nothing to contradict.
+      [5, '13'],
+      [6, '13'],
+    ]);
+    expect(deposits[0]).not.toHaveProperty('fillNonce');
+  });
+
   test('after a rewind, the balances of the abandoned ranges are read again at the new range end', async () => {
     const key = { account, lockId: lockId(BASE_USDC).toString() };
     const { events, reads } = await read([], [key]);
