@@ -3,7 +3,7 @@ import type { Hex } from 'viem';
 import { waitFor } from '../../src/dev/processes';
 import { tokenId } from '../../src/intents/quote';
 import { proveAccount } from '../../src/projects/account-store';
-import { Api, call, killWorkers, startApi, startWorker } from '../support/harness';
+import { Api, call, startApi, startWorker } from '../support/harness';
 import { ARB_USDC, BASE_USDC } from '../support/fixtures';
 import { submitOwnIntent } from '../support/intents';
 import { DP, registerManaged } from '../support/deposits';
@@ -31,7 +31,8 @@ let allocator: Hex;
 const receivers: Receiver[] = [];
 
 beforeAll(async () => {
-  api = await startApi();
+  // Anvil's blocks are numbered from 0 at today's timestamps: kept apart from the stamped events of other suites.
+  api = await startApi({ ownDatabase: true });
   const health = (await call(api, 'GET', '/health')).json;
   lockTag = health.lockTag;
   allocator = health.allocatorAddress;
@@ -77,9 +78,6 @@ beforeAll(async () => {
   });
 }, 120_000);
 afterAll(async () => {
-  // Its indexing worker polls the run's chain-indexer queue: left running, it would take other suites' chains' reads.
-  killWorkers(api.env);
-  startWorker(api.env);
   await Promise.all(receivers.map((r) => r.close()));
   await Promise.all([base, arb, op, polygon].map((c) => c?.local.stop()));
   await api.close();

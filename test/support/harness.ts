@@ -1,10 +1,13 @@
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import fs from 'node:fs';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { DataSource } from 'typeorm';
 import type { Client } from '@temporalio/client';
 import { openDatabase } from '../../src/db/data-source';
+import { dropDatabase, ensureDatabase, withDatabase } from '../../src/db/provision';
 import { spawnEntry } from '../../src/dev/processes';
 import { createApp } from '../../src/http/app';
 import { createServices, Services } from '../../src/http/services';
@@ -26,9 +29,38 @@ export interface Api {
   close(): Promise<void>;
 }
 
-/** The real HTTP app in this process, against the Postgres, Temporal and worker that global setup started. */
-export async function startApi(): Promise<Api> {
-  const env = readTestEnv();
+/**
+ * The run's environment with a database, task queue and worker list of a suite's own, on the run's PostgreSQL server
+ * and Temporal: the run's worker never picks its workflows, and what it stores is seen by no other suite.
+ */
+async function ownEnv(run: TestEnv): Promise<TestEnv> {
+  const suffix = randomBytes(4).toString('hex');
+  const database = `${run.database}_${suffix}`;
+  await ensureDatabase(run.adminUrl, database);
+  const databaseUrl = withDatabase(run.adminUrl, database);
+  const taskQueue = `${run.taskQueue}-${suffix}`;
+  const workerPidFile = path.join(run.dataDir, `workers-${suffix}.pid`);
+  fs.writeFileSync(workerPidFile, '');
+  return {
+    ...run,
+    databaseUrl,
+    database,
+    taskQueue,
+    workerPidFile,
+    env: { ...run.env, DATABASE_URL: databaseUrl, TEMPORAL_TASK_QUEUE: taskQueue },
+  };
+}
+
+/**
+ * The real HTTP app in this process, against the Postgres, Temporal and worker that global setup started.
+ * `ownDatabase`: against a database and task queue of its own instead (migrated here), with no worker until the
+ * suite starts one (`startWorker(api.env)`); close kills the workers started so and drops the database. For suites
+ * whose data would decide other suites' outcomes, e.g. anvil chains' blocks, numbered from 0 at today's timestamps,
+ * which the indexer's clock check would hold against other suites' stamped events of the same chain.
+ */
+export async function startApi(opts: { ownDatabase?: boolean } = {}): Promise<Api> {
+  const run = readTestEnv();
+  const env = opts.ownDatabase ? await ownEnv(run) : run;
   const rt = loadRuntime({ ...process.env, ...env.env });
   const db = await openDatabase(env.databaseUrl, 4);
   const temporal = createTemporalClient(env.temporalAddress, 'default');
@@ -52,11 +84,15 @@ export async function startApi(): Promise<Api> {
       await temporal.connection.close();
       await services.rateLimits.close();
       await db.destroy();
+      if (env !== run) {
+        killWorkers(env);
+        await dropDatabase(env.adminUrl, env.database);
+      }
     },
   };
 }
 
-/** Kills every worker of this test run at once (SIGKILL: no draining, as in a crash). */
+/** Kills every worker of this test run (or of a suite's own database) at once (SIGKILL: no draining, as in a crash). */
 export function killWorkers(env: TestEnv): void {
   for (const pid of fs.readFileSync(env.workerPidFile, 'utf8').split('\n').filter(Boolean).map(Number)) {
     try {
@@ -67,7 +103,7 @@ export function killWorkers(env: TestEnv): void {
   }
 }
 
-/** Starts a fresh worker process (left running; global teardown stops it). */
+/** Starts a fresh worker process (left running; global teardown, or closing the API that has its own database, stops it). */
 export function startWorker(env: TestEnv): void {
   const worker = spawnEntry('worker', env.env);
   fs.appendFileSync(env.workerPidFile, `${worker.pid}\n`);
