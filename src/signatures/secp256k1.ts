@@ -2,7 +2,6 @@ import * as ecc from 'tiny-secp256k1';
 import {
   bytesToHex,
   hashMessage,
-  hashTypedData,
   hexToBytes,
   isHex,
   recoverAddress,
@@ -11,12 +10,13 @@ import {
   type TypedDataDefinition,
 } from 'viem';
 import { privateKeyToAccount, publicKeyToAddress, type PrivateKeyAccount } from 'viem/accounts';
+import { typedDataDigest } from './eip712-hash';
 
 /**
  * ECDSA over secp256k1 on the request path, computed by libsecp256k1 (WebAssembly, through tiny-secp256k1): a
  * recovery costs about a seventh and a signature about a third of viem's JavaScript curve on this machine, and the
- * submit and quote routes do one of each per request. viem still hashes and encodes everything; only the curve
- * arithmetic moves. Results are the same bytes: RFC 6979 nonces and low-s signatures in both.
+ * submit and quote routes do one of each per request. Hashing stays viem's (typed data: ./eip712-hash.ts, the same
+ * bytes); only the curve arithmetic moves. Results are the same bytes: RFC 6979 nonces and low-s signatures in both.
  */
 
 /** The address that signed `hash`. Any signature form other than 65 bytes (r, s, v) goes through viem as before. */
@@ -45,6 +45,6 @@ export function fastAccount(privateKey: Hex): PrivateKeyAccount {
     ...account,
     sign: async ({ hash }) => signHash(key, hash),
     signMessage: async ({ message }) => signHash(key, hashMessage(message)),
-    signTypedData: async (typedData) => signHash(key, hashTypedData(typedData as TypedDataDefinition)),
+    signTypedData: async (typedData) => signHash(key, typedDataDigest(typedData as TypedDataDefinition)),
   };
 }
