@@ -366,11 +366,13 @@ export async function acceptIntent(
       if (e instanceof InsufficientBalance) throw new SubmitRefused(e.message);
       throw e;
     }
+    // The operation is copied from the locked quote in PostgreSQL rather than sent back as JSON.
     await preparedQuery(
       tx,
       `INSERT INTO intents (id, account, status, destination_chain_id, origin_chain_ids, fill_deadline, operation, signatures, history, signed_by_session)
-       VALUES ($1, $2, 'PENDING', $3, $4, $5, $6, $7, jsonb_build_array(jsonb_build_object('status', 'PENDING', 'at', now())), $8)`,
-      [id, account, destinationChainId, originChainIds, fillDeadline, operation, submission, bySession],
+       SELECT $1, $2, 'PENDING', $3, $4, $5, q.operation, $6, jsonb_build_array(jsonb_build_object('status', 'PENDING', 'at', now())), $7
+       FROM quotes q WHERE q.nonce = $1`,
+      [id, account, destinationChainId, originChainIds, fillDeadline, submission, bySession],
     );
     // Sponsored fees count for the project once, when the intent is accepted (not per quote or retried submit).
     if (sponsored && !(await recordSponsored(tx, id, projectId)))
