@@ -189,7 +189,8 @@ function submitCpu(submit: Result, bare: Result, trivialAt8: Result): string[] {
     `  ${ms(bare.cpu!.Temporal)}; no worker runs it). On ${cores} cores those costs cap submits at about`,
     `  ${((cores * 1000) / allCpu(submit)).toFixed(0)}/s and bare starts at about ${((cores * 1000) / allCpu(bare)).toFixed(0)}/s. 60% of the bare start rate`,
     `  would need a whole submit to use at most ${ms(allCpu(bare) / 0.6)}; its Temporal part alone used ${ms(submit.cpu!.Temporal)}, and the`,
-    `  trivial route (HTTP and the API key, before any intent work) ${ms(allCpu(trivialAt8))}.`,
+    `  trivial route (HTTP and the API key, before any intent work) ${ms(allCpu(trivialAt8))}. Our share (API, worker and`,
+    `  PostgreSQL) was ${ms(ourShare(submit))}, against the bare start's whole ${ms(allCpu(bare))} (the Targets row).`,
   ];
 }
 
