@@ -3,7 +3,6 @@
  * to start a measurement, and a process's RSS. Linux /proc only; elsewhere the figures read 0.
  */
 import fs from 'node:fs';
-import type { DataSource } from 'typeorm';
 
 /** The processes whose CPU time each measurement attributes per request (set by bench/stack.ts once they run). */
 export const watched: Record<string, number> = {};
@@ -24,11 +23,19 @@ export function cpuMs(pid: number): number {
   return fields ? (Number(fields[11]) + Number(fields[12])) * 10 : 0;
 }
 
+/** The database whose backends are PostgreSQL's part of each measurement (set by bench/stack.ts). */
+export const watchedDatabase: { name?: string } = {};
+
+/** The last CPU time read of each backend of the watched database: one that ended keeps what it had used by then. */
+const backends = new Map<string, number>();
+
 /**
  * CPU time (ms) of the PostgreSQL server: every running postgres process, and the backends that ended (a pool
- * closing idle connections), which the postmaster has counted in its children's time (cutime + cstime).
+ * closing idle connections), which the postmaster has counted in its children's time (cutime + cstime). With
+ * `database`, only the backends serving it (their process titles name it): the server may be shared with other work
+ * on the machine (other databases, their background writes), which the figures should not count.
  */
-export function postgresCpuMs(): number {
+export function postgresCpuMs(database?: string): number {
   if (!fs.existsSync('/proc')) return 0;
   const postgres = new Set(
     fs.readdirSync('/proc').filter((d) => {
@@ -39,6 +46,17 @@ export function postgresCpuMs(): number {
       }
     }),
   );
+  if (database) {
+    for (const pid of postgres) {
+      try {
+        const title = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+        if (title.includes(` ${database} `)) backends.set(pid, cpuMs(Number(pid)) || (backends.get(pid) ?? 0));
+      } catch {
+        // ended meanwhile: its last reading stays
+      }
+    }
+    return [...backends.values()].reduce((a, b) => a + b, 0);
+  }
   let total = 0;
   for (const pid of postgres) {
     const fields = statFields(Number(pid));
@@ -49,23 +67,12 @@ export function postgresCpuMs(): number {
   return total;
 }
 
-/**
- * CPU time (ms) of the PostgreSQL backends serving the database `db` is connected to: the server's whole time counts
- * what other work on a shared server does too.
- */
-export async function databaseCpuMs(db: DataSource): Promise<number> {
-  const backends: { pid: number }[] = await db.query(
-    'SELECT pid FROM pg_stat_activity WHERE datname = current_database()',
-  );
-  return backends.reduce((total, { pid }) => total + cpuMs(pid), 0);
-}
-
-/** CPU time (ms) of every process: the watched ones, the PostgreSQL server, and this one (the load). */
+/** CPU time (ms) of every process: the watched ones, the watched database's PostgreSQL backends, and this one (the load). */
 export function cpuSample(): Record<string, number> {
   const own = process.cpuUsage();
   return {
     ...Object.fromEntries(Object.entries(watched).map(([name, pid]) => [name, cpuMs(pid)])),
-    PostgreSQL: postgresCpuMs(),
+    PostgreSQL: postgresCpuMs(watchedDatabase.name),
     'benchmark (load)': (own.user + own.system) / 1000,
   };
 }

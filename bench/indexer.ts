@@ -5,7 +5,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { PrivateKeyAccount } from 'viem/accounts';
-import { databaseCpuMs } from './cpu';
 import type { Kit, Result, Stack } from './kit';
 
 export const BASE_USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
@@ -45,8 +44,7 @@ const NEWCOMER_BATCHES = 20;
  * addresses: nothing else uses them), as a chain indexer reports them: each of its own block, with the block's
  * timestamp (docs/indexer.md recommends it: it is what releases held funds), so every batch is screened against the
  * stored clock of its chain. Blocks from 1,000,000 on, 2 s apart, a month ago. `rps` is in events per second; p50
- * and p99 are of a batch, and so is `cpu`, with the CPU time of this database's PostgreSQL backends beside the
- * server's (which counts what other work on a shared server does).
+ * and p99 are of a batch, and so is `cpu`.
  */
 export async function benchNewcomerIngestion(kit: Kit, stack: Stack): Promise<Result> {
   const first = 1_000_000;
@@ -60,7 +58,6 @@ export async function benchNewcomerIngestion(kit: Kit, stack: Stack): Promise<Re
       };
     }),
   );
-  const database = await databaseCpuMs(stack.db);
   const r = await kit.measure(
     'POST /indexer/events, batches of 1,000 balance events of new accounts, one indexer',
     1,
@@ -69,8 +66,7 @@ export async function benchNewcomerIngestion(kit: Kit, stack: Stack): Promise<Re
       await stack.post('/indexer/events', { events: batches[i] }, 200, stack.indexer);
     },
   );
-  const cpu = { ...r.cpu, 'PostgreSQL (this database)': ((await databaseCpuMs(stack.db)) - database) / batches.length };
-  return { ...r, rps: r.rps * 1000, cpu };
+  return { ...r, rps: r.rps * 1000 };
 }
 
 /** Blocks of the one-event batches, each new so that every event is applied. */

@@ -6,7 +6,7 @@
  * API RSS and CPU per request by process (bench/cpu.ts); where each route's time goes, its domain steps timed one by
  * one (bench/steps.ts); webhooks (bench/webhooks.ts) and analytics (bench/analytics.ts). bench/report.ts writes the
  * request path's part of the report.
- * Usage: npm run bench [-- --requests 1000] [--only requests,webhooks,analytics,ingestion] [--funnel-events 1000000,10000000]
+ * Usage: npm run bench [-- --requests 1000] [--only requests,submit,webhooks,analytics,ingestion] [--funnel-events 1000000,10000000]
  * Writes bench/RESULTS.md (a whole run only), keeping the sections it does not write itself
  * (bench/worker-memory.ts, bench/chain-indexer.ts, bench/chain-indexer-latency.ts, bench/capacity.ts, the cluster
  * chaos test, before/after comparisons).
@@ -23,7 +23,7 @@ import { benchIngestion, benchNewcomerIngestion, benchOneEventBatches } from './
 import { arg, type Kit, type Result, runBench, type Stack } from './kit';
 import { measure, median, percentile } from './measure';
 import { benchQuotes } from './quotes';
-import { newcomerRow, report } from './report';
+import { cpuRows, newcomerRow, report, submitShareRow } from './report';
 import { startStack } from './stack';
 import { benchSteps } from './steps';
 import { benchSubmits } from './submits';
@@ -31,9 +31,10 @@ import { benchWebhooks } from './webhooks';
 
 const REQUESTS = Number(arg('--requests')) || 1000; // fewer make the 32-client throughputs swing by a third between runs
 /**
- * `--only requests,webhooks,analytics,ingestion`: those sections alone, printed (bench/RESULTS.md is written by a
- * whole run only); `requests` is everything but the webhooks and analytics; `ingestion` is the two rows of balance
- * events in batches of 1,000 alone (two indexers over 20,000 accounts, then the newcomer's shape).
+ * `--only requests,submit,webhooks,analytics,ingestion`: those sections alone, printed (bench/RESULTS.md is written by
+ * a whole run only); `requests` is everything but the webhooks and analytics; `submit` is our share of a submit's CPU
+ * beside a bare workflow start (8 clients, after the warm-up round); `ingestion` is the two rows of balance events in
+ * batches of 1,000 alone (two indexers over 20,000 accounts, then the newcomer's shape).
  */
 const ONLY = arg('--only')?.split(',');
 const LEVELS = [1, 8, 32];
@@ -79,6 +80,23 @@ async function requestRounds(kit: Kit, stack: Stack): Promise<Rounds> {
   return { results, eventsPerSecond, newcomer, fill, spare: accounts.slice(cursor, cursor + 60) };
 }
 
+/**
+ * Our share of a submit alone: the baselines, quotes and submits of the request rounds at 1 client (unrecorded, the
+ * warm-up) and at 8, then the target row and the CPU table of the round at 8.
+ */
+async function submitReport(kit: Kit, stack: Stack): Promise<string[]> {
+  const accounts = Array.from({ length: 2 * REQUESTS }, () => privateKeyToAccount(generatePrivateKey()));
+  await benchIngestion(kit, stack, accounts);
+  const results: Result[] = [];
+  for (const [round, c] of [1, 8].entries()) {
+    const into = round === 0 ? [] : results;
+    into.push(...(await benchBaselines(kit, stack, c)));
+    const quotes = await benchQuotes(kit, stack, c, accounts.slice(round * REQUESTS, (round + 1) * REQUESTS));
+    into.push(quotes.result, ...(await benchSubmits(kit, stack, c, quotes.signed)));
+  }
+  return [submitShareRow(results), '', ...cpuRows(results)];
+}
+
 /** The balance-ingestion rows alone, in the order the request rounds take them. */
 async function ingestionReport(kit: Kit, stack: Stack): Promise<string[]> {
   const accounts = Array.from({ length: 20_000 }, () => privateKeyToAccount(generatePrivateKey()));
@@ -116,6 +134,7 @@ async function main() {
   if (ONLY) {
     const lines = [
       ...(ONLY.includes('requests') ? await requestReport(kit, stack, await requestRounds(kit, stack)) : []),
+      ...(ONLY.includes('submit') ? await submitReport(kit, stack) : []),
       ...(ONLY.includes('ingestion') ? await ingestionReport(kit, stack) : []),
       ...(ONLY.includes('webhooks') ? await webhooks() : []),
       ...(ONLY.includes('analytics') ? await analytics() : []),

@@ -23,7 +23,7 @@ import {
 } from '../src/dev/processes';
 import { createProject } from '../src/projects/api-keys';
 import { loadRuntime, type Runtime } from '../src/runtime';
-import { watched } from './cpu';
+import { watched, watchedDatabase } from './cpu';
 import type { Kit, Stack } from './kit';
 
 const freePort = () =>
@@ -66,6 +66,7 @@ export async function startStack(
   const database = `orchestrator_bench_${randomBytes(4).toString('hex')}`;
   await ensureDatabase(adminUrl, database);
   cleanup.push(() => dropDatabase(adminUrl, database));
+  watchedDatabase.name = database;
   const env = {
     NODE_ENV: 'test',
     DATA_DIR: dataDir,

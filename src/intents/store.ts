@@ -1,7 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { preparedQuery, WITHOUT_FLUSH_WAIT } from '../db/prepared';
 import { InsufficientBalance, releaseAfterExpiry, reserve, settleOnClaim, type Reservation } from '../ledger/ledger';
-import { queueStart, type QueuedStart } from '../outbox/store';
+import { queuedStartInsert, type QueuedStart } from '../outbox/store';
 import { proveAccount } from '../projects/account-store';
 import { recordSponsored, type Sponsored } from '../projects/sponsorship-store';
 import { lockDepositAccount, overdrawsDepositCredit } from '../deposits/credit-store';
@@ -366,11 +366,16 @@ export async function acceptIntent(
       if (e instanceof InsufficientBalance) throw new SubmitRefused(e.message);
       throw e;
     }
+    // One statement for the intent and its queued start (both rows only this transaction creates); the operation is
+    // copied from the locked quote in PostgreSQL rather than sent back as JSON.
+    const queued = queuedStartInsert(start, 8);
     await preparedQuery(
       tx,
-      `INSERT INTO intents (id, account, status, destination_chain_id, origin_chain_ids, fill_deadline, operation, signatures, history, signed_by_session)
-       VALUES ($1, $2, 'PENDING', $3, $4, $5, $6, $7, jsonb_build_array(jsonb_build_object('status', 'PENDING', 'at', now())), $8)`,
-      [id, account, destinationChainId, originChainIds, fillDeadline, operation, submission, bySession],
+      `WITH queued AS (${queued.sql})
+       INSERT INTO intents (id, account, status, destination_chain_id, origin_chain_ids, fill_deadline, operation, signatures, history, signed_by_session)
+       SELECT $1, $2, 'PENDING', $3, $4, $5, q.operation, $6, jsonb_build_array(jsonb_build_object('status', 'PENDING', 'at', now())), $7
+       FROM quotes q WHERE q.nonce = $1`,
+      [id, account, destinationChainId, originChainIds, fillDeadline, submission, bySession, ...queued.params],
     );
     // Sponsored fees count for the project once, when the intent is accepted (not per quote or retried submit).
     if (sponsored && !(await recordSponsored(tx, id, projectId)))
@@ -382,7 +387,6 @@ export async function acceptIntent(
       );
     if (bySession && (await overdrawsDepositCredit(tx, projectId, account, id)))
       throw new SubmitRefused(new InsufficientBalance().message);
-    await queueStart(tx, start);
     return { status: 'PENDING', start };
   });
 }

@@ -48,20 +48,30 @@ export interface AwaitedOwner {
 /** Where a signal waits for an owner that is not recorded yet (a name for operators: no such workflow exists). */
 export const awaitingWorkflowId = (nonce: string) => `awaiting-owner-${nonce}`;
 
+/**
+ * The insert of a queued start's row, with its parameters numbered from `first`: a store may run it as a WITH item of
+ * its own statement (one round trip for its row and the start), as the intent's submit does.
+ */
+export function queuedStartInsert(start: QueuedStart, first: number): { sql: string; params: unknown[] } {
+  const params = [
+    start.workflowId,
+    start.workflowType,
+    JSON.stringify(start.args),
+    start.searchAttributes,
+    start.summary,
+    start.delayUntil ? new Date(start.delayUntil) : null,
+    currentTraceContext(),
+  ];
+  const values = params.map((_, i) => `$${first + i}`).join(', ');
+  return {
+    sql: `INSERT INTO workflow_outbox (workflow_id, workflow_type, args, search_attributes, summary, delay_until, trace_context) VALUES (${values}) ON CONFLICT (workflow_id) DO NOTHING`,
+    params,
+  };
+}
+
 export async function queueStart(tx: EntityManager, start: QueuedStart): Promise<void> {
-  await preparedQuery(
-    tx,
-    'INSERT INTO workflow_outbox (workflow_id, workflow_type, args, search_attributes, summary, delay_until, trace_context) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (workflow_id) DO NOTHING',
-    [
-      start.workflowId,
-      start.workflowType,
-      JSON.stringify(start.args),
-      start.searchAttributes,
-      start.summary,
-      start.delayUntil ? new Date(start.delayUntil) : null,
-      currentTraceContext(),
-    ],
-  );
+  const { sql, params } = queuedStartInsert(start, 1);
+  await preparedQuery(tx, sql, params);
 }
 
 /** Whether a workflow's start is still queued (not performed yet, or its process died before performing it). */

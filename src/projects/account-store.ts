@@ -33,22 +33,24 @@ export async function proveAccount(
   days?: number,
 ): Promise<void> {
   const acct = account.toLowerCase();
+  // One statement for both: the allowances' insert waits on the EXISTS, whose sub-plan runs the proof first, so the
+  // (project, account) row is still taken before any allowance row (src/ledger/ledger.ts's lock order).
   await preparedQuery(
     tx,
-    `INSERT INTO project_accounts (project_id, account, proof, proven_until) VALUES ($1, $2, $3, now() + make_interval(days => $4::int))
-     ON CONFLICT (project_id, account) DO UPDATE SET proof = CASE WHEN project_accounts.proven_until IS NULL THEN project_accounts.proof ELSE EXCLUDED.proof END,
-       proven_until = CASE WHEN project_accounts.proven_until IS NULL OR EXCLUDED.proven_until IS NULL THEN NULL
-         ELSE greatest(project_accounts.proven_until, EXCLUDED.proven_until) END`,
-    [projectId, acct, proof, proof === 'operator' ? null : (days ?? 30)],
-  );
-  if (!covered.length) return;
-  await tx.query(
-    `INSERT INTO project_account_allowances (project_id, account, chain_id, token, amount)
-     SELECT $1, $2, * FROM unnest($3::bigint[], $4::text[], $5::numeric[])
+    `WITH proof AS (
+       INSERT INTO project_accounts (project_id, account, proof, proven_until) VALUES ($1, $2, $3, now() + make_interval(days => $4::int))
+       ON CONFLICT (project_id, account) DO UPDATE SET proof = CASE WHEN project_accounts.proven_until IS NULL THEN project_accounts.proof ELSE EXCLUDED.proof END,
+         proven_until = CASE WHEN project_accounts.proven_until IS NULL OR EXCLUDED.proven_until IS NULL THEN NULL
+           ELSE greatest(project_accounts.proven_until, EXCLUDED.proven_until) END
+       RETURNING 1)
+     INSERT INTO project_account_allowances (project_id, account, chain_id, token, amount)
+     SELECT $1, $2, * FROM unnest($5::bigint[], $6::text[], $7::numeric[]) WHERE EXISTS (SELECT 1 FROM proof)
      ON CONFLICT (project_id, account, chain_id, token) DO UPDATE SET amount = greatest(project_account_allowances.amount, EXCLUDED.amount)`,
     [
       projectId,
       acct,
+      proof,
+      proof === 'operator' ? null : (days ?? 30),
       covered.map((c) => c.chainId),
       covered.map((c) => c.token.toLowerCase()),
       covered.map((c) => c.amount),

@@ -60,3 +60,21 @@ test('a malformed signature throws, as viem does, and a wrong hash recovers some
   await expect(recoverSigner(hash, '0x1234')).rejects.toThrow();
   expect(await recoverSigner(keccak256(toHex('y')), sig)).not.toBe(account.address);
 });
+
+test('where no native addon loads, the WebAssembly build signs and recovers the same bytes', async () => {
+  let wasmOnly!: typeof import('../../src/signatures/secp256k1');
+  const noAddon = jest.fn(() => {
+    throw new Error('no prebuilt addon for this platform');
+  });
+  jest.isolateModules(() => {
+    jest.doMock('secp256k1/bindings', noAddon);
+    wasmOnly = require('../../src/signatures/secp256k1'); // eslint-disable-line @typescript-eslint/no-require-imports
+  });
+  expect(noAddon).toHaveBeenCalled();
+  const key = generatePrivateKey();
+  const hash = keccak256(toHex('wasm'));
+  const sig = await wasmOnly.fastAccount(key).sign!({ hash });
+  expect(sig).toBe(await privateKeyToAccount(key).sign({ hash }));
+  expect(await wasmOnly.recoverSigner(hash, sig)).toBe(privateKeyToAccount(key).address);
+  await expect(wasmOnly.recoverSigner(hash, `0x${'00'.repeat(64)}1b`)).rejects.toThrow();
+});
