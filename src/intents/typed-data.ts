@@ -1,8 +1,7 @@
-import { keccak256, pad, slice, toHex, type TypedDataDefinition } from 'viem';
+import { hashTypedData, keccak256, pad, slice, toHex, type TypedDataDefinition } from 'viem';
 import { compactDomain, LOCK } from '../compact/eip712';
 import type { Element, IntentOp } from './types';
 import { members } from '../signatures/eip712-members';
-import { typedDataDigest } from '../signatures/eip712-hash';
 
 /** Domains and type sets exactly as @rhinestone/sdk 1.x builds them (execution/compact.js, permit2.js, singleChainOps.js). */
 export const PERMIT2_ADDRESS = '0x000000000022D473030F116dDEE9F6B43aC78BA3';
@@ -38,25 +37,15 @@ function mandate(element: Element) {
   };
 }
 
-// Each type set is one object for every message of its kind: typedDataDigest hashes a type set's types once.
-const COMPACT_TYPES = {
-  MultichainCompact: members('address sponsor,uint256 nonce,uint256 expires,Element[] elements'),
-  Element: members('address arbiter,uint256 chainId,Lock[] commitments,Mandate mandate'),
-  Lock: LOCK,
-  ...MANDATE_TYPES,
-};
-const PERMIT2_TYPES = {
-  TokenPermissions: members('address token,uint256 amount'),
-  ...MANDATE_TYPES,
-  PermitBatchWitnessTransferFrom: members(
-    'TokenPermissions[] permitted,address spender,uint256 nonce,uint256 deadline,Mandate mandate',
-  ),
-};
-
 /** The MultichainCompact of an intent with its Mandate witness: what the sponsor signs and every claim of it hashes. */
 export function multichainCompact(op: Pick<IntentOp, 'sponsor' | 'nonce' | 'expires' | 'elements'>) {
   return {
-    types: COMPACT_TYPES,
+    types: {
+      MultichainCompact: members('address sponsor,uint256 nonce,uint256 expires,Element[] elements'),
+      Element: members('address arbiter,uint256 chainId,Lock[] commitments,Mandate mandate'),
+      Lock: LOCK,
+      ...MANDATE_TYPES,
+    },
     primaryType: 'MultichainCompact',
     message: {
       sponsor: op.sponsor,
@@ -90,7 +79,13 @@ export function compactTypedData(
 export function permit2TypedData(element: Element, nonce: string, expires: string) {
   return {
     domain: { name: 'Permit2', chainId: Number(element.chainId), verifyingContract: PERMIT2_ADDRESS },
-    types: PERMIT2_TYPES,
+    types: {
+      TokenPermissions: members('address token,uint256 amount'),
+      ...MANDATE_TYPES,
+      PermitBatchWitnessTransferFrom: members(
+        'TokenPermissions[] permitted,address spender,uint256 nonce,uint256 deadline,Mandate mandate',
+      ),
+    },
     primaryType: 'PermitBatchWitnessTransferFrom',
     message: {
       permitted: element.idsAndAmounts.map(([id, amount]) => ({ token: tokenOf(id), amount: BigInt(amount) })),
@@ -113,4 +108,4 @@ export function originTypedData(
   return op.elements.map(() => compact);
 }
 
-export const digestOf = (typedData: TypedDataDefinition) => typedDataDigest(typedData);
+export const digestOf = (typedData: TypedDataDefinition) => hashTypedData(typedData);

@@ -1,9 +1,9 @@
 import canonicalize from 'canonicalize';
-import type { TypedDataDefinition } from 'viem';
+import { hashTypedData, type TypedDataDefinition } from 'viem';
 import { DomainError } from '../errors';
 import { recoverSigner } from '../signatures/secp256k1';
 import { verifyOnChain } from '../signatures/smart-account';
-import { digestOf, originTypedData } from './typed-data';
+import { originTypedData } from './typed-data';
 import type { IntentOp, OriginSignature, SignedIntentOp } from './types';
 
 export const invalidSignature = () => new DomainError('INVALID_SIGNATURE', 'Invalid bundle signature');
@@ -78,7 +78,7 @@ export async function signedBySponsor(
   if (accountType === 'EOA' && typeof sig === 'string') {
     try {
       // Compared in lower case: checksumming both addresses again would cost a keccak256 each.
-      return (await recoverSigner(digestOf(typedData), sig)).toLowerCase() === sponsor.toLowerCase();
+      return (await recoverSigner(hashTypedData(typedData), sig)).toLowerCase() === sponsor.toLowerCase();
     } catch {
       return false;
     }
@@ -86,7 +86,7 @@ export async function signedBySponsor(
   const signature = typeof sig === 'string' ? sig : sig.notarizedClaimSig;
   return verifyOnChain(env, Number(typedData.domain?.chainId), {
     address: sponsor,
-    hash: digestOf(typedData),
+    hash: hashTypedData(typedData),
     signature,
   });
 }

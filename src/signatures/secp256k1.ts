@@ -2,6 +2,7 @@ import * as wasm from 'tiny-secp256k1';
 import {
   bytesToHex,
   hashMessage,
+  hashTypedData,
   hexToBytes,
   isHex,
   recoverAddress,
@@ -10,15 +11,14 @@ import {
   type TypedDataDefinition,
 } from 'viem';
 import { privateKeyToAccount, publicKeyToAddress, type PrivateKeyAccount } from 'viem/accounts';
-import { typedDataDigest } from './eip712-hash';
 
 /**
  * ECDSA over secp256k1 on the request path, computed by libsecp256k1 (Bitcoin Core's curve library). Where the
  * `secp256k1` package ships a prebuilt addon for the platform (Linux x64, macOS arm64, Windows x64: loaded as it is,
  * no install script) it runs natively: a recovery costs about a quarter of the WebAssembly build's (60 against 255 µs
  * on this machine), which every submit pays. Elsewhere the WebAssembly build (tiny-secp256k1), itself about a seventh
- * of viem's JavaScript curve for a recovery and a third for a signature. Hashing stays viem's (typed data:
- * ./eip712-hash.ts, the same bytes); only the curve arithmetic moves. Results are the same bytes in every case:
+ * of viem's JavaScript curve for a recovery and a third for a signature. Hashing stays viem's; only the curve
+ * arithmetic moves. Results are the same bytes in every case:
  * RFC 6979 nonces and low-s signatures.
  */
 interface Curve {
@@ -76,6 +76,6 @@ export function fastAccount(privateKey: Hex): PrivateKeyAccount {
     ...account,
     sign: async ({ hash }) => signHash(key, hash),
     signMessage: async ({ message }) => signHash(key, hashMessage(message)),
-    signTypedData: async (typedData) => signHash(key, typedDataDigest(typedData as TypedDataDefinition)),
+    signTypedData: async (typedData) => signHash(key, hashTypedData(typedData as TypedDataDefinition)),
   };
 }
