@@ -13,5 +13,5 @@ export const outboxConfig = (env: NodeJS.ProcessEnv) =>
     graceSeconds: ['OUTBOX_GRACE_SECONDS', 10, 0, 3600],
     maxAttempts: ['OUTBOX_MAX_ATTEMPTS', 10, 1, 100],
     maxPendingStarts: ['OUTBOX_MAX_PENDING_STARTS', 1000, 1, 100_000],
-    delayedStartsInFlight: ['OUTBOX_DELAYED_STARTS_IN_FLIGHT', 2, 1, 1000],
+    delayedStartsInFlight: ['OUTBOX_DELAYED_STARTS_IN_FLIGHT', 4, 1, 1000],
   });

@@ -63,5 +63,5 @@ test('a burst of delayed starts keeps OUTBOX_DELAYED_STARTS_IN_FLIGHT calls in T
   await Promise.all([...burst, undelayed]);
   expect(await events).toBe(2);
   expect(calls.filter((c) => c.kind === 'start')).toHaveLength(61);
-  expect(loadConfig({}).outbox.delayedStartsInFlight).toBe(2);
+  expect(loadConfig({}).outbox.delayedStartsInFlight).toBe(4);
 });
