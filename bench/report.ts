@@ -200,8 +200,7 @@ function whereTheTimeGoes(at: (name: string, c: number) => Result, trivial: numb
     `- **Fill → status** (p50 ${ms(x.fill.p50)}): the fill's POST, its signal-with-start through Temporal, which wakes the`,
     "  lifecycle from its start delay, the worker's first workflow task and the local activity that records FILLED, then",
     '  the next status read (the reader polls every 2 ms). An intent never filled has that first task at its deadline.',
-    `  Right after a burst of ${BURST} submits, read in a tight loop: p50 ${ms(x.fillAfterBurst.p50)}, p99 ${ms(x.fillAfterBurst.p99)}; the burst's`,
-    '  lifecycle starts, delayed until their deadlines, go in a lane of their own (OUTBOX_DELAYED_STARTS_IN_FLIGHT at',
-    "  once), so the fill's signal-with-start finds a slot and Temporal's queue short.",
+    `  Right after a burst of ${BURST} submits, read in a tight loop: p50 ${ms(x.fillAfterBurst.p50)}, p99 ${ms(x.fillAfterBurst.p99)}; the fill's`,
+    "  signal-with-start takes the next free slot ahead of the burst's delayed lifecycle starts.",
   ];
 }

@@ -2,8 +2,8 @@ import { ints } from '../env';
 
 /**
  * The outbox sweeper: how often it runs, how old a row must be before it takes it over from its request, and how
- * many refusals by Temporal dead-letter a row; how many starts a process holds pending before it leaves hand-offs
- * to the sweeper, and how many of its delayed starts it has Temporal perform at once
+ * many refusals by Temporal dead-letter a row; and how many starts a process holds pending before it leaves hand-offs
+ * to the sweeper
  */
 export type OutboxConfig = ReturnType<typeof outboxConfig>;
 
@@ -13,5 +13,4 @@ export const outboxConfig = (env: NodeJS.ProcessEnv) =>
     graceSeconds: ['OUTBOX_GRACE_SECONDS', 10, 0, 3600],
     maxAttempts: ['OUTBOX_MAX_ATTEMPTS', 10, 1, 100],
     maxPendingStarts: ['OUTBOX_MAX_PENDING_STARTS', 1000, 1, 100_000],
-    delayedStartsInFlight: ['OUTBOX_DELAYED_STARTS_IN_FLIGHT', 4, 1, 1000],
   });

@@ -42,11 +42,6 @@ export interface OutboxOptions {
    * most this many in memory instead of one more per hand-off for as long as the outage lasts.
    */
   maxPendingStarts: number;
-  /**
-   * Delayed starts (a submit's lifecycle, waiting until its fill deadline) in flight at once, apart from the signals'
-   * slots: a burst of submits then keeps only this many in Temporal's queue ahead of the fill that follows it.
-   */
-  delayedStartsInFlight: number;
 }
 
 const typed = (attrs: QueuedStart['searchAttributes']): SearchAttributePair[] =>
@@ -64,7 +59,7 @@ const startOptions = (start: QueuedStart, taskQueue: string) => ({
   staticSummary: start.summary,
 });
 
-/** How many signals (and starts without a delay) are in flight at once during a fan-out. */
+/** How many Temporal calls are in flight at once during a fan-out. */
 const FAN_OUT = 32;
 
 /** gRPC status codes (google.rpc.Code) of Temporal's refusals. */
@@ -124,18 +119,15 @@ export class Outbox {
   private clearing?: Promise<void>;
   /** Signal deliveries under way, some of them not awaited by anyone (a request answered before them). */
   private readonly delivering = new Set<Promise<unknown>>();
-  /** Temporal calls in flight: signals and starts without a delay, and apart from them delayed starts. */
+  /** Temporal calls in flight: signals and undelayed starts go first, delayed starts when no other call waits. */
   private readonly calls = new Limiter(FAN_OUT);
-  private readonly delayedStarts: Limiter;
 
   constructor(
     private readonly db: DataSource,
     private readonly temporal: Client,
     private readonly taskQueue: string,
     private readonly options: OutboxOptions,
-  ) {
-    this.delayedStarts = new Limiter(options.delayedStartsInFlight);
-  }
+  ) {}
 
   private call<T>(fn: () => Promise<T>): Promise<T> {
     const timeout = this.options.callTimeoutMs;
@@ -198,11 +190,10 @@ export class Outbox {
   private async startNow(start: QueuedStart): Promise<void> {
     const delayFromNow = () => (start.delayUntil ?? 0) - Date.now();
     // A delayed start has slack (its workflow runs at its first signal, which carries the start, or when the delay
-    // ends): its own lane keeps a burst of them from holding the slots, and Temporal's queue, that signals go through.
-    const lane = delayFromNow() > 0 ? this.delayedStarts : this.calls;
+    // ends): it waits for a slot behind the signals, so a burst of them never holds up a fill that follows.
     try {
-      await lane.run(() => {
-        const delay = delayFromNow(); // counted when it goes, after its wait in the lane
+      await this.calls.run(() => {
+        const delay = delayFromNow(); // counted when it goes, after its wait for a slot
         return this.call(() =>
           this.temporal.workflow.start(start.workflowType, {
             ...startOptions(start, this.taskQueue),
@@ -210,7 +201,7 @@ export class Outbox {
             ...(delay > 0 ? { startDelay: delay } : {}),
           }),
         );
-      });
+      }, delayFromNow() > 0);
     } catch (e) {
       if (!(e instanceof WorkflowExecutionAlreadyStartedError)) throw e; // it ran and finished: nothing left to do
     }

@@ -21,7 +21,6 @@ export function createOutbox(db: DataSource, temporal: Client, config: Config, c
   return new Outbox(db, temporal, config.taskQueue, {
     maxAttempts: config.outbox.maxAttempts,
     maxPendingStarts: config.outbox.maxPendingStarts,
-    delayedStartsInFlight: config.outbox.delayedStartsInFlight,
     callTimeoutMs,
     owners: (nonces) => lifecycleStarts(db.manager, nonces, config.intents.fillGraceSeconds),
   });

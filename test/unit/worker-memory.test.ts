@@ -46,12 +46,7 @@ test('worker memory is bounded: while Temporal does not answer, a process holds 
     connection: {},
   } as unknown as Client;
   const db = { query: jest.fn(async () => []) } as unknown as DataSource;
-  const outbox = new Outbox(db, temporal, 'q', {
-    maxAttempts: 10,
-    maxPendingStarts: 3,
-    delayedStartsInFlight: 2,
-    owners: async () => new Map(),
-  });
+  const outbox = new Outbox(db, temporal, 'q', { maxAttempts: 10, maxPendingStarts: 3, owners: async () => new Map() });
   const start = (n: number): QueuedStart => ({
     workflowId: `wf-${n}`,
     workflowType: 'deliverWebhook',
