@@ -45,3 +45,19 @@ export async function benchQuotes(
   const signed = await Promise.all(quotes.map(({ account, op }) => sign(stack, account, op)));
   return { result, signed };
 }
+
+/** Quotes for `accounts` (8 at a time, unmeasured), signed: intents to submit later. */
+export async function signedQuotes(stack: Stack, accounts: PrivateKeyAccount[]): Promise<SignedIntentOp[]> {
+  const signed: SignedIntentOp[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      while (next < accounts.length) {
+        const i = next++;
+        const { intentOp } = await stack.post('/intents/route', routeBody(accounts[i].address), 200);
+        signed[i] = await sign(stack, accounts[i], intentOp!);
+      }
+    }),
+  );
+  return signed;
+}

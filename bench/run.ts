@@ -6,7 +6,8 @@
  * API RSS and CPU per request by process (bench/cpu.ts); where each route's time goes, its domain steps timed one by
  * one (bench/steps.ts); webhooks (bench/webhooks.ts) and analytics (bench/analytics.ts). bench/report.ts writes the
  * request path's part of the report.
- * Usage: npm run bench [-- --requests 1000] [--only requests,submit,webhooks,analytics,ingestion] [--funnel-events 1000000,10000000]
+ * Usage: npm run bench [-- --requests 1000] [--only requests,submit,webhooks,analytics,ingestion,fill]
+ *   [--burst-rounds 50] [--funnel-events 1000000,10000000]
  * Writes bench/RESULTS.md (a whole run only), keeping the sections it does not write itself
  * (bench/worker-memory.ts, bench/chain-indexer.ts, bench/chain-indexer-latency.ts, bench/capacity.ts, the cluster
  * chaos test, before/after comparisons).
@@ -18,12 +19,12 @@ import { projectRoot } from '../src/dev/processes';
 import { benchAnalytics } from './analytics';
 import { benchBaselines } from './baselines';
 import { cpuSample, processRss, settle } from './cpu';
-import { benchFillLatency } from './fill-latency';
+import { benchFillAfterBurst, benchFillLatency, BURST, type Latency } from './fill-latency';
 import { benchIngestion, benchNewcomerIngestion, benchOneEventBatches } from './indexer';
 import { arg, type Kit, type Result, runBench, type Stack } from './kit';
 import { measure, median, percentile } from './measure';
-import { benchQuotes } from './quotes';
-import { cpuRows, newcomerRow, report, submitShareRow } from './report';
+import { benchQuotes, signedQuotes } from './quotes';
+import { cpuRows, fillLines, newcomerRow, report, submitShareRow } from './report';
 import { startStack } from './stack';
 import { benchSteps } from './steps';
 import { benchSubmits } from './submits';
@@ -31,13 +32,16 @@ import { benchWebhooks } from './webhooks';
 
 const REQUESTS = Number(arg('--requests')) || 1000; // fewer make the 32-client throughputs swing by a third between runs
 /**
- * `--only requests,submit,webhooks,analytics,ingestion`: those sections alone, printed (bench/RESULTS.md is written by
- * a whole run only); `requests` is everything but the webhooks and analytics; `submit` is our share of a submit's CPU
- * beside a bare workflow start (8 clients, after the warm-up round); `ingestion` is the two rows of balance events in
- * batches of 1,000 alone (two indexers over 20,000 accounts, then the newcomer's shape).
+ * `--only requests,submit,webhooks,analytics,ingestion,fill`: those sections alone, printed (bench/RESULTS.md is
+ * written by a whole run only); `requests` is everything but the webhooks and analytics; `submit` is our share of a
+ * submit's CPU beside a bare workflow start (8 clients, after the warm-up round); `ingestion` is the two rows of
+ * balance events in batches of 1,000 alone (two indexers over 20,000 accounts, then the newcomer's shape); `fill` the
+ * two rows of fill → visible alone (over intents submitted one at a time for them).
  */
 const ONLY = arg('--only')?.split(',');
 const LEVELS = [1, 8, 32];
+/** Rounds of fill → visible after a burst of submits (`--burst-rounds`): one fill each. */
+const BURST_ROUNDS = Number(arg('--burst-rounds')) || 50;
 
 const cleanup: Kit['cleanup'] = [];
 
@@ -45,7 +49,8 @@ interface Rounds {
   results: Result[];
   eventsPerSecond: number;
   newcomer: Result;
-  fill: { p50: number; p99: number };
+  fill: Latency;
+  fillAfterBurst: Latency;
   spare: PrivateKeyAccount[];
 }
 
@@ -57,7 +62,7 @@ interface Rounds {
  */
 async function requestRounds(kit: Kit, stack: Stack): Promise<Rounds> {
   // One account per request keeps submits independent.
-  const total = REQUESTS * (LEVELS.length + 1) + 200;
+  const total = REQUESTS * (LEVELS.length + 1) + 60 + BURST * BURST_ROUNDS;
   const accounts = Array.from({ length: Math.max(total, 20_000) }, () => privateKeyToAccount(generatePrivateKey()));
   const eventsPerSecond = await benchIngestion(kit, stack, accounts);
   const newcomer = await benchNewcomerIngestion(kit, stack);
@@ -76,8 +81,32 @@ async function requestRounds(kit: Kit, stack: Stack): Promise<Rounds> {
     if (round === 1) submittedAt1.push(...quotes.signed.map((op) => BigInt(op.nonce).toString()));
     into.push(await benchOneEventBatches(kit, stack, c, batch));
   }
-  const fill = await benchFillLatency(kit, stack, submittedAt1);
-  return { results, eventsPerSecond, newcomer, fill, spare: accounts.slice(cursor, cursor + 60) };
+  const spare = accounts.slice(cursor, cursor + 60);
+  const { fill, fillAfterBurst } = await fillRows(kit, stack, submittedAt1, accounts.slice(cursor + 60));
+  return { results, eventsPerSecond, newcomer, fill, fillAfterBurst, spare };
+}
+
+/**
+ * Fill → visible over intents submitted at 1 client: on a quiet machine (the last BURST_ROUNDS of them kept), then
+ * right after bursts of submits from `funded` accounts, the first beside the second as its baseline.
+ */
+async function fillRows(kit: Kit, stack: Stack, submitted: string[], funded: PrivateKeyAccount[]) {
+  const fill = await benchFillLatency(kit, stack, submitted.slice(0, -BURST_ROUNDS));
+  const fillAfterBurst = await benchFillAfterBurst(kit, stack, submitted.slice(-BURST_ROUNDS), funded);
+  return { fill, fillAfterBurst };
+}
+
+/** The two fill rows alone, over intents submitted one at a time (`--only fill`). */
+async function fillReport(kit: Kit, stack: Stack): Promise<string[]> {
+  const accounts = Array.from({ length: BURST * BURST_ROUNDS + 2 * BURST_ROUNDS }, () =>
+    privateKeyToAccount(generatePrivateKey()),
+  );
+  await benchIngestion(kit, stack, accounts);
+  const submitted = await signedQuotes(stack, accounts.slice(0, 2 * BURST_ROUNDS));
+  for (const signedIntentOp of submitted) await stack.post('/intent-operations', { signedIntentOp }, 201);
+  const nonces = submitted.map((op) => BigInt(op.nonce).toString());
+  const { fill, fillAfterBurst } = await fillRows(kit, stack, nonces, accounts.slice(2 * BURST_ROUNDS));
+  return fillLines(fill, fillAfterBurst);
 }
 
 /**
@@ -117,8 +146,8 @@ async function requestReport(kit: Kit, stack: Stack, rounds: Rounds): Promise<st
     {
       eventsPerSecond: rounds.eventsPerSecond,
       newcomer: rounds.newcomer,
-      fillP50: rounds.fill.p50,
-      fillP99: rounds.fill.p99,
+      fill: rounds.fill,
+      fillAfterBurst: rounds.fillAfterBurst,
       rss,
       steps,
     },
@@ -136,6 +165,7 @@ async function main() {
       ...(ONLY.includes('requests') ? await requestReport(kit, stack, await requestRounds(kit, stack)) : []),
       ...(ONLY.includes('submit') ? await submitReport(kit, stack) : []),
       ...(ONLY.includes('ingestion') ? await ingestionReport(kit, stack) : []),
+      ...(ONLY.includes('fill') ? await fillReport(kit, stack) : []),
       ...(ONLY.includes('webhooks') ? await webhooks() : []),
       ...(ONLY.includes('analytics') ? await analytics() : []),
     ];

@@ -3,6 +3,7 @@
  * lifecycle they start was started (the outbox empty), which the submit throughput target uses.
  */
 import type { SignedIntentOp } from '../src/intents/types';
+import { untilStarted } from './fill-latency';
 import type { Kit, Result, Stack } from './kit';
 
 /** Submits measured until their lifecycles were started, not only answered (no latencies of their own). */
@@ -18,8 +19,7 @@ export async function benchSubmits(kit: Kit, stack: Stack, c: number, signed: Si
   });
   // A submit answers at its commit and its lifecycle start follows: wait until every start was performed (the
   // outbox is empty), so the next measurement does not pay for these, and report submits per second through it.
-  while (Number((await stack.db.query('SELECT count(*) AS n FROM workflow_outbox'))[0].n) > 0)
-    await new Promise((r) => setTimeout(r, 5));
+  await untilStarted(stack);
   const cpuStarted = kit.cpuSample();
   const cpu = Object.fromEntries(
     Object.keys(cpuStarted).map((k) => [k, (cpuStarted[k] - cpuSubmitting[k]) / requests]),
