@@ -24,7 +24,6 @@ import {
   type DeadRow,
 } from './store';
 import { inSpan } from '../tracing/context';
-import { Limiter } from './limiter';
 
 export interface OutboxOptions {
   /** Refusals by Temporal after which a row is dead-lettered. */
@@ -59,7 +58,7 @@ const startOptions = (start: QueuedStart, taskQueue: string) => ({
   staticSummary: start.summary,
 });
 
-/** How many Temporal calls are in flight at once during a fan-out. */
+/** How many signals are in flight at once during a fan-out. */
 const FAN_OUT = 32;
 
 /** gRPC status codes (google.rpc.Code) of Temporal's refusals. */
@@ -119,8 +118,6 @@ export class Outbox {
   private clearing?: Promise<void>;
   /** Signal deliveries under way, some of them not awaited by anyone (a request answered before them). */
   private readonly delivering = new Set<Promise<unknown>>();
-  /** Temporal calls in flight: signals and undelayed starts go first, delayed starts when no other call waits. */
-  private readonly calls = new Limiter(FAN_OUT);
 
   constructor(
     private readonly db: DataSource,
@@ -188,22 +185,20 @@ export class Outbox {
   }
 
   private async startNow(start: QueuedStart): Promise<void> {
-    const delayFromNow = () => (start.delayUntil ?? 0) - Date.now();
-    // A delayed start has slack (its workflow runs at its first signal, which carries the start, or when the delay
-    // ends): it waits for a slot behind the signals, so a burst of them never holds up a fill that follows.
+    await this.slot();
     try {
-      await this.calls.run(() => {
-        const delay = delayFromNow(); // counted when it goes, after its wait for a slot
-        return this.call(() =>
-          this.temporal.workflow.start(start.workflowType, {
-            ...startOptions(start, this.taskQueue),
-            workflowIdConflictPolicy: 'USE_EXISTING',
-            ...(delay > 0 ? { startDelay: delay } : {}),
-          }),
-        );
-      }, delayFromNow() > 0);
+      const delay = (start.delayUntil ?? 0) - Date.now();
+      await this.call(() =>
+        this.temporal.workflow.start(start.workflowType, {
+          ...startOptions(start, this.taskQueue),
+          workflowIdConflictPolicy: 'USE_EXISTING',
+          ...(delay > 0 ? { startDelay: delay } : {}),
+        }),
+      );
     } catch (e) {
       if (!(e instanceof WorkflowExecutionAlreadyStartedError)) throw e; // it ran and finished: nothing left to do
+    } finally {
+      this.release();
     }
   }
 
@@ -317,14 +312,13 @@ export class Outbox {
 
   private async send(s: QueuedSignal): Promise<Outcome> {
     if (s.awaiting) return 'awaiting';
-    // Signal-with-start needs no start before it: one still under way then finds the workflow running.
+    // A failed start is its caller's to record: the signal goes anyway (and starts the workflow if need be).
+    await this.starting.get(s.workflowId)?.catch(() => undefined);
     if (s.start) {
       if (!(await this.signalWithStart(s, s.start))) return 'gone';
       await this.clear(s.workflowId); // the workflow runs: a start still queued for it is done
       return 'delivered';
     }
-    // A failed start is its caller's to record: the signal goes anyway (and starts the workflow if need be).
-    await this.starting.get(s.workflowId)?.catch(() => undefined);
     if (await this.signal(s)) return 'delivered';
     const queued = await queuedStart(this.db, s.workflowId);
     // No row: another process may have started it (and cleared its row) since the first attempt, so one more try.
@@ -358,13 +352,31 @@ export class Outbox {
 
   /** A Temporal call in one of this process's slots: true when done, false when refused with `no` (the answer "no"). */
   private async callInSlot(fn: () => Promise<unknown>, no: abstract new (...args: never[]) => Error): Promise<boolean> {
+    await this.slot();
     try {
-      await this.calls.run(() => this.call(fn));
+      await this.call(fn);
       return true;
     } catch (e) {
       if (!(e instanceof no)) throw e;
       return false;
+    } finally {
+      this.release();
     }
+  }
+
+  private inFlight = 0;
+  private readonly waiting: (() => void)[] = [];
+  private async slot(): Promise<void> {
+    if (this.inFlight < FAN_OUT) {
+      this.inFlight++;
+      return;
+    }
+    await new Promise<void>((resolve) => this.waiting.push(resolve)); // the releaser hands its slot over
+  }
+  private release(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.inFlight--;
   }
 
   /**
