@@ -9,6 +9,7 @@ import { openDatabase } from '../../src/db/data-source';
 import { dropDatabase, ensureDatabase, withDatabase } from '../../src/db/provision';
 import { projectRoot, waitFor } from '../../src/dev/processes';
 import { readTestEnv } from '../support/env';
+import { offsetSequences } from '../support/harness';
 import { freePort } from '../support/global-setup';
 
 /**
@@ -97,6 +98,10 @@ beforeAll(async () => {
   adminUrl = test.adminUrl;
   database = `orchestrator_devnet_${randomBytes(4).toString('hex')}`;
   await ensureDatabase(adminUrl, database);
+  // Migrated here, so that its ids start apart from the shared database's: the devnet uses the run's Temporal.
+  const db = await openDatabase(withDatabase(adminUrl, database), 1);
+  await offsetSequences(db);
+  await db.destroy();
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'orchestrator-devnet-'));
   stateFile = path.join(dataDir, 'walkthrough.env');
   fs.writeFileSync(stateFile, '');

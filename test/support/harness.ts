@@ -52,6 +52,19 @@ async function ownEnv(run: TestEnv): Promise<TestEnv> {
 }
 
 /**
+ * Starts every id sequence of a database of a suite's own at a random offset: workflow ids are built from row ids
+ * (`deposit-<id>`), and the run's Temporal namespace already holds the shared database's `deposit-1`, ..., which a
+ * fresh database's deposit would otherwise join (starts use the existing workflow). Within int4 for any sequence type.
+ */
+export async function offsetSequences(db: DataSource): Promise<void> {
+  const offset = 100_000_000 + Math.floor(Math.random() * 1_000_000_000);
+  const sequences: { name: string }[] = await db.query(
+    `SELECT format('%I.%I', sequence_schema, sequence_name) AS name FROM information_schema.sequences`,
+  );
+  for (const { name } of sequences) await db.query('SELECT setval($1::regclass, $2)', [name, offset]);
+}
+
+/**
  * The real HTTP app in this process, against the Postgres, Temporal and worker that global setup started.
  * `ownDatabase`: against a database and task queue of its own instead (migrated here), with no worker until the
  * suite starts one (`startWorker(api.env)`); close kills the workers started so and drops the database. For suites
@@ -63,6 +76,7 @@ export async function startApi(opts: { ownDatabase?: boolean } = {}): Promise<Ap
   const env = opts.ownDatabase ? await ownEnv(run) : run;
   const rt = loadRuntime({ ...process.env, ...env.env });
   const db = await openDatabase(env.databaseUrl, 4);
+  if (env !== run) await offsetSequences(db);
   const temporal = createTemporalClient(env.temporalAddress, 'default');
   const services = createServices(rt, db, temporal, createLogger('silent', 'test'));
   const server: Server = createApp(services).listen(0, '127.0.0.1');
