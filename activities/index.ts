@@ -40,6 +40,7 @@ export function createActivities(deps: ActivityDeps, slots = workerSlots(deps.co
           'stale lifecycle transition refused: the stored status is further along, or the lifecycle has ended',
         );
       await report.deliver();
+      return outcome;
     },
     releaseIntent: async (id: string, kind?: LifecycleKind) => {
       // Its deposit asks the ledger again whether the intent is final.

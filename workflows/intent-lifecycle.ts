@@ -12,7 +12,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { applyEvent, IntentEvent, IntentState, IntentStatus, isTerminal, type Rules } from './intent-state';
+import { IntentEvent, IntentState, IntentStatus, isTerminal, recordEvent, type Rules } from './intent-state';
 import {
   claimSignal,
   failureSignal,
@@ -84,30 +84,29 @@ export async function runLifecycle(start: LifecycleStart, kind: 'intent' | 'bund
   const now = Date.now(); // eslint-disable-line no-restricted-properties
   let deadlinePassed = false;
   let claimable = true;
+  let recordedAhead = false;
   void sleep(Math.max((start.fillDeadline + start.fillGraceSeconds) * 1000 - now, 1)).then(
     () => (deadlinePassed = true),
   );
   void sleep(Math.max(start.expires * 1000 - now, 1)).then(() => (claimable = false));
-  const waitingForFill = () => !state.fill && !isTerminal(state.status);
+  const waitingForFill = () => !state.fill && !isTerminal(state.status) && !recordedAhead;
   while (state.status !== 'COMPLETED') {
     await continueIfLong(start, state, handled, queue);
     await condition(() => queue.length > 0 || !claimable || (deadlinePassed && waitingForFill()));
     const event = queue.shift();
     if (!event && !(deadlinePassed && waitingForFill())) break; // `expires` passed: nothing more can be claimed
     if (event) handled++;
-    if (event?.type === 'claim' && isTerminal(state.status)) {
-      // EXPIRED or FAILED, and the arbiter claimed all the same: that chain's reservation settles with the snapshots.
-      if (!state.claims[String(event.chainId)] && state.originChainIds.includes(event.chainId)) {
-        state = { ...state, claims: { ...state.claims, [String(event.chainId)]: event } };
-        await recordTransition(start.id, state.status, event, kind);
-      }
-      continue;
-    }
     const next: IntentState = event
-      ? applyEvent(state, event, rulesFor(state, event))
+      ? recordEvent(state, event, rulesFor(state, event))
       : { ...state, status: 'EXPIRED' };
     if (next === state) continue; // a duplicate or out-of-date event: nothing to persist
-    await recordTransition(start.id, next.status, event, kind);
+    const outcome = await recordTransition(start.id, next.status, event, kind);
+    if (!event && outcome === 'refused' && patched('events-recorded-on-ingestion')) {
+      // The indexer route recorded an event this run has not been signalled yet (a fill by the deadline, say:
+      // src/intents/store.ts, recordLifecycleEvents): its signal, queued in the same transaction, is on its way.
+      recordedAhead = true;
+      continue;
+    }
     if (next.status !== state.status) {
       upsertSearchAttributes([{ key: IntentStatusKey, value: next.status }]);
       setCurrentDetails(next.status);

@@ -95,6 +95,22 @@ function transition(state: IntentState, event: IntentEvent, rules: Rules): Inten
   return next;
 }
 
+/**
+ * What the record of a lifecycle takes from an event: applyEvent's move or, once the intent is EXPIRED or FAILED, a
+ * claim on one of its origin chains kept beside the status (the arbiter may claim until `expires`). The lifecycle and
+ * the indexer route, which records each event as it ingests it (src/intents/store.ts), apply this one rule.
+ */
+export function recordEvent(state: IntentState, event: IntentEvent, rules?: Rules): IntentState {
+  return event.type === 'claim' && isTerminal(state.status) ? keepClaim(state, event) : applyEvent(state, event, rules);
+}
+
+/** A claim kept beside the status, which stays: the first per origin chain wins. */
+export function keepClaim(state: IntentState, claim: ChainTx): IntentState {
+  const chain = String(claim.chainId);
+  if (state.claims[chain] || !state.originChainIds.includes(claim.chainId)) return state;
+  return { ...state, claims: { ...state.claims, [chain]: chainTx(claim) } };
+}
+
 const chainTx = ({ chainId, transactionHash, timestamp, blockNumber }: ChainTx): ChainTx => ({
   chainId,
   transactionHash,

@@ -8,7 +8,7 @@ import { claimStates, presentClaims } from '../intents/claims';
 import type { IntentInput } from '../intents/quote';
 import { createQuote, quoteCost, quoteShortfall } from '../intents/quote-service';
 import { quoteDeps } from '../intents/handler-support';
-import { findQuote, lifecycleStarts } from '../intents/store';
+import { findQuote, lifecycleStarts, recordLifecycleEvents } from '../intents/store';
 import { invalidSignature } from '../intents/verify';
 import { queueSignals } from '../outbox/store';
 import { toQueue } from '../indexer/event-keys';
@@ -236,12 +236,14 @@ export const bundleRoutes = [
         // A repeat for the same chain is accepted and queues nothing (src/indexer/event-keys.ts).
         if (!(await toQueue(tx, [{ nonce: id, type: preconfirmationSignal.name, chainId: body.chainId }]))[0])
           return [];
+        const event = { type: 'preconfirmation' as const, chainId: body.chainId };
+        await recordLifecycleEvents(tx, [{ id, event }]);
         const start = (await lifecycleStarts(tx, [id], s.config.intents.fillGraceSeconds)).get(id)!;
         return queueSignals(tx, [
           {
             workflowId: start.workflowId,
             signal: preconfirmationSignal.name,
-            payload: { chainId: body.chainId },
+            payload: { chainId: event.chainId },
             start,
           },
         ]);

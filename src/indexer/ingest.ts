@@ -1,11 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import type { ChainTx } from '../../workflows/intent-state';
-import {
-  claimSignal,
-  failureSignal,
-  fillSignal,
-  preconfirmationSignal,
-} from '../../workflows/contracts/intent-lifecycle';
+import type { ChainTx, IntentEvent } from '../../workflows/intent-state';
 import { withdrawalClaimSignal, withdrawalWorkflowId } from '../../workflows/contracts/withdrawal';
 import {
   awaitingWorkflowId,
@@ -18,7 +12,8 @@ import { ownerWaitSeconds } from '../outbox/owners';
 import { applyDepositEvents, type DepositIngestDeps } from '../deposits/ingest';
 import { queueIntentReports } from '../deposits/store';
 import { RELEASED } from '../../workflows/contracts/deposit';
-import { lifecycleStarts, recordClaims } from '../intents/store';
+import { isBridgeOutcome } from '../../workflows/deposit-state';
+import { lifecycleStarts, recordLifecycleEvents, type StatusMove } from '../intents/store';
 import { releaseSettled } from '../ledger/ledger';
 import { recordWithdrawalClaim } from '../withdrawals/allocate';
 import { applyEvents } from './apply-events';
@@ -56,7 +51,7 @@ export async function ingestEvents(
       const nonces = [...new Set(deliveries.map((d) => d.nonce))];
       const lifecycles = await lifecycleStarts(tx, nonces, deps.config.intents.fillGraceSeconds);
       const withdrawals = new Set(await withdrawalNonces(tx, nonces));
-      await recordClaimsNow(tx, deliveries, withdrawals);
+      const moves = await recordEventsNow(tx, deliveries, withdrawals);
       const queued = await toQueue(
         tx,
         deliveries.map((d) => ({ nonce: d.nonce, type: d.event.type, chainId: d.event.chainId })),
@@ -71,6 +66,7 @@ export async function ingestEvents(
             signalsFor(d, lifecycles.get(d.nonce), withdrawals.has(d.nonce), { ...awaiting, nonce: d.nonce }),
           ),
       );
+      signals = [...signals, ...(await reportMoves(tx, moves))];
     }
     // Last, after the claims (row locks in one order: balances, then owners, then reservations): reservations of the
     // accounts with new snapshots go once those show their claim, or a block at or after their `expires`.
@@ -82,19 +78,38 @@ export async function ingestEvents(
 }
 
 /**
- * Claims are recorded here, not only by the workflow their signal goes to: one mined just before `expires` may be
- * reported after its lifecycle or withdrawal hold ended, and its signal then finds no workflow. Both record it
+ * Lifecycle events are recorded here, not only by the workflow their signal goes to: a status is visible once the
+ * batch commits, not once Temporal has woken its lifecycle, and a claim mined just before `expires` may be reported
+ * after its lifecycle or withdrawal hold ended, when its signal finds no workflow. Both sides record them
  * idempotently, so either may come first.
  */
-async function recordClaimsNow(tx: EntityManager, deliveries: Delivery[], withdrawals: Set<string>): Promise<void> {
-  const claims = deliveries
-    .filter((d) => d.event.type === 'claim')
-    .map(({ nonce, event }) => ({ id: nonce, claim: chainTx(event) }));
-  await recordClaims(
+async function recordEventsNow(
+  tx: EntityManager,
+  deliveries: Delivery[],
+  withdrawals: Set<string>,
+): Promise<StatusMove[]> {
+  const moves = await recordLifecycleEvents(
     tx,
-    claims.filter((c) => !withdrawals.has(c.id)),
+    deliveries.filter((d) => !withdrawals.has(d.nonce)).map((d) => ({ id: d.nonce, event: intentEvent(d.event) })),
   );
-  for (const c of claims.filter((c) => withdrawals.has(c.id))) await recordWithdrawalClaim(tx, c.id, c.claim);
+  for (const d of deliveries.filter((d) => d.event.type === 'claim' && withdrawals.has(d.nonce)))
+    await recordWithdrawalClaim(tx, d.nonce, chainTx(d.event));
+  return moves;
+}
+
+/** Deposits whose intent an event moved: their workflows go on, told as by the lifecycle's own transitions. */
+async function reportMoves(tx: EntityManager, moves: StatusMove[]): Promise<QueuedSignal[]> {
+  const reported = moves.filter((m) => m.kind === 'intent' && isBridgeOutcome(m.status));
+  const signals: QueuedSignal[] = [];
+  for (const status of new Set(reported.map((m) => m.status)))
+    signals.push(
+      ...(await queueIntentReports(
+        tx,
+        reported.filter((m) => m.status === status).map((m) => m.id),
+        status,
+      )),
+    );
+  return signals;
 }
 
 const chainTx = (event: LifecycleEvent): ChainTx => ({
@@ -115,21 +130,26 @@ function signalsFor(
   withdrawal: boolean,
   awaiting: AwaitedOwner,
 ): Omit<QueuedSignal, 'id'>[] {
-  const tx = chainTx(event);
   if (event.type === 'claim' && withdrawal)
-    return [{ workflowId: withdrawalWorkflowId(nonce), signal: withdrawalClaimSignal.name, payload: tx }];
+    return [{ workflowId: withdrawalWorkflowId(nonce), signal: withdrawalClaimSignal.name, payload: chainTx(event) }];
   if (withdrawal && !lifecycle) return [];
   const to = lifecycle
     ? { workflowId: lifecycle.workflowId, start: lifecycle }
     : { workflowId: awaitingWorkflowId(nonce), awaiting };
+  // The signal's name is the event's type (workflows/contracts/intent-lifecycle.ts), its payload the rest.
+  const { type, ...payload } = intentEvent(event);
+  return [{ ...to, signal: type, payload }];
+}
+
+/** The event as its lifecycle applies it. */
+function intentEvent(event: LifecycleEvent): IntentEvent {
   switch (event.type) {
     case 'preconfirmation':
-      return [{ ...to, signal: preconfirmationSignal.name, payload: { chainId: event.chainId } }];
+      return { type: 'preconfirmation', chainId: event.chainId };
     case 'failure':
-      return [{ ...to, signal: failureSignal.name, payload: { chainId: event.chainId, reason: event.reason! } }];
+      return { type: 'failure', chainId: event.chainId, reason: event.reason! };
     case 'fill':
-      return [{ ...to, signal: fillSignal.name, payload: tx }];
     case 'claim':
-      return [{ ...to, signal: claimSignal.name, payload: tx }];
+      return { type: event.type, ...chainTx(event) };
   }
 }

@@ -5,7 +5,15 @@ import { queuedStartInsert, type QueuedStart } from '../outbox/store';
 import { proveAccount } from '../projects/account-store';
 import { recordSponsored, type Sponsored } from '../projects/sponsorship-store';
 import { lockDepositAccount, overdrawsDepositCredit } from '../deposits/credit-store';
-import { type ChainTx, type IntentEvent, type IntentStatus, movesForward } from '../../workflows/intent-state';
+import {
+  keepClaim,
+  recordEvent,
+  type ChainTx,
+  type IntentEvent,
+  type IntentState,
+  type IntentStatus,
+  movesForward,
+} from '../../workflows/intent-state';
 import { intentWorkflowId, intentWorkflowType, type LifecycleStart } from '../../workflows/contracts/intent-lifecycle';
 import { bundleWorkflowId, bundleWorkflowType } from '../../workflows/contracts/bundle-lifecycle';
 import type { IntentOp, Submission } from './types';
@@ -414,10 +422,6 @@ export async function recordTransition(
   kind: LifecycleKind = 'intent',
   onMove?: OnMove,
 ): Promise<TransitionOutcome> {
-  const tx =
-    event && 'transactionHash' in event
-      ? { chainId: event.chainId, transactionHash: event.transactionHash, timestamp: event.timestamp }
-      : null;
   return db.transaction(async (m) => {
     const [stored]: { status: IntentStatus; released: boolean }[] = await m.query(
       `SELECT status, released_at IS NOT NULL AS released FROM ${TABLE[kind]} WHERE id = $1 FOR UPDATE`,
@@ -425,8 +429,28 @@ export async function recordTransition(
     );
     if (!stored || stored.released || (stored.status !== status && !movesForward(stored.status, status)))
       return 'refused';
-    await m.query(
-      `UPDATE ${TABLE[kind]} SET
+    await writeTransition(m, kind, id, status, event);
+    if (event?.type === 'claim') await settleOnClaim(m, owner(id, kind), event.chainId, event.blockNumber);
+    if (stored.status === status) return 'kept';
+    await onMove?.(m);
+    return 'moved';
+  });
+}
+
+/** The event (if any) and the status it leads to, on the locked row; the history gains an entry when the status moves. */
+async function writeTransition(
+  m: EntityManager,
+  kind: LifecycleKind,
+  id: string,
+  status: IntentStatus,
+  event?: IntentEvent,
+): Promise<void> {
+  const tx =
+    event && 'transactionHash' in event
+      ? { chainId: event.chainId, transactionHash: event.transactionHash, timestamp: event.timestamp }
+      : null;
+  await m.query(
+    `UPDATE ${TABLE[kind]} SET
          fill = CASE WHEN $2 = 'fill' THEN coalesce(fill, $3::jsonb) ELSE fill END,
          claims = CASE WHEN $2 = 'claim' AND NOT claims ? $4 THEN claims || jsonb_build_object($4, $3::jsonb) ELSE claims END,
          history = CASE WHEN status IS DISTINCT FROM $5
@@ -435,20 +459,15 @@ export async function recordTransition(
          status = $5,
          updated_at = now()
        WHERE id = $1`,
-      [
-        id,
-        event?.type ?? null,
-        tx ? JSON.stringify(tx) : null,
-        String(event?.chainId ?? ''),
-        status,
-        event ? JSON.stringify(event) : null,
-      ],
-    );
-    if (event?.type === 'claim') await settleOnClaim(m, owner(id, kind), event.chainId, event.blockNumber);
-    if (stored.status === status) return 'kept';
-    await onMove?.(m);
-    return 'moved';
-  });
+    [
+      id,
+      event?.type ?? null,
+      tx ? JSON.stringify(tx) : null,
+      String(event?.chainId ?? ''),
+      status,
+      event ? JSON.stringify(event) : null,
+    ],
+  );
 }
 
 /**
@@ -491,28 +510,83 @@ export async function endedLifecycles(db: DataSource, ids: string[]): Promise<Ma
   return new Map(rows.map((r) => [r.id, r.status]));
 }
 
+/** A lifecycle event of the intent or legacy bundle `id` (its nonce), as a route ingests it. */
+export interface IngestedEvent {
+  id: string;
+  event: IntentEvent;
+}
+
+/** An intent or bundle whose status an ingested event moved, and the status it moved to. */
+export interface StatusMove {
+  id: string;
+  kind: LifecycleKind;
+  status: IntentStatus;
+}
+
 /**
- * Claims as the indexer route ingests them, recorded whatever their lifecycle's state (and again, idempotently, by
- * the lifecycle while it runs): a claim reported after the lifecycle ended at `expires` was mined before it, and
- * must settle its chain's reservations all the same. Each records its chain's claim (the first per origin chain
- * wins) without changing the status, which stays the lifecycle's. Intents and bundles are locked in id order.
+ * Lifecycle events as the routes that ingest them record them, in their transaction, by the rule the lifecycle
+ * applies (recordEvent, workflows/intent-state.ts): a status is visible as soon as its batch commits rather than once
+ * Temporal has woken the lifecycle, which reaches the same status from the signals queued beside them and whose own
+ * writes then change nothing. Once the lifecycle has released the funds at `expires`, only a claim is recorded,
+ * beside the status, which stays: mined before `expires`, it settles its chain's reservations all the same. Nothing
+ * is written for a nonce with no intent or bundle yet (its lifecycle records its events when they reach it). Owners
+ * are locked in id order, each one's events applied in the order given. Returns the moves of the status.
  */
-export async function recordClaims(tx: EntityManager, claims: { id: string; claim: ChainTx }[]): Promise<void> {
-  const sorted = [...claims].sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : BigInt(a.id) > BigInt(b.id) ? 1 : 0));
-  for (const { id, claim } of sorted) {
-    const recorded = JSON.stringify({
-      chainId: claim.chainId,
-      transactionHash: claim.transactionHash,
-      timestamp: claim.timestamp,
-    });
-    const owners: { kind: LifecycleKind }[] = await tx.query(
-      `WITH i AS (UPDATE intents SET claims = claims || jsonb_build_object($2::text, $3::jsonb), updated_at = now()
-         WHERE id = $1 AND $2::bigint = ANY(origin_chain_ids) AND NOT claims ? $2::text RETURNING 'intent' AS kind),
-       b AS (UPDATE bundles SET claims = claims || jsonb_build_object($2::text, $3::jsonb), updated_at = now()
-         WHERE id = $1 AND $2::bigint = ANY(origin_chain_ids) AND NOT claims ? $2::text RETURNING 'bundle' AS kind)
-       SELECT kind FROM i UNION ALL SELECT kind FROM b`,
-      [id, claim.chainId, recorded],
-    );
-    for (const { kind } of owners) await settleOnClaim(tx, owner(id, kind), claim.chainId, claim.blockNumber);
+export async function recordLifecycleEvents(tx: EntityManager, events: IngestedEvent[]): Promise<StatusMove[]> {
+  const byOwner = new Map<string, IntentEvent[]>();
+  for (const { id, event } of events) byOwner.set(id, [...(byOwner.get(id) ?? []), event]);
+  const moves: StatusMove[] = [];
+  for (const id of [...byOwner.keys()].sort(compareIds)) {
+    const stored = await lockLifecycle(tx, id);
+    if (!stored) continue;
+    let { state } = stored;
+    for (const event of byOwner.get(id)!) {
+      const next = stored.released
+        ? event.type === 'claim'
+          ? keepClaim(state, event)
+          : state
+        : recordEvent(state, event);
+      if (next === state) continue;
+      await writeTransition(tx, stored.kind, id, next.status, event);
+      if (event.type === 'claim') await settleOnClaim(tx, owner(id, stored.kind), event.chainId, event.blockNumber);
+      if (next.status !== state.status) moves.push({ id, kind: stored.kind, status: next.status });
+      state = next;
+    }
   }
+  return moves;
+}
+
+const compareIds = (a: string, b: string) => (BigInt(a) < BigInt(b) ? -1 : BigInt(a) > BigInt(b) ? 1 : 0);
+
+/** The intent's or bundle's recorded lifecycle state, its row locked for the rest of the transaction. */
+async function lockLifecycle(
+  tx: EntityManager,
+  id: string,
+): Promise<{ kind: LifecycleKind; state: IntentState; released: boolean } | undefined> {
+  const columns = `status, fill, claims, origin_chain_ids::text[] AS "originChainIds",
+    fill_deadline::text AS "fillDeadline", released_at IS NOT NULL AS released`;
+  const [row]: {
+    kind: LifecycleKind;
+    status: IntentStatus;
+    fill: ChainTx | null;
+    claims: Record<string, ChainTx>;
+    originChainIds: string[];
+    fillDeadline: string;
+    released: boolean;
+  }[] = await preparedQuery(
+    tx,
+    `WITH i AS (SELECT 'intent' AS kind, ${columns} FROM intents WHERE id = $1 FOR UPDATE),
+     b AS (SELECT 'bundle' AS kind, ${columns} FROM bundles WHERE id = $1 FOR UPDATE)
+     SELECT * FROM i UNION ALL SELECT * FROM b`,
+    [id],
+  );
+  if (!row) return undefined;
+  const state: IntentState = {
+    status: row.status,
+    originChainIds: row.originChainIds.map(Number),
+    fillDeadline: Number(row.fillDeadline),
+    claims: row.claims,
+    ...(row.fill ? { fill: row.fill } : {}),
+  };
+  return { kind: row.kind, state, released: row.released };
 }

@@ -2,6 +2,8 @@ import path from 'node:path';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createProject } from '../../src/projects/api-keys';
 import { blockAt } from '../support/fixtures';
+import { ingestEvents } from '../../src/indexer/ingest';
+import { waitFor } from '../../src/dev/processes';
 import { Api, call, ingest, startApi } from '../support/harness';
 
 /* eslint-disable @typescript-eslint/no-require-imports, @typescript-eslint/no-explicit-any */
@@ -262,6 +264,78 @@ describe('the published 1.15.0 client, unchanged', () => {
       'FILLED',
       'COMPLETED',
     ]);
+  });
+
+  test('a fill is visible once its batch is answered, before Temporal has woken the lifecycle; the lifecycle agrees', async () => {
+    const account = await fundedAccount('3000000');
+    const route = await client.getIntentRoute(routeInput(account.address, 1_000_000n));
+    const { result } = await client.submitIntent(await sign(account, route.intentOp));
+    const filledAt = Math.floor(Date.now() / 1000);
+    const answer = await ingest(api, [
+      { id: id(), type: 'fill', chainId: 42161, nonce: result.id, transactionHash: TX(21), timestamp: filledAt },
+    ]);
+    expect(answer.json).toMatchObject({ applied: 1 });
+    // No wait: the batch's transaction recorded the status.
+    expect(await client.getIntentOpStatus(BigInt(result.id))).toMatchObject({
+      status: 'FILLED',
+      fillTransactionHash: TX(21),
+      fillTimestamp: filledAt,
+    });
+    const lifecycle = api.temporal.workflow.getHandle(`intent-${result.id}`);
+    await waitFor(
+      'the lifecycle has the fill',
+      async () => (await lifecycle.query<{ status: string }>('state').catch(() => undefined))?.status === 'FILLED',
+      30_000,
+    );
+    const full = await call(api, 'GET', `/intent-operation/${result.id}?full=true`);
+    expect(full.json.history.map((h: { status: string }) => h.status)).toEqual(['PENDING', 'FILLED']);
+  });
+
+  test('a fill recorded by its batch whose signal reaches the lifecycle only after the deadline: it stays filled, never EXPIRED', async () => {
+    const account = await fundedAccount('3000000');
+    const route = await client.getIntentRoute(
+      routeInput(account.address, 1_000_000n, { customDeadline: Math.floor(Date.now() / 1000) + 3 }),
+    );
+    const { result } = await client.submitIntent(await sign(account, route.intentOp));
+    const filledAt = Number(route.intentOp.elements[0].mandate.fillDeadline);
+    const { signals } = await ingestEvents(
+      api.db,
+      [{ id: id(), type: 'fill', chainId: 42161, nonce: result.id, transactionHash: TX(22), timestamp: filledAt }],
+      api.services.defaultLockTag,
+      { registry: api.services.registry, config: api.services.config },
+    );
+    expect(signals).toHaveLength(1);
+    // The fill's signal is held back (a slow outbox): the lifecycle's start delay ends at the deadline first.
+    await api.db.query("UPDATE signal_outbox SET retry_at = now() + interval '1 hour' WHERE id = $1", [signals[0].id]);
+    expect((await client.getIntentOpStatus(BigInt(result.id))).status).toBe('FILLED');
+    const lifecycle = api.temporal.workflow.getHandle(`intent-${result.id}`);
+    await waitFor(
+      "the lifecycle's first transition at its deadline (a local activity marker)",
+      async () => ((await lifecycle.fetchHistory()).events ?? []).some((e) => e.markerRecordedEventAttributes),
+      30_000,
+    );
+    expect((await client.getIntentOpStatus(BigInt(result.id))).status).toBe('FILLED');
+    expect((await lifecycle.query<{ status: string }>('state')).status).toBe('PENDING');
+    await api.db.query('UPDATE signal_outbox SET retry_at = now() WHERE id = $1', [signals[0].id]);
+    await waitFor(
+      'the lifecycle has the fill',
+      async () => (await lifecycle.query<{ status: string }>('state')).status === 'FILLED',
+      30_000,
+    );
+    await ingest(api, [
+      {
+        id: id(),
+        type: 'claim',
+        chainId: 8453,
+        nonce: result.id,
+        transactionHash: TX(23),
+        timestamp: filledAt,
+        blockNumber: '2',
+      },
+    ]);
+    expect(await lifecycle.result()).toBe('COMPLETED');
+    const full = await call(api, 'GET', `/intent-operation/${result.id}?full=true`);
+    expect(full.json.history.map((h: { status: string }) => h.status)).toEqual(['PENDING', 'FILLED', 'COMPLETED']);
   });
 
   test('Insufficient balance and unsupported inputs map to the client error classes', async () => {

@@ -333,14 +333,17 @@ test('ingestion is answered while no worker runs, and applied once a worker star
     ]);
     expect(res.status).toBe(200);
     expect(res.json).toEqual({ received: 2, applied: 2, duplicates: 0 });
-    // Balances are applied by the request itself; the fill waits in its workflow for a worker.
+    // Balances and the fill's status are recorded by the request itself; the fill's signal waits in its workflow.
     const portfolio = await call(api, 'GET', `/accounts/${account.address}/portfolio`);
     expect(portfolio.json.portfolio[0].balance.unlocked).toBe('777');
-    expect(await statusOf(id)).toBe('PENDING');
+    expect(await statusOf(id)).toBe('FILLED');
   } finally {
     startWorker(api.env);
   }
-  await until('FILLED', async () => ((await statusOf(id)) === 'FILLED' ? true : undefined));
+  const lifecycle = api.temporal.workflow.getHandle(`intent-${id}`);
+  await until('the lifecycle has the fill', async () =>
+    (await lifecycle.query<{ status: string }>('state')).status === 'FILLED' ? true : undefined,
+  );
 }, 90_000);
 
 test('wait=true answers after every lifecycle signal of the batch was delivered', async () => {
@@ -511,8 +514,10 @@ test('a PENDING lifecycle waits out a start delay until its deadline, with no wo
       timestamp: Math.floor(Date.now() / 1000),
     },
   ]);
-  await until('FILLED', async () => ((await statusOf(id)) === 'FILLED' ? true : undefined));
-  expect((await history()).some((e) => e.workflowTaskCompletedEventAttributes)).toBe(true);
+  expect(await statusOf(id)).toBe('FILLED');
+  await until('the fill woke the lifecycle', async () =>
+    (await history()).some((e) => e.workflowTaskCompletedEventAttributes) ? true : undefined,
+  );
 });
 
 test('operators find lifecycles in Temporal by status, account and project (typed search attributes)', async () => {
