@@ -223,10 +223,9 @@ function whereTheTimeGoes(at: (name: string, c: number) => Result, trivial: numb
     `  of the submits answered before (a start step alone takes ${ms(step('submit: start'))}), on the same 2 cores meanwhile.`,
     `- **Indexer batch of 1 event** (p50 ${ms(batch)}): the trivial route's ${ms(trivial)} and the batch transaction`,
     `  ${ms(step('indexer:'))}; its signals are sent after the answer.`,
-    `- **Fill → status** (p50 ${ms(x.fill.p50)}): the fill's POST, its signal-with-start through Temporal, which wakes the`,
-    "  lifecycle from its start delay, the worker's first workflow task and the local activity that records FILLED, then",
-    '  the next status read (the reader polls every 2 ms). An intent never filled has that first task at its deadline.',
-    `  Right after a burst of ${BURST} submits, read in a tight loop: p50 ${ms(x.fillAfterBurst.p50)}, p99 ${ms(x.fillAfterBurst.p99)}; the fill's`,
-    "  signal-with-start takes the next free slot ahead of the burst's delayed lifecycle starts.",
+    `- **Fill → status** (p50 ${ms(x.fill.p50)}): the fill's POST, whose transaction records FILLED (its signal wakes`,
+    '  the lifecycle after the answer, which then records nothing new), then the next status read (the reader polls every',
+    `  2 ms). Right after a burst of ${BURST} submits, read in a tight loop: p50 ${ms(x.fillAfterBurst.p50)}, p99 ${ms(x.fillAfterBurst.p99)}; the POST`,
+    "  shares the API's event loop and PostgreSQL with the burst's lifecycle starts.",
   ];
 }
