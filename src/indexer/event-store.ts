@@ -78,8 +78,8 @@ type Column = [name: string, type: string, value: (r: Balance) => string | numbe
 
 /**
  * Stores snapshots newer than (or as new as) the stored ones, in the rows' order. One array per column (`unnest`):
- * PostgreSQL reads a batch's arrays in half the time it parses the same rows as one JSON document, and the arrays
- * are joined here rather than escaped by node-postgres (plainArray).
+ * PostgreSQL reads a batch's arrays in less time than the same rows as one JSON document, and the arrays are joined
+ * here rather than escaped by node-postgres (plainArray).
  */
 export async function upsertBalances(
   tx: EntityManager,
@@ -118,8 +118,8 @@ export async function upsertBalances(
 /**
  * A PostgreSQL array literal of values that need no quoting: the balance columns are hex addresses, decimal strings
  * and integers (the event schemas admit nothing else). node-postgres escapes and quotes every element of an array
- * parameter, which cost the API more than the rest of the statement; a join costs next to nothing. Anything else
- * would change the array's meaning, so it fails the batch instead.
+ * parameter, which cost the API more than the rest of the statement; a join costs next to nothing. A value with any
+ * other character (a comma, quote, brace or space would split or break the array) fails the batch instead.
  */
 function plainArray(values: (string | number | undefined)[]): string {
   const literal = `{${values.map((v) => v ?? 'NULL').join(',')}}`;
