@@ -6,11 +6,16 @@ const bodyOptions = { useDefaults: true, discriminator: true, strict: true, stri
 /** Query strings and path params arrive as strings (or arrays of strings); coerce them to the declared types. */
 const paramOptions = { coerceTypes: 'array', useDefaults: true, strict: true } as const;
 const TWO_256 = 1n << 256n;
+const UINT256_DIGITS = TWO_256.toString().length;
 
 function withFormats(ajv: Ajv): Ajv {
   addFormats(ajv);
-  // A decimal string of at most 78 digits may still be 2^256 or more: no uint256 holds it.
-  ajv.addFormat('uint256', { type: 'string', validate: (s: string) => !/^[0-9]+$/.test(s) || BigInt(s) < TWO_256 });
+  // A decimal string of at most 78 digits may still be 2^256 or more: no uint256 holds it. Only one of 78 characters
+  // can be (2^256 has 78 digits): shorter ones, most amounts, are not converted.
+  ajv.addFormat('uint256', {
+    type: 'string',
+    validate: (s: string) => s.length < UINT256_DIGITS || !/^[0-9]+$/.test(s) || BigInt(s) < TWO_256,
+  });
   return ajv;
 }
 

@@ -73,9 +73,13 @@ export async function upsertForcedWithdrawal(
   );
 }
 
+/** A column of balance rows: its name, its type and its value in a row. */
+type Column = [name: string, type: string, value: (r: Balance) => string | number | undefined];
+
 /**
- * Stores snapshots newer than (or as new as) the stored ones, in the rows' order. One JSON document (insertEvents),
- * read as `json` in one function call: a `jsonb` document read row by row cost PostgreSQL a third more.
+ * Stores snapshots newer than (or as new as) the stored ones, in the rows' order. One array per column (`unnest`):
+ * PostgreSQL reads a batch's arrays in less time than the same rows as one JSON document, and the arrays are joined
+ * here rather than escaped by node-postgres (plainArray).
  */
 export async function upsertBalances(
   tx: EntityManager,
@@ -84,30 +88,43 @@ export async function upsertBalances(
 ): Promise<void> {
   if (rows.length === 0) return;
   const lock = table === 'lock_balances';
-  const cols = `chain_id, account, token, ${lock ? 'lock_tag, ' : ''}amount, block_number, block_timestamp, timestamp_block`;
-  const defs = `chain_id bigint, account text, token text, ${lock ? 'lock_tag text, ' : ''}amount numeric, block_number bigint, block_timestamp bigint, timestamp_block bigint`;
+  const lockTag: Column[] = lock ? [['lock_tag', 'text', (r) => r.lockTag]] : [];
+  const columns: Column[] = [
+    ['chain_id', 'bigint', (r) => r.chainId],
+    ['account', 'text', (r) => r.account],
+    ['token', 'text', (r) => r.token],
+    ...lockTag,
+    ['amount', 'numeric', (r) => r.amount],
+    ['block_number', 'bigint', (r) => r.block],
+    ['block_timestamp', 'bigint', (r) => r.timestamp],
+    ['timestamp_block', 'bigint', (r) => r.timestampBlock],
+  ];
+  const cols = columns.map(([name]) => name).join(', ');
+  const arrays = columns.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ');
   const key = lock ? 'account, chain_id, token, lock_tag' : 'account, chain_id, token';
-  const doc = rows.map((r) => ({
-    chain_id: r.chainId,
-    account: r.account,
-    token: r.token,
-    ...(lock ? { lock_tag: r.lockTag! } : {}),
-    amount: r.amount,
-    block_number: r.block,
-    block_timestamp: r.timestamp ?? null,
-    timestamp_block: r.timestampBlock ?? null,
-  }));
   // WITH ORDINALITY keeps the rows' order, which keeps concurrent batches from deadlocking (apply-events.ts: latest).
   // A newer snapshot without a timestamp keeps the stored one as a lower bound (block timestamps never decrease).
   await tx.query(
     `INSERT INTO ${table} (${cols})
-     SELECT ${cols} FROM ROWS FROM (json_to_recordset($1::json) AS (${defs})) WITH ORDINALITY AS r(${cols}, n) ORDER BY n
+     SELECT ${cols} FROM unnest(${arrays}) WITH ORDINALITY AS r(${cols}, n) ORDER BY n
      ON CONFLICT (${key}) DO UPDATE SET amount = EXCLUDED.amount, block_number = EXCLUDED.block_number,
        block_timestamp = coalesce(EXCLUDED.block_timestamp, ${table}.block_timestamp),
        timestamp_block = CASE WHEN EXCLUDED.block_timestamp IS NULL THEN ${table}.timestamp_block ELSE EXCLUDED.timestamp_block END, updated_at = now()
      WHERE ${table}.block_number <= EXCLUDED.block_number`,
-    [JSON.stringify(doc)],
+    columns.map(([, , value]) => plainArray(rows.map(value))),
   );
+}
+
+/**
+ * A PostgreSQL array literal of values that need no quoting: the balance columns are hex addresses, decimal strings
+ * and integers (the event schemas admit nothing else). node-postgres escapes and quotes every element of an array
+ * parameter, which cost the API more than the rest of the statement; a join costs next to nothing. A value with any
+ * other character (a comma, quote, brace or space would split or break the array) fails the batch instead.
+ */
+function plainArray(values: (string | number | undefined)[]): string {
+  const literal = `{${values.map((v) => v ?? 'NULL').join(',')}}`;
+  if (/[^0-9A-Za-z,{}]/.test(literal)) throw new Error(`not a plain array literal: ${literal.slice(0, 200)}`);
+  return literal;
 }
 
 /** Takes a chain's snapshot clock for the rest of the transaction (screen.ts: lockChainClocks). */
