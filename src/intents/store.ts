@@ -541,11 +541,7 @@ export async function recordLifecycleEvents(tx: EntityManager, events: IngestedE
     if (!stored) continue;
     let { state } = stored;
     for (const event of byOwner.get(id)!) {
-      const next = stored.released
-        ? event.type === 'claim'
-          ? keepClaim(state, event)
-          : state
-        : recordEvent(state, event);
+      const next = stored.released ? claimAfterRelease(state, event) : recordEvent(state, event);
       if (next === state) continue;
       await writeTransition(tx, stored.kind, id, next.status, event);
       if (event.type === 'claim') await settleOnClaim(tx, owner(id, stored.kind), event.chainId, event.blockNumber);
@@ -555,6 +551,9 @@ export async function recordLifecycleEvents(tx: EntityManager, events: IngestedE
   }
   return moves;
 }
+
+const claimAfterRelease = (state: IntentState, event: IntentEvent) =>
+  event.type === 'claim' ? keepClaim(state, event) : state;
 
 const compareIds = (a: string, b: string) => (BigInt(a) < BigInt(b) ? -1 : BigInt(a) > BigInt(b) ? 1 : 0);
 
