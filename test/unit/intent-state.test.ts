@@ -6,6 +6,7 @@ import {
   type IntentStatus,
   isTerminal,
   movesForward,
+  recordEvent,
 } from '../../workflows/intent-state';
 
 const start: IntentState = { status: 'PENDING', originChainIds: [1, 8453], claims: {} };
@@ -114,4 +115,43 @@ test('state never goes backwards: every status change the lifecycle makes is a f
   expect(movesForward('COMPLETED', 'PENDING')).toBe(false);
   expect(movesForward('EXPIRED', 'FILLED')).toBe(false);
   expect(STATUSES.filter((b) => movesForward('COMPLETED', b) || movesForward('EXPIRED', b))).toEqual([]);
+});
+
+test('a claim after EXPIRED or FAILED is kept beside the status (first per origin chain); other events change nothing', () => {
+  const expired: IntentState = { ...start, status: 'EXPIRED' };
+  const kept = recordEvent(expired, { type: 'claim', ...tx(1, 2) });
+  expect(kept).toMatchObject({ status: 'EXPIRED', claims: { '1': tx(1, 2) } });
+  expect(recordEvent(kept, { type: 'claim', ...tx(1, 9) })).toBe(kept);
+  expect(recordEvent(kept, { type: 'claim', ...tx(10, 9) })).toBe(kept);
+  expect(recordEvent(kept, { type: 'fill', ...tx(42161, 1) })).toBe(kept);
+  const failed: IntentState = { ...start, status: 'FAILED' };
+  expect(recordEvent(failed, { type: 'claim', ...tx(8453, 3) })).toMatchObject({ status: 'FAILED' });
+  expect(recordEvent(failed, { type: 'fill', ...tx(42161, 1) }).status).toBe('FILLED');
+});
+
+test('the indexer route and the lifecycle record the same events in different orders: they end at one status, and no write of the lifecycle is a step back', () => {
+  const batchAndSignals = fc
+    .array(event, { maxLength: 10 })
+    .chain((events) =>
+      fc.tuple(
+        fc.constant(events),
+        fc.shuffledSubarray(events, { minLength: events.length, maxLength: events.length }),
+      ),
+    );
+  fc.assert(
+    fc.property(batchAndSignals, ([ingested, signalled]) => {
+      const fold = (events: IntentEvent[]) =>
+        events.reduce((s, e) => recordEvent(s, e), { ...start, fillDeadline: 100 } as IntentState);
+      const stored = fold(ingested);
+      const lifecycle = fold(signalled);
+      expect(lifecycle.status).toBe(stored.status);
+      // Each status the lifecycle writes on the way is the stored one (kept) or one the stored status is past
+      // (refused): the store never moves back.
+      let s: IntentState = { ...start, fillDeadline: 100 };
+      for (const e of signalled) {
+        s = recordEvent(s, e);
+        expect(s.status === stored.status || movesForward(s.status, stored.status)).toBe(true);
+      }
+    }),
+  );
 });
