@@ -3,7 +3,7 @@ import { recoverAddress, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createProject } from '../../src/projects/api-keys';
 import { claimDigest, claimHashFrom, claimHashOf, elementHashOf, witnessOf } from '../support/compact-claim';
-import { blockAt, getCompactTypedData } from '../support/fixtures';
+import { ARB_USDC, BASE_USDC, blockAt, eventId, getCompactTypedData, lockedSnapshot, TX } from '../support/fixtures';
 import { Api, call, ingest, startApi } from '../support/harness';
 
 /* eslint-disable @typescript-eslint/no-require-imports, @typescript-eslint/no-explicit-any */
@@ -14,17 +14,13 @@ const { createAuthProvider }: any = require(path.join(sdkDir, 'auth/provider'));
 
 const COMPACT = '0x73d2dc0c21fca4ec1601895d50df7f5624f07d3f'; // COMPACT_ADDRESS's default
 const USDC: Record<number, string> = {
-  8453: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+  8453: BASE_USDC,
   10: '0x0b2C639c533813f4Aa9D7837CAf62653d097Ff85',
 };
-const ARB_USDC = '0xaf88d065e77c8cC2239327C5EDb3A432268e5831';
-const TX = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
 
 let api: Api;
 let client: any; // eslint-disable-line @typescript-eslint/no-explicit-any
 let allocatorAddress: string;
-let seq = 0;
-const id = () => `claim-auth-${Date.now()}-${seq++}`;
 
 beforeAll(async () => {
   api = await startApi();
@@ -33,16 +29,8 @@ beforeAll(async () => {
 });
 afterAll(() => api.close());
 
-const snapshot = (account: string, chainId: number, locked: string, block: number, blockTimestamp?: number) => ({
-  id: id(),
-  type: 'balance',
-  chainId,
-  account,
-  token: USDC[chainId],
-  locked,
-  blockNumber: String(block),
-  ...(blockTimestamp ? { blockTimestamp } : {}),
-});
+const snapshot = (account: string, chainId: number, locked: string, block: number, blockTimestamp?: number) =>
+  lockedSnapshot(account, locked, { chainId, token: USDC[chainId], blockNumber: String(block), blockTimestamp });
 
 /** Quoted by the published client, signed with its own typed data (one signature for every element), submitted. */
 async function submitted(locked: Record<number, string>, amount: bigint, options: Record<string, unknown> = {}) {
@@ -110,7 +98,7 @@ test("a relayer can claim: each origin chain's allocatorData, checked against Th
   const exogenous = Number(op.elements[1].chainId);
   await ingest(api, [
     {
-      id: id(),
+      id: eventId(),
       type: 'claim',
       chainId: exogenous,
       nonce: intentId,
@@ -132,7 +120,7 @@ test("a relayer can claim: each origin chain's allocatorData, checked against Th
   // Once every chain's claim settled, nothing is left to authorize.
   await ingest(api, [
     {
-      id: id(),
+      id: eventId(),
       type: 'claim',
       chainId: notarizedChainId,
       nonce: intentId,

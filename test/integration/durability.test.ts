@@ -1,6 +1,6 @@
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { ARB_USDC, BASE_USDC, blockAt, getCompactTypedData, TX } from '../support/fixtures';
-import { Api, call, ingest, killWorkers, startApi, startWorker } from '../support/harness';
+import { ARB_USDC, blockAt, getCompactTypedData, lockedSnapshot, TX } from '../support/fixtures';
+import { Api, call, fundedAccount, fundLocked, ingest, killWorkers, startApi, startWorker } from '../support/harness';
 import { LocalChain, smartAccount, startChain } from '../support/chain';
 import { signAsClient, v0 } from '../support/legacy-client';
 
@@ -22,17 +22,7 @@ afterAll(async () => {
 /** A legacy bundle through the published 0.5.4 client, from a counterfactual smart account (ERC-6492). */
 async function submitBundle(fillWindowSeconds?: number): Promise<string> {
   const account = smartAccount(chain, privateKeyToAccount(generatePrivateKey()));
-  await ingest(api, [
-    {
-      id: `dur-${account.address}`,
-      type: 'balance',
-      chainId: 8453,
-      account: account.address,
-      token: BASE_USDC,
-      locked: '5000000',
-      blockNumber: '1',
-    },
-  ]);
+  await fundLocked(api, account.address, '5000000');
   const client = v0.getOrchestrator(api.apiKey, `${api.url}/legacy`);
   const intent = {
     targetChainId: 42161,
@@ -53,18 +43,7 @@ async function submitBundle(fillWindowSeconds?: number): Promise<string> {
 }
 
 async function submitIntent(deadlineInSeconds?: number): Promise<string> {
-  const account = privateKeyToAccount(generatePrivateKey());
-  await ingest(api, [
-    {
-      id: `dur-${account.address}`,
-      type: 'balance',
-      chainId: 8453,
-      account: account.address,
-      token: BASE_USDC,
-      locked: '5000000',
-      blockNumber: '1',
-    },
-  ]);
+  const account = await fundedAccount(api);
   const route = await call(api, 'POST', '/intents/route', {
     body: {
       account: { address: account.address, accountType: 'EOA', setupOps: [] },
@@ -153,17 +132,7 @@ test('intents and bundles in flight reach the right terminal state after the wor
   await waitForStatus(bundleToExpire, 'EXPIRED', `/legacy/bundles/${bundleToExpire}`);
   // The completed intent's reservation goes with the first snapshot after its claim.
   const [{ account }] = await api.db.query('SELECT account FROM intents WHERE id = $1', [toComplete]);
-  await ingest(api, [
-    {
-      id: `dur-after-${toComplete}`,
-      type: 'balance',
-      chainId: 8453,
-      account,
-      token: BASE_USDC,
-      locked: '3900000',
-      blockNumber: '2',
-    },
-  ]);
+  await ingest(api, [lockedSnapshot(account, '3900000', { blockNumber: '2' })]);
   const held = async (ids: string[]) =>
     Number(
       (
@@ -185,16 +154,7 @@ test('intents and bundles in flight reach the right terminal state after the wor
     );
     expect(await held([id])).toBe(1);
     await ingest(api, [
-      {
-        id: `dur-expired-${id}`,
-        type: 'balance',
-        chainId: 8453,
-        account: owner,
-        token: BASE_USDC,
-        locked: '5000000',
-        blockNumber: blockAt(Number(expires)),
-        blockTimestamp: Number(expires),
-      },
+      lockedSnapshot(owner, '5000000', { blockNumber: blockAt(Number(expires)), blockTimestamp: Number(expires) }),
     ]);
   }
   expect(await held([toComplete, toExpire, bundleToExpire])).toBe(0);

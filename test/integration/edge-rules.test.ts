@@ -8,7 +8,7 @@ import { createApp } from '../../src/http/app';
 import { parseAddressRanges } from '../../src/http/client-address';
 import { proveAccount } from '../../src/projects/account-store';
 import { ARB_USDC, BASE_USDC } from '../support/fixtures';
-import { Api, call, ingest, startApi } from '../support/harness';
+import { Api, call, fundLocked, startApi } from '../support/harness';
 
 /**
  * Rules at the API's edge, through HTTP: which address a client has, the Idempotency-Key header, the one amount
@@ -29,17 +29,7 @@ const newAddress = () => privateKeyToAccount(generatePrivateKey()).address;
 /** An account with `locked` USDC in this allocator's lock on Base, proven to the test project. */
 async function funded(locked: string): Promise<string> {
   const account = newAddress();
-  await ingest(api, [
-    {
-      id: `edge-${account}-${seq++}`,
-      type: 'balance',
-      chainId: 8453,
-      account,
-      token: BASE_USDC,
-      locked,
-      blockNumber: '1',
-    },
-  ]);
+  await fundLocked(api, account, locked);
   await proveAccount(api.db.manager, api.projectId, account, 'operator');
   return account;
 }

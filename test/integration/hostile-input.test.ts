@@ -7,8 +7,8 @@ import { spawnEntry, stopProcess, waitFor } from '../../src/dev/processes';
 import { LIMITS } from '../../src/http/limits';
 import { parseAddressRanges } from '../../src/http/client-address';
 import { freePort } from '../support/global-setup';
-import { ARB_USDC, BASE_USDC } from '../support/fixtures';
-import { Api, call, ingest, startApi } from '../support/harness';
+import { ARB_USDC, BASE_USDC, eventId, lockedSnapshot } from '../support/fixtures';
+import { Api, call, fundLocked, ingest, startApi } from '../support/harness';
 import { DP, newOwner, projectSigner } from '../support/deposits';
 import { newProject } from '../support/projects';
 
@@ -30,17 +30,7 @@ const route = (account: Record<string, unknown> = {}) => ({
 /** An account holding 5 USDC in a lock on Base: a route for 1 USDC to it is quoted (200), so only a hostile value refuses it. */
 async function fundedAddress(): Promise<string> {
   const address = privateKeyToAccount(generatePrivateKey()).address;
-  await ingest(api, [
-    {
-      id: uid(),
-      type: 'balance',
-      chainId: 8453,
-      account: address,
-      token: BASE_USDC,
-      locked: '5000000',
-      blockNumber: '1',
-    },
-  ]);
+  await fundLocked(api, address, '5000000');
   return address;
 }
 /** A managed registration the deposit processor accepts (201) as it stands. */
@@ -190,9 +180,7 @@ describe('22.2 NUL and lone surrogates are refused, naming the field', () => {
 describe('22.3 numbers and nesting', () => {
   test('22.3 an amount of 2^256 or more is 400 (indexer balance, intent amount, withdrawal amount)', async () => {
     const account = privateKeyToAccount(generatePrivateKey()).address;
-    const bal = await ingest(api, [
-      { id: uid(), type: 'balance', chainId: 8453, account, token: BASE_USDC, locked: TWO_256, blockNumber: '1' },
-    ]);
+    const bal = await ingest(api, [lockedSnapshot(account, TWO_256)]);
     expect(bal.status).toBe(400);
     const r = await call(api, 'POST', '/intents/route', {
       body: { ...route(), tokenRequests: [{ tokenAddress: ARB_USDC, amount: TWO_256 }] },
@@ -203,7 +191,7 @@ describe('22.3 numbers and nesting', () => {
   test('22.3 1e400, negative zero, 20-digit block numbers and exponents are 400', async () => {
     const account = privateKeyToAccount(generatePrivateKey()).address;
     const ev = (block: string) =>
-      `{"events":[{"id":"${uid()}","type":"balance","chainId":8453,"account":"${account}","token":"${BASE_USDC}","locked":"1","blockNumber":${block}}]}`;
+      `{"events":[{"id":"${eventId()}","type":"balance","chainId":8453,"account":"${account}","token":"${BASE_USDC}","locked":"1","blockNumber":${block}}]}`;
     for (const block of ['1e400', '-0', '12345678901234567890', '"12345678901234567890"', '1e3', '"1e3"']) {
       const res = await call(api, 'POST', '/indexer/events', {
         raw: ev(block),

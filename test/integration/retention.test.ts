@@ -7,8 +7,8 @@ import { createProject } from '../../src/projects/api-keys';
 import { pruneScheduleId } from '../../src/retention/schedule';
 import { waitFor } from '../../src/dev/processes';
 import { pruneWorkflowType, type PruneResult } from '../../workflows/contracts/prune-storage';
-import { ARB_USDC, BASE_USDC, TX } from '../support/fixtures';
-import { Api, ingest, startApi } from '../support/harness';
+import { ARB_USDC, BASE_USDC, eventId, TX } from '../support/fixtures';
+import { Api, fundedAccount, ingest, startApi } from '../support/harness';
 import { submitOwnIntent } from '../support/intents';
 
 /**
@@ -26,21 +26,7 @@ beforeAll(async () => {
 });
 afterAll(() => api.close());
 
-async function submitted(): Promise<string> {
-  const account = privateKeyToAccount(generatePrivateKey());
-  await ingest(api, [
-    {
-      id: `retention-${uid()}`,
-      type: 'balance',
-      chainId: 8453,
-      account: account.address,
-      token: BASE_USDC,
-      locked: '5000000',
-      blockNumber: '1',
-    },
-  ]);
-  return submitOwnIntent(api, account);
-}
+const submitted = async () => submitOwnIntent(api, await fundedAccount(api));
 
 const exists = async (sql: string, params: unknown[]) =>
   (await api.db.query(`SELECT EXISTS (${sql}) AS e`, params))[0].e as boolean;
@@ -76,7 +62,7 @@ test('storage that only grows: event keys are pruned once their lifecycle ended,
   const completed = await submitted();
   await ingest(api, [
     {
-      id: `retention-${uid()}`,
+      id: eventId(),
       type: 'fill',
       chainId: 42161,
       nonce: completed,
@@ -84,7 +70,7 @@ test('storage that only grows: event keys are pruned once their lifecycle ended,
       timestamp: Math.floor(Date.now() / 1000),
     },
     {
-      id: `retention-${uid()}`,
+      id: eventId(),
       type: 'claim',
       chainId: 8453,
       nonce: completed,

@@ -5,8 +5,8 @@ import { depositDeps } from '../../src/deposits/deps';
 import type { Outbox } from '../../src/outbox/outbox';
 import type { QueuedSignal } from '../../src/outbox/store';
 import { loadRuntime } from '../../src/runtime';
-import { ARB_USDC, BASE_USDC, TX } from '../support/fixtures';
-import { Api, ingest, startApi } from '../support/harness';
+import { ARB_USDC, BASE_USDC, eventId, TX } from '../support/fixtures';
+import { Api, fundedAccount, ingest, startApi } from '../support/harness';
 import { submitOwnIntent } from '../support/intents';
 
 /**
@@ -17,7 +17,6 @@ import { submitOwnIntent } from '../support/intents';
  */
 let api: Api;
 let seq = 0;
-const eventId = () => `stale-${Date.now()}-${seq++}`;
 const delivered: QueuedSignal[] = [];
 let acts: ReturnType<typeof createActivities>;
 const warnings: object[] = [];
@@ -37,21 +36,7 @@ beforeAll(async () => {
 });
 afterAll(() => api.close());
 
-async function submitted(): Promise<string> {
-  const account = privateKeyToAccount(generatePrivateKey());
-  await ingest(api, [
-    {
-      id: eventId(),
-      type: 'balance',
-      chainId: 8453,
-      account: account.address,
-      token: BASE_USDC,
-      locked: '5000000',
-      blockNumber: '1',
-    },
-  ]);
-  return submitOwnIntent(api, account);
-}
+const submitted = async () => submitOwnIntent(api, await fundedAccount(api));
 
 /** A deposit whose bridge is this intent, so reports of the intent are addressed to its workflow. */
 async function bridgedBy(intentId: string): Promise<string> {

@@ -1,6 +1,6 @@
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { sessionTypedData } from '../../src/deposits/session-digest';
-import { blockAt } from './fixtures';
+import { blockAt, eventId } from './fixtures';
 import { call } from './harness';
 import type { Project } from './projects';
 
@@ -49,9 +49,6 @@ export async function registerManaged(
   if (res.status !== 201) throw new Error(`register-managed: ${res.status} ${res.text}`);
   return { owner, address, record: res.json };
 }
-
-let seq = 0;
-const eventId = (kind: string) => `${kind}-${Date.now()}-${seq++}`;
 
 /** What an indexer reports for a transfer into an account: its balance snapshot and the deposit itself. */
 export const depositEvents = (d: {
