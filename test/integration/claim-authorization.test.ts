@@ -3,7 +3,7 @@ import { recoverAddress, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createProject } from '../../src/projects/api-keys';
 import { claimDigest, claimHashFrom, claimHashOf, elementHashOf, witnessOf } from '../support/compact-claim';
-import { ARB_USDC, BASE_USDC, blockAt, eventId, getCompactTypedData, lockedSnapshot, TX } from '../support/fixtures';
+import { ARB_USDC, BASE_USDC, blockAt, claimEvent, getCompactTypedData, lockedSnapshot, TX } from '../support/fixtures';
 import { Api, call, ingest, startApi } from '../support/harness';
 
 /* eslint-disable @typescript-eslint/no-require-imports, @typescript-eslint/no-explicit-any */
@@ -96,17 +96,7 @@ test("a relayer can claim: each origin chain's allocatorData, checked against Th
 
   // The claim on the exogenous chain settles once a snapshot shows it: the allocator signs nothing more for that chain.
   const exogenous = Number(op.elements[1].chainId);
-  await ingest(api, [
-    {
-      id: eventId(),
-      type: 'claim',
-      chainId: exogenous,
-      nonce: intentId,
-      transactionHash: TX(1),
-      timestamp: Math.floor(Date.now() / 1000),
-      blockNumber: '2',
-    },
-  ]);
+  await ingest(api, [claimEvent(intentId, TX(1), { chainId: exogenous, blockNumber: '2' })]);
   expect((await authorization(intentId)).json).toEqual(res.json); // claimed, not yet settled: still held
   await ingest(api, [snapshot(account.address, exogenous, '1', 2)]);
   const settled = await authorization(intentId);
@@ -118,17 +108,7 @@ test("a relayer can claim: each origin chain's allocatorData, checked against Th
   ]);
 
   // Once every chain's claim settled, nothing is left to authorize.
-  await ingest(api, [
-    {
-      id: eventId(),
-      type: 'claim',
-      chainId: notarizedChainId,
-      nonce: intentId,
-      transactionHash: TX(2),
-      timestamp: Math.floor(Date.now() / 1000),
-      blockNumber: '2',
-    },
-  ]);
+  await ingest(api, [claimEvent(intentId, TX(2), { chainId: notarizedChainId, blockNumber: '2' })]);
   await ingest(api, [snapshot(account.address, notarizedChainId, '1', 2)]);
   const none = await authorization(intentId);
   expect(none.status).toBe(409);

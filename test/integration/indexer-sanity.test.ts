@@ -1,7 +1,7 @@
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { waitFor } from '../../src/dev/processes';
 import { proveAccount } from '../../src/projects/account-store';
-import { ARB_USDC, BASE_USDC, blockAt, eventId, lockedSnapshot, TX } from '../support/fixtures';
+import { ARB_USDC, BASE_USDC, blockAt, claimEvent, eventId, fillEvent, lockedSnapshot, TX } from '../support/fixtures';
 import { Api, call, fundedAccount, ingest, startApi } from '../support/harness';
 import { submitOwnIntent } from '../support/intents';
 import { activeReservations } from '../support/reservations';
@@ -200,17 +200,9 @@ test("attack pass: a fill on another chain than its intent's destination or befo
     time: await refusals('fill', 'fill-before-quote'),
     claim: await refusals('claim', 'claim-chain'),
   };
-  const wrongChain = { id: eventId(), type: 'fill', chainId: 1, nonce: id, transactionHash: TX(1), timestamp: now() };
-  const beforeQuote = { id: eventId(), type: 'fill', chainId: 42161, nonce: id, transactionHash: TX(2), timestamp: 0 };
-  const offOrigin = {
-    id: eventId(),
-    type: 'claim',
-    chainId: 42161,
-    nonce: id,
-    transactionHash: TX(3),
-    timestamp: now(),
-    blockNumber: '9',
-  };
+  const wrongChain = fillEvent(id, TX(1), { chainId: 1 });
+  const beforeQuote = fillEvent(id, TX(2), { timestamp: 0 });
+  const offOrigin = claimEvent(id, TX(3), { chainId: 42161, blockNumber: '9' });
   const res = await indexed([
     wrongChain,
     { id: eventId(), type: 'preconfirmation', chainId: 42161, nonce: id },
@@ -272,13 +264,11 @@ test("attack pass: a fill on another chain than its intent's destination or befo
     refused: [{ id: wrongChain.id, reason: 'fill-chain' }],
   });
   const filledAt = now();
-  expect(
-    (
-      await indexed([
-        { id: eventId(), type: 'fill', chainId: 42161, nonce: id, transactionHash: TX(4), timestamp: filledAt },
-      ])
-    ).json,
-  ).toEqual({ received: 1, applied: 1, duplicates: 0 });
+  expect((await indexed([fillEvent(id, TX(4), { timestamp: filledAt })])).json).toEqual({
+    received: 1,
+    applied: 1,
+    duplicates: 0,
+  });
   await waitFor('FILLED', async () => (await intentOf(id)).status === 'FILLED', 30_000);
   expect(await intentOf(id)).toMatchObject({ fillTimestamp: filledAt, fillTransactionHash: TX(4) });
 });

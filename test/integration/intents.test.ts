@@ -5,11 +5,13 @@ import {
   ARB_USDC,
   BASE_USDC,
   blockAt,
+  claimEvent,
   eventId,
+  fillEvent,
   getCompactTypedData,
   lockedSnapshot,
-  walletSnapshot,
   TX,
+  walletSnapshot,
 } from '../support/fixtures';
 import { ingestEvents } from '../../src/indexer/ingest';
 import { waitFor } from '../../src/dev/processes';
@@ -168,25 +170,13 @@ describe('the published 1.15.0 client, unchanged', () => {
     await snapshot(account.address, blockAt(expires), '3000000', expires);
     expect(await activeReservations(api, intentId)).toBe(0);
     // A late fill changes nothing.
-    await ingest(api, [
-      { id: eventId(), type: 'fill', chainId: 42161, nonce: intentId, transactionHash: TX(9), timestamp: expires },
-    ]);
+    await ingest(api, [fillEvent(intentId, TX(9), { timestamp: expires })]);
     expect((await client.getIntentOpStatus(BigInt(intentId))).status).toBe('EXPIRED');
   });
 
   test('21.2 a claim mined just before `expires` and reported after the lifecycle ended is recorded and settles by its block', async () => {
     const { account, id: intentId, expires } = await expiredAndEnded('3000000');
-    const late = await ingest(api, [
-      {
-        id: eventId(),
-        type: 'claim',
-        chainId: 8453,
-        nonce: intentId,
-        transactionHash: TX(11),
-        timestamp: expires - 1,
-        blockNumber: '7',
-      },
-    ]);
+    const late = await ingest(api, [claimEvent(intentId, TX(11), { timestamp: expires - 1, blockNumber: '7' })]);
     expect(late.status).toBe(200);
     const status = await client.getIntentOpStatus(BigInt(intentId));
     expect(status.claims).toEqual([
@@ -212,32 +202,13 @@ describe('the published 1.15.0 client, unchanged', () => {
     const filledAt = Number(route.intentOp.elements[0].mandate.fillDeadline) - 1;
     await call(api, 'POST', '/indexer/events?wait=true', {
       body: {
-        events: [
-          {
-            id: eventId(),
-            type: 'fill',
-            chainId: 42161,
-            nonce: result.id,
-            transactionHash: TX(12),
-            timestamp: filledAt,
-          },
-        ],
+        events: [fillEvent(result.id, TX(12), { timestamp: filledAt })],
       },
       headers: wait,
     });
     const filled = await clientStatus(result.id, ['FILLED']);
     expect(filled).toMatchObject({ fillTransactionHash: TX(12), fillTimestamp: filledAt });
-    await ingest(api, [
-      {
-        id: eventId(),
-        type: 'claim',
-        chainId: 8453,
-        nonce: result.id,
-        transactionHash: TX(13),
-        timestamp: filledAt,
-        blockNumber: '2',
-      },
-    ]);
+    await ingest(api, [claimEvent(result.id, TX(13), { timestamp: filledAt, blockNumber: '2' })]);
     await clientStatus(result.id, ['COMPLETED']);
     const full = await call(api, 'GET', `/intent-operation/${result.id}?full=true`);
     expect(full.json.history.map((h: { status: string }) => h.status)).toEqual([
@@ -253,9 +224,7 @@ describe('the published 1.15.0 client, unchanged', () => {
     const route = await client.getIntentRoute(routeInput(account.address, 1_000_000n));
     const { result } = await client.submitIntent(await sign(account, route.intentOp));
     const filledAt = Math.floor(Date.now() / 1000);
-    const answer = await ingest(api, [
-      { id: eventId(), type: 'fill', chainId: 42161, nonce: result.id, transactionHash: TX(21), timestamp: filledAt },
-    ]);
+    const answer = await ingest(api, [fillEvent(result.id, TX(21), { timestamp: filledAt })]);
     expect(answer.json).toMatchObject({ applied: 1 });
     // No wait: the batch's transaction recorded the status.
     expect(await client.getIntentOpStatus(BigInt(result.id))).toMatchObject({
@@ -282,7 +251,7 @@ describe('the published 1.15.0 client, unchanged', () => {
     const filledAt = Number(route.intentOp.elements[0].mandate.fillDeadline);
     const { signals } = await ingestEvents(
       api.db,
-      [{ id: eventId(), type: 'fill', chainId: 42161, nonce: result.id, transactionHash: TX(22), timestamp: filledAt }],
+      [fillEvent(result.id, TX(22), { timestamp: filledAt })],
       api.services.defaultLockTag,
       { registry: api.services.registry, config: api.services.config },
     );
@@ -304,17 +273,7 @@ describe('the published 1.15.0 client, unchanged', () => {
       async () => (await lifecycle.query<{ status: string }>('state')).status === 'FILLED',
       30_000,
     );
-    await ingest(api, [
-      {
-        id: eventId(),
-        type: 'claim',
-        chainId: 8453,
-        nonce: result.id,
-        transactionHash: TX(23),
-        timestamp: filledAt,
-        blockNumber: '2',
-      },
-    ]);
+    await ingest(api, [claimEvent(result.id, TX(23), { timestamp: filledAt, blockNumber: '2' })]);
     expect(await lifecycle.result()).toBe('COMPLETED');
     const full = await call(api, 'GET', `/intent-operation/${result.id}?full=true`);
     expect(full.json.history.map((h: { status: string }) => h.status)).toEqual(['PENDING', 'FILLED', 'COMPLETED']);

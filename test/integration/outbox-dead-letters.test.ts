@@ -3,7 +3,7 @@ import { projectRoot } from '../../src/dev/processes';
 import { lifecycleStarts } from '../../src/intents/store';
 import { awaitingWorkflowId, queueSignals } from '../../src/outbox/store';
 import { sweeperScheduleId } from '../../src/outbox/sweeper';
-import { eventId, TX } from '../support/fixtures';
+import { claimEvent, eventId, fillEvent, TX } from '../support/fixtures';
 import { Api, call, fundedAccount, ingest, startApi, until } from '../support/harness';
 import { reaches, signedQuote, statusOf } from '../support/intents';
 
@@ -141,7 +141,7 @@ test('21.9 a lifecycle event that arrives before its intent row commits is kept 
 
 test('21.9 an event for a nonce that never becomes an intent is dead-lettered once its wait is over', async () => {
   const nonce = '987654321987654321';
-  await ingest(api, [{ id: eventId(), type: 'fill', chainId: 42161, nonce, transactionHash: TX(9), timestamp: 9 }]);
+  await ingest(api, [fillEvent(nonce, TX(9), { timestamp: 9 })]);
   const kept = await api.db.query('SELECT id FROM signal_outbox WHERE nonce = $1', [nonce]);
   expect(kept).toHaveLength(1);
   // Its wait (quote TTL + fill grace) is over.
@@ -158,14 +158,7 @@ test('21.4 a lifecycle that receives many signals continues as new and ends in t
   const id = await submitted();
   const handle = api.temporal.workflow.getHandle(`intent-${id}`);
   // Fills after the deadline change nothing, each is a signal: more than the test server's continue-as-new suggestion.
-  const late = Array.from({ length: 160 }, (_, i) => ({
-    id: eventId(),
-    type: 'fill',
-    chainId: 42161,
-    nonce: id,
-    transactionHash: TX(1000 + i),
-    timestamp: 4_000_000_000 + i,
-  }));
+  const late = Array.from({ length: 160 }, (_, i) => fillEvent(id, TX(1000 + i), { timestamp: 4_000_000_000 + i }));
   await ingest(api, [{ id: eventId(), type: 'preconfirmation', chainId: 42161, nonce: id }, ...late]);
   await until('continued as new', async () => {
     const d = await handle.describe();
@@ -173,34 +166,14 @@ test('21.4 a lifecycle that receives many signals continues as new and ends in t
       ? true
       : undefined;
   });
-  await ingest(api, [
-    {
-      id: eventId(),
-      type: 'fill',
-      chainId: 42161,
-      nonce: id,
-      transactionHash: TX(1),
-      timestamp: Math.floor(Date.now() / 1000),
-    },
-    { id: eventId(), type: 'claim', chainId: 8453, nonce: id, transactionHash: TX(2), timestamp: 2, blockNumber: '7' },
-  ]);
+  await ingest(api, [fillEvent(id, TX(1)), claimEvent(id, TX(2), { timestamp: 2, blockNumber: '7' })]);
   await reaches(api, id, 'COMPLETED');
   expect(await handle.result()).toBe('COMPLETED');
 }, 90_000);
 
 test('state never goes backwards: a dead letter of a lifecycle that ended is not retried once Temporal purged its run (the CLI answers with a conflict)', async () => {
   const id = await submitted();
-  await ingest(api, [
-    {
-      id: eventId(),
-      type: 'fill',
-      chainId: 42161,
-      nonce: id,
-      transactionHash: TX(1),
-      timestamp: Math.floor(Date.now() / 1000),
-    },
-    { id: eventId(), type: 'claim', chainId: 8453, nonce: id, transactionHash: TX(2), timestamp: 2, blockNumber: '7' },
-  ]);
+  await ingest(api, [fillEvent(id, TX(1)), claimEvent(id, TX(2), { timestamp: 2, blockNumber: '7' })]);
   await reaches(api, id, 'COMPLETED');
   // Temporal's retention purges the closed run: nothing there remembers the workflow id any more (the dev server
   // deletes a closed run asynchronously, within about a minute).

@@ -3,7 +3,17 @@ import { spawnEntry, stopProcess, waitFor } from '../../src/dev/processes';
 import { createProject } from '../../src/projects/api-keys';
 import { withdrawalRequestTypedData } from '../../src/withdrawals/sponsor-signature';
 import { freePort } from '../support/global-setup';
-import { ARB_USDC, BASE_USDC, blockAt, eventId, getCompactTypedData, lockedSnapshot, TX } from '../support/fixtures';
+import {
+  ARB_USDC,
+  BASE_USDC,
+  blockAt,
+  claimEvent,
+  eventId,
+  fillEvent,
+  getCompactTypedData,
+  lockedSnapshot,
+  TX,
+} from '../support/fixtures';
 import { Api, call, fundedAccount, ingest, killWorkers, startApi, startWorker, until } from '../support/harness';
 import { reaches, signedQuote, statusOf } from '../support/intents';
 import { activeReservations } from '../support/reservations';
@@ -72,25 +82,7 @@ test(
       const retry = await call(api, 'POST', '/intent-operations', { body: { signedIntentOp } });
       expect(retry.json.result).toEqual({ id, status: 'PENDING' });
       expect(await activeReservations(api, id)).toBe(1);
-      await ingest(api, [
-        {
-          id: eventId(),
-          type: 'fill',
-          chainId: 42161,
-          nonce: id,
-          transactionHash: TX(1),
-          timestamp: Math.floor(Date.now() / 1000),
-        },
-        {
-          id: eventId(),
-          type: 'claim',
-          chainId: 8453,
-          nonce: id,
-          transactionHash: TX(2),
-          timestamp: 2,
-          blockNumber: '7',
-        },
-      ]);
+      await ingest(api, [fillEvent(id, TX(1)), claimEvent(id, TX(2), { timestamp: 2, blockNumber: '7' })]);
       await reaches(api, id, 'COMPLETED');
     }),
   90_000,
@@ -136,16 +128,7 @@ test('an API killed after committing a batch and before signalling: the sweeper 
   );
   try {
     await waitFor('faulty API', async () => (await fetch(`http://127.0.0.1:${port}/ready`)).ok, 30_000);
-    const events = [
-      {
-        id: eventId(),
-        type: 'fill',
-        chainId: 42161,
-        nonce: id,
-        transactionHash: TX(7),
-        timestamp: Math.floor(Date.now() / 1000),
-      },
-    ];
+    const events = [fillEvent(id, TX(7))];
     await expect(
       fetch(`http://127.0.0.1:${port}/indexer/events`, {
         method: 'POST',
@@ -263,14 +246,7 @@ test('ingestion is answered while no worker runs, and applied once a worker star
         unlocked: '777',
         blockNumber: '2',
       },
-      {
-        id: eventId(),
-        type: 'fill',
-        chainId: 42161,
-        nonce: id,
-        transactionHash: TX(3),
-        timestamp: Math.floor(Date.now() / 1000),
-      },
+      fillEvent(id, TX(3)),
     ]);
     expect(res.status).toBe(200);
     expect(res.json).toEqual({ received: 2, applied: 2, duplicates: 0 });
@@ -295,7 +271,7 @@ test('wait=true answers after every lifecycle signal of the batch was delivered'
     body: {
       events: [
         { id: eventId(), type: 'preconfirmation', chainId: 42161, nonce: id },
-        { id: eventId(), type: 'fill', chainId: 42161, nonce: '123456789', transactionHash: TX(4), timestamp: 4 },
+        fillEvent('123456789', TX(4), { timestamp: 4 }),
       ],
     },
     headers: { 'x-indexer-key': api.indexerKey },
@@ -351,17 +327,7 @@ test('a claimed reservation is released only when a balance snapshot at or after
   const account = await funded('5000000', '10');
   const { id, signedIntentOp } = await signedQuote(api, account);
   await call(api, 'POST', '/intent-operations', { body: { signedIntentOp } });
-  await ingest(api, [
-    {
-      id: eventId(),
-      type: 'fill',
-      chainId: 42161,
-      nonce: id,
-      transactionHash: TX(5),
-      timestamp: Math.floor(Date.now() / 1000),
-    },
-    { id: eventId(), type: 'claim', chainId: 8453, nonce: id, transactionHash: TX(6), timestamp: 6, blockNumber: '20' },
-  ]);
+  await ingest(api, [fillEvent(id, TX(5)), claimEvent(id, TX(6), { timestamp: 6, blockNumber: '20' })]);
   await reaches(api, id, 'COMPLETED');
   // The stored balance (block 10) still counts the claimed funds: releasing now would let them be spent twice.
   expect(await activeReservations(api, id)).toBe(1);
@@ -374,33 +340,14 @@ test('a claimed reservation is released only when a balance snapshot at or after
 test('an event for a lifecycle that has ended is dropped: its signal-with-start never starts a second run', async () => {
   const { id, signedIntentOp } = await signedQuote(api, await funded());
   await call(api, 'POST', '/intent-operations', { body: { signedIntentOp } });
-  await ingest(api, [
-    {
-      id: eventId(),
-      type: 'fill',
-      chainId: 42161,
-      nonce: id,
-      transactionHash: TX(5),
-      timestamp: Math.floor(Date.now() / 1000),
-    },
-    { id: eventId(), type: 'claim', chainId: 8453, nonce: id, transactionHash: TX(6), timestamp: 6 },
-  ]);
+  await ingest(api, [fillEvent(id, TX(5)), claimEvent(id, TX(6), { timestamp: 6 })]);
   const handle = api.temporal.workflow.getHandle(`intent-${id}`);
   await until('lifecycle closed', async () =>
     (await handle.describe()).status.name === 'COMPLETED' ? true : undefined,
   );
   const late = await call(api, 'POST', '/indexer/events?wait=true', {
     body: {
-      events: [
-        {
-          id: eventId(),
-          type: 'fill',
-          chainId: 42161,
-          nonce: id,
-          transactionHash: TX(7),
-          timestamp: Math.floor(Date.now() / 1000),
-        },
-      ],
+      events: [fillEvent(id, TX(7))],
     },
     headers: { 'x-indexer-key': api.indexerKey },
   });
@@ -425,16 +372,7 @@ test('a PENDING lifecycle waits out a start delay until its deadline, with no wo
     Number(signedIntentOp.elements[0].mandate.fillDeadline) + api.services.config.intents.fillGraceSeconds;
   const backoff = Number(started.workflowExecutionStartedEventAttributes!.firstWorkflowTaskBackoff!.seconds);
   expect(Math.abs(Date.now() / 1000 + backoff - deadline)).toBeLessThan(5);
-  await ingest(api, [
-    {
-      id: eventId(),
-      type: 'fill',
-      chainId: 42161,
-      nonce: id,
-      transactionHash: TX(5),
-      timestamp: Math.floor(Date.now() / 1000),
-    },
-  ]);
+  await ingest(api, [fillEvent(id, TX(5))]);
   expect(await statusOf(api, id)).toBe('FILLED');
   await until('the fill woke the lifecycle', async () =>
     (await history()).some((e) => e.workflowTaskCompletedEventAttributes) ? true : undefined,
@@ -545,17 +483,7 @@ describe('reservations stay while the signature can be claimed', () => {
     await ingest(api, [{ id: eventId(), type: 'failure', chainId: 42161, nonce: id, reason: 'reverted' }]);
     await reaches(api, id, 'FAILED');
     expect(await activeReservations(api, id)).toBe(1); // expires is ten minutes away
-    await ingest(api, [
-      {
-        id: eventId(),
-        type: 'claim',
-        chainId: 8453,
-        nonce: id,
-        transactionHash: TX(8),
-        timestamp: 8,
-        blockNumber: '4',
-      },
-    ]);
+    await ingest(api, [claimEvent(id, TX(8), { timestamp: 8, blockNumber: '4' })]);
     await until('claim recorded', async () =>
       (await call(api, 'GET', `/intent-operation/${id}`)).json.claims[0].status === 'CLAIMED' ? true : undefined,
     );
@@ -583,22 +511,8 @@ describe('reservations stay while the signature can be claimed', () => {
     });
     await waitFor('the deadline', async () => Date.now() / 1000 > deadline, 10_000);
     const fills = [
-      {
-        id: eventId(),
-        type: 'fill',
-        chainId: 42161,
-        nonce: json.result.id,
-        transactionHash: TX(10),
-        timestamp: deadline + 1,
-      }, // too late on chain
-      {
-        id: eventId(),
-        type: 'fill',
-        chainId: 42161,
-        nonce: json.result.id,
-        transactionHash: TX(11),
-        timestamp: deadline - 1,
-      },
+      fillEvent(json.result.id, TX(10), { timestamp: deadline + 1 }), // too late on chain
+      fillEvent(json.result.id, TX(11), { timestamp: deadline - 1 }),
     ];
     await ingest(api, fills);
     await reaches(api, json.result.id, 'FILLED');

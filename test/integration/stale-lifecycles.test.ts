@@ -5,7 +5,7 @@ import { depositDeps } from '../../src/deposits/deps';
 import type { Outbox } from '../../src/outbox/outbox';
 import type { QueuedSignal } from '../../src/outbox/store';
 import { loadRuntime } from '../../src/runtime';
-import { ARB_USDC, BASE_USDC, eventId, TX } from '../support/fixtures';
+import { ARB_USDC, BASE_USDC, claimEvent, fillEvent, TX } from '../support/fixtures';
 import { Api, fundedAccount, ingest, startApi } from '../support/harness';
 import { submitOwnIntent } from '../support/intents';
 
@@ -68,25 +68,7 @@ const reportsTo = (depositId: string) =>
 
 test('state never goes backwards: a stale lifecycle writes nothing over a COMPLETED intent and reports nothing again', async () => {
   const id = await submitted();
-  await ingest(api, [
-    {
-      id: eventId(),
-      type: 'fill',
-      chainId: 42161,
-      nonce: id,
-      transactionHash: TX(1),
-      timestamp: Math.floor(Date.now() / 1000),
-    },
-    {
-      id: eventId(),
-      type: 'claim',
-      chainId: 8453,
-      nonce: id,
-      transactionHash: TX(2),
-      timestamp: Math.floor(Date.now() / 1000),
-      blockNumber: '7',
-    },
-  ]);
+  await ingest(api, [fillEvent(id, TX(1)), claimEvent(id, TX(2), { blockNumber: '7' })]);
   await waitFor('COMPLETED', async () => (await stored(id)).status === 'COMPLETED', 30_000);
   const before = await stored(id);
   const deposit = await bridgedBy(id);

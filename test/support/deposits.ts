@@ -1,6 +1,6 @@
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { sessionTypedData } from '../../src/deposits/session-digest';
-import { blockAt, eventId } from './fixtures';
+import { blockAt, claimEvent, eventId, fillEvent, walletSnapshot } from './fixtures';
 import { call } from './harness';
 import type { Project } from './projects';
 
@@ -66,15 +66,11 @@ export const depositEvents = (d: {
 }) => [
   ...(d.balance
     ? [
-        {
-          id: eventId('balance'),
-          type: 'balance',
+        walletSnapshot(d.account, d.balance, {
           chainId: d.chainId,
-          account: d.account,
           token: d.token,
-          unlocked: d.balance,
           blockNumber: String(d.block ?? 100),
-        },
+        }),
       ]
     : []),
   {
@@ -97,23 +93,10 @@ export const fillAndClaim = (
   fill: { chainId: number; txHash: string },
   claim: { chainId: number; txHash: string },
 ) => [
-  {
-    id: eventId('fill'),
-    type: 'fill',
-    chainId: fill.chainId,
-    nonce: intentId,
-    transactionHash: fill.txHash,
-    timestamp: Math.floor(Date.now() / 1000),
-  },
-  {
-    id: eventId('claim'),
-    type: 'claim',
-    chainId: claim.chainId,
-    nonce: intentId,
-    transactionHash: claim.txHash,
-    timestamp: Math.floor(Date.now() / 1000),
-  },
+  fillEvent(intentId, fill.txHash, { chainId: fill.chainId }),
+  claimEvent(intentId, claim.txHash, { chainId: claim.chainId }),
 ];
+
 /**
  * A deposit account's (wallet) balance at the block whose timestamp is `expires` of a failed intent: what releases its
  * reservation past `expires` (a snapshot that shows no claim mined before it), so a retry or refund may spend.
@@ -124,16 +107,13 @@ export const balanceAtExpiry = (d: {
   account: string;
   balance: string;
   expires: number;
-}) => ({
-  id: eventId('balance'),
-  type: 'balance',
-  chainId: d.chainId,
-  account: d.account,
-  token: d.token,
-  unlocked: d.balance,
-  blockNumber: blockAt(d.expires),
-  blockTimestamp: d.expires,
-});
+}) =>
+  walletSnapshot(d.account, d.balance, {
+    chainId: d.chainId,
+    token: d.token,
+    blockNumber: blockAt(d.expires),
+    blockTimestamp: d.expires,
+  });
 
 export const intentFailure = (intentId: string, chainId: number) => ({
   id: eventId('failure'),

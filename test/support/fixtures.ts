@@ -25,8 +25,15 @@ export const blockAt = (timestamp: number) => timestamp;
 /** An indexer event id no other event of the run has: the suites share one database, where a repeated id is dropped. */
 export const eventId = (kind = 'event') => `${kind}-${randomUUID()}`;
 
-/** The indexer's snapshot of a USDC balance on Base at block 1; `extra` sets any other field (a later block, its timestamp). */
-const usdcSnapshot = (account: string, amount: { locked: string } | { unlocked: string }, extra: object) => ({
+/**
+ * The indexer's snapshot of a USDC balance on Base at block 1; `extra` sets any other field (another chain or token, a
+ * later block, its timestamp).
+ */
+const usdcSnapshot = (
+  account: string,
+  amount: { locked: string } | { unlocked: string },
+  extra: Record<string, unknown>,
+): { id: string; account: string } & Record<string, unknown> => ({
   id: eventId('balance'),
   type: 'balance',
   chainId: 8453,
@@ -44,3 +51,21 @@ export const lockedSnapshot = (account: string, locked: string, extra: Record<st
 /** `unlocked` USDC in the account's wallet: funds a Permit2 route. */
 export const walletSnapshot = (account: string, unlocked: string, extra: Record<string, unknown> = {}) =>
   usdcSnapshot(account, { unlocked }, extra);
+
+/** The relayer's fill of intent `nonce` on Arbitrum, mined now; `extra` sets any other field (another chain, time). */
+export const fillEvent = (nonce: string, transactionHash: string, extra: Record<string, unknown> = {}) => ({
+  id: eventId('fill'),
+  type: 'fill' as const,
+  chainId: 42161,
+  nonce,
+  transactionHash,
+  timestamp: Math.floor(Date.now() / 1000),
+  ...extra,
+});
+
+/** The arbiter's claim of intent `nonce` on Base, mined now; `extra` sets any other field (its block, another time). */
+export const claimEvent = (nonce: string, transactionHash: string, extra: Record<string, unknown> = {}) => ({
+  ...fillEvent(nonce, transactionHash, { chainId: 8453, ...extra }),
+  id: eventId('claim'),
+  type: 'claim' as const,
+});
