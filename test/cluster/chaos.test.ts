@@ -6,7 +6,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { projectRoot, waitFor } from '../../src/dev/processes';
 import { depositWorkflowType } from '../../workflows/contracts/deposit';
 import { intentWorkflowType } from '../../workflows/contracts/intent-lifecycle';
-import { ARB_USDC, BASE_USDC, TX } from '../support/fixtures';
+import { ARB_USDC, TX } from '../support/fixtures';
 import { Api, call, fundedAccount, ingest, startApi } from '../support/harness';
 import { DP, depositEvents, fillAndClaim, registerManaged } from '../support/deposits';
 import { submitOwnIntent } from '../support/intents';
@@ -56,8 +56,6 @@ const deposit = async () => {
   const res = await ingest(
     api,
     depositEvents({
-      chainId: 8453,
-      token: BASE_USDC,
       amount: '5000000',
       balance: '5000000',
       account: address,

@@ -41,8 +41,6 @@ test('deposits in flight reach their terminal state after the worker is killed a
   await ingest(
     api,
     depositEvents({
-      chainId: 8453,
-      token: BASE_USDC,
       amount: '5000000',
       balance: '5000000',
       account: bridged.address,
@@ -53,8 +51,6 @@ test('deposits in flight reach their terminal state after the worker is killed a
   await ingest(
     api,
     depositEvents({
-      chainId: 8453,
-      token: BASE_USDC,
       amount: '5000000',
       account: waiting.address,
       sender: sender(),
@@ -95,8 +91,6 @@ test('deposits in flight reach their terminal state after the worker is killed a
   await ingest(
     api,
     depositEvents({
-      chainId: 8453,
-      token: BASE_USDC,
       amount: '2000000',
       account: sameChain.address,
       sender: sender(),

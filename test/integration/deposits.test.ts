@@ -108,8 +108,6 @@ describe('a deposit end to end', () => {
     const ingested = await ingest(
       api,
       depositEvents({
-        chainId: 8453,
-        token: BASE_USDC,
         amount: '5000000',
         balance: '5000000',
         account: address,
@@ -319,8 +317,6 @@ describe('paths', () => {
     await ingest(
       api,
       depositEvents({
-        chainId: 8453,
-        token: BASE_USDC,
         amount: '999999',
         balance: '999999',
         account: address,
@@ -360,8 +356,6 @@ describe('paths', () => {
     await ingest(
       api,
       depositEvents({
-        chainId: 8453,
-        token: BASE_USDC,
         amount: '5000000',
         balance: '5000000',
         account: owned,
@@ -384,8 +378,6 @@ describe('paths', () => {
     await ingest(
       api,
       depositEvents({
-        chainId: 8453,
-        token: BASE_USDC,
         amount: '2000000',
         account: address,
         sender: sender(),
@@ -408,8 +400,6 @@ describe('paths', () => {
     await ingest(
       api,
       depositEvents({
-        chainId: 8453,
-        token: BASE_USDC,
         amount: '2000000',
         account: address,
         sender: sender(),
@@ -424,8 +414,6 @@ describe('paths', () => {
     const { address } = await registerManaged(p, { chain: 'eip155:8453', token: BASE_USDC });
     const txHash = nextTx();
     const events = depositEvents({
-      chainId: 8453,
-      token: BASE_USDC,
       amount: '3000000',
       account: address,
       sender: sender(),
@@ -441,8 +429,6 @@ describe('paths', () => {
       duplicates: 0,
     });
     const other = depositEvents({
-      chainId: 8453,
-      token: BASE_USDC,
       amount: '3000000',
       account: sender(),
       sender: sender(),
@@ -460,10 +446,7 @@ describe('paths', () => {
     const { p, r } = await subscribed();
     const { address } = await registerManaged(p, { chain: 'eip155:8453', token: BASE_USDC });
     const txHash = nextTx();
-    await ingest(
-      api,
-      depositEvents({ chainId: 8453, token: BASE_USDC, amount: '3000000', account: address, sender: sender(), txHash }),
-    );
+    await ingest(api, depositEvents({ amount: '3000000', account: address, sender: sender(), txHash }));
     const id = await depositIdOf(p, txHash);
     const complete = await until(r, id, 'bridge-complete');
     const leg = { transactionHash: txHash, chain: 'eip155:8453', amount: '3000000', asset: BASE_USDC.toLowerCase() };
@@ -482,10 +465,7 @@ describe('paths', () => {
     const { address } = await registerManaged(p, baseToArb);
     const txHash = nextTx();
     const from = sender();
-    await ingest(
-      api,
-      depositEvents({ chainId: 8453, token: BASE_USDC, amount: '4000000', account: address, sender: from, txHash }),
-    ); // no balance yet
+    await ingest(api, depositEvents({ amount: '4000000', account: address, sender: from, txHash })); // no balance yet
     const id = await depositIdOf(p, txHash);
     expect(await until(r, id, 'deposit-delayed')).toMatchObject({
       reason: 'Waiting for the deposited funds to show in the account balance',
@@ -532,8 +512,6 @@ describe('paths', () => {
       await ingest(
         api,
         depositEvents({
-          chainId: 8453,
-          token: BASE_USDC,
           amount: '6000000',
           balance: '6000000',
           account: address,
@@ -703,8 +681,6 @@ describe('sizing', () => {
     const [a, b] = [nextTx(), nextTx()];
     await ingest(api, [
       ...depositEvents({
-        chainId: 8453,
-        token: BASE_USDC,
         amount: '5000000',
         balance: '8000000',
         account: address,
@@ -712,8 +688,6 @@ describe('sizing', () => {
         txHash: a,
       }),
       ...depositEvents({
-        chainId: 8453,
-        token: BASE_USDC,
         amount: '3000000',
         account: address,
         sender: sender(),
@@ -755,8 +729,6 @@ describe('a failed attempt is final before the next one spends', () => {
     await ingest(
       api,
       depositEvents({
-        chainId: 8453,
-        token: BASE_USDC,
         amount: '5000000',
         balance: '5000000',
         account: address,
@@ -780,8 +752,6 @@ describe('a failed attempt is final before the next one spends', () => {
     await ingest(
       api,
       depositEvents({
-        chainId: 8453,
-        token: BASE_USDC,
         amount: '5000000',
         balance: '10000000',
         account: address,
@@ -847,8 +817,6 @@ describe('a failed attempt is final before the next one spends', () => {
     await ingest(
       api,
       depositEvents({
-        chainId: 8453,
-        token: BASE_USDC,
         amount: '5000000',
         balance: '10000000',
         account: address,
@@ -902,8 +870,6 @@ describe('a failed attempt is final before the next one spends', () => {
     await ingest(
       api,
       depositEvents({
-        chainId: 8453,
-        token: BASE_USDC,
         amount: '5000000',
         balance: '5000000',
         account: address,
@@ -927,8 +893,6 @@ describe('a failed attempt is final before the next one spends', () => {
     await ingest(
       api,
       depositEvents({
-        chainId: 8453,
-        token: BASE_USDC,
         amount: '1',
         balance: '0',
         account: address,
@@ -1010,8 +974,6 @@ describe('GET /deposits', () => {
       await ingest(
         api,
         depositEvents({
-          chainId: 8453,
-          token: BASE_USDC,
           amount: '2000000',
           account: address,
           sender: sender(),
@@ -1074,8 +1036,6 @@ describe('deposit credit', () => {
     await ingest(
       api,
       depositEvents({
-        chainId: 8453,
-        token: BASE_USDC,
         amount: '999999',
         balance: '999999',
         account: address,
@@ -1157,8 +1117,6 @@ describe('POST /safe/withdraw and GET /chains', () => {
     await ingest(
       api,
       depositEvents({
-        chainId: 8453,
-        token: BASE_USDC,
         amount: '5000000',
         account: address,
         sender: sender(),

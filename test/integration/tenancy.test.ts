@@ -131,8 +131,6 @@ async function managedAccount(p: Project, otherFunds: bigint, deposited?: bigint
     await ingest(
       api,
       depositEvents({
-        chainId: 8453,
-        token: BASE_USDC,
         amount: deposited.toString(),
         account: address,
         sender: newEoa().address,
@@ -221,8 +219,6 @@ describe('21.3 cross-tenant griefing through the deposit processor', () => {
       await ingest(
         api,
         depositEvents({
-          chainId: 8453,
-          token: BASE_USDC,
           amount: '2000000',
           account: account.address,
           sender: newEoa().address,
@@ -296,8 +292,6 @@ describe('21.3 cross-tenant griefing through the deposit processor', () => {
       await ingest(
         api,
         depositEvents({
-          chainId: 8453,
-          token: BASE_USDC,
           amount: '2000000',
           account: account.address,
           sender: newEoa().address,

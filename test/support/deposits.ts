@@ -1,6 +1,6 @@
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { sessionTypedData } from '../../src/deposits/session-digest';
-import { blockAt, claimEvent, eventId, fillEvent, walletSnapshot } from './fixtures';
+import { BASE_USDC, blockAt, claimEvent, eventId, fillEvent, walletSnapshot } from './fixtures';
 import { call } from './harness';
 import type { Project } from './projects';
 
@@ -50,10 +50,17 @@ export async function registerManaged(
   return { owner, address, record: res.json };
 }
 
-/** What an indexer reports for a transfer into an account: its balance snapshot and the deposit itself. */
-export const depositEvents = (d: {
-  chainId: number;
-  token: string;
+/**
+ * What an indexer reports for a transfer into an account (of USDC on Base unless `chainId` and `token` say otherwise):
+ * its balance snapshot and the deposit itself.
+ */
+export const depositEvents = ({
+  chainId = 8453,
+  token = BASE_USDC,
+  ...d
+}: {
+  chainId?: number;
+  token?: string;
   amount: string;
   account: string;
   sender: string;
@@ -64,22 +71,14 @@ export const depositEvents = (d: {
   /** the fill in the same transaction that made the transfer */
   fillNonce?: string;
 }) => [
-  ...(d.balance
-    ? [
-        walletSnapshot(d.account, d.balance, {
-          chainId: d.chainId,
-          token: d.token,
-          blockNumber: String(d.block ?? 100),
-        }),
-      ]
-    : []),
+  ...(d.balance ? [walletSnapshot(d.account, d.balance, { chainId, token, blockNumber: String(d.block ?? 100) })] : []),
   {
     id: eventId('deposit'),
     type: 'deposit',
-    chainId: d.chainId,
+    chainId,
     transactionHash: d.txHash,
     logIndex: d.logIndex ?? 0,
-    token: d.token,
+    token,
     amount: d.amount,
     sender: d.sender,
     account: d.account,
