@@ -1,5 +1,5 @@
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { ARB_USDC, blockAt, getCompactTypedData, lockedSnapshot, TX } from '../support/fixtures';
+import { ARB_USDC, blockAt, claimEvent, fillEvent, getCompactTypedData, lockedSnapshot, TX } from '../support/fixtures';
 import { Api, call, fundedAccount, fundLocked, ingest, killWorkers, startApi, startWorker } from '../support/harness';
 import { LocalChain, smartAccount, startChain } from '../support/chain';
 import { signAsClient, v0 } from '../support/legacy-client';
@@ -79,22 +79,8 @@ test('intents and bundles in flight reach the right terminal state after the wor
   killWorkers(api.env);
   // Indexer events arrive while no worker runs: recorded and answered at once, applied when a worker is back.
   const events = ingest(api, [
-    {
-      id: `dur-fill-${toComplete}`,
-      type: 'fill',
-      chainId: 42161,
-      nonce: toComplete,
-      transactionHash: TX(1),
-      timestamp: Math.floor(Date.now() / 1000),
-    },
-    {
-      id: `dur-claim-${toComplete}`,
-      type: 'claim',
-      chainId: 8453,
-      nonce: toComplete,
-      transactionHash: TX(2),
-      timestamp: 2,
-    },
+    fillEvent(toComplete, TX(1)),
+    claimEvent(toComplete, TX(2), { timestamp: 2 }),
     {
       id: `dur-failure-${toFail}`,
       type: 'failure',
@@ -102,22 +88,8 @@ test('intents and bundles in flight reach the right terminal state after the wor
       nonce: toFail,
       reason: 'destination call reverted',
     },
-    {
-      id: `dur-fill-${bundleToComplete}`,
-      type: 'fill',
-      chainId: 42161,
-      nonce: bundleToComplete,
-      transactionHash: TX(3),
-      timestamp: Math.floor(Date.now() / 1000),
-    },
-    {
-      id: `dur-claim-${bundleToComplete}`,
-      type: 'claim',
-      chainId: 8453,
-      nonce: bundleToComplete,
-      transactionHash: TX(4),
-      timestamp: 4,
-    },
+    fillEvent(bundleToComplete, TX(3)),
+    claimEvent(bundleToComplete, TX(4), { timestamp: 4 }),
   ]);
   await new Promise((r) => setTimeout(r, 5000)); // the short fill deadline passes with no worker alive
   expect((await call(api, 'GET', `/intent-operation/${toExpire}`)).json.status).toBe('PENDING');
