@@ -55,13 +55,7 @@ const deposit = async () => {
   const sender = privateKeyToAccount(generatePrivateKey()).address;
   const res = await ingest(
     api,
-    depositEvents({
-      amount: '5000000',
-      balance: '5000000',
-      account: address,
-      sender,
-      txHash,
-    }),
+    depositEvents({ amount: '5000000', balance: '5000000', account: address, sender, txHash }),
   );
   expect(res.status).toBe(200);
   depositTxs.push(txHash);

@@ -50,12 +50,7 @@ test('deposits in flight reach their terminal state after the worker is killed a
   );
   await ingest(
     api,
-    depositEvents({
-      amount: '5000000',
-      account: waiting.address,
-      sender: sender(),
-      txHash: t.waiting,
-    }),
+    depositEvents({ amount: '5000000', account: waiting.address, sender: sender(), txHash: t.waiting }),
   );
   const bridgedId = await idOf(t.bridged);
   await waitFor('bridge-started', async () => (await byTx(t.bridged)).stage === 'bridging', 20_000);
@@ -90,12 +85,7 @@ test('deposits in flight reach their terminal state after the worker is killed a
   );
   await ingest(
     api,
-    depositEvents({
-      amount: '2000000',
-      account: sameChain.address,
-      sender: sender(),
-      txHash: t.sameChain,
-    }),
+    depositEvents({ amount: '2000000', account: sameChain.address, sender: sender(), txHash: t.sameChain }),
   );
   await new Promise((r) => setTimeout(r, 2000));
   expect((await byTx(t.bridged)).stage).toBe('bridging');

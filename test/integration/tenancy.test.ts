@@ -130,13 +130,7 @@ async function managedAccount(p: Project, otherFunds: bigint, deposited?: bigint
     const txHash = TX(tx++);
     await ingest(
       api,
-      depositEvents({
-        amount: deposited.toString(),
-        account: address,
-        sender: newEoa().address,
-        txHash,
-        block: 10,
-      }),
+      depositEvents({ amount: deposited.toString(), account: address, sender: newEoa().address, txHash, block: 10 }),
     );
     await waitFor(
       `deposit ${txHash} completed`,
