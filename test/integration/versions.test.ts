@@ -47,6 +47,16 @@ function chainFields(value: unknown, path = '', out: { path: string; value: unkn
   return out;
 }
 
+/** A blanc route signed as served (each origin element, then the destination) and submitted: the API's answer. */
+async function submitRoute(account: PrivateKeyAccount, route: any) {
+  const origin = await Promise.all(route.signData.origin.map((td: any) => account.signTypedData(td)));
+  const destination = await account.signTypedData(route.signData.destination);
+  return call(api, 'POST', '/intents', {
+    headers: BLANC,
+    body: { intentId: route.intentId, signatures: { origin, destination } },
+  });
+}
+
 interface Driver {
   quote(account: PrivateKeyAccount): Promise<{ intentId: string; response: any }>;
   submit(account: PrivateKeyAccount, quoted: any): Promise<{ body: any; status: number; intentId: string }>;
@@ -98,12 +108,7 @@ const blanc: Driver = {
   async submit(account, quoted) {
     // Every typed data signed exactly as served.
     const route = quoted.routes[0];
-    const origin = await Promise.all(route.signData.origin.map((td: any) => account.signTypedData(td)));
-    const destination = await account.signTypedData(route.signData.destination);
-    const res = await call(api, 'POST', '/intents', {
-      headers: BLANC,
-      body: { intentId: route.intentId, signatures: { origin, destination } },
-    });
+    const res = await submitRoute(account, route);
     return { status: res.status, body: res.json, intentId: res.json?.intentId };
   },
   async status(intentId) {
@@ -174,14 +179,7 @@ describe.each([
     if (version === '2026-04.blanc') {
       // The other routes were alternatives: once one is submitted they are refused, whatever the balance allows.
       const sibling = quoted.response.routes[1];
-      const origin = await Promise.all(sibling.signData.origin.map((td: any) => account.signTypedData(td)));
-      const res = await call(api, 'POST', '/intents', {
-        headers: BLANC,
-        body: {
-          intentId: sibling.intentId,
-          signatures: { origin, destination: await account.signTypedData(sibling.signData.destination) },
-        },
-      });
+      const res = await submitRoute(account, sibling);
       expect([res.status, res.json.code]).toEqual([409, 'CONFLICT']);
       expect(await activeReservations(api, sibling.intentId)).toBe(0);
     }
@@ -462,14 +460,7 @@ test('blanc: a wallet-funded (Permit2) route signed as served is accepted, with 
     type: 'approval',
     amount: route.cost.input[0].amount,
   });
-  const origin = await Promise.all(route.signData.origin.map((td: any) => account.signTypedData(td)));
-  const res = await call(api, 'POST', '/intents', {
-    headers: BLANC,
-    body: {
-      intentId: route.intentId,
-      signatures: { origin, destination: await account.signTypedData(route.signData.destination) },
-    },
-  });
+  const res = await submitRoute(account, route);
   expect([res.status, res.json]).toEqual([201, { intentId: route.intentId }]);
   expect(await activeReservations(api, route.intentId)).toBe(1);
 });
@@ -484,25 +475,12 @@ test("a quote's routes are spent once across hosts: a sibling spent as a legacy 
      VALUES ($1, $2, $3, 'PENDING', 42161, '{8453}', $4, '{}')`,
     [b.intentId, api.projectId, account.address.toLowerCase(), b.fillDeadline],
   );
-  const origin = await Promise.all(a.signData.origin.map((td: any) => account.signTypedData(td)));
-  const refused = await call(api, 'POST', '/intents', {
-    headers: BLANC,
-    body: {
-      intentId: a.intentId,
-      signatures: { origin, destination: await account.signTypedData(a.signData.destination) },
-    },
-  });
+  const refused = await submitRoute(account, a);
   expect([refused.status, refused.json.code]).toEqual([409, 'CONFLICT']);
   expect(await activeReservations(api, a.intentId)).toBe(0);
   // And a bundle of a route whose sibling is an intent: refused in the same transaction that would reserve it.
   await api.db.query('DELETE FROM bundles WHERE id = $1', [b.intentId]);
-  const accepted = await call(api, 'POST', '/intents', {
-    headers: BLANC,
-    body: {
-      intentId: a.intentId,
-      signatures: { origin, destination: await account.signTypedData(a.signData.destination) },
-    },
-  });
+  const accepted = await submitRoute(account, a);
   expect(accepted.status).toBe(201);
   await expect(
     acceptBundles(api.db, api.projectId, [{ id: c.intentId, signed: {} as never }], {
