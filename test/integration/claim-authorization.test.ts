@@ -5,6 +5,7 @@ import { createProject } from '../../src/projects/api-keys';
 import { claimDigest, claimHashFrom, claimHashOf, elementHashOf, witnessOf } from '../support/compact-claim';
 import { ARB_USDC, BASE_USDC, blockAt, claimEvent, getCompactTypedData, lockedSnapshot, TX } from '../support/fixtures';
 import { Api, call, ingest, startApi } from '../support/harness';
+import { activeReservations } from '../support/reservations';
 
 /* eslint-disable @typescript-eslint/no-require-imports, @typescript-eslint/no-explicit-any */
 const sdkDir = path.dirname(require.resolve('@rhinestone/sdk'));
@@ -146,15 +147,7 @@ test("a relayer can claim: refused past `expires` (its funds then released by a 
   const held = await authorization(intentId);
   expect([held.status, held.json.message]).toEqual([409, message]);
   await ingest(api, [snapshot(account.address, 8453, '3000000', blockAt(expires), expires)]);
-  expect(
-    Number(
-      (
-        await api.db.query('SELECT count(*) AS n FROM reservations WHERE owner_id = $1 AND released_at IS NULL', [
-          intentId,
-        ])
-      )[0].n,
-    ),
-  ).toBe(0);
+  expect(await activeReservations(api, intentId)).toBe(0);
   const released = await authorization(intentId);
   expect([released.status, released.json.message]).toEqual([409, message]);
 });

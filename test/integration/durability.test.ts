@@ -1,6 +1,16 @@
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { ARB_USDC, blockAt, claimEvent, fillEvent, getCompactTypedData, lockedSnapshot, TX } from '../support/fixtures';
-import { Api, call, fundedAccount, fundLocked, ingest, killWorkers, startApi, startWorker } from '../support/harness';
+import {
+  Api,
+  call,
+  fundedAccount,
+  fundLocked,
+  ingest,
+  killWorkers,
+  startApi,
+  startWorker,
+  until,
+} from '../support/harness';
 import { LocalChain, smartAccount, startChain } from '../support/chain';
 import { signAsClient, v0 } from '../support/legacy-client';
 
@@ -61,13 +71,13 @@ async function submitIntent(deadlineInSeconds?: number): Promise<string> {
   return res.json.result.id;
 }
 
-async function waitForStatus(id: string, status: string, path = `/intent-operation/${id}`): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    if ((await call(api, 'GET', path)).json.status === status) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`intent ${id} did not reach ${status}`);
-}
+/** Waits until the intent (or, at its `path`, the bundle) `id` has `status`. */
+const waitForStatus = (id: string, status: string, path = `/intent-operation/${id}`) =>
+  until(
+    `${id} ${status}`,
+    async () => ((await call(api, 'GET', path)).json.status === status ? true : undefined),
+    60_000,
+  );
 
 test('intents and bundles in flight reach the right terminal state after the worker process is killed and replaced', async () => {
   const toComplete = await submitIntent();

@@ -16,7 +16,7 @@ import {
 import { ingestEvents } from '../../src/indexer/ingest';
 import { waitFor } from '../../src/dev/processes';
 import { Api, call, fundedAccount, ingest, startApi, until } from '../support/harness';
-import { activeReservations } from '../support/reservations';
+import { activeReservations, reservedFor } from '../support/reservations';
 
 /* eslint-disable @typescript-eslint/no-require-imports, @typescript-eslint/no-explicit-any */
 const sdkDir = path.dirname(require.resolve('@rhinestone/sdk'));
@@ -421,11 +421,7 @@ describe('submission checks', () => {
     expect(refused.map((r) => `${r.reason?.constructor?.name}: ${r.reason?.message}`)).toEqual(
       Array(3).fill('InsufficientBalanceError: Insufficient balance'),
     );
-    const [{ reserved }] = await api.db.query(
-      'SELECT sum(amount) AS reserved FROM reservations WHERE account = $1 AND released_at IS NULL',
-      [account.address.toLowerCase()],
-    );
-    expect(BigInt(reserved)).toBeLessThanOrEqual(10_000_000n);
+    expect(await reservedFor(api, account.address)).toBeLessThanOrEqual(10_000_000n);
   });
 });
 

@@ -10,7 +10,7 @@ import {
   walletSnapshot,
   TX,
 } from '../support/fixtures';
-import { Api, call, ingest, startApi } from '../support/harness';
+import { Api, call, ingest, startApi, until } from '../support/harness';
 import { activeReservations } from '../support/reservations';
 import { newProject } from '../support/projects';
 
@@ -207,11 +207,10 @@ describe.each([
         timestamp: filledAt,
       },
     ]);
-    let done: any;
-    for (let i = 0; i < 150 && done?.status !== 'COMPLETED'; i++) {
-      done = await driver.status(intentId);
-      if (done.status !== 'COMPLETED') await new Promise((r) => setTimeout(r, 200));
-    }
+    const done = await until('COMPLETED', async () => {
+      const status = await driver.status(intentId);
+      return status.status === 'COMPLETED' ? status : undefined;
+    });
     expect(done.status).toBe('COMPLETED');
     if (version === '2026-04.blanc') {
       expect(done).toEqual({
