@@ -1,6 +1,6 @@
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { waitFor } from '../../src/dev/processes';
-import { ARB_USDC, BASE_USDC, TX } from '../support/fixtures';
+import { ARB_USDC, BASE_USDC, TX, walletSnapshot } from '../support/fixtures';
 import { Api, call, ingest, killWorkers, startApi, startWorker } from '../support/harness';
 import { newProject, subscribe } from '../support/projects';
 import { Receiver } from '../support/receiver';
@@ -61,17 +61,7 @@ test('deposits in flight reach their terminal state after the worker is killed a
   killWorkers(api.env);
   // While no worker runs: the bridge settles, the waiting deposit's funds show, and two more deposits arrive.
   await ingest(api, fillAndClaim(intentId, { chainId: 42161, txHash: TX(5101) }, { chainId: 8453, txHash: TX(5102) }));
-  await ingest(api, [
-    {
-      id: `dur-balance-${t.waiting}`,
-      type: 'balance',
-      chainId: 8453,
-      account: waiting.address,
-      token: BASE_USDC,
-      unlocked: '5000000',
-      blockNumber: '100',
-    },
-  ]);
+  await ingest(api, [walletSnapshot(waiting.address, '5000000', { blockNumber: '100' })]);
   await ingest(
     api,
     depositEvents({
