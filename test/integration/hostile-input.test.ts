@@ -11,10 +11,9 @@ import { ARB_USDC, BASE_USDC, eventId, lockedSnapshot } from '../support/fixture
 import { Api, call, fundLocked, ingest, startApi } from '../support/harness';
 import { DP, newOwner, projectSigner } from '../support/deposits';
 import { newProject } from '../support/projects';
+import { stepOpenEvent } from '../support/widget-sessions';
 
 let api: Api;
-let seq = 0;
-const uid = () => `hi-${Date.now()}-${seq++}`;
 
 beforeAll(async () => {
   api = await startApi();
@@ -50,17 +49,6 @@ const nested = (depth: number): unknown => {
   for (let i = 0; i < depth; i++) v = { a: v };
   return v;
 };
-const funnelEvent = (extra: Record<string, unknown> = {}) => ({
-  event: 'deposit_modal_step_open',
-  session_id: uid(),
-  modal: 'deposit',
-  widget_version: '1.0.0',
-  timestamp: Date.now(),
-  session_properties: {},
-  funding_method: null,
-  step: 'amount',
-  ...extra,
-});
 
 /** One request over a raw socket (headers fetch refuses to send), answered with its status line and body. */
 function rawRequest(port: number, head: string): Promise<{ status: number; text: string }> {
@@ -132,14 +120,14 @@ describe('22.1 validation details are capped and arrays bounded', () => {
 describe('22.2 NUL and lone surrogates are refused, naming the field', () => {
   test('22.2 a NUL in a stored free-form body string is 400 naming the field, never a 500', async () => {
     const res = await call(api, 'POST', '/analytics/events', {
-      body: { events: [funnelEvent({ session_properties: { note: 'a\u0000b' } })] },
+      body: { events: [stepOpenEvent({ session_properties: { note: 'a\u0000b' } })] },
     });
     expect(res.status).toBe(400);
     expect(res.json.message).toMatch(/body\.events\.0\.session_properties\.note/);
   });
   test('22.2 a lone surrogate in a body string or key is 400', async () => {
     const res = await call(api, 'POST', '/analytics/events', {
-      raw: JSON.stringify({ events: [funnelEvent({ session_properties: { x: 'ok' } })] }).replace('"x"', '"\\ud800"'),
+      raw: JSON.stringify({ events: [stepOpenEvent({ session_properties: { x: 'ok' } })] }).replace('"x"', '"\\ud800"'),
     });
     expect(res.status).toBe(400);
     expect(res.json.message).toBe(
@@ -229,12 +217,12 @@ describe('22.3 numbers and nesting', () => {
     expect(
       (
         await call(api, 'POST', '/analytics/events', {
-          body: { events: [funnelEvent({ session_properties: { deep: nested(LIMITS.depth - 5) } })] },
+          body: { events: [stepOpenEvent({ session_properties: { deep: nested(LIMITS.depth - 5) } })] },
         })
       ).json.accepted,
     ).toBe(1);
     const analytics = await call(api, 'POST', '/analytics/events', {
-      body: { events: [funnelEvent({ session_properties: { deep: nested(1000) } })] },
+      body: { events: [stepOpenEvent({ session_properties: { deep: nested(1000) } })] },
     });
     expect([analytics.status, analytics.json.message]).toEqual([
       400,
@@ -293,7 +281,7 @@ describe('22.4 encodings, authentication first, headers, content types', () => {
   });
   test('22.4 routes without an API key still read their bodies', async () => {
     const res = await call(api, 'POST', '/analytics/events', {
-      body: { events: [funnelEvent()] },
+      body: { events: [stepOpenEvent()] },
       headers: { 'x-api-key': '' },
     });
     expect(res.status).toBe(200);
@@ -364,7 +352,7 @@ describe('22.10 analytics as documented', () => {
     expect(res.status).toBe(201);
     expect(res.headers.get('cache-control')).toBe('no-store');
     const events = await call(api, 'POST', '/analytics/events', {
-      body: { events: [funnelEvent()] },
+      body: { events: [stepOpenEvent()] },
       headers: { authorization: `Bearer ${res.json.token}` },
     });
     expect(events.json.attributed).toBe(true);
@@ -378,9 +366,9 @@ describe('22.10 analytics as documented', () => {
     const res = await call(api, 'POST', '/analytics/events', {
       body: {
         events: [
-          funnelEvent({ last_step: 'amount' }),
+          stepOpenEvent({ last_step: 'amount' }),
           {
-            ...funnelEvent({ last_step: 'x' }),
+            ...stepOpenEvent({ last_step: 'x' }),
             event: 'deposit_modal_correlator_observed',
             correlator_type: 'deposit_address',
             correlator_value: '0x1',
@@ -409,7 +397,7 @@ describe('22.5 unattributed analytics are metered and capped', () => {
   afterAll(() => Object.assign(api.services.config, { trustedProxies: [] }));
   const send = (address: string, origin: string, n = 1, token?: string) =>
     call(api, 'POST', '/analytics/events', {
-      body: { events: Array.from({ length: n }, () => funnelEvent()) },
+      body: { events: Array.from({ length: n }, () => stepOpenEvent()) },
       headers: { 'x-forwarded-for': address, origin, ...(token ? { authorization: `Bearer ${token}` } : {}) },
     });
   const run = `${Date.now() % 100_000}`;
