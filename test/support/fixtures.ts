@@ -52,20 +52,27 @@ export const lockedSnapshot = (account: string, locked: string, extra: Record<st
 export const walletSnapshot = (account: string, unlocked: string, extra: Record<string, unknown> = {}) =>
   usdcSnapshot(account, { unlocked }, extra);
 
-/** The relayer's fill of intent `nonce` on Arbitrum, mined now; `extra` sets any other field (another chain, time). */
-export const fillEvent = (nonce: string, transactionHash: string, extra: Record<string, unknown> = {}) => ({
-  id: eventId('fill'),
-  type: 'fill' as const,
-  chainId: 42161,
+/** An event of intent `nonce` mined now on `chainId`; `extra` sets any other field (another chain, its block, time). */
+const minedEvent = <Type extends 'fill' | 'claim'>(
+  type: Type,
+  chainId: number,
+  nonce: string,
+  transactionHash: string,
+  extra: Record<string, unknown>,
+) => ({
+  id: eventId(type),
+  type,
+  chainId,
   nonce,
   transactionHash,
   timestamp: Math.floor(Date.now() / 1000),
   ...extra,
 });
 
-/** The arbiter's claim of intent `nonce` on Base, mined now; `extra` sets any other field (its block, another time). */
-export const claimEvent = (nonce: string, transactionHash: string, extra: Record<string, unknown> = {}) => ({
-  ...fillEvent(nonce, transactionHash, { chainId: 8453, ...extra }),
-  id: eventId('claim'),
-  type: 'claim' as const,
-});
+/** The relayer's fill of intent `nonce` on Arbitrum. */
+export const fillEvent = (nonce: string, transactionHash: string, extra: Record<string, unknown> = {}) =>
+  minedEvent('fill', 42161, nonce, transactionHash, extra);
+
+/** The arbiter's claim of intent `nonce` on Base. */
+export const claimEvent = (nonce: string, transactionHash: string, extra: Record<string, unknown> = {}) =>
+  minedEvent('claim', 8453, nonce, transactionHash, extra);
