@@ -71,6 +71,21 @@ async function awaitStart(what: string, proc: ChildProcess, ready: () => Promise
   }
 }
 
+/** What temporal/start-dev.sh and temporal/start-cluster.sh both read from their environment. */
+function startScriptEnv(
+  cli: string,
+  opts: { port: number; namespace: string; logLevel?: string; dynamicConfig?: string[] },
+): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    TEMPORAL_CLI: cli,
+    TEMPORAL_PORT: String(opts.port),
+    TEMPORAL_NAMESPACE: opts.namespace,
+    TEMPORAL_LOG_LEVEL: opts.logLevel ?? 'warn',
+    TEMPORAL_DYNAMIC_CONFIG: (opts.dynamicConfig ?? []).join(' '),
+  };
+}
+
 /** Finds or builds the pinned CLI (temporal/ensure-cli.sh), then starts it through temporal/start-dev.sh. */
 /** `dynamicConfig`: extra server settings (`key=value`), e.g. the tests' low continue-as-new suggestion. */
 export async function startTemporalDevServer(opts: {
@@ -85,15 +100,10 @@ export async function startTemporalDevServer(opts: {
   const proc = spawn(path.join(projectRoot, 'temporal/start-dev.sh'), [], {
     cwd: projectRoot,
     env: {
-      ...process.env,
-      TEMPORAL_CLI: cli,
-      TEMPORAL_PORT: String(opts.port),
-      TEMPORAL_NAMESPACE: opts.namespace,
+      ...startScriptEnv(cli, opts),
       TEMPORAL_HEADLESS: opts.uiPort ? '0' : '1',
       ...(opts.uiPort ? { TEMPORAL_UI_PORT: String(opts.uiPort) } : {}),
       TEMPORAL_DB_FILE: opts.dbFile ?? '',
-      TEMPORAL_LOG_LEVEL: opts.logLevel ?? 'warn',
-      TEMPORAL_DYNAMIC_CONFIG: (opts.dynamicConfig ?? []).join(' '),
     },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
@@ -133,15 +143,10 @@ export async function startTemporalCluster(opts: {
   const proc = spawn(path.join(projectRoot, 'temporal/start-cluster.sh'), [], {
     cwd: projectRoot,
     env: {
-      ...process.env,
-      TEMPORAL_CLI: cli,
-      TEMPORAL_PORT: String(opts.port),
-      TEMPORAL_NAMESPACE: opts.namespace,
+      ...startScriptEnv(cli, opts),
       TEMPORAL_CLUSTER_DIR: opts.dir,
       ...(opts.databaseUrl ? { TEMPORAL_DB_URL: opts.databaseUrl } : {}),
       ...(opts.databaseName ? { TEMPORAL_DB_NAME: opts.databaseName } : {}),
-      TEMPORAL_LOG_LEVEL: opts.logLevel ?? 'warn',
-      TEMPORAL_DYNAMIC_CONFIG: (opts.dynamicConfig ?? []).join(' '),
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -6,8 +6,8 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { projectRoot, waitFor } from '../../src/dev/processes';
 import { depositWorkflowType } from '../../workflows/contracts/deposit';
 import { intentWorkflowType } from '../../workflows/contracts/intent-lifecycle';
-import { ARB_USDC, BASE_USDC, TX } from '../support/fixtures';
-import { Api, call, ingest, startApi } from '../support/harness';
+import { ARB_USDC, TX } from '../support/fixtures';
+import { Api, call, fundedAccount, ingest, startApi } from '../support/harness';
 import { DP, depositEvents, fillAndClaim, registerManaged } from '../support/deposits';
 import { submitOwnIntent } from '../support/intents';
 import { newProject, subscribe, type Project } from '../support/projects';
@@ -47,20 +47,7 @@ const depositTxs: string[] = [];
 const testEvents: string[] = [];
 
 const fundedIntent = async () => {
-  const account = privateKeyToAccount(generatePrivateKey());
-  const res = await ingest(api, [
-    {
-      id: `chaos-fund-${account.address}`,
-      type: 'balance',
-      chainId: 8453,
-      account: account.address,
-      token: BASE_USDC,
-      locked: '5000000',
-      blockNumber: '1',
-    },
-  ]);
-  expect(res.status).toBe(200);
-  intents.push(await submitOwnIntent(p, account));
+  intents.push(await submitOwnIntent(p, await fundedAccount(api)));
 };
 const deposit = async () => {
   const { address } = await registerManaged(p, { chain: 'eip155:42161', token: ARB_USDC });
@@ -68,15 +55,7 @@ const deposit = async () => {
   const sender = privateKeyToAccount(generatePrivateKey()).address;
   const res = await ingest(
     api,
-    depositEvents({
-      chainId: 8453,
-      token: BASE_USDC,
-      amount: '5000000',
-      balance: '5000000',
-      account: address,
-      sender,
-      txHash,
-    }),
+    depositEvents({ amount: '5000000', balance: '5000000', account: address, sender, txHash }),
   );
   expect(res.status).toBe(200);
   depositTxs.push(txHash);

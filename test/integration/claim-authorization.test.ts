@@ -3,8 +3,9 @@ import { recoverAddress, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createProject } from '../../src/projects/api-keys';
 import { claimDigest, claimHashFrom, claimHashOf, elementHashOf, witnessOf } from '../support/compact-claim';
-import { blockAt, getCompactTypedData } from '../support/fixtures';
+import { ARB_USDC, BASE_USDC, blockAt, claimEvent, getCompactTypedData, lockedSnapshot, TX } from '../support/fixtures';
 import { Api, call, ingest, startApi } from '../support/harness';
+import { activeReservations } from '../support/reservations';
 
 /* eslint-disable @typescript-eslint/no-require-imports, @typescript-eslint/no-explicit-any */
 const sdkDir = path.dirname(require.resolve('@rhinestone/sdk'));
@@ -14,17 +15,13 @@ const { createAuthProvider }: any = require(path.join(sdkDir, 'auth/provider'));
 
 const COMPACT = '0x73d2dc0c21fca4ec1601895d50df7f5624f07d3f'; // COMPACT_ADDRESS's default
 const USDC: Record<number, string> = {
-  8453: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+  8453: BASE_USDC,
   10: '0x0b2C639c533813f4Aa9D7837CAf62653d097Ff85',
 };
-const ARB_USDC = '0xaf88d065e77c8cC2239327C5EDb3A432268e5831';
-const TX = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
 
 let api: Api;
 let client: any; // eslint-disable-line @typescript-eslint/no-explicit-any
 let allocatorAddress: string;
-let seq = 0;
-const id = () => `claim-auth-${Date.now()}-${seq++}`;
 
 beforeAll(async () => {
   api = await startApi();
@@ -33,16 +30,8 @@ beforeAll(async () => {
 });
 afterAll(() => api.close());
 
-const snapshot = (account: string, chainId: number, locked: string, block: number, blockTimestamp?: number) => ({
-  id: id(),
-  type: 'balance',
-  chainId,
-  account,
-  token: USDC[chainId],
-  locked,
-  blockNumber: String(block),
-  ...(blockTimestamp ? { blockTimestamp } : {}),
-});
+const snapshot = (account: string, chainId: number, locked: string, block: number, blockTimestamp?: number) =>
+  lockedSnapshot(account, locked, { chainId, token: USDC[chainId], blockNumber: String(block), blockTimestamp });
 
 /** Quoted by the published client, signed with its own typed data (one signature for every element), submitted. */
 async function submitted(locked: Record<number, string>, amount: bigint, options: Record<string, unknown> = {}) {
@@ -108,17 +97,7 @@ test("a relayer can claim: each origin chain's allocatorData, checked against Th
 
   // The claim on the exogenous chain settles once a snapshot shows it: the allocator signs nothing more for that chain.
   const exogenous = Number(op.elements[1].chainId);
-  await ingest(api, [
-    {
-      id: id(),
-      type: 'claim',
-      chainId: exogenous,
-      nonce: intentId,
-      transactionHash: TX(1),
-      timestamp: Math.floor(Date.now() / 1000),
-      blockNumber: '2',
-    },
-  ]);
+  await ingest(api, [claimEvent(intentId, TX(1), { chainId: exogenous, blockNumber: '2' })]);
   expect((await authorization(intentId)).json).toEqual(res.json); // claimed, not yet settled: still held
   await ingest(api, [snapshot(account.address, exogenous, '1', 2)]);
   const settled = await authorization(intentId);
@@ -130,17 +109,7 @@ test("a relayer can claim: each origin chain's allocatorData, checked against Th
   ]);
 
   // Once every chain's claim settled, nothing is left to authorize.
-  await ingest(api, [
-    {
-      id: id(),
-      type: 'claim',
-      chainId: notarizedChainId,
-      nonce: intentId,
-      transactionHash: TX(2),
-      timestamp: Math.floor(Date.now() / 1000),
-      blockNumber: '2',
-    },
-  ]);
+  await ingest(api, [claimEvent(intentId, TX(2), { chainId: notarizedChainId, blockNumber: '2' })]);
   await ingest(api, [snapshot(account.address, notarizedChainId, '1', 2)]);
   const none = await authorization(intentId);
   expect(none.status).toBe(409);
@@ -178,15 +147,7 @@ test("a relayer can claim: refused past `expires` (its funds then released by a 
   const held = await authorization(intentId);
   expect([held.status, held.json.message]).toEqual([409, message]);
   await ingest(api, [snapshot(account.address, 8453, '3000000', blockAt(expires), expires)]);
-  expect(
-    Number(
-      (
-        await api.db.query('SELECT count(*) AS n FROM reservations WHERE owner_id = $1 AND released_at IS NULL', [
-          intentId,
-        ])
-      )[0].n,
-    ),
-  ).toBe(0);
+  expect(await activeReservations(api, intentId)).toBe(0);
   const released = await authorization(intentId);
   expect([released.status, released.json.message]).toEqual([409, message]);
 });

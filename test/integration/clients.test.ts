@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { ARB_USDC, BASE_USDC } from '../support/fixtures';
 import { Api, ingest, startApi } from '../support/harness';
 
 // The published clients, unchanged: 1.15.0 (current host) and 0.5.4 (legacy host, installed under an npm alias).
@@ -13,8 +14,6 @@ const v0: any = require(
 /* eslint-enable @typescript-eslint/no-require-imports, @typescript-eslint/no-explicit-any */
 
 const ACCOUNT = '0x2222222222222222222222222222222222222222';
-const BASE_USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
-const ARB_USDC = '0xaf88d065e77c8cC2239327C5EDb3A432268e5831';
 
 let api: Api;
 beforeAll(async () => {

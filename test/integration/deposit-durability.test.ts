@@ -1,6 +1,6 @@
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { waitFor } from '../../src/dev/processes';
-import { ARB_USDC, BASE_USDC, TX } from '../support/fixtures';
+import { ARB_USDC, BASE_USDC, TX, walletSnapshot } from '../support/fixtures';
 import { Api, call, ingest, killWorkers, startApi, startWorker } from '../support/harness';
 import { newProject, subscribe } from '../support/projects';
 import { Receiver } from '../support/receiver';
@@ -41,8 +41,6 @@ test('deposits in flight reach their terminal state after the worker is killed a
   await ingest(
     api,
     depositEvents({
-      chainId: 8453,
-      token: BASE_USDC,
       amount: '5000000',
       balance: '5000000',
       account: bridged.address,
@@ -52,14 +50,7 @@ test('deposits in flight reach their terminal state after the worker is killed a
   );
   await ingest(
     api,
-    depositEvents({
-      chainId: 8453,
-      token: BASE_USDC,
-      amount: '5000000',
-      account: waiting.address,
-      sender: sender(),
-      txHash: t.waiting,
-    }),
+    depositEvents({ amount: '5000000', account: waiting.address, sender: sender(), txHash: t.waiting }),
   );
   const bridgedId = await idOf(t.bridged);
   await waitFor('bridge-started', async () => (await byTx(t.bridged)).stage === 'bridging', 20_000);
@@ -70,17 +61,7 @@ test('deposits in flight reach their terminal state after the worker is killed a
   killWorkers(api.env);
   // While no worker runs: the bridge settles, the waiting deposit's funds show, and two more deposits arrive.
   await ingest(api, fillAndClaim(intentId, { chainId: 42161, txHash: TX(5101) }, { chainId: 8453, txHash: TX(5102) }));
-  await ingest(api, [
-    {
-      id: `dur-balance-${t.waiting}`,
-      type: 'balance',
-      chainId: 8453,
-      account: waiting.address,
-      token: BASE_USDC,
-      unlocked: '5000000',
-      blockNumber: '100',
-    },
-  ]);
+  await ingest(api, [walletSnapshot(waiting.address, '5000000', { blockNumber: '100' })]);
   await ingest(
     api,
     depositEvents({
@@ -94,14 +75,7 @@ test('deposits in flight reach their terminal state after the worker is killed a
   );
   await ingest(
     api,
-    depositEvents({
-      chainId: 8453,
-      token: BASE_USDC,
-      amount: '2000000',
-      account: sameChain.address,
-      sender: sender(),
-      txHash: t.sameChain,
-    }),
+    depositEvents({ amount: '2000000', account: sameChain.address, sender: sender(), txHash: t.sameChain }),
   );
   await new Promise((r) => setTimeout(r, 2000));
   expect((await byTx(t.bridged)).stage).toBe('bridging');

@@ -1,7 +1,7 @@
 import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
 import { waitFor } from '../../src/dev/processes';
 import { Api, call, ingest, startApi } from '../support/harness';
-import { ARB_USDC, BASE_USDC, blockAt, TX } from '../support/fixtures';
+import { ARB_USDC, BASE_USDC, blockAt, claimEvent, TX } from '../support/fixtures';
 import { newProject, subscribe, type Project } from '../support/projects';
 import { Receiver } from '../support/receiver';
 import {
@@ -107,15 +107,7 @@ describe('a deposit end to end', () => {
     const from = sender();
     const ingested = await ingest(
       api,
-      depositEvents({
-        chainId: 8453,
-        token: BASE_USDC,
-        amount: '5000000',
-        balance: '5000000',
-        account: address,
-        sender: from,
-        txHash,
-      }),
+      depositEvents({ amount: '5000000', balance: '5000000', account: address, sender: from, txHash }),
     );
     expect(ingested.status).toBe(200);
     const id = await depositIdOf(p, txHash);
@@ -318,15 +310,7 @@ describe('paths', () => {
     const small = nextTx();
     await ingest(
       api,
-      depositEvents({
-        chainId: 8453,
-        token: BASE_USDC,
-        amount: '999999',
-        balance: '999999',
-        account: address,
-        sender: sender(),
-        txHash: small,
-      }),
+      depositEvents({ amount: '999999', balance: '999999', account: address, sender: sender(), txHash: small }),
     );
     const id = await depositIdOf(p, small);
     expect(await until(r, id, 'deposit-rejected')).toMatchObject({
@@ -359,15 +343,7 @@ describe('paths', () => {
     const noSession = nextTx();
     await ingest(
       api,
-      depositEvents({
-        chainId: 8453,
-        token: BASE_USDC,
-        amount: '5000000',
-        balance: '5000000',
-        account: owned,
-        sender: sender(),
-        txHash: noSession,
-      }),
+      depositEvents({ amount: '5000000', balance: '5000000', account: owned, sender: sender(), txHash: noSession }),
     );
     const id2 = await depositIdOf(p, noSession);
     expect(await until(r, id2, 'deposit-rejected')).toMatchObject({ errorCode: 'SESSION-1' });
@@ -381,17 +357,7 @@ describe('paths', () => {
       { requireCompliance: true },
     );
     const first = nextTx();
-    await ingest(
-      api,
-      depositEvents({
-        chainId: 8453,
-        token: BASE_USDC,
-        amount: '2000000',
-        account: address,
-        sender: sender(),
-        txHash: first,
-      }),
-    );
+    await ingest(api, depositEvents({ amount: '2000000', account: address, sender: sender(), txHash: first }));
     expect(await until(r, await depositIdOf(p, first), 'deposit-rejected')).toMatchObject({
       errorCode: 'COMPLIANCE-1',
     });
@@ -405,17 +371,7 @@ describe('paths', () => {
       [p.projectId, `app-${address}`],
     );
     const second = nextTx();
-    await ingest(
-      api,
-      depositEvents({
-        chainId: 8453,
-        token: BASE_USDC,
-        amount: '2000000',
-        account: address,
-        sender: sender(),
-        txHash: second,
-      }),
-    );
+    await ingest(api, depositEvents({ amount: '2000000', account: address, sender: sender(), txHash: second }));
     await until(r, await depositIdOf(p, second), 'bridge-complete');
   });
 
@@ -423,15 +379,7 @@ describe('paths', () => {
     const { p, r } = await subscribed();
     const { address } = await registerManaged(p, { chain: 'eip155:8453', token: BASE_USDC });
     const txHash = nextTx();
-    const events = depositEvents({
-      chainId: 8453,
-      token: BASE_USDC,
-      amount: '3000000',
-      account: address,
-      sender: sender(),
-      txHash,
-      logIndex: 4,
-    });
+    const events = depositEvents({ amount: '3000000', account: address, sender: sender(), txHash, logIndex: 4 });
     const first = await ingest(api, events);
     expect(first.json).toEqual({ received: 1, applied: 1, duplicates: 0 });
     expect((await ingest(api, events)).json).toEqual({ received: 1, applied: 0, duplicates: 1 });
@@ -440,14 +388,7 @@ describe('paths', () => {
       applied: 1,
       duplicates: 0,
     });
-    const other = depositEvents({
-      chainId: 8453,
-      token: BASE_USDC,
-      amount: '3000000',
-      account: sender(),
-      sender: sender(),
-      txHash: nextTx(),
-    });
+    const other = depositEvents({ amount: '3000000', account: sender(), sender: sender(), txHash: nextTx() });
     expect((await ingest(api, other)).status).toBe(200);
     const id = await depositIdOf(p, txHash);
     await until(r, id, 'bridge-complete');
@@ -460,10 +401,7 @@ describe('paths', () => {
     const { p, r } = await subscribed();
     const { address } = await registerManaged(p, { chain: 'eip155:8453', token: BASE_USDC });
     const txHash = nextTx();
-    await ingest(
-      api,
-      depositEvents({ chainId: 8453, token: BASE_USDC, amount: '3000000', account: address, sender: sender(), txHash }),
-    );
+    await ingest(api, depositEvents({ amount: '3000000', account: address, sender: sender(), txHash }));
     const id = await depositIdOf(p, txHash);
     const complete = await until(r, id, 'bridge-complete');
     const leg = { transactionHash: txHash, chain: 'eip155:8453', amount: '3000000', asset: BASE_USDC.toLowerCase() };
@@ -482,10 +420,7 @@ describe('paths', () => {
     const { address } = await registerManaged(p, baseToArb);
     const txHash = nextTx();
     const from = sender();
-    await ingest(
-      api,
-      depositEvents({ chainId: 8453, token: BASE_USDC, amount: '4000000', account: address, sender: from, txHash }),
-    ); // no balance yet
+    await ingest(api, depositEvents({ amount: '4000000', account: address, sender: from, txHash })); // no balance yet
     const id = await depositIdOf(p, txHash);
     expect(await until(r, id, 'deposit-delayed')).toMatchObject({
       reason: 'Waiting for the deposited funds to show in the account balance',
@@ -531,15 +466,7 @@ describe('paths', () => {
       const from = sender();
       await ingest(
         api,
-        depositEvents({
-          chainId: 8453,
-          token: BASE_USDC,
-          amount: '6000000',
-          balance: '6000000',
-          account: address,
-          sender: from,
-          txHash,
-        }),
+        depositEvents({ amount: '6000000', balance: '6000000', account: address, sender: from, txHash }),
       );
       const id = await depositIdOf(p, txHash);
       const intents: string[] = [];
@@ -702,24 +629,8 @@ describe('sizing', () => {
     const { address } = await registerManaged(p, baseToArb);
     const [a, b] = [nextTx(), nextTx()];
     await ingest(api, [
-      ...depositEvents({
-        chainId: 8453,
-        token: BASE_USDC,
-        amount: '5000000',
-        balance: '8000000',
-        account: address,
-        sender: sender(),
-        txHash: a,
-      }),
-      ...depositEvents({
-        chainId: 8453,
-        token: BASE_USDC,
-        amount: '3000000',
-        account: address,
-        sender: sender(),
-        txHash: b,
-        logIndex: 1,
-      }),
+      ...depositEvents({ amount: '5000000', balance: '8000000', account: address, sender: sender(), txHash: a }),
+      ...depositEvents({ amount: '3000000', account: address, sender: sender(), txHash: b, logIndex: 1 }),
     ]);
     const [ia, ib] = [await depositIdOf(p, a), await depositIdOf(p, b)];
     const [sa, sb] = [await until(r, ia, 'bridge-started'), await until(r, ib, 'bridge-started')];
@@ -754,15 +665,7 @@ describe('a failed attempt is final before the next one spends', () => {
     const [a, b] = [nextTx(), nextTx()];
     await ingest(
       api,
-      depositEvents({
-        chainId: 8453,
-        token: BASE_USDC,
-        amount: '5000000',
-        balance: '5000000',
-        account: address,
-        sender: sender(),
-        txHash: a,
-      }),
+      depositEvents({ amount: '5000000', balance: '5000000', account: address, sender: sender(), txHash: a }),
     );
     const ia = await depositIdOf(p, a);
     const first = await until(r, ia, 'bridge-started');
@@ -780,8 +683,6 @@ describe('a failed attempt is final before the next one spends', () => {
     await ingest(
       api,
       depositEvents({
-        chainId: 8453,
-        token: BASE_USDC,
         amount: '5000000',
         balance: '10000000',
         account: address,
@@ -846,15 +747,7 @@ describe('a failed attempt is final before the next one spends', () => {
     // 5 USDC more than the deposit sit in the account (another deposit awaiting recovery, say): a retry could spend them.
     await ingest(
       api,
-      depositEvents({
-        chainId: 8453,
-        token: BASE_USDC,
-        amount: '5000000',
-        balance: '10000000',
-        account: address,
-        sender: sender(),
-        txHash,
-      }),
+      depositEvents({ amount: '5000000', balance: '10000000', account: address, sender: sender(), txHash }),
     );
     const id = await depositIdOf(p, txHash);
     const started = await until(r, id, 'bridge-started');
@@ -874,11 +767,7 @@ describe('a failed attempt is final before the next one spends', () => {
     // The relayer's claim, mined before `expires`, is reported now; a snapshot after its block shows the funds gone.
     const claimTx = nextTx();
     await ingest(api, [
-      {
-        ...fillAndClaim(started.intentId, { chainId: 42161, txHash: nextTx() }, { chainId: 8453, txHash: claimTx })[1],
-        blockNumber: String(blockAt(expires - 1)),
-        timestamp: expires - 1,
-      },
+      claimEvent(started.intentId, claimTx, { blockNumber: String(blockAt(expires - 1)), timestamp: expires - 1 }),
     ]);
     await ingest(api, [
       balanceAtExpiry({ chainId: 8453, token: BASE_USDC, account: address, balance: '5000000', expires }),
@@ -901,15 +790,7 @@ describe('a failed attempt is final before the next one spends', () => {
     const txHash = nextTx();
     await ingest(
       api,
-      depositEvents({
-        chainId: 8453,
-        token: BASE_USDC,
-        amount: '5000000',
-        balance: '5000000',
-        account: address,
-        sender: sender(),
-        txHash,
-      }),
+      depositEvents({ amount: '5000000', balance: '5000000', account: address, sender: sender(), txHash }),
     );
     const id = await depositIdOf(p, txHash);
     const started = await until(r, id, 'bridge-started');
@@ -920,15 +801,11 @@ describe('a failed attempt is final before the next one spends', () => {
       10_000,
     );
     const claimTx = nextTx();
-    await ingest(api, [
-      fillAndClaim(started.intentId, { chainId: 42161, txHash: nextTx() }, { chainId: 8453, txHash: claimTx })[1],
-    ]);
+    await ingest(api, [claimEvent(started.intentId, claimTx)]);
     // The next snapshot shows the claimed funds gone: the intent holds nothing more.
     await ingest(
       api,
       depositEvents({
-        chainId: 8453,
-        token: BASE_USDC,
         amount: '1',
         balance: '0',
         account: address,
@@ -1007,17 +884,7 @@ describe('GET /deposits', () => {
     const { address } = await registerManaged(p, { chain: 'eip155:8453', token: BASE_USDC });
     const hashes = [nextTx(), nextTx(), nextTx()];
     for (const txHash of hashes)
-      await ingest(
-        api,
-        depositEvents({
-          chainId: 8453,
-          token: BASE_USDC,
-          amount: '2000000',
-          account: address,
-          sender: sender(),
-          txHash,
-        }),
-      );
+      await ingest(api, depositEvents({ amount: '2000000', account: address, sender: sender(), txHash }));
     for (const txHash of hashes) await until(r, await depositIdOf(p, txHash), 'bridge-complete');
     const first = await call(p, 'GET', `${DP}/deposits?account=${address}&status=completed&limit=2`);
     expect(first.json.deposits.map((d: { txHash: string }) => d.txHash)).toEqual([hashes[2], hashes[1]]);
@@ -1074,8 +941,6 @@ describe('deposit credit', () => {
     await ingest(
       api,
       depositEvents({
-        chainId: 8453,
-        token: BASE_USDC,
         amount: '999999',
         balance: '999999',
         account: address,
@@ -1157,8 +1022,6 @@ describe('POST /safe/withdraw and GET /chains', () => {
     await ingest(
       api,
       depositEvents({
-        chainId: 8453,
-        token: BASE_USDC,
         amount: '5000000',
         account: address,
         sender: sender(),

@@ -1,6 +1,16 @@
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { ARB_USDC, BASE_USDC, blockAt, getCompactTypedData, TX } from '../support/fixtures';
-import { Api, call, ingest, killWorkers, startApi, startWorker } from '../support/harness';
+import { ARB_USDC, blockAt, claimEvent, fillEvent, getCompactTypedData, lockedSnapshot, TX } from '../support/fixtures';
+import {
+  Api,
+  call,
+  fundedAccount,
+  fundLocked,
+  ingest,
+  killWorkers,
+  startApi,
+  startWorker,
+  until,
+} from '../support/harness';
 import { LocalChain, smartAccount, startChain } from '../support/chain';
 import { signAsClient, v0 } from '../support/legacy-client';
 
@@ -22,17 +32,7 @@ afterAll(async () => {
 /** A legacy bundle through the published 0.5.4 client, from a counterfactual smart account (ERC-6492). */
 async function submitBundle(fillWindowSeconds?: number): Promise<string> {
   const account = smartAccount(chain, privateKeyToAccount(generatePrivateKey()));
-  await ingest(api, [
-    {
-      id: `dur-${account.address}`,
-      type: 'balance',
-      chainId: 8453,
-      account: account.address,
-      token: BASE_USDC,
-      locked: '5000000',
-      blockNumber: '1',
-    },
-  ]);
+  await fundLocked(api, account.address, '5000000');
   const client = v0.getOrchestrator(api.apiKey, `${api.url}/legacy`);
   const intent = {
     targetChainId: 42161,
@@ -53,18 +53,7 @@ async function submitBundle(fillWindowSeconds?: number): Promise<string> {
 }
 
 async function submitIntent(deadlineInSeconds?: number): Promise<string> {
-  const account = privateKeyToAccount(generatePrivateKey());
-  await ingest(api, [
-    {
-      id: `dur-${account.address}`,
-      type: 'balance',
-      chainId: 8453,
-      account: account.address,
-      token: BASE_USDC,
-      locked: '5000000',
-      blockNumber: '1',
-    },
-  ]);
+  const account = await fundedAccount(api);
   const route = await call(api, 'POST', '/intents/route', {
     body: {
       account: { address: account.address, accountType: 'EOA', setupOps: [] },
@@ -82,13 +71,13 @@ async function submitIntent(deadlineInSeconds?: number): Promise<string> {
   return res.json.result.id;
 }
 
-async function waitForStatus(id: string, status: string, path = `/intent-operation/${id}`): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    if ((await call(api, 'GET', path)).json.status === status) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`intent ${id} did not reach ${status}`);
-}
+/** Waits until the intent (or, at its `path`, the bundle) `id` has `status`. */
+const waitForStatus = (id: string, status: string, path = `/intent-operation/${id}`) =>
+  until(
+    `${id} ${status}`,
+    async () => ((await call(api, 'GET', path)).json.status === status ? true : undefined),
+    60_000,
+  );
 
 test('intents and bundles in flight reach the right terminal state after the worker process is killed and replaced', async () => {
   const toComplete = await submitIntent();
@@ -100,22 +89,8 @@ test('intents and bundles in flight reach the right terminal state after the wor
   killWorkers(api.env);
   // Indexer events arrive while no worker runs: recorded and answered at once, applied when a worker is back.
   const events = ingest(api, [
-    {
-      id: `dur-fill-${toComplete}`,
-      type: 'fill',
-      chainId: 42161,
-      nonce: toComplete,
-      transactionHash: TX(1),
-      timestamp: Math.floor(Date.now() / 1000),
-    },
-    {
-      id: `dur-claim-${toComplete}`,
-      type: 'claim',
-      chainId: 8453,
-      nonce: toComplete,
-      transactionHash: TX(2),
-      timestamp: 2,
-    },
+    fillEvent(toComplete, TX(1)),
+    claimEvent(toComplete, TX(2), { timestamp: 2 }),
     {
       id: `dur-failure-${toFail}`,
       type: 'failure',
@@ -123,22 +98,8 @@ test('intents and bundles in flight reach the right terminal state after the wor
       nonce: toFail,
       reason: 'destination call reverted',
     },
-    {
-      id: `dur-fill-${bundleToComplete}`,
-      type: 'fill',
-      chainId: 42161,
-      nonce: bundleToComplete,
-      transactionHash: TX(3),
-      timestamp: Math.floor(Date.now() / 1000),
-    },
-    {
-      id: `dur-claim-${bundleToComplete}`,
-      type: 'claim',
-      chainId: 8453,
-      nonce: bundleToComplete,
-      transactionHash: TX(4),
-      timestamp: 4,
-    },
+    fillEvent(bundleToComplete, TX(3)),
+    claimEvent(bundleToComplete, TX(4), { timestamp: 4 }),
   ]);
   await new Promise((r) => setTimeout(r, 5000)); // the short fill deadline passes with no worker alive
   expect((await call(api, 'GET', `/intent-operation/${toExpire}`)).json.status).toBe('PENDING');
@@ -153,17 +114,7 @@ test('intents and bundles in flight reach the right terminal state after the wor
   await waitForStatus(bundleToExpire, 'EXPIRED', `/legacy/bundles/${bundleToExpire}`);
   // The completed intent's reservation goes with the first snapshot after its claim.
   const [{ account }] = await api.db.query('SELECT account FROM intents WHERE id = $1', [toComplete]);
-  await ingest(api, [
-    {
-      id: `dur-after-${toComplete}`,
-      type: 'balance',
-      chainId: 8453,
-      account,
-      token: BASE_USDC,
-      locked: '3900000',
-      blockNumber: '2',
-    },
-  ]);
+  await ingest(api, [lockedSnapshot(account, '3900000', { blockNumber: '2' })]);
   const held = async (ids: string[]) =>
     Number(
       (
@@ -185,16 +136,7 @@ test('intents and bundles in flight reach the right terminal state after the wor
     );
     expect(await held([id])).toBe(1);
     await ingest(api, [
-      {
-        id: `dur-expired-${id}`,
-        type: 'balance',
-        chainId: 8453,
-        account: owner,
-        token: BASE_USDC,
-        locked: '5000000',
-        blockNumber: blockAt(Number(expires)),
-        blockTimestamp: Number(expires),
-      },
+      lockedSnapshot(owner, '5000000', { blockNumber: blockAt(Number(expires)), blockTimestamp: Number(expires) }),
     ]);
   }
   expect(await held([toComplete, toExpire, bundleToExpire])).toBe(0);

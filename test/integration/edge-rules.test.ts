@@ -8,14 +8,14 @@ import { createApp } from '../../src/http/app';
 import { parseAddressRanges } from '../../src/http/client-address';
 import { proveAccount } from '../../src/projects/account-store';
 import { ARB_USDC, BASE_USDC } from '../support/fixtures';
-import { Api, call, ingest, startApi } from '../support/harness';
+import { Api, call, fundLocked, startApi } from '../support/harness';
+import { stepOpenEvent } from '../support/widget-sessions';
 
 /**
  * Rules at the API's edge, through HTTP: which address a client has, the Idempotency-Key header, the one amount
  * rule of every host, and a client that stalls its body.
  */
 let api: Api;
-let seq = 0;
 
 beforeAll(async () => {
   api = await startApi();
@@ -29,17 +29,7 @@ const newAddress = () => privateKeyToAccount(generatePrivateKey()).address;
 /** An account with `locked` USDC in this allocator's lock on Base, proven to the test project. */
 async function funded(locked: string): Promise<string> {
   const account = newAddress();
-  await ingest(api, [
-    {
-      id: `edge-${account}-${seq++}`,
-      type: 'balance',
-      chainId: 8453,
-      account,
-      token: BASE_USDC,
-      locked,
-      blockNumber: '1',
-    },
-  ]);
+  await fundLocked(api, account, locked);
   await proveAccount(api.db.manager, api.projectId, account, 'operator');
   return account;
 }
@@ -83,21 +73,11 @@ const headLines = (method: string, path: string, headers: Record<string, string>
 describe('Client addresses cannot be forged', () => {
   /** Each run connects from its own loopback address (Linux routes all of 127/8 to lo), so no other suite shares its count. */
   const peer = `127.${randomInt(1, 255)}.${randomInt(1, 255)}.${randomInt(2, 255)}`;
-  const event = () => ({
-    event: 'deposit_modal_step_open',
-    session_id: `edge-${seq++}`,
-    modal: 'deposit',
-    widget_version: '1.0.0',
-    timestamp: Date.now(),
-    session_properties: {},
-    funding_method: null,
-    step: 'amount',
-  });
   /** Unattributed analytics events from `peer`, with whatever X-Forwarded-For the client writes. */
   const send = (n: number, forwardedFor?: string) =>
     new Promise<number>((resolve, reject) => {
       const { port } = new URL(api.url);
-      const body = JSON.stringify({ events: Array.from({ length: n }, event) });
+      const body = JSON.stringify({ events: Array.from({ length: n }, () => stepOpenEvent()) });
       const req = http.request(
         {
           host: '127.0.0.1',

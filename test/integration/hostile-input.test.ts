@@ -7,14 +7,13 @@ import { spawnEntry, stopProcess, waitFor } from '../../src/dev/processes';
 import { LIMITS } from '../../src/http/limits';
 import { parseAddressRanges } from '../../src/http/client-address';
 import { freePort } from '../support/global-setup';
-import { ARB_USDC, BASE_USDC } from '../support/fixtures';
-import { Api, call, ingest, startApi } from '../support/harness';
+import { ARB_USDC, BASE_USDC, eventId, lockedSnapshot } from '../support/fixtures';
+import { Api, call, fundLocked, ingest, startApi } from '../support/harness';
 import { DP, newOwner, projectSigner } from '../support/deposits';
 import { newProject } from '../support/projects';
+import { stepOpenEvent } from '../support/widget-sessions';
 
 let api: Api;
-let seq = 0;
-const uid = () => `hi-${Date.now()}-${seq++}`;
 
 beforeAll(async () => {
   api = await startApi();
@@ -30,17 +29,7 @@ const route = (account: Record<string, unknown> = {}) => ({
 /** An account holding 5 USDC in a lock on Base: a route for 1 USDC to it is quoted (200), so only a hostile value refuses it. */
 async function fundedAddress(): Promise<string> {
   const address = privateKeyToAccount(generatePrivateKey()).address;
-  await ingest(api, [
-    {
-      id: uid(),
-      type: 'balance',
-      chainId: 8453,
-      account: address,
-      token: BASE_USDC,
-      locked: '5000000',
-      blockNumber: '1',
-    },
-  ]);
+  await fundLocked(api, address, '5000000');
   return address;
 }
 /** A managed registration the deposit processor accepts (201) as it stands. */
@@ -60,17 +49,6 @@ const nested = (depth: number): unknown => {
   for (let i = 0; i < depth; i++) v = { a: v };
   return v;
 };
-const funnelEvent = (extra: Record<string, unknown> = {}) => ({
-  event: 'deposit_modal_step_open',
-  session_id: uid(),
-  modal: 'deposit',
-  widget_version: '1.0.0',
-  timestamp: Date.now(),
-  session_properties: {},
-  funding_method: null,
-  step: 'amount',
-  ...extra,
-});
 
 /** One request over a raw socket (headers fetch refuses to send), answered with its status line and body. */
 function rawRequest(port: number, head: string): Promise<{ status: number; text: string }> {
@@ -142,14 +120,14 @@ describe('22.1 validation details are capped and arrays bounded', () => {
 describe('22.2 NUL and lone surrogates are refused, naming the field', () => {
   test('22.2 a NUL in a stored free-form body string is 400 naming the field, never a 500', async () => {
     const res = await call(api, 'POST', '/analytics/events', {
-      body: { events: [funnelEvent({ session_properties: { note: 'a\u0000b' } })] },
+      body: { events: [stepOpenEvent({ session_properties: { note: 'a\u0000b' } })] },
     });
     expect(res.status).toBe(400);
     expect(res.json.message).toMatch(/body\.events\.0\.session_properties\.note/);
   });
   test('22.2 a lone surrogate in a body string or key is 400', async () => {
     const res = await call(api, 'POST', '/analytics/events', {
-      raw: JSON.stringify({ events: [funnelEvent({ session_properties: { x: 'ok' } })] }).replace('"x"', '"\\ud800"'),
+      raw: JSON.stringify({ events: [stepOpenEvent({ session_properties: { x: 'ok' } })] }).replace('"x"', '"\\ud800"'),
     });
     expect(res.status).toBe(400);
     expect(res.json.message).toBe(
@@ -190,9 +168,7 @@ describe('22.2 NUL and lone surrogates are refused, naming the field', () => {
 describe('22.3 numbers and nesting', () => {
   test('22.3 an amount of 2^256 or more is 400 (indexer balance, intent amount, withdrawal amount)', async () => {
     const account = privateKeyToAccount(generatePrivateKey()).address;
-    const bal = await ingest(api, [
-      { id: uid(), type: 'balance', chainId: 8453, account, token: BASE_USDC, locked: TWO_256, blockNumber: '1' },
-    ]);
+    const bal = await ingest(api, [lockedSnapshot(account, TWO_256)]);
     expect(bal.status).toBe(400);
     const r = await call(api, 'POST', '/intents/route', {
       body: { ...route(), tokenRequests: [{ tokenAddress: ARB_USDC, amount: TWO_256 }] },
@@ -203,7 +179,7 @@ describe('22.3 numbers and nesting', () => {
   test('22.3 1e400, negative zero, 20-digit block numbers and exponents are 400', async () => {
     const account = privateKeyToAccount(generatePrivateKey()).address;
     const ev = (block: string) =>
-      `{"events":[{"id":"${uid()}","type":"balance","chainId":8453,"account":"${account}","token":"${BASE_USDC}","locked":"1","blockNumber":${block}}]}`;
+      `{"events":[{"id":"${eventId()}","type":"balance","chainId":8453,"account":"${account}","token":"${BASE_USDC}","locked":"1","blockNumber":${block}}]}`;
     for (const block of ['1e400', '-0', '12345678901234567890', '"12345678901234567890"', '1e3', '"1e3"']) {
       const res = await call(api, 'POST', '/indexer/events', {
         raw: ev(block),
@@ -241,12 +217,12 @@ describe('22.3 numbers and nesting', () => {
     expect(
       (
         await call(api, 'POST', '/analytics/events', {
-          body: { events: [funnelEvent({ session_properties: { deep: nested(LIMITS.depth - 5) } })] },
+          body: { events: [stepOpenEvent({ session_properties: { deep: nested(LIMITS.depth - 5) } })] },
         })
       ).json.accepted,
     ).toBe(1);
     const analytics = await call(api, 'POST', '/analytics/events', {
-      body: { events: [funnelEvent({ session_properties: { deep: nested(1000) } })] },
+      body: { events: [stepOpenEvent({ session_properties: { deep: nested(1000) } })] },
     });
     expect([analytics.status, analytics.json.message]).toEqual([
       400,
@@ -305,7 +281,7 @@ describe('22.4 encodings, authentication first, headers, content types', () => {
   });
   test('22.4 routes without an API key still read their bodies', async () => {
     const res = await call(api, 'POST', '/analytics/events', {
-      body: { events: [funnelEvent()] },
+      body: { events: [stepOpenEvent()] },
       headers: { 'x-api-key': '' },
     });
     expect(res.status).toBe(200);
@@ -376,7 +352,7 @@ describe('22.10 analytics as documented', () => {
     expect(res.status).toBe(201);
     expect(res.headers.get('cache-control')).toBe('no-store');
     const events = await call(api, 'POST', '/analytics/events', {
-      body: { events: [funnelEvent()] },
+      body: { events: [stepOpenEvent()] },
       headers: { authorization: `Bearer ${res.json.token}` },
     });
     expect(events.json.attributed).toBe(true);
@@ -390,9 +366,9 @@ describe('22.10 analytics as documented', () => {
     const res = await call(api, 'POST', '/analytics/events', {
       body: {
         events: [
-          funnelEvent({ last_step: 'amount' }),
+          stepOpenEvent({ last_step: 'amount' }),
           {
-            ...funnelEvent({ last_step: 'x' }),
+            ...stepOpenEvent({ last_step: 'x' }),
             event: 'deposit_modal_correlator_observed',
             correlator_type: 'deposit_address',
             correlator_value: '0x1',
@@ -421,7 +397,7 @@ describe('22.5 unattributed analytics are metered and capped', () => {
   afterAll(() => Object.assign(api.services.config, { trustedProxies: [] }));
   const send = (address: string, origin: string, n = 1, token?: string) =>
     call(api, 'POST', '/analytics/events', {
-      body: { events: Array.from({ length: n }, () => funnelEvent()) },
+      body: { events: Array.from({ length: n }, () => stepOpenEvent()) },
       headers: { 'x-forwarded-for': address, origin, ...(token ? { authorization: `Bearer ${token}` } : {}) },
     });
   const run = `${Date.now() % 100_000}`;

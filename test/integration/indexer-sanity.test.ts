@@ -1,9 +1,10 @@
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { waitFor } from '../../src/dev/processes';
 import { proveAccount } from '../../src/projects/account-store';
-import { ARB_USDC, BASE_USDC, blockAt, TX } from '../support/fixtures';
-import { Api, call, ingest, startApi } from '../support/harness';
+import { ARB_USDC, BASE_USDC, blockAt, claimEvent, eventId, fillEvent, lockedSnapshot, TX } from '../support/fixtures';
+import { Api, call, fundedAccount, ingest, startApi } from '../support/harness';
 import { submitOwnIntent } from '../support/intents';
+import { activeReservations } from '../support/reservations';
 
 /**
  * What the indexer route refuses though the schema admits it, through the HTTP API with the real worker: block
@@ -11,8 +12,6 @@ import { submitOwnIntent } from '../support/intents';
  * reports two amounts for one balance.
  */
 let api: Api;
-let seq = 0;
-const eventId = () => `sanity-${Date.now()}-${seq++}`;
 const now = () => Math.floor(Date.now() / 1000);
 
 beforeAll(async () => {
@@ -34,31 +33,11 @@ async function refusals(type: string, reason: string): Promise<number> {
   return line ? Number(line.split(' ').at(-1)) : 0;
 }
 
-const snapshot = (account: string, locked: string, block: number, blockTimestamp?: number) => ({
-  id: eventId(),
-  type: 'balance',
-  chainId: 8453,
-  account,
-  token: BASE_USDC,
-  locked,
-  blockNumber: block,
-  ...(blockTimestamp !== undefined ? { blockTimestamp } : {}),
-});
-const held = async (owner: string) =>
-  Number(
-    (
-      await api.db.query('SELECT count(*) AS n FROM reservations WHERE owner_id = $1 AND released_at IS NULL', [owner])
-    )[0].n,
-  );
-
-async function funded(locked = '5000000') {
-  const account = privateKeyToAccount(generatePrivateKey());
-  expect((await ingest(api, [snapshot(account.address, locked, 1)])).status).toBe(200);
-  return account;
-}
+const snapshot = (account: string, locked: string, block: number, blockTimestamp?: number) =>
+  lockedSnapshot(account, locked, { blockNumber: block, blockTimestamp });
 
 test('Indexer timestamps are sane: a block timestamp ahead of our clock (year 9999 included) or contradicting a stored snapshot of its chain is refused, counted, and releases nothing', async () => {
-  const account = (await funded('1000')).address;
+  const account = (await fundedAccount(api, '1000')).address;
   await proveAccount(api.db.manager, api.projectId, account, 'operator');
   const withdrawal = await call(api, 'POST', '/withdrawals', {
     body: { account, chainId: 8453, tokenAddress: BASE_USDC, amount: '600', recipient: account },
@@ -79,7 +58,7 @@ test('Indexer timestamps are sane: a block timestamp ahead of our clock (year 99
     snapshot(account, '1000', blockAt(now()), 253402300799),
     snapshot(account, '1000', blockAt(now()), now() + 3600),
   ];
-  const other = await funded('7');
+  const other = await fundedAccount(api, '7');
   const future = await ingest(api, [futures[0], snapshot(other.address, '8', 2)]);
   expect(future.status).toBe(200);
   expect(future.json).toEqual({
@@ -138,7 +117,7 @@ test('Indexer timestamps are sane: a block timestamp ahead of our clock (year 99
       (await api.db.query('SELECT status FROM withdrawals WHERE nonce = $1', [nonce]))[0].status === 'EXPIRED',
     30_000,
   );
-  expect(await held(nonce)).toBe(1);
+  expect(await activeReservations(api, nonce)).toBe(1);
   expect(
     (await api.db.query('SELECT block_timestamp FROM lock_balances WHERE account = $1', [account.toLowerCase()]))[0]
       .block_timestamp,
@@ -149,7 +128,7 @@ test('Indexer timestamps are sane: a block timestamp ahead of our clock (year 99
     applied: 1,
     duplicates: 0,
   });
-  expect(await held(nonce)).toBe(0);
+  expect(await activeReservations(api, nonce)).toBe(0);
 });
 
 test('Indexer timestamps are sane: each block of a batch is judged against the stored snapshots nearest to it, however many the span of the batch holds', async () => {
@@ -215,23 +194,15 @@ const indexed = (events: unknown[]) =>
 const intentOf = async (id: string) => (await call(api, 'GET', `/intent-operation/${id}`)).json;
 
 test("attack pass: a fill on another chain than its intent's destination or before its quote, and a claim off its origin chains, are refused, counted and never applied", async () => {
-  const id = await submitted(await funded());
+  const id = await submitted(await fundedAccount(api));
   const before = {
     chain: await refusals('fill', 'fill-chain'),
     time: await refusals('fill', 'fill-before-quote'),
     claim: await refusals('claim', 'claim-chain'),
   };
-  const wrongChain = { id: eventId(), type: 'fill', chainId: 1, nonce: id, transactionHash: TX(1), timestamp: now() };
-  const beforeQuote = { id: eventId(), type: 'fill', chainId: 42161, nonce: id, transactionHash: TX(2), timestamp: 0 };
-  const offOrigin = {
-    id: eventId(),
-    type: 'claim',
-    chainId: 42161,
-    nonce: id,
-    transactionHash: TX(3),
-    timestamp: now(),
-    blockNumber: '9',
-  };
+  const wrongChain = fillEvent(id, TX(1), { chainId: 1 });
+  const beforeQuote = fillEvent(id, TX(2), { timestamp: 0 });
+  const offOrigin = claimEvent(id, TX(3), { chainId: 42161, blockNumber: '9' });
   const res = await indexed([
     wrongChain,
     { id: eventId(), type: 'preconfirmation', chainId: 42161, nonce: id },
@@ -293,13 +264,11 @@ test("attack pass: a fill on another chain than its intent's destination or befo
     refused: [{ id: wrongChain.id, reason: 'fill-chain' }],
   });
   const filledAt = now();
-  expect(
-    (
-      await indexed([
-        { id: eventId(), type: 'fill', chainId: 42161, nonce: id, transactionHash: TX(4), timestamp: filledAt },
-      ])
-    ).json,
-  ).toEqual({ received: 1, applied: 1, duplicates: 0 });
+  expect((await indexed([fillEvent(id, TX(4), { timestamp: filledAt })])).json).toEqual({
+    received: 1,
+    applied: 1,
+    duplicates: 0,
+  });
   await waitFor('FILLED', async () => (await intentOf(id)).status === 'FILLED', 30_000);
   expect(await intentOf(id)).toMatchObject({ fillTimestamp: filledAt, fillTransactionHash: TX(4) });
 });

@@ -1,41 +1,38 @@
 import path from 'node:path';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createProject } from '../../src/projects/api-keys';
-import { blockAt } from '../support/fixtures';
+import {
+  ARB_USDC,
+  BASE_USDC,
+  blockAt,
+  claimEvent,
+  eventId,
+  fillEvent,
+  getCompactTypedData,
+  lockedSnapshot,
+  TX,
+  walletSnapshot,
+} from '../support/fixtures';
 import { ingestEvents } from '../../src/indexer/ingest';
 import { waitFor } from '../../src/dev/processes';
-import { Api, call, ingest, startApi } from '../support/harness';
+import { Api, call, fundedAccount, ingest, startApi, until } from '../support/harness';
+import { activeReservations, reservedFor } from '../support/reservations';
 
 /* eslint-disable @typescript-eslint/no-require-imports, @typescript-eslint/no-explicit-any */
 const sdkDir = path.dirname(require.resolve('@rhinestone/sdk'));
 const v1: any = require(path.join(sdkDir, 'orchestrator'));
 const { createAuthProvider }: any = require(path.join(sdkDir, 'auth/provider'));
-const { getCompactTypedData }: any = require(path.join(sdkDir, 'execution/compact'));
 const permit2: any = require(path.join(sdkDir, 'execution/permit2'));
 /* eslint-enable @typescript-eslint/no-require-imports, @typescript-eslint/no-explicit-any */
 
-const BASE_USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
-const ARB_USDC = '0xaf88d065e77c8cC2239327C5EDb3A432268e5831';
-const TX = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
-
 let api: Api;
 let client: any; // eslint-disable-line @typescript-eslint/no-explicit-any
-let seq = 0;
-const id = () => `intent-evt-${Date.now()}-${seq++}`;
 
 beforeAll(async () => {
   api = await startApi();
   client = v1.getOrchestrator(createAuthProvider({ apiKey: api.apiKey }), api.url);
 });
 afterAll(() => api.close());
-
-async function fundedAccount(locked: string) {
-  const account = privateKeyToAccount(generatePrivateKey());
-  await ingest(api, [
-    { id: id(), type: 'balance', chainId: 8453, account: account.address, token: BASE_USDC, locked, blockNumber: '1' },
-  ]);
-  return account;
-}
 
 const routeInput = (address: string, amount: bigint, extra: Record<string, unknown> = {}) => ({
   account: { address, accountType: 'EOA', setupOps: [] },
@@ -45,6 +42,13 @@ const routeInput = (address: string, amount: bigint, extra: Record<string, unkno
   options: { topupCompact: false, signatureMode: 1, ...extra },
 });
 
+/** The published client's status of the intent, once it is one of `statuses`. */
+const clientStatus = (intentId: string, statuses: string[]) =>
+  until(`intent ${intentId} ${statuses}`, async () => {
+    const status = await client.getIntentOpStatus(BigInt(intentId));
+    return statuses.includes(status.status) ? status : undefined;
+  });
+
 /** Signs with the client's own typed-data builder, as its EOA flow does: one signature for every element. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 async function sign(account: ReturnType<typeof privateKeyToAccount>, intentOp: any) {
@@ -52,28 +56,9 @@ async function sign(account: ReturnType<typeof privateKeyToAccount>, intentOp: a
   return { ...intentOp, originSignatures: intentOp.elements.map(() => signature), destinationSignature: signature };
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-async function statusOf(intentId: string, until: string[]): Promise<any> {
-  for (let i = 0; i < 150; i++) {
-    const status = await client.getIntentOpStatus(BigInt(intentId));
-    if (until.includes(status.status)) return status;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`intent ${intentId} never reached ${until}`);
-}
-
-const activeReservations = async (intentId: string) =>
-  Number(
-    (
-      await api.db.query('SELECT count(*) AS n FROM reservations WHERE owner_id = $1 AND released_at IS NULL', [
-        intentId,
-      ])
-    )[0].n,
-  );
-
 describe('the published 1.15.0 client, unchanged', () => {
   test('route → sign → submit → status; fill and claim events complete it', async () => {
-    const account = await fundedAccount('5000000');
+    const account = await fundedAccount(api, '5000000');
     const route = await client.getIntentRoute(routeInput(account.address, 1_000_000n));
     const op = route.intentOp;
     expect(op.elements).toHaveLength(1);
@@ -94,7 +79,7 @@ describe('the published 1.15.0 client, unchanged', () => {
     const pending = await client.getIntentOpStatus(BigInt(intentId));
     expect(pending).toMatchObject({ status: 'PENDING', destinationChainId: 42161, userAddress: account.address });
     expect(pending.claims).toEqual([{ chainId: 8453, status: 'PENDING', depositId: intentId }]);
-    expect(await activeReservations(intentId)).toBe(1);
+    expect(await activeReservations(api, intentId)).toBe(1);
 
     // A claim before the fill, a duplicate, then the fill (mined after the quote).
     const filledAt = Math.floor(Date.now() / 1000);
@@ -121,7 +106,7 @@ describe('the published 1.15.0 client, unchanged', () => {
         timestamp: filledAt,
       },
     ]);
-    const done = await statusOf(intentId, ['COMPLETED']);
+    const done = await clientStatus(intentId, ['COMPLETED']);
     expect(done).toMatchObject({ fillTransactionHash: TX(1), fillTimestamp: filledAt });
     expect(done.claims).toEqual([
       {
@@ -133,19 +118,9 @@ describe('the published 1.15.0 client, unchanged', () => {
       },
     ]);
     // Released once the indexer's next snapshot shows the claimed funds gone, not before.
-    expect(await activeReservations(intentId)).toBe(1);
-    await ingest(api, [
-      {
-        id: id(),
-        type: 'balance',
-        chainId: 8453,
-        account: account.address,
-        token: BASE_USDC,
-        locked: '3900000',
-        blockNumber: '2',
-      },
-    ]);
-    expect(await activeReservations(intentId)).toBe(0);
+    expect(await activeReservations(api, intentId)).toBe(1);
+    await ingest(api, [lockedSnapshot(account.address, '3900000', { blockNumber: '2' })]);
+    expect(await activeReservations(api, intentId)).toBe(0);
 
     const { apiKey: otherProject } = await createProject(api.db, 'other');
     const foreign = await call(api, 'GET', `/intent-operation/${intentId}`, { headers: { 'x-api-key': otherProject } });
@@ -159,13 +134,13 @@ describe('the published 1.15.0 client, unchanged', () => {
 
   /** An intent left unfilled: EXPIRED, then its lifecycle ended at `expires` (INTENT_CLAIM_WINDOW_SECONDS=5 in tests). */
   async function expiredAndEnded(locked: string) {
-    const account = await fundedAccount(locked);
+    const account = await fundedAccount(api, locked);
     const route = await client.getIntentRoute(
       routeInput(account.address, 1_000_000n, { customDeadline: Math.floor(Date.now() / 1000) + 3 }),
     );
     const { result } = await client.submitIntent(await sign(account, route.intentOp));
-    expect(await activeReservations(result.id)).toBe(1);
-    const expired = await statusOf(result.id, ['EXPIRED']);
+    expect(await activeReservations(api, result.id)).toBe(1);
+    const expired = await clientStatus(result.id, ['EXPIRED']);
     expect(expired.claims[0].status).toBe('EXPIRED');
     await api.temporal.workflow.getHandle(`intent-${result.id}`).result();
     expect(Date.now() / 1000).toBeGreaterThanOrEqual(Number(route.intentOp.expires));
@@ -174,7 +149,7 @@ describe('the published 1.15.0 client, unchanged', () => {
   const snapshot = (account: string, block: number, locked: string, blockTimestamp?: number) =>
     ingest(api, [
       {
-        id: id(),
+        id: eventId(),
         type: 'balance',
         chainId: 8453,
         account,
@@ -188,75 +163,53 @@ describe('the published 1.15.0 client, unchanged', () => {
   test('21.2 an intent not filled by its fill deadline expires; past `expires` its funds stay reserved until a snapshot at or after it', async () => {
     const { account, id: intentId, expires } = await expiredAndEnded('3000000');
     // The stored snapshot may predate a claim mined in the last block before `expires`.
-    expect(await activeReservations(intentId)).toBe(1);
+    expect(await activeReservations(api, intentId)).toBe(1);
     await snapshot(account.address, 2, '3000000'); // without a block timestamp: releases nothing
     await snapshot(account.address, blockAt(expires - 1), '3000000', expires - 1);
-    expect(await activeReservations(intentId)).toBe(1);
+    expect(await activeReservations(api, intentId)).toBe(1);
     await snapshot(account.address, blockAt(expires), '3000000', expires);
-    expect(await activeReservations(intentId)).toBe(0);
+    expect(await activeReservations(api, intentId)).toBe(0);
     // A late fill changes nothing.
-    await ingest(api, [
-      { id: id(), type: 'fill', chainId: 42161, nonce: intentId, transactionHash: TX(9), timestamp: expires },
-    ]);
+    await ingest(api, [fillEvent(intentId, TX(9), { timestamp: expires })]);
     expect((await client.getIntentOpStatus(BigInt(intentId))).status).toBe('EXPIRED');
   });
 
   test('21.2 a claim mined just before `expires` and reported after the lifecycle ended is recorded and settles by its block', async () => {
     const { account, id: intentId, expires } = await expiredAndEnded('3000000');
-    const late = await ingest(api, [
-      {
-        id: id(),
-        type: 'claim',
-        chainId: 8453,
-        nonce: intentId,
-        transactionHash: TX(11),
-        timestamp: expires - 1,
-        blockNumber: '7',
-      },
-    ]);
+    const late = await ingest(api, [claimEvent(intentId, TX(11), { timestamp: expires - 1, blockNumber: '7' })]);
     expect(late.status).toBe(200);
     const status = await client.getIntentOpStatus(BigInt(intentId));
     expect(status.claims).toEqual([
       expect.objectContaining({ chainId: 8453, claimTransactionHash: TX(11), claimTimestamp: expires - 1 }),
     ]);
-    expect(await activeReservations(intentId)).toBe(1);
+    expect(await activeReservations(api, intentId)).toBe(1);
     await snapshot(account.address, 7, '1900000'); // the claim's block shows the claimed funds gone
-    expect(await activeReservations(intentId)).toBe(0);
+    expect(await activeReservations(api, intentId)).toBe(0);
   });
 
   test('21.9 a fill reported after a failure (another API process delivered the failure first) still fills the intent, and is recorded', async () => {
-    const account = await fundedAccount('3000000');
+    const account = await fundedAccount(api, '3000000');
     const route = await client.getIntentRoute(routeInput(account.address, 1_000_000n));
     const { result } = await client.submitIntent(await sign(account, route.intentOp));
     const wait = { 'x-indexer-key': api.indexerKey };
     await call(api, 'POST', '/indexer/events?wait=true', {
-      body: { events: [{ id: id(), type: 'failure', chainId: 42161, nonce: result.id, reason: 'relayer reverted' }] },
+      body: {
+        events: [{ id: eventId(), type: 'failure', chainId: 42161, nonce: result.id, reason: 'relayer reverted' }],
+      },
       headers: wait,
     });
-    await statusOf(result.id, ['FAILED']);
+    await clientStatus(result.id, ['FAILED']);
     const filledAt = Number(route.intentOp.elements[0].mandate.fillDeadline) - 1;
     await call(api, 'POST', '/indexer/events?wait=true', {
       body: {
-        events: [
-          { id: id(), type: 'fill', chainId: 42161, nonce: result.id, transactionHash: TX(12), timestamp: filledAt },
-        ],
+        events: [fillEvent(result.id, TX(12), { timestamp: filledAt })],
       },
       headers: wait,
     });
-    const filled = await statusOf(result.id, ['FILLED']);
+    const filled = await clientStatus(result.id, ['FILLED']);
     expect(filled).toMatchObject({ fillTransactionHash: TX(12), fillTimestamp: filledAt });
-    await ingest(api, [
-      {
-        id: id(),
-        type: 'claim',
-        chainId: 8453,
-        nonce: result.id,
-        transactionHash: TX(13),
-        timestamp: filledAt,
-        blockNumber: '2',
-      },
-    ]);
-    await statusOf(result.id, ['COMPLETED']);
+    await ingest(api, [claimEvent(result.id, TX(13), { timestamp: filledAt, blockNumber: '2' })]);
+    await clientStatus(result.id, ['COMPLETED']);
     const full = await call(api, 'GET', `/intent-operation/${result.id}?full=true`);
     expect(full.json.history.map((h: { status: string }) => h.status)).toEqual([
       'PENDING',
@@ -267,13 +220,11 @@ describe('the published 1.15.0 client, unchanged', () => {
   });
 
   test('a fill is visible once its batch is answered, before Temporal has woken the lifecycle; the lifecycle agrees', async () => {
-    const account = await fundedAccount('3000000');
+    const account = await fundedAccount(api, '3000000');
     const route = await client.getIntentRoute(routeInput(account.address, 1_000_000n));
     const { result } = await client.submitIntent(await sign(account, route.intentOp));
     const filledAt = Math.floor(Date.now() / 1000);
-    const answer = await ingest(api, [
-      { id: id(), type: 'fill', chainId: 42161, nonce: result.id, transactionHash: TX(21), timestamp: filledAt },
-    ]);
+    const answer = await ingest(api, [fillEvent(result.id, TX(21), { timestamp: filledAt })]);
     expect(answer.json).toMatchObject({ applied: 1 });
     // No wait: the batch's transaction recorded the status.
     expect(await client.getIntentOpStatus(BigInt(result.id))).toMatchObject({
@@ -292,7 +243,7 @@ describe('the published 1.15.0 client, unchanged', () => {
   });
 
   test('a fill recorded by its batch whose signal reaches the lifecycle only after the deadline: it stays filled, never EXPIRED', async () => {
-    const account = await fundedAccount('3000000');
+    const account = await fundedAccount(api, '3000000');
     const route = await client.getIntentRoute(
       routeInput(account.address, 1_000_000n, { customDeadline: Math.floor(Date.now() / 1000) + 3 }),
     );
@@ -300,7 +251,7 @@ describe('the published 1.15.0 client, unchanged', () => {
     const filledAt = Number(route.intentOp.elements[0].mandate.fillDeadline);
     const { signals } = await ingestEvents(
       api.db,
-      [{ id: id(), type: 'fill', chainId: 42161, nonce: result.id, transactionHash: TX(22), timestamp: filledAt }],
+      [fillEvent(result.id, TX(22), { timestamp: filledAt })],
       api.services.defaultLockTag,
       { registry: api.services.registry, config: api.services.config },
     );
@@ -322,24 +273,14 @@ describe('the published 1.15.0 client, unchanged', () => {
       async () => (await lifecycle.query<{ status: string }>('state')).status === 'FILLED',
       30_000,
     );
-    await ingest(api, [
-      {
-        id: id(),
-        type: 'claim',
-        chainId: 8453,
-        nonce: result.id,
-        transactionHash: TX(23),
-        timestamp: filledAt,
-        blockNumber: '2',
-      },
-    ]);
+    await ingest(api, [claimEvent(result.id, TX(23), { timestamp: filledAt, blockNumber: '2' })]);
     expect(await lifecycle.result()).toBe('COMPLETED');
     const full = await call(api, 'GET', `/intent-operation/${result.id}?full=true`);
     expect(full.json.history.map((h: { status: string }) => h.status)).toEqual(['PENDING', 'FILLED', 'COMPLETED']);
   });
 
   test('Insufficient balance and unsupported inputs map to the client error classes', async () => {
-    const account = await fundedAccount('100');
+    const account = await fundedAccount(api, '100');
     await expect(client.getIntentRoute(routeInput(account.address, 1_000_000n))).rejects.toBeInstanceOf(
       v1.InsufficientBalanceError,
     );
@@ -364,17 +305,7 @@ describe('the published 1.15.0 client, unchanged', () => {
 describe('funding and account kinds', () => {
   test('wallet funds only: a Permit2 route with the approvals an EOA needs, signed per element and accepted', async () => {
     const account = privateKeyToAccount(generatePrivateKey());
-    await ingest(api, [
-      {
-        id: id(),
-        type: 'balance',
-        chainId: 8453,
-        account: account.address,
-        token: BASE_USDC,
-        unlocked: '5000000',
-        blockNumber: '1',
-      },
-    ]);
+    await ingest(api, [walletSnapshot(account.address, '5000000')]);
     const route = await client.getIntentRoute(routeInput(account.address, 1_000_000n));
     const element = route.intentOp.elements[0];
     expect(element.mandate.qualifier.settlementContext.fundingMethod).toBe('PERMIT2');
@@ -399,18 +330,7 @@ describe('funding and account kinds', () => {
   });
 
   test('a smart account signature without an RPC for its chain is refused with a clear message', async () => {
-    const account = privateKeyToAccount(generatePrivateKey());
-    await ingest(api, [
-      {
-        id: id(),
-        type: 'balance',
-        chainId: 8453,
-        account: account.address,
-        token: BASE_USDC,
-        locked: '5000000',
-        blockNumber: '1',
-      },
-    ]);
+    const account = await fundedAccount(api);
     const route = await client.getIntentRoute({
       ...routeInput(account.address, 1_000_000n),
       account: { address: account.address, accountType: 'ERC7579', setupOps: [] },
@@ -428,7 +348,7 @@ describe('funding and account kinds', () => {
 
 describe('submission checks', () => {
   async function quoted(locked = '5000000', amount = 1_000_000n) {
-    const account = await fundedAccount(locked);
+    const account = await fundedAccount(api, locked);
     const route = await client.getIntentRoute(routeInput(account.address, amount));
     return { account, op: route.intentOp };
   }
@@ -452,7 +372,7 @@ describe('submission checks', () => {
     });
     expect(res.status).toBe(400);
     expect(res.json.message).toBe('Invalid bundle signature');
-    expect(await activeReservations(BigInt(op.nonce).toString())).toBe(0);
+    expect(await activeReservations(api, BigInt(op.nonce).toString())).toBe(0);
   });
 
   test('dry run verifies and changes nothing; an expired quote is refused', async () => {
@@ -476,7 +396,7 @@ describe('submission checks', () => {
     expect(a.result.id).toBe(b.result.id);
     const again = await client.submitIntent(signed);
     expect(again.result.id).toBe(a.result.id);
-    expect(await activeReservations(a.result.id)).toBe(1);
+    expect(await activeReservations(api, a.result.id)).toBe(1);
     const runs: string[] = [];
     for await (const wf of api.temporal.workflow.list({ query: `WorkflowId = 'intent-${a.result.id}'` }))
       runs.push(wf.runId);
@@ -485,18 +405,7 @@ describe('submission checks', () => {
   });
 
   test('concurrent submits over one balance never reserve more than it holds', async () => {
-    const account = privateKeyToAccount(generatePrivateKey());
-    await ingest(api, [
-      {
-        id: id(),
-        type: 'balance',
-        chainId: 8453,
-        account: account.address,
-        token: BASE_USDC,
-        locked: '10000000',
-        blockNumber: '1',
-      },
-    ]);
+    const account = await fundedAccount(api, '10000000');
     // Quotes do not reserve: five quotes of ~4 USDC each are all valid until submitted.
     const ops = await Promise.all(
       Array.from({ length: 5 }, () =>
@@ -512,11 +421,7 @@ describe('submission checks', () => {
     expect(refused.map((r) => `${r.reason?.constructor?.name}: ${r.reason?.message}`)).toEqual(
       Array(3).fill('InsufficientBalanceError: Insufficient balance'),
     );
-    const [{ reserved }] = await api.db.query(
-      'SELECT sum(amount) AS reserved FROM reservations WHERE account = $1 AND released_at IS NULL',
-      [account.address.toLowerCase()],
-    );
-    expect(BigInt(reserved)).toBeLessThanOrEqual(10_000_000n);
+    expect(await reservedFor(api, account.address)).toBeLessThanOrEqual(10_000_000n);
   });
 });
 
@@ -524,8 +429,8 @@ describe('POST /intents/split', () => {
   test('splits across relayers, and answers 422 INSUFFICIENT_LIQUIDITY with what is available', async () => {
     const OP_USDC = '0x0b2c639c533813f4aa9d7837caf62653d097ff85';
     await ingest(api, [
-      { id: id(), type: 'liquidity', chainId: 10, settlementLayer: 'ACROSS', token: OP_USDC, amount: '600' },
-      { id: id(), type: 'liquidity', chainId: 10, settlementLayer: 'RELAY', token: OP_USDC, amount: '500' },
+      { id: eventId(), type: 'liquidity', chainId: 10, settlementLayer: 'ACROSS', token: OP_USDC, amount: '600' },
+      { id: eventId(), type: 'liquidity', chainId: 10, settlementLayer: 'RELAY', token: OP_USDC, amount: '500' },
     ]);
     expect(await client.splitIntents({ chain: { id: 10 }, tokens: { [OP_USDC]: 1000n } })).toEqual({
       intents: [{ [OP_USDC]: 600n }, { [OP_USDC]: 400n }],

@@ -1,6 +1,7 @@
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { ARB_USDC, BASE_USDC, blockAt, getCompactTypedData, TX } from '../support/fixtures';
-import { Api, call, ingest } from '../support/harness';
+import { ARB_USDC, BASE_USDC, blockAt, getCompactTypedData, lockedSnapshot, TX } from '../support/fixtures';
+import { Api, call, fundLocked, ingest, until } from '../support/harness';
+import { activeReservations, reservedFor } from '../support/reservations';
 import { deploy, LocalChain, OWNABLE_VALIDATOR, SmartAccount, smartAccount } from '../support/chain';
 import { signAsClient, signBundle, startLegacyHost, stopLegacyHost, v0 } from '../support/legacy-client';
 import { entryPoint07Address, getUserOperationHash } from 'viem/account-abstraction';
@@ -9,8 +10,6 @@ import { concat } from 'viem';
 let api: Api;
 let chain: LocalChain;
 let client: any; // eslint-disable-line @typescript-eslint/no-explicit-any
-let seq = 0;
-const id = () => `legacy-evt-${Date.now()}-${seq++}`;
 const BEEF = '0x000000000000000000000000000000000000bEEF';
 
 beforeAll(async () => ({ api, chain, client } = await startLegacyHost()));
@@ -19,9 +18,7 @@ afterAll(() => stopLegacyHost({ api, chain }));
 async function fundedAccount(locked: string, deployed = false): Promise<SmartAccount> {
   const account = smartAccount(chain, privateKeyToAccount(generatePrivateKey()));
   if (deployed) await deploy(chain, account);
-  await ingest(api, [
-    { id: id(), type: 'balance', chainId: 8453, account: account.address, token: BASE_USDC, locked, blockNumber: '1' },
-  ]);
+  await fundLocked(api, account.address, locked);
   return account;
 }
 
@@ -45,34 +42,12 @@ async function submitBundle(account: SmartAccount, amount = 1_000_000n) {
   return { result, orderPath, signedOrderBundle };
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-async function statusOf(bundleId: bigint, until: string[]): Promise<any> {
-  for (let i = 0; i < 150; i++) {
+/** The published client's status of the bundle, once it is one of `statuses`. */
+const clientStatus = (bundleId: bigint, statuses: string[]) =>
+  until(`bundle ${bundleId} ${statuses}`, async () => {
     const status = await client.getBundleStatus(bundleId);
-    if (until.includes(status.status)) return status;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`bundle ${bundleId} never reached ${until}`);
-}
-
-const activeReservations = async (bundleId: bigint | string) =>
-  Number(
-    (
-      await api.db.query(
-        "SELECT count(*) AS n FROM reservations WHERE owner_kind = 'bundle' AND owner_id = $1 AND released_at IS NULL",
-        [String(bundleId)],
-      )
-    )[0].n,
-  );
-const reservedFor = async (account: string) =>
-  BigInt(
-    (
-      await api.db.query(
-        'SELECT coalesce(sum(amount), 0) AS s FROM reservations WHERE account = $1 AND released_at IS NULL',
-        [account.toLowerCase()],
-      )
-    )[0].s,
-  );
+    return statuses.includes(status.status) ? status : undefined;
+  });
 
 const submitted: bigint[] = [];
 
@@ -133,7 +108,7 @@ describe('the published 0.5.4 client, unchanged, against /legacy', () => {
     submitted.push(result.bundleId);
     // Idempotent: the same signed bundle again is the same bundle, reserved once.
     expect(await client.postSignedOrderBundle([{ signedOrderBundle, initCode: account.initCode }])).toEqual([result]);
-    expect(await activeReservations(result.bundleId)).toBe(1);
+    expect(await activeReservations(api, result.bundleId, 'bundle')).toBe(1);
 
     const pending = await client.getBundleStatus(result.bundleId);
     expect(pending).toEqual({
@@ -166,7 +141,7 @@ describe('the published 0.5.4 client, unchanged, against /legacy', () => {
         blockNumber: '5',
       },
     ]);
-    const done = await statusOf(result.bundleId, ['COMPLETED']);
+    const done = await clientStatus(result.bundleId, ['COMPLETED']);
     expect(done).toEqual({
       status: 'COMPLETED',
       fillTimestamp: filledAt,
@@ -189,18 +164,8 @@ describe('the published 0.5.4 client, unchanged, against /legacy', () => {
       'COMPLETED',
     ]);
     // Settled with the first snapshot at or after the claim's block.
-    await ingest(api, [
-      {
-        id: id(),
-        type: 'balance',
-        chainId: 8453,
-        account: account.address,
-        token: BASE_USDC,
-        locked: '3900000',
-        blockNumber: '5',
-      },
-    ]);
-    expect(await activeReservations(result.bundleId)).toBe(0);
+    await ingest(api, [lockedSnapshot(account.address, '3900000', { blockNumber: '5' })]);
+    expect(await activeReservations(api, result.bundleId, 'bundle')).toBe(0);
   });
 
   test('21.2 a bundle not filled by its fill deadline expires; its reservation is released by a snapshot at or after `expires`', async () => {
@@ -211,28 +176,22 @@ describe('the published 0.5.4 client, unchanged, against /legacy', () => {
       () => (api.services.config.intents.fillWindowSeconds = window),
     );
     submitted.push(result.bundleId);
-    expect(await activeReservations(result.bundleId)).toBe(1);
-    const expired = await statusOf(result.bundleId, ['EXPIRED']);
+    expect(await activeReservations(api, result.bundleId, 'bundle')).toBe(1);
+    const expired = await clientStatus(result.bundleId, ['EXPIRED']);
     expect(expired.claims).toEqual([{ chainId: 8453, status: 'EXPIRED', depositId: result.bundleId }]);
     // Held past `expires` (INTENT_CLAIM_WINDOW_SECONDS=5 in tests) until a snapshot at or after it shows no claim.
     await api.temporal.workflow.getHandle(`bundle-${result.bundleId}`).result();
     const [{ expires }] = await api.db.query("SELECT operation->>'expires' AS expires FROM quotes WHERE nonce = $1", [
       String(result.bundleId),
     ]);
-    expect(await activeReservations(result.bundleId)).toBe(1);
+    expect(await activeReservations(api, result.bundleId, 'bundle')).toBe(1);
     await ingest(api, [
-      {
-        id: id(),
-        type: 'balance',
-        chainId: 8453,
-        account: account.address,
-        token: BASE_USDC,
-        locked: '5000000',
+      lockedSnapshot(account.address, '5000000', {
         blockNumber: blockAt(Number(expires)),
         blockTimestamp: Number(expires),
-      },
+      }),
     ]);
-    expect(await activeReservations(result.bundleId)).toBe(0);
+    expect(await activeReservations(api, result.bundleId, 'bundle')).toBe(0);
   });
 
   test('getPendingBundles pages through the accepted bundles', async () => {
@@ -345,7 +304,7 @@ describe('refusals', () => {
     await expect(
       client.postSignedOrderBundle([{ signedOrderBundle: foreign, initCode: account.initCode }]),
     ).rejects.toThrow('Invalid bundle signature');
-    expect(await activeReservations(nonce)).toBe(0);
+    expect(await activeReservations(api, nonce, 'bundle')).toBe(0);
     // Then the genuine one goes through.
     expect(
       (await client.postSignedOrderBundle([{ signedOrderBundle: signed, initCode: account.initCode }]))[0].status,
@@ -364,7 +323,7 @@ describe('refusals', () => {
     });
     expect(res.status).toBe(404);
     expect(res.json.message).toBe('Quote not found; request a new route');
-    expect(await activeReservations(result.bundleId)).toBe(1);
+    expect(await activeReservations(api, result.bundleId, 'bundle')).toBe(1);
     expect(
       Number(
         (
@@ -456,7 +415,7 @@ describe('refusals', () => {
     await expect(
       client.postSignedOrderBundle([{ signedOrderBundle: paths[1], initCode: account.initCode }]),
     ).rejects.toThrow('Insufficient balance');
-    expect(await activeReservations(paths[1].nonce)).toBe(0);
+    expect(await activeReservations(api, paths[1].nonce, 'bundle')).toBe(0);
     const withdrawal = await call(api, 'POST', '/withdrawals', {
       body: { account: account.address, chainId: 8453, tokenAddress: BASE_USDC, amount: '2000000', recipient: BEEF },
     });
@@ -467,6 +426,6 @@ describe('refusals', () => {
       body: { account: account.address, chainId: 8453, tokenAddress: BASE_USDC, amount: '1000000', recipient: BEEF },
     });
     expect(small.status).toBe(200);
-    expect(await reservedFor(account.address)).toBeLessThanOrEqual(10_000_000n);
+    expect(await reservedFor(api, account.address)).toBeLessThanOrEqual(10_000_000n);
   });
 });

@@ -20,7 +20,7 @@ import { createProject } from '../../src/projects/api-keys';
 import { createTemporalClient } from '../../src/temporal/client';
 import { fillAndClaim } from '../support/deposits';
 import { readTestEnv } from '../support/env';
-import { ARB_USDC, BASE_USDC, getCompactTypedData, TX } from '../support/fixtures';
+import { ARB_USDC, getCompactTypedData, lockedSnapshot, TX } from '../support/fixtures';
 import { onFreePorts } from '../support/global-setup';
 import { Receiver } from '../support/receiver';
 
@@ -108,21 +108,7 @@ const allDelivered = () =>
  */
 async function submitIntent(base: string): Promise<string> {
   const account = privateKeyToAccount(generatePrivateKey());
-  expect(
-    (
-      await indexer(base, [
-        {
-          id: `outages-${account.address}`,
-          type: 'balance',
-          chainId: 8453,
-          account: account.address,
-          token: BASE_USDC,
-          locked: '5000000',
-          blockNumber: '1',
-        },
-      ])
-    ).status,
-  ).toBe(200);
+  expect((await indexer(base, [lockedSnapshot(account.address, '5000000')])).status).toBe(200);
   const route = await call(base, 'POST', '/intents/route', {
     account: { address: account.address, accountType: 'EOA', setupOps: [] },
     destinationChainId: 42161,

@@ -1,65 +1,28 @@
 import { spawnSync } from 'node:child_process';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { waitFor } from '../../src/dev/processes';
 import { projectRoot } from '../../src/dev/processes';
 import { lifecycleStarts } from '../../src/intents/store';
 import { awaitingWorkflowId, queueSignals } from '../../src/outbox/store';
 import { sweeperScheduleId } from '../../src/outbox/sweeper';
-import { ARB_USDC, BASE_USDC, getCompactTypedData, TX } from '../support/fixtures';
-import { Api, call, ingest, startApi } from '../support/harness';
+import { claimEvent, eventId, fillEvent, TX } from '../support/fixtures';
+import { Api, call, fundedAccount, ingest, startApi, until } from '../support/harness';
+import { reaches, signedQuote, statusOf } from '../support/intents';
 
 let api: Api;
 let seq = 0;
-const eventId = () => `dl-${Date.now()}-${seq++}`;
 
 beforeAll(async () => {
   api = await startApi();
 });
 afterAll(() => api.close());
 
-async function quote() {
-  const account = privateKeyToAccount(generatePrivateKey());
-  await ingest(api, [
-    {
-      id: eventId(),
-      type: 'balance',
-      chainId: 8453,
-      account: account.address,
-      token: BASE_USDC,
-      locked: '5000000',
-      blockNumber: '1',
-    },
-  ]);
-  const route = await call(api, 'POST', '/intents/route', {
-    body: {
-      account: { address: account.address, accountType: 'EOA', setupOps: [] },
-      destinationChainId: 42161,
-      tokenRequests: [{ tokenAddress: ARB_USDC, amount: '1000000' }],
-    },
-  });
-  expect(route.status).toBe(200);
-  const op = route.json.intentOp;
-  const signature = await account.signTypedData(getCompactTypedData(op));
-  return {
-    id: BigInt(op.nonce).toString(),
-    signedIntentOp: { ...op, originSignatures: [signature], destinationSignature: signature },
-  };
-}
+/** A signed quote of a fresh account with 5 USDC locked on Base. */
+const quote = async () => signedQuote(api, await fundedAccount(api));
 
 async function submitted(): Promise<string> {
   const { id, signedIntentOp } = await quote();
   expect((await call(api, 'POST', '/intent-operations', { body: { signedIntentOp } })).status).toBe(201);
   return id;
 }
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
-  let value: T | undefined;
-  await waitFor(what, async () => (value = await probe()) !== undefined, ms);
-  return value!;
-}
-const statusOf = async (id: string) => (await call(api, 'GET', `/intent-operation/${id}`)).json.status as string;
-const reaches = (id: string, status: string, ms?: number) =>
-  until(status, async () => ((await statusOf(id)) === status ? true : undefined), ms);
 
 /** A preconfirmation for an intent, recorded as the indexer route records it and left to the sweeper. */
 async function queuedPreconfirmation(id: string): Promise<string> {
@@ -126,7 +89,7 @@ test('21.4 one bad row does not block the sweep: a start Temporal refuses, and t
   await api.db.query("UPDATE signal_outbox SET created_at = now() - interval '1 hour' WHERE id = $1", [signal]);
   // The sweeper's pass (it also runs every second in the worker): it neither throws nor stops at the refused start.
   await expect(api.services.outbox.sweep(0)).resolves.toEqual(expect.objectContaining({ started: expect.any(Number) }));
-  await reaches(id, 'PRECONFIRMED');
+  await reaches(api, id, 'PRECONFIRMED');
 }, 60_000);
 
 test('21.4 a refused row is dead-lettered, counted in outbox_dead_letters, listed and retried by the CLI', async () => {
@@ -162,9 +125,9 @@ test('21.4 a refused row is dead-lettered, counted in outbox_dead_letters, liste
     parked,
   ]);
   await api.services.outbox.sweep(0);
-  expect(await statusOf(id)).toBe('PENDING');
+  expect(await statusOf(api, id)).toBe('PENDING');
   expect(cli('outbox', 'retry', parked)).toEqual({ requeued: 1 });
-  await reaches(id, 'PRECONFIRMED');
+  await reaches(api, id, 'PRECONFIRMED');
   expect(await row('signal_outbox', 'id', parked)).toBeUndefined();
 }, 90_000);
 
@@ -173,12 +136,12 @@ test('21.9 a lifecycle event that arrives before its intent row commits is kept 
   // The indexer reports the fill of a quote whose submit has not committed yet.
   await ingest(api, [{ id: eventId(), type: 'preconfirmation', chainId: 42161, nonce: id }]);
   expect((await call(api, 'POST', '/intent-operations', { body: { signedIntentOp } })).status).toBe(201);
-  await reaches(id, 'PRECONFIRMED');
+  await reaches(api, id, 'PRECONFIRMED');
 }, 60_000);
 
 test('21.9 an event for a nonce that never becomes an intent is dead-lettered once its wait is over', async () => {
   const nonce = '987654321987654321';
-  await ingest(api, [{ id: eventId(), type: 'fill', chainId: 42161, nonce, transactionHash: TX(9), timestamp: 9 }]);
+  await ingest(api, [fillEvent(nonce, TX(9), { timestamp: 9 })]);
   const kept = await api.db.query('SELECT id FROM signal_outbox WHERE nonce = $1', [nonce]);
   expect(kept).toHaveLength(1);
   // Its wait (quote TTL + fill grace) is over.
@@ -195,14 +158,7 @@ test('21.4 a lifecycle that receives many signals continues as new and ends in t
   const id = await submitted();
   const handle = api.temporal.workflow.getHandle(`intent-${id}`);
   // Fills after the deadline change nothing, each is a signal: more than the test server's continue-as-new suggestion.
-  const late = Array.from({ length: 160 }, (_, i) => ({
-    id: eventId(),
-    type: 'fill',
-    chainId: 42161,
-    nonce: id,
-    transactionHash: TX(1000 + i),
-    timestamp: 4_000_000_000 + i,
-  }));
+  const late = Array.from({ length: 160 }, (_, i) => fillEvent(id, TX(1000 + i), { timestamp: 4_000_000_000 + i }));
   await ingest(api, [{ id: eventId(), type: 'preconfirmation', chainId: 42161, nonce: id }, ...late]);
   await until('continued as new', async () => {
     const d = await handle.describe();
@@ -210,35 +166,15 @@ test('21.4 a lifecycle that receives many signals continues as new and ends in t
       ? true
       : undefined;
   });
-  await ingest(api, [
-    {
-      id: eventId(),
-      type: 'fill',
-      chainId: 42161,
-      nonce: id,
-      transactionHash: TX(1),
-      timestamp: Math.floor(Date.now() / 1000),
-    },
-    { id: eventId(), type: 'claim', chainId: 8453, nonce: id, transactionHash: TX(2), timestamp: 2, blockNumber: '7' },
-  ]);
-  await reaches(id, 'COMPLETED');
+  await ingest(api, [fillEvent(id, TX(1)), claimEvent(id, TX(2), { timestamp: 2, blockNumber: '7' })]);
+  await reaches(api, id, 'COMPLETED');
   expect(await handle.result()).toBe('COMPLETED');
 }, 90_000);
 
 test('state never goes backwards: a dead letter of a lifecycle that ended is not retried once Temporal purged its run (the CLI answers with a conflict)', async () => {
   const id = await submitted();
-  await ingest(api, [
-    {
-      id: eventId(),
-      type: 'fill',
-      chainId: 42161,
-      nonce: id,
-      transactionHash: TX(1),
-      timestamp: Math.floor(Date.now() / 1000),
-    },
-    { id: eventId(), type: 'claim', chainId: 8453, nonce: id, transactionHash: TX(2), timestamp: 2, blockNumber: '7' },
-  ]);
-  await reaches(id, 'COMPLETED');
+  await ingest(api, [fillEvent(id, TX(1)), claimEvent(id, TX(2), { timestamp: 2, blockNumber: '7' })]);
+  await reaches(api, id, 'COMPLETED');
   // Temporal's retention purges the closed run: nothing there remembers the workflow id any more (the dev server
   // deletes a closed run asynchronously, within about a minute).
   const handle = api.temporal.workflow.getHandle(`intent-${id}`);
@@ -271,7 +207,7 @@ test('state never goes backwards: a dead letter of a lifecycle that ended is not
   await api.services.outbox.sweep(0);
   expect(await row('signal_outbox', 'id', parked)).toMatchObject({ status: 'dead' });
   await expect(handle.describe()).rejects.toThrow();
-  expect(await statusOf(id)).toBe('COMPLETED');
+  expect(await statusOf(api, id)).toBe('COMPLETED');
 }, 180_000);
 
 test('sweeper is fair: more than a batch of rows awaiting their owner do not hold back a newer row a dead process left', async () => {
@@ -300,7 +236,7 @@ test('sweeper is fair: more than a batch of rows awaiting their owner do not hol
       const left = await queuedPreconfirmation(id);
       await api.services.outbox.sweep(0, batch);
       expect(await row('signal_outbox', 'id', left)).toBeUndefined(); // delivered by the first sweep
-      await reaches(id, 'PRECONFIRMED');
+      await reaches(api, id, 'PRECONFIRMED');
     });
   } finally {
     await api.db.query('DELETE FROM signal_outbox WHERE nonce = ANY($1::numeric[])', [nonces]);

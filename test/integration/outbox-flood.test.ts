@@ -2,16 +2,14 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { waitFor } from '../../src/dev/processes';
 import { lifecycleStarts } from '../../src/intents/store';
 import { queueSignals } from '../../src/outbox/store';
-import { ARB_USDC, BASE_USDC, TX } from '../support/fixtures';
-import { Api, call, ingest } from '../support/harness';
+import { ARB_USDC, TX } from '../support/fixtures';
+import { Api, call, fundLocked } from '../support/harness';
 import { LocalChain, SmartAccount, smartAccount } from '../support/chain';
 import { signAsClient, startLegacyHost, stopLegacyHost } from '../support/legacy-client';
 
 let api: Api;
 let chain: LocalChain;
 let client: any; // eslint-disable-line @typescript-eslint/no-explicit-any
-let seq = 0;
-const id = () => `flood-${Date.now()}-${seq++}`;
 const BEEF = '0x000000000000000000000000000000000000bEEF';
 
 beforeAll(async () => ({ api, chain, client } = await startLegacyHost()));
@@ -19,17 +17,7 @@ afterAll(() => stopLegacyHost({ api, chain }));
 
 async function submitBundle(): Promise<string> {
   const account: SmartAccount = smartAccount(chain, privateKeyToAccount(generatePrivateKey()));
-  await ingest(api, [
-    {
-      id: id(),
-      type: 'balance',
-      chainId: 8453,
-      account: account.address,
-      token: BASE_USDC,
-      locked: '5000000',
-      blockNumber: '1',
-    },
-  ]);
+  await fundLocked(api, account.address, '5000000');
   const intent = {
     targetChainId: 42161,
     tokenTransfers: [{ tokenAddress: ARB_USDC, amount: 1_000_000n }],

@@ -1,7 +1,7 @@
+import { BASE_USDC, eventId } from '../support/fixtures';
 import { Api, call, ingest, startApi } from '../support/harness';
 
 const ACCOUNT = '0x1111111111111111111111111111111111111111';
-const BASE_USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
 const ETH_USDC = '0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48';
 const ARB_WETH = '0x82aF49447D8a07e3bd95BD0d56f35241523fBab1';
 const BSC_USDC = '0x8AC76a51cc950d9822D68b83fE1Ad97B32Cd580d';
@@ -9,7 +9,6 @@ const MAX_UINT256 = (2n ** 256n - 1n).toString();
 
 let api: Api;
 let n = 0;
-const id = () => `evt-${Date.now()}-${n++}`;
 const account = () => `0x${(Date.now() * 1000 + n++).toString(16).padStart(40, '0')}`;
 const portfolio = (addr: string, query = '', host = '') =>
   call(api, 'GET', `${host}/accounts/${addr}/portfolio${query}`);
@@ -23,7 +22,7 @@ describe('indexer ingestion and portfolio', () => {
   test('locked and unlocked balances across chains, grouped by token', async () => {
     const res = await ingest(api, [
       {
-        id: id(),
+        id: eventId(),
         type: 'balance',
         chainId: 8453,
         account: ACCOUNT,
@@ -32,8 +31,24 @@ describe('indexer ingestion and portfolio', () => {
         locked: '5000000',
         blockNumber: '100',
       },
-      { id: id(), type: 'balance', chainId: 1, account: ACCOUNT, token: ETH_USDC, unlocked: '250', blockNumber: 7 },
-      { id: id(), type: 'balance', chainId: 42161, account: ACCOUNT, token: ARB_WETH, unlocked: '0', blockNumber: '1' },
+      {
+        id: eventId(),
+        type: 'balance',
+        chainId: 1,
+        account: ACCOUNT,
+        token: ETH_USDC,
+        unlocked: '250',
+        blockNumber: 7,
+      },
+      {
+        id: eventId(),
+        type: 'balance',
+        chainId: 42161,
+        account: ACCOUNT,
+        token: ARB_WETH,
+        unlocked: '0',
+        blockNumber: '1',
+      },
     ]);
     expect(res.status).toBe(200);
     expect(res.json).toEqual({ received: 3, applied: 3, duplicates: 0 });
@@ -61,10 +76,10 @@ describe('indexer ingestion and portfolio', () => {
   test('filters: chainIds and tokens as comma lists or repeated [] keys, filterEmpty, empty tokens= means none', async () => {
     const a = account();
     await ingest(api, [
-      { id: id(), type: 'balance', chainId: 8453, account: a, token: BASE_USDC, unlocked: '10', blockNumber: '1' },
-      { id: id(), type: 'balance', chainId: 1, account: a, token: ETH_USDC, unlocked: '20', blockNumber: '1' },
+      { id: eventId(), type: 'balance', chainId: 8453, account: a, token: BASE_USDC, unlocked: '10', blockNumber: '1' },
+      { id: eventId(), type: 'balance', chainId: 1, account: a, token: ETH_USDC, unlocked: '20', blockNumber: '1' },
       {
-        id: id(),
+        id: eventId(),
         type: 'balance',
         chainId: 42161,
         account: a,
@@ -91,7 +106,7 @@ describe('indexer ingestion and portfolio', () => {
     const a = account();
     await ingest(api, [
       {
-        id: id(),
+        id: eventId(),
         type: 'balance',
         chainId: 56,
         account: a,
@@ -99,7 +114,15 @@ describe('indexer ingestion and portfolio', () => {
         unlocked: '1000000000000000000',
         blockNumber: '1',
       },
-      { id: id(), type: 'balance', chainId: 8453, account: a, token: BASE_USDC, unlocked: '1000000', blockNumber: '1' },
+      {
+        id: eventId(),
+        type: 'balance',
+        chainId: 8453,
+        account: a,
+        token: BASE_USDC,
+        unlocked: '1000000',
+        blockNumber: '1',
+      },
     ]);
     const { json } = await portfolio(a);
     expect(
@@ -114,7 +137,7 @@ describe('indexer ingestion and portfolio', () => {
     const a = account();
     await ingest(api, [
       {
-        id: id(),
+        id: eventId(),
         type: 'balance',
         chainId: 8453,
         account: a,
@@ -123,7 +146,15 @@ describe('indexer ingestion and portfolio', () => {
         locked: MAX_UINT256,
         blockNumber: '1',
       },
-      { id: id(), type: 'balance', chainId: 1, account: a, token: ETH_USDC, unlocked: MAX_UINT256, blockNumber: '1' },
+      {
+        id: eventId(),
+        type: 'balance',
+        chainId: 1,
+        account: a,
+        token: ETH_USDC,
+        unlocked: MAX_UINT256,
+        blockNumber: '1',
+      },
     ]);
     const { json } = await portfolio(a, '?chainIds=8453');
     expect(json.portfolio[0].balance).toEqual({ locked: MAX_UINT256, unlocked: MAX_UINT256 });
@@ -136,7 +167,7 @@ describe('indexer ingestion and portfolio', () => {
   test('re-sending an event id changes nothing', async () => {
     const a = account();
     const first = {
-      id: id(),
+      id: eventId(),
       type: 'balance',
       chainId: 8453,
       account: a,
@@ -155,7 +186,7 @@ describe('indexer ingestion and portfolio', () => {
     const a = account();
     await ingest(api, [
       {
-        id: id(),
+        id: eventId(),
         type: 'balance',
         chainId: 8453,
         account: a,
@@ -167,7 +198,7 @@ describe('indexer ingestion and portfolio', () => {
     ]);
     await ingest(api, [
       {
-        id: id(),
+        id: eventId(),
         type: 'balance',
         chainId: 8453,
         account: a,
@@ -178,12 +209,12 @@ describe('indexer ingestion and portfolio', () => {
       },
     ]);
     await ingest(api, [
-      { id: id(), type: 'balance', chainId: 8453, account: a, token: BASE_USDC, locked: '80', blockNumber: '21' },
+      { id: eventId(), type: 'balance', chainId: 8453, account: a, token: BASE_USDC, locked: '80', blockNumber: '21' },
     ]);
     // Within one batch, order does not matter either: the highest block wins.
     await ingest(api, [
-      { id: id(), type: 'balance', chainId: 1, account: a, token: ETH_USDC, unlocked: '9', blockNumber: '30' },
-      { id: id(), type: 'balance', chainId: 1, account: a, token: ETH_USDC, unlocked: '8', blockNumber: '29' },
+      { id: eventId(), type: 'balance', chainId: 1, account: a, token: ETH_USDC, unlocked: '9', blockNumber: '30' },
+      { id: eventId(), type: 'balance', chainId: 1, account: a, token: ETH_USDC, unlocked: '8', blockNumber: '29' },
     ]);
     const { json } = await portfolio(a);
     expect(json.portfolio[0].tokenChainBalance).toEqual([
@@ -195,9 +226,9 @@ describe('indexer ingestion and portfolio', () => {
   test('locked balances of other lock tags count as locked too', async () => {
     const a = account();
     await ingest(api, [
-      { id: id(), type: 'balance', chainId: 8453, account: a, token: BASE_USDC, locked: '5', blockNumber: '1' },
+      { id: eventId(), type: 'balance', chainId: 8453, account: a, token: BASE_USDC, locked: '5', blockNumber: '1' },
       {
-        id: id(),
+        id: eventId(),
         type: 'balance',
         chainId: 8453,
         account: a,
@@ -264,7 +295,7 @@ describe('bad input gets a documented 4xx', () => {
 
   test('indexer route: its own key, unknown event types, unsupported chains and tokens, oversized batches', async () => {
     const event = {
-      id: id(),
+      id: eventId(),
       type: 'balance',
       chainId: 8453,
       account: ACCOUNT,

@@ -3,13 +3,12 @@ import { promisify } from 'node:util';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { projectRoot } from '../../src/dev/processes';
 import { createProject } from '../../src/projects/api-keys';
-import { ARB_USDC, BASE_USDC, getCompactTypedData } from '../support/fixtures';
+import { ARB_USDC, eventId, getCompactTypedData, walletSnapshot } from '../support/fixtures';
 import { originTypedData } from '../../src/intents/typed-data';
-import { Api, call, ingest, startApi } from '../support/harness';
+import { Api, call, fundedAccount, ingest, startApi } from '../support/harness';
+import { reservedFor } from '../support/reservations';
 
 let api: Api;
-let seq = 0;
-const id = () => `quote-inv-${Date.now()}-${seq++}`;
 const BLANC = { 'x-api-version': '2026-04.blanc' };
 const run = promisify(execFile);
 const DUPLICATE = 'USDC is requested more than once: request each asset once, with the total amount';
@@ -18,15 +17,6 @@ beforeAll(async () => {
   api = await startApi();
 });
 afterAll(() => api.close());
-
-/** An account with `locked` USDC (6 decimals) in a resource lock on Base. */
-async function fundedAccount(locked: string) {
-  const account = privateKeyToAccount(generatePrivateKey());
-  await ingest(api, [
-    { id: id(), type: 'balance', chainId: 8453, account: account.address, token: BASE_USDC, locked, blockNumber: '1' },
-  ]);
-  return account;
-}
 
 const alpsInput = (address: string, tokenRequests: unknown[], options: Record<string, unknown> = {}) => ({
   account: { address, accountType: 'EOA', setupOps: [] },
@@ -42,16 +32,6 @@ async function signed(account: ReturnType<typeof privateKeyToAccount>, intentOp:
   return { ...intentOp, originSignatures: intentOp.elements.map(() => signature), destinationSignature: signature };
 }
 
-const reservedFor = async (account: string) =>
-  BigInt(
-    (
-      await api.db.query(
-        'SELECT coalesce(sum(amount), 0) AS s FROM reservations WHERE account = $1 AND released_at IS NULL',
-        [account.toLowerCase()],
-      )
-    )[0].s,
-  );
-
 describe('21.1 duplicate assets double the promise', () => {
   // The same asset twice, by address and by symbol: 200 USDC promised out of 150 USDC held.
   const twice = [
@@ -60,7 +40,7 @@ describe('21.1 duplicate assets double the promise', () => {
   ];
 
   test('21.1 duplicate assets: alps /intents/route refuses them (nothing to sign, nothing reserved)', async () => {
-    const account = await fundedAccount('150000000');
+    const account = await fundedAccount(api, '150000000');
     const route = await call(api, 'POST', '/intents/route', { body: alpsInput(account.address, twice) });
     if (route.status === 200) {
       // Today's defect, spelled out: a signed promise of more than the intent takes, accepted at submit.
@@ -72,19 +52,19 @@ describe('21.1 duplicate assets double the promise', () => {
         body: { signedIntentOp: await signed(account, route.json.intentOp) },
       });
       throw new Error(
-        `quoted tokenOut ${out}, submit ${submit.status}, reserved ${await reservedFor(account.address)}`,
+        `quoted tokenOut ${out}, submit ${submit.status}, reserved ${await reservedFor(api, account.address)}`,
       );
     }
     expect(route.status).toBe(400);
     expect(route.json).toMatchObject({ message: DUPLICATE, errors: [{ message: DUPLICATE }] });
-    expect(await reservedFor(account.address)).toBe(0n);
+    expect(await reservedFor(api, account.address)).toBe(0n);
     const cost = await call(api, 'POST', '/intents/cost', { body: alpsInput(account.address, twice) });
     expect(cost.status).toBe(400);
     expect(cost.json.message).toBe(DUPLICATE);
   });
 
   test('21.1 duplicate assets: blanc /quotes refuses them with VALIDATION_ERROR', async () => {
-    const account = await fundedAccount('150000000');
+    const account = await fundedAccount(api, '150000000');
     const res = await call(api, 'POST', '/quotes', {
       headers: BLANC,
       body: { account: { address: account.address }, destinationChainId: 'eip155:42161', tokenRequests: twice },
@@ -97,7 +77,7 @@ describe('21.1 duplicate assets double the promise', () => {
   });
 
   test('21.1 duplicate assets: legacy bundles cost and path refuse them', async () => {
-    const account = await fundedAccount('150000000');
+    const account = await fundedAccount(api, '150000000');
     const body = { targetChainId: 42161, tokenTransfers: twice, targetAccount: account.address, targetExecutions: [] };
     for (const route of ['cost', 'path']) {
       const res = await call(api, 'POST', `/legacy/accounts/${account.address}/bundles/${route}`, { body });
@@ -110,7 +90,7 @@ describe('21.1 duplicate assets double the promise', () => {
   });
 
   test('21.1 duplicate assets: distinct assets in one request are still quoted', async () => {
-    const account = await fundedAccount('150000000');
+    const account = await fundedAccount(api, '150000000');
     const route = await call(api, 'POST', '/intents/route', {
       body: alpsInput(account.address, [{ tokenAddress: ARB_USDC, amount: '100000000' }]),
     });
@@ -123,7 +103,7 @@ describe('21.9 deadlines and prices are bounded', () => {
   const now = () => Math.floor(Date.now() / 1000);
 
   test('21.9 customDeadline in the past is refused (400), not silently replaced', async () => {
-    const account = await fundedAccount('5000000');
+    const account = await fundedAccount(api, '5000000');
     for (const customDeadline of [now() - 60, 0]) {
       const res = await call(api, 'POST', '/intents/route', {
         body: alpsInput(account.address, [{ tokenAddress: ARB_USDC, amount: '1000000' }], { customDeadline }),
@@ -147,17 +127,7 @@ describe('21.9 deadlines and prices are bounded', () => {
 
   test('21.9 an absurdly far customDeadline on wallet (Permit2) funds is refused at quote, never a 500 at submit', async () => {
     const account = privateKeyToAccount(generatePrivateKey());
-    await ingest(api, [
-      {
-        id: id(),
-        type: 'balance',
-        chainId: 8453,
-        account: account.address,
-        token: BASE_USDC,
-        unlocked: '5000000',
-        blockNumber: '1',
-      },
-    ]);
+    await ingest(api, [walletSnapshot(account.address, '5000000')]);
     const route = await call(api, 'POST', '/intents/route', {
       body: alpsInput(account.address, [{ tokenAddress: ARB_USDC, amount: '1000000' }], {
         customDeadline: Number.MAX_SAFE_INTEGER,
@@ -189,8 +159,8 @@ describe('21.9 deadlines and prices are bounded', () => {
 
   // Last: on unfixed code it leaves an unusable ETH price behind.
   test('21.9 a price event with a huge usd is refused at ingestion; quotes keep working', async () => {
-    const res = await ingest(api, [{ id: id(), type: 'price', symbol: 'ETH', usd: 1e300 }]);
-    const account = await fundedAccount('5000000');
+    const res = await ingest(api, [{ id: eventId(), type: 'price', symbol: 'ETH', usd: 1e300 }]);
+    const account = await fundedAccount(api, '5000000');
     const route = await call(api, 'POST', '/intents/route', {
       body: alpsInput(account.address, [{ tokenAddress: ARB_USDC, amount: '1000000' }]),
     });
@@ -219,7 +189,7 @@ describe('21.8 fee sponsorship is a per-project entitlement', () => {
 
   test('21.8 sponsorship: a project without the entitlement cannot get fees zeroed on any host', async () => {
     const { apiKey } = await createProject(api.db, 'unsponsored');
-    const account = await fundedAccount('5000000');
+    const account = await fundedAccount(api, '5000000');
     for (const path of ['/intents/route', '/intents/cost']) {
       const res = await as(apiKey, 'POST', path, alpsInput(account.address, usdc, { sponsorSettings: SPONSOR_ALL }));
       expect({ path, status: res.status, message: res.json.message, errors: res.json.errors }).toEqual({
@@ -296,7 +266,7 @@ describe('21.8 fee sponsorship is a per-project entitlement', () => {
     const on = await cli('projects', 'sponsorship', projectId, 'on');
     expect(JSON.parse(on.stdout.trim().split('\n').pop()!)).toEqual({ projectId, sponsorship: true });
 
-    const account = await fundedAccount('5000000');
+    const account = await fundedAccount(api, '5000000');
     const quote = async () => {
       const res = await as(
         apiKey,

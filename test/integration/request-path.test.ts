@@ -3,66 +3,31 @@ import { spawnEntry, stopProcess, waitFor } from '../../src/dev/processes';
 import { createProject } from '../../src/projects/api-keys';
 import { withdrawalRequestTypedData } from '../../src/withdrawals/sponsor-signature';
 import { freePort } from '../support/global-setup';
-import { ARB_USDC, BASE_USDC, blockAt, getCompactTypedData, TX } from '../support/fixtures';
-import { Api, call, ingest, killWorkers, startApi, startWorker } from '../support/harness';
+import {
+  ARB_USDC,
+  BASE_USDC,
+  blockAt,
+  claimEvent,
+  eventId,
+  fillEvent,
+  getCompactTypedData,
+  lockedSnapshot,
+  TX,
+} from '../support/fixtures';
+import { Api, call, fundedAccount, ingest, killWorkers, startApi, startWorker, until } from '../support/harness';
+import { reaches, signedQuote, statusOf } from '../support/intents';
+import { activeReservations } from '../support/reservations';
 import { queueSignals } from '../../src/outbox/store';
 import { lifecycleStarts } from '../../src/intents/store';
 
 let api: Api;
-let seq = 0;
-const eventId = () => `rp-${Date.now()}-${seq++}`;
 
 beforeAll(async () => {
   api = await startApi();
 });
 afterAll(() => api.close());
 
-async function funded(locked = '5000000', block = '1') {
-  const account = privateKeyToAccount(generatePrivateKey());
-  await ingest(api, [
-    {
-      id: eventId(),
-      type: 'balance',
-      chainId: 8453,
-      account: account.address,
-      token: BASE_USDC,
-      locked,
-      blockNumber: block,
-    },
-  ]);
-  return account;
-}
-
-async function signedQuote(account: ReturnType<typeof privateKeyToAccount>, base = api.url) {
-  const route = await call({ ...api, url: base }, 'POST', '/intents/route', {
-    body: {
-      account: { address: account.address, accountType: 'EOA', setupOps: [] },
-      destinationChainId: 42161,
-      tokenRequests: [{ tokenAddress: ARB_USDC, amount: '1000000' }],
-    },
-  });
-  expect(route.status).toBe(200);
-  const op = route.json.intentOp;
-  const signature = await account.signTypedData(getCompactTypedData(op));
-  return {
-    id: BigInt(op.nonce).toString(),
-    signedIntentOp: { ...op, originSignatures: [signature], destinationSignature: signature },
-  };
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
-  let value: T | undefined;
-  await waitFor(what, async () => (value = await probe()) !== undefined, ms);
-  return value!;
-}
-
-const statusOf = async (id: string) => (await call(api, 'GET', `/intent-operation/${id}`)).json.status as string;
-const activeReservations = async (owner: string) =>
-  Number(
-    (
-      await api.db.query('SELECT count(*) AS n FROM reservations WHERE owner_id = $1 AND released_at IS NULL', [owner])
-    )[0].n,
-  );
+const funded = (locked = '5000000', block = '1') => fundedAccount(api, locked, { blockNumber: block });
 
 /**
  * Submits a fresh quote to an API process that dies right after committing the intent, before its lifecycle start:
@@ -78,7 +43,7 @@ async function submitToDyingApi(then: (id: string, signedIntentOp: unknown) => P
   const url = `http://127.0.0.1:${port}`;
   try {
     await waitFor('faulty API', async () => (await fetch(`${url}/ready`)).ok, 30_000);
-    const { id, signedIntentOp } = await signedQuote(await funded(), url);
+    const { id, signedIntentOp } = await signedQuote({ ...api, url }, await funded());
     await expect(
       fetch(`${url}/intent-operations`, {
         method: 'POST',
@@ -99,8 +64,8 @@ test(
   'an API killed between the submit commit and the workflow start: the sweeper starts the lifecycle',
   () =>
     submitToDyingApi(async (id, signedIntentOp) => {
-      expect(await statusOf(id)).toBe('PENDING');
-      expect(await activeReservations(id)).toBe(1);
+      expect(await statusOf(api, id)).toBe('PENDING');
+      expect(await activeReservations(api, id)).toBe(1);
       const description = await until(
         'lifecycle started by the sweeper',
         async () =>
@@ -116,27 +81,9 @@ test(
       // The client retries the lost request: the same answer, still one reservation and one workflow.
       const retry = await call(api, 'POST', '/intent-operations', { body: { signedIntentOp } });
       expect(retry.json.result).toEqual({ id, status: 'PENDING' });
-      expect(await activeReservations(id)).toBe(1);
-      await ingest(api, [
-        {
-          id: eventId(),
-          type: 'fill',
-          chainId: 42161,
-          nonce: id,
-          transactionHash: TX(1),
-          timestamp: Math.floor(Date.now() / 1000),
-        },
-        {
-          id: eventId(),
-          type: 'claim',
-          chainId: 8453,
-          nonce: id,
-          transactionHash: TX(2),
-          timestamp: 2,
-          blockNumber: '7',
-        },
-      ]);
-      await until('COMPLETED', async () => ((await statusOf(id)) === 'COMPLETED' ? true : undefined));
+      expect(await activeReservations(api, id)).toBe(1);
+      await ingest(api, [fillEvent(id, TX(1)), claimEvent(id, TX(2), { timestamp: 2, blockNumber: '7' })]);
+      await reaches(api, id, 'COMPLETED');
     }),
   90_000,
 );
@@ -164,14 +111,14 @@ test(
       expect((await api.db.query('SELECT count(*)::int AS n FROM signal_outbox WHERE id = $1', [fill.id]))[0].n).toBe(
         0,
       );
-      await until('FILLED', async () => ((await statusOf(id)) === 'FILLED' ? true : undefined));
+      await reaches(api, id, 'FILLED');
     }),
   90_000,
 );
 
 test('an API killed after committing a batch and before signalling: the sweeper delivers its lifecycle events', async () => {
   const account = await funded();
-  const { id, signedIntentOp } = await signedQuote(account);
+  const { id, signedIntentOp } = await signedQuote(api, account);
   expect((await call(api, 'POST', '/intent-operations', { body: { signedIntentOp } })).status).toBe(201);
   const port = await freePort();
   const faulty = spawnEntry(
@@ -181,16 +128,7 @@ test('an API killed after committing a batch and before signalling: the sweeper 
   );
   try {
     await waitFor('faulty API', async () => (await fetch(`http://127.0.0.1:${port}/ready`)).ok, 30_000);
-    const events = [
-      {
-        id: eventId(),
-        type: 'fill',
-        chainId: 42161,
-        nonce: id,
-        transactionHash: TX(7),
-        timestamp: Math.floor(Date.now() / 1000),
-      },
-    ];
+    const events = [fillEvent(id, TX(7))];
     await expect(
       fetch(`http://127.0.0.1:${port}/indexer/events`, {
         method: 'POST',
@@ -200,7 +138,7 @@ test('an API killed after committing a batch and before signalling: the sweeper 
     ).rejects.toThrow();
     // The batch is recorded (a retry is a duplicate) and its signal waits in the outbox until the sweeper sends it.
     expect((await ingest(api, events)).json).toEqual({ received: 1, applied: 0, duplicates: 1 });
-    await until('FILLED', async () => ((await statusOf(id)) === 'FILLED' ? true : undefined));
+    await reaches(api, id, 'FILLED');
   } finally {
     await stopProcess(faulty, 'SIGKILL');
   }
@@ -237,7 +175,7 @@ test('an API killed after committing a withdrawal: the sweeper starts its hold, 
     const [{ nonce }] = await api.db.query('SELECT nonce FROM withdrawals WHERE account = $1', [
       account.address.toLowerCase(),
     ]);
-    expect(await activeReservations(nonce)).toBe(1);
+    expect(await activeReservations(api, nonce)).toBe(1);
     // The answer was lost, the reservation is not: its hold is started by the sweeper and ends at expiry (4 s in tests),
     // and a snapshot at or after `expires` releases it.
     const status = async () =>
@@ -248,18 +186,12 @@ test('an API killed after committing a withdrawal: the sweeper starts its hold, 
       [nonce],
     );
     await ingest(api, [
-      {
-        id: eventId(),
-        type: 'balance',
-        chainId: 8453,
-        account: account.address,
-        token: BASE_USDC,
-        locked: '1000',
+      lockedSnapshot(account.address, '1000', {
         blockNumber: blockAt(Number(expires)),
         blockTimestamp: Number(expires),
-      },
+      }),
     ]);
-    expect(await activeReservations(nonce)).toBe(0);
+    expect(await activeReservations(api, nonce)).toBe(0);
   } finally {
     await stopProcess(faulty, 'SIGKILL');
   }
@@ -290,16 +222,8 @@ test('an indexer price event reaches the prices quotes sign (each process reread
 test('a block number too large for the ledger is refused with 400 and the batch changes nothing', async () => {
   const account = privateKeyToAccount(generatePrivateKey()).address;
   const res = await ingest(api, [
-    { id: eventId(), type: 'balance', chainId: 8453, account, token: BASE_USDC, locked: '1', blockNumber: '1' },
-    {
-      id: eventId(),
-      type: 'balance',
-      chainId: 8453,
-      account,
-      token: BASE_USDC,
-      locked: '1',
-      blockNumber: '12345678901234567890',
-    },
+    lockedSnapshot(account, '1'),
+    lockedSnapshot(account, '1', { blockNumber: '12345678901234567890' }),
   ]);
   expect(res.status).toBe(400);
   expect(res.json.errors[0].context.path).toMatch(/blockNumber/);
@@ -308,7 +232,7 @@ test('a block number too large for the ledger is refused with 400 and the batch 
 
 test('ingestion is answered while no worker runs, and applied once a worker starts', async () => {
   const account = await funded();
-  const { id, signedIntentOp } = await signedQuote(account);
+  const { id, signedIntentOp } = await signedQuote(api, account);
   expect((await call(api, 'POST', '/intent-operations', { body: { signedIntentOp } })).status).toBe(201);
   killWorkers(api.env);
   try {
@@ -322,21 +246,14 @@ test('ingestion is answered while no worker runs, and applied once a worker star
         unlocked: '777',
         blockNumber: '2',
       },
-      {
-        id: eventId(),
-        type: 'fill',
-        chainId: 42161,
-        nonce: id,
-        transactionHash: TX(3),
-        timestamp: Math.floor(Date.now() / 1000),
-      },
+      fillEvent(id, TX(3)),
     ]);
     expect(res.status).toBe(200);
     expect(res.json).toEqual({ received: 2, applied: 2, duplicates: 0 });
     // Balances and the fill's status are recorded by the request itself; the fill's signal waits in its workflow.
     const portfolio = await call(api, 'GET', `/accounts/${account.address}/portfolio`);
     expect(portfolio.json.portfolio[0].balance.unlocked).toBe('777');
-    expect(await statusOf(id)).toBe('FILLED');
+    expect(await statusOf(api, id)).toBe('FILLED');
   } finally {
     startWorker(api.env);
   }
@@ -348,13 +265,13 @@ test('ingestion is answered while no worker runs, and applied once a worker star
 
 test('wait=true answers after every lifecycle signal of the batch was delivered', async () => {
   const account = await funded();
-  const { id, signedIntentOp } = await signedQuote(account);
+  const { id, signedIntentOp } = await signedQuote(api, account);
   await call(api, 'POST', '/intent-operations', { body: { signedIntentOp } });
   const res = await call(api, 'POST', '/indexer/events?wait=true', {
     body: {
       events: [
         { id: eventId(), type: 'preconfirmation', chainId: 42161, nonce: id },
-        { id: eventId(), type: 'fill', chainId: 42161, nonce: '123456789', transactionHash: TX(4), timestamp: 4 },
+        fillEvent('123456789', TX(4), { timestamp: 4 }),
       ],
     },
     headers: { 'x-indexer-key': api.indexerKey },
@@ -364,11 +281,11 @@ test('wait=true answers after every lifecycle signal of the batch was delivered'
     [`intent-${id}`, 'intent-123456789'],
   ]);
   expect(left).toEqual([]); // delivered; the one for an unknown nonce waits for an owner as awaiting-owner-123456789
-  await until('PRECONFIRMED', async () => ((await statusOf(id)) === 'PRECONFIRMED' ? true : undefined));
+  await reaches(api, id, 'PRECONFIRMED');
 });
 
 test('a stopping process drains the signals of a batch it answered before delivering them (no call left to a closed client)', async () => {
-  const { id, signedIntentOp } = await signedQuote(await funded());
+  const { id, signedIntentOp } = await signedQuote(api, await funded());
   await call(api, 'POST', '/intent-operations', { body: { signedIntentOp } });
   await api.services.outbox.drain();
   // This intent's signal is held at its Temporal call until drain has been called, so the delivery is surely still
@@ -408,78 +325,29 @@ test('a stopping process drains the signals of a batch it answered before delive
 
 test('a claimed reservation is released only when a balance snapshot at or after the claim block arrives', async () => {
   const account = await funded('5000000', '10');
-  const { id, signedIntentOp } = await signedQuote(account);
+  const { id, signedIntentOp } = await signedQuote(api, account);
   await call(api, 'POST', '/intent-operations', { body: { signedIntentOp } });
-  await ingest(api, [
-    {
-      id: eventId(),
-      type: 'fill',
-      chainId: 42161,
-      nonce: id,
-      transactionHash: TX(5),
-      timestamp: Math.floor(Date.now() / 1000),
-    },
-    { id: eventId(), type: 'claim', chainId: 8453, nonce: id, transactionHash: TX(6), timestamp: 6, blockNumber: '20' },
-  ]);
-  await until('COMPLETED', async () => ((await statusOf(id)) === 'COMPLETED' ? true : undefined));
+  await ingest(api, [fillEvent(id, TX(5)), claimEvent(id, TX(6), { timestamp: 6, blockNumber: '20' })]);
+  await reaches(api, id, 'COMPLETED');
   // The stored balance (block 10) still counts the claimed funds: releasing now would let them be spent twice.
-  expect(await activeReservations(id)).toBe(1);
-  await ingest(api, [
-    {
-      id: eventId(),
-      type: 'balance',
-      chainId: 8453,
-      account: account.address,
-      token: BASE_USDC,
-      locked: '5000000',
-      blockNumber: '19',
-    },
-  ]);
-  expect(await activeReservations(id)).toBe(1);
-  await ingest(api, [
-    {
-      id: eventId(),
-      type: 'balance',
-      chainId: 8453,
-      account: account.address,
-      token: BASE_USDC,
-      locked: '3900000',
-      blockNumber: '20',
-    },
-  ]);
-  expect(await activeReservations(id)).toBe(0);
+  expect(await activeReservations(api, id)).toBe(1);
+  await ingest(api, [lockedSnapshot(account.address, '5000000', { blockNumber: '19' })]);
+  expect(await activeReservations(api, id)).toBe(1);
+  await ingest(api, [lockedSnapshot(account.address, '3900000', { blockNumber: '20' })]);
+  expect(await activeReservations(api, id)).toBe(0);
 });
 
 test('an event for a lifecycle that has ended is dropped: its signal-with-start never starts a second run', async () => {
-  const { id, signedIntentOp } = await signedQuote(await funded());
+  const { id, signedIntentOp } = await signedQuote(api, await funded());
   await call(api, 'POST', '/intent-operations', { body: { signedIntentOp } });
-  await ingest(api, [
-    {
-      id: eventId(),
-      type: 'fill',
-      chainId: 42161,
-      nonce: id,
-      transactionHash: TX(5),
-      timestamp: Math.floor(Date.now() / 1000),
-    },
-    { id: eventId(), type: 'claim', chainId: 8453, nonce: id, transactionHash: TX(6), timestamp: 6 },
-  ]);
+  await ingest(api, [fillEvent(id, TX(5)), claimEvent(id, TX(6), { timestamp: 6 })]);
   const handle = api.temporal.workflow.getHandle(`intent-${id}`);
   await until('lifecycle closed', async () =>
     (await handle.describe()).status.name === 'COMPLETED' ? true : undefined,
   );
   const late = await call(api, 'POST', '/indexer/events?wait=true', {
     body: {
-      events: [
-        {
-          id: eventId(),
-          type: 'fill',
-          chainId: 42161,
-          nonce: id,
-          transactionHash: TX(7),
-          timestamp: Math.floor(Date.now() / 1000),
-        },
-      ],
+      events: [fillEvent(id, TX(7))],
     },
     headers: { 'x-indexer-key': api.indexerKey },
   });
@@ -489,11 +357,11 @@ test('an event for a lifecycle that has ended is dropped: its signal-with-start 
   for await (const wf of api.temporal.workflow.list({ query: `WorkflowId = 'intent-${id}'` }))
     runs.push(wf.status.name);
   expect(runs).toEqual(['COMPLETED']);
-  expect(await statusOf(id)).toBe('COMPLETED');
+  expect(await statusOf(api, id)).toBe('COMPLETED');
 });
 
 test('a PENDING lifecycle waits out a start delay until its deadline, with no workflow task, and its first event wakes it', async () => {
-  const { id, signedIntentOp } = await signedQuote(await funded());
+  const { id, signedIntentOp } = await signedQuote(api, await funded());
   expect((await call(api, 'POST', '/intent-operations', { body: { signedIntentOp } })).status).toBe(201);
   await api.services.outbox.drain();
   const history = async () => (await api.temporal.workflow.getHandle(`intent-${id}`).fetchHistory()).events ?? [];
@@ -504,17 +372,8 @@ test('a PENDING lifecycle waits out a start delay until its deadline, with no wo
     Number(signedIntentOp.elements[0].mandate.fillDeadline) + api.services.config.intents.fillGraceSeconds;
   const backoff = Number(started.workflowExecutionStartedEventAttributes!.firstWorkflowTaskBackoff!.seconds);
   expect(Math.abs(Date.now() / 1000 + backoff - deadline)).toBeLessThan(5);
-  await ingest(api, [
-    {
-      id: eventId(),
-      type: 'fill',
-      chainId: 42161,
-      nonce: id,
-      transactionHash: TX(5),
-      timestamp: Math.floor(Date.now() / 1000),
-    },
-  ]);
-  expect(await statusOf(id)).toBe('FILLED');
+  await ingest(api, [fillEvent(id, TX(5))]);
+  expect(await statusOf(api, id)).toBe('FILLED');
   await until('the fill woke the lifecycle', async () =>
     (await history()).some((e) => e.workflowTaskCompletedEventAttributes) ? true : undefined,
   );
@@ -522,7 +381,7 @@ test('a PENDING lifecycle waits out a start delay until its deadline, with no wo
 
 test('operators find lifecycles in Temporal by status, account and project (typed search attributes)', async () => {
   const account = await funded();
-  const { id, signedIntentOp } = await signedQuote(account);
+  const { id, signedIntentOp } = await signedQuote(api, account);
   await call(api, 'POST', '/intent-operations', { body: { signedIntentOp } });
   const list = async (query: string) => {
     const ids: string[] = [];
@@ -619,39 +478,19 @@ describe('withdrawals cannot be used to grief', () => {
 describe('reservations stay while the signature can be claimed', () => {
   test('FAILED keeps the reservation (the arbiter may still claim until expires); a claim after the failure settles it', async () => {
     const account = await funded('5000000', '3');
-    const { id, signedIntentOp } = await signedQuote(account);
+    const { id, signedIntentOp } = await signedQuote(api, account);
     await call(api, 'POST', '/intent-operations', { body: { signedIntentOp } });
     await ingest(api, [{ id: eventId(), type: 'failure', chainId: 42161, nonce: id, reason: 'reverted' }]);
-    await until('FAILED', async () => ((await statusOf(id)) === 'FAILED' ? true : undefined));
-    expect(await activeReservations(id)).toBe(1); // expires is ten minutes away
-    await ingest(api, [
-      {
-        id: eventId(),
-        type: 'claim',
-        chainId: 8453,
-        nonce: id,
-        transactionHash: TX(8),
-        timestamp: 8,
-        blockNumber: '4',
-      },
-    ]);
+    await reaches(api, id, 'FAILED');
+    expect(await activeReservations(api, id)).toBe(1); // expires is ten minutes away
+    await ingest(api, [claimEvent(id, TX(8), { timestamp: 8, blockNumber: '4' })]);
     await until('claim recorded', async () =>
       (await call(api, 'GET', `/intent-operation/${id}`)).json.claims[0].status === 'CLAIMED' ? true : undefined,
     );
     expect((await call(api, 'GET', `/intent-operation/${id}`)).json.status).toBe('FAILED');
-    expect(await activeReservations(id)).toBe(1);
-    await ingest(api, [
-      {
-        id: eventId(),
-        type: 'balance',
-        chainId: 8453,
-        account: account.address,
-        token: BASE_USDC,
-        locked: '3900000',
-        blockNumber: '4',
-      },
-    ]);
-    expect(await activeReservations(id)).toBe(0);
+    expect(await activeReservations(api, id)).toBe(1);
+    await ingest(api, [lockedSnapshot(account.address, '3900000', { blockNumber: '4' })]);
+    expect(await activeReservations(api, id)).toBe(0);
   });
 
   test('a fill that arrives after the deadline counts when its on-chain timestamp is before it', async () => {
@@ -672,25 +511,11 @@ describe('reservations stay while the signature can be claimed', () => {
     });
     await waitFor('the deadline', async () => Date.now() / 1000 > deadline, 10_000);
     const fills = [
-      {
-        id: eventId(),
-        type: 'fill',
-        chainId: 42161,
-        nonce: json.result.id,
-        transactionHash: TX(10),
-        timestamp: deadline + 1,
-      }, // too late on chain
-      {
-        id: eventId(),
-        type: 'fill',
-        chainId: 42161,
-        nonce: json.result.id,
-        transactionHash: TX(11),
-        timestamp: deadline - 1,
-      },
+      fillEvent(json.result.id, TX(10), { timestamp: deadline + 1 }), // too late on chain
+      fillEvent(json.result.id, TX(11), { timestamp: deadline - 1 }),
     ];
     await ingest(api, fills);
-    await until('FILLED', async () => ((await statusOf(json.result.id)) === 'FILLED' ? true : undefined));
+    await reaches(api, json.result.id, 'FILLED');
     expect((await call(api, 'GET', `/intent-operation/${json.result.id}`)).json.fillTransactionHash).toBe(TX(11));
   });
 

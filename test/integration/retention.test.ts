@@ -7,8 +7,8 @@ import { createProject } from '../../src/projects/api-keys';
 import { pruneScheduleId } from '../../src/retention/schedule';
 import { waitFor } from '../../src/dev/processes';
 import { pruneWorkflowType, type PruneResult } from '../../workflows/contracts/prune-storage';
-import { ARB_USDC, BASE_USDC, TX } from '../support/fixtures';
-import { Api, ingest, startApi } from '../support/harness';
+import { ARB_USDC, BASE_USDC, claimEvent, fillEvent, TX } from '../support/fixtures';
+import { Api, fundedAccount, ingest, startApi } from '../support/harness';
 import { submitOwnIntent } from '../support/intents';
 
 /**
@@ -26,21 +26,7 @@ beforeAll(async () => {
 });
 afterAll(() => api.close());
 
-async function submitted(): Promise<string> {
-  const account = privateKeyToAccount(generatePrivateKey());
-  await ingest(api, [
-    {
-      id: `retention-${uid()}`,
-      type: 'balance',
-      chainId: 8453,
-      account: account.address,
-      token: BASE_USDC,
-      locked: '5000000',
-      blockNumber: '1',
-    },
-  ]);
-  return submitOwnIntent(api, account);
-}
+const submitted = async () => submitOwnIntent(api, await fundedAccount(api));
 
 const exists = async (sql: string, params: unknown[]) =>
   (await api.db.query(`SELECT EXISTS (${sql}) AS e`, params))[0].e as boolean;
@@ -74,25 +60,7 @@ test('storage that only grows: the worker schedules the pruner', async () => {
 test('storage that only grows: event keys are pruned once their lifecycle ended, never while it is open', async () => {
   const retention = api.services.config.retention.lifecycleEventKeysDays;
   const completed = await submitted();
-  await ingest(api, [
-    {
-      id: `retention-${uid()}`,
-      type: 'fill',
-      chainId: 42161,
-      nonce: completed,
-      transactionHash: TX(1),
-      timestamp: Math.floor(Date.now() / 1000),
-    },
-    {
-      id: `retention-${uid()}`,
-      type: 'claim',
-      chainId: 8453,
-      nonce: completed,
-      transactionHash: TX(2),
-      timestamp: Math.floor(Date.now() / 1000),
-      blockNumber: '7',
-    },
-  ]);
+  await ingest(api, [fillEvent(completed, TX(1)), claimEvent(completed, TX(2), { blockNumber: '7' })]);
   await waitFor(
     'COMPLETED',
     async () => (await api.db.query('SELECT status FROM intents WHERE id = $1', [completed]))[0].status === 'COMPLETED',

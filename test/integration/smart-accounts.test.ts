@@ -2,7 +2,8 @@ import path from 'node:path';
 import { concat, serializeErc6492Signature, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { ARB_USDC, BASE_USDC, getCompactTypedData } from '../support/fixtures';
-import { Api, call, ingest, startApi } from '../support/harness';
+import { Api, call, fundLocked, startApi } from '../support/harness';
+import { activeReservations } from '../support/reservations';
 import { deploy, LocalChain, OWNABLE_VALIDATOR, SmartAccount, smartAccount, startChain } from '../support/chain';
 import { freePort } from '../support/global-setup';
 import { signAsClient, v0 } from '../support/legacy-client';
@@ -39,25 +40,9 @@ afterAll(async () => {
 async function account(deployed: boolean): Promise<SmartAccount> {
   const a = smartAccount(chain, privateKeyToAccount(generatePrivateKey()));
   if (deployed) await deploy(chain, a);
-  await ingest(api, [
-    {
-      id: `sa-${Date.now()}-${seq++}`,
-      type: 'balance',
-      chainId: 8453,
-      account: a.address,
-      token: BASE_USDC,
-      locked: '5000000',
-      blockNumber: '1',
-    },
-  ]);
+  await fundLocked(api, a.address, '5000000');
   return a;
 }
-
-const reserved = async (id: string) =>
-  Number(
-    (await api.db.query('SELECT count(*) AS n FROM reservations WHERE owner_id = $1 AND released_at IS NULL', [id]))[0]
-      .n,
-  );
 
 /** With the chain's RPC pointing at a closed port for the duration of `fn`. */
 async function withRpcDown<T>(fn: () => Promise<T>): Promise<T> {
@@ -103,7 +88,7 @@ describe('1.x intent submit, accountType ERC7579', () => {
     const op = await quote(a);
     const res = await submit(await sign(a, op, a.owner, false));
     expect(res.status).toBe(201);
-    expect(await reserved(res.json.result.id)).toBe(1);
+    expect(await activeReservations(api, res.json.result.id)).toBe(1);
   });
 
   test('a wrong owner or a signature over a tampered message is rejected, nothing reserved', async () => {
@@ -122,8 +107,8 @@ describe('1.x intent submit, accountType ERC7579', () => {
     expect((await submit(await sign(undeployed, op2, privateKeyToAccount(generatePrivateKey()), false))).status).toBe(
       400,
     );
-    expect(await reserved(BigInt(op.nonce).toString())).toBe(0);
-    expect(await reserved(BigInt(op2.nonce).toString())).toBe(0);
+    expect(await activeReservations(api, BigInt(op.nonce).toString())).toBe(0);
+    expect(await activeReservations(api, BigInt(op2.nonce).toString())).toBe(0);
   });
 
   test('RPC down: 503 with retry-after, nothing reserved; accepted once the RPC is back', async () => {
@@ -136,7 +121,7 @@ describe('1.x intent submit, accountType ERC7579', () => {
     expect(down.json.message).toBe(
       'The RPC of chain 8453 is unavailable; signatures cannot be verified now, retry later',
     );
-    expect(await reserved(BigInt(op.nonce).toString())).toBe(0);
+    expect(await activeReservations(api, BigInt(op.nonce).toString())).toBe(0);
     expect((await submit(signed)).status).toBe(201);
   });
 });
@@ -197,7 +182,7 @@ describe('0.5.x bundle submit', () => {
     );
     expect(res.status).toBe(400);
     expect(res.json.errors).toEqual([{ message: 'Invalid bundle signature' }]);
-    for (const b of [foreign, genuine]) expect(await reserved(BigInt(b.nonce).toString())).toBe(0);
+    for (const b of [foreign, genuine]) expect(await activeReservations(api, BigInt(b.nonce).toString())).toBe(0);
   });
 
   test('RPC down: 503 with retry-after, nothing reserved; no RPC: 400; accepted once the RPC is back', async () => {
@@ -207,7 +192,7 @@ describe('0.5.x bundle submit', () => {
     expect(down.status).toBe(503);
     expect(down.headers.get('retry-after')).toBe('5');
     expect(down.json.errors[0].message).toMatch(/^The RPC of chain 8453 is unavailable/);
-    expect(await reserved(BigInt(signed.nonce).toString())).toBe(0);
+    expect(await activeReservations(api, BigInt(signed.nonce).toString())).toBe(0);
     // No RPC configured for the chain at all: the clear 400 naming the variable.
     delete process.env.RPC_URL_8453;
     const unconfigured = await post(signed, a.initCode).finally(() => (process.env.RPC_URL_8453 = chain.url));

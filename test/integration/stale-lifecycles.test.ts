@@ -5,8 +5,8 @@ import { depositDeps } from '../../src/deposits/deps';
 import type { Outbox } from '../../src/outbox/outbox';
 import type { QueuedSignal } from '../../src/outbox/store';
 import { loadRuntime } from '../../src/runtime';
-import { ARB_USDC, BASE_USDC, TX } from '../support/fixtures';
-import { Api, ingest, startApi } from '../support/harness';
+import { ARB_USDC, BASE_USDC, claimEvent, fillEvent, TX } from '../support/fixtures';
+import { Api, fundedAccount, ingest, startApi } from '../support/harness';
 import { submitOwnIntent } from '../support/intents';
 
 /**
@@ -17,7 +17,6 @@ import { submitOwnIntent } from '../support/intents';
  */
 let api: Api;
 let seq = 0;
-const eventId = () => `stale-${Date.now()}-${seq++}`;
 const delivered: QueuedSignal[] = [];
 let acts: ReturnType<typeof createActivities>;
 const warnings: object[] = [];
@@ -37,21 +36,7 @@ beforeAll(async () => {
 });
 afterAll(() => api.close());
 
-async function submitted(): Promise<string> {
-  const account = privateKeyToAccount(generatePrivateKey());
-  await ingest(api, [
-    {
-      id: eventId(),
-      type: 'balance',
-      chainId: 8453,
-      account: account.address,
-      token: BASE_USDC,
-      locked: '5000000',
-      blockNumber: '1',
-    },
-  ]);
-  return submitOwnIntent(api, account);
-}
+const submitted = async () => submitOwnIntent(api, await fundedAccount(api));
 
 /** A deposit whose bridge is this intent, so reports of the intent are addressed to its workflow. */
 async function bridgedBy(intentId: string): Promise<string> {
@@ -83,25 +68,7 @@ const reportsTo = (depositId: string) =>
 
 test('state never goes backwards: a stale lifecycle writes nothing over a COMPLETED intent and reports nothing again', async () => {
   const id = await submitted();
-  await ingest(api, [
-    {
-      id: eventId(),
-      type: 'fill',
-      chainId: 42161,
-      nonce: id,
-      transactionHash: TX(1),
-      timestamp: Math.floor(Date.now() / 1000),
-    },
-    {
-      id: eventId(),
-      type: 'claim',
-      chainId: 8453,
-      nonce: id,
-      transactionHash: TX(2),
-      timestamp: Math.floor(Date.now() / 1000),
-      blockNumber: '7',
-    },
-  ]);
+  await ingest(api, [fillEvent(id, TX(1)), claimEvent(id, TX(2), { blockNumber: '7' })]);
   await waitFor('COMPLETED', async () => (await stored(id)).status === 'COMPLETED', 30_000);
   const before = await stored(id);
   const deposit = await bridgedBy(id);

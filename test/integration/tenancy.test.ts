@@ -12,10 +12,11 @@ import { createQuote } from '../../src/intents/quote-service';
 import { proveAccount } from '../../src/projects/account-store';
 import { withdrawalRequestTypedData } from '../../src/withdrawals/sponsor-signature';
 import { freePort } from '../support/global-setup';
-import { ARB_USDC, BASE_USDC, getCompactTypedData, TX } from '../support/fixtures';
-import { Api, call, ingest, startApi } from '../support/harness';
+import { ARB_USDC, BASE_USDC, eventId, getCompactTypedData, TX } from '../support/fixtures';
+import { Api, call, fundLocked, ingest, startApi } from '../support/harness';
 import { DP, depositEvents, projectSigner, registerManaged } from '../support/deposits';
 import { newProject, type Project } from '../support/projects';
+import { reservedFor } from '../support/reservations';
 
 /*
  * What one project's key can do to another project's users, and the lock order of the
@@ -26,9 +27,7 @@ let api: Api;
 const extra: ChildProcess[] = [];
 /** The in-process API and two more API processes on the same database: concurrent requests really race. */
 let urls: string[] = [];
-let seq = 0;
 let tx = 21_000;
-const eventId = () => `tenancy-${Date.now()}-${seq++}`;
 
 beforeAll(async () => {
   api = await startApi();
@@ -48,11 +47,6 @@ afterAll(async () => {
 const on = (i: number, p: Pick<Api, 'apiKey'> = api) => ({ ...api, apiKey: p.apiKey, url: urls[i % urls.length] });
 const newEoa = () => privateKeyToAccount(generatePrivateKey());
 
-async function lockedBalance(account: string, amount: string) {
-  await ingest(api, [
-    { id: eventId(), type: 'balance', chainId: 8453, account, token: BASE_USDC, locked: amount, blockNumber: '1' },
-  ]);
-}
 const outstanding = async (account: string, projectId: string) =>
   (
     await api.db.query(
@@ -60,15 +54,6 @@ const outstanding = async (account: string, projectId: string) =>
       [account.toLowerCase(), projectId],
     )
   )[0].n as number;
-const reservedFor = async (account: string) =>
-  BigInt(
-    (
-      await api.db.query(
-        'SELECT coalesce(sum(amount), 0) AS s FROM reservations WHERE account = $1 AND released_at IS NULL',
-        [account.toLowerCase()],
-      )
-    )[0].s,
-  );
 const isProven = async (projectId: string, account: string) =>
   (
     await api.db.query('SELECT 1 FROM project_accounts WHERE project_id = $1 AND account = $2', [
@@ -145,15 +130,7 @@ async function managedAccount(p: Project, otherFunds: bigint, deposited?: bigint
     const txHash = TX(tx++);
     await ingest(
       api,
-      depositEvents({
-        chainId: 8453,
-        token: BASE_USDC,
-        amount: deposited.toString(),
-        account: address,
-        sender: newEoa().address,
-        txHash,
-        block: 10,
-      }),
+      depositEvents({ amount: deposited.toString(), account: address, sender: newEoa().address, txHash, block: 10 }),
     );
     await waitFor(
       `deposit ${txHash} completed`,
@@ -198,7 +175,7 @@ describe('21.3 cross-tenant griefing through the deposit processor', () => {
     const grab = await safeWithdraw(attacker, victim.owner, victim.address, 40_000_000n, '1');
     expect(grab.status).toBe(400);
     expect(grab.json).toMatchObject({ error: 'Insufficient balance', code: 'BALANCE-1' });
-    expect(await reservedFor(victim.address)).toBe(0n);
+    expect(await reservedFor(api, victim.address)).toBe(0n);
 
     // Its own customer's deposit of 2 USDC into an account it registered is its to move, and no more.
     const own = await managedAccount(attacker, 50_000_000n, 2_000_000n);
@@ -236,8 +213,6 @@ describe('21.3 cross-tenant griefing through the deposit processor', () => {
       await ingest(
         api,
         depositEvents({
-          chainId: 8453,
-          token: BASE_USDC,
           amount: '2000000',
           account: account.address,
           sender: newEoa().address,
@@ -311,8 +286,6 @@ describe('21.3 cross-tenant griefing through the deposit processor', () => {
       await ingest(
         api,
         depositEvents({
-          chainId: 8453,
-          token: BASE_USDC,
           amount: '2000000',
           account: account.address,
           sender: newEoa().address,
@@ -398,7 +371,7 @@ describe('21.3 cross-tenant griefing through the deposit processor', () => {
   test("21.3 only the sponsor's own signature proves an account to a project (a session signer's intent does not)", async () => {
     const p = await newProject(api, 'session');
     const { owner, address } = await managedAccount(p, 0n, 3_000_000n);
-    await lockedBalance(address, '50000000');
+    await fundLocked(api, address, '50000000');
     const res = await safeWithdraw(p, owner, address, 1_000_000n, '1');
     expect(res.status).toBe(202);
     expect(await isProven(p.projectId, address)).toBe(false);
@@ -409,7 +382,7 @@ describe('21.3 cross-tenant griefing through the deposit processor', () => {
 
   test('21.3 the outstanding-withdrawal cap counts per (account, project): another project fills no slot of this one', async () => {
     const account = newEoa().address;
-    await lockedBalance(account, '1000000000');
+    await fundLocked(api, account, '1000000000');
     const [p1, p2] = [await newProject(api, 'cap-1'), await newProject(api, 'cap-2')];
     for (const p of [p1, p2]) await proveAccount(api.db.manager, p.projectId, account, 'operator');
     const max = api.services.config.allocator.maxOutstandingWithdrawals;
@@ -424,7 +397,7 @@ describe('21.3 cross-tenant griefing through the deposit processor', () => {
     const max = api.services.config.allocator.maxOutstandingWithdrawals;
     for (let round = 0; round < 2; round++) {
       const account = newEoa().address;
-      await lockedBalance(account, '1000000000');
+      await fundLocked(api, account, '1000000000');
       await proveAccount(api.db.manager, p.projectId, account, 'operator');
       const results = await Promise.all(
         Array.from({ length: 30 }, (_, i) =>
@@ -478,7 +451,7 @@ describe('proofs have bounds', () => {
   test('proofs have bounds: a signed withdrawal request names its project; a proof allows unsigned withdrawals only up to what the account signed for, and only for ACCOUNT_PROOF_DAYS', async () => {
     const [p, other] = [await newProject(api, 'bounded'), await newProject(api, 'leak')];
     const owner = newEoa();
-    await lockedBalance(owner.address, '1000000000');
+    await fundLocked(api, owner.address, '1000000000');
     // A request signed for one project proves nothing to another, even sent there verbatim (a leaked signature).
     const signed = await signedWithdrawal(owner, 5000, p.projectId);
     const leaked = await call(other, 'POST', '/withdrawals', { body: signed });
@@ -518,7 +491,7 @@ describe('21.9 lock order and idempotent allocations', () => {
   test('21.9 concurrent first-time proofs (signed intents and signed withdrawals over 3 API processes) neither deadlock nor fail', async () => {
     for (let round = 0; round < 4; round++) {
       const owner = newEoa();
-      await lockedBalance(owner.address, '1000000000');
+      await fundLocked(api, owner.address, '1000000000');
       const intents = await Promise.all(
         Array.from({ length: 4 }, (_, i) => signedIntent(owner, urls[i % urls.length])),
       );
@@ -537,7 +510,7 @@ describe('21.9 lock order and idempotent allocations', () => {
 
   test('21.9 POST /withdrawals with an Idempotency-Key: a retry (even concurrent) returns the same allocation and reserves once', async () => {
     const account = newEoa().address;
-    await lockedBalance(account, '10000000');
+    await fundLocked(api, account, '10000000');
     await proveAccount(api.db.manager, api.projectId, account, 'operator');
     const key = { 'idempotency-key': `k-${account}` };
     const body = withdrawal(account, 1_000_000);
@@ -546,7 +519,7 @@ describe('21.9 lock order and idempotent allocations', () => {
     );
     expect(results.map((r) => r.status)).toEqual(Array(results.length).fill(200));
     expect(new Set(results.map((r) => r.text)).size).toBe(1);
-    expect(await reservedFor(account)).toBe(1_000_000n);
+    expect(await reservedFor(api, account)).toBe(1_000_000n);
     expect(await outstanding(account, api.projectId)).toBe(1);
 
     const other = await call(api, 'POST', '/withdrawals', { body: withdrawal(account, 2_000_000), headers: key });
@@ -556,7 +529,7 @@ describe('21.9 lock order and idempotent allocations', () => {
     const p2 = await newProject(api, 'idem');
     await proveAccount(api.db.manager, p2.projectId, account, 'operator');
     expect((await call(p2, 'POST', '/withdrawals', { body, headers: key })).text).not.toBe(results[0].text);
-    expect(await reservedFor(account)).toBe(2_000_000n);
+    expect(await reservedFor(api, account)).toBe(2_000_000n);
     const bad = await call(api, 'POST', '/withdrawals', { body, headers: { 'idempotency-key': 'x'.repeat(300) } });
     expect(bad.status).toBe(400);
   }, 60_000);

@@ -1,11 +1,10 @@
 import fs from 'node:fs';
 import readline from 'node:readline';
 import type { ChildProcess } from 'node:child_process';
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { spawnEntry, stopProcess, waitFor } from '../../src/dev/processes';
-import { BASE_USDC, TX } from '../support/fixtures';
+import { TX } from '../support/fixtures';
 import { freePort } from '../support/global-setup';
-import { Api, call, ingest, killWorkers, startApi, startWorker } from '../support/harness';
+import { Api, call, fundedAccount, ingest, killWorkers, startApi, startWorker } from '../support/harness';
 import { submitOwnIntent } from '../support/intents';
 import { OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver';
 import { newProject, subscribe } from '../support/projects';
@@ -182,9 +181,7 @@ test('a webhook test event: the request, its event row, the first attempt, the r
 }, 120_000);
 
 test("an intent's submit, fill and claim: each request's outbox rows, performed in-process or by the sweeper, continue its trace into the lifecycle", async () => {
-  const account = privateKeyToAccount(generatePrivateKey());
-  const balance = { type: 'balance', chainId: 8453, account: account.address, token: BASE_USDC, blockNumber: '1' };
-  await ingest(traced, [{ ...balance, id: `traced-${account.address}`, locked: '5000000' }]);
+  const account = await fundedAccount(traced);
   // Submitted where Temporal is out of reach: the worker's sweeper starts the lifecycle from the outbox row.
   const intentId = await submitOwnIntent(offline, account);
   const submit = () => otlp.spans.find((s) => !s.parentSpanId && s.name === 'POST /intent-operations')?.traceId ?? null;

@@ -1,16 +1,23 @@
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { intentWorkflowId } from '../../workflows/contracts/intent-lifecycle';
 import { acceptBundles } from '../../src/bundles/store';
-import { ARB_USDC, BASE_USDC, getCompactTypedData, TX } from '../support/fixtures';
-import { Api, call, ingest, startApi } from '../support/harness';
+import {
+  ARB_USDC,
+  BASE_USDC,
+  eventId,
+  getCompactTypedData,
+  lockedSnapshot,
+  walletSnapshot,
+  TX,
+} from '../support/fixtures';
+import { Api, call, ingest, startApi, until } from '../support/harness';
+import { activeReservations } from '../support/reservations';
 import { newProject } from '../support/projects';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 const BLANC = { 'x-api-version': '2026-04.blanc' };
 const CAIP2 = /^eip155:[1-9][0-9]*$/;
 let api: Api;
-let seq = 0;
-const eventId = () => `versions-${Date.now()}-${seq++}`;
 
 beforeAll(async () => {
   api = await startApi();
@@ -18,39 +25,11 @@ beforeAll(async () => {
 afterAll(() => api.close());
 
 /** Locked and wallet USDC on Base, so both funding methods (and so several routes) are possible. */
-async function fundedAccount(): Promise<PrivateKeyAccount> {
+async function lockedAndWalletFunded(): Promise<PrivateKeyAccount> {
   const account = privateKeyToAccount(generatePrivateKey());
-  await ingest(api, [
-    {
-      id: eventId(),
-      type: 'balance',
-      chainId: 8453,
-      account: account.address,
-      token: BASE_USDC,
-      locked: '5000000',
-      blockNumber: '1',
-    },
-    {
-      id: eventId(),
-      type: 'balance',
-      chainId: 8453,
-      account: account.address,
-      token: BASE_USDC,
-      unlocked: '5000000',
-      blockNumber: '1',
-    },
-  ]);
+  await ingest(api, [lockedSnapshot(account.address, '5000000'), walletSnapshot(account.address, '5000000')]);
   return account;
 }
-
-const activeReservations = async (intentId: string) =>
-  Number(
-    (
-      await api.db.query('SELECT count(*) AS n FROM reservations WHERE owner_id = $1 AND released_at IS NULL', [
-        intentId,
-      ])
-    )[0].n,
-  );
 
 /** Every chain-id field of a blanc body (outside the EIP-712 typed data, which signers need numeric) is CAIP-2. */
 function chainFields(value: unknown, path = '', out: { path: string; value: unknown }[] = []) {
@@ -66,6 +45,16 @@ function chainFields(value: unknown, path = '', out: { path: string; value: unkn
     }
   }
   return out;
+}
+
+/** A blanc route signed as served (each origin element, then the destination) and submitted: the API's answer. */
+async function submitRoute(account: PrivateKeyAccount, route: any) {
+  const origin = await Promise.all(route.signData.origin.map((td: any) => account.signTypedData(td)));
+  const destination = await account.signTypedData(route.signData.destination);
+  return call(api, 'POST', '/intents', {
+    headers: BLANC,
+    body: { intentId: route.intentId, signatures: { origin, destination } },
+  });
 }
 
 interface Driver {
@@ -119,12 +108,7 @@ const blanc: Driver = {
   async submit(account, quoted) {
     // Every typed data signed exactly as served.
     const route = quoted.routes[0];
-    const origin = await Promise.all(route.signData.origin.map((td: any) => account.signTypedData(td)));
-    const destination = await account.signTypedData(route.signData.destination);
-    const res = await call(api, 'POST', '/intents', {
-      headers: BLANC,
-      body: { intentId: route.intentId, signatures: { origin, destination } },
-    });
+    const res = await submitRoute(account, route);
     return { status: res.status, body: res.json, intentId: res.json?.intentId };
   },
   async status(intentId) {
@@ -137,7 +121,7 @@ describe.each([
   ['2026-04.blanc', blanc],
 ] as const)('the whole intent flow under %s', (version, driver) => {
   test('fund → quote → sign as served → submit → fill and claim → COMPLETED', async () => {
-    const account = await fundedAccount();
+    const account = await lockedAndWalletFunded();
     const quoted = await driver.quote(account);
 
     if (version === '2026-04.blanc') {
@@ -180,12 +164,12 @@ describe.each([
         ? { intentId: quoted.intentId }
         : { result: { id: quoted.intentId, status: 'PENDING' } },
     );
-    expect(await activeReservations(quoted.intentId)).toBe(1);
+    expect(await activeReservations(api, quoted.intentId)).toBe(1);
 
     // The same signed submit again: the same id, one intent, one workflow.
     const again = await driver.submit(account, quoted.response);
     expect([again.status, again.intentId]).toEqual([201, quoted.intentId]);
-    expect(await activeReservations(quoted.intentId)).toBe(1);
+    expect(await activeReservations(api, quoted.intentId)).toBe(1);
     const runs: string[] = [];
     for await (const wf of api.temporal.workflow.list({ query: `WorkflowId = '${intentWorkflowId(quoted.intentId)}'` }))
       runs.push(wf.runId);
@@ -195,16 +179,9 @@ describe.each([
     if (version === '2026-04.blanc') {
       // The other routes were alternatives: once one is submitted they are refused, whatever the balance allows.
       const sibling = quoted.response.routes[1];
-      const origin = await Promise.all(sibling.signData.origin.map((td: any) => account.signTypedData(td)));
-      const res = await call(api, 'POST', '/intents', {
-        headers: BLANC,
-        body: {
-          intentId: sibling.intentId,
-          signatures: { origin, destination: await account.signTypedData(sibling.signData.destination) },
-        },
-      });
+      const res = await submitRoute(account, sibling);
       expect([res.status, res.json.code]).toEqual([409, 'CONFLICT']);
-      expect(await activeReservations(sibling.intentId)).toBe(0);
+      expect(await activeReservations(api, sibling.intentId)).toBe(0);
     }
 
     const pending = await driver.status(quoted.intentId);
@@ -230,11 +207,10 @@ describe.each([
         timestamp: filledAt,
       },
     ]);
-    let done: any;
-    for (let i = 0; i < 150 && done?.status !== 'COMPLETED'; i++) {
-      done = await driver.status(intentId);
-      if (done.status !== 'COMPLETED') await new Promise((r) => setTimeout(r, 200));
-    }
+    const done = await until('COMPLETED', async () => {
+      const status = await driver.status(intentId);
+      return status.status === 'COMPLETED' ? status : undefined;
+    });
     expect(done.status).toBe('COMPLETED');
     if (version === '2026-04.blanc') {
       expect(done).toEqual({
@@ -300,7 +276,7 @@ describe('the version envelope', () => {
     );
     expectEnvelope(await call(api, 'POST', '/quotes', { headers: BLANC, raw: '{"account":' }), 400, 'VALIDATION_ERROR');
     // Resource-lock fields have no equivalent in blanc: refused, not silently ignored.
-    const account = await fundedAccount();
+    const account = await lockedAndWalletFunded();
     const lockOnly = await call(api, 'POST', '/quotes', {
       headers: BLANC,
       body: {
@@ -371,7 +347,7 @@ describe('the version envelope', () => {
   });
 
   test('an expired or lost quote is 404 NOT_FOUND; a bad signature is 400 INVALID_SIGNATURE and reserves nothing', async () => {
-    const account = await fundedAccount();
+    const account = await lockedAndWalletFunded();
     const { response } = await blanc.quote(account);
     const route = response.routes[0];
     const good = await Promise.all(route.signData.origin.map((td: any) => account.signTypedData(td)));
@@ -395,7 +371,7 @@ describe('the version envelope', () => {
       400,
       'VALIDATION_ERROR',
     );
-    expect(await activeReservations(route.intentId)).toBe(0);
+    expect(await activeReservations(api, route.intentId)).toBe(0);
 
     expectEnvelope(
       await call(api, 'POST', '/intents', {
@@ -425,7 +401,7 @@ describe('the version envelope', () => {
       404,
       'NOT_FOUND',
     );
-    expect(await activeReservations(route.intentId)).toBe(0);
+    expect(await activeReservations(api, route.intentId)).toBe(0);
     expectEnvelope(await call(api, 'GET', '/intents/987654321', { headers: BLANC }), 404, 'NOT_FOUND');
   });
 
@@ -474,17 +450,7 @@ describe('the version envelope', () => {
 
 test('blanc: a wallet-funded (Permit2) route signed as served is accepted, with its approvals named', async () => {
   const account = privateKeyToAccount(generatePrivateKey());
-  await ingest(api, [
-    {
-      id: eventId(),
-      type: 'balance',
-      chainId: 8453,
-      account: account.address,
-      token: BASE_USDC,
-      unlocked: '5000000',
-      blockNumber: '1',
-    },
-  ]);
+  await ingest(api, [walletSnapshot(account.address, '5000000')]);
   const { response } = await blanc.quote(account);
   expect(response.routes.every((r: any) => r.funding === 'UNLOCKED')).toBe(true);
   const route = response.routes[0];
@@ -493,20 +459,13 @@ test('blanc: a wallet-funded (Permit2) route signed as served is accepted, with 
     type: 'approval',
     amount: route.cost.input[0].amount,
   });
-  const origin = await Promise.all(route.signData.origin.map((td: any) => account.signTypedData(td)));
-  const res = await call(api, 'POST', '/intents', {
-    headers: BLANC,
-    body: {
-      intentId: route.intentId,
-      signatures: { origin, destination: await account.signTypedData(route.signData.destination) },
-    },
-  });
+  const res = await submitRoute(account, route);
   expect([res.status, res.json]).toEqual([201, { intentId: route.intentId }]);
-  expect(await activeReservations(route.intentId)).toBe(1);
+  expect(await activeReservations(api, route.intentId)).toBe(1);
 });
 
 test("a quote's routes are spent once across hosts: a sibling spent as a legacy bundle refuses the intent, and the reverse", async () => {
-  const account = await fundedAccount();
+  const account = await lockedAndWalletFunded();
   const { response } = await blanc.quote(account);
   const [a, b, c] = response.routes;
   // Route B spent as a legacy bundle (recorded as acceptBundles records it; its signature path is legacy-bundles.test.ts).
@@ -515,25 +474,12 @@ test("a quote's routes are spent once across hosts: a sibling spent as a legacy 
      VALUES ($1, $2, $3, 'PENDING', 42161, '{8453}', $4, '{}')`,
     [b.intentId, api.projectId, account.address.toLowerCase(), b.fillDeadline],
   );
-  const origin = await Promise.all(a.signData.origin.map((td: any) => account.signTypedData(td)));
-  const refused = await call(api, 'POST', '/intents', {
-    headers: BLANC,
-    body: {
-      intentId: a.intentId,
-      signatures: { origin, destination: await account.signTypedData(a.signData.destination) },
-    },
-  });
+  const refused = await submitRoute(account, a);
   expect([refused.status, refused.json.code]).toEqual([409, 'CONFLICT']);
-  expect(await activeReservations(a.intentId)).toBe(0);
+  expect(await activeReservations(api, a.intentId)).toBe(0);
   // And a bundle of a route whose sibling is an intent: refused in the same transaction that would reserve it.
   await api.db.query('DELETE FROM bundles WHERE id = $1', [b.intentId]);
-  const accepted = await call(api, 'POST', '/intents', {
-    headers: BLANC,
-    body: {
-      intentId: a.intentId,
-      signatures: { origin, destination: await account.signTypedData(a.signData.destination) },
-    },
-  });
+  const accepted = await submitRoute(account, a);
   expect(accepted.status).toBe(201);
   await expect(
     acceptBundles(api.db, api.projectId, [{ id: c.intentId, signed: {} as never }], {
@@ -541,12 +487,12 @@ test("a quote's routes are spent once across hosts: a sibling spent as a legacy 
       proofDays: 30,
     }),
   ).rejects.toThrow('another route of its quote was already submitted');
-  expect(await activeReservations(c.intentId)).toBe(0);
+  expect(await activeReservations(api, c.intentId)).toBe(0);
 });
 
 describe('blanc reads and the alps deprecation notice', () => {
   test('portfolio: symbol/chains/address/decimals, CAIP-2, repeated filters', async () => {
-    const account = await fundedAccount();
+    const account = await lockedAndWalletFunded();
     const res = await call(
       api,
       'GET',
@@ -579,7 +525,7 @@ describe('blanc reads and the alps deprecation notice', () => {
   });
 
   test('alps answers carry Deprecation, Link (and Sunset once configured); version-free routes do not', async () => {
-    const account = await fundedAccount();
+    const account = await lockedAndWalletFunded();
     const alpsAnswer = await call(api, 'GET', `/accounts/${account.address}/portfolio`);
     expect(alpsAnswer.headers.get('deprecation')).toMatch(/^@\d+$/);
     expect(alpsAnswer.headers.get('link')).toBe(

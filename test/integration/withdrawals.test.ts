@@ -1,25 +1,18 @@
-import path from 'node:path';
 import { hashTypedData, recoverAddress, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { proveAccount } from '../../src/projects/account-store';
-import { blockAt } from '../support/fixtures';
+import { waitFor } from '../../src/dev/processes';
+import { ARB_USDC, BASE_USDC, blockAt, eventId, getCompactTypedData, lockedSnapshot } from '../support/fixtures';
 import { Api, call, ingest, startApi } from '../support/harness';
-
-/* eslint-disable @typescript-eslint/no-require-imports, @typescript-eslint/no-explicit-any */
-const sdkDir = path.dirname(require.resolve('@rhinestone/sdk'));
-const { getCompactTypedData }: any = require(path.join(sdkDir, 'execution/compact'));
-/* eslint-enable @typescript-eslint/no-require-imports, @typescript-eslint/no-explicit-any */
+import { reservedFor } from '../support/reservations';
 
 const COMPACT = '0x73d2dc0c21fca4ec1601895d50df7f5624f07d3f'; // COMPACT_ADDRESS's default: where intents are claimed too
-const BASE_USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
 const BASE_WETH = '0x4200000000000000000000000000000000000006';
-const ARB_USDC = '0xaf88d065e77c8cC2239327C5EDb3A432268e5831';
 const OTHER_ALLOCATOR_TAG = '0x60e6d13bb05699a31a457679';
 
 let api: Api;
 let allocator: Hex;
 let lockTag: Hex;
-let seq = 0;
 
 /** 256-bit integers arrive as exact literals; quote them before JSON.parse so nothing is rounded. */
 const parseExact = (text: string) => JSON.parse(text.replace(/([:[,]\s*)(\d+)(?=\s*[,}\]])/g, '$1"$2"'));
@@ -36,29 +29,12 @@ async function funded(locked: Record<string, string>) {
   const account = privateKeyToAccount(generatePrivateKey()).address;
   await ingest(
     api,
-    Object.entries(locked).map(([token, amount]) => ({
-      id: `w-${account}-${seq++}`,
-      type: 'balance',
-      chainId: 8453,
-      account,
-      token,
-      locked: amount,
-      blockNumber: '1',
-    })),
+    Object.entries(locked).map(([token, amount]) => lockedSnapshot(account, amount, { token })),
   );
   await proveAccount(api.db.manager, api.projectId, account, 'operator'); // the project may withdraw for it
   return account;
 }
 const withdraw = (body: Record<string, unknown>) => call(api, 'POST', '/withdrawals', { body });
-const reservedFor = async (account: string) =>
-  BigInt(
-    (
-      await api.db.query(
-        'SELECT coalesce(sum(amount), 0) AS s FROM reservations WHERE account = $1 AND released_at IS NULL',
-        [account.toLowerCase()],
-      )
-    )[0].s,
-  );
 const lockId = (token: string) => BigInt(`${lockTag}${token.slice(2).toLowerCase()}`);
 
 test('single withdrawal: the Compact digest recomputed with viem recovers to the allocator', async () => {
@@ -96,7 +72,7 @@ test('single withdrawal: the Compact digest recomputed with viem recovers to the
     },
   });
   expect(await recoverAddress({ hash: digest, signature: allocatorData })).toBe(allocator);
-  expect(await reservedFor(account)).toBe(1_250_000n);
+  expect(await reservedFor(api, account)).toBe(1_250_000n);
 });
 
 test('batch withdrawal: BatchCompact over locks in transfer order, portions per recipient; mixed allocators refused', async () => {
@@ -197,7 +173,7 @@ test('bad inputs get clear 4xx bodies and change nothing', async () => {
     expect(res.status).toBe(400);
     expect(res.json.message).toMatch(message);
   }
-  expect(await reservedFor(account)).toBe(0n);
+  expect(await reservedFor(api, account)).toBe(0n);
   expect(
     (await api.db.query('SELECT count(*) AS n FROM withdrawals WHERE account = $1', [account.toLowerCase()]))[0].n,
   ).toBe('0');
@@ -208,7 +184,7 @@ test('a pending or enabled forced withdrawal stops allocation of that lock', asy
   const forced = (status: string) =>
     ingest(api, [
       {
-        id: `fw-${account}-${seq++}`,
+        id: eventId(),
         type: 'forced-withdrawal',
         chainId: 8453,
         account,
@@ -226,29 +202,10 @@ test('a pending or enabled forced withdrawal stops allocation of that lock', asy
   ).toBe(200);
 });
 
-async function until(check: () => Promise<boolean>) {
-  for (let i = 0; i < 100; i++) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error('condition never held');
-}
-
-const statusOf = async (nonce: string) =>
+const withdrawalStatus = async (nonce: string) =>
   (await api.db.query('SELECT status FROM withdrawals WHERE nonce = $1', [nonce]))[0].status;
 const snapshot = (account: string, block: number, locked: string, blockTimestamp?: number) =>
-  ingest(api, [
-    {
-      id: `w-snap-${account}-${seq++}`,
-      type: 'balance',
-      chainId: 8453,
-      account,
-      token: BASE_USDC,
-      locked,
-      blockNumber: String(block),
-      ...(blockTimestamp ? { blockTimestamp } : {}),
-    },
-  ]);
+  ingest(api, [lockedSnapshot(account, locked, { blockNumber: String(block), blockTimestamp })]);
 
 test('expiry releases the reservation once a snapshot at or after `expires` arrives; a reported claim releases it and the nonce is never handed out again', async () => {
   const account = await funded({ [BASE_USDC]: '1000' });
@@ -259,10 +216,10 @@ test('expiry releases the reservation once a snapshot at or after `expires` arri
     (await withdraw({ account, chainId: 8453, tokenAddress: BASE_USDC, amount: '600', recipient: account })).json
       .message,
   ).toBe('Insufficient balance');
-  await until(async () => (await statusOf(first.nonce)) === 'EXPIRED'); // WITHDRAWAL_EXPIRY_SECONDS=4 in tests
-  expect(await reservedFor(account)).toBe(600n);
+  await waitFor('EXPIRED', async () => (await withdrawalStatus(first.nonce)) === 'EXPIRED', 20_000); // WITHDRAWAL_EXPIRY_SECONDS=4 in tests
+  expect(await reservedFor(api, account)).toBe(600n);
   await snapshot(account, blockAt(Number(first.expires)), '1000', Number(first.expires));
-  expect(await reservedFor(account)).toBe(0n);
+  expect(await reservedFor(api, account)).toBe(0n);
 
   const second = parseExact(
     (await withdraw({ account, chainId: 8453, tokenAddress: BASE_USDC, amount: '600', recipient: account })).text,
@@ -278,24 +235,11 @@ test('expiry releases the reservation once a snapshot at or after `expires` arri
       timestamp: 1,
     },
   ]);
-  await until(
-    async () =>
-      (await api.db.query('SELECT status FROM withdrawals WHERE nonce = $1', [second.nonce]))[0].status === 'CLAIMED',
-  );
+  await waitFor('CLAIMED', async () => (await withdrawalStatus(second.nonce)) === 'CLAIMED', 20_000);
   // Released once the indexer's next snapshot shows the transfer, not before.
-  expect(await reservedFor(account)).toBe(600n);
-  await ingest(api, [
-    {
-      id: `w-after-${second.nonce}`,
-      type: 'balance',
-      chainId: 8453,
-      account,
-      token: BASE_USDC,
-      locked: '400',
-      blockNumber: blockAt(Number(first.expires)) + 1,
-    },
-  ]);
-  expect(await reservedFor(account)).toBe(0n);
+  expect(await reservedFor(api, account)).toBe(600n);
+  await ingest(api, [lockedSnapshot(account, '400', { blockNumber: blockAt(Number(first.expires)) + 1 })]);
+  expect(await reservedFor(api, account)).toBe(0n);
   expect((await api.db.query('SELECT purpose FROM allocator_nonces WHERE nonce = $1', [second.nonce]))[0].purpose).toBe(
     'withdrawal',
   );
@@ -309,7 +253,11 @@ test('21.2 at `expires` the funds stay reserved until a snapshot at or after it;
     parseExact((await withdraw600(unclaimed)).text).transferDetails,
     parseExact((await withdraw600(claimed)).text).transferDetails,
   ];
-  await until(async () => (await statusOf(a.nonce)) === 'EXPIRED' && (await statusOf(b.nonce)) === 'EXPIRED');
+  await waitFor(
+    'both EXPIRED',
+    async () => (await withdrawalStatus(a.nonce)) === 'EXPIRED' && (await withdrawalStatus(b.nonce)) === 'EXPIRED',
+    20_000,
+  );
   const expiresA = Number(a.expires);
 
   // The stored snapshot (block 1) may predate a claim mined in the last block before `expires`: nothing is re-allocated.
@@ -318,7 +266,7 @@ test('21.2 at `expires` the funds stay reserved until a snapshot at or after it;
   await snapshot(unclaimed, blockAt(expiresA - 1), '1000', expiresA - 1); // still a block a claim could be in
   expect((await withdraw600(unclaimed)).json.message).toBe('Insufficient balance');
   await snapshot(unclaimed, blockAt(expiresA), '1000', expiresA); // at `expires`: the balance shows every claim there can be
-  expect(await reservedFor(unclaimed)).toBe(0n);
+  expect(await reservedFor(api, unclaimed)).toBe(0n);
   expect((await withdraw600(unclaimed)).status).toBe(200);
 
   // The claim of block 5 (before `expires`) arrives after the hold ended: recorded, and the funds go with the claim.
@@ -335,10 +283,10 @@ test('21.2 at `expires` the funds stay reserved until a snapshot at or after it;
     },
   ]);
   expect(late.status).toBe(200);
-  expect(await statusOf(b.nonce)).toBe('CLAIMED');
-  expect(await reservedFor(claimed)).toBe(600n);
+  expect(await withdrawalStatus(b.nonce)).toBe('CLAIMED');
+  expect(await reservedFor(api, claimed)).toBe(600n);
   await snapshot(claimed, 5, '400'); // the claim's block: shows the transfer
-  expect(await reservedFor(claimed)).toBe(0n);
+  expect(await reservedFor(api, claimed)).toBe(0n);
   expect((await withdraw600(claimed)).json.message).toBe('Insufficient balance');
   expect(
     (await withdraw({ account: claimed, chainId: 8453, tokenAddress: BASE_USDC, amount: '400', recipient: claimed }))
@@ -356,17 +304,7 @@ test('property: concurrent withdrawals and intent submits over one balance never
   for (let round = 0; round < 3; round++) {
     const signer = privateKeyToAccount(generatePrivateKey());
     const balance = 10_000_000n + BigInt(Math.floor(Math.random() * 5_000_000));
-    await ingest(api, [
-      {
-        id: `prop-${signer.address}`,
-        type: 'balance',
-        chainId: 8453,
-        account: signer.address,
-        token: BASE_USDC,
-        locked: balance.toString(),
-        blockNumber: '1',
-      },
-    ]);
+    await ingest(api, [lockedSnapshot(signer.address, balance.toString())]);
     await proveAccount(api.db.manager, api.projectId, signer.address, 'operator');
     const intents = await Promise.all(
       Array.from({ length: 3 }, async () => {
@@ -396,7 +334,7 @@ test('property: concurrent withdrawals and intent submits over one balance never
     ]);
     for (const r of results) expect([200, 201, 400]).toContain(r.status);
     expect(results.filter((r) => r.status === 400).every((r) => r.json.message === 'Insufficient balance')).toBe(true);
-    expect(await reservedFor(signer.address)).toBeLessThanOrEqual(balance);
+    expect(await reservedFor(api, signer.address)).toBeLessThanOrEqual(balance);
     expect(results.some((r) => r.status === 200)).toBe(true);
     const nonces = results
       .filter((r) => r.status === 200)

@@ -1,6 +1,6 @@
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { sessionTypedData } from '../../src/deposits/session-digest';
-import { blockAt } from './fixtures';
+import { BASE_USDC, blockAt, claimEvent, eventId, fillEvent, walletSnapshot } from './fixtures';
 import { call } from './harness';
 import type { Project } from './projects';
 
@@ -50,13 +50,17 @@ export async function registerManaged(
   return { owner, address, record: res.json };
 }
 
-let seq = 0;
-const eventId = (kind: string) => `${kind}-${Date.now()}-${seq++}`;
-
-/** What an indexer reports for a transfer into an account: its balance snapshot and the deposit itself. */
-export const depositEvents = (d: {
-  chainId: number;
-  token: string;
+/**
+ * What an indexer reports for a transfer into an account (of USDC on Base unless `chainId` and `token` say otherwise):
+ * its balance snapshot and the deposit itself.
+ */
+export const depositEvents = ({
+  chainId = 8453,
+  token = BASE_USDC,
+  ...d
+}: {
+  chainId?: number;
+  token?: string;
   amount: string;
   account: string;
   sender: string;
@@ -67,26 +71,14 @@ export const depositEvents = (d: {
   /** the fill in the same transaction that made the transfer */
   fillNonce?: string;
 }) => [
-  ...(d.balance
-    ? [
-        {
-          id: eventId('balance'),
-          type: 'balance',
-          chainId: d.chainId,
-          account: d.account,
-          token: d.token,
-          unlocked: d.balance,
-          blockNumber: String(d.block ?? 100),
-        },
-      ]
-    : []),
+  ...(d.balance ? [walletSnapshot(d.account, d.balance, { chainId, token, blockNumber: String(d.block ?? 100) })] : []),
   {
     id: eventId('deposit'),
     type: 'deposit',
-    chainId: d.chainId,
+    chainId,
     transactionHash: d.txHash,
     logIndex: d.logIndex ?? 0,
-    token: d.token,
+    token,
     amount: d.amount,
     sender: d.sender,
     account: d.account,
@@ -100,23 +92,10 @@ export const fillAndClaim = (
   fill: { chainId: number; txHash: string },
   claim: { chainId: number; txHash: string },
 ) => [
-  {
-    id: eventId('fill'),
-    type: 'fill',
-    chainId: fill.chainId,
-    nonce: intentId,
-    transactionHash: fill.txHash,
-    timestamp: Math.floor(Date.now() / 1000),
-  },
-  {
-    id: eventId('claim'),
-    type: 'claim',
-    chainId: claim.chainId,
-    nonce: intentId,
-    transactionHash: claim.txHash,
-    timestamp: Math.floor(Date.now() / 1000),
-  },
+  fillEvent(intentId, fill.txHash, { chainId: fill.chainId }),
+  claimEvent(intentId, claim.txHash, { chainId: claim.chainId }),
 ];
+
 /**
  * A deposit account's (wallet) balance at the block whose timestamp is `expires` of a failed intent: what releases its
  * reservation past `expires` (a snapshot that shows no claim mined before it), so a retry or refund may spend.
@@ -127,16 +106,13 @@ export const balanceAtExpiry = (d: {
   account: string;
   balance: string;
   expires: number;
-}) => ({
-  id: eventId('balance'),
-  type: 'balance',
-  chainId: d.chainId,
-  account: d.account,
-  token: d.token,
-  unlocked: d.balance,
-  blockNumber: blockAt(d.expires),
-  blockTimestamp: d.expires,
-});
+}) =>
+  walletSnapshot(d.account, d.balance, {
+    chainId: d.chainId,
+    token: d.token,
+    blockNumber: blockAt(d.expires),
+    blockTimestamp: d.expires,
+  });
 
 export const intentFailure = (intentId: string, chainId: number) => ({
   id: eventId('failure'),

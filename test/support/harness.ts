@@ -6,9 +6,10 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { DataSource } from 'typeorm';
 import type { Client } from '@temporalio/client';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { openDatabase } from '../../src/db/data-source';
 import { dropDatabase, ensureDatabase, withDatabase } from '../../src/db/provision';
-import { spawnEntry } from '../../src/dev/processes';
+import { spawnEntry, waitFor } from '../../src/dev/processes';
 import { createApp } from '../../src/http/app';
 import { createServices, Services } from '../../src/http/services';
 import { createTemporalClient } from '../../src/temporal/client';
@@ -16,6 +17,7 @@ import { createLogger } from '../../src/logger';
 import { createProject } from '../../src/projects/api-keys';
 import { loadRuntime } from '../../src/runtime';
 import { readTestEnv, TestEnv } from './env';
+import { lockedSnapshot } from './fixtures';
 
 export interface Api {
   url: string;
@@ -146,3 +148,22 @@ export async function call(
 
 export const ingest = (api: Api, events: unknown[]) =>
   call(api, 'POST', '/indexer/events', { body: { events }, headers: { 'x-indexer-key': api.indexerKey } });
+
+/** Funds `account` with `locked` USDC in this allocator's lock on Base (see `lockedSnapshot` for `extra`). */
+export async function fundLocked(api: Api, account: string, locked: string, extra: Record<string, unknown> = {}) {
+  expect((await ingest(api, [lockedSnapshot(account, locked, extra)])).status).toBe(200);
+}
+
+/** A fresh EOA funded with `locked` USDC, as `fundLocked` funds it. */
+export async function fundedAccount(api: Api, locked = '5000000', extra: Record<string, unknown> = {}) {
+  const account = privateKeyToAccount(generatePrivateKey());
+  await fundLocked(api, account.address, locked, extra);
+  return account;
+}
+
+/** Waits for `probe` to return a value (not undefined) and returns it; fails after `ms` naming `what`. */
+export async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
+  let value: T | undefined;
+  await waitFor(what, async () => (value = await probe()) !== undefined, ms);
+  return value!;
+}

@@ -1,12 +1,14 @@
 import type { privateKeyToAccount } from 'viem/accounts';
 import { ARB_USDC, getCompactTypedData } from './fixtures';
-import { type Api, call } from './harness';
+import { type Api, call, until } from './harness';
+
+type Account = ReturnType<typeof privateKeyToAccount>;
 
 /**
- * The account's own intent, 1 USDC to Arbitrum from what it holds, quoted, signed by it (the 1.x client's typed data)
- * and accepted by the API: its id. The account must be funded already.
+ * A fresh quote for the account's own intent, 1 USDC to Arbitrum from what it holds, signed by it (the 1.x client's
+ * typed data): its id and the body's `signedIntentOp`. The account must be funded already.
  */
-export async function submitOwnIntent(api: Api, account: ReturnType<typeof privateKeyToAccount>): Promise<string> {
+export async function signedQuote(api: Api, account: Account) {
   const route = await call(api, 'POST', '/intents/route', {
     body: {
       account: { address: account.address, accountType: 'EOA', setupOps: [] },
@@ -14,12 +16,27 @@ export async function submitOwnIntent(api: Api, account: ReturnType<typeof priva
       tokenRequests: [{ tokenAddress: ARB_USDC, amount: '1000000' }],
     },
   });
-  if (route.status !== 200) throw new Error(`route: ${route.status} ${route.text}`);
+  expect(route.status).toBe(200);
   const op = route.json.intentOp;
   const signature = await account.signTypedData(getCompactTypedData(op));
-  const res = await call(api, 'POST', '/intent-operations', {
-    body: { signedIntentOp: { ...op, originSignatures: [signature], destinationSignature: signature } },
-  });
-  if (res.status !== 201) throw new Error(`submit: ${res.status} ${res.text}`);
-  return BigInt(op.nonce).toString();
+  return {
+    id: BigInt(op.nonce).toString(),
+    signedIntentOp: { ...op, originSignatures: [signature], destinationSignature: signature },
+  };
 }
+
+/** The account's own intent (see `signedQuote`), accepted by the API: its id. */
+export async function submitOwnIntent(api: Api, account: Account): Promise<string> {
+  const { id, signedIntentOp } = await signedQuote(api, account);
+  const res = await call(api, 'POST', '/intent-operations', { body: { signedIntentOp } });
+  if (res.status !== 201) throw new Error(`submit: ${res.status} ${res.text}`);
+  return id;
+}
+
+/** The intent's status as GET /intent-operation/:id answers it. */
+export const statusOf = async (api: Api, id: string) =>
+  (await call(api, 'GET', `/intent-operation/${id}`)).json.status as string;
+
+/** Waits until the intent's status is `status`. */
+export const reaches = (api: Api, id: string, status: string, ms?: number) =>
+  until(status, async () => ((await statusOf(api, id)) === status ? true : undefined), ms);

@@ -1,9 +1,24 @@
+import { randomUUID } from 'node:crypto';
+
 /**
  * Simulated widget sessions (what the deposit/withdraw modal would send), with the funnel numbers they should
  * produce worked out from the session definitions themselves, not from the events.
  */
 type Event = Record<string, unknown>;
 const SEC = 1000;
+
+/** The modal's opening of its amount step in a session of its own; `extra` sets any other field. */
+export const stepOpenEvent = (extra: Event = {}) => ({
+  event: 'deposit_modal_step_open',
+  session_id: `session-${randomUUID()}`,
+  modal: 'deposit',
+  widget_version: '1.0.0',
+  timestamp: Date.now(),
+  session_properties: {},
+  funding_method: null,
+  step: 'amount',
+  ...extra,
+});
 
 export interface Simulation {
   events: Event[];
