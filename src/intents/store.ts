@@ -423,12 +423,16 @@ export async function recordTransition(
   onMove?: OnMove,
 ): Promise<TransitionOutcome> {
   return db.transaction(async (m) => {
-    const [stored]: { status: IntentStatus; released: boolean }[] = await m.query(
-      `SELECT status, released_at IS NOT NULL AS released FROM ${TABLE[kind]} WHERE id = $1 FOR UPDATE`,
-      [id],
+    const [stored]: { status: IntentStatus; released: boolean; recorded: boolean }[] = await m.query(
+      `SELECT status, released_at IS NOT NULL AS released,
+         CASE $2 WHEN 'fill' THEN fill IS NOT NULL WHEN 'claim' THEN claims ? $3 ELSE true END AS recorded
+       FROM ${TABLE[kind]} WHERE id = $1 FOR UPDATE`,
+      [id, event?.type ?? null, String(event?.chainId ?? '')],
     );
     if (!stored || stored.released || (stored.status !== status && !movesForward(stored.status, status)))
       return 'refused';
+    // Usually the indexer route recorded the event first (recordLifecycleEvents), settlement included: nothing is left.
+    if (stored.status === status && stored.recorded) return 'kept';
     await writeTransition(m, kind, id, status, event);
     if (event?.type === 'claim') await settleOnClaim(m, owner(id, kind), event.chainId, event.blockNumber);
     if (stored.status === status) return 'kept';
