@@ -74,10 +74,15 @@ function complianceProvider(
   return undefined;
 }
 
+/**
+ * The timeout of an API process's Temporal calls (createTemporalClient): half the request deadline, so what is left
+ * answers (the outbox row keeps the work).
+ */
+export const temporalCallTimeoutMs = (config: Config): number => config.deadlines.requestSeconds * 500;
+
 export function createServices(rt: Runtime, db: DataSource, temporal: Client, logger: Logger): Services {
   const clock = () => new Date();
-  // Temporal gets half the request deadline: what is left answers (the outbox row keeps the work).
-  const outbox = createOutbox(db, temporal, rt.config, rt.config.deadlines.requestSeconds * 500);
+  const outbox = createOutbox(db, temporal, rt.config);
   const rateLimits = new RateLimits(db, rt.config.rateLimit.redisUrl);
   return {
     config: rt.config,

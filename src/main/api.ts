@@ -2,7 +2,7 @@ import '../tracing/register'; // first: tracing instruments http and pg as they 
 import { once } from 'node:events';
 import { openDatabase } from '../db/data-source';
 import { createApp } from '../http/app';
-import { createServices } from '../http/services';
+import { createServices, temporalCallTimeoutMs } from '../http/services';
 import { createLogger } from '../logger';
 import { exitOnError, loadRuntime } from '../runtime';
 import { createTemporalClient } from '../temporal/client';
@@ -16,7 +16,11 @@ async function main() {
     acquireTimeoutMs: rt.config.dbAcquireTimeoutMs,
     queryTimeoutMs: rt.config.deadlines.requestSeconds * 1000,
   });
-  const temporal = createTemporalClient(rt.temporalAddress, rt.config.temporalNamespace);
+  const temporal = createTemporalClient(
+    rt.temporalAddress,
+    rt.config.temporalNamespace,
+    temporalCallTimeoutMs(rt.config),
+  );
   const services = createServices(rt, db, temporal, logger);
   const app = createApp(services);
   const server = app.listen(rt.config.port, rt.config.host);

@@ -73,7 +73,8 @@ export const opsRoutes: RouteDef[] = [
     responses: { 200: { description: 'ready' }, 503: { description: 'a dependency is down' } },
     async handler(_ctx, _input, s) {
       // Each dependency gets READY_TIMEOUT_MS (at most half the request deadline, so this answer, not the deadline's,
-      // names them); the reason goes to the logs, not to whoever can reach this route.
+      // names them); the reason goes to the logs, not to whoever can reach this route. A Temporal call left behind
+      // ends at the API's call timeout (createTemporalClient).
       const timeoutMs = Math.min(READY_TIMEOUT_MS, s.config.deadlines.requestSeconds * 500);
       const check = (dependency: string, fn: () => Promise<unknown>) => {
         let timer: NodeJS.Timeout | undefined;
@@ -87,19 +88,16 @@ export const opsRoutes: RouteDef[] = [
           )
           .finally(() => clearTimeout(timer));
       };
-      const temporalCall = <T>(fn: () => Promise<T>) => s.temporal.connection.withDeadline(Date.now() + timeoutMs, fn);
       const [database, temporal, worker] = await Promise.all([
         check('database', () => pingDatabase(s.db)),
-        check('temporal', () => temporalCall(() => s.temporal.workflowService.getSystemInfo({}))),
+        check('temporal', () => s.temporal.workflowService.getSystemInfo({})),
         // Accepted work waits in Temporal until a worker polls the task queue: without one, nothing completes.
         check('worker', async () => {
-          const { pollers } = await temporalCall(() =>
-            s.temporal.workflowService.describeTaskQueue({
-              namespace: s.config.temporalNamespace,
-              taskQueue: { name: s.config.taskQueue, kind: TASK_QUEUE_KIND_NORMAL },
-              taskQueueType: TASK_QUEUE_TYPE_WORKFLOW,
-            }),
-          );
+          const { pollers } = await s.temporal.workflowService.describeTaskQueue({
+            namespace: s.config.temporalNamespace,
+            taskQueue: { name: s.config.taskQueue, kind: TASK_QUEUE_KIND_NORMAL },
+            taskQueueType: TASK_QUEUE_TYPE_WORKFLOW,
+          });
           const since = Date.now() - WORKER_POLL_WINDOW_MS;
           if (!pollers?.some((p) => Number(p.lastAccessTime?.seconds ?? 0) * 1000 >= since))
             throw new Error(

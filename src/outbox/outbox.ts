@@ -31,11 +31,6 @@ export interface OutboxOptions {
   /** The lifecycle starts of the recorded intents and bundles among these nonces (for signals that await one). */
   owners: (nonces: string[]) => Promise<Map<string, QueuedStart>>;
   /**
-   * API processes: a Temporal call made while answering a request gives up after this, so a request whose
-   * transaction committed answers while Temporal is down; its rows stay for the sweeper.
-   */
-  callTimeoutMs?: number;
-  /**
    * Starts taken on and not yet performed past which a hand-off (`startSoon`) is left to the sweeper at once: while
    * Temporal is away or slow, a process that keeps handing starts over (the webhook lease loop, submits) holds at
    * most this many in memory instead of one more per hand-off for as long as the outage lasts.
@@ -126,11 +121,6 @@ export class Outbox {
     private readonly options: OutboxOptions,
   ) {}
 
-  private call<T>(fn: () => Promise<T>): Promise<T> {
-    const timeout = this.options.callTimeoutMs;
-    return timeout ? this.temporal.connection.withDeadline(Date.now() + timeout, fn) : fn();
-  }
-
   /** Starts a queued workflow (at most once per id) and clears its row. */
   async start(start: QueuedStart): Promise<void> {
     await this.launch(start);
@@ -188,13 +178,11 @@ export class Outbox {
     await this.slot();
     try {
       const delay = (start.delayUntil ?? 0) - Date.now();
-      await this.call(() =>
-        this.temporal.workflow.start(start.workflowType, {
-          ...startOptions(start, this.taskQueue),
-          workflowIdConflictPolicy: 'USE_EXISTING',
-          ...(delay > 0 ? { startDelay: delay } : {}),
-        }),
-      );
+      await this.temporal.workflow.start(start.workflowType, {
+        ...startOptions(start, this.taskQueue),
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        ...(delay > 0 ? { startDelay: delay } : {}),
+      });
     } catch (e) {
       if (!(e instanceof WorkflowExecutionAlreadyStartedError)) throw e; // it ran and finished: nothing left to do
     } finally {
@@ -354,7 +342,7 @@ export class Outbox {
   private async callInSlot(fn: () => Promise<unknown>, no: abstract new (...args: never[]) => Error): Promise<boolean> {
     await this.slot();
     try {
-      await this.call(fn);
+      await fn();
       return true;
     } catch (e) {
       if (!(e instanceof no)) throw e;

@@ -13,15 +13,11 @@ import type { DeadRow } from './store';
  */
 export const ownerWaitSeconds = (config: Config) => config.intents.quoteTtlSeconds + config.intents.fillWindowSeconds;
 
-/**
- * The process's outbox: events awaiting their owner are addressed to the intent or bundle recorded for their nonce.
- * `callTimeoutMs`: see OutboxOptions.
- */
-export function createOutbox(db: DataSource, temporal: Client, config: Config, callTimeoutMs?: number): Outbox {
+/** The process's outbox: events awaiting their owner are addressed to the intent or bundle recorded for their nonce. */
+export function createOutbox(db: DataSource, temporal: Client, config: Config): Outbox {
   return new Outbox(db, temporal, config.taskQueue, {
     maxAttempts: config.outbox.maxAttempts,
     maxPendingStarts: config.outbox.maxPendingStarts,
-    callTimeoutMs,
     owners: (nonces) => lifecycleStarts(db.manager, nonces, config.intents.fillGraceSeconds),
   });
 }

@@ -11,7 +11,7 @@ import { openDatabase } from '../../src/db/data-source';
 import { dropDatabase, ensureDatabase, withDatabase } from '../../src/db/provision';
 import { spawnEntry, waitFor } from '../../src/dev/processes';
 import { createApp } from '../../src/http/app';
-import { createServices, Services } from '../../src/http/services';
+import { createServices, Services, temporalCallTimeoutMs } from '../../src/http/services';
 import { createTemporalClient } from '../../src/temporal/client';
 import { createLogger } from '../../src/logger';
 import { createProject } from '../../src/projects/api-keys';
@@ -79,7 +79,7 @@ export async function startApi(opts: { ownDatabase?: boolean } = {}): Promise<Ap
   const rt = loadRuntime({ ...process.env, ...env.env });
   const db = await openDatabase(env.databaseUrl, 4);
   if (env !== run) await offsetSequences(db);
-  const temporal = createTemporalClient(env.temporalAddress, 'default');
+  const temporal = createTemporalClient(env.temporalAddress, 'default', temporalCallTimeoutMs(rt.config));
   const services = createServices(rt, db, temporal, createLogger('silent', 'test'));
   const server: Server = createApp(services).listen(0, '127.0.0.1');
   await once(server, 'listening');

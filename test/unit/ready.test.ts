@@ -10,7 +10,6 @@ const services = (db: () => Promise<unknown>, taskQueue: () => Promise<unknown> 
     db: { query: db },
     config: { temporalNamespace: 'default', taskQueue: 'orchestrator', deadlines: { requestSeconds: 5 } },
     temporal: {
-      connection: { withDeadline: (_: number, fn: () => Promise<unknown>) => fn() },
       workflowService: { getSystemInfo: async () => ({}), describeTaskQueue: taskQueue },
     },
     logger: { warn: (o: unknown) => warnings.push(o) },
