@@ -31,6 +31,7 @@ import { LifecycleReleased1766170000000 } from './migrations/1766170000000-lifec
 import { SweepByDueTime1766170000001 } from './migrations/1766170000001-sweep-by-due-time';
 import { Retention1766170000002 } from './migrations/1766170000002-retention';
 import { TraceContext1766173300000 } from './migrations/1766173300000-trace-context';
+import { UnloggedRateLimits1766173400000 } from './migrations/1766173400000-unlogged-rate-limits';
 
 /**
  * How long a query waits for a pooled connection (pg `connectionTimeoutMillis`, also the connect timeout) before it
@@ -91,6 +92,7 @@ export function createDataSource(url: string, poolSize = 10, timeouts: PoolTimeo
       SweepByDueTime1766170000001,
       Retention1766170000002,
       TraceContext1766173300000,
+      UnloggedRateLimits1766173400000,
     ],
     migrationsTransactionMode: 'all',
     synchronize: false,
