@@ -54,10 +54,35 @@ const startOptions = (start: QueuedStart, taskQueue: string) => ({
 });
 
 /**
- * How long a performed start's row waits for others to be deleted with it: under load, one statement clears the
- * starts of many submits instead of one each.
+ * How long the row of a start handed over (startSoon), which nobody waits for, waits for others to be deleted with
+ * it: under load one statement clears the starts of many submits instead of one each.
  */
-const CLEAR_AFTER_MS = 50;
+const HANDED_OVER_CLEAR_MS = 50;
+
+/** Ids joined into one call of `run`: those added within `afterMs` of the first (0: in the same turn of the loop). */
+class Batch {
+  private ids: string[] = [];
+  /** the batch being collected, or run */
+  running?: Promise<void>;
+
+  constructor(
+    private readonly afterMs: number,
+    private readonly run: (ids: string[]) => Promise<void>,
+  ) {}
+
+  add(id: string): Promise<void> {
+    this.ids.push(id);
+    this.running ??= new Promise<void>((resolve) =>
+      this.afterMs ? setTimeout(resolve, this.afterMs) : setImmediate(resolve),
+    ).then(async () => {
+      const ids = this.ids;
+      this.ids = [];
+      this.running = undefined;
+      await this.run(ids);
+    });
+    return this.running;
+  }
+}
 
 /** How many signals are in flight at once during a fan-out. */
 const FAN_OUT = 32;
@@ -114,9 +139,12 @@ export class Outbox {
   private readonly tails = new Map<string, Promise<unknown>>();
   /** Starts this process is performing, by workflow id: a signal to one of them waits for it. */
   private readonly starting = new Map<string, Promise<void>>();
-  /** Started workflows whose rows are still to be deleted, and the batch that will delete them. */
-  private cleared: string[] = [];
-  private clearing?: Promise<void>;
+  /**
+   * The rows of performed starts, deleted one statement per batch (losing a delete in a crash only makes the sweeper
+   * repeat an idempotent start): at once when the caller waits for it, or after HANDED_OVER_CLEAR_MS.
+   */
+  private readonly clearing = new Batch(0, (ids) => clearStarts(this.db, ids));
+  private readonly clearingHandedOver = new Batch(HANDED_OVER_CLEAR_MS, (ids) => clearStarts(this.db, ids));
   /** Signal deliveries under way, some of them not awaited by anyone (a request answered before them). */
   private readonly delivering = new Set<Promise<unknown>>();
 
@@ -130,7 +158,7 @@ export class Outbox {
   /** Starts a queued workflow (at most once per id) and clears its row. */
   async start(start: QueuedStart): Promise<void> {
     await this.launch(start);
-    await this.clear(start.workflowId);
+    await this.clearing.add(start.workflowId);
   }
 
   /**
@@ -138,7 +166,8 @@ export class Outbox {
    * Temporal. The row committed with the request's state keeps it durable: a failed start is told to `deferred`,
    * and a process that dies first leaves the row to the sweeper, or to the first signal sent to the workflow. With
    * `maxPendingStarts` already pending, the start is not taken on: `deferred` is told at once. Settles when the
-   * start is done or deferred (never rejects).
+   * start is done or deferred (never rejects); its row's delete follows in a batch of its own (a failed one leaves the
+   * row to the sweeper, which finds the workflow started).
    */
   startSoon(start: QueuedStart, deferred: (err: unknown) => void): Promise<void> {
     if (this.starting.size >= this.options.maxPendingStarts && !this.starting.has(start.workflowId)) {
@@ -147,7 +176,9 @@ export class Outbox {
       );
       return Promise.resolve();
     }
-    return this.start(start).catch(deferred);
+    return this.launch(start).then(() => {
+      this.clearingHandedOver.add(start.workflowId).catch(() => undefined);
+    }, deferred);
   }
 
   /** Starts taken on and not yet performed (queued for a slot or under way). */
@@ -161,8 +192,9 @@ export class Outbox {
    */
   async drain(): Promise<void> {
     // A start or signal that finishes meanwhile queues its row's delete: wait until nothing is left.
-    while (this.starting.size || this.delivering.size || this.clearing) {
-      await Promise.allSettled([...this.starting.values(), ...this.delivering, this.clearing]);
+    const clearing = () => [this.clearing.running, this.clearingHandedOver.running].filter((c) => c !== undefined);
+    while (this.starting.size || this.delivering.size || clearing().length) {
+      await Promise.allSettled([...this.starting.values(), ...this.delivering, ...clearing()]);
     }
   }
 
@@ -194,21 +226,6 @@ export class Outbox {
     } finally {
       this.release();
     }
-  }
-
-  /**
-   * Deletes the rows of performed starts, one statement for every start that finished in the CLEAR_AFTER_MS since the
-   * first of them. Losing a delete in a crash only makes the sweeper repeat an idempotent start.
-   */
-  private clear(workflowId: string): Promise<void> {
-    this.cleared.push(workflowId);
-    this.clearing ??= new Promise<void>((resolve) => setTimeout(resolve, CLEAR_AFTER_MS)).then(async () => {
-      const ids = this.cleared;
-      this.cleared = [];
-      this.clearing = undefined;
-      await clearStarts(this.db, ids);
-    });
-    return this.clearing;
   }
 
   /**
@@ -310,7 +327,7 @@ export class Outbox {
     await this.starting.get(s.workflowId)?.catch(() => undefined);
     if (s.start) {
       if (!(await this.signalWithStart(s, s.start))) return 'gone';
-      await this.clear(s.workflowId); // the workflow runs: a start still queued for it is done
+      await this.clearing.add(s.workflowId); // the workflow runs: a start still queued for it is done
       return 'delivered';
     }
     if (await this.signal(s)) return 'delivered';
