@@ -99,16 +99,9 @@ async function recordEventsNow(
 
 /** Deposits whose intent an event moved: their workflows go on, told as by the lifecycle's own transitions. */
 async function reportMoves(tx: EntityManager, moves: StatusMove[]): Promise<QueuedSignal[]> {
-  const reported = moves.filter((m) => m.kind === 'intent' && isBridgeOutcome(m.status));
   const signals: QueuedSignal[] = [];
-  for (const status of new Set(reported.map((m) => m.status)))
-    signals.push(
-      ...(await queueIntentReports(
-        tx,
-        reported.filter((m) => m.status === status).map((m) => m.id),
-        status,
-      )),
-    );
+  for (const { id, status } of moves.filter((m) => m.kind === 'intent' && isBridgeOutcome(m.status)))
+    signals.push(...(await queueIntentReports(tx, [id], status)));
   return signals;
 }
 
