@@ -4,6 +4,9 @@ import type { SweepResult } from './contracts/sweep-outbox';
 
 const { sweepOutbox: sweep } = proxyActivities<Activities>({
   startToCloseTimeout: '1 minute',
+  // The activity heartbeats: a sweep whose worker died is run again 10 s later, not after the minute, and the
+  // schedule (one sweep at a time) is not held up by it for that long.
+  heartbeatTimeout: '10 seconds',
   retry: { maximumAttempts: 3 },
 });
 

@@ -86,8 +86,10 @@ function startScriptEnv(
   };
 }
 
-/** Finds or builds the pinned CLI (temporal/ensure-cli.sh), then starts it through temporal/start-dev.sh. */
-/** `dynamicConfig`: extra server settings (`key=value`), e.g. the tests' low continue-as-new suggestion. */
+/**
+ * Finds or builds the pinned CLI (temporal/ensure-cli.sh), then starts it through temporal/start-dev.sh.
+ * `dynamicConfig`: extra server settings (`key=value`), e.g. the tests' low continue-as-new suggestion.
+ */
 export async function startTemporalDevServer(opts: {
   port: number;
   uiPort?: number;

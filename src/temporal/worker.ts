@@ -34,7 +34,8 @@ export async function createWorkers(
   const connection = await NativeConnection.connect({ address: opts.address });
   const slots = workerSlots(opts.deps.config.webhooks);
   const activities = createActivities(opts.deps, slots);
-  const { attemptWebhook, readChainRange, ...lifecycle } = activities;
+  const { attemptWebhook, readChainRange, sweepOutbox, ...rest } = activities;
+  const lifecycle = { ...rest, sweepOutbox: heartbeating(sweepOutbox) };
   const traced = processTracing()?.temporalWorker; // workflow and activity spans, with tracing on (docs/tracing.md)
   const workers = await Promise.all([
     Worker.create({
