@@ -91,7 +91,7 @@ export interface LeaseStore {
  * the pool.
  */
 export class PgLeaseStore implements LeaseStore {
-  private listener?: PoolClient;
+  private listening?: { client: PoolClient; stop(err?: Error): void };
 
   constructor(
     private readonly db: DataSource,
@@ -99,18 +99,30 @@ export class PgLeaseStore implements LeaseStore {
   ) {}
 
   async listen(onDue: () => void): Promise<void> {
-    if (this.listener) return;
+    if (this.listening) return;
     try {
       const pool: Pool = (this.db.driver as PostgresDriver).master;
       const client = await pool.connect();
-      client.on('notification', onDue);
-      client.on('error', (err) => {
-        this.log.warn({ err }, 'webhook LISTEN connection lost');
-        if (this.listener === client) this.listener = undefined;
+      // Given back once, without our handlers: from then on the pool takes the connection's errors (a database that
+      // ends it after close, say) and may lend it again, so an error must never release it a second time.
+      let stopped = false;
+      const stop = (err?: Error) => {
+        if (stopped) return;
+        stopped = true;
+        if (this.listening?.client === client) this.listening = undefined;
+        client.off('notification', onDue).off('error', lost);
         client.release(err);
+      };
+      const lost = (err: Error) => {
+        this.log.warn({ err }, 'webhook LISTEN connection lost');
+        stop(err);
+      };
+      client.on('notification', onDue).on('error', lost);
+      this.listening = { client, stop };
+      await client.query(`LISTEN ${DUE_CHANNEL}`).catch((err: Error) => {
+        stop(err);
+        throw err;
       });
-      await client.query(`LISTEN ${DUE_CHANNEL}`);
-      this.listener = client;
     } catch (err) {
       this.log.warn({ err }, 'webhook LISTEN failed; polling');
     }
@@ -136,11 +148,12 @@ export class PgLeaseStore implements LeaseStore {
   }
 
   close(): void {
-    this.listener?.release();
+    this.listening?.stop();
   }
 
   private async query<T>(name: string, text: string, values: unknown[], update = false): Promise<T[]> {
-    if (this.listener) return (await this.listener.query<T & object>({ name, text, values })).rows;
+    const listener = this.listening?.client;
+    if (listener) return (await listener.query<T & object>({ name, text, values })).rows;
     const result = await preparedQuery<T[] | [T[], number]>(this.db, text, values);
     return update ? (result as [T[], number])[0] : (result as T[]); // typeorm: [rows, count] for an UPDATE
   }

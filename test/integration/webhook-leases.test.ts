@@ -1,9 +1,10 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
+import { Client } from 'pg';
 import { waitFor } from '../../src/dev/processes';
-import { Api, call, killWorkers, startApi, startWorker } from '../support/harness';
+import { Api, call, killWorkers, startApi, startWorker, until } from '../support/harness';
 import { suiteReceivers, type Behaviour } from '../support/receiver';
 import { newProject, subscribe, type Project } from '../support/projects';
-import { DUE_SQL, LEASE_SQL, leaseValues } from '../../src/webhooks/lease-store';
+import { DUE_CHANNEL, DUE_SQL, LEASE_SQL, leaseValues, PgLeaseStore } from '../../src/webhooks/lease-store';
 import { leaseTargets, type DueEndpoint } from '../../src/webhooks/leases';
 
 /** First attempts come from the worker's lease loop (src/webhooks/lease-loop.ts); Temporal only runs retries that wait. */
@@ -231,3 +232,44 @@ test('23.2 kill -9 of the worker with deliveries leased and due: after a restart
     expect(record.attemptLog.filter((x: { statusCode: number | null }) => x.statusCode === 200)).toHaveLength(2);
   }
 }, 120_000);
+
+test("the lease store's LISTEN connection ended by the database, while it listens and after it closed: it goes on on the pool, and the pool takes the later error", async () => {
+  const lost: string[] = [];
+  const store = new PgLeaseStore(api.db, { warn: (_obj, msg) => lost.push(msg) });
+  // Its connection is the one whose last statement is its LISTEN (the run's worker's has run leases since).
+  const listening = async (): Promise<number[]> =>
+    (
+      await api.db.query(
+        'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query = $1 AND pid <> pg_backend_pid()',
+        [`LISTEN ${DUE_CHANNEL}`],
+      )
+    ).map((r: { pid: number }) => r.pid);
+  const others = await listening();
+  const ownConnection = async () => {
+    await store.listen(() => undefined);
+    const [pid] = (await listening()).filter((p) => !others.includes(p));
+    expect(pid).toBeDefined();
+    return pid;
+  };
+  // From a connection of its own: a pooled one may be the very connection ended (after close, it is in the pool).
+  const terminate = async (pid: number) => {
+    const admin = new Client({ connectionString: api.env.databaseUrl });
+    await admin.connect();
+    await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+    await admin.end();
+  };
+
+  await terminate(await ownConnection());
+  await until('the lost connection noticed', async () => (lost.length ? true : undefined));
+  expect(lost).toEqual(['webhook LISTEN connection lost']);
+  expect(await store.due([])).toEqual(expect.any(Array));
+
+  const pid = await ownConnection();
+  store.close();
+  await terminate(pid);
+  await until('the pool dropped the ended connection', async () =>
+    (await api.db.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [pid])).length ? undefined : true,
+  );
+  expect(await store.due([])).toEqual(expect.any(Array));
+  expect(lost).toHaveLength(1);
+});
