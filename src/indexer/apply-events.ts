@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers/promises';
 import type { EntityManager } from 'typeorm';
 import { splitLockId } from '../chains/lock-tag';
 import {
@@ -28,7 +29,7 @@ import {
 /**
  * Records events by id and applies the new ones, in the caller's transaction. Re-sent ids change nothing, so the
  * activity that calls this may run twice. A snapshot older than the stored block is ignored (out-of-order delivery).
- * `screen` judges the new events against what is stored (src/indexer/screen.ts): those it refuses are neither
+ * `screen` judges the events against what is stored (src/indexer/screen.ts): the new ones it refuses are neither
  * applied nor recorded, so the same id sent again is judged again. `snapshotAccounts`: the accounts with new
  * snapshots, whose settled reservations the caller releases (last, after the batch's claims are recorded:
  * src/indexer/ingest.ts).
@@ -37,13 +38,24 @@ export async function applyEvents(
   tx: EntityManager,
   events: IndexerEvent[],
   defaultLockTag: string,
-  screen?: (fresh: IndexerEvent[]) => Promise<Refusal[]>,
+  screen?: (events: IndexerEvent[]) => Promise<Refusal[]>,
 ): Promise<IngestResult & { deliveries: Delivery[]; deposits: DepositIndexerEvent[]; snapshotAccounts: string[] }> {
   const seen = new Set<string>();
   const index = new Map<string, number>();
   const distinct = events.filter((e, i) => !seen.has(e.id) && seen.add(e.id) && index.set(e.id, i)); // first occurrence of an id wins
-  const fresh = new Set(await insertEvents(tx, distinct));
-  const refused = screen ? await screen(distinct.filter((e) => fresh.has(e.id))) : [];
+  const isBalance = (e: IndexerEvent): e is BalanceEvent => e.type === 'balance';
+  // While PostgreSQL records the batch, it is screened (the screen's reads queue behind the insert) and its balance
+  // rows planned as if every event in it were new, as in a chain indexer's batch: only the new events' refusals count,
+  // and a batch with events recorded before or refused is planned again. `sent`: the driver writes the insert to
+  // PostgreSQL a few promise turns after the call, before anything waiting for the next turn of the event loop.
+  const sent = setImmediate();
+  const [inserted, screened, planned] = await Promise.all([
+    insertEvents(tx, distinct),
+    sent.then(() => screen?.(distinct) ?? []),
+    sent.then(() => balanceRows(distinct.filter(isBalance), defaultLockTag)),
+  ]);
+  const fresh = new Set(inserted);
+  const refused = screened.filter((r) => fresh.has(r.id));
   if (refused.length) {
     await deleteEvents(
       tx,
@@ -51,43 +63,10 @@ export async function applyEvents(
     );
     for (const r of refused) fresh.delete(r.id);
   }
-  const balances = distinct.filter((e): e is BalanceEvent => e.type === 'balance' && fresh.has(e.id));
-  const stamp = (e: BalanceEvent) => ({
-    block: e.blockNumber,
-    timestamp: e.blockTimestamp,
-    timestampBlock: e.blockTimestamp === undefined ? undefined : e.blockNumber,
-  });
-  await upsertBalances(
-    tx,
-    'wallet_balances',
-    latest(
-      balances
-        .filter((e) => e.unlocked !== undefined)
-        .map((e) => ({
-          chainId: e.chainId,
-          account: e.account.toLowerCase(),
-          token: e.token.toLowerCase(),
-          amount: e.unlocked!,
-          ...stamp(e),
-        })),
-    ),
-  );
-  await upsertBalances(
-    tx,
-    'lock_balances',
-    latest(
-      balances
-        .filter((e) => e.locked !== undefined)
-        .map((e) => ({
-          chainId: e.chainId,
-          account: e.account.toLowerCase(),
-          token: e.token.toLowerCase(),
-          lockTag: (e.lockTag ?? defaultLockTag).toLowerCase(),
-          amount: e.locked!,
-          ...stamp(e),
-        })),
-    ),
-  );
+  const balances = distinct.filter((e): e is BalanceEvent => isBalance(e) && fresh.has(e.id));
+  const rows = fresh.size === distinct.length ? planned : balanceRows(balances, defaultLockTag);
+  await upsertBalances(tx, 'wallet_balances', rows.wallet);
+  await upsertBalances(tx, 'lock_balances', rows.lock);
   const of = <T extends IndexerEvent>(type: T['type']) =>
     distinct.filter((e): e is T => e.type === type && fresh.has(e.id));
   for (const p of of<PriceEvent>('price')) await upsertPrice(tx, p);
@@ -106,6 +85,40 @@ export async function applyEvents(
     deliveries: lifecycle.map((event) => ({ nonce: BigInt(event.nonce).toString(), event })),
     deposits: distinct.filter((e): e is DepositIndexerEvent => DEPOSIT_EVENT_TYPES.includes(e.type) && fresh.has(e.id)),
     snapshotAccounts: [...new Set(balances.map((e) => e.account.toLowerCase()))],
+  };
+}
+
+/** The rows the balance events store, per table (latest). */
+function balanceRows(balances: BalanceEvent[], defaultLockTag: string): { wallet: Balance[]; lock: Balance[] } {
+  const stamp = (e: BalanceEvent) => ({
+    block: e.blockNumber,
+    timestamp: e.blockTimestamp,
+    timestampBlock: e.blockTimestamp === undefined ? undefined : e.blockNumber,
+  });
+  return {
+    wallet: latest(
+      balances
+        .filter((e) => e.unlocked !== undefined)
+        .map((e) => ({
+          chainId: e.chainId,
+          account: e.account.toLowerCase(),
+          token: e.token.toLowerCase(),
+          amount: e.unlocked!,
+          ...stamp(e),
+        })),
+    ),
+    lock: latest(
+      balances
+        .filter((e) => e.locked !== undefined)
+        .map((e) => ({
+          chainId: e.chainId,
+          account: e.account.toLowerCase(),
+          token: e.token.toLowerCase(),
+          lockTag: (e.lockTag ?? defaultLockTag).toLowerCase(),
+          amount: e.locked!,
+          ...stamp(e),
+        })),
+    ),
   };
 }
 

@@ -36,8 +36,8 @@ export async function ingestEvents(
 ): Promise<{ result: IngestResult; signals: QueuedSignal[]; starts: QueuedStart[] }> {
   return db.transaction(async (tx) => {
     await lockChainClocks(tx, events);
-    const screen = (fresh: IndexerEvent[]) =>
-      screenEvents(tx, fresh, Math.floor(now.getTime() / 1000), deps.config.indexer.maxClockSkewSeconds);
+    const screen = (batch: IndexerEvent[]) =>
+      screenEvents(tx, batch, Math.floor(now.getTime() / 1000), deps.config.indexer.maxClockSkewSeconds);
     const {
       deliveries,
       deposits: depositEvents,

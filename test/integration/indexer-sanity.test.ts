@@ -131,7 +131,7 @@ test('Indexer timestamps are sane: a block timestamp ahead of our clock (year 99
   expect(await activeReservations(api, nonce)).toBe(0);
 });
 
-test('Indexer timestamps are sane: each block of a batch is judged against the stored snapshots nearest to it, however many the span of the batch holds', async () => {
+test('Indexer timestamps are sane: each block of a batch is judged against the stored snapshots nearest to it, however many the span of the batch holds; an event sent again is not judged again', async () => {
   // Arbitrum, where nothing else in this file stores a timestamp; block = timestamp, as blockAt has it.
   const base = blockAt(now() - 10_000);
   const at = (block: number, timestamp = block) => ({
@@ -182,6 +182,16 @@ test('Indexer timestamps are sane: each block of a batch is judged against the s
       },
     ],
   });
+  expect(await refusals('balance', 'timestamp-order')).toBe(order + 2);
+
+  // An event sent again is a duplicate, not judged again, though what is stored now contradicts it: its own pair went
+  // with a newer snapshot of its account, and block +55 was stored at the time of +49.
+  const first = at(base + 50);
+  expect((await ingest(api, [first])).json).toMatchObject({ applied: 1 });
+  expect((await ingest(api, [{ ...at(base + 60), account: first.account }])).json).toMatchObject({ applied: 1 });
+  expect((await ingest(api, [at(base + 55, base + 49)])).json).toMatchObject({ applied: 1 });
+  expect((await ingest(api, [first])).json).toEqual({ received: 1, applied: 0, duplicates: 1 });
+  expect(await api.db.query('SELECT 1 FROM indexer_events WHERE id = $1', [first.id])).toHaveLength(1);
   expect(await refusals('balance', 'timestamp-order')).toBe(order + 2);
 });
 
