@@ -34,6 +34,20 @@ async function queuedPreconfirmation(id: string): Promise<string> {
   return row.id;
 }
 
+/**
+ * A preconfirmation of the intent dead-lettered as if refused (e.g. while its run was full), queued and marked with
+ * the worker's sweeper paused: past the tests' one-second grace it would deliver the row while still pending.
+ */
+const deadLetteredPreconfirmation = (id: string): Promise<string> =>
+  withoutWorkerSweeps(async () => {
+    const parked = await queuedPreconfirmation(id);
+    await api.db.query(
+      "UPDATE signal_outbox SET status = 'dead', attempts = 10, last_error = 'refused' WHERE id = $1",
+      [parked],
+    );
+    return parked;
+  });
+
 /** Temporal refuses any workflow id longer than 1,000 characters (INVALID_ARGUMENT): a row it will never take. */
 const refusedId = () => `refused-${'x'.repeat(1200)}-${seq++}`;
 
@@ -121,10 +135,7 @@ test('21.4 a refused row is dead-lettered, counted in outbox_dead_letters, liste
 
   // A dead-lettered row for a live intent (e.g. refused while its run was full): requeued by the CLI, then delivered.
   const id = await submitted();
-  const parked = await queuedPreconfirmation(id);
-  await api.db.query("UPDATE signal_outbox SET status = 'dead', attempts = 10, last_error = 'refused' WHERE id = $1", [
-    parked,
-  ]);
+  const parked = await deadLetteredPreconfirmation(id);
   await api.services.outbox.sweep(0);
   expect(await statusOf(api, id)).toBe('PENDING');
   expect(cli('outbox', 'retry', parked)).toEqual({ requeued: 1 });
@@ -177,8 +188,10 @@ test('state never goes backwards: a dead letter of a lifecycle that ended is not
   await ingest(api, [fillEvent(id, TX(1)), claimEvent(id, TX(2), { timestamp: 2, blockNumber: '7' })]);
   await reaches(api, id, 'COMPLETED');
   // Temporal's retention purges the closed run: nothing there remembers the workflow id any more (the dev server
-  // deletes a closed run asynchronously, within about a minute).
+  // deletes a closed run asynchronously, within about a minute). The status above is the indexer's record; the run
+  // closes once it has taken the events' signals, which would otherwise start it again after the purge.
   const handle = api.temporal.workflow.getHandle(`intent-${id}`);
+  expect(await handle.result()).toBe('COMPLETED');
   await api.temporal.workflowService.deleteWorkflowExecution({
     namespace: 'default',
     workflowExecution: { workflowId: `intent-${id}` },
@@ -195,10 +208,7 @@ test('state never goes backwards: a dead letter of a lifecycle that ended is not
   );
 
   // An event of it that was dead-lettered (e.g. refused while its run was full), and an operator's retry.
-  const parked = await queuedPreconfirmation(id);
-  await api.db.query("UPDATE signal_outbox SET status = 'dead', attempts = 10, last_error = 'refused' WHERE id = $1", [
-    parked,
-  ]);
+  const parked = await deadLetteredPreconfirmation(id);
   const retry = runCli('outbox', 'retry', parked);
   expect(retry.json).toEqual({
     requeued: 0,
