@@ -83,3 +83,61 @@ export function benchOneEventBatches(kit: Kit, stack: Stack, c: number, batch: P
     );
   });
 }
+
+/** Intents per batch of lifecycle events: a block range of a busy chain, as the chain indexer reports it. */
+const LIFECYCLE_BATCH = 250;
+
+/**
+ * One indexer reporting the fills of intents (`nonces`, submitted and not yet filled) in batches of LIFECYCLE_BATCH,
+ * one after another, then their claims in batches of the same size: each event moves its intent's status in the
+ * batch's transaction and queues its lifecycle's signal. `rps` is in events per second; p50, p99 and `cpu` are of a
+ * batch.
+ */
+export async function benchLifecycleIngestion(
+  kit: Kit,
+  stack: Stack,
+  nonces: string[],
+): Promise<{ fills: Result; claims: Result }> {
+  const batches = Array.from({ length: Math.ceil(nonces.length / LIFECYCLE_BATCH) }, (_, i) =>
+    nonces.slice(i * LIFECYCLE_BATCH, (i + 1) * LIFECYCLE_BATCH),
+  );
+  const txHash = () => `0x${randomBytes(32).toString('hex')}`;
+  const now = Math.floor(Date.now() / 1000);
+  const post = (events: Record<string, unknown>[]) =>
+    stack.post('/indexer/events', { events }, 200, stack.indexer).then(() => undefined);
+  const perEvent = (r: Result) => ({ ...r, rps: r.rps * LIFECYCLE_BATCH });
+  const fills = await kit.measure(
+    `POST /indexer/events, batches of ${LIFECYCLE_BATCH} fills, one indexer`,
+    1,
+    batches.length,
+    (i) =>
+      post(
+        batches[i].map((nonce) => ({
+          id: `bench-fill-${nonce}`,
+          type: 'fill',
+          chainId: 42161,
+          nonce,
+          transactionHash: txHash(),
+          timestamp: now,
+        })),
+      ),
+  );
+  const claims = await kit.measure(
+    `POST /indexer/events, batches of ${LIFECYCLE_BATCH} claims, one indexer`,
+    1,
+    batches.length,
+    (i) =>
+      post(
+        batches[i].map((nonce) => ({
+          id: `bench-claim-${nonce}`,
+          type: 'claim',
+          chainId: 8453,
+          nonce,
+          transactionHash: txHash(),
+          timestamp: now,
+          blockNumber: '2',
+        })),
+      ),
+  );
+  return { fills: perEvent(fills), claims: perEvent(claims) };
+}

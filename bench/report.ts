@@ -18,6 +18,10 @@ export interface Extra {
 export const newcomerRow = (r: Result) =>
   `| balance events ingested per second (batches of 1,000 new accounts, 1 indexer, one after another) | ${r.rps.toFixed(0)} (batch p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms; CPU per batch: API ${r.cpu?.API?.toFixed(1)} ms, PostgreSQL ${r.cpu?.PostgreSQL?.toFixed(1)} ms) | ≥ 50,000 | ${r.rps >= 50_000 ? 'met' : '**missed**'} |`;
 
+/** Lifecycle events ingested in batches (bench/indexer.ts, benchLifecycleIngestion): events/s, a batch's latency and CPU. */
+export const lifecycleRow = (kind: 'fills' | 'claims', r: Result) =>
+  `| lifecycle events ingested per second (batches of 250 ${kind}, 1 indexer, one after another) | ${r.rps.toFixed(0)} (batch p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms; CPU per batch: API ${r.cpu?.API?.toFixed(1)} ms, PostgreSQL ${r.cpu?.PostgreSQL?.toFixed(1)} ms) |`;
+
 /** CPU ms per request of every process in a measurement (bench/cpu.ts). */
 const allCpu = (r: Result) => Object.values(r.cpu!).reduce((a, b) => a + b, 0);
 

@@ -6,7 +6,7 @@
  * API RSS and CPU per request by process (bench/cpu.ts); where each route's time goes, its domain steps timed one by
  * one (bench/steps.ts); webhooks (bench/webhooks.ts) and analytics (bench/analytics.ts). bench/report.ts writes the
  * request path's part of the report.
- * Usage: npm run bench [-- --requests 1000] [--only requests,submit,webhooks,analytics,ingestion,fill]
+ * Usage: npm run bench [-- --requests 1000] [--only requests,submit,webhooks,analytics,ingestion,fill,lifecycle]
  *   [--burst-rounds 50] [--funnel-events 1000000,10000000]
  * Writes bench/RESULTS.md (a whole run only), keeping the sections it does not write itself
  * (bench/worker-memory.ts, bench/chain-indexer.ts, bench/chain-indexer-latency.ts, bench/capacity.ts, the cluster
@@ -20,11 +20,11 @@ import { benchAnalytics } from './analytics';
 import { benchBaselines } from './baselines';
 import { cpuSample, processRss, settle } from './cpu';
 import { benchFillAfterBurst, benchFillLatency, BURST, type Latency } from './fill-latency';
-import { benchIngestion, benchNewcomerIngestion, benchOneEventBatches } from './indexer';
+import { benchIngestion, benchLifecycleIngestion, benchNewcomerIngestion, benchOneEventBatches } from './indexer';
 import { arg, type Kit, type Result, runBench, type Stack } from './kit';
 import { measure, median, percentile } from './measure';
 import { benchQuotes, signedQuotes } from './quotes';
-import { cpuRows, fillLines, newcomerRow, report, submitShareRow } from './report';
+import { cpuRows, fillLines, lifecycleRow, newcomerRow, report, submitShareRow } from './report';
 import { startStack } from './stack';
 import { benchSteps } from './steps';
 import { benchSubmits } from './submits';
@@ -32,11 +32,12 @@ import { benchWebhooks } from './webhooks';
 
 const REQUESTS = Number(arg('--requests')) || 1000; // fewer make the 32-client throughputs swing by a third between runs
 /**
- * `--only requests,submit,webhooks,analytics,ingestion,fill`: those sections alone, printed (bench/RESULTS.md is
+ * `--only requests,submit,webhooks,analytics,ingestion,fill,lifecycle`: those sections alone, printed (bench/RESULTS.md is
  * written by a whole run only); `requests` is everything but the webhooks and analytics; `submit` is our share of a
  * submit's CPU beside a bare workflow start (8 clients, after the warm-up round); `ingestion` is the two rows of
  * balance events in batches of 1,000 alone (two indexers over 20,000 accounts, then the newcomer's shape); `fill` the
- * two rows of fill → visible alone (over intents submitted one at a time for them).
+ * two rows of fill → visible alone (over intents submitted one at a time for them); `lifecycle` lifecycle events in
+ * batches (the fills, then the claims, of 1,000 intents), a section of its own that a whole run does not take.
  */
 const ONLY = arg('--only')?.split(',');
 const LEVELS = [1, 8, 32];
@@ -137,6 +138,28 @@ async function ingestionReport(kit: Kit, stack: Stack): Promise<string[]> {
   ];
 }
 
+/** Intents whose fills and claims the lifecycle-event batches report. */
+const LIFECYCLE_INTENTS = 1000;
+
+/** Lifecycle events in batches (`--only lifecycle`): the fills, then the claims, of intents submitted before. */
+async function lifecycleReport(kit: Kit, stack: Stack): Promise<string[]> {
+  const accounts = Array.from({ length: LIFECYCLE_INTENTS }, () => privateKeyToAccount(generatePrivateKey()));
+  await benchIngestion(kit, stack, accounts);
+  const signed = await signedQuotes(stack, accounts);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      while (next < signed.length) await stack.post('/intent-operations', { signedIntentOp: signed[next++] }, 201);
+    }),
+  );
+  const { fills, claims } = await benchLifecycleIngestion(
+    kit,
+    stack,
+    signed.map((op) => BigInt(op.nonce).toString()),
+  );
+  return [lifecycleRow('fills', fills), lifecycleRow('claims', claims)];
+}
+
 /** The request path's report, its RSS read before the steps run in this process. */
 async function requestReport(kit: Kit, stack: Stack, rounds: Rounds): Promise<string[]> {
   const rss = { api: processRss(stack.pids.api), worker: processRss(stack.pids.worker) };
@@ -166,6 +189,7 @@ async function main() {
       ...(ONLY.includes('submit') ? await submitReport(kit, stack) : []),
       ...(ONLY.includes('ingestion') ? await ingestionReport(kit, stack) : []),
       ...(ONLY.includes('fill') ? await fillReport(kit, stack) : []),
+      ...(ONLY.includes('lifecycle') ? await lifecycleReport(kit, stack) : []),
       ...(ONLY.includes('webhooks') ? await webhooks() : []),
       ...(ONLY.includes('analytics') ? await analytics() : []),
     ];
