@@ -97,11 +97,16 @@ async function recordEventsNow(
   return moves;
 }
 
-/** Deposits whose intent an event moved: their workflows go on, told as by the lifecycle's own transitions. */
+/**
+ * Deposits whose intent an event moved: their workflows go on, told as by the lifecycle's own transitions. One report
+ * per status the batch moved intents to, however many intents it moved.
+ */
 async function reportMoves(tx: EntityManager, moves: StatusMove[]): Promise<QueuedSignal[]> {
-  const signals: QueuedSignal[] = [];
+  const byStatus = new Map<string, string[]>();
   for (const { id, status } of moves.filter((m) => m.kind === 'intent' && isBridgeOutcome(m.status)))
-    signals.push(...(await queueIntentReports(tx, [id], status)));
+    byStatus.set(status, [...(byStatus.get(status) ?? []), id]);
+  const signals: QueuedSignal[] = [];
+  for (const [status, ids] of byStatus) signals.push(...(await queueIntentReports(tx, ids, status)));
   return signals;
 }
 

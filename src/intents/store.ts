@@ -1,6 +1,14 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { preparedQuery, WITHOUT_FLUSH_WAIT } from '../db/prepared';
-import { InsufficientBalance, releaseAfterExpiry, reserve, settleOnClaim, type Reservation } from '../ledger/ledger';
+import { plainList } from '../db/plain-list';
+import {
+  type ChainClaim,
+  InsufficientBalance,
+  releaseAfterExpiry,
+  reserve,
+  settleOnClaims,
+  type Reservation,
+} from '../ledger/ledger';
 import { queuedStartInsert, type QueuedStart } from '../outbox/store';
 import { proveAccount } from '../projects/account-store';
 import { recordSponsored, type Sponsored } from '../projects/sponsorship-store';
@@ -433,44 +441,60 @@ export async function recordTransition(
       return 'refused';
     // Usually the indexer route recorded the event first (recordLifecycleEvents), settlement included: nothing is left.
     if (stored.status === status && stored.recorded) return 'kept';
-    await writeTransition(m, kind, id, status, event);
-    if (event?.type === 'claim') await settleOnClaim(m, owner(id, kind), event.chainId, event.blockNumber);
+    const write = pendingWrite(id);
+    addToWrite(write, stored.status, status, event);
+    await writeTransitions(m, kind, [write]);
+    if (event?.type === 'claim') await settleOnClaims(m, [claimOf(id, kind, event)]);
     if (stored.status === status) return 'kept';
     await onMove?.(m);
     return 'moved';
   });
 }
 
-/** The event (if any) and the status it leads to, on the locked row; the history gains an entry when the status moves. */
-async function writeTransition(
-  m: EntityManager,
-  kind: LifecycleKind,
-  id: string,
-  status: IntentStatus,
-  event?: IntentEvent,
-): Promise<void> {
-  const tx =
-    event && 'transactionHash' in event
-      ? { chainId: event.chainId, transactionHash: event.transactionHash, timestamp: event.timestamp }
-      : null;
-  await m.query(
-    `UPDATE ${TABLE[kind]} SET
-         fill = CASE WHEN $2 = 'fill' THEN coalesce(fill, $3::jsonb) ELSE fill END,
-         claims = CASE WHEN $2 = 'claim' AND NOT claims ? $4 THEN claims || jsonb_build_object($4, $3::jsonb) ELSE claims END,
-         history = CASE WHEN status IS DISTINCT FROM $5
-           THEN history || jsonb_build_array(jsonb_strip_nulls(jsonb_build_object('status', $5::text, 'event', $6::jsonb, 'at', now())))
-           ELSE history END,
-         status = $5,
+/**
+ * What transitions write to one locked row: the first fill and the first claim per chain (kept where the row has them
+ * already), the status they lead to, and a history entry for each move of the status.
+ */
+interface TransitionWrite {
+  id: string;
+  fill: ChainTx | null;
+  claims: Record<string, ChainTx>;
+  status: IntentStatus | null;
+  moves: { status: IntentStatus; event?: IntentEvent }[];
+}
+
+const pendingWrite = (id: string): TransitionWrite => ({ id, fill: null, claims: {}, status: null, moves: [] });
+
+/** The stored form of an event's transaction: without its block, which only the ledger needs. */
+const storedTx = (e: ChainTx): ChainTx => ({
+  chainId: e.chainId,
+  transactionHash: e.transactionHash,
+  timestamp: e.timestamp,
+});
+
+/** Adds the transition of the row from status `from` to `to` by `event` (if any) to what is written to it. */
+function addToWrite(write: TransitionWrite, from: IntentStatus, to: IntentStatus, event?: IntentEvent): void {
+  if (event?.type === 'fill') write.fill ??= storedTx(event);
+  if (event?.type === 'claim') write.claims[String(event.chainId)] ??= storedTx(event);
+  if (from !== to) write.moves.push({ status: to, ...(event ? { event } : {}) });
+  write.status = to;
+}
+
+/** Transitions of locked rows of one kind, one statement for all of them. */
+async function writeTransitions(m: EntityManager, kind: LifecycleKind, writes: TransitionWrite[]): Promise<void> {
+  if (!writes.length) return;
+  await preparedQuery(
+    m,
+    `UPDATE ${TABLE[kind]} t SET
+         fill = coalesce(t.fill, w.fill),
+         claims = w.claims || t.claims,
+         history = t.history || coalesce((SELECT jsonb_agg(jsonb_strip_nulls(e || jsonb_build_object('at', now())) ORDER BY n)
+           FROM jsonb_array_elements(w.moves) WITH ORDINALITY AS x(e, n)), '[]'::jsonb),
+         status = w.status,
          updated_at = now()
-       WHERE id = $1`,
-    [
-      id,
-      event?.type ?? null,
-      tx ? JSON.stringify(tx) : null,
-      String(event?.chainId ?? ''),
-      status,
-      event ? JSON.stringify(event) : null,
-    ],
+       FROM jsonb_to_recordset($1::jsonb) AS w(id numeric, fill jsonb, claims jsonb, status text, moves jsonb)
+       WHERE t.id = w.id`,
+    [JSON.stringify(writes)],
   );
 }
 
@@ -533,42 +557,62 @@ export interface StatusMove {
  * Temporal has woken the lifecycle, which reaches the same status from the signals queued beside them and whose own
  * writes then change nothing. Once the lifecycle has released the funds at `expires`, only a claim is recorded,
  * beside the status, which stays: mined before `expires`, it settles its chain's reservations all the same. Nothing
- * is written for a nonce with no intent or bundle yet (its lifecycle records its events when they reach it). Owners
- * are locked in id order, each one's events applied in the order given. Returns the moves of the status.
+ * is written for a nonce with no intent or bundle yet (its lifecycle records its events when they reach it). Each
+ * owner's events apply in the order given; whatever the batch's size, its owners are locked, their transitions
+ * written and their claims settled in a few statements. Returns the moves of the status.
  */
 export async function recordLifecycleEvents(tx: EntityManager, events: IngestedEvent[]): Promise<StatusMove[]> {
   const byOwner = new Map<string, IntentEvent[]>();
   for (const { id, event } of events) byOwner.set(id, [...(byOwner.get(id) ?? []), event]);
+  const stored = await lockLifecycles(tx, [...byOwner.keys()]);
   const moves: StatusMove[] = [];
-  for (const id of [...byOwner.keys()].sort(compareIds)) {
-    const stored = await lockLifecycle(tx, id);
-    if (!stored) continue;
-    let { state } = stored;
-    for (const event of byOwner.get(id)!) {
-      const next = stored.released ? claimAfterRelease(state, event) : recordEvent(state, event);
+  const writes: Record<LifecycleKind, TransitionWrite[]> = { intent: [], bundle: [] };
+  const claims: ChainClaim[] = [];
+  for (const [id, ownEvents] of byOwner) {
+    const recorded = stored.get(id);
+    if (!recorded) continue;
+    const { kind, released } = recorded;
+    const write = pendingWrite(id);
+    let state = recorded.state;
+    for (const event of ownEvents) {
+      const next = released ? claimAfterRelease(state, event) : recordEvent(state, event);
       if (next === state) continue;
-      await writeTransition(tx, stored.kind, id, next.status, event);
-      if (event.type === 'claim') await settleOnClaim(tx, owner(id, stored.kind), event.chainId, event.blockNumber);
-      if (next.status !== state.status) moves.push({ id, kind: stored.kind, status: next.status });
+      addToWrite(write, state.status, next.status, event);
+      if (event.type === 'claim') claims.push(claimOf(id, kind, event));
+      if (next.status !== state.status) moves.push({ id, kind, status: next.status });
       state = next;
     }
+    if (write.status) writes[kind].push(write);
   }
+  await writeTransitions(tx, 'intent', writes.intent);
+  await writeTransitions(tx, 'bundle', writes.bundle);
+  await settleOnClaims(tx, claims);
   return moves;
 }
 
 const claimAfterRelease = (state: IntentState, event: IntentEvent) =>
   event.type === 'claim' ? keepClaim(state, event) : state;
 
-const compareIds = (a: string, b: string) => (BigInt(a) < BigInt(b) ? -1 : BigInt(a) > BigInt(b) ? 1 : 0);
+/** The claim of an intent's or bundle's reservations on the chain of a Claim event. */
+const claimOf = (id: string, kind: LifecycleKind, event: ChainTx): ChainClaim => ({
+  owner: owner(id, kind),
+  chainId: event.chainId,
+  claimBlock: event.blockNumber,
+});
 
-/** The intent's or bundle's recorded lifecycle state, its row locked for the rest of the transaction. */
-async function lockLifecycle(
+/**
+ * The recorded lifecycle state of these intents and bundles (by id; none for an id that is neither yet), their rows
+ * locked for the rest of the transaction: intents, then bundles, each in id order, as every batch locks them.
+ */
+async function lockLifecycles(
   tx: EntityManager,
-  id: string,
-): Promise<{ kind: LifecycleKind; state: IntentState; released: boolean } | undefined> {
-  const columns = `status, fill, claims, origin_chain_ids::text[] AS "originChainIds",
+  ids: string[],
+): Promise<Map<string, { kind: LifecycleKind; state: IntentState; released: boolean }>> {
+  if (!ids.length) return new Map();
+  const columns = `id::text, status, fill, claims, origin_chain_ids::text[] AS "originChainIds",
     fill_deadline::text AS "fillDeadline", released_at IS NOT NULL AS released`;
-  const [row]: {
+  const rows: {
+    id: string;
     kind: LifecycleKind;
     status: IntentStatus;
     fill: ChainTx | null;
@@ -578,18 +622,27 @@ async function lockLifecycle(
     released: boolean;
   }[] = await preparedQuery(
     tx,
-    `WITH i AS (SELECT 'intent' AS kind, ${columns} FROM intents WHERE id = $1 FOR UPDATE),
-     b AS (SELECT 'bundle' AS kind, ${columns} FROM bundles WHERE id = $1 FOR UPDATE)
+    `WITH i AS (SELECT 'intent' AS kind, ${columns} FROM intents
+       WHERE id = ANY(string_to_array($1, ',')::numeric[]) ORDER BY id FOR UPDATE),
+     b AS (SELECT 'bundle' AS kind, ${columns} FROM bundles
+       WHERE id = ANY(string_to_array($1, ',')::numeric[]) ORDER BY id FOR UPDATE)
      SELECT * FROM i UNION ALL SELECT * FROM b`,
-    [id],
+    [plainList(ids)],
   );
-  if (!row) return undefined;
-  const state: IntentState = {
-    status: row.status,
-    originChainIds: row.originChainIds.map(Number),
-    fillDeadline: Number(row.fillDeadline),
-    claims: row.claims,
-    ...(row.fill ? { fill: row.fill } : {}),
-  };
-  return { kind: row.kind, state, released: row.released };
+  return new Map(
+    rows.map((row) => [
+      row.id,
+      {
+        kind: row.kind,
+        released: row.released,
+        state: {
+          status: row.status,
+          originChainIds: row.originChainIds.map(Number),
+          fillDeadline: Number(row.fillDeadline),
+          claims: row.claims,
+          ...(row.fill ? { fill: row.fill } : {}),
+        },
+      },
+    ]),
+  );
 }

@@ -3,15 +3,18 @@ import type { ChainRegistry } from '../chains/registry';
 import type { Source } from '../intents/plan-finder';
 import {
   availableBalances,
+  type ChainClaim,
   insertReservation,
   lockBalance,
   type Owner,
   releaseAccountsSettled,
-  releaseAfterBlock,
+  releaseAfterBlocks,
   releaseAfterTime,
-  releaseOwnerSettled,
+  releaseOwnersSettled,
   WALLET,
 } from './store';
+
+export type { ChainClaim };
 
 export interface Reservation {
   chainId: number;
@@ -93,23 +96,21 @@ export async function reserve(tx: EntityManager, owner: Owner, account: string, 
  */
 export async function releaseAfterExpiry(tx: EntityManager, owner: Owner, expires: number): Promise<void> {
   await releaseAfterTime(tx, owner, expires);
-  await releaseOwnerSettled(tx, owner);
+  await releaseOwnersSettled(tx, [owner]);
 }
 
 /**
- * A claim spent an owner's reservations on one chain. They are not released yet: until the indexer reports a balance
+ * Claims spent owners' reservations, each on one chain. They are not released yet: until the indexer reports a balance
  * snapshot at or after the claim's block, the stored balance still counts the claimed funds, and releasing now would
  * let them be allocated twice. Without the claim's block, the next newer snapshot than the stored one is awaited.
- * A claim reported after `expires` (mined before it) settles the same way.
+ * A claim reported after `expires` (mined before it) settles the same way. At most one claim per owner and chain.
  */
-export async function settleOnClaim(
-  tx: EntityManager,
-  owner: Owner,
-  chainId: number,
-  claimBlock?: string,
-): Promise<void> {
-  await releaseAfterBlock(tx, owner, chainId, claimBlock);
-  await releaseOwnerSettled(tx, owner);
+export async function settleOnClaims(tx: EntityManager, claims: ChainClaim[]): Promise<void> {
+  await releaseAfterBlocks(tx, claims);
+  await releaseOwnersSettled(
+    tx,
+    claims.map((c) => c.owner),
+  );
 }
 
 /**

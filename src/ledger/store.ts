@@ -106,25 +106,43 @@ export async function releaseAfterTime(tx: EntityManager, owner: Owner, expires:
   );
 }
 
-/** The owner's reservations on the chain wait for a snapshot of the claim's block (else the next newer snapshot). */
-export async function releaseAfterBlock(
-  tx: EntityManager,
-  owner: Owner,
-  chainId: number,
-  claimBlock?: string,
-): Promise<void> {
-  await tx.query(
-    `UPDATE reservations r SET release_after_block = coalesce($4::bigint, coalesce(${SNAPSHOT_BLOCK}, 0) + 1)
-     WHERE owner_kind = $1 AND owner_id = $2 AND chain_id = $3 AND released_at IS NULL AND release_after_block IS NULL`,
-    [owner.kind, owner.id, chainId, claimBlock ?? null],
+/** A Claim of an owner's reservations on one chain, with its block when the indexer reported it. */
+export interface ChainClaim {
+  owner: Owner;
+  chainId: number;
+  claimBlock?: string;
+}
+
+/**
+ * Each claimed owner's reservations on its chain wait for a snapshot of the claim's block (else the next newer
+ * snapshot). At most one claim per owner and chain.
+ */
+export async function releaseAfterBlocks(tx: EntityManager, claims: ChainClaim[]): Promise<void> {
+  if (!claims.length) return;
+  await preparedQuery(
+    tx,
+    `UPDATE reservations r SET release_after_block = coalesce(c.block, coalesce(${SNAPSHOT_BLOCK}, 0) + 1)
+     FROM unnest($1::text[], $2::text[], $3::bigint[], $4::bigint[]) AS c(kind, id, chain, block)
+     WHERE r.owner_kind = c.kind AND r.owner_id = c.id AND r.chain_id = c.chain
+       AND r.released_at IS NULL AND r.release_after_block IS NULL`,
+    [
+      claims.map((c) => c.owner.kind),
+      claims.map((c) => c.owner.id),
+      claims.map((c) => c.chainId),
+      claims.map((c) => c.claimBlock ?? null),
+    ],
   );
 }
 
-/** Releases the owner's reservations whose snapshot has caught up. */
-export async function releaseOwnerSettled(tx: EntityManager, owner: Owner): Promise<void> {
-  await tx.query(
-    `UPDATE reservations r SET released_at = now() WHERE owner_kind = $1 AND owner_id = $2 AND ${SETTLED}`,
-    [owner.kind, owner.id],
+/** Releases the owners' reservations whose snapshot has caught up. */
+export async function releaseOwnersSettled(tx: EntityManager, owners: Owner[]): Promise<void> {
+  if (!owners.length) return;
+  await preparedQuery(
+    tx,
+    `UPDATE reservations r SET released_at = now()
+     FROM unnest($1::text[], $2::text[]) AS o(kind, id)
+     WHERE r.owner_kind = o.kind AND r.owner_id = o.id AND ${SETTLED}`,
+    [owners.map((o) => o.kind), owners.map((o) => o.id)],
   );
 }
 

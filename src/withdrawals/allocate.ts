@@ -5,7 +5,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import type { ChainRegistry } from '../chains/registry';
 import type { Config } from '../config';
 import { DomainError } from '../errors';
-import { InsufficientBalance, releaseAfterExpiry, reserve, settleOnClaim } from '../ledger/ledger';
+import { InsufficientBalance, releaseAfterExpiry, reserve, settleOnClaims } from '../ledger/ledger';
 import { allocateWithdrawalNonce } from '../ledger/nonces';
 import { queueStart, type QueuedStart } from '../outbox/store';
 import { type Allowance, beyondAllowance, lockProvenAccount, proveAccount } from '../projects/account-store';
@@ -300,5 +300,7 @@ export async function finishWithdrawal(
  */
 export async function recordWithdrawalClaim(tx: EntityManager, nonce: string, claim: WithdrawalClaim): Promise<void> {
   await markWithdrawalClaimed(tx, nonce, claim.chainId);
-  await settleOnClaim(tx, { kind: 'withdrawal', id: nonce }, claim.chainId, claim.blockNumber);
+  await settleOnClaims(tx, [
+    { owner: { kind: 'withdrawal', id: nonce }, chainId: claim.chainId, claimBlock: claim.blockNumber },
+  ]);
 }

@@ -624,7 +624,7 @@ describe("a bridge's arrival into the account", () => {
 });
 
 describe('sizing', () => {
-  test('two deposits into one account at once: each intent spends at most its own deposit; a token the target is not: BRIDGE-6', async () => {
+  test('two deposits into one account at once: each intent spends at most its own deposit, both complete from one batch of their fills and claims; a token the target is not: BRIDGE-6', async () => {
     const { p, r } = await subscribed();
     const { address } = await registerManaged(p, baseToArb);
     const [a, b] = [nextTx(), nextTx()];
@@ -637,6 +637,13 @@ describe('sizing', () => {
     expect(BigInt(sa.source.amount)).toBeLessThanOrEqual(5_000_000n);
     expect(BigInt(sb.source.amount)).toBeLessThanOrEqual(3_000_000n);
     expect(BigInt(sb.source.amount)).toBeGreaterThan(2_990_000n);
+    // Both intents filled and claimed in one batch: each deposit is told of its own intent.
+    const settled = [sa, sb].flatMap((s) =>
+      fillAndClaim(s.intentId, { chainId: 42161, txHash: nextTx() }, { chainId: 8453, txHash: nextTx() }),
+    );
+    expect((await ingest(api, settled)).status).toBe(200);
+    expect(await until(r, ia, 'bridge-complete')).toMatchObject({ intentId: sa.intentId });
+    expect(await until(r, ib, 'bridge-complete')).toMatchObject({ intentId: sb.intentId });
 
     const WETH_BASE = '0x4200000000000000000000000000000000000006';
     const c = nextTx();

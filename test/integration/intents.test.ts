@@ -242,6 +242,46 @@ describe('the published 1.15.0 client, unchanged', () => {
     expect(full.json.history.map((h: { status: string }) => h.status)).toEqual(['PENDING', 'FILLED']);
   });
 
+  test("one batch of several intents' events, in any order: each intent moves as its lifecycle would, with its history and its claim's settlement", async () => {
+    const submitted = [];
+    for (let i = 0; i < 3; i++) {
+      const account = await fundedAccount(api, '3000000');
+      const route = await client.getIntentRoute(routeInput(account.address, 1_000_000n));
+      submitted.push((await client.submitIntent(await sign(account, route.intentOp))).result.id as string);
+    }
+    const [a, b, c] = submitted;
+    const at = Math.floor(Date.now() / 1000);
+    const answer = await ingest(api, [
+      claimEvent(b, TX(31), { timestamp: at, blockNumber: '11' }), // before its fill: kept, counted when it comes
+      fillEvent(a, TX(32), { timestamp: at }),
+      claimEvent(a, TX(33), { timestamp: at, blockNumber: '12' }),
+      fillEvent(b, TX(34), { timestamp: at }),
+      fillEvent(c, TX(35), { timestamp: at }),
+      fillEvent(a, TX(36), { timestamp: at }), // a second fill: the first one counts
+      claimEvent(a, TX(37), { timestamp: at, blockNumber: '13' }), // a second claim on the chain: the first one counts
+    ]);
+    expect(answer.json).toMatchObject({ applied: 7 });
+    // Read at once: the batch's own transaction recorded every status.
+    const full = async (id: string) => (await call(api, 'GET', `/intent-operation/${id}?full=true`)).json;
+    const statuses = async (id: string) => (await full(id)).history.map((h: { status: string }) => h.status);
+    expect(await statuses(a)).toEqual(['PENDING', 'FILLED', 'COMPLETED']);
+    expect(await statuses(b)).toEqual(['PENDING', 'COMPLETED']);
+    expect(await statuses(c)).toEqual(['PENDING', 'FILLED']);
+    expect(await full(a)).toMatchObject({ fillTransactionHash: TX(32) });
+    expect((await full(a)).claims).toEqual([
+      expect.objectContaining({ status: 'CLAIMED', claimTransactionHash: TX(33) }),
+    ]);
+    expect((await full(b)).claims).toEqual([
+      expect.objectContaining({ status: 'CLAIMED', claimTransactionHash: TX(31) }),
+    ]);
+    // Each claim hands its chain's reservation to settlement at its own block; the unclaimed one holds its funds.
+    const settlesAt = async (id: string) =>
+      (await api.db.query('SELECT release_after_block::text AS b FROM reservations WHERE owner_id = $1', [id]))[0].b;
+    expect([await settlesAt(a), await settlesAt(b), await settlesAt(c)]).toEqual(['12', '11', null]);
+    for (const id of [a, b]) expect(await api.temporal.workflow.getHandle(`intent-${id}`).result()).toBe('COMPLETED');
+    expect(await statuses(a)).toEqual(['PENDING', 'FILLED', 'COMPLETED']);
+  });
+
   test('a fill recorded by its batch whose signal reaches the lifecycle only after the deadline: it stays filled, never EXPIRED', async () => {
     const account = await fundedAccount(api, '3000000');
     const route = await client.getIntentRoute(

@@ -8,7 +8,7 @@ import {
   releaseAfterExpiry,
   releaseSettled,
   reserve,
-  settleOnClaim,
+  settleOnClaims,
 } from '../../src/ledger/ledger';
 import { WALLET } from '../../src/ledger/store';
 import { readTestEnv } from '../support/env';
@@ -226,7 +226,13 @@ async function apply(step: Resolved, account: string, run: string, seq: number):
           throw e;
         }
       case 'claim':
-        return settleOnClaim(tx, who(step.owner), CHAIN, step.block === undefined ? undefined : String(step.block));
+        return settleOnClaims(tx, [
+          {
+            owner: who(step.owner),
+            chainId: CHAIN,
+            claimBlock: step.block === undefined ? undefined : String(step.block),
+          },
+        ]);
       case 'expire':
         return releaseAfterExpiry(tx, who(step.owner), expiresOf(step.owner));
     }
