@@ -70,10 +70,10 @@ export async function withdrawalRequestDigest(
 ): Promise<string | null> {
   const now = Math.floor(Date.now() / 1000);
   if (auth.deadline <= now || auth.deadline > now + MAX_DEADLINE_SECONDS) return null;
-  const typedData = withdrawalRequestTypedData(req, auth.deadline, defaultLockTag, projectAddress);
   try {
-    const signer = await recoverSigner(hashTypedData(typedData), auth.signature);
-    return isAddressEqual(signer, getAddress(req.account)) ? hashTypedData(typedData) : null;
+    const digest = hashTypedData(withdrawalRequestTypedData(req, auth.deadline, defaultLockTag, projectAddress));
+    const signer = await recoverSigner(digest, auth.signature);
+    return isAddressEqual(signer, getAddress(req.account)) ? digest : null;
   } catch {
     return null;
   }
