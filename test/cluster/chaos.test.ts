@@ -115,15 +115,19 @@ test('kill -9 of a history, a matching and the frontend process, each restarted,
   // intent it starts is settled as the indexer would report it.
   const deposits = [];
   for (const txHash of depositTxs) {
+    let last: unknown;
     await waitFor(
       `deposit ${txHash} completed`,
       async () => {
-        const d = await byTx(txHash);
+        const d = (last = await byTx(txHash));
         if (d?.intentId) await settle(d.intentId);
         return d?.stage === 'completed';
       },
       180_000,
-    );
+    ).catch((e: Error) => {
+      // Where it stopped, for whoever reads the failure.
+      throw new Error(`${e.message}; last seen: ${JSON.stringify(last)}`);
+    });
     deposits.push(await byTx(txHash));
   }
 
