@@ -85,7 +85,7 @@ export function benchOneEventBatches(kit: Kit, stack: Stack, c: number, batch: P
 }
 
 /** Intents per batch of lifecycle events: a block range of a busy chain, as the chain indexer reports it. */
-const LIFECYCLE_BATCH = 250;
+export const LIFECYCLE_BATCH = 250;
 
 /**
  * One indexer reporting the fills of intents (`nonces`, submitted and not yet filled) in batches of LIFECYCLE_BATCH,
@@ -103,41 +103,33 @@ export async function benchLifecycleIngestion(
   );
   const txHash = () => `0x${randomBytes(32).toString('hex')}`;
   const now = Math.floor(Date.now() / 1000);
-  const post = (events: Record<string, unknown>[]) =>
-    stack.post('/indexer/events', { events }, 200, stack.indexer).then(() => undefined);
-  const perEvent = (r: Result) => ({ ...r, rps: r.rps * LIFECYCLE_BATCH });
-  const fills = await kit.measure(
-    `POST /indexer/events, batches of ${LIFECYCLE_BATCH} fills, one indexer`,
-    1,
-    batches.length,
-    (i) =>
-      post(
-        batches[i].map((nonce) => ({
-          id: `bench-fill-${nonce}`,
-          type: 'fill',
-          chainId: 42161,
-          nonce,
-          transactionHash: txHash(),
-          timestamp: now,
-        })),
-      ),
-  );
-  const claims = await kit.measure(
-    `POST /indexer/events, batches of ${LIFECYCLE_BATCH} claims, one indexer`,
-    1,
-    batches.length,
-    (i) =>
-      post(
-        batches[i].map((nonce) => ({
-          id: `bench-claim-${nonce}`,
-          type: 'claim',
-          chainId: 8453,
-          nonce,
-          transactionHash: txHash(),
-          timestamp: now,
-          blockNumber: '2',
-        })),
-      ),
-  );
-  return { fills: perEvent(fills), claims: perEvent(claims) };
+  const batchesOf = async (kind: string, event: (nonce: string) => Record<string, unknown>) => {
+    const r = await kit.measure(
+      `POST /indexer/events, batches of ${LIFECYCLE_BATCH} ${kind}, one indexer`,
+      1,
+      batches.length,
+      async (i) => {
+        await stack.post('/indexer/events', { events: batches[i].map(event) }, 200, stack.indexer);
+      },
+    );
+    return { ...r, rps: r.rps * LIFECYCLE_BATCH };
+  };
+  const fills = await batchesOf('fills', (nonce) => ({
+    id: `bench-fill-${nonce}`,
+    type: 'fill',
+    chainId: 42161,
+    nonce,
+    transactionHash: txHash(),
+    timestamp: now,
+  }));
+  const claims = await batchesOf('claims', (nonce) => ({
+    id: `bench-claim-${nonce}`,
+    type: 'claim',
+    chainId: 8453,
+    nonce,
+    transactionHash: txHash(),
+    timestamp: now,
+    blockNumber: '2',
+  }));
+  return { fills, claims };
 }

@@ -1,6 +1,7 @@
 /** bench/RESULTS.md's request-path part (the webhook and analytics sections add their own lines). */
 import os from 'node:os';
 import { BURST, type Latency } from './fill-latency';
+import { LIFECYCLE_BATCH } from './indexer';
 import type { Result } from './kit';
 import { STARTED } from './submits';
 
@@ -20,7 +21,7 @@ export const newcomerRow = (r: Result) =>
 
 /** Lifecycle events ingested in batches (bench/indexer.ts, benchLifecycleIngestion): events/s, a batch's latency and CPU. */
 export const lifecycleRow = (kind: 'fills' | 'claims', r: Result) =>
-  `| lifecycle events ingested per second (batches of 250 ${kind}, 1 indexer, one after another) | ${r.rps.toFixed(0)} (batch p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms; CPU per batch: API ${r.cpu?.API?.toFixed(1)} ms, PostgreSQL ${r.cpu?.PostgreSQL?.toFixed(1)} ms) |`;
+  `| lifecycle events ingested per second (batches of ${LIFECYCLE_BATCH} ${kind}, 1 indexer, one after another) | ${r.rps.toFixed(0)} (batch p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms; CPU per batch: API ${r.cpu?.API?.toFixed(1)} ms, PostgreSQL ${r.cpu?.PostgreSQL?.toFixed(1)} ms) |`;
 
 /** CPU ms per request of every process in a measurement (bench/cpu.ts). */
 const allCpu = (r: Result) => Object.values(r.cpu!).reduce((a, b) => a + b, 0);
