@@ -103,8 +103,10 @@ async function recordEventsNow(
  */
 async function reportMoves(tx: EntityManager, moves: StatusMove[]): Promise<QueuedSignal[]> {
   const byStatus = new Map<string, string[]>();
-  for (const { id, status } of moves.filter((m) => m.kind === 'intent' && isBridgeOutcome(m.status)))
-    byStatus.set(status, [...(byStatus.get(status) ?? []), id]);
+  for (const { id, status } of moves.filter((m) => m.kind === 'intent' && isBridgeOutcome(m.status))) {
+    if (!byStatus.has(status)) byStatus.set(status, []);
+    byStatus.get(status)!.push(id);
+  }
   const signals: QueuedSignal[] = [];
   for (const [status, ids] of byStatus) signals.push(...(await queueIntentReports(tx, ids, status)));
   return signals;
