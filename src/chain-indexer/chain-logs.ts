@@ -1,4 +1,4 @@
-import { parseAbiItem, type AbiEvent, type PublicClient } from 'viem';
+import { parseAbiItem, parseEventLogs, type AbiEvent, type PublicClient } from 'viem';
 import { COMPACT_EVENTS, ERC20_TRANSFER } from './abi';
 import type { FollowedChain } from './config';
 import { logsInRange } from './get-logs';
@@ -21,11 +21,21 @@ export type ChainLog = LogPlace &
     | { kind: 'token-transfer'; token: string; from: string; to: string; value: bigint }
   );
 
-/** What a fill event says it paid, where its declaration has these arguments (the default fill event has all three). */
+/**
+ * What a fill event says it paid, where its declaration has these arguments (the default fill event has all three);
+ * where it lacks one, `transfers`: the ERC-20 transfers of its transaction, from which what it paid is read.
+ */
 export interface FillPays {
   recipient?: string;
   token?: string;
   amount?: bigint;
+  transfers?: TokenMove[];
+}
+/** An ERC-20 transfer's receiving side (addresses lowercase). */
+export interface TokenMove {
+  to: string;
+  token: string;
+  value: bigint;
 }
 
 /** Addresses per eth_getLogs topic filter: providers cap a request's size. */
@@ -79,10 +89,18 @@ export async function settlementLogs(
     const fills = await logsInRange(from, to, (fromBlock, toBlock) =>
       client.getLogs({ address: chain.filler, event, fromBlock, toBlock, strict: true }),
     );
-    for (const l of fills) {
+    const declared = fills.map((l) => {
       const { nonce, ...args } = l.args as { nonce: bigint } & Record<string, unknown>;
-      out.push({ ...placeOf(l), kind: 'fill', nonce, ...fillPays(args) });
-    }
+      return { ...placeOf(l), kind: 'fill' as const, nonce, ...fillPays(args) };
+    });
+    const undeclared = [
+      ...new Set(declared.filter((f) => !(f.recipient && f.token && f.amount)).map((f) => f.transactionHash)),
+    ];
+    const moves = new Map(
+      await Promise.all(undeclared.map(async (hash) => [hash, await transfersOf(client, hash)] as const)),
+    );
+    for (const f of declared)
+      out.push(moves.has(f.transactionHash) ? { ...f, transfers: moves.get(f.transactionHash) } : f);
   }
   const transfers: ChainLog[] = [];
   for (let i = 0; i < accounts.length; i += TOPIC_CHUNK) {
@@ -116,6 +134,16 @@ function fillPays(args: Record<string, unknown>): FillPays {
     ...(typeof token === 'string' ? { token: token.toLowerCase() } : {}),
     ...(typeof amount === 'bigint' ? { amount } : {}),
   };
+}
+
+/** The ERC-20 transfers of a transaction, from its receipt. */
+async function transfersOf(client: PublicClient, hash: `0x${string}`): Promise<TokenMove[]> {
+  const { logs } = await client.getTransactionReceipt({ hash });
+  return parseEventLogs({ abi: [ERC20_TRANSFER], logs, strict: true }).map((l) => ({
+    to: l.args.to.toLowerCase(),
+    token: l.address.toLowerCase(),
+    value: l.args.value,
+  }));
 }
 
 const inChainOrder = (logs: ChainLog[]) =>

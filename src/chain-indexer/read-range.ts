@@ -6,6 +6,7 @@ import type { ChainRegistry } from '../chains/registry';
 import type { Config } from '../config';
 import { batchConflict } from '../indexer/consistency';
 import { ingestEvents } from '../indexer/ingest';
+import { quotedPlans, type QuotedPlan } from '../intents/store';
 import type { BalanceEvent, IndexerEvent } from '../indexer/types';
 import type { Outbox } from '../outbox/outbox';
 import {
@@ -106,6 +107,8 @@ export async function readChainRange(
     if (blocks.get(l.blockNumber)!.hash !== l.blockHash)
       throw new Error(`block ${l.blockNumber} of chain ${chain.chainId} changed while its range was read`);
   }
+  const undeclared = [...new Set(logs.flatMap((l) => (l.kind === 'fill' && !l.recipient ? [l.nonce.toString()] : [])))];
+  const plans = undeclared.length ? await quotedPlans(deps.db.manager, undeclared) : new Map<string, QuotedPlan>();
   const resnapshot =
     cursor.resnapshot && to > BigInt(cursor.resnapshot.above) ? cursor.resnapshot.balances : ([] as BalanceKey[]);
   const { events, balances, deposits } = await toEvents({
@@ -117,6 +120,7 @@ export async function readChainRange(
     registry: deps.registry,
     end: toBlock,
     resnapshot,
+    recipientOf: (nonce) => plans.get(nonce.toString())?.recipient,
     balanceOf: (read: BalanceRead) => balanceOf(client, chain, read),
   });
   // The range's end is re-read last: a reorg under it while it was read fails the attempt, which reads it again.

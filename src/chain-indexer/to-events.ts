@@ -27,6 +27,8 @@ export interface RangeLogs {
   registry: ChainRegistry;
   /** balances to report again (after a rewind) */
   resnapshot: BalanceKey[];
+  /** the mandate's recipient of a fill's nonce (lowercase), for fill events that do not declare whom they paid */
+  recipientOf(nonce: bigint): string | undefined;
   balanceOf(read: BalanceRead): Promise<bigint>;
 }
 
@@ -49,6 +51,9 @@ export async function toEvents(
     if (r.registry.token(r.chainId, tokenOf(key))) balances.set(JSON.stringify(key), key);
   };
   const fills = fillsByTransaction(r.logs);
+  const paid = fillsPaid([...fills.values()].flat(), r.recipientOf);
+  // A fill that declares its amount pays one transfer: once taken for an arrival, it is not taken again.
+  const taken = new Set<FillLog>();
 
   for (const l of r.logs) {
     const block = r.blocks.get(l.blockNumber)!;
@@ -61,17 +66,31 @@ export async function toEvents(
           if (account !== ZERO) snapshot({ account: account.toLowerCase(), lockId: l.id.toString() });
         break;
       case 'claim':
-      case 'fill':
         events.push({
           id: id(),
-          type: l.kind,
+          type: 'claim',
           chainId: r.chainId,
           nonce: l.nonce.toString(),
           transactionHash: l.transactionHash,
           timestamp,
-          ...(l.kind === 'claim' ? { blockNumber: l.blockNumber.toString() } : {}),
+          blockNumber: l.blockNumber.toString(),
         });
         break;
+      case 'fill': {
+        // One event per transaction, nonce and recipient, at its first log: what it paid is checked by the service.
+        const pays = paid.get(l);
+        if (pays)
+          events.push({
+            id: id(),
+            type: 'fill',
+            chainId: r.chainId,
+            nonce: l.nonce.toString(),
+            transactionHash: l.transactionHash,
+            timestamp,
+            ...pays,
+          });
+        break;
+      }
       case 'forced-withdrawal':
         events.push({
           id: id(),
@@ -90,12 +109,11 @@ export async function toEvents(
         const token = l.token.toLowerCase();
         const place = { chainId: r.chainId, transactionHash: l.transactionHash, token, amount: l.value.toString() };
         if (r.accounts.has(to) && l.value > 0n) {
-          const fill = fillPaying(fills.get(l.transactionHash) ?? [], {
-            to,
-            token,
-            value: l.value,
-            logIndex: l.logIndex,
-          });
+          const fill = fillPaying(
+            (fills.get(l.transactionHash) ?? []).filter((f) => !taken.has(f)),
+            { to, token, value: l.value, logIndex: l.logIndex },
+          );
+          if (fill?.amount !== undefined) taken.add(fill);
           events.push({
             id: id('deposit'),
             type: 'deposit',
@@ -147,6 +165,39 @@ type FillLog = Extract<ChainLog, { kind: 'fill' }>;
 function fillsByTransaction(logs: ChainLog[]): Map<string, FillLog[]> {
   const out = new Map<string, FillLog[]>();
   for (const l of logs) if (l.kind === 'fill') out.set(l.transactionHash, [...(out.get(l.transactionHash) ?? []), l]);
+  return out;
+}
+
+/**
+ * What each transaction's fills of a nonce paid a recipient, keyed by the first of their logs (the others map to
+ * nothing): the amounts their events declare, summed per token, or, where an event does not declare them, the
+ * transaction's ERC-20 transfers to the declared recipient, else to the mandate's. A fill whose recipient is not
+ * known (its nonce was never quoted here) is reported as it is, for the service to place.
+ */
+function fillsPaid(
+  fills: FillLog[],
+  recipientOf: (nonce: bigint) => string | undefined,
+): Map<FillLog, { recipient?: string; tokens?: { token: string; amount: string }[] }> {
+  const groups = new Map<string, { first: FillLog; recipient?: string; paid: Map<string, bigint> }>();
+  const out = new Map<FillLog, { recipient?: string; tokens?: { token: string; amount: string }[] }>();
+  for (const f of fills) {
+    const recipient = f.recipient ?? recipientOf(f.nonce);
+    const key = `${f.transactionHash}:${f.nonce}:${recipient}`;
+    const group = groups.get(key);
+    if (!group) groups.set(key, { first: f, recipient, paid: new Map() });
+    const { paid } = groups.get(key)!;
+    const add = (token: string, amount: bigint) => paid.set(token, (paid.get(token) ?? 0n) + amount);
+    if (f.token !== undefined && f.amount !== undefined) add(f.token, f.amount);
+    // The transaction's transfers count once, however many of its fill events lack what they paid.
+    else if (!group && recipient) for (const t of f.transfers ?? []) if (t.to === recipient) add(t.token, t.value);
+  }
+  for (const { first, recipient, paid } of groups.values())
+    out.set(
+      first,
+      recipient
+        ? { recipient, tokens: [...paid].map(([token, amount]) => ({ token, amount: amount.toString() })) }
+        : {},
+    );
   return out;
 }
 

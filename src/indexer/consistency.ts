@@ -150,8 +150,8 @@ export function storedTimeContradiction(e: BalanceEvent, stored: BlockTime[]): R
 }
 
 /**
- * A fill is mined on its intent's destination chain, after the intent was quoted; a claim on one of its origin
- * chains. `skewSeconds` allows for a chain's clock being behind this server's. `plan`: the quote of the event's nonce.
+ * A fill is mined on its intent's destination chain, after the intent was quoted, and pays what its mandate asks; a
+ * claim is mined on one of its origin chains. `skewSeconds` allows for a chain's clock being behind this server's. `plan`: the quote of the event's nonce.
  */
 export function lifecycleRefusal(e: LifecycleEvent, plan: QuotedPlan, skewSeconds: number): Refusal | undefined {
   const refuse = (reason: RefusalReason, message: string): Refusal => ({ id: e.id, type: e.type, reason, message });
@@ -167,11 +167,43 @@ export function lifecycleRefusal(e: LifecycleEvent, plan: QuotedPlan, skewSecond
       `fill timestamp ${e.timestamp} is before nonce ${e.nonce} was quoted (${plan.quotedAt})`,
     );
   }
+  if (e.type === 'fill') {
+    const unpaid = unpaidMandate(e, plan);
+    if (unpaid) return refuse(unpaid.reason, unpaid.message);
+  }
   if (e.type === 'claim' && !plan.originChainIds.includes(e.chainId)) {
     return refuse(
       'claim-chain',
       `a claim on chain ${e.chainId}, which is not an origin chain of nonce ${e.nonce} (${plan.originChainIds.join(', ')})`,
     );
+  }
+  return undefined;
+}
+
+/**
+ * How a fill that says who and what it paid falls short of its intent's mandate: another recipient, or less than
+ * some `tokenOut`. A fill that paid more is a fill. (A fill after the fill deadline is not refused: it does not count,
+ * workflows/intent-state.ts.)
+ */
+export function unpaidMandate(
+  e: LifecycleEvent,
+  plan: Pick<QuotedPlan, 'recipient' | 'tokenOut'>,
+): { reason: RefusalReason; message: string } | undefined {
+  if (e.recipient !== undefined && e.recipient.toLowerCase() !== plan.recipient)
+    return {
+      reason: 'fill-recipient',
+      message: `the fill paid ${e.recipient.toLowerCase()}, but nonce ${e.nonce} pays ${plan.recipient}`,
+    };
+  if (e.tokens === undefined) return undefined;
+  for (const want of plan.tokenOut) {
+    const paid = e.tokens
+      .filter((t) => t.token.toLowerCase() === want.token)
+      .reduce((sum, t) => sum + BigInt(t.amount), 0n);
+    if (paid < want.amount)
+      return {
+        reason: 'fill-amount',
+        message: `the fill paid ${paid} of token ${want.token}, but nonce ${e.nonce} asks at least ${want.amount}`,
+      };
   }
   return undefined;
 }

@@ -55,12 +55,29 @@ const txHash = bytes32;
 const EVENT_SCHEMAS = [
   balanceEvent,
   base('preconfirmation', 'a relayer committed to fill the intent', ['chainId', 'nonce'], { chainId, nonce }),
-  base('fill', 'the intent was filled on its destination chain', ['chainId', 'nonce', 'transactionHash', 'timestamp'], {
-    chainId,
-    nonce,
-    transactionHash: txHash,
-    timestamp,
-  }),
+  base(
+    'fill',
+    "the intent was filled on its destination chain; `recipient` and `tokens` (recommended) are what the fill paid, checked against the intent's mandate (without them the indexer's word is taken)",
+    ['chainId', 'nonce', 'transactionHash', 'timestamp'],
+    {
+      chainId,
+      nonce,
+      transactionHash: txHash,
+      timestamp,
+      recipient: { ...address, description: 'who the fill paid' },
+      tokens: {
+        type: 'array',
+        maxItems: 32,
+        description: 'what the fill paid the recipient, per token (entries of one token add up)',
+        items: {
+          type: 'object',
+          required: ['token', 'amount'],
+          additionalProperties: false,
+          properties: { token: address, amount: uint256 },
+        },
+      },
+    },
+  ),
   base(
     'claim',
     'a Claim was emitted on an origin chain (intents and withdrawals); blockNumber (recommended) is its block',

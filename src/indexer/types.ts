@@ -24,6 +24,9 @@ export interface LifecycleEvent {
   /** claims: the block of the Claim (decimal string); its reservation is released once a snapshot that recent arrives */
   blockNumber?: string;
   reason?: string;
+  /** fills: who the fill paid and what, checked against the intent's mandate when present */
+  recipient?: string;
+  tokens?: { token: string; amount: string }[];
 }
 
 export interface PriceEvent {
@@ -116,6 +119,8 @@ export const REFUSAL_REASONS = [
   'timestamp-order',
   'fill-chain',
   'fill-before-quote',
+  'fill-recipient',
+  'fill-amount',
   'claim-chain',
 ] as const;
 export type RefusalReason = (typeof REFUSAL_REASONS)[number];

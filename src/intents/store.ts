@@ -188,7 +188,10 @@ export async function liquidityOn(db: DataSource, chainId: number): Promise<Liqu
 
 type StoredOperation = {
   expires: string;
-  elements: { chainId: string; mandate: { destinationChainId: string; fillDeadline: string } }[];
+  elements: {
+    chainId: string;
+    mandate: { destinationChainId: string; fillDeadline: string; recipient: string; tokenOut: [string, string][] };
+  }[];
 };
 
 /** Where a stored operation's funds come from and go to. */
@@ -238,6 +241,9 @@ export interface QuotedPlan {
   destinationChainId: number;
   originChainIds: number[];
   quotedAt: number;
+  /** what a fill must pay: its recipient (lowercase), each token (lowercase address) with at least its amount */
+  recipient: string;
+  tokenOut: { token: string; amount: bigint }[];
 }
 
 /** The plans of the quotes among `nonces` (of intents and legacy bundles, submitted or not). */
@@ -247,8 +253,24 @@ export async function quotedPlans(tx: EntityManager, nonces: string[]): Promise<
     'SELECT nonce::text, operation, floor(extract(epoch FROM created_at))::bigint AS "quotedAt" FROM quotes WHERE nonce = ANY($1::numeric[])',
     [nonces],
   );
-  return new Map(rows.map((r) => [r.nonce, { ...chainsOf(r.operation), quotedAt: Number(r.quotedAt) }]));
+  return new Map(
+    rows.map((r) => {
+      const { mandate } = r.operation.elements[0];
+      return [
+        r.nonce,
+        {
+          ...chainsOf(r.operation),
+          quotedAt: Number(r.quotedAt),
+          recipient: mandate.recipient.toLowerCase(),
+          tokenOut: mandate.tokenOut.map(([id, amount]) => ({ token: tokenOfId(id), amount: BigInt(amount) })),
+        },
+      ];
+    }),
+  );
 }
+
+/** The token of a mandate's `tokenOut` id: its low 20 bytes (the high 12 are a lock tag). */
+const tokenOfId = (id: string) => `0x${(BigInt(id) & ((1n << 160n) - 1n)).toString(16).padStart(40, '0')}`;
 
 /**
  * The lifecycle starts of the recorded intents and legacy bundles among `ids`, rebuilt from their quotes: what their

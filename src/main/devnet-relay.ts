@@ -23,8 +23,8 @@ interface Authorization {
 
 /**
  * A relayer for the devnet, using the service's API as a relayer does: for each intent it reads the signed
- * operation (`GET /intent-operation/{id}?full=true`), pays the recipient on the destination chain through our
- * Filler (approving it first), waits until the service has seen the fill (FILLED: read from the chain by its
+ * operation (`GET /intent-operation/{id}?full=true`), pays the recipient exactly the mandate's `tokenOut` on the
+ * destination chain through our Filler (approving it first), waits until the service has seen the fill (FILLED: read from the chain by its
  * indexer, nothing is posted to it), then takes the allocator's authorization
  * (`GET /intent-operation/{id}/claim-authorization`), checks its signature as The Compact would, and claims each
  * origin chain's locks through CompactEvents, which stands in for The Compact on the devnet; and waits for COMPLETED.
@@ -50,14 +50,16 @@ async function relay(devnet: Devnet, apiKey: string, intentId: string): Promise<
     for (const [id, amount] of tokenOut) {
       const token = getAddress(splitLockId(id).token);
       await sendContract(chain, relayer.privateKey, token, 'TestToken', 'approve', [chain.filler, BigInt(amount)]);
-      const tx = await sendContract(chain, relayer.privateKey, chain.filler, 'Filler', 'fill', [
-        BigInt(op.nonce),
-        token,
-        recipient,
-        BigInt(amount),
-      ]);
-      log(`filled on ${chain.chainId}: ${amount} of ${token} to ${recipient} (${tx})`);
     }
+    // Exactly the mandate's tokenOut, in one transaction: the service counts a fill only if it paid all of it.
+    const tx = await sendContract(chain, relayer.privateKey, chain.filler, 'Filler', 'fillTokenOut', [
+      BigInt(op.nonce),
+      recipient,
+      tokenOut.map(([id, amount]) => [BigInt(id), BigInt(amount)]),
+    ]);
+    log(
+      `filled on ${chain.chainId}: ${tokenOut.map(([id, a]) => `${a} of ${splitLockId(id).token}`).join(', ')} to ${recipient} (${tx})`,
+    );
   }
   const filled = await statusIn(['FILLED', 'CLAIMED', 'COMPLETED', 'EXPIRED', 'FAILED']);
   log(`the service reads it as ${filled}`);

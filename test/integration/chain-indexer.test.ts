@@ -111,7 +111,7 @@ test('a deposit into a lock and a withdrawal from it show in the portfolio once 
   await eventually('the withdrawal in the portfolio', async () => (await baseUsdc(account))?.locked === '3000000');
 });
 
-test('an intent is completed by its fill on the destination and its Claim on the origin', async () => {
+test('a fill proves payment: fills paying less or elsewhere are refused, the real fill after them and its Claim complete the intent', async () => {
   const sponsor = privateKeyToAccount(generatePrivateKey());
   await base.send(compact, 'CompactEvents', 'deposit', [sponsor.address, lockId(BASE_USDC), 10_000_000n]);
   await confirm();
@@ -120,11 +120,24 @@ test('an intent is completed by its fill on the destination and its Claim on the
   const status = async () => (await call(api, 'GET', `/intent-operation/${intentId}`)).json.status;
   expect(await status()).toBe('PENDING');
 
-  await arb.send(ARB_USDC, 'TestToken', 'mint', [arb.sender.address, 1_000_000n]);
-  await arb.send(ARB_USDC, 'TestToken', 'approve', [filler, 1_000_000n]);
-  await arb.send(filler, 'Filler', 'fill', [BigInt(intentId), ARB_USDC, sponsor.address, 1_000_000n]);
+  await arb.send(ARB_USDC, 'TestToken', 'mint', [arb.sender.address, 2_000_000n]);
+  await arb.send(ARB_USDC, 'TestToken', 'approve', [filler, 2_000_000n]);
+  // A fill proves payment: fills of the intent's nonce that pay 1 unit to their sender, or one unit short to its
+  // recipient, are refused and do not hold the relayer's real fill, mined after them, back.
+  const fakes = [
+    await arb.send(filler, 'Filler', 'fill', [BigInt(intentId), ARB_USDC, arb.sender.address, 1n]),
+    await arb.send(filler, 'Filler', 'fill', [BigInt(intentId), ARB_USDC, sponsor.address, 999_999n]),
+  ];
+  const real = await arb.send(filler, 'Filler', 'fillTokenOut', [
+    BigInt(intentId),
+    sponsor.address,
+    [[BigInt(tokenId(lockTag, ARB_USDC)), 1_000_000n]],
+  ]);
   await arb.test.mine({ blocks: 1 }); // a fill is reported one block deep (settlement depth 1)
   await eventually('the fill', async () => (await status()) === 'FILLED');
+  const filled = (await call(api, 'GET', `/intent-operation/${intentId}?full=true`)).json;
+  expect(filled.fillTransactionHash).toBe(real);
+  expect(fakes).not.toContain(real);
 
   await base.send(compact, 'CompactEvents', 'claim', [
     sponsor.address,

@@ -5,6 +5,7 @@ import type { ChainLog } from '../../src/chain-indexer/chain-logs';
 import { chainIndexerConfig } from '../../src/chain-indexer/config';
 import { logsInRange } from '../../src/chain-indexer/get-logs';
 import { toEvents } from '../../src/chain-indexer/to-events';
+import type { LifecycleEvent } from '../../src/indexer/types';
 import { ARTIFACTS_FILE, compileContracts } from '../../src/dev/build-contracts';
 
 const registry = loadChainRegistry();
@@ -90,6 +91,7 @@ describe('what each log becomes', () => {
       registry,
       end: block(3, 1_700_000_003),
       resnapshot,
+      recipientOf: (nonce) => (nonce === 30n ? account : undefined),
       balanceOf: async (r) => {
         reads.push(r);
         return 42n;
@@ -201,6 +203,62 @@ describe('what each log becomes', () => {
       [6, '13'],
     ]);
     expect(deposits[0]).not.toHaveProperty('fillNonce');
+  });
+
+  test('a fill proves payment: what a transaction paid for a nonce is one fill event, checked by the service', async () => {
+    const tx = (logIndex: number, n = 77) => ({ ...at(2, logIndex), transactionHash: hash(n) });
+    const unlistedPays = { recipient: account, token: unlisted, amount: 4n };
+    const { events } = await read([
+      // contracts/Filler.sol's fillTokenOut: one Filled per token, added up per token and recipient.
+      { ...tx(0), kind: 'fill', nonce: 20n, recipient: account, token: BASE_USDC, amount: 3n },
+      { ...tx(1), kind: 'fill', nonce: 20n, recipient: account, token: BASE_USDC, amount: 2n },
+      { ...tx(2), kind: 'fill', nonce: 20n, ...unlistedPays },
+      // The same nonce paying someone else in that transaction is a fill of its own (refused unless it pays the mandate).
+      { ...tx(3), kind: 'fill', nonce: 20n, recipient: other, token: BASE_USDC, amount: 1n },
+      // A fill event declaring only its nonce: the transaction's transfers to the mandate's recipient, counted once.
+      ...[4, 5].map((i) => ({
+        ...tx(i, 78),
+        kind: 'fill' as const,
+        nonce: 30n,
+        transfers: [
+          { to: account, token: BASE_USDC, value: 6n },
+          { to: other, token: BASE_USDC, value: 9n },
+        ],
+      })),
+      // A nonce quoted nowhere here: reported as it is.
+      { ...tx(6, 79), kind: 'fill', nonce: 40n, transfers: [] },
+    ]);
+    const fills = events.filter((e): e is LifecycleEvent => e.type === 'fill');
+    expect(fills.map((e) => [e.id.split(':').at(-1), e.nonce, e.recipient, e.tokens])).toEqual([
+      [
+        '0',
+        '20',
+        account,
+        [
+          { token: BASE_USDC, amount: '5' },
+          { token: unlisted, amount: '4' },
+        ],
+      ],
+      ['3', '20', other, [{ token: BASE_USDC, amount: '1' }]],
+      ['4', '30', account, [{ token: BASE_USDC, amount: '6' }]],
+      ['6', '40', undefined, undefined],
+    ]);
+  });
+
+  test('review item 5: a fill that declares its amount is taken for one arrival only', async () => {
+    const tx = (logIndex: number) => ({ ...at(2, logIndex), transactionHash: hash(77) });
+    const into = (logIndex: number) =>
+      ({ ...tx(logIndex), kind: 'token-transfer', token: BASE_USDC, from: other, to: account, value: 5n }) as const;
+    const { events } = await read([
+      into(0),
+      into(1),
+      { ...tx(2), kind: 'fill', nonce: 10n, recipient: account, token: BASE_USDC, amount: 5n },
+    ]);
+    // Two equal transfers before the account's own fill: one is its arrival, the other a deposit.
+    expect(events.filter((e) => e.type === 'deposit').map((e) => [e.logIndex, e.fillNonce])).toEqual([
+      [0, '10'],
+      [1, undefined],
+    ]);
   });
 
   test('after a rewind, the balances of the abandoned ranges are read again at the new range end', async () => {

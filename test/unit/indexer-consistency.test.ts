@@ -131,7 +131,19 @@ describe('attack pass: conflicting balances', () => {
 });
 
 describe('attack pass: fills and claims match their intent', () => {
-  const route = { destinationChainId: 42161, originChainIds: [8453, 10], quotedAt: 1_800_000_000 };
+  const USDC = '0x00000000000000000000000000000000000000a1';
+  const WETH = '0x00000000000000000000000000000000000000b2';
+  const RECIPIENT = '0x00000000000000000000000000000000000000cc';
+  const route = {
+    destinationChainId: 42161,
+    originChainIds: [8453, 10],
+    quotedAt: 1_800_000_000,
+    recipient: RECIPIENT,
+    tokenOut: [
+      { token: USDC, amount: 5_000_000n },
+      { token: WETH, amount: 7n },
+    ],
+  };
   const event = (fields: Partial<LifecycleEvent>): LifecycleEvent => ({
     id: 'f',
     type: 'fill',
@@ -154,6 +166,54 @@ describe('attack pass: fills and claims match their intent', () => {
       message: 'fill timestamp 0 is before nonce 7 was quoted (1800000000)',
     });
     expect(lifecycleRefusal(event({ timestamp: 1_800_000_000 - 301 }), route, 300)?.reason).toBe('fill-before-quote');
+  });
+
+  test("a fill proves payment: it pays the mandate's recipient at least each tokenOut", () => {
+    const pays = (recipient: string, tokens: [string, bigint][]) =>
+      event({ recipient, tokens: tokens.map(([token, amount]) => ({ token, amount: amount.toString() })) });
+    const full: [string, bigint][] = [
+      [USDC, 5_000_000n],
+      [WETH, 7n],
+    ];
+    expect(lifecycleRefusal(pays(RECIPIENT, full), route, 300)).toBeUndefined();
+    // Addresses in any case; more than asked; one token in several entries.
+    expect(
+      lifecycleRefusal(
+        pays(RECIPIENT.toUpperCase().replace('0X', '0x'), [
+          [USDC, 6_000_000n],
+          [WETH, 3n],
+          [WETH, 4n],
+        ]),
+        route,
+        300,
+      ),
+    ).toBeUndefined();
+    // The attack: 1 unit to the filler's own address.
+    expect(
+      lifecycleRefusal(pays('0x00000000000000000000000000000000000000dd', [[USDC, 1n]]), route, 300),
+    ).toMatchObject({
+      reason: 'fill-recipient',
+      message: `the fill paid 0x00000000000000000000000000000000000000dd, but nonce 7 pays ${RECIPIENT}`,
+    });
+    expect(
+      lifecycleRefusal(
+        pays(RECIPIENT, [
+          [USDC, 4_999_999n],
+          [WETH, 7n],
+        ]),
+        route,
+        300,
+      ),
+    ).toMatchObject({
+      reason: 'fill-amount',
+      message: `the fill paid 4999999 of token ${USDC}, but nonce 7 asks at least 5000000`,
+    });
+    // Every tokenOut: the first alone is short of the mandate.
+    expect(lifecycleRefusal(pays(RECIPIENT, [full[0]]), route, 300)?.reason).toBe('fill-amount');
+    expect(lifecycleRefusal(pays(RECIPIENT, []), route, 300)?.reason).toBe('fill-amount');
+    // Without what it paid, an indexer's fill is taken at its word (docs/indexer.md).
+    expect(lifecycleRefusal(event({}), route, 300)).toBeUndefined();
+    expect(lifecycleRefusal(event({ recipient: RECIPIENT }), route, 300)).toBeUndefined();
   });
 
   test('attack pass: a claim must name one of its origin chains', () => {
