@@ -7,6 +7,8 @@ export const BRIDGE_OUTCOMES = ['COMPLETED', 'FAILED', 'EXPIRED'] as const;
 export type BridgeOutcome = (typeof BRIDGE_OUTCOMES)[number];
 export const isBridgeOutcome = (status: string): status is BridgeOutcome =>
   (BRIDGE_OUTCOMES as readonly string[]).includes(status);
+/** The statuses an intent's deposit hears of: a fill completes a bridge or refund; the outcomes settle an attempt. */
+export const reportsToDeposit = (status: string): boolean => status === 'FILLED' || isBridgeOutcome(status);
 /** How often a wait for an intent's final state also asks the database. */
 export const FINAL_CHECK_SECONDS = 5 * 60;
 

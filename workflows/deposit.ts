@@ -24,14 +24,17 @@ const acts = proxyActivities<Activities>({
 function intentReports() {
   const outcomes = new Map<string, BridgeOutcome>();
   const released = new Set<string>();
+  const filled = new Set<string>();
   let reports = 0;
   setHandler(intentSettledSignal, ({ intentId, status }) => {
     reports++;
     if (status === RELEASED) released.add(intentId);
+    else if (status === 'FILLED') filled.add(intentId);
     else if (isBridgeOutcome(status)) outcomes.set(intentId, status);
   });
   return {
     settled: (id: string) => outcomes.has(id) || released.has(id),
+    filled: (id: string) => filled.has(id),
     final: (id: string) => outcomes.get(id) === 'COMPLETED' || released.has(id),
     reports: () => reports,
   };
@@ -113,7 +116,10 @@ export async function processDeposit(start: DepositStart): Promise<DepositStage>
       bridge = await acts.startBridge(id, attempt, timing);
     }
     const intentId = bridge.intentId;
-    if (!(await condition(() => intents.settled(intentId), timing.bridgeExpectedSeconds * 1000))) {
+    // A fill settles the attempt for the customer (runs from before it count the outcomes alone).
+    const fillSettles = patched('deposit-fill-settles');
+    const settled = () => intents.settled(intentId) || (fillSettles && intents.filled(intentId));
+    if (!(await condition(settled, timing.bridgeExpectedSeconds * 1000))) {
       await acts.reportDelay(id, 'bridge', attempt, 'The bridge is taking longer than expected', timing);
     }
     // A failed attempt may still be claimed until its `expires`: no retry or refund before the ledger released its funds.

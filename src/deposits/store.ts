@@ -145,14 +145,21 @@ export async function forgetAttempt(
   );
 }
 
-/** Nothing more can happen to an intent's funds: COMPLETED, or ended (FAILED, EXPIRED) with every reservation released. */
+/**
+ * Nothing more can happen to what an intent does for its deposit: filled (the fill, proven where the indexer reads it
+ * at the settlement depth, delivered the funds; the hold on the source stays with the ledger until the claim or the
+ * release at `expires`), COMPLETED, or ended (FAILED, EXPIRED) with every reservation released.
+ */
 export async function intentIsFinal(db: DataSource, intentId: string): Promise<boolean> {
-  const [row]: { status: string; held: boolean }[] = await db.query(
-    `SELECT status, EXISTS (SELECT 1 FROM reservations WHERE owner_kind = 'intent' AND owner_id = $1::text AND released_at IS NULL) AS held
+  const [row]: { status: string; filled: boolean; held: boolean }[] = await db.query(
+    `SELECT status, fill IS NOT NULL AS filled,
+       EXISTS (SELECT 1 FROM reservations WHERE owner_kind = 'intent' AND owner_id = $1::text AND released_at IS NULL) AS held
      FROM intents WHERE id = $1::numeric`,
     [intentId],
   );
-  return !!row && (row.status === 'COMPLETED' || (['FAILED', 'EXPIRED'].includes(row.status) && !row.held));
+  return (
+    !!row && (row.filled || row.status === 'COMPLETED' || (['FAILED', 'EXPIRED'].includes(row.status) && !row.held))
+  );
 }
 
 /**

@@ -12,7 +12,7 @@ import { ownerWaitSeconds } from '../outbox/owners';
 import { applyDepositEvents, type DepositIngestDeps } from '../deposits/ingest';
 import { queueIntentReports } from '../deposits/store';
 import { RELEASED } from '../../workflows/contracts/deposit';
-import { isBridgeOutcome } from '../../workflows/deposit-state';
+import { reportsToDeposit } from '../../workflows/deposit-state';
 import { lifecycleStarts, recordLifecycleEvents, type StatusMove } from '../intents/store';
 import { releaseSettled } from '../ledger/ledger';
 import { recordWithdrawalClaim } from '../withdrawals/allocate';
@@ -103,7 +103,7 @@ async function recordEventsNow(
  */
 async function reportMoves(tx: EntityManager, moves: StatusMove[]): Promise<QueuedSignal[]> {
   const byStatus = new Map<string, string[]>();
-  for (const { id, status } of moves.filter((m) => m.kind === 'intent' && isBridgeOutcome(m.status))) {
+  for (const { id, status } of moves.filter((m) => m.kind === 'intent' && reportsToDeposit(m.status))) {
     if (!byStatus.has(status)) byStatus.set(status, []);
     byStatus.get(status)!.push(id);
   }

@@ -1,7 +1,7 @@
 import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
 import { waitFor } from '../../src/dev/processes';
 import { Api, call, ingest, startApi } from '../support/harness';
-import { ARB_USDC, BASE_USDC, blockAt, claimEvent, TX } from '../support/fixtures';
+import { ARB_USDC, BASE_USDC, blockAt, claimEvent, fillEvent, TX } from '../support/fixtures';
 import { newProject, subscribe, type Project } from '../support/projects';
 import { Receiver } from '../support/receiver';
 import {
@@ -1003,6 +1003,83 @@ describe('deposit credit', () => {
       withdrawTypedData(request, 8453, await projectSigner(p)) as Parameters<typeof owner.signTypedData>[0],
     );
     const res = await call(p, 'POST', `${DP}/safe/withdraw`, { body: { ...request, chain: 'eip155:8453', signature } });
+    expect(res.json).toMatchObject({ error: 'Insufficient balance', code: 'BALANCE-1' });
+    expect(res.status).toBe(400);
+  }, 90_000);
+});
+
+describe('settlement truth', () => {
+  /** A managed account's bridge of 5 USDC from Base to Arbitrum, started; its fill reported (unclaimed). */
+  async function filledBridge() {
+    const { p, r } = await subscribed();
+    const { owner, address } = await registerManaged(p, baseToArb);
+    const txHash = nextTx();
+    await ingest(
+      api,
+      depositEvents({ amount: '5000000', balance: '5000000', account: address, sender: sender(), txHash }),
+    );
+    const id = await depositIdOf(p, txHash);
+    const started = await until(r, id, 'bridge-started');
+    const fillTx = nextTx();
+    await ingest(api, [fillEvent(started.intentId, fillTx, { chainId: 42161 })]);
+    return { p, r, id, owner, address, txHash, fillTx, intentId: started.intentId as string };
+  }
+
+  test("deposits complete: a bridge's proven fill completes its deposit with bridge-complete, before any claim", async () => {
+    const { p, r, id, txHash, fillTx, intentId } = await filledBridge();
+    const complete = await until(r, id, 'bridge-complete');
+    expect(complete).toMatchObject({
+      intentId,
+      source: { transactionHash: null, chain: 'eip155:8453' },
+      destination: { transactionHash: fillTx, chain: 'eip155:42161' },
+    });
+    expect((await byTx(p, txHash))[0]).toMatchObject({
+      status: 'completed',
+      stage: 'completed',
+      destinationTxHash: fillTx,
+    });
+    expect(types(r, id)).toEqual(['deposit-received', 'bridge-started', 'bridge-complete']);
+    // The ledger still holds the source funds for the relayer's claim.
+    const [{ held }] = await api.db.query(
+      "SELECT count(*)::int AS held FROM reservations WHERE owner_kind = 'intent' AND owner_id = $1 AND released_at IS NULL",
+      [intentId],
+    );
+    expect(held).toBeGreaterThan(0);
+  });
+
+  test('review item 4: a filled bridge released at expires without a seen claim still spends its deposit credit', async () => {
+    const { p, r, id, owner, address, intentId } = await filledBridge();
+    await until(r, id, 'bridge-complete');
+    // The relayer pulled the 5 USDC (its claim unseen); someone else's 5 USDC arrive without a deposit of this project,
+    // and a snapshot at the intent's expires releases its hold.
+    const expires = Number((await call(p, 'GET', `/intent-operation/${intentId}?full=true`)).json.intentOp.expires);
+    await ingest(api, [
+      balanceAtExpiry({ chainId: 8453, token: BASE_USDC, account: address, balance: '5000000', expires }),
+    ]);
+    await waitFor(
+      'the hold released at expires',
+      async () =>
+        (
+          await api.db.query(
+            "SELECT 1 FROM reservations WHERE owner_kind = 'intent' AND owner_id = $1 AND released_at IS NULL",
+            [intentId],
+          )
+        ).length === 0,
+      30_000,
+    );
+    const request = {
+      account: address,
+      token: BASE_USDC,
+      amount: '1000000',
+      recipient: sender(),
+      nonce: '1',
+      deadline: String(Math.floor(Date.now() / 1000) + 600),
+    };
+    const signature = await owner.signTypedData(
+      withdrawTypedData(request, 8453, await projectSigner(p)) as Parameters<typeof owner.signTypedData>[0],
+    );
+    const res = await call(p, 'POST', `${DP}/safe/withdraw`, { body: { ...request, chain: 'eip155:8453', signature } });
+    // The address holds 5 USDC, none of it this project's: its deposit left with the bridge.
     expect(res.json).toMatchObject({ error: 'Insufficient balance', code: 'BALANCE-1' });
     expect(res.status).toBe(400);
   }, 90_000);
