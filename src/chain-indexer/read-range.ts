@@ -7,6 +7,8 @@ import type { Config } from '../config';
 import { batchConflict } from '../indexer/consistency';
 import { ingestEvents } from '../indexer/ingest';
 import { quotedPlans, type QuotedPlan } from '../intents/store';
+import { expiredHolds, WALLET } from '../ledger/ledger';
+import { joinLockId } from '../chains/lock-tag';
 import type { BalanceEvent, IndexerEvent } from '../indexer/types';
 import type { Outbox } from '../outbox/outbox';
 import {
@@ -107,6 +109,14 @@ export async function readChainRange(
     if (blocks.get(l.blockNumber)!.hash !== l.blockHash)
       throw new Error(`block ${l.blockNumber} of chain ${chain.chainId} changed while its range was read`);
   }
+  // Holds past their `expires` at this range's end are released by a snapshot here, whatever moved on the account:
+  // locks in the `balances` stream (The Compact's balanceOf), wallets in the `settlements` stream (the token's).
+  const expiring = (await expiredHolds(deps.db.manager, chain.chainId, Number(toBlock.timestamp)))
+    .filter((h) => (h.lockTag === WALLET) === (stream === 'settlements'))
+    .map(
+      ({ account, token, lockTag }): BalanceKey =>
+        lockTag === WALLET ? { account, token } : { account, lockId: joinLockId(lockTag, token) },
+    );
   const undeclared = [...new Set(logs.flatMap((l) => (l.kind === 'fill' && !l.recipient ? [l.nonce.toString()] : [])))];
   const plans = undeclared.length ? await quotedPlans(deps.db.manager, undeclared) : new Map<string, QuotedPlan>();
   const resnapshot =
@@ -119,7 +129,7 @@ export async function readChainRange(
     refundRecipients: watched.refundRecipients,
     registry: deps.registry,
     end: toBlock,
-    resnapshot,
+    resnapshot: [...resnapshot, ...expiring],
     recipientOf: (nonce) => plans.get(nonce.toString())?.recipient,
     balanceOf: (read: BalanceRead) => balanceOf(client, chain, read),
   });

@@ -36,3 +36,7 @@ export function splitLockId(lockId: string | number | bigint): { lockTag: string
     token: `0x${(id & ((1n << 160n) - 1n)).toString(16).padStart(40, '0')}`,
   };
 }
+
+/** The resource lock id of a lock tag and a token (decimal): splitLockId's inverse. */
+export const joinLockId = (lockTag: string, token: string): string =>
+  BigInt(`0x${lockTag.slice(2)}${token.slice(2).toLowerCase()}`).toString();

@@ -4,6 +4,8 @@ import type { Source } from '../intents/plan-finder';
 import {
   availableBalances,
   type ChainClaim,
+  expiredHolds,
+  type HeldKey,
   insertReservation,
   lockBalance,
   type Owner,
@@ -14,7 +16,8 @@ import {
   WALLET,
 } from './store';
 
-export type { ChainClaim };
+export type { ChainClaim, HeldKey };
+export { expiredHolds, WALLET };
 
 export interface Reservation {
   chainId: number;

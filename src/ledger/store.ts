@@ -106,6 +106,27 @@ export async function releaseAfterTime(tx: EntityManager, owner: Owner, expires:
   );
 }
 
+/** A balance a hold is on: a lock (its tag) or the wallet (WALLET) of an account, for one token. */
+export interface HeldKey {
+  account: string;
+  token: string;
+  lockTag: string;
+}
+
+/**
+ * The balances of `chainId` with reservations past their `expires` at `timestamp` (a block's) that no claim settles and
+ * are not released yet: a snapshot of each at that block releases them, with or without activity on the account.
+ */
+export async function expiredHolds(db: EntityManager, chainId: number, timestamp: number): Promise<HeldKey[]> {
+  return preparedQuery(
+    db,
+    `SELECT DISTINCT account, token, lock_tag AS "lockTag" FROM reservations
+     WHERE chain_id = $1 AND released_at IS NULL AND release_after_block IS NULL AND release_after_time <= $2
+     ORDER BY account, token, "lockTag"`,
+    [chainId, timestamp],
+  );
+}
+
 /** A Claim of an owner's reservations on one chain, with its block when the indexer reported it. */
 export interface ChainClaim {
   owner: Owner;

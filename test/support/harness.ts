@@ -69,13 +69,15 @@ export async function offsetSequences(db: DataSource): Promise<void> {
 /**
  * The real HTTP app in this process, against the Postgres, Temporal and worker that global setup started.
  * `ownDatabase`: against a database and task queue of its own instead (migrated here), with no worker until the
- * suite starts one (`startWorker(api.env)`); close kills the workers started so and drops the database. For suites
+ * suite starts one (`startWorker(api.env)`), and `settings` (environment variables) of its own for both; close kills
+ * the workers started so and drops the database. For suites
  * whose data would decide other suites' outcomes, e.g. anvil chains' blocks, numbered from 0 at today's timestamps,
  * which the indexer's clock check would hold against other suites' stamped events of the same chain.
  */
-export async function startApi(opts: { ownDatabase?: boolean } = {}): Promise<Api> {
+export async function startApi(opts: { ownDatabase?: boolean; settings?: Record<string, string> } = {}): Promise<Api> {
   const run = readTestEnv();
-  const env = opts.ownDatabase ? await ownEnv(run) : run;
+  const own = opts.ownDatabase ? await ownEnv(run) : run;
+  const env = own !== run && opts.settings ? { ...own, env: { ...own.env, ...opts.settings } } : own;
   const rt = loadRuntime({ ...process.env, ...env.env });
   const db = await openDatabase(env.databaseUrl, 4);
   if (env !== run) await offsetSequences(db);

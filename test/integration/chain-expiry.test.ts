@@ -1,0 +1,125 @@
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import type { Hex } from 'viem';
+import { waitFor } from '../../src/dev/processes';
+import { tokenId } from '../../src/intents/quote';
+import { availableBalances } from '../../src/ledger/store';
+import { Api, call, startApi, startWorker } from '../support/harness';
+import { ARB_USDC, BASE_USDC } from '../support/fixtures';
+import { submitOwnIntent } from '../support/intents';
+import { registerManaged } from '../support/deposits';
+import { newProject, subscribe } from '../support/projects';
+import { Receiver } from '../support/receiver';
+import { deployContract, startIndexedChain, tokenAt, type IndexedChain } from '../support/indexed-chain';
+
+/**
+ * Expired holds free themselves: the chain indexer snapshots, at a block stamped at or after `expires`, every balance
+ * whose holds are past it, so an intent that is never filled or claimed frees its funds with no other activity on
+ * the account. Windows of a few seconds (settings of this suite's own API and worker), so the clock-skew rule stays.
+ */
+jest.setTimeout(120_000);
+
+let api: Api;
+let base: IndexedChain;
+let arb: IndexedChain;
+let compact: Hex;
+let lockTag: string;
+const receivers: Receiver[] = [];
+
+beforeAll(async () => {
+  api = await startApi({
+    ownDatabase: true,
+    settings: {
+      INTENT_FILL_WINDOW_SECONDS: '2',
+      INTENT_FILL_GRACE_SECONDS: '0',
+      INTENT_CLAIM_WINDOW_SECONDS: '2',
+      DEPOSIT_BRIDGE_TIMEOUT_SECONDS: '2',
+    },
+  });
+  lockTag = (await call(api, 'GET', '/health')).json.lockTag;
+  [base, arb] = [await startIndexedChain(8453), await startIndexedChain(42161)];
+  compact = await deployContract(base, 'CompactEvents');
+  await tokenAt(base, BASE_USDC);
+  const filler = await deployContract(arb, 'Filler');
+  await tokenAt(arb, ARB_USDC);
+  startWorker({
+    ...api.env,
+    env: {
+      ...api.env.env,
+      INDEXER_CHAINS: '8453,42161',
+      RPC_URL_8453: base.local.url,
+      RPC_URL_42161: arb.local.url,
+      INDEXER_COMPACT_8453: compact,
+      INDEXER_FILL_CONTRACT_42161: filler,
+      INDEXER_CONFIRMATIONS_8453: '1',
+      INDEXER_SETTLEMENT_CONFIRMATIONS_8453: '1',
+      INDEXER_POLL_MS: '200',
+    },
+  });
+}, 120_000);
+afterAll(async () => {
+  await Promise.all(receivers.map((r) => r.close()));
+  await Promise.all([base, arb].map((c) => c?.local.stop()));
+  await api.close();
+});
+
+const eventually = (what: string, probe: () => Promise<boolean>) => waitFor(what, probe, 60_000);
+/** Empty blocks on Base, one per look: the chain's clock moves past `expires` with nothing else happening on it. */
+const afterEmptyBlocks = (what: string, probe: () => Promise<boolean>) =>
+  eventually(what, async () => {
+    await base.test.mine({ blocks: 1 });
+    return probe();
+  });
+const held = async (intentId: string) =>
+  (
+    await api.db.query(
+      "SELECT 1 FROM reservations WHERE owner_kind = 'intent' AND owner_id = $1 AND released_at IS NULL",
+      [intentId],
+    )
+  ).length > 0;
+
+test('expired holds free themselves: an intent never filled, past expires with empty blocks, frees its locked funds', async () => {
+  const sponsor = privateKeyToAccount(generatePrivateKey());
+  await base.send(compact, 'CompactEvents', 'deposit', [
+    sponsor.address,
+    BigInt(tokenId(lockTag, BASE_USDC)),
+    5_000_000n,
+  ]);
+  await base.test.mine({ blocks: 1 });
+  const available = async () =>
+    (await availableBalances(api.db.manager, sponsor.address, lockTag)).find((b) => b.chainId === '8453')?.available;
+  await eventually('the locked funds', async () => (await available()) === '5000000');
+  const intentId = await submitOwnIntent(api, sponsor);
+  expect(await held(intentId)).toBe(true);
+  expect(BigInt((await available())!)).toBeLessThan(5_000_000n);
+
+  await eventually(
+    'EXPIRED',
+    async () => (await call(api, 'GET', `/intent-operation/${intentId}`)).json.status === 'EXPIRED',
+  );
+  await afterEmptyBlocks('the hold released', async () => !(await held(intentId)));
+  expect(await available()).toBe('5000000');
+});
+
+test("expired holds free themselves: a deposit's unfilled bridge, past expires with empty blocks, goes to its retry", async () => {
+  const p = await newProject(api, 'chain-expiry');
+  const r = await new Receiver([]).start();
+  receivers.push(r);
+  await subscribe(p, r);
+  const { address } = await registerManaged(p, { chain: 'eip155:42161', token: ARB_USDC });
+  await base.send(BASE_USDC, 'TestToken', 'mint', [base.sender.address, 5_000_000n]);
+  await base.send(BASE_USDC, 'TestToken', 'transfer', [address, 5_000_000n]);
+  await base.test.mine({ blocks: 1 });
+  const webhooks = () =>
+    [...r.accepted.values()].filter((d) => d.json.data.account === address.toLowerCase()).map((d) => d.json);
+  await eventually('bridge-started', async () => webhooks().some((w) => w.type === 'bridge-started'));
+  const first = webhooks().find((w) => w.type === 'bridge-started').data.intentId;
+
+  // Nobody fills it: past its expires its hold on the account's wallet is released, and the deposit tries again.
+  await afterEmptyBlocks('bridge-failed', async () => webhooks().some((w) => w.type === 'bridge-failed'));
+  expect(webhooks().find((w) => w.type === 'bridge-failed').data).toMatchObject({
+    intentId: first,
+    retryable: true,
+    attempt: 1,
+  });
+  expect(await held(first)).toBe(false);
+});
