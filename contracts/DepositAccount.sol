@@ -2,15 +2,24 @@
 pragma solidity ^0.8.24;
 
 /// A minimal contract account standing in for a managed deposit account on the devnet and in tests: one signer key,
-/// whose plain ECDSA signatures it accepts through ERC-1271 (as Permit2 asks a contract owner), and an `approve` the
-/// signer calls to let a spender (Permit2) pull the account's tokens.
+/// whose plain ECDSA signatures it accepts through ERC-1271 (as Permit2 asks a contract owner). It approves the
+/// canonical Permit2 for its tokens when deployed, as a managed account does at setup, so Permit2 can pull them with
+/// the signer's permits and nobody needs the signer's key to set it up.
 contract DepositAccount {
+    address constant PERMIT2 = 0x000000000022D473030F116dDEE9F6B43aC78BA3;
+
     address public signer;
 
-    constructor(address signer_) {
+    constructor(address signer_, address[] memory tokens) {
         // With no signer, a signature that recovers to zero would be accepted.
         require(signer_ != address(0), "signer is zero");
         signer = signer_;
+        for (uint256 i = 0; i < tokens.length; i++) {
+            (bool ok, bytes memory ret) =
+                tokens[i].call(abi.encodeWithSignature("approve(address,uint256)", PERMIT2, type(uint256).max));
+            // A call to an address without code succeeds: refuse it rather than approve nothing.
+            require(ok && tokens[i].code.length > 0 && (ret.length == 0 || abi.decode(ret, (bool))), "approve failed");
+        }
     }
 
     /// ERC-1271: valid iff the 65-byte (r, s, v) signature over `hash` itself (no prefix) recovers to the signer.
@@ -19,13 +28,5 @@ contract DepositAccount {
         address recovered =
             ecrecover(hash, uint8(signature[64]), bytes32(signature[0:32]), bytes32(signature[32:64]));
         return recovered == signer ? bytes4(0x1626ba7e) : bytes4(0xffffffff);
-    }
-
-    /// The account's ERC-20 allowance for `spender` (e.g. the canonical Permit2), set by the signer.
-    function approve(address token, address spender, uint256 amount) external {
-        require(msg.sender == signer, "not the signer");
-        (bool ok, bytes memory ret) =
-            token.call(abi.encodeWithSignature("approve(address,uint256)", spender, amount));
-        require(ok && (ret.length == 0 || abi.decode(ret, (bool))), "approve failed");
     }
 }

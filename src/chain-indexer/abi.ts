@@ -13,3 +13,6 @@ export const COMPACT_BALANCE = parseAbi(['function balanceOf(address owner, uint
 
 export const ERC20_TRANSFER = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)');
 export const ERC20_BALANCE = parseAbi(['function balanceOf(address owner) view returns (uint256)']);
+
+/** Permit2's unordered nonces: bit `nonce & 0xff` of word `nonce >> 8` is set once the nonce is spent. */
+export const PERMIT2_NONCES = parseAbi(['function nonceBitmap(address owner, uint256 wordPos) view returns (uint256)']);

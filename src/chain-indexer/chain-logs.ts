@@ -15,7 +15,7 @@ export interface LogPlace {
 export type ChainLog = LogPlace &
   (
     | { kind: 'lock-transfer'; from: string; to: string; id: bigint }
-    | { kind: 'claim'; nonce: bigint }
+    | { kind: 'claim'; nonce: bigint; permit2?: true }
     | { kind: 'forced-withdrawal'; account: string; id: bigint; activating: boolean; withdrawableAt: bigint }
     | ({ kind: 'fill'; nonce: bigint } & FillPays)
     | { kind: 'token-transfer'; token: string; from: string; to: string; value: bigint }
@@ -57,16 +57,20 @@ export async function balanceLogs(client: PublicClient, chain: FollowedChain, fr
 
 /**
  * The `settlements` stream: The Compact's Claim (of this allocator's nonces) and ForcedWithdrawalStatusUpdated, the
- * configured fills, and ERC-20 transfers (of any token) into and out of the deposit accounts `accounts`.
+ * configured fills, ERC-20 transfers (of any token) into and out of the deposit accounts `accounts`, and out of the
+ * `spenders` (accounts whose wallet funds intents hold: a Permit2 claim is a transfer out of its sponsor).
  */
 export async function settlementLogs(
   client: PublicClient,
   chain: FollowedChain,
   allocator: string,
-  accounts: string[],
+  watched: { accounts: string[]; spenders: string[] },
   from: bigint,
   to: bigint,
 ): Promise<ChainLog[]> {
+  const { accounts } = watched;
+  const deposits = new Set(accounts);
+  const spenders = watched.spenders.filter((s) => !deposits.has(s));
   const out: ChainLog[] = [];
   const compact = await logsInRange(from, to, (fromBlock, toBlock) =>
     client.getLogs({
@@ -103,20 +107,21 @@ export async function settlementLogs(
       out.push(moves.has(f.transactionHash) ? { ...f, transfers: moves.get(f.transactionHash) } : f);
   }
   const transfers: ChainLog[] = [];
-  for (let i = 0; i < accounts.length; i += TOPIC_CHUNK) {
-    const chunk = accounts.slice(i, i + TOPIC_CHUNK) as `0x${string}`[];
-    for (const args of [{ to: chunk }, { from: chunk }]) {
-      const logs = await logsInRange(from, to, (fromBlock, toBlock) =>
-        client.getLogs({ event: ERC20_TRANSFER, args, fromBlock, toBlock, strict: true }),
-      );
-      for (const l of logs)
-        transfers.push({
-          ...placeOf(l),
-          kind: 'token-transfer',
-          token: l.address,
-          ...(l.args as Required<typeof l.args>),
-        });
-    }
+  const filters = [
+    ...chunks(accounts).flatMap((chunk) => [{ to: chunk }, { from: chunk }]),
+    ...chunks(spenders).map((chunk) => ({ from: chunk })),
+  ];
+  for (const args of filters) {
+    const logs = await logsInRange(from, to, (fromBlock, toBlock) =>
+      client.getLogs({ event: ERC20_TRANSFER, args, fromBlock, toBlock, strict: true }),
+    );
+    for (const l of logs)
+      transfers.push({
+        ...placeOf(l),
+        kind: 'token-transfer',
+        token: l.address,
+        ...(l.args as Required<typeof l.args>),
+      });
   }
   // A transfer between two watched accounts is found by both filters: once is enough.
   const seen = new Set<string>();
@@ -124,6 +129,13 @@ export async function settlementLogs(
     (l) => !seen.has(`${l.blockHash}:${l.logIndex}`) && seen.add(`${l.blockHash}:${l.logIndex}`),
   );
   return inChainOrder([...out, ...once]);
+}
+
+function chunks(addresses: string[]): `0x${string}`[][] {
+  const out: `0x${string}`[][] = [];
+  for (let i = 0; i < addresses.length; i += TOPIC_CHUNK)
+    out.push(addresses.slice(i, i + TOPIC_CHUNK) as `0x${string}`[]);
+  return out;
 }
 
 /** The recipient, token and amount of a configured fill event, those it declares with the types they must have. */

@@ -1,6 +1,7 @@
 import { parseAbiItem, type AbiEvent } from 'viem';
 import { compactAddress } from '../compact/config';
 import { addressVar, ConfigError, int } from '../env';
+import { PERMIT2_ADDRESS } from '../intents/typed-data';
 
 /** The event our filler contract emits (contracts/Filler.sol); another settlement layer's is configured per chain. */
 export const DEFAULT_FILL_EVENT =
@@ -22,6 +23,8 @@ export interface FollowedChain {
   /** the contract whose `fillEvent` (with a `nonce` argument) reports fills on this chain, when it is a destination */
   filler?: `0x${string}`;
   fillEvent: string;
+  /** Permit2, whose nonce bitmap tells which Permit2-funded intents were claimed */
+  permit2: `0x${string}`;
 }
 
 export interface ChainIndexerConfig {
@@ -72,6 +75,7 @@ export function chainIndexerConfig(env: NodeJS.ProcessEnv): ChainIndexerConfig {
       compact: addressVar(env, `INDEXER_COMPACT_${chainId}`, compactAddress(env)),
       ...(filler ? { filler: addressVar(env, `INDEXER_FILL_CONTRACT_${chainId}`, filler as `0x${string}`) } : {}),
       fillEvent,
+      permit2: addressVar(env, `INDEXER_PERMIT2_${chainId}`, PERMIT2_ADDRESS),
     };
   });
   return { chains, pollMs: int(env, 'INDEXER_POLL_MS', 2000, 10, 3_600_000) };

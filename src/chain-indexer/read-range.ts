@@ -7,7 +7,8 @@ import type { Config } from '../config';
 import { batchConflict } from '../indexer/consistency';
 import { ingestEvents } from '../indexer/ingest';
 import { quotedPlans, type QuotedPlan } from '../intents/store';
-import { expiredHolds, WALLET } from '../ledger/ledger';
+import { expiredHolds, walletHolders, WALLET } from '../ledger/ledger';
+import { permit2Claims } from './permit2-claims';
 import { joinLockId } from '../chains/lock-tag';
 import type { BalanceEvent, IndexerEvent } from '../indexer/types';
 import type { Outbox } from '../outbox/outbox';
@@ -19,7 +20,7 @@ import {
   type RangeRead,
   type ReportedRange,
 } from '../../workflows/contracts/follow-chain';
-import { COMPACT_BALANCE, ERC20_BALANCE } from './abi';
+import { COMPACT_BALANCE, ERC20_BALANCE, PERMIT2_NONCES } from './abi';
 import type { FollowedChain } from './config';
 import { balanceLogs, settlementLogs } from './chain-logs';
 import { toEvents, type BalanceRead } from './to-events';
@@ -97,10 +98,18 @@ export async function readChainRange(
 
   const watched =
     stream === 'settlements' ? await watchedAccounts(deps.db) : { accounts: [], refundRecipients: new Map() };
-  const logs =
+  const holders = new Map<string, string[]>();
+  if (stream === 'settlements')
+    for (const { nonce, account } of await walletHolders(deps.db.manager, chain.chainId))
+      holders.set(account, [...(holders.get(account) ?? []), nonce]);
+  const read =
     stream === 'settlements'
-      ? await settlementLogs(client, chain, deps.allocator, watched.accounts, from, to)
+      ? await settlementLogs(client, chain, deps.allocator, { ...watched, spenders: [...holders.keys()] }, from, to)
       : await balanceLogs(client, chain, from, to);
+  const logs = [
+    ...read,
+    ...(await permit2Claims(read, holders, (owner, nonce, block) => nonceSpent(client, chain, owner, nonce, block))),
+  ];
   const blocks = new Map<bigint, Block>([[to, toBlock]]);
   // Concurrently: the transport batches them into few JSON-RPC requests.
   const headers = [...new Set(logs.map((l) => l.blockNumber))].filter((n) => n !== to);
@@ -113,9 +122,8 @@ export async function readChainRange(
   // locks in the `balances` stream (The Compact's balanceOf), wallets in the `settlements` stream (the token's).
   const expiring = (await expiredHolds(deps.db.manager, chain.chainId, Number(toBlock.timestamp)))
     .filter((h) => (h.lockTag === WALLET) === (stream === 'settlements'))
-    .map(
-      ({ account, token, lockTag }): BalanceKey =>
-        lockTag === WALLET ? { account, token } : { account, lockId: joinLockId(lockTag, token) },
+    .map(({ account, token, lockTag }): BalanceKey =>
+      lockTag === WALLET ? { account, token } : { account, lockId: joinLockId(lockTag, token) },
     );
   const undeclared = [...new Set(logs.flatMap((l) => (l.kind === 'fill' && !l.recipient ? [l.nonce.toString()] : [])))];
   const plans = undeclared.length ? await quotedPlans(deps.db.manager, undeclared) : new Map<string, QuotedPlan>();
@@ -126,6 +134,7 @@ export async function readChainRange(
     logs,
     blocks,
     accounts: new Set(watched.accounts),
+    spenders: new Set(holders.keys()),
     refundRecipients: watched.refundRecipients,
     registry: deps.registry,
     end: toBlock,
@@ -186,6 +195,23 @@ async function rewind(
 }
 
 const unique = (keys: BalanceKey[]) => [...new Map(keys.map((k) => [JSON.stringify(k), k])).values()];
+
+async function nonceSpent(
+  client: PublicClient,
+  chain: FollowedChain,
+  owner: string,
+  nonce: bigint,
+  block: bigint,
+): Promise<boolean> {
+  const word = await client.readContract({
+    address: chain.permit2,
+    abi: PERMIT2_NONCES,
+    functionName: 'nonceBitmap',
+    args: [owner as `0x${string}`, nonce >> 8n],
+    blockNumber: block,
+  });
+  return ((word >> (nonce & 0xffn)) & 1n) === 1n;
+}
 
 function balanceOf(client: PublicClient, chain: FollowedChain, read: BalanceRead): Promise<bigint> {
   return 'lockId' in read

@@ -23,6 +23,8 @@ export interface RangeLogs {
   end: Block;
   /** deposit accounts (lowercase), and per account the refund recipients its deposits may be returned to */
   accounts: Set<string>;
+  /** accounts whose wallet funds intents hold (lowercase): their balance is read when they send tokens */
+  spenders: Set<string>;
   refundRecipients: Map<string, Set<string>>;
   registry: ChainRegistry;
   /** balances to report again (after a rewind) */
@@ -67,7 +69,8 @@ export async function toEvents(
         break;
       case 'claim':
         events.push({
-          id: id(),
+          // A Permit2 claim is found at a transfer, which may claim several nonces of its sponsor.
+          id: l.permit2 ? id('permit2', l.nonce.toString()) : id(),
           type: 'claim',
           chainId: r.chainId,
           nonce: l.nonce.toString(),
@@ -136,6 +139,7 @@ export async function toEvents(
             blockNumber: l.blockNumber.toString(),
           });
         for (const account of [from, to]) if (r.accounts.has(account)) snapshot({ account, token });
+        if (r.spenders.has(from)) snapshot({ account: from, token });
         break;
       }
     }

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { createPublicClient, createWalletClient, http, parseUnits, type Abi, type Hex } from 'viem';
+import { createPublicClient, createTestClient, createWalletClient, http, parseUnits, type Abi, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import artifacts from '../../contracts/artifacts.json';
 import { ConfigError, loadConfig } from '../config';
@@ -13,6 +13,8 @@ export interface DevnetChain {
   compact: Hex;
   filler: Hex;
   usdc: Hex;
+  /** our Permit2, at Permit2's canonical address */
+  permit2: Hex;
 }
 
 /** What `npm run devnet` started, written to <DATA_DIR>/devnet.json for the devnet's helper scripts. */
@@ -58,6 +60,31 @@ export async function sendContract(
   const receipt = await createPublicClient({ transport, pollingInterval: 250 }).waitForTransactionReceipt({ hash });
   if (receipt.status !== 'success') throw new Error(`${name}.${functionName} reverted (${hash})`);
   return hash;
+}
+
+/** One of our contracts deployed from `privateKey`, mined, its receipt checked: its address. */
+export async function deployContract(
+  chain: DevnetChain,
+  privateKey: Hex,
+  name: keyof typeof artifacts,
+  args: unknown[] = [],
+): Promise<Hex> {
+  const transport = http(chain.rpcUrl);
+  const wallet = createWalletClient({ account: privateKeyToAccount(privateKey), transport });
+  const hash = await wallet.deployContract({
+    chain: null,
+    abi: artifacts[name].abi as Abi,
+    bytecode: artifacts[name].bytecode as Hex,
+    args,
+  });
+  const receipt = await createPublicClient({ transport, pollingInterval: 250 }).waitForTransactionReceipt({ hash });
+  if (receipt.status !== 'success' || !receipt.contractAddress) throw new Error(`${name} not deployed (${hash})`);
+  return receipt.contractAddress;
+}
+
+/** Sets an address's ETH balance (anvil_setBalance), e.g. to pay for a fresh key's transactions. */
+export async function setBalance(chain: DevnetChain, address: Hex, wei: bigint): Promise<void> {
+  await createTestClient({ mode: 'anvil', transport: http(chain.rpcUrl) }).setBalance({ address, value: wei });
 }
 
 /** A call of the devnet's API with a project's key: the JSON answer, or an error naming the status and body. */

@@ -6,6 +6,7 @@ import {
   type ChainClaim,
   expiredHolds,
   type HeldKey,
+  walletHolders,
   insertReservation,
   lockBalance,
   type Owner,
@@ -17,7 +18,7 @@ import {
 } from './store';
 
 export type { ChainClaim, HeldKey };
-export { expiredHolds, WALLET };
+export { expiredHolds, walletHolders, WALLET };
 
 export interface Reservation {
   chainId: number;

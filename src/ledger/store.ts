@@ -127,6 +127,22 @@ export async function expiredHolds(db: EntityManager, chainId: number, timestamp
   );
 }
 
+/**
+ * The owners (intents and legacy bundles, whose id is their Permit2 nonce) holding wallet funds of `chainId` that no
+ * claim was seen to settle: each may be claimed through Permit2, which emits nothing of its own, so the indexer looks
+ * for their nonces being spent. With the account that signed each (the Permit2 owner).
+ */
+export async function walletHolders(db: EntityManager, chainId: number): Promise<{ nonce: string; account: string }[]> {
+  return preparedQuery(
+    db,
+    `SELECT DISTINCT owner_id AS nonce, account FROM reservations
+     WHERE chain_id = $1 AND lock_tag = '${WALLET}' AND owner_kind IN ('intent', 'bundle')
+       AND released_at IS NULL AND release_after_block IS NULL
+     ORDER BY account, nonce`,
+    [chainId],
+  );
+}
+
 /** A Claim of an owner's reservations on one chain, with its block when the indexer reported it. */
 export interface ChainClaim {
   owner: Owner;

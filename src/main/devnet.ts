@@ -17,6 +17,7 @@ import { loadChainRegistry } from '../chains/registry';
 import { loadConfig } from '../config';
 import { devnetFile, type Devnet, type DevnetChain } from '../dev/devnet';
 import { projectRoot, stopProcess, waitFor } from '../dev/processes';
+import { PERMIT2_ADDRESS } from '../intents/typed-data';
 import { exitOnError } from '../runtime';
 
 /** Two testnets of the registry, so their tokens and routes are the service's own. */
@@ -72,7 +73,10 @@ function startReceiver(port: number): Promise<string> {
   });
 }
 
-/** An anvil chain with our contracts deployed, our token's code at the registry's USDC and USDC for every account. */
+/**
+ * An anvil chain with our contracts deployed, our Permit2's code at Permit2's address, our token's code at the
+ * registry's USDC and USDC for every account.
+ */
 async function startChain(
   chainId: number,
   port: number,
@@ -109,6 +113,10 @@ async function startChain(
   };
   const compact = await deploy('CompactEvents');
   const filler = await deploy('Filler');
+  // Our Permit2's runtime code where clients and deposit accounts expect Permit2 (it keeps no constructor state).
+  const permit2 = PERMIT2_ADDRESS as Hex;
+  const deployed = await deploy('Permit2');
+  await test.setCode({ address: permit2, bytecode: (await client.getCode({ address: deployed }))! });
   // Our token's code at the registry's USDC address, so its balances are ones the service lists.
   const usdc = loadChainRegistry()
     .chain(chainId)!
@@ -125,15 +133,16 @@ async function startChain(
     });
     await mined(hash);
   }
-  return { chainId, rpcUrl: url, compact, filler, usdc };
+  return { chainId, rpcUrl: url, compact, filler, usdc, permit2 };
 }
 
 /**
  * `npm run devnet`: two anvil chains (Base Sepolia's and Arbitrum Sepolia's chain ids) with our contracts deployed
- * (contracts/: The Compact's events, the filler, a test USDC at the registry's USDC address), funded accounts
- * printed with their keys, a webhook receiver that prints deliveries, `<DATA_DIR>/devnet.json` for the `devnet:*`
- * scripts, and `npm start` with the chain indexer following both. Neither The Compact nor Permit2 is deployed: their
- * sources are not in this repository, and CompactEvents stands in for The Compact (docs/chain-indexer.md).
+ * (contracts/: The Compact's events, the filler, our Permit2 at Permit2's address, a test USDC at the registry's USDC
+ * address), funded accounts printed with their keys, a webhook receiver that prints deliveries,
+ * `<DATA_DIR>/devnet.json` for the `devnet:*` scripts, and `npm start` with the chain indexer following both. The
+ * Compact is not deployed: its source is not in this repository, and CompactEvents stands in for it
+ * (docs/chain-indexer.md).
  */
 async function main() {
   process.on('SIGINT', () => void shutdown(0));
@@ -144,6 +153,9 @@ async function main() {
   const env: Record<string, string> = {
     INDEXER_CHAINS: CHAIN_IDS.join(','),
     INDEXER_POLL_MS: process.env.INDEXER_POLL_MS ?? '1000',
+    // Permit2 pays only its spender, which is the element's arbiter: the relayer claims Permit2-funded elements
+    // itself here, standing in for an arbiter contract, so it is the intents' arbiter.
+    INTENT_ARBITER: accounts[0].address,
   };
   const chains = await Promise.all(
     CHAIN_IDS.map((chainId, i) => startChain(chainId, portBase + i, blockTime, accounts)),
@@ -156,10 +168,11 @@ async function main() {
       [`INDEXER_CONFIRMATIONS_${chainId}`]: '1',
       [`INDEXER_SETTLEMENT_CONFIRMATIONS_${chainId}`]: '1',
     });
-  const lines = chains.flatMap(({ chainId, rpcUrl, compact, filler, usdc }) => [
+  const lines = chains.flatMap(({ chainId, rpcUrl, compact, filler, usdc, permit2 }) => [
     `  ${registry.chain(chainId)!.name} (${chainId})  ${rpcUrl}`,
     `    CompactEvents ${compact}  (The Compact's events: deposit, withdraw, claim, setForcedWithdrawal)`,
-    `    Filler        ${filler}  (fill(nonce, token, recipient, amount))`,
+    `    Filler        ${filler}  (fill(nonce, token, recipient, amount), fillTokenOut(nonce, recipient, tokenOut))`,
+    `    Permit2       ${permit2}  (ours: permitWitnessTransferFrom, the intents' arbiter is account 0)`,
     `    USDC          ${usdc}  (our test token; 1,000 USDC minted to each account below)`,
   ]);
   const webhookReceiver = await startReceiver(portBase + 2);
@@ -172,7 +185,10 @@ async function main() {
   };
   fs.mkdirSync(path.dirname(devnetFile()), { recursive: true });
   fs.writeFileSync(devnetFile(), `${JSON.stringify(devnet, null, 2)}\n`);
-  const roles = ['deployer and relayer (npm run devnet:relay)', 'user (npm run devnet:deposit, devnet:intent)'];
+  const roles = [
+    'deployer, relayer and arbiter (npm run devnet:relay)',
+    'user (npm run devnet:deposit, devnet:intent, devnet:transfer)',
+  ];
   console.log(
     [
       '',

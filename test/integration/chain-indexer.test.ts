@@ -9,7 +9,9 @@ import { submitOwnIntent } from '../support/intents';
 import { DP, registerManaged } from '../support/deposits';
 import { newProject, subscribe, type Project } from '../support/projects';
 import { Receiver } from '../support/receiver';
-import { deployContract, startIndexedChain, tokenAt, type IndexedChain } from '../support/indexed-chain';
+import { contractAt, deployContract, startIndexedChain, tokenAt, type IndexedChain } from '../support/indexed-chain';
+import { permit2WitnessCall } from '../../src/chains/permit2-call';
+import { PERMIT2_ADDRESS } from '../../src/intents/typed-data';
 
 /**
  * The chain indexer against real chains: two anvil chains serve Base (origin: our contract emitting The Compact's
@@ -29,10 +31,12 @@ let lockTag: string;
 const POLYGON_USDC = '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359';
 let allocator: Hex;
 const receivers: Receiver[] = [];
+const ARBITER = privateKeyToAccount(generatePrivateKey()).address;
 
 beforeAll(async () => {
   // Anvil's blocks are numbered from 0 at today's timestamps: kept apart from the stamped events of other suites.
-  api = await startApi({ ownDatabase: true });
+  // The arbiter quotes name: Permit2 pays only it, so the test claims through Permit2 as it.
+  api = await startApi({ ownDatabase: true, settings: { INTENT_ARBITER: ARBITER } });
   const health = (await call(api, 'GET', '/health')).json;
   lockTag = health.lockTag;
   allocator = health.allocatorAddress;
@@ -48,6 +52,7 @@ beforeAll(async () => {
   expect(await deployContract(polygon, 'CompactEvents')).toBe(compact);
   await tokenAt(polygon, POLYGON_USDC);
   await tokenAt(base, BASE_USDC);
+  await contractAt(base, 'Permit2', PERMIT2_ADDRESS);
   filler = await deployContract(arb, 'Filler');
   await tokenAt(arb, ARB_USDC);
   startWorker({
@@ -232,6 +237,58 @@ describe('deposit accounts', () => {
     expect(listed.map((d) => d.txHash).sort()).toEqual([txHash, otherTx].sort());
     // The bridge's arrival is recorded as its destination transaction.
     expect(listed.find((d) => d.txHash === txHash)?.destinationTxHash).toBe(fillTx);
+  });
+
+  test("every settlement is seen: a contract deposit account's bridge, filled and then claimed through Permit2, completes", async () => {
+    // A managed account as a real one is: a contract accepting the project's session signer (ERC-1271) that
+    // approved Permit2, so the claim checks the signer's permit end to end.
+    const signer = (await call(p, 'GET', `${DP}/chains`)).json.sessionSigner;
+    const address = await deployContract(base, 'DepositAccount', [signer, [BASE_USDC]]);
+    const { address: owner } = privateKeyToAccount(generatePrivateKey());
+    const registered = await call(p, 'POST', `${DP}/register-managed`, {
+      body: {
+        account: { address, owner, sessionSigner: signer, target: { chain: 'eip155:42161', token: ARB_USDC } },
+      },
+    });
+    expect(registered.status).toBe(201);
+    await base.send(BASE_USDC, 'TestToken', 'mint', [base.sender.address, 5_000_000n]);
+    await base.send(BASE_USDC, 'TestToken', 'transfer', [address, 5_000_000n]);
+    await confirm();
+    await eventually('bridge-started', async () => webhooks(address).some((w) => w.type === 'bridge-started'));
+    const { intentId } = webhooks(address).find((w) => w.type === 'bridge-started').data;
+    const intent = (await call(p, 'GET', `/intent-operation/${intentId}?full=true`)).json;
+    const { tokenOut, recipient } = intent.intentOp.elements[0].mandate;
+
+    const pay = BigInt(tokenOut[0][1]);
+    await arb.send(ARB_USDC, 'TestToken', 'mint', [arb.sender.address, pay]);
+    await arb.send(ARB_USDC, 'TestToken', 'approve', [filler, pay]);
+    await arb.send(filler, 'Filler', 'fillTokenOut', [BigInt(intentId), recipient, [[BigInt(tokenOut[0][0]), pay]]]);
+    await arb.test.mine({ blocks: 1 });
+    await eventually('bridge-complete', async () => webhooks(address).some((w) => w.type === 'bridge-complete'));
+
+    const element = intent.intentOp.elements[0];
+    const { permit, witness, witnessTypeString } = permit2WitnessCall(
+      element,
+      intent.intentOp.nonce,
+      intent.intentOp.expires,
+    );
+    const details = permit.permitted.map((t) => ({ to: ARBITER, requestedAmount: t.amount }));
+    const claimTx = await base.send(
+      PERMIT2_ADDRESS,
+      'Permit2',
+      'permitWitnessTransferFrom',
+      [permit, details, address, witness, witnessTypeString, intent.signatures.originSignatures[0]],
+      ARBITER,
+    );
+    await confirm();
+    const status = async () => (await call(p, 'GET', `/intent-operation/${intentId}?full=true`)).json;
+    await eventually('the Permit2 claim', async () => (await status()).status === 'COMPLETED');
+    expect((await status()).claims).toEqual([
+      expect.objectContaining({ chainId: 8453, claimTransactionHash: claimTx }),
+    ]);
+    // The account's wallet balance after the pull (what the bridge spent) is read with it.
+    const left = (5_000_000n - permit.permitted[0].amount).toString();
+    await eventually('the pulled balance', async () => (await baseUsdc(address))?.unlocked === left);
   });
 
   test("a transfer out of a deposit account to its refund recipient completes the deposit's refund", async () => {

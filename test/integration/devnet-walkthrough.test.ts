@@ -5,6 +5,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { createPublicClient, erc20Abi, getAddress, http, type Hex } from 'viem';
 import { openDatabase } from '../../src/db/data-source';
 import { dropDatabase, ensureDatabase, withDatabase } from '../../src/db/provision';
 import { projectRoot, waitFor } from '../../src/dev/processes';
@@ -19,11 +20,10 @@ import { freePort } from '../support/global-setup';
  * The only changes to the blocks are the ports (`localhost:3000`, the receiver's 8547) and the devnet's
  * `--port-base` and `--block-time 1`.
  */
-jest.setTimeout(240_000);
+jest.setTimeout(300_000);
 
 const run = promisify(execFile);
 const USER = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
-const DEPOSIT_ACCOUNT = '0x000000000000000000000000000000000000de90';
 const WAIT_MS = 90_000;
 
 /** The ```sh blocks of the Walk-through section, unindented. */
@@ -136,7 +136,7 @@ afterAll(async () => {
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
-test('the devnet walk-through: deposit, portfolio, an SDK 1.15.0 intent relayed to COMPLETED, and a deposit with its webhooks, all read from the chains', async () => {
+test('the devnet walk-through: deposit, portfolio, an SDK 1.15.0 intent relayed to COMPLETED, and a deposit bridged to completion with its webhooks, all read from the chains', async () => {
   expect(blocks).toHaveLength(10);
 
   // 1. The devnet, in a terminal of its own.
@@ -194,37 +194,73 @@ test('the devnet walk-through: deposit, portfolio, an SDK 1.15.0 intent relayed 
     WAIT_MS,
   );
 
-  // 8. A webhook endpoint (the devnet's receiver) and a managed deposit account.
+  // 8. A webhook endpoint (the devnet's receiver) and a managed deposit account: a DepositAccount at one address on
+  // both chains.
   const registered = await step(blocks[7]);
   expect(registered).toContain('"secret":"whsec_');
   expect(registered).toContain('"managed":true');
+  const account = await shellVar('ACCOUNT');
+  expect(account).toBe(getAddress(account));
+  for (const port of [portBase, portBase + 1]) {
+    const chain = createPublicClient({ transport: http(`http://127.0.0.1:${port}`) });
+    expect(await chain.getCode({ address: account as Hex })).toMatch(/^0x[0-9a-f]{2,}$/);
+  }
 
   // 9. A transfer into the account: its webhooks reach the receiver.
   await step(blocks[8]);
   await waitFor('deposit-received and bridge-started', async () => /\[webhook\] bridge-started /.test(output), WAIT_MS);
-  const hooks = output
-    .split('\n')
-    .filter((l) => l.startsWith('[webhook] '))
-    .map((l) => l.split(' ')[1]);
-  expect(hooks).toEqual(['deposit-received', 'bridge-started']);
-  const [deposit] = (await get(`/deposit-processor/deposits?account=${DEPOSIT_ACCOUNT}`, key)).deposits;
+  const hooks = () =>
+    output
+      .split('\n')
+      .filter((l) => l.startsWith('[webhook] '))
+      .map((l) => l.split(' ')[1]);
+  expect(hooks()).toEqual(['deposit-received', 'bridge-started']);
+  const [deposit] = (await get(`/deposit-processor/deposits?account=${account}`, key)).deposits;
   expect(deposit).toMatchObject({ chain: 'eip155:84532', amount: '5000000', sender: USER, stage: 'bridging' });
+  const delivered = async () =>
+    (await get('/deposit-processor/webhooks/events', key)).events.filter(
+      (e: { status: string; depositId: string }) => e.status === 'delivered' && e.depositId === deposit.id,
+    );
+  await waitFor('the deliveries recorded', async () => (await delivered()).length === 2, WAIT_MS);
+
+  // 10. The bridge's intent relayed: filled on Arbitrum Sepolia, which completes the deposit (its fill paid the
+  // account, read in the fill's range: the bridge's arrival, no deposit), and claimed through Permit2 from the
+  // account on Base Sepolia, which completes the intent. A failed relay is reported last: the deposit's outcome does
+  // not depend on the claim.
+  const relay = await step(blocks[9]).then(
+    (stdout) => ({ stdout, error: undefined }),
+    (error: Error & { stdout?: string }) => ({ stdout: error.stdout ?? '', error }),
+  );
   await waitFor(
-    'the deliveries recorded',
-    async () =>
-      (await get('/deposit-processor/webhooks/events', key)).events.filter(
-        (e: { status: string }) => e.status === 'delivered',
-      ).length === 2,
+    'the deposit completed',
+    async () => (await get(`/deposit-processor/deposits?account=${account}`, key)).deposits[0]?.status === 'completed',
     WAIT_MS,
   );
-
-  // 10. The bridge's intent relayed: filled (its Permit2 funding cannot be claimed on the devnet). Its fill paid the
-  // account, read in the fill's range (ingested before the intent reads FILLED): the bridge's arrival, no deposit.
-  expect(await step(blocks[9])).toContain(`{"intentId":"${deposit.intentId}","status":"FILLED"}`);
-  const after = (await get(`/deposit-processor/deposits?account=${DEPOSIT_ACCOUNT}`, key)).deposits;
+  const after = (await get(`/deposit-processor/deposits?account=${account}`, key)).deposits;
   expect(after).toEqual([
-    expect.objectContaining({ id: deposit.id, stage: 'bridging', destinationTxHash: expect.stringMatching(/^0x/) }),
+    expect.objectContaining({ id: deposit.id, stage: 'completed', destinationTxHash: expect.stringMatching(/^0x/) }),
   ]);
+  await waitFor('bridge-complete delivered', async () => (await delivered()).length === 3, WAIT_MS);
+  expect((await delivered()).map((e: { type: string }) => e.type).sort()).toEqual([
+    'bridge-complete',
+    'bridge-started',
+    'deposit-received',
+  ]);
+  expect(hooks()).toEqual(['deposit-received', 'bridge-started', 'bridge-complete']);
+  expect(output).toMatch(new RegExp(`^\\[webhook\\] bridge-complete .*"${deposit.id}"`, 'm'));
+  // The relayer's Permit2 claim, read from Base Sepolia, completes the intent.
+  expect(relay.error?.message).toBeUndefined();
+  expect(relay.stdout).toContain(`{"intentId":"${deposit.intentId}","status":"COMPLETED"}`);
+  expect(relay.stdout).toContain('"status":"completed"');
+  expect(await get(`/intent-operation/${deposit.intentId}`, key)).toMatchObject({ status: 'COMPLETED' });
+  // The claim was Permit2's pull: the account's USDC on Base Sepolia is the deposit less what the element spent.
+  const bridge = await get(`/intent-operation/${deposit.intentId}?full=true`, key);
+  const [[, pulled]] = bridge.intentOp.elements[0].idsAndAmounts;
+  const base = createPublicClient({ transport: http(`http://127.0.0.1:${portBase}`) });
+  const usdc = getAddress(deposit.token);
+  expect(
+    await base.readContract({ address: usdc, abi: erc20Abi, functionName: 'balanceOf', args: [account as Hex] }),
+  ).toBe(5_000_000n - BigInt(pulled));
 
   // Every event the service ingested came from its chain indexer (ids `chain:<chainId>:…`), none was posted.
   const db = await openDatabase(env.DATABASE_URL, 1);

@@ -259,10 +259,28 @@ describe('a DepositAccount owner (ERC-1271)', () => {
   let account: Hex;
 
   beforeAll(async () => {
-    account = await deployContract(chain, 'DepositAccount', [signer.address]);
+    // The account approves Permit2 for both tokens as it is deployed: nothing is sent from the signer's key.
+    account = await deployContract(chain, 'DepositAccount', [signer.address, [usdc, weth]]);
     await fund(account);
+  });
+
+  test('it approved Permit2 for max uint256 of each token it was deployed with', async () => {
     for (const token of [usdc, weth])
-      await chain.send(account, 'DepositAccount', 'approve', [token, PERMIT2, maxUint256], signer.address);
+      expect(
+        await chain.public.readContract({
+          address: token,
+          abi: artifacts.TestToken.abi as Abi,
+          functionName: 'allowance',
+          args: [account, PERMIT2],
+        }),
+      ).toBe(maxUint256);
+  });
+
+  test('a token without code is refused at deployment', async () => {
+    const noCode = privateKeyToAccount(generatePrivateKey()).address;
+    await expect(deployContract(chain, 'DepositAccount', [signer.address, [usdc, noCode]])).rejects.toThrow(
+      'approve failed',
+    );
   });
 
   test('(f) its signer signs and the arbiter pulls; another signer reverts InvalidContractSignature', async () => {

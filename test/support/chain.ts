@@ -52,14 +52,23 @@ function compile(): { account: Hex; factory: Hex } {
 
 let bytecode: { account: Hex; factory: Hex } | undefined;
 
-/** A local anvil chain with the account factory deployed; it serves as `RPC_URL_<id>` for `serves` until stopped. */
-export async function startChain(serves: number[] = []): Promise<LocalChain> {
+/**
+ * A local anvil chain with the account factory deployed; it serves as `RPC_URL_<id>` for `serves` until stopped. `chainId`:
+ * the id its contracts see (`block.chainid`), for signatures whose EIP-712 domain names the chain served.
+ */
+export async function startChain(serves: number[] = [], chainId?: number): Promise<LocalChain> {
   bytecode ??= compile();
   const port = await freePort();
   const bin = path.join(path.dirname(require.resolve('@foundry-rs/anvil/package.json')), 'bin.mjs');
-  const proc: ChildProcess = spawn(process.execPath, [bin, '--port', String(port), '--host', '127.0.0.1', '--silent'], {
-    stdio: 'ignore',
-  });
+  const args = [
+    '--port',
+    String(port),
+    '--host',
+    '127.0.0.1',
+    '--silent',
+    ...(chainId ? ['--chain-id', String(chainId)] : []),
+  ];
+  const proc: ChildProcess = spawn(process.execPath, [bin, ...args], { stdio: 'ignore' });
   const url = `http://127.0.0.1:${port}`;
   const client = createPublicClient({ transport: http(url, { retryCount: 0 }) });
   for (let i = 0; ; i++) {

@@ -30,7 +30,7 @@ export interface IndexedChain {
 }
 
 export async function startIndexedChain(chainId: number): Promise<IndexedChain> {
-  const local = await startChain([chainId]);
+  const local = await startChain([chainId], chainId);
   const transport = http(local.url);
   const pub = createPublicClient({ transport, cacheTime: 0 });
   const wallet = createWalletClient({ account: SENDER, transport });
@@ -76,9 +76,13 @@ export async function deployContract(chain: IndexedChain, name: Name, args: unkn
   return contractAddress!;
 }
 
-/** Our test token's code at `address` (a token the chain registry lists), with empty storage. */
-export async function tokenAt(chain: IndexedChain, address: Hex, decimals = 6): Promise<Hex> {
-  const deployed = await deployContract(chain, 'TestToken', ['Test USD', 'TUSD', decimals]);
+/** One of our contracts' code at `address` (where the real one lives: a registry token, Permit2), with empty storage. */
+export async function contractAt(chain: IndexedChain, name: Name, address: Hex, args: unknown[] = []): Promise<Hex> {
+  const deployed = await deployContract(chain, name, args);
   await chain.test.setCode({ address, bytecode: (await chain.public.getCode({ address: deployed }))! });
   return address;
 }
+
+/** Our test token's code at `address` (a token the chain registry lists), with empty storage. */
+export const tokenAt = (chain: IndexedChain, address: Hex, decimals = 6): Promise<Hex> =>
+  contractAt(chain, 'TestToken', address, ['Test USD', 'TUSD', decimals]);

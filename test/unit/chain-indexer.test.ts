@@ -4,6 +4,7 @@ import { loadChainRegistry } from '../../src/chains/registry';
 import type { ChainLog } from '../../src/chain-indexer/chain-logs';
 import { chainIndexerConfig } from '../../src/chain-indexer/config';
 import { logsInRange } from '../../src/chain-indexer/get-logs';
+import { permit2Claims } from '../../src/chain-indexer/permit2-claims';
 import { toEvents } from '../../src/chain-indexer/to-events';
 import type { LifecycleEvent } from '../../src/indexer/types';
 import { ARTIFACTS_FILE, compileContracts } from '../../src/dev/build-contracts';
@@ -79,6 +80,7 @@ describe('what each log becomes', () => {
   const other = '0x00000000000000000000000000000000000000bb';
   const refundTo = '0x00000000000000000000000000000000000000cc';
   const unlisted = '0x1111111111111111111111111111111111111111';
+  const sponsor = '0x00000000000000000000000000000000000000dd';
   const blocks = new Map([1, 2, 3].map((n) => [BigInt(n), block(n, 1_700_000_000 + n)]));
   const read = (logs: ChainLog[], resnapshot: { account: string; lockId: string }[] = []) => {
     const reads: unknown[] = [];
@@ -87,6 +89,7 @@ describe('what each log becomes', () => {
       logs,
       blocks,
       accounts: new Set([account]),
+      spenders: new Set([sponsor]),
       refundRecipients: new Map([[account, new Set([refundTo])]]),
       registry,
       end: block(3, 1_700_000_003),
@@ -259,6 +262,34 @@ describe('what each log becomes', () => {
       [0, '10'],
       [1, undefined],
     ]);
+  });
+
+  test('every settlement is seen: a Permit2 claim is a transfer out of the sponsor in the block that spent its nonce', async () => {
+    const out = (n: number, logIndex: number, from = sponsor) =>
+      ({ ...at(n, logIndex), kind: 'token-transfer', token: BASE_USDC, from, to: other, value: 5n }) as const;
+    const logs: ChainLog[] = [out(1, 0), out(2, 0), out(2, 1), out(3, 0, other)];
+    // Nonce 300 (word 1, bit 44) spent in block 2, nonce 7 in block 0 (before the range), nonce 9 never.
+    const spentAt = new Map([
+      [300n, 2n],
+      [7n, 0n],
+    ]);
+    const asked: [string, bigint, bigint][] = [];
+    const claims = await permit2Claims(logs, new Map([[sponsor, ['300', '7', '9']]]), async (owner, nonce, block) => {
+      asked.push([owner, nonce, block]);
+      return spentAt.has(nonce) && spentAt.get(nonce)! <= block;
+    });
+    expect(claims).toEqual([{ ...at(2, 0), kind: 'claim', nonce: 300n, permit2: true }]);
+    // Read at the blocks where the sponsor sent tokens and the block before each; never for another sender's.
+    expect(new Set(asked.map(([, , b]) => b))).toEqual(new Set([0n, 1n, 2n]));
+    // The claim is reported with its block and an id of its own per nonce; the sponsor's balance is read.
+    const { events } = await read([...logs, ...claims]);
+    expect(events.find((e) => e.type === 'claim')).toMatchObject({
+      id: `chain:8453:${hash(1002)}:${hash(2002)}:0:permit2:300`,
+      nonce: '300',
+      transactionHash: hash(2002),
+      blockNumber: '2',
+    });
+    expect(events.filter((e) => e.type === 'balance').map((e) => e.account)).toEqual([sponsor]);
   });
 
   test('after a rewind, the balances of the abandoned ranges are read again at the new range end', async () => {
