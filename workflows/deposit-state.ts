@@ -9,6 +9,21 @@ export const isBridgeOutcome = (status: string): status is BridgeOutcome =>
   (BRIDGE_OUTCOMES as readonly string[]).includes(status);
 /** The statuses an intent's deposit hears of: a fill completes a bridge or refund; the outcomes settle an attempt. */
 export const reportsToDeposit = (status: string): boolean => status === 'FILLED' || isBridgeOutcome(status);
+/**
+ * What one batch tells deposits of the intents it moved, per status: each intent once, with the last status the batch
+ * moved it to (a batch may move one intent twice, FAILED then COMPLETED, and its deposit hears only where it ended).
+ */
+export function depositReports(moves: { id: string; kind: string; status: string }[]): Map<string, string[]> {
+  const last = new Map<string, string>();
+  for (const m of moves) if (m.kind === 'intent') last.set(m.id, m.status);
+  const byStatus = new Map<string, string[]>();
+  for (const [id, status] of last) {
+    if (!reportsToDeposit(status)) continue;
+    if (!byStatus.has(status)) byStatus.set(status, []);
+    byStatus.get(status)!.push(id);
+  }
+  return byStatus;
+}
 /** How often a wait for an intent's final state also asks the database. */
 export const FINAL_CHECK_SECONDS = 5 * 60;
 

@@ -12,7 +12,7 @@ import { ownerWaitSeconds } from '../outbox/owners';
 import { applyDepositEvents, type DepositIngestDeps } from '../deposits/ingest';
 import { queueIntentReports } from '../deposits/store';
 import { RELEASED } from '../../workflows/contracts/deposit';
-import { reportsToDeposit } from '../../workflows/deposit-state';
+import { depositReports } from '../../workflows/deposit-state';
 import { lifecycleStarts, recordLifecycleEvents, type StatusMove } from '../intents/store';
 import { releaseSettled } from '../ledger/ledger';
 import { recordWithdrawalClaim } from '../withdrawals/allocate';
@@ -99,16 +99,11 @@ async function recordEventsNow(
 
 /**
  * Deposits whose intent an event moved: their workflows go on, told as by the lifecycle's own transitions. One report
- * per status the batch moved intents to, however many intents it moved.
+ * per status the batch moved intents to, however many intents it moved, and one per intent.
  */
 async function reportMoves(tx: EntityManager, moves: StatusMove[]): Promise<QueuedSignal[]> {
-  const byStatus = new Map<string, string[]>();
-  for (const { id, status } of moves.filter((m) => m.kind === 'intent' && reportsToDeposit(m.status))) {
-    if (!byStatus.has(status)) byStatus.set(status, []);
-    byStatus.get(status)!.push(id);
-  }
   const signals: QueuedSignal[] = [];
-  for (const [status, ids] of byStatus) signals.push(...(await queueIntentReports(tx, ids, status)));
+  for (const [status, ids] of depositReports(moves)) signals.push(...(await queueIntentReports(tx, ids, status)));
   return signals;
 }
 

@@ -533,6 +533,8 @@ export async function releaseIntent(
   onRelease?: OnMove,
 ): Promise<boolean> {
   return db.transaction(async (m) => {
+    // The owner's row before its reservations, as an indexer batch takes them (its events, then the releases).
+    await m.query(`SELECT 1 FROM ${TABLE[kind]} WHERE id = $1 FOR UPDATE`, [id]);
     const [quote]: { expires: string }[] = await m.query(
       "SELECT operation->>'expires' AS expires FROM quotes WHERE nonce = $1",
       [id],

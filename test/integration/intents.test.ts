@@ -17,6 +17,8 @@ import { ingestEvents } from '../../src/indexer/ingest';
 import { waitFor } from '../../src/dev/processes';
 import { Api, call, fundedAccount, ingest, startApi, until } from '../support/harness';
 import { activeReservations, reservedFor } from '../support/reservations';
+import { submitOwnIntent } from '../support/intents';
+import { releaseIntent } from '../../src/intents/store';
 
 /* eslint-disable @typescript-eslint/no-require-imports, @typescript-eslint/no-explicit-any */
 const sdkDir = path.dirname(require.resolve('@rhinestone/sdk'));
@@ -487,5 +489,41 @@ describe('POST /intents/split', () => {
       unfillable: { [OP_USDC]: '400' },
       traceId: expect.any(String),
     });
+  });
+});
+
+describe('lock order', () => {
+  test('review item 5: releasing an intent at expires takes its row before its reservations, as an indexer batch does', async () => {
+    const account = await fundedAccount(api);
+    const id = await submitOwnIntent(api, account);
+    // An indexer batch recording this intent's event holds its row...
+    const batch = api.db.createQueryRunner();
+    await batch.connect();
+    await batch.startTransaction();
+    await batch.query('SELECT 1 FROM intents WHERE id = $1 FOR UPDATE', [id]);
+    const release = releaseIntent(api.db, id);
+    await waitFor(
+      'the release waiting for the row',
+      async () =>
+        (
+          await api.db.query(
+            "SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database() AND query LIKE '%intents%'",
+          )
+        ).length > 0,
+      10_000,
+    );
+    // ...and then releases its reservations: they must not be held by the release waiting behind it (a deadlock).
+    const free = await batch
+      .query("SELECT id FROM reservations WHERE owner_kind = 'intent' AND owner_id = $1 FOR UPDATE NOWAIT", [id])
+      .then(
+        (rows: unknown[]) => rows.length,
+        (err: Error) => err.message,
+      )
+      .finally(async () => {
+        await batch.rollbackTransaction();
+        await batch.release();
+      });
+    expect(free).toBeGreaterThan(0);
+    expect(await release).toBe(true);
   });
 });

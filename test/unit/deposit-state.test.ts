@@ -1,6 +1,26 @@
-import { afterBridge, bridgeErrorCode, isBridgeOutcome, whileWaiting, wireStatus } from '../../workflows/deposit-state';
+import {
+  afterBridge,
+  bridgeErrorCode,
+  depositReports,
+  isBridgeOutcome,
+  whileWaiting,
+  wireStatus,
+} from '../../workflows/deposit-state';
 
 describe('deposit state', () => {
+  test("review item 5: a batch tells each intent's deposit once, where the intent ended", () => {
+    const reports = depositReports([
+      { id: '1', kind: 'intent', status: 'COMPLETED' },
+      { id: '2', kind: 'intent', status: 'FAILED' },
+      { id: '2', kind: 'intent', status: 'COMPLETED' },
+      { id: '3', kind: 'intent', status: 'FILLED' },
+      { id: '4', kind: 'intent', status: 'PRECONFIRMED' },
+      { id: '5', kind: 'bundle', status: 'COMPLETED' },
+    ]);
+    // Intent 2 failed, then completed in the same batch: its deposit hears COMPLETED only, never FAILED after it.
+    expect(Object.fromEntries(reports)).toEqual({ COMPLETED: ['1', '2'], FILLED: ['3'] });
+  });
+
   test('a final attempt whose funds left (filled, or claimed though recorded failed) completes; else retries while retries remain, then refunds', () => {
     const none = { filled: false, claimed: false };
     expect(afterBridge({ filled: true, claimed: true }, 3, 2)).toBe('complete');
