@@ -940,6 +940,27 @@ describe('GET /deposits', () => {
   });
 });
 
+/** The owner's signed `/safe/withdraw` of `amount` USDC on Base from the account (its first request: nonce 1). */
+async function ownerWithdraws(
+  p: Project,
+  owner: ReturnType<typeof privateKeyToAccount>,
+  address: string,
+  amount: string,
+) {
+  const request = {
+    account: address,
+    token: BASE_USDC,
+    amount,
+    recipient: sender(),
+    nonce: '1',
+    deadline: String(Math.floor(Date.now() / 1000) + 600),
+  };
+  const signature = await owner.signTypedData(
+    withdrawTypedData(request, 8453, await projectSigner(p)) as Parameters<typeof owner.signTypedData>[0],
+  );
+  return call(p, 'POST', `${DP}/safe/withdraw`, { body: { ...request, chain: 'eip155:8453', signature } });
+}
+
 describe('deposit credit', () => {
   test("deposit credit is exact: a deposit refunded by a transfer made outside after its refund intent failed counts for nothing, so the session signer cannot move others' funds in the address", async () => {
     const { p, r } = await subscribed();
@@ -991,18 +1012,7 @@ describe('deposit credit', () => {
     ]);
     await waitFor('the failed refund intent holds nothing', () => intentIsFinal(api.db, refundIntent), 30_000);
 
-    const request = {
-      account: address,
-      token: BASE_USDC,
-      amount: '500000',
-      recipient: sender(),
-      nonce: '1',
-      deadline: String(Math.floor(Date.now() / 1000) + 600),
-    };
-    const signature = await owner.signTypedData(
-      withdrawTypedData(request, 8453, await projectSigner(p)) as Parameters<typeof owner.signTypedData>[0],
-    );
-    const res = await call(p, 'POST', `${DP}/safe/withdraw`, { body: { ...request, chain: 'eip155:8453', signature } });
+    const res = await ownerWithdraws(p, owner, address, '500000');
     expect(res.json).toMatchObject({ error: 'Insufficient balance', code: 'BALANCE-1' });
     expect(res.status).toBe(400);
   }, 90_000);
@@ -1067,18 +1077,7 @@ describe('settlement truth', () => {
         ).length === 0,
       30_000,
     );
-    const request = {
-      account: address,
-      token: BASE_USDC,
-      amount: '1000000',
-      recipient: sender(),
-      nonce: '1',
-      deadline: String(Math.floor(Date.now() / 1000) + 600),
-    };
-    const signature = await owner.signTypedData(
-      withdrawTypedData(request, 8453, await projectSigner(p)) as Parameters<typeof owner.signTypedData>[0],
-    );
-    const res = await call(p, 'POST', `${DP}/safe/withdraw`, { body: { ...request, chain: 'eip155:8453', signature } });
+    const res = await ownerWithdraws(p, owner, address, '1000000');
     // The address holds 5 USDC, none of it this project's: its deposit left with the bridge.
     expect(res.json).toMatchObject({ error: 'Insufficient balance', code: 'BALANCE-1' });
     expect(res.status).toBe(400);
