@@ -1,7 +1,7 @@
 import { getAddress, recoverAddress, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { splitLockId } from '../chains/lock-tag';
-import { permit2WitnessCall } from '../chains/permit2-call';
+import { permit2WitnessCall } from '../intents/permit2-call';
 import { allocatorDigest } from '../compact/eip712';
 import { callApi, devnetChain, readDevnet, sendContract, type Devnet } from '../dev/devnet';
 import { waitFor } from '../dev/processes';

@@ -10,7 +10,7 @@ import { DP, registerManaged } from '../support/deposits';
 import { newProject, subscribe, type Project } from '../support/projects';
 import { Receiver } from '../support/receiver';
 import { contractAt, deployContract, startIndexedChain, tokenAt, type IndexedChain } from '../support/indexed-chain';
-import { permit2WitnessCall } from '../../src/chains/permit2-call';
+import { permit2WitnessCall } from '../../src/intents/permit2-call';
 import { PERMIT2_ADDRESS } from '../../src/intents/typed-data';
 
 /**

@@ -18,7 +18,7 @@ import {
 } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import artifacts from '../../contracts/artifacts.json';
-import { permit2WitnessCall, PERMIT2_BATCH_WITNESS_STUB } from '../../src/chains/permit2-call';
+import { permit2WitnessCall, PERMIT2_BATCH_WITNESS_STUB } from '../../src/intents/permit2-call';
 import { lockTagFor } from '../../src/chains/lock-tag';
 import { tokenId } from '../../src/intents/quote';
 import { MANDATE_WITNESS, PERMIT2_ADDRESS, permit2TypedData } from '../../src/intents/typed-data';

@@ -1,6 +1,6 @@
 import { hashStruct, type TypedData } from 'viem';
-import { permit2TypedData } from '../intents/typed-data';
-import type { Element } from '../intents/types';
+import { permit2TypedData } from './typed-data';
+import type { Element } from './types';
 
 /** What Permit2 prefixes to the caller's witnessTypeString to get the witness typehash. */
 export const PERMIT2_BATCH_WITNESS_STUB =
