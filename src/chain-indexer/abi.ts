@@ -15,4 +15,7 @@ export const ERC20_TRANSFER = parseAbiItem('event Transfer(address indexed from,
 export const ERC20_BALANCE = parseAbi(['function balanceOf(address owner) view returns (uint256)']);
 
 /** Permit2's unordered nonces: bit `nonce & 0xff` of word `nonce >> 8` is set once the nonce is spent. */
-export const PERMIT2_NONCES = parseAbi(['function nonceBitmap(address owner, uint256 wordPos) view returns (uint256)']);
+export const PERMIT2_NONCES = parseAbi([
+  'function nonceBitmap(address owner, uint256 wordPos) view returns (uint256)',
+  'event UnorderedNonceInvalidation(address indexed owner, uint256 word, uint256 mask)',
+]);

@@ -1,5 +1,5 @@
 import { parseAbiItem, parseEventLogs, type AbiEvent, type PublicClient } from 'viem';
-import { COMPACT_EVENTS, ERC20_TRANSFER } from './abi';
+import { COMPACT_EVENTS, ERC20_TRANSFER, PERMIT2_NONCES } from './abi';
 import type { FollowedChain } from './config';
 import { logsInRange } from './get-logs';
 
@@ -19,6 +19,7 @@ export type ChainLog = LogPlace &
     | { kind: 'forced-withdrawal'; account: string; id: bigint; activating: boolean; withdrawableAt: bigint }
     | ({ kind: 'fill'; nonce: bigint } & FillPays)
     | { kind: 'token-transfer'; token: string; from: string; to: string; value: bigint }
+    | { kind: 'nonce-invalidation'; owner: string; word: bigint; mask: bigint }
   );
 
 /**
@@ -58,7 +59,8 @@ export async function balanceLogs(client: PublicClient, chain: FollowedChain, fr
 /**
  * The `settlements` stream: The Compact's Claim (of this allocator's nonces) and ForcedWithdrawalStatusUpdated, the
  * configured fills, ERC-20 transfers (of any token) into and out of the deposit accounts `accounts`, and out of the
- * `spenders` (accounts whose wallet funds intents hold: a Permit2 claim is a transfer out of its sponsor).
+ * `spenders` (accounts whose wallet funds intents hold: a Permit2 claim is a transfer out of its sponsor) with the
+ * Permit2 nonces they cancelled.
  */
 export async function settlementLogs(
   client: PublicClient,
@@ -98,7 +100,11 @@ export async function settlementLogs(
       return { ...placeOf(l), kind: 'fill' as const, nonce, ...fillPays(args) };
     });
     const undeclared = [
-      ...new Set(declared.filter((f) => !(f.recipient && f.token && f.amount)).map((f) => f.transactionHash)),
+      ...new Set(
+        declared
+          .filter((f) => f.recipient === undefined || f.token === undefined || f.amount === undefined)
+          .map((f) => f.transactionHash),
+      ),
     ];
     const moves = new Map(
       await Promise.all(undeclared.map(async (hash) => [hash, await transfersOf(client, hash)] as const)),
@@ -122,6 +128,23 @@ export async function settlementLogs(
         token: l.address,
         ...(l.args as Required<typeof l.args>),
       });
+  }
+  // Permit2 nonces a spender cancelled: spent, but by no claim.
+  for (const owner of chunks(watched.spenders)) {
+    const cancelled = await logsInRange(from, to, (fromBlock, toBlock) =>
+      client.getLogs({
+        address: chain.permit2,
+        event: PERMIT2_NONCES[1],
+        args: { owner },
+        fromBlock,
+        toBlock,
+        strict: true,
+      }),
+    );
+    for (const l of cancelled) {
+      const { owner: who, word, mask } = l.args as Required<typeof l.args>;
+      out.push({ ...placeOf(l), kind: 'nonce-invalidation', owner: who.toLowerCase(), word, mask });
+    }
   }
   // A transfer between two watched accounts is found by both filters: once is enough.
   const seen = new Set<string>();

@@ -8,7 +8,7 @@ import { batchConflict } from '../indexer/consistency';
 import { ingestEvents } from '../indexer/ingest';
 import { quotedPlans, type QuotedPlan } from '../intents/store';
 import { expiredHolds, walletHolders, WALLET } from '../ledger/ledger';
-import { permit2Claims } from './permit2-claims';
+import { permit2Claims, type WalletHold } from './permit2-claims';
 import { joinLockId } from '../chains/lock-tag';
 import type { BalanceEvent, IndexerEvent } from '../indexer/types';
 import type { Outbox } from '../outbox/outbox';
@@ -98,10 +98,15 @@ export async function readChainRange(
 
   const watched =
     stream === 'settlements' ? await watchedAccounts(deps.db) : { accounts: [], refundRecipients: new Map() };
-  const holders = new Map<string, string[]>();
+  const holders = new Map<string, WalletHold[]>();
   if (stream === 'settlements')
-    for (const { nonce, account } of await walletHolders(deps.db.manager, chain.chainId))
-      holders.set(account, [...(holders.get(account) ?? []), nonce]);
+    for (const { nonce, account, token } of await walletHolders(deps.db.manager, chain.chainId)) {
+      const holds = holders.get(account) ?? [];
+      if (!holds.length) holders.set(account, holds);
+      const hold = holds.find((h) => h.nonce === nonce);
+      if (hold) hold.tokens.add(token);
+      else holds.push({ nonce, tokens: new Set([token]) });
+    }
   const read =
     stream === 'settlements'
       ? await settlementLogs(client, chain, deps.allocator, { ...watched, spenders: [...holders.keys()] }, from, to)

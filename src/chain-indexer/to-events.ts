@@ -174,8 +174,9 @@ function fillsByTransaction(logs: ChainLog[]): Map<string, FillLog[]> {
 
 /**
  * What each transaction's fills of a nonce paid a recipient, keyed by the first of their logs (the others map to
- * nothing): the amounts their events declare, summed per token, or, where an event does not declare them, the
- * transaction's ERC-20 transfers to the declared recipient, else to the mandate's. A fill whose recipient is not
+ * nothing): the amounts their events declare (recipient, token and amount), summed per token, or, where an event does
+ * not declare all three, the transaction's ERC-20 transfers to the declared recipient, else to the mandate's, counted
+ * for one nonce only. A fill whose recipient is not
  * known (its nonce was never quoted here) is reported as it is, for the service to place.
  */
 function fillsPaid(
@@ -184,6 +185,8 @@ function fillsPaid(
 ): Map<FillLog, { recipient?: string; tokens?: { token: string; amount: string }[] }> {
   const groups = new Map<string, { first: FillLog; recipient?: string; paid: Map<string, bigint> }>();
   const out = new Map<FillLog, { recipient?: string; tokens?: { token: string; amount: string }[] }>();
+  // A transaction's transfers to a recipient pay one nonce: the first whose fill event does not declare its payment.
+  const spent = new Set<string>();
   for (const f of fills) {
     const recipient = f.recipient ?? recipientOf(f.nonce);
     const key = `${f.transactionHash}:${f.nonce}:${recipient}`;
@@ -191,9 +194,11 @@ function fillsPaid(
     if (!group) groups.set(key, { first: f, recipient, paid: new Map() });
     const { paid } = groups.get(key)!;
     const add = (token: string, amount: bigint) => paid.set(token, (paid.get(token) ?? 0n) + amount);
-    if (f.token !== undefined && f.amount !== undefined) add(f.token, f.amount);
-    // The transaction's transfers count once, however many of its fill events lack what they paid.
-    else if (!group && recipient) for (const t of f.transfers ?? []) if (t.to === recipient) add(t.token, t.value);
+    if (f.recipient !== undefined && f.token !== undefined && f.amount !== undefined) add(f.token, f.amount);
+    else if (recipient && !spent.has(`${f.transactionHash}:${recipient}`)) {
+      spent.add(`${f.transactionHash}:${recipient}`);
+      for (const t of f.transfers ?? []) if (t.to === recipient) add(t.token, t.value);
+    }
   }
   for (const { first, recipient, paid } of groups.values())
     out.set(

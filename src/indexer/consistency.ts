@@ -180,6 +180,16 @@ export function lifecycleRefusal(e: LifecycleEvent, plan: QuotedPlan, skewSecond
   return undefined;
 }
 
+/** A fill of a nonce no quote names: never a fill of ours (every intent and legacy bundle is quoted first). */
+export function unquotedFill(e: LifecycleEvent): Refusal {
+  return {
+    id: e.id,
+    type: e.type,
+    reason: 'fill-unquoted',
+    message: `nonce ${e.nonce} was never quoted here: a fill comes after its intent's quote`,
+  };
+}
+
 /**
  * How a fill that says who and what it paid falls short of its intent's mandate: another recipient, or less than
  * some `tokenOut`. A fill that paid more is a fill. (A fill after the fill deadline is not refused: it does not count,
@@ -195,14 +205,18 @@ export function unpaidMandate(
       message: `the fill paid ${e.recipient.toLowerCase()}, but nonce ${e.nonce} pays ${plan.recipient}`,
     };
   if (e.tokens === undefined) return undefined;
-  for (const want of plan.tokenOut) {
-    const paid = e.tokens
-      .filter((t) => t.token.toLowerCase() === want.token)
-      .reduce((sum, t) => sum + BigInt(t.amount), 0n);
-    if (paid < want.amount)
+  // Per token, what was paid against what the mandate asks: one token may stand in several entries of either.
+  const sums = (entries: { token: string; amount: string | bigint }[]) => {
+    const out = new Map<string, bigint>();
+    for (const t of entries) out.set(t.token.toLowerCase(), (out.get(t.token.toLowerCase()) ?? 0n) + BigInt(t.amount));
+    return out;
+  };
+  const paid = sums(e.tokens);
+  for (const [token, amount] of sums(plan.tokenOut)) {
+    if ((paid.get(token) ?? 0n) < amount)
       return {
         reason: 'fill-amount',
-        message: `the fill paid ${paid} of token ${want.token}, but nonce ${e.nonce} asks at least ${want.amount}`,
+        message: `the fill paid ${paid.get(token) ?? 0n} of token ${token}, but nonce ${e.nonce} asks at least ${amount}`,
       };
   }
   return undefined;

@@ -4,6 +4,7 @@ import { lockChainClock, nearestStoredTimes, storedTimesAcross } from './event-s
 import {
   futureTimestamp,
   lifecycleRefusal,
+  unquotedFill,
   nearestTimes,
   storedTimeContradiction,
   type BlockTime,
@@ -26,7 +27,9 @@ export async function lockChainClocks(tx: EntityManager, events: IndexerEvent[])
 /**
  * The new events of a batch that contradict what is known (src/indexer/consistency.ts): block timestamps ahead of
  * this server's clock or out of order with the stored snapshots of their chain, and fills and claims that do not
- * match the quote their nonce names. A nonce with no quote (a withdrawal's, or one unknown yet) is not judged here.
+ * match the quote their nonce names. A fill of a nonce no quote names is refused: a nonce is quoted before anything
+ * can fill it, while nonces are easy to guess, so a fill sent ahead would otherwise wait for the intent and fill it
+ * unchecked. A claim of a nonce with no quote (a withdrawal's) is not judged here.
  */
 export async function screenEvents(
   tx: EntityManager,
@@ -51,7 +54,7 @@ export async function screenEvents(
     const plans = await quotedPlans(tx, [...new Set(lifecycle.map(nonce))]);
     for (const e of lifecycle) {
       const plan = plans.get(nonce(e));
-      const refusal = plan && lifecycleRefusal(e, plan, skewSeconds);
+      const refusal = plan ? lifecycleRefusal(e, plan, skewSeconds) : e.type === 'fill' ? unquotedFill(e) : undefined;
       if (refusal) refused.push(refusal);
     }
   }

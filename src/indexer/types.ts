@@ -121,6 +121,7 @@ export const REFUSAL_REASONS = [
   'fill-before-quote',
   'fill-recipient',
   'fill-amount',
+  'fill-unquoted',
   'claim-chain',
 ] as const;
 export type RefusalReason = (typeof REFUSAL_REASONS)[number];

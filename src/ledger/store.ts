@@ -89,13 +89,18 @@ const snapshot = (column: 'block_number' | 'block_timestamp') => `CASE WHEN r.lo
   ELSE (SELECT l.${column} FROM lock_balances l WHERE l.account = r.account AND l.chain_id = r.chain_id AND l.token = r.token AND l.lock_tag = r.lock_tag) END`;
 const SNAPSHOT_BLOCK = snapshot('block_number');
 /**
+ * The first block timestamp at which no claim of a hold can be mined any more: The Compact refuses a claim from
+ * `expires` on, Permit2 (wallet funds) only after its deadline (`expires`) has passed.
+ */
+const CLAIMS_END = `r.release_after_time + CASE WHEN r.lock_tag = '${WALLET}' THEN 1 ELSE 0 END`;
+/**
  * Released once the snapshot shows the claim (its block), or shows every claim there can be (a block timestamp at
- * or after `expires`). A snapshot without a timestamp never counts for the second: its stored timestamp is that of
+ * or after CLAIMS_END). A snapshot without a timestamp never counts for the second: its stored timestamp is that of
  * an earlier snapshot of the key, or none.
  */
 const SETTLED = `r.released_at IS NULL AND (
   (r.release_after_block IS NOT NULL AND r.release_after_block <= ${SNAPSHOT_BLOCK})
-  OR (r.release_after_time IS NOT NULL AND r.release_after_time <= ${snapshot('block_timestamp')}))`;
+  OR (r.release_after_time IS NOT NULL AND ${CLAIMS_END} <= ${snapshot('block_timestamp')}))`;
 
 /** The owner's reservations no claim settles wait for a snapshot timestamp at or after `expires`. */
 export async function releaseAfterTime(tx: EntityManager, owner: Owner, expires: number): Promise<void> {
@@ -120,8 +125,8 @@ export interface HeldKey {
 export async function expiredHolds(db: EntityManager, chainId: number, timestamp: number): Promise<HeldKey[]> {
   return preparedQuery(
     db,
-    `SELECT DISTINCT account, token, lock_tag AS "lockTag" FROM reservations
-     WHERE chain_id = $1 AND released_at IS NULL AND release_after_block IS NULL AND release_after_time <= $2
+    `SELECT DISTINCT account, token, lock_tag AS "lockTag" FROM reservations r
+     WHERE chain_id = $1 AND released_at IS NULL AND release_after_block IS NULL AND ${CLAIMS_END} <= $2
      ORDER BY account, token, "lockTag"`,
     [chainId, timestamp],
   );
@@ -130,12 +135,15 @@ export async function expiredHolds(db: EntityManager, chainId: number, timestamp
 /**
  * The owners (intents and legacy bundles, whose id is their Permit2 nonce) holding wallet funds of `chainId` that no
  * claim was seen to settle: each may be claimed through Permit2, which emits nothing of its own, so the indexer looks
- * for their nonces being spent. With the account that signed each (the Permit2 owner).
+ * for their nonces being spent. With the account that signed each (the Permit2 owner) and the tokens held.
  */
-export async function walletHolders(db: EntityManager, chainId: number): Promise<{ nonce: string; account: string }[]> {
+export async function walletHolders(
+  db: EntityManager,
+  chainId: number,
+): Promise<{ nonce: string; account: string; token: string }[]> {
   return preparedQuery(
     db,
-    `SELECT DISTINCT owner_id AS nonce, account FROM reservations
+    `SELECT DISTINCT owner_id AS nonce, account, token FROM reservations
      WHERE chain_id = $1 AND lock_tag = '${WALLET}' AND owner_kind IN ('intent', 'bundle')
        AND released_at IS NULL AND release_after_block IS NULL
      ORDER BY account, nonce`,

@@ -97,7 +97,7 @@ export const fillAndClaim = (
 ];
 
 /**
- * A deposit account's (wallet) balance at the block whose timestamp is `expires` of a failed intent: what releases its
+ * A deposit account's (wallet) balance at the block after `expires` of a failed intent: what releases its
  * reservation past `expires` (a snapshot that shows no claim mined before it), so a retry or refund may spend.
  */
 export const balanceAtExpiry = (d: {
@@ -110,8 +110,9 @@ export const balanceAtExpiry = (d: {
   walletSnapshot(d.account, d.balance, {
     chainId: d.chainId,
     token: d.token,
-    blockNumber: blockAt(d.expires),
-    blockTimestamp: d.expires,
+    // A wallet's funds may still be pulled through Permit2 in a block stamped `expires`: the next second settles it.
+    blockNumber: blockAt(d.expires + 1),
+    blockTimestamp: d.expires + 1,
   });
 
 export const intentFailure = (intentId: string, chainId: number) => ({

@@ -81,7 +81,7 @@ describe('what each log becomes', () => {
   const refundTo = '0x00000000000000000000000000000000000000cc';
   const unlisted = '0x1111111111111111111111111111111111111111';
   const sponsor = '0x00000000000000000000000000000000000000dd';
-  const blocks = new Map([1, 2, 3].map((n) => [BigInt(n), block(n, 1_700_000_000 + n)]));
+  const blocks = new Map([1, 2, 3, 4].map((n) => [BigInt(n), block(n, 1_700_000_000 + n)]));
   const read = (logs: ChainLog[], resnapshot: { account: string; lockId: string }[] = []) => {
     const reads: unknown[] = [];
     return toEvents({
@@ -94,7 +94,7 @@ describe('what each log becomes', () => {
       registry,
       end: block(3, 1_700_000_003),
       resnapshot,
-      recipientOf: (nonce) => (nonce === 30n ? account : undefined),
+      recipientOf: (nonce) => (nonce === 30n || nonce === 31n ? account : undefined),
       balanceOf: async (r) => {
         reads.push(r);
         return 42n;
@@ -228,8 +228,10 @@ describe('what each log becomes', () => {
           { to: other, token: BASE_USDC, value: 9n },
         ],
       })),
+      // Another nonce paying the same recipient in that transaction: the transfers paid the first one only.
+      { ...tx(6, 78), kind: 'fill', nonce: 31n, transfers: [{ to: account, token: BASE_USDC, value: 6n }] },
       // A nonce quoted nowhere here: reported as it is.
-      { ...tx(6, 79), kind: 'fill', nonce: 40n, transfers: [] },
+      { ...tx(7, 79), kind: 'fill', nonce: 40n, transfers: [] },
     ]);
     const fills = events.filter((e): e is LifecycleEvent => e.type === 'fill');
     expect(fills.map((e) => [e.id.split(':').at(-1), e.nonce, e.recipient, e.tokens])).toEqual([
@@ -244,7 +246,8 @@ describe('what each log becomes', () => {
       ],
       ['3', '20', other, [{ token: BASE_USDC, amount: '1' }]],
       ['4', '30', account, [{ token: BASE_USDC, amount: '6' }]],
-      ['6', '40', undefined, undefined],
+      ['6', '31', account, []],
+      ['7', '40', undefined, undefined],
     ]);
   });
 
@@ -267,20 +270,35 @@ describe('what each log becomes', () => {
   test('every settlement is seen: a Permit2 claim is a transfer out of the sponsor in the block that spent its nonce', async () => {
     const out = (n: number, logIndex: number, from = sponsor) =>
       ({ ...at(n, logIndex), kind: 'token-transfer', token: BASE_USDC, from, to: other, value: 5n }) as const;
-    const logs: ChainLog[] = [out(1, 0), out(2, 0), out(2, 1), out(3, 0, other)];
-    // Nonce 300 (word 1, bit 44) spent in block 2, nonce 7 in block 0 (before the range), nonce 9 never.
+    const cancel = (n: number, word: bigint, mask: bigint) =>
+      ({ ...at(n, 5), kind: 'nonce-invalidation', owner: sponsor, word, mask }) as const;
+    const elsewhere = { ...out(4, 0), token: unlisted };
+    const logs: ChainLog[] = [
+      out(1, 0),
+      out(2, 0),
+      out(2, 1),
+      out(3, 0, other),
+      out(3, 1),
+      cancel(3, 0n, 1n << 11n),
+      elsewhere,
+    ];
+    // Nonce 300 (word 1, bit 44) spent in block 2, nonce 7 in block 0 (before the range), nonce 9 never; nonce 11
+    // spent in block 3, where the sponsor cancelled it; nonce 12 in block 4, where the sponsor sent a token no hold is in.
     const spentAt = new Map([
       [300n, 2n],
       [7n, 0n],
+      [11n, 3n],
+      [12n, 4n],
     ]);
+    const holds = ['300', '7', '9', '11', '12'].map((nonce) => ({ nonce, tokens: new Set([BASE_USDC]) }));
     const asked: [string, bigint, bigint][] = [];
-    const claims = await permit2Claims(logs, new Map([[sponsor, ['300', '7', '9']]]), async (owner, nonce, block) => {
+    const claims = await permit2Claims(logs, new Map([[sponsor, holds]]), async (owner, nonce, block) => {
       asked.push([owner, nonce, block]);
       return spentAt.has(nonce) && spentAt.get(nonce)! <= block;
     });
     expect(claims).toEqual([{ ...at(2, 0), kind: 'claim', nonce: 300n, permit2: true }]);
     // Read at the blocks where the sponsor sent tokens and the block before each; never for another sender's.
-    expect(new Set(asked.map(([, , b]) => b))).toEqual(new Set([0n, 1n, 2n]));
+    expect(new Set(asked.map(([, , b]) => b))).toEqual(new Set([0n, 1n, 2n, 3n]));
     // The claim is reported with its block and an id of its own per nonce; the sponsor's balance is read.
     const { events } = await read([...logs, ...claims]);
     expect(events.find((e) => e.type === 'claim')).toMatchObject({

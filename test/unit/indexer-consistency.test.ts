@@ -211,6 +211,10 @@ describe('attack pass: fills and claims match their intent', () => {
     // Every tokenOut: the first alone is short of the mandate.
     expect(lifecycleRefusal(pays(RECIPIENT, [full[0]]), route, 300)?.reason).toBe('fill-amount');
     expect(lifecycleRefusal(pays(RECIPIENT, []), route, 300)?.reason).toBe('fill-amount');
+    // A mandate naming one token twice asks for both amounts.
+    const twice = { ...route, tokenOut: [route.tokenOut[0], route.tokenOut[0]] };
+    expect(lifecycleRefusal(pays(RECIPIENT, [[USDC, 5_000_000n]]), twice, 300)?.reason).toBe('fill-amount');
+    expect(lifecycleRefusal(pays(RECIPIENT, [[USDC, 10_000_000n]]), twice, 300)).toBeUndefined();
     // Without what it paid, an indexer's fill is taken at its word (docs/indexer.md).
     expect(lifecycleRefusal(event({}), route, 300)).toBeUndefined();
     expect(lifecycleRefusal(event({ recipient: RECIPIENT }), route, 300)).toBeUndefined();
