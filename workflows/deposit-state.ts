@@ -7,8 +7,10 @@ export const BRIDGE_OUTCOMES = ['COMPLETED', 'FAILED', 'EXPIRED'] as const;
 export type BridgeOutcome = (typeof BRIDGE_OUTCOMES)[number];
 export const isBridgeOutcome = (status: string): status is BridgeOutcome =>
   (BRIDGE_OUTCOMES as readonly string[]).includes(status);
+/** The statuses an intent reaches only once filled (a claim that came first moves it past FILLED at the fill). */
+export const isFilled = (status: string): boolean => status === 'FILLED' || status === 'CLAIMED';
 /** The statuses an intent's deposit hears of: a fill completes a bridge or refund; the outcomes settle an attempt. */
-export const reportsToDeposit = (status: string): boolean => status === 'FILLED' || isBridgeOutcome(status);
+export const reportsToDeposit = (status: string): boolean => isFilled(status) || isBridgeOutcome(status);
 /**
  * What one batch tells deposits of the intents it moved, per status: each intent once, with the last status the batch
  * moved it to (a batch may move one intent twice, FAILED then COMPLETED, and its deposit hears only where it ended).

@@ -8,7 +8,7 @@ import {
   type RefundOutcome,
   WORKFLOW_CODES,
 } from './contracts/deposit';
-import { type BridgeOutcome, FINAL_CHECK_SECONDS, isBridgeOutcome, whileWaiting } from './deposit-state';
+import { type BridgeOutcome, FINAL_CHECK_SECONDS, isBridgeOutcome, isFilled, whileWaiting } from './deposit-state';
 
 /** Each activity persists one step with its webhook; retried until it succeeds (a deposit never stops on a passing failure). */
 const acts = proxyActivities<Activities>({
@@ -29,7 +29,7 @@ function intentReports() {
   setHandler(intentSettledSignal, ({ intentId, status }) => {
     reports++;
     if (status === RELEASED) released.add(intentId);
-    else if (status === 'FILLED') filled.add(intentId);
+    else if (isFilled(status)) filled.add(intentId);
     else if (isBridgeOutcome(status)) outcomes.set(intentId, status);
   });
   return {

@@ -32,6 +32,7 @@ import { SweepByDueTime1766170000001 } from './migrations/1766170000001-sweep-by
 import { Retention1766170000002 } from './migrations/1766170000002-retention';
 import { TraceContext1766173300000 } from './migrations/1766173300000-trace-context';
 import { UnloggedRateLimits1766173400000 } from './migrations/1766173400000-unlogged-rate-limits';
+import { ChainHolds1766173500000 } from './migrations/1766173500000-chain-holds';
 
 /**
  * How long a query waits for a pooled connection (pg `connectionTimeoutMillis`, also the connect timeout) before it
@@ -93,6 +94,7 @@ export function createDataSource(url: string, poolSize = 10, timeouts: PoolTimeo
       Retention1766170000002,
       TraceContext1766173300000,
       UnloggedRateLimits1766173400000,
+      ChainHolds1766173500000,
     ],
     migrationsTransactionMode: 'all',
     synchronize: false,

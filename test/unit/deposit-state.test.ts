@@ -15,10 +15,12 @@ describe('deposit state', () => {
       { id: '2', kind: 'intent', status: 'COMPLETED' },
       { id: '3', kind: 'intent', status: 'FILLED' },
       { id: '4', kind: 'intent', status: 'PRECONFIRMED' },
+      { id: '6', kind: 'intent', status: 'CLAIMED' },
       { id: '5', kind: 'bundle', status: 'COMPLETED' },
     ]);
     // Intent 2 failed, then completed in the same batch: its deposit hears COMPLETED only, never FAILED after it.
-    expect(Object.fromEntries(reports)).toEqual({ COMPLETED: ['1', '2'], FILLED: ['3'] });
+    // CLAIMED is reached only at a fill (its claim came first): the deposit hears of it as of a fill.
+    expect(Object.fromEntries(reports)).toEqual({ COMPLETED: ['1', '2'], FILLED: ['3'], CLAIMED: ['6'] });
   });
 
   test('a final attempt whose funds left (filled, or claimed though recorded failed) completes; else retries while retries remain, then refunds', () => {
