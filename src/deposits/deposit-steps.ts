@@ -13,7 +13,7 @@ import { activityFailure } from '../temporal/activity-failure';
 import type { Outbox } from '../outbox/outbox';
 import type { QueuedSignal, QueuedStart } from '../outbox/store';
 import { type DepositTiming, RELEASED } from '../../workflows/contracts/deposit';
-import { afterBridge, bridgeErrorCode, isBridgeOutcome } from '../../workflows/deposit-state';
+import { afterBridge, bridgeErrorCode, reportsToDeposit } from '../../workflows/deposit-state';
 import { findAccount } from './account-store';
 import { verdict, type Verdict } from './checks';
 import type { DepositErrorCode } from './errors';
@@ -459,7 +459,7 @@ export function intentReport(outbox: Outbox, intentId: string, status: string) {
   let signals: QueuedSignal[] = [];
   return {
     async queue(tx: EntityManager): Promise<void> {
-      if (isBridgeOutcome(status) || status === RELEASED) signals = await queueIntentReports(tx, [intentId], status);
+      if (reportsToDeposit(status) || status === RELEASED) signals = await queueIntentReports(tx, [intentId], status);
     },
     deliver: (): Promise<unknown> => outbox.deliver(signals).catch(() => undefined), // left to the sweeper
   };
