@@ -153,7 +153,8 @@ test('21.9 a lifecycle event that arrives before its intent row commits is kept 
 
 test('21.9 an event for a nonce that never becomes an intent is dead-lettered once its wait is over', async () => {
   const nonce = '987654321987654321';
-  await ingest(api, [fillEvent(nonce, TX(9), { timestamp: 9 })]);
+  // A claim (a fill of a nonce never quoted is refused outright: fills come after their quote).
+  await ingest(api, [claimEvent(nonce, TX(9), { timestamp: 9, blockNumber: '9' })]);
   const kept = await api.db.query('SELECT id FROM signal_outbox WHERE nonce = $1', [nonce]);
   expect(kept).toHaveLength(1);
   // Its wait (quote TTL + fill grace) is over.

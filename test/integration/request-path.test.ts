@@ -271,7 +271,7 @@ test('wait=true answers after every lifecycle signal of the batch was delivered'
     body: {
       events: [
         { id: eventId(), type: 'preconfirmation', chainId: 42161, nonce: id },
-        fillEvent('123456789', TX(4), { timestamp: 4 }),
+        claimEvent('123456789', TX(4), { timestamp: 4, blockNumber: '4' }),
       ],
     },
     headers: { 'x-indexer-key': api.indexerKey },
