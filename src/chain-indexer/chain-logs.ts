@@ -181,7 +181,7 @@ async function transfersOf(client: PublicClient, hash: `0x${string}`): Promise<T
   }));
 }
 
-const inChainOrder = (logs: ChainLog[]) =>
+export const inChainOrder = (logs: ChainLog[]) =>
   logs.sort((a, b) =>
     a.blockNumber === b.blockNumber ? a.logIndex - b.logIndex : a.blockNumber < b.blockNumber ? -1 : 1,
   );

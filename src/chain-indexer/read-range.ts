@@ -22,7 +22,7 @@ import {
 } from '../../workflows/contracts/follow-chain';
 import { COMPACT_BALANCE, ERC20_BALANCE, PERMIT2_NONCES } from './abi';
 import type { FollowedChain } from './config';
-import { balanceLogs, settlementLogs } from './chain-logs';
+import { balanceLogs, inChainOrder, settlementLogs } from './chain-logs';
 import { toEvents, type BalanceRead } from './to-events';
 import { watchedAccounts } from './store';
 
@@ -107,9 +107,23 @@ export async function readChainRange(
       if (hold) hold.tokens.add(token);
       else holds.push({ nonce, tokens: new Set([token]) });
     }
+  // Balances read above the settlement depth are the portfolio's alone: the ledger's lock balances are then read in
+  // the settlements stream too, at its depth, so no reservation, release or credit rests on what a reorg can undo.
+  const shallow = chain.confirmations < chain.settlementConfirmations;
+  const ledgerLocks: ChainStream = shallow ? 'settlements' : 'balances';
   const read =
     stream === 'settlements'
-      ? await settlementLogs(client, chain, deps.allocator, { ...watched, spenders: [...holders.keys()] }, from, to)
+      ? inChainOrder([
+          ...(await settlementLogs(
+            client,
+            chain,
+            deps.allocator,
+            { ...watched, spenders: [...holders.keys()] },
+            from,
+            to,
+          )),
+          ...(shallow ? await balanceLogs(client, chain, from, to) : []),
+        ])
       : await balanceLogs(client, chain, from, to);
   const logs = [
     ...read,
@@ -124,9 +138,9 @@ export async function readChainRange(
       throw new Error(`block ${l.blockNumber} of chain ${chain.chainId} changed while its range was read`);
   }
   // Holds past their `expires` at this range's end are released by a snapshot here, whatever moved on the account:
-  // locks in the `balances` stream (The Compact's balanceOf), wallets in the `settlements` stream (the token's).
+  // locks in the stream that reads the ledger's (The Compact's balanceOf), wallets in the `settlements` stream.
   const expiring = (await expiredHolds(deps.db.manager, chain.chainId, Number(toBlock.timestamp)))
-    .filter((h) => (h.lockTag === WALLET) === (stream === 'settlements'))
+    .filter((h) => stream === (h.lockTag === WALLET ? 'settlements' : ledgerLocks))
     .map(({ account, token, lockTag }): BalanceKey =>
       lockTag === WALLET ? { account, token } : { account, lockId: joinLockId(lockTag, token) },
     );
@@ -143,6 +157,7 @@ export async function readChainRange(
     refundRecipients: watched.refundRecipients,
     registry: deps.registry,
     end: toBlock,
+    unconfirmed: stream === 'balances' && shallow,
     resnapshot: [...resnapshot, ...expiring],
     recipientOf: (nonce) => plans.get(nonce.toString())?.recipient,
     balanceOf: (read: BalanceRead) => balanceOf(client, chain, read),

@@ -21,6 +21,8 @@ export interface RangeLogs {
   blocks: Map<bigint, Block>;
   /** the range's last block: where every balance is read */
   end: Block;
+  /** the range is above the settlement depth: its balances are reported `unconfirmed` (the portfolio's alone) */
+  unconfirmed?: boolean;
   /** deposit accounts (lowercase), and per account the refund recipients its deposits may be returned to */
   accounts: Set<string>;
   /** accounts whose wallet funds intents hold (lowercase): their balance is read when they send tokens */
@@ -149,13 +151,14 @@ export async function toEvents(
   const amounts = await Promise.all(keys.map((key) => r.balanceOf({ ...key, block: r.end.number! })));
   const read = keys.map((key, i): IndexerEvent => {
     const base = {
-      id: eventId(r.chainId, r.end.hash!, 'balance', keyDigest(key)),
+      id: eventId(r.chainId, r.end.hash!, r.unconfirmed ? 'unconfirmed-balance' : 'balance', keyDigest(key)),
       type: 'balance' as const,
       chainId: r.chainId,
       account: key.account,
       token: tokenOf(key),
       blockNumber: r.end.number!.toString(),
-      blockTimestamp: Number(r.end.timestamp),
+      // A block a reorg may undo releases nothing at `expires` and funds nothing: the portfolio shows it.
+      ...(r.unconfirmed ? { unconfirmed: true } : { blockTimestamp: Number(r.end.timestamp) }),
     };
     return 'lockId' in key
       ? { ...base, locked: amounts[i].toString(), lockTag: splitLockId(key.lockId).lockTag }

@@ -33,6 +33,7 @@ import { Retention1766170000002 } from './migrations/1766170000002-retention';
 import { TraceContext1766173300000 } from './migrations/1766173300000-trace-context';
 import { UnloggedRateLimits1766173400000 } from './migrations/1766173400000-unlogged-rate-limits';
 import { ChainHolds1766173500000 } from './migrations/1766173500000-chain-holds';
+import { UnconfirmedBalances1766173600000 } from './migrations/1766173600000-unconfirmed-balances';
 
 /**
  * How long a query waits for a pooled connection (pg `connectionTimeoutMillis`, also the connect timeout) before it
@@ -95,6 +96,7 @@ export function createDataSource(url: string, poolSize = 10, timeouts: PoolTimeo
       TraceContext1766173300000,
       UnloggedRateLimits1766173400000,
       ChainHolds1766173500000,
+      UnconfirmedBalances1766173600000,
     ],
     migrationsTransactionMode: 'all',
     synchronize: false,

@@ -20,6 +20,7 @@ import {
   deleteEvents,
   insertEvents,
   upsertBalances,
+  upsertUnconfirmed,
   upsertForcedWithdrawal,
   upsertGasPrice,
   upsertLiquidity,
@@ -31,7 +32,7 @@ import {
  * activity that calls this may run twice. A snapshot older than the stored block is ignored (out-of-order delivery).
  * `screen` judges the events against what is stored (src/indexer/screen.ts): the new ones it refuses are neither
  * applied nor recorded, so the same id sent again is judged again. `snapshotAccounts`: the accounts with new
- * snapshots, whose settled reservations the caller releases (last, after the batch's claims are recorded:
+ * confirmed snapshots, whose settled reservations the caller releases (last, after the batch's claims are recorded:
  * src/indexer/ingest.ts).
  */
 export async function applyEvents(
@@ -43,7 +44,8 @@ export async function applyEvents(
   const seen = new Set<string>();
   const index = new Map<string, number>();
   const distinct = events.filter((e, i) => !seen.has(e.id) && seen.add(e.id) && index.set(e.id, i)); // first occurrence of an id wins
-  const isBalance = (e: IndexerEvent): e is BalanceEvent => e.type === 'balance';
+  const isBalance = (e: IndexerEvent): e is BalanceEvent => e.type === 'balance' && !e.unconfirmed;
+  const isShallow = (e: IndexerEvent): e is BalanceEvent => e.type === 'balance' && !!e.unconfirmed;
   // While PostgreSQL records the batch, it is screened (the screen's reads queue behind the insert) and its balance
   // rows planned as if every event in it were new, as in a chain indexer's batch: only the new events' refusals count,
   // and a batch with events recorded before or refused is planned again. `sent`: the driver writes the insert to
@@ -67,6 +69,12 @@ export async function applyEvents(
   const rows = fresh.size === distinct.length ? planned : balanceRows(balances, defaultLockTag);
   await upsertBalances(tx, 'wallet_balances', rows.wallet);
   await upsertBalances(tx, 'lock_balances', rows.lock);
+  // Above the confirmation depth: for the portfolio only (no release or reservation rests on it).
+  const shallow = balanceRows(
+    distinct.filter((e): e is BalanceEvent => isShallow(e) && fresh.has(e.id)),
+    defaultLockTag,
+  );
+  await upsertUnconfirmed(tx, [...shallow.wallet, ...shallow.lock]);
   const of = <T extends IndexerEvent>(type: T['type']) =>
     distinct.filter((e): e is T => e.type === type && fresh.has(e.id));
   for (const p of of<PriceEvent>('price')) await upsertPrice(tx, p);

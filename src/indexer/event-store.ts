@@ -118,6 +118,32 @@ export async function upsertBalances(
   );
 }
 
+/**
+ * Snapshots above their chain's confirmation depth (BalanceEvent.unconfirmed), the newest per key: what the portfolio
+ * shows where it is newer than the confirmed one. A wallet's row has the lock tag '' (none).
+ */
+export async function upsertUnconfirmed(tx: EntityManager, rows: Balance[]): Promise<void> {
+  if (rows.length === 0) return;
+  const columns: Column[] = [
+    ['chain_id', 'bigint', (r) => r.chainId],
+    ['account', 'text', (r) => r.account],
+    ['token', 'text', (r) => r.token],
+    ['lock_tag', 'text', (r) => r.lockTag ?? ''],
+    ['amount', 'numeric', (r) => r.amount],
+    ['block_number', 'bigint', (r) => r.block],
+  ];
+  const cols = columns.map(([name]) => name).join(', ');
+  const arrays = columns.map(([, type], i) => `string_to_array($${i + 1}, ',', 'NULL')::${type}[]`).join(', ');
+  await preparedQuery(
+    tx,
+    `INSERT INTO unconfirmed_balances (${cols})
+     SELECT ${cols} FROM unnest(${arrays}) WITH ORDINALITY AS r(${cols}, n) ORDER BY n
+     ON CONFLICT (account, chain_id, token, lock_tag) DO UPDATE SET amount = EXCLUDED.amount, block_number = EXCLUDED.block_number
+     WHERE unconfirmed_balances.block_number <= EXCLUDED.block_number`,
+    columns.map(([, , value]) => plainList(rows.map(value))),
+  );
+}
+
 /** Takes a chain's snapshot clock for the rest of the transaction (screen.ts: lockChainClocks). */
 export async function lockChainClock(tx: EntityManager, chainId: number): Promise<void> {
   await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`snapshot-clock:${chainId}`]);

@@ -32,6 +32,11 @@ export const balanceEvent = {
       description:
         "unix seconds of blockNumber's block (recommended): reservations past their `expires` are released by a snapshot at or after it; a snapshot without it releases none of them",
     },
+    unconfirmed: {
+      type: 'boolean',
+      description:
+        "true: blockNumber is above the chain's confirmation depth (a reorg may undo it): shown in portfolios, while no reservation, release or credit rests on it",
+    },
   },
   anyOf: [{ required: ['unlocked'] }, { required: ['locked'] }],
 } as const;

@@ -11,6 +11,8 @@ export interface BalanceEvent {
   blockNumber: string;
   /** unix seconds of the block: what releases reservations past their `expires` (src/ledger/ledger.ts) */
   blockTimestamp?: number;
+  /** a block above the chain's confirmation depth: shown in portfolios, never used by the ledger */
+  unconfirmed?: boolean;
 }
 
 /** Lifecycle events are keyed by the allocator nonce that on-chain Claim events carry (= the intent id). */

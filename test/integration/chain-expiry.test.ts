@@ -14,7 +14,9 @@ import { deployContract, startIndexedChain, tokenAt, type IndexedChain } from '.
 /**
  * Expired holds free themselves: the chain indexer snapshots, at a block stamped at or after `expires`, every balance
  * whose holds are past it, so an intent that is never filled or claimed frees its funds with no other activity on
- * the account. Windows of a few seconds (settings of this suite's own API and worker), so the clock-skew rule stays.
+ * the account; and only at the confirmation depth, so a reorg cannot undo a release. Base's balances are shown at
+ * depth 0 and settle at depth 2. Windows of a few seconds (settings of this suite's own API and worker), so the
+ * clock-skew rule stays.
  */
 jest.setTimeout(120_000);
 
@@ -50,8 +52,8 @@ beforeAll(async () => {
       RPC_URL_42161: arb.local.url,
       INDEXER_COMPACT_8453: compact,
       INDEXER_FILL_CONTRACT_42161: filler,
-      INDEXER_CONFIRMATIONS_8453: '1',
-      INDEXER_SETTLEMENT_CONFIRMATIONS_8453: '1',
+      INDEXER_CONFIRMATIONS_8453: '0',
+      INDEXER_SETTLEMENT_CONFIRMATIONS_8453: '2',
       INDEXER_POLL_MS: '200',
     },
   });
@@ -63,12 +65,22 @@ afterAll(async () => {
 });
 
 const eventually = (what: string, probe: () => Promise<boolean>) => waitFor(what, probe, 60_000);
+/** Base's settlement depth: what is mined is confirmed once this many blocks are on top of it. */
+const confirm = () => base.test.mine({ blocks: 2 });
 /** Empty blocks on Base, one per look: the chain's clock moves past `expires` with nothing else happening on it. */
 const afterEmptyBlocks = (what: string, probe: () => Promise<boolean>) =>
   eventually(what, async () => {
     await base.test.mine({ blocks: 1 });
     return probe();
   });
+const available = async (account: string) =>
+  (await availableBalances(api.db.manager, account, lockTag)).find((b) => b.chainId === '8453')?.available;
+/** 5 USDC into the account's lock on Base, confirmed: the ledger can reserve them. */
+async function lockFunds(account: string) {
+  await base.send(compact, 'CompactEvents', 'deposit', [account, BigInt(tokenId(lockTag, BASE_USDC)), 5_000_000n]);
+  await confirm();
+  await eventually('the locked funds', async () => (await available(account)) === '5000000');
+}
 const held = async (intentId: string) =>
   (
     await api.db.query(
@@ -79,25 +91,17 @@ const held = async (intentId: string) =>
 
 test('expired holds free themselves: an intent never filled, past expires with empty blocks, frees its locked funds', async () => {
   const sponsor = privateKeyToAccount(generatePrivateKey());
-  await base.send(compact, 'CompactEvents', 'deposit', [
-    sponsor.address,
-    BigInt(tokenId(lockTag, BASE_USDC)),
-    5_000_000n,
-  ]);
-  await base.test.mine({ blocks: 1 });
-  const available = async () =>
-    (await availableBalances(api.db.manager, sponsor.address, lockTag)).find((b) => b.chainId === '8453')?.available;
-  await eventually('the locked funds', async () => (await available()) === '5000000');
+  await lockFunds(sponsor.address);
   const intentId = await submitOwnIntent(api, sponsor);
   expect(await held(intentId)).toBe(true);
-  expect(BigInt((await available())!)).toBeLessThan(5_000_000n);
+  expect(BigInt((await available(sponsor.address))!)).toBeLessThan(5_000_000n);
 
   await eventually(
     'EXPIRED',
     async () => (await call(api, 'GET', `/intent-operation/${intentId}`)).json.status === 'EXPIRED',
   );
   await afterEmptyBlocks('the hold released', async () => !(await held(intentId)));
-  expect(await available()).toBe('5000000');
+  expect(await available(sponsor.address)).toBe('5000000');
 });
 
 test("expired holds free themselves: a deposit's unfilled bridge, past expires with empty blocks, goes to its retry", async () => {
@@ -108,7 +112,7 @@ test("expired holds free themselves: a deposit's unfilled bridge, past expires w
   const { address } = await registerManaged(p, { chain: 'eip155:42161', token: ARB_USDC });
   await base.send(BASE_USDC, 'TestToken', 'mint', [base.sender.address, 5_000_000n]);
   await base.send(BASE_USDC, 'TestToken', 'transfer', [address, 5_000_000n]);
-  await base.test.mine({ blocks: 1 });
+  await confirm();
   const webhooks = () =>
     [...r.accepted.values()].filter((d) => d.json.data.account === address.toLowerCase()).map((d) => d.json);
   await eventually('bridge-started', async () => webhooks().some((w) => w.type === 'bridge-started'));
@@ -122,4 +126,55 @@ test("expired holds free themselves: a deposit's unfilled bridge, past expires w
     attempt: 1,
   });
   expect(await held(first)).toBe(false);
+});
+
+test('irreversible decisions wait for confirmation: a release at expires seen on a branch a reorg abandons makes no second reservation', async () => {
+  const sponsor = privateKeyToAccount(generatePrivateKey());
+  await lockFunds(sponsor.address);
+  const intentId = await submitOwnIntent(api, sponsor);
+  const { intentOp } = (await call(api, 'GET', `/intent-operation/${intentId}?full=true`)).json;
+  const expires = Number(intentOp.expires);
+  const fork = await base.test.snapshot();
+
+  // The branch that loses: past `expires` with no claim, read at depth 0 (a deposit of a marker account in its block
+  // shows once the indexer has read it). A release there would free A's funds for another intent.
+  await eventually(
+    'the hold past expires',
+    async () =>
+      (
+        await api.db.query(
+          "SELECT 1 FROM reservations WHERE owner_kind = 'intent' AND owner_id = $1 AND release_after_time IS NOT NULL",
+          [intentId],
+        )
+      ).length > 0,
+  );
+  const marker = privateKeyToAccount(generatePrivateKey()).address;
+  await base.send(compact, 'CompactEvents', 'deposit', [marker, BigInt(tokenId(lockTag, BASE_USDC)), 1n]);
+  const shown = async (account: string) =>
+    (await call(api, 'GET', `/accounts/${account}/portfolio`)).json.portfolio?.length > 0;
+  await eventually('the losing block read at depth 0', () => shown(marker));
+  expect(await held(intentId)).toBe(true);
+  const second = await call(api, 'POST', '/intents/route', {
+    body: {
+      account: { address: sponsor.address, accountType: 'EOA', setupOps: [] },
+      destinationChainId: 42161,
+      tokenRequests: [{ tokenAddress: ARB_USDC, amount: '4500000' }],
+    },
+  });
+  expect(second.status).toBe(400);
+
+  // The branch that wins carries A's claim, mined before `expires`: the funds a release there freed were never free.
+  await base.test.revert({ id: fork });
+  await base.test.setNextBlockTimestamp({ timestamp: BigInt(expires - 1) });
+  const [[id, amount]] = intentOp.elements[0].idsAndAmounts;
+  await base.send(compact, 'CompactEvents', 'claim', [
+    sponsor.address,
+    (await call(api, 'GET', '/health')).json.allocatorAddress,
+    BigInt(intentId),
+    BigInt(id),
+    BigInt(amount),
+    base.sender.address,
+  ]);
+  await afterEmptyBlocks('the claim settled', async () => !(await held(intentId)));
+  expect(await available(sponsor.address)).toBe((5_000_000n - BigInt(amount)).toString());
 });

@@ -82,9 +82,10 @@ describe('what each log becomes', () => {
   const unlisted = '0x1111111111111111111111111111111111111111';
   const sponsor = '0x00000000000000000000000000000000000000dd';
   const blocks = new Map([1, 2, 3, 4].map((n) => [BigInt(n), block(n, 1_700_000_000 + n)]));
-  const read = (logs: ChainLog[], resnapshot: { account: string; lockId: string }[] = []) => {
+  const read = (logs: ChainLog[], resnapshot: { account: string; lockId: string }[] = [], unconfirmed = false) => {
     const reads: unknown[] = [];
     return toEvents({
+      unconfirmed,
       chainId: 8453,
       logs,
       blocks,
@@ -308,6 +309,21 @@ describe('what each log becomes', () => {
       blockNumber: '2',
     });
     expect(events.filter((e) => e.type === 'balance').map((e) => e.account)).toEqual([sponsor]);
+  });
+
+  test('irreversible decisions wait for confirmation: balances above the settlement depth are reported unconfirmed, with no clock', async () => {
+    const transfer = { ...at(2), kind: 'lock-transfer', from: account, to: other, id: lockId(BASE_USDC) } as const;
+    const [shallow, deep] = await Promise.all([read([transfer], [], true), read([transfer])]);
+    expect(shallow.events.map((e) => e.type === 'balance' && [e.unconfirmed, e.blockTimestamp])).toEqual([
+      [true, undefined],
+      [true, undefined],
+    ]);
+    expect(deep.events.map((e) => e.type === 'balance' && [e.unconfirmed, e.blockTimestamp])).toEqual([
+      [undefined, 1_700_000_003],
+      [undefined, 1_700_000_003],
+    ]);
+    // Ids of their own: a confirmed snapshot of the same block is not taken for a duplicate of the shown one.
+    expect(shallow.events[0].id).not.toBe(deep.events[0].id);
   });
 
   test('after a rewind, the balances of the abandoned ranges are read again at the new range end', async () => {
