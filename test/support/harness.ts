@@ -18,6 +18,7 @@ import { createProject } from '../../src/projects/api-keys';
 import { loadRuntime } from '../../src/runtime';
 import { readTestEnv, TestEnv } from './env';
 import { lockedSnapshot } from './fixtures';
+import { CHAIN_STREAMS, followChainWorkflowId } from '../../workflows/contracts/follow-chain';
 
 export interface Api {
   url: string;
@@ -96,6 +97,7 @@ export async function startApi(opts: { ownDatabase?: boolean; settings?: Record<
     projectId,
     indexerKey: rt.secrets.indexerApiKey,
     async close() {
+      if (env !== run) await stopFollowing(temporal, env.taskQueue);
       server.close();
       await once(server, 'close');
       await services.outbox.drain();
@@ -121,10 +123,34 @@ export function killWorkers(env: TestEnv): void {
   }
 }
 
+/** The chains each task queue's workers follow (INDEXER_CHAINS), whose chain-indexer workflows its suite ends. */
+const followed = new Map<string, number[]>();
+
 /** Starts a fresh worker process (left running; global teardown, or closing the API that has its own database, stops it). */
 export function startWorker(env: TestEnv): void {
   const worker = spawnEntry('worker', env.env);
   fs.appendFileSync(env.workerPidFile, `${worker.pid}\n`);
+  const chains = (env.env.INDEXER_CHAINS ?? '').split(',').filter(Boolean).map(Number);
+  if (chains.length) followed.set(env.taskQueue, chains);
+}
+
+/**
+ * Ends the chain-indexer workflows of a suite's workers: their ids name the chain alone, and the run's suites share
+ * one Temporal, so a later suite following the same chain would otherwise find them running on a queue nobody polls.
+ */
+async function stopFollowing(temporal: Client, taskQueue: string): Promise<void> {
+  const ids = (followed.get(taskQueue) ?? []).flatMap((chainId) =>
+    CHAIN_STREAMS.map((stream) => followChainWorkflowId(chainId, stream)),
+  );
+  await Promise.all(
+    ids.map((id) =>
+      temporal.workflow
+        .getHandle(id)
+        .terminate('the suite ended')
+        .catch(() => undefined),
+    ),
+  );
+  followed.delete(taskQueue);
 }
 
 export async function call(
