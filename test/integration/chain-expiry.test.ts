@@ -136,8 +136,8 @@ test('irreversible decisions wait for confirmation: a release at expires seen on
   const expires = Number(intentOp.expires);
   const fork = await base.test.snapshot();
 
-  // The branch that loses: past `expires` with no claim, read at depth 0 (a deposit of a marker account in its block
-  // shows once the indexer has read it). A release there would free A's funds for another intent.
+  // The branch that loses: past `expires` with no claim, a block that moves the sponsor's lock, read at depth 0 (the
+  // portfolio shows its 1 unit more). Its snapshot, stamped past `expires`, would release A's hold for another intent.
   await eventually(
     'the hold past expires',
     async () =>
@@ -148,11 +148,12 @@ test('irreversible decisions wait for confirmation: a release at expires seen on
         )
       ).length > 0,
   );
-  const marker = privateKeyToAccount(generatePrivateKey()).address;
-  await base.send(compact, 'CompactEvents', 'deposit', [marker, BigInt(tokenId(lockTag, BASE_USDC)), 1n]);
-  const shown = async (account: string) =>
-    (await call(api, 'GET', `/accounts/${account}/portfolio`)).json.portfolio?.length > 0;
-  await eventually('the losing block read at depth 0', () => shown(marker));
+  await base.send(compact, 'CompactEvents', 'deposit', [sponsor.address, BigInt(tokenId(lockTag, BASE_USDC)), 1n]);
+  const shownLocked = async () =>
+    (await call(api, 'GET', `/accounts/${sponsor.address}/portfolio`)).json.portfolio?.[0]?.tokenChainBalance?.find(
+      (c: { chainId: number }) => c.chainId === 8453,
+    )?.balance.locked;
+  await eventually('the losing block read at depth 0', async () => (await shownLocked()) === '5000001');
   expect(await held(intentId)).toBe(true);
   const second = await call(api, 'POST', '/intents/route', {
     body: {
