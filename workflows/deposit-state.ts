@@ -99,6 +99,7 @@ export function wireStatus(stage: DepositStage): 'processing' | 'completed' | 'f
       return 'completed';
     case 'rejected':
     case 'refunding':
+    case 'voided':
       return 'failed';
     case 'refunded':
       return 'refunded';

@@ -76,6 +76,7 @@ export async function processDeposit(start: DepositStart): Promise<DepositStage>
   const intents = intentReports();
 
   const checked = await acts.checkDeposit(id);
+  if (checked.kind === 'voided') return 'voided';
   if (checked.kind === 'reject') {
     await acts.rejectDeposit(id, checked.code, checked.message, checked.limits);
     return 'rejected';
@@ -94,6 +95,8 @@ export async function processDeposit(start: DepositStart): Promise<DepositStage>
     void sleep(timing.fundsWaitSeconds * 1000).then(() => (fundsWaitOver = true));
     let bridge = await acts.startBridge(id, attempt, timing);
     while (bridge.kind !== 'started') {
+      // A reorg dropped the deposit's transaction (its ingestion voided it): nothing starts.
+      if (bridge.kind === 'voided') return 'voided';
       const next = whileWaiting({
         noRoute: bridge.kind === 'no-route',
         fundsWaitOver,
@@ -147,7 +150,7 @@ export async function refundDeposit(start: DepositStart): Promise<RefundOutcome>
       await condition(() => fundsWaitOver, timing.retrySeconds * 1000);
       refund = await acts.startRefund(id, attempt, timing);
     }
-    if (refund.kind === 'refunded') return 'refunded';
+    if (refund.kind === 'refunded' || refund.kind === 'voided') return refund.kind;
     if (refund.kind !== 'started') return 'external';
     const intentId = refund.intentId;
     await untilFinal(intents, intentId);

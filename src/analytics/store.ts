@@ -132,11 +132,11 @@ export async function funnelFromRaw(db: DataSource, q: FunnelQuery): Promise<Fun
        widget AS (SELECT DISTINCT ON (s.deposit_id) s.deposit_id, coalesce(o.outcome, 'none') AS outcome
                   FROM seen s LEFT JOIN scoped o ON o.session_id = s.session_id AND o.outcome IS NOT NULL ORDER BY s.deposit_id, o.occurred_at DESC, o.outcome COLLATE "C" DESC),
        processed AS (SELECT DISTINCT ON (deposit_id) deposit_id, type FROM webhook_events
-                     WHERE project_id = $1 AND deposit_id IN (SELECT deposit_id FROM seen) AND type IN ('deposit-received', 'bridge-started', 'bridge-delayed', 'deposit-delayed', 'bridge-complete', 'bridge-failed', 'deposit-rejected', 'deposit-refunded')
+                     WHERE project_id = $1 AND deposit_id IN (SELECT deposit_id FROM seen) AND type IN ('deposit-received', 'bridge-started', 'bridge-delayed', 'deposit-delayed', 'bridge-complete', 'bridge-failed', 'deposit-rejected', 'deposit-refunded', 'deposit-voided')
                      ORDER BY deposit_id, seq DESC)
        SELECT w.outcome AS widget,
               CASE WHEN p.type IS NULL THEN 'unknown' WHEN p.type = 'bridge-complete' THEN 'completed' WHEN p.type = 'deposit-refunded' THEN 'refunded'
-                   WHEN p.type IN ('bridge-failed', 'deposit-rejected') THEN 'failed' ELSE 'processing' END AS processed,
+                   WHEN p.type IN ('bridge-failed', 'deposit-rejected', 'deposit-voided') THEN 'failed' ELSE 'processing' END AS processed,
               count(*)::int AS count
        FROM widget w LEFT JOIN processed p USING (deposit_id) GROUP BY 1, 2`,
     ),
@@ -195,6 +195,7 @@ const PROCESSED_TYPES = [
   'bridge-failed',
   'deposit-rejected',
   'deposit-refunded',
+  'deposit-voided',
 ];
 const processedAs = (type: string | undefined) =>
   type === undefined
@@ -203,7 +204,7 @@ const processedAs = (type: string | undefined) =>
       ? 'completed'
       : type === 'deposit-refunded'
         ? 'refunded'
-        : type === 'bridge-failed' || type === 'deposit-rejected'
+        : type === 'bridge-failed' || type === 'deposit-rejected' || type === 'deposit-voided'
           ? 'failed'
           : 'processing';
 

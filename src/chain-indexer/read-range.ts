@@ -10,20 +10,21 @@ import { quotedPlans, type QuotedPlan } from '../intents/store';
 import { expiredHolds, walletHolders, WALLET } from '../ledger/ledger';
 import { permit2Claims, type WalletHold } from './permit2-claims';
 import { joinLockId } from '../chains/lock-tag';
-import type { BalanceEvent, IndexerEvent } from '../indexer/types';
+import type { BalanceEvent, DepositVoidEvent, IndexerEvent } from '../indexer/types';
 import type { Outbox } from '../outbox/outbox';
 import {
   RECENT_RANGES,
   type BalanceKey,
   type ChainCursor,
   type ChainStream,
+  type DepositKey,
   type RangeRead,
   type ReportedRange,
 } from '../../workflows/contracts/follow-chain';
 import { COMPACT_BALANCE, ERC20_BALANCE, PERMIT2_NONCES } from './abi';
 import type { FollowedChain } from './config';
 import { balanceLogs, inChainOrder, settlementLogs } from './chain-logs';
-import { toEvents, type BalanceRead } from './to-events';
+import { eventId, keyDigest, toEvents, type BalanceRead } from './to-events';
 import { watchedAccounts } from './store';
 
 export interface ChainIndexerDeps {
@@ -162,6 +163,8 @@ export async function readChainRange(
     recipientOf: (nonce) => plans.get(nonce.toString())?.recipient,
     balanceOf: (read: BalanceRead) => balanceOf(client, chain, read),
   });
+  const voids = stillMissing(cursor.voids, deposits, to);
+  if (voids.due.length) events.push(...voids.due.map((key) => voidEvent(chain.chainId, toBlock.hash!, key)));
   // The range's end is re-read last: a reorg under it while it was read fails the attempt, which reads it again.
   if ((await client.getBlock({ blockNumber: to })).hash !== toBlock.hash)
     throw new Error(`block ${to} of chain ${chain.chainId} changed while its range was read`);
@@ -170,7 +173,10 @@ export async function readChainRange(
   const block = { number: to.toString(), hash: toBlock.hash! };
   const keep = head - to < REORG_HORIZON;
   const reported: ReportedRange = { block, balances: keep ? balances : [], deposits: keep ? deposits : [] };
-  const pending = cursor.resnapshot && !resnapshot.length ? { resnapshot: cursor.resnapshot } : {};
+  const pending = {
+    ...(cursor.resnapshot && !resnapshot.length ? { resnapshot: cursor.resnapshot } : {}),
+    ...(voids.pending ? { voids: voids.pending } : {}),
+  };
   return {
     cursor: { last: block, recent: [...cursor.recent, reported].slice(-RECENT_RANGES), ...pending },
     events: events.length,
@@ -179,10 +185,46 @@ export async function readChainRange(
 }
 
 /**
+ * The deposits a rewind abandoned that the new branch has not reported yet: those this range reported (their
+ * transaction mined again) are found; once the range ends at or above the abandoned branch's highest block, the
+ * rest are `due` to be voided, else still `pending`.
+ */
+export function stillMissing(
+  voids: ChainCursor['voids'],
+  reported: DepositKey[],
+  to: bigint,
+): { due: DepositKey[]; pending?: NonNullable<ChainCursor['voids']> } {
+  if (!voids) return { due: [] };
+  const found = new Set(reported.map((k) => JSON.stringify(identity(k))));
+  const missing = voids.deposits.filter((k) => !found.has(JSON.stringify(identity(k))));
+  if (to >= BigInt(voids.above)) return { due: missing };
+  return { due: [], ...(missing.length ? { pending: { above: voids.above, deposits: missing } } : {}) };
+}
+
+/** A key's fields in one order, so equal identities compare equal. */
+const identity = (k: DepositKey): DepositKey => ({
+  transactionHash: k.transactionHash.toLowerCase(),
+  account: k.account.toLowerCase(),
+  token: k.token.toLowerCase(),
+  sender: k.sender.toLowerCase(),
+  amount: k.amount,
+  occurrence: k.occurrence,
+});
+
+/** Its id is the range end's and the deposit's: read again after a retry, it is a duplicate. */
+const voidEvent = (chainId: number, endHash: string, key: DepositKey): DepositVoidEvent => ({
+  id: eventId(chainId, endHash, 'deposit-void', keyDigest(key)),
+  type: 'deposit-void',
+  chainId,
+  ...identity(key),
+});
+
+/**
  * The cursor's block is no longer canonical: back to the end of the newest reported range that is. The balances the
  * abandoned ranges reported are read again once the new branch is read past the abandoned one's highest block (a
- * snapshot of a lower block than the stored one is ignored); their deposits are logged (see docs/chain-indexer.md,
- * Reorgs). A reorg deeper than every range kept stops the workflow: an operator restarts it from an older block.
+ * snapshot of a lower block than the stored one is ignored), and their deposits that the new branch has not reported
+ * by then are voided (docs/chain-indexer.md, Reorgs). A reorg deeper than every range kept stops the workflow: an
+ * operator restarts it from an older block.
  */
 async function rewind(
   deps: ChainIndexerDeps,
@@ -202,19 +244,27 @@ async function rewind(
       `chain ${chain.chainId}: a reorg abandoned every one of the last ${RECENT_RANGES} ranges reported`,
     );
   const last = kept.length ? kept[kept.length - 1].block : null;
-  const abandoned = dropped.flatMap((r) => r.deposits);
+  // Keys of ranges reported before deposits had an identity (a log index) are left out: they cannot be matched.
+  const abandoned = [...(cursor.voids?.deposits ?? []), ...dropped.flatMap((r) => r.deposits)].filter((k) => k.account);
   if (abandoned.length)
     deps.log.warn({ chainId: chain.chainId, deposits: abandoned }, 'a reorg abandoned blocks with reported deposits');
   const balances = [...(cursor.resnapshot?.balances ?? []), ...dropped.flatMap((r) => r.balances)];
   const above = cursor.last!.number;
+  const highest = cursor.voids && BigInt(cursor.voids.above) > BigInt(above) ? cursor.voids.above : above;
+  const voids = abandoned.length ? { voids: { above: highest, deposits: unique(abandoned) } } : {};
   return {
-    cursor: { last, recent: kept, ...(balances.length ? { resnapshot: { above, balances: unique(balances) } } : {}) },
+    cursor: {
+      last,
+      recent: kept,
+      ...(balances.length ? { resnapshot: { above, balances: unique(balances) } } : {}),
+      ...voids,
+    },
     events: 0,
     rewound: Number(BigInt(above) - BigInt(last?.number ?? chain.startBlock - 1)),
   };
 }
 
-const unique = (keys: BalanceKey[]) => [...new Map(keys.map((k) => [JSON.stringify(k), k])).values()];
+const unique = <K>(keys: K[]) => [...new Map(keys.map((k) => [JSON.stringify(k), k])).values()];
 
 async function nonceSpent(
   client: PublicClient,

@@ -58,6 +58,8 @@ export async function toEvents(
   const paid = fillsPaid([...fills.values()].flat(), r.recipientOf);
   // A fill that declares its amount pays one transfer: once taken for an arrival, it is not taken again.
   const taken = new Set<FillLog>();
+  // Identical transfers of one transaction, numbered in log order: what tells them apart wherever a reorg puts them.
+  const seen = new Map<string, number>();
 
   for (const l of r.logs) {
     const block = r.blocks.get(l.blockNumber)!;
@@ -119,6 +121,15 @@ export async function toEvents(
             { to, token, value: l.value, logIndex: l.logIndex },
           );
           if (fill?.amount !== undefined) taken.add(fill);
+          const identity = {
+            transactionHash: l.transactionHash,
+            account: to,
+            token,
+            sender: from,
+            amount: l.value.toString(),
+          };
+          const occurrence = seen.get(JSON.stringify(identity)) ?? 0;
+          seen.set(JSON.stringify(identity), occurrence + 1);
           events.push({
             id: id('deposit'),
             type: 'deposit',
@@ -128,8 +139,9 @@ export async function toEvents(
             account: to,
             blockNumber: l.blockNumber.toString(),
             ...(fill ? { fillNonce: fill.nonce.toString() } : {}),
+            occurrence,
           });
-          deposits.push({ transactionHash: l.transactionHash, logIndex: l.logIndex, blockHash: l.blockHash });
+          deposits.push({ ...identity, occurrence });
         }
         if (r.accounts.has(from) && r.refundRecipients.get(from)?.has(to))
           events.push({
@@ -232,4 +244,4 @@ function fillPaying(
 const tokenOf = (key: BalanceKey) => ('lockId' in key ? splitLockId(key.lockId).token : key.token);
 
 /** A short digest of a balance key, for the ids of its snapshots. */
-const keyDigest = (key: BalanceKey) => keccak256(toHex(JSON.stringify(key))).slice(2, 18);
+export const keyDigest = (key: BalanceKey | DepositKey) => keccak256(toHex(JSON.stringify(key))).slice(2, 18);

@@ -61,7 +61,13 @@ function mustExist<T>(value: T | undefined, what: string): T {
 
 /** An attempt to start an intent: started, waiting for the funds, or impossible. */
 export type Attempt =
-  { kind: 'started'; intentId: string } | { kind: 'wait'; message: string } | { kind: 'no-route'; message: string };
+  | { kind: 'started'; intentId: string }
+  | { kind: 'wait'; message: string }
+  | { kind: 'no-route'; message: string }
+  | typeof VOIDED;
+
+/** A reorg dropped the deposit's transaction (src/deposits/ingest.ts, recordVoid): nothing more is done for it. */
+const VOIDED = { kind: 'voided' } as const;
 
 /**
  * The deposit workflow's activities (workflows/deposit.ts). Each persists one step and emits its webhook in the same
@@ -71,17 +77,23 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
   const started = async (starts: (QueuedStart | undefined)[]) => {
     for (const s of starts) if (s) await outbox.start(s).catch(() => undefined); // else the outbox sweeper starts it
   };
-  /** Updates the deposit and emits the step's webhook in one transaction; a workflow start it queued follows the commit. */
+  /**
+   * Updates the deposit and emits the step's webhook in one transaction; a workflow start it queued follows the
+   * commit. A voided deposit takes no step (its void may commit while an activity runs); false then.
+   */
   const step = async (id: string, apply: (tx: EntityManager, r: DepositRow) => Promise<QueuedStart | void>) => {
-    const start = await db.transaction(async (tx) =>
-      apply(tx, mustExist(await loadDeposit(tx, id, true), `Deposit ${id}`)),
-    );
-    if (start) await started([start]);
+    const outcome = await db.transaction(async (tx) => {
+      const r = mustExist(await loadDeposit(tx, id, true), `Deposit ${id}`);
+      return r.stage === 'voided' ? undefined : { start: await apply(tx, r) };
+    });
+    if (outcome?.start) await started([outcome.start]);
+    return outcome !== undefined;
   };
   const deposit = async (id: string) => mustExist(await loadDeposit(db, id), `Deposit ${id}`);
 
-  async function checkDeposit(id: string): Promise<Verdict> {
+  async function checkDeposit(id: string): Promise<Verdict | typeof VOIDED> {
     const r = await deposit(id);
+    if (r.stage === 'voided') return VOIDED;
     const account = mustExist(await findAccount(db, r.account, r.projectId), `Account ${r.account}`);
     const chainId = Number(r.chainId);
     const token = deps.registry.token(chainId, r.token);
@@ -144,7 +156,7 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
     r: DepositRow,
     to: { chainId: number; token: string; recipient: string },
     timing: DepositTiming,
-  ): Promise<{ kind: 'quoted'; nonce: string } | Exclude<Attempt, { kind: 'started' }>> {
+  ): Promise<{ kind: 'quoted'; nonce: string } | Exclude<Attempt, { kind: 'started' | 'voided' }>> {
     const base: IntentInput = {
       destinationChainId: to.chainId,
       tokenRequests: [{ tokenAddress: to.token }],
@@ -223,11 +235,14 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
     to: { chainId: number; token: string; recipient: string },
     timing: DepositTiming,
   ) {
+    if (r.stage === 'voided') return VOIDED;
     if (attemptOf(r, kind).attempts < attempt) {
       const quoted = await quoteMove(r, to, timing);
       if (quoted.kind !== 'quoted') return quoted;
       await recordAttempt(db, kind, r.id, quoted.nonce, attempt);
       r = await deposit(r.id);
+      // Voided meanwhile: the attempt was not recorded, and its quote is never submitted.
+      if (r.stage === 'voided') return VOIDED;
     }
     const intentId = attemptOf(r, kind).intentId!;
     const submitted = await submitRecorded(r.projectId, intentId, () =>
@@ -250,7 +265,8 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
     if (made.kind !== 'submitted') return made;
     const { intentId, submitted } = made;
     const element = submitted.operation.elements[0];
-    await step(id, async (tx, row) => {
+    // Voided once its intent was accepted: the void cancelled the intent, and no bridge is announced.
+    const taken = await step(id, async (tx, row) => {
       await markBridging(tx, id, intentId, {
         settlementLayer: element.mandate.qualifier.settlementContext.settlementLayer,
         sourceAmount: element.idsAndAmounts[0][1],
@@ -270,7 +286,7 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
         attempt,
       });
     });
-    return { kind: 'started', intentId };
+    return taken ? { kind: 'started', intentId } : VOIDED;
   }
 
   async function reportDelay(
@@ -344,8 +360,9 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
     intentId: string,
     attempt: number,
     timing: DepositTiming,
-  ): Promise<'completed' | 'retry' | 'refunding'> {
+  ): Promise<'completed' | 'retry' | 'refunding' | 'voided'> {
     const r0 = await deposit(id);
+    if (r0.stage === 'voided') return 'voided';
     const intent = await finalIntent(intentId, r0.chainId);
     const next = afterBridge(intent.spent, attempt, timing.bridgeRetries);
     if (next === 'complete') {
@@ -405,6 +422,7 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
   ): Promise<Attempt | { kind: 'external' } | { kind: 'refunded' }> {
     const r = await deposit(id);
     if (r.stage === 'refunded') return { kind: 'refunded' };
+    if (r.stage === 'voided') return VOIDED;
     const account = mustExist(await findAccount(db, r.account, r.projectId), `Account ${r.account}`);
     const mayAct = account.managed || account.sessionChainIds.includes(Number(r.chainId));
     if (!deps.registry.token(Number(r.chainId), r.token) || !mayAct) return { kind: 'external' };

@@ -4,17 +4,27 @@ import { toCaip2 } from '../chains/registry';
 import type { Config } from '../config';
 import { queueStart, type QueuedStart } from '../outbox/store';
 import { emitEvent } from '../webhooks/event-store';
-import type { DepositEvent, DepositIndexerEvent, DepositRefundEvent, OnrampOrderEvent } from '../indexer/types';
+import type {
+  DepositEvent,
+  DepositIndexerEvent,
+  DepositRefundEvent,
+  DepositVoidEvent,
+  OnrampOrderEvent,
+} from '../indexer/types';
 import { depositWorkflowId, depositWorkflowType } from '../../workflows/contracts/deposit';
 import { findOwningRegistration } from './account-store';
 import {
   depositStart,
   emitDepositEvent,
   emitRefunded,
+  depositPart,
   insertDeposit,
   lockDepositAwaitingRefund,
+  lockVoidable,
   markRefunded,
+  markVoided,
   recordOwnArrival,
+  voidOutcome,
 } from './store';
 
 export interface DepositIngestDeps {
@@ -22,24 +32,56 @@ export interface DepositIngestDeps {
   config: Config;
 }
 
+/** A voided deposit's intent that nothing has paid yet: failed and its hold released by the batch (src/indexer/ingest.ts). */
+export interface CancelledIntent {
+  intentId: string;
+  chainId: number;
+}
+
 /**
  * Applies the deposit processor's indexer events inside the batch's transaction and returns the starts to perform
- * after its commit (deposit workflows and webhook deliveries; the outbox sweeper performs any this process does not).
+ * after its commit (deposit workflows and webhook deliveries; the outbox sweeper performs any this process does not),
+ * and the intents of voided deposits to cancel.
  */
 export async function applyDepositEvents(
   tx: EntityManager,
   events: DepositIndexerEvent[],
   deps: DepositIngestDeps,
-): Promise<QueuedStart[]> {
+): Promise<{ starts: QueuedStart[]; cancelled: CancelledIntent[] }> {
   const starts: QueuedStart[] = [];
+  const cancelled: CancelledIntent[] = [];
   for (const e of events) {
     if (e.type === 'deposit') {
       const start = await recordDeposit(tx, e, deps);
       if (start) starts.push(start);
+    } else if (e.type === 'deposit-void') {
+      const intentId = await recordVoid(tx, e);
+      if (intentId) cancelled.push({ intentId, chainId: e.chainId });
     } else if (e.type === 'deposit-refund') await recordRefund(tx, e);
     else await forwardOnramp(tx, e);
   }
-  return starts;
+  return { starts, cancelled };
+}
+
+/**
+ * A deposit whose transaction a reorg dropped brought no funds: voided with `deposit-voided`, so its bridge never
+ * starts (the workflow's next step finds it voided), an accepted intent of it nothing has paid yet is cancelled (the
+ * returned id: failed, its hold released, its claim authorization refused), and a quote not yet accepted is forgotten.
+ * A deposit whose funds already moved (a fill or claim of its intent, a completed bridge or refund) stands.
+ */
+async function recordVoid(tx: EntityManager, e: DepositVoidEvent): Promise<string | undefined> {
+  const r = await lockVoidable(tx, e);
+  if (!r) return undefined;
+  const outcome = await voidOutcome(tx, r);
+  if (outcome.kind === 'moved') return undefined;
+  await markVoided(tx, r.id);
+  await emitDepositEvent(tx, r, 'deposit-voided', 'voided', {
+    errorCode: 'REORG-1',
+    message: "The deposit's transaction was dropped from the chain by a reorganization: no funds arrived",
+    intentId: outcome.kind === 'cancel' ? outcome.intentId : null,
+    deposit: depositPart(r),
+  });
+  return outcome.kind === 'cancel' ? outcome.intentId : undefined;
 }
 
 /**

@@ -216,7 +216,7 @@ export const depositRecord = {
     status: { type: 'string', enum: [...DEPOSIT_STATUSES] },
     stage: {
       type: 'string',
-      enum: ['received', 'bridging', 'completed', 'rejected', 'refunding', 'refunded'],
+      enum: ['received', 'bridging', 'completed', 'rejected', 'refunding', 'refunded', 'voided'],
       description: 'the lifecycle step (README: Deposit processor → Lifecycle)',
     },
     sourceTxHash: { type: ['string', 'null'], description: "the bridge's claim on the source chain" },

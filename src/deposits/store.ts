@@ -4,7 +4,7 @@ import { toCaip2 } from '../chains/registry';
 import type { Config } from '../config';
 import { queueSignals, queueStart, type QueuedSignal, type QueuedStart } from '../outbox/store';
 import { iso, newestPage } from '../db/newest-page';
-import type { DepositEvent, DepositRefundEvent } from '../indexer/types';
+import type { DepositEvent, DepositRefundEvent, DepositVoidEvent } from '../indexer/types';
 import type { IntentOp } from '../intents/types';
 import { emitEvent } from '../webhooks/event-store';
 import type { WebhookType } from '../webhooks/types';
@@ -60,6 +60,19 @@ const DEPOSIT = `id, project_id AS "projectId", account, chain_id AS "chainId", 
   source_amount AS "sourceAmount", destination_amount AS "destinationAmount", refund_recipient AS "refundRecipient",
   refund_attempts AS "refundAttempts", refund_intent_id AS "refundIntentId", refund_tx_hash AS "refundTxHash",
   refunded_by AS "refundedBy", created_at AS "createdAt", completed_at AS "completedAt"`;
+
+/** A deposit's identity: its transfer in its transaction, wherever a reorg puts the log (occurrence: identical ones). */
+const TRANSFER = `chain_id = $1 AND tx_hash = $2 AND account = $3 AND token = $4 AND sender = $5 AND amount = $6
+  AND occurrence = $7 AND stage <> 'voided'`;
+const transferOf = (e: DepositEvent | DepositVoidEvent) => [
+  e.chainId,
+  e.transactionHash.toLowerCase(),
+  e.account.toLowerCase(),
+  e.token.toLowerCase(),
+  e.sender.toLowerCase(),
+  e.amount,
+  e.occurrence ?? 0,
+];
 
 export async function loadDeposit(
   db: DataSource | EntityManager,
@@ -117,11 +130,10 @@ export async function recordAttempt(
   attempt: number,
 ): Promise<void> {
   const { attempts, intent } = ATTEMPT_COLUMNS[kind];
-  await db.query(`UPDATE deposits SET ${intent} = $2, ${attempts} = $3 WHERE id = $1 AND ${attempts} < $3`, [
-    id,
-    intentId,
-    attempt,
-  ]);
+  await db.query(
+    `UPDATE deposits SET ${intent} = $2, ${attempts} = $3 WHERE id = $1 AND ${attempts} < $3 AND stage <> 'voided'`,
+    [id, intentId, attempt],
+  );
 }
 
 /**
@@ -245,7 +257,7 @@ export interface DepositFilter {
 const STAGES_OF: Record<ReturnType<typeof wireStatus>, DepositStage[]> = {
   processing: ['received', 'bridging'],
   completed: ['completed'],
-  failed: ['rejected', 'refunding'],
+  failed: ['rejected', 'refunding', 'voided'],
   refunded: ['refunded'],
 };
 
@@ -460,13 +472,17 @@ export async function loadIntentOutcome(db: DataSource, intentId: string): Promi
 
 /**
  * Records a transfer into the account as a deposit of the registration it belongs to (OWNING_REGISTRATION), once per
- * chain, transaction and log index; undefined when it was recorded before or the account is not registered.
+ * transfer (TRANSFER); undefined when it was recorded before or the account is not registered. The same transfer
+ * reported at another place (its transaction mined again in another block after a reorg) moves the record there.
  */
 export async function insertDeposit(tx: EntityManager, e: DepositEvent): Promise<DepositRow | undefined> {
-  const [row]: DepositRow[] = await tx.query(
-    `INSERT INTO deposits (project_id, account, chain_id, tx_hash, log_index, token, amount, sender, block_number, target_chain_id, target_token, recipient)
-     SELECT a.project_id, a.address, $2, $3, $4, $5, $6, $7, $8, a.target_chain_id, a.target_token, a.recipient FROM (${OWNING_REGISTRATION}) a
-     ON CONFLICT (chain_id, tx_hash, log_index) DO NOTHING RETURNING ${DEPOSIT}`,
+  const [row]: (DepositRow & { inserted: boolean })[] = await tx.query(
+    `INSERT INTO deposits (project_id, account, chain_id, tx_hash, log_index, token, amount, sender, block_number, target_chain_id, target_token, recipient, occurrence)
+     SELECT a.project_id, a.address, $2, $3, $4, $5, $6, $7, $8, a.target_chain_id, a.target_token, a.recipient, $9 FROM (${OWNING_REGISTRATION}) a
+     ON CONFLICT (chain_id, tx_hash, account, token, sender, amount, occurrence) WHERE stage <> 'voided'
+     DO UPDATE SET log_index = EXCLUDED.log_index, block_number = EXCLUDED.block_number
+       WHERE (deposits.log_index, deposits.block_number) IS DISTINCT FROM (EXCLUDED.log_index, EXCLUDED.block_number)
+     RETURNING ${DEPOSIT}, xmax = 0 AS inserted`,
     [
       e.account.toLowerCase(),
       e.chainId,
@@ -476,9 +492,59 @@ export async function insertDeposit(tx: EntityManager, e: DepositEvent): Promise
       e.amount,
       e.sender.toLowerCase(),
       e.blockNumber,
+      e.occurrence ?? 0,
     ],
   );
-  return row;
+  return row?.inserted ? recorded(row) : undefined;
+}
+const recorded = ({ inserted: _, ...row }: DepositRow & { inserted: boolean }): DepositRow => row;
+
+/**
+ * The deposit a void names, locked, with the quote of its current attempt's intent locked first (the order a
+ * submit and a forgotten attempt take them: quote, then deposit), so an intent being accepted is seen.
+ */
+export async function lockVoidable(tx: EntityManager, e: DepositVoidEvent): Promise<DepositRow | undefined> {
+  const [found]: DepositRow[] = await tx.query(`SELECT ${DEPOSIT} FROM deposits WHERE ${TRANSFER}`, transferOf(e));
+  if (!found) return undefined;
+  const attempt = currentIntent(found);
+  if (attempt) await tx.query('SELECT 1 FROM quotes WHERE nonce = $1 FOR UPDATE', [attempt]);
+  const [row]: DepositRow[] = await tx.query(`SELECT ${DEPOSIT} FROM deposits WHERE id = $1 FOR UPDATE`, [found.id]);
+  return row && currentIntent(row) === attempt ? row : lockVoidable(tx, e);
+}
+
+/** The intent of the step a deposit is at: its refund's while refunding, else its bridge's. */
+const currentIntent = (r: DepositRow) => (r.stage === 'refunding' ? r.refundIntentId : r.intentId);
+
+/**
+ * What voiding a locked deposit does to the intent of its current step: none to cancel (no intent, or only a quote,
+ * which is forgotten so it can never be accepted); `cancel` an accepted intent nothing has paid yet; `moved` when a
+ * fill or claim of it was recorded, or the deposit completed or was refunded by it: the funds already left and the
+ * deposit stands.
+ */
+export async function voidOutcome(
+  tx: EntityManager,
+  r: DepositRow,
+): Promise<{ kind: 'none' } | { kind: 'cancel'; intentId: string } | { kind: 'moved' }> {
+  if (r.stage === 'refunded' || (r.stage === 'completed' && r.intentId)) return { kind: 'moved' };
+  const intentId = currentIntent(r);
+  if (!intentId || r.stage === 'completed') return { kind: 'none' };
+  const [intent]: { paid: boolean }[] = await tx.query(
+    "SELECT fill IS NOT NULL OR claims <> '{}'::jsonb AS paid FROM intents WHERE id = $1",
+    [intentId],
+  );
+  if (!intent) {
+    await tx.query('DELETE FROM quotes WHERE nonce = $1', [intentId]);
+    return { kind: 'none' };
+  }
+  return intent.paid ? { kind: 'moved' } : { kind: 'cancel', intentId };
+}
+
+/** A deposit whose transfer a reorg dropped: voided, whatever step it was at (REORG-1). */
+export async function markVoided(tx: EntityManager, id: string): Promise<void> {
+  await tx.query(
+    "UPDATE deposits SET stage = 'voided', error_code = 'REORG-1', completed_at = now() WHERE id = $1 AND stage <> 'voided'",
+    [id],
+  );
 }
 
 /**

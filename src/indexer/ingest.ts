@@ -14,13 +14,15 @@ import { queueIntentReports } from '../deposits/store';
 import { RELEASED } from '../../workflows/contracts/deposit';
 import { depositReports } from '../../workflows/deposit-state';
 import { lifecycleStarts, recordLifecycleEvents, type StatusMove } from '../intents/store';
-import { releaseSettled } from '../ledger/ledger';
+import { releaseCancelled, releaseSettled } from '../ledger/ledger';
 import { recordWithdrawalClaim } from '../withdrawals/allocate';
 import { applyEvents } from './apply-events';
 import { toQueue } from './event-keys';
 import { withdrawalNonces } from './event-store';
 import { lockChainClocks, screenEvents } from './screen';
 import type { Delivery, IndexerEvent, IngestResult, LifecycleEvent } from './types';
+
+const VOIDED = "cancelled: its deposit's transaction was dropped from the chain by a reorganization";
 
 /**
  * One indexer batch in one transaction: events recorded by id, new events that contradict what is stored refused
@@ -44,8 +46,20 @@ export async function ingestEvents(
       snapshotAccounts,
       ...result
     } = await applyEvents(tx, events, defaultLockTag, screen);
-    // Deposits, refunds and on-ramp orders: recorded with their webhooks and workflow starts in this transaction.
-    const starts = await applyDepositEvents(tx, depositEvents, deps);
+    // Deposits, voids, refunds and on-ramp orders: recorded with their webhooks and workflow starts in this transaction.
+    const { starts, cancelled } = await applyDepositEvents(tx, depositEvents, deps);
+    // A voided deposit's intent fails as a reported failure would, and signals its lifecycle so.
+    for (const c of cancelled)
+      deliveries.push({
+        nonce: c.intentId,
+        event: {
+          id: `deposit-void:${c.intentId}`,
+          type: 'failure',
+          chainId: c.chainId,
+          nonce: c.intentId,
+          reason: VOIDED,
+        },
+      });
     let signals: QueuedSignal[] = [];
     if (deliveries.length) {
       const nonces = [...new Set(deliveries.map((d) => d.nonce))];
@@ -72,7 +86,9 @@ export async function ingestEvents(
     // accounts with new snapshots go once those show their claim, or a block at or after their `expires`.
     // Their deposits look again whether the intents that held them are final (RELEASED: see workflows/deposit.ts).
     const released = await releaseSettled(tx, snapshotAccounts);
-    signals = [...signals, ...(await queueIntentReports(tx, released, RELEASED))];
+    const voided = cancelled.map((c) => c.intentId);
+    await releaseCancelled(tx, voided);
+    signals = [...signals, ...(await queueIntentReports(tx, [...new Set([...released, ...voided])], RELEASED))];
     return { result, signals, starts };
   });
 }

@@ -55,6 +55,11 @@ const base = <const T extends string, const R extends string[], const P>(
   }) as const;
 const nonce = { ...uint256, description: 'the intent id / allocator nonce the on-chain event carries' } as const;
 const txHash = bytes32;
+const occurrence = {
+  ...safeUint(),
+  description:
+    'identical transfers of one transaction (same account, token, sender and amount) numbered 0, 1, … in log order; default 0',
+} as const;
 
 /** One schema per event type (in the order the OpenAPI document lists them); the `type` discriminator picks one. */
 const EVENT_SCHEMAS = [
@@ -130,7 +135,7 @@ const EVENT_SCHEMAS = [
   ),
   base(
     'deposit',
-    'a transfer into a registered deposit account (others are ignored); the same (chainId, transactionHash, logIndex) reported again is the same deposit',
+    'a transfer into a registered deposit account (others are ignored); the same transfer of a transaction (chainId, transactionHash, account, token, sender, amount, occurrence) reported again is the same deposit, whatever its logIndex',
     ['chainId', 'transactionHash', 'logIndex', 'token', 'amount', 'sender', 'account', 'blockNumber'],
     {
       chainId,
@@ -146,6 +151,21 @@ const EVENT_SCHEMAS = [
         description:
           "the nonce of the intent whose fill in the same transaction made this transfer, if any: when that intent is the account's own (its deposits' bridge or a withdrawal to itself, made by the deposit processor), the transfer is that intent's arrival, not a deposit",
       },
+      occurrence,
+    },
+  ),
+  base(
+    'deposit-void',
+    'a reported deposit whose transaction a reorg dropped from the chain: the deposit is voided (an unstarted bridge never starts, a started one is cancelled) unless its funds already moved',
+    ['chainId', 'transactionHash', 'token', 'amount', 'sender', 'account'],
+    {
+      chainId,
+      transactionHash: txHash,
+      token: address,
+      amount: { ...uint256, pattern: '^[1-9][0-9]{0,77}$' },
+      sender: address,
+      account: address,
+      occurrence,
     },
   ),
   base(

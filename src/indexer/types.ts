@@ -79,6 +79,23 @@ export interface DepositEvent {
    * intents (its bridge, a withdrawal to itself) is not a deposit (src/deposits/ingest.ts)
    */
   fillNonce?: string;
+  /** identical transfers of one transaction (same account, token, sender, amount) numbered 0, 1, … in log order */
+  occurrence?: number;
+}
+/**
+ * A reported deposit whose transaction a reorg dropped from the chain: the deposit is voided (docs/deposit-processor.md,
+ * Reorgs). Named by the deposit's identity (its transaction and what it moved), not by its log's position.
+ */
+export interface DepositVoidEvent {
+  id: string;
+  type: 'deposit-void';
+  chainId: number;
+  transactionHash: string;
+  token: string;
+  amount: string;
+  sender: string;
+  account: string;
+  occurrence?: number;
 }
 /** A transfer out of a deposit account that returns a deposit to its refund recipient. */
 export interface DepositRefundEvent {
@@ -109,8 +126,8 @@ export interface OnrampOrderEvent {
   method?: string;
   exchange?: string;
 }
-export type DepositIndexerEvent = DepositEvent | DepositRefundEvent | OnrampOrderEvent;
-export const DEPOSIT_EVENT_TYPES: string[] = ['deposit', 'deposit-refund', 'onramp-order'];
+export type DepositIndexerEvent = DepositEvent | DepositVoidEvent | DepositRefundEvent | OnrampOrderEvent;
+export const DEPOSIT_EVENT_TYPES: string[] = ['deposit', 'deposit-void', 'deposit-refund', 'onramp-order'];
 
 export type IndexerEvent =
   BalanceEvent | LifecycleEvent | PriceEvent | GasEvent | LiquidityEvent | ForcedWithdrawalEvent | DepositIndexerEvent;

@@ -63,7 +63,8 @@ const fundingOf = (e: Element) => e.mandate.qualifier.settlementContext.fundingM
  * domain separator on that chain ‖ claimHash), as a signer allocator checks it in `authorizeClaim`; the nonce and
  * `expires` are in the claimHash, so it authorizes this intent's claims and nothing else. ECDSA with RFC 6979 nonces
  * is deterministic, so asking again gives the same answer while nothing is released.
- * Refused (409) past `expires`, when the contract takes no claim, and when every chain's reservation is released.
+ * Refused (409) past `expires`, when the contract takes no claim, and when every chain's reservation is released
+ * (claims settled, or the intent cancelled: a voided deposit's), whatever funds it.
  */
 export async function authorizeClaim(
   intent: ClaimableIntent,
@@ -73,6 +74,13 @@ export async function authorizeClaim(
   if (intent.expired)
     throw new DomainError('CONFLICT', `Intent ${id} expired at ${op.expires}: The Compact accepts no claim of it`);
   const head = { nonce: op.nonce, expires: op.expires, sponsor: op.sponsor };
+  // Wallet funds too: a Permit2 claim needs no allocator signature, but a relayer asks here before it fills.
+  if (!op.elements.some((e) => heldChainIds.includes(Number(e.chainId)))) {
+    throw new DomainError(
+      'CONFLICT',
+      `Intent ${id} holds no reserved funds any more (its claims settled, or it was cancelled): no claim of it is authorized`,
+    );
+  }
   // A Permit2-funded element makes every origin signature a Permit2 one (the client signs one kind per intent).
   if (op.elements.some((e) => fundingOf(e) === 'PERMIT2')) {
     const elements = op.elements.map((e) => ({
@@ -81,12 +89,6 @@ export async function authorizeClaim(
       allocatorData: null,
     }));
     return { ...head, claimHash: null, witnessTypestring: null, elements };
-  }
-  if (!op.elements.some((e) => heldChainIds.includes(Number(e.chainId)))) {
-    throw new DomainError(
-      'CONFLICT',
-      `Intent ${id} holds no reserved funds any more (its claims settled): the allocator authorizes no claim of it`,
-    );
   }
   const { claimHash, elements: hashes } = claimHashes(op);
   const notarizedChainId = Number(op.elements[0].chainId);

@@ -13,6 +13,7 @@ import {
   releaseAccountsSettled,
   releaseAfterBlocks,
   releaseAfterTime,
+  releaseOwnersNow,
   releaseOwnersSettled,
   WALLET,
 } from './store';
@@ -124,4 +125,15 @@ export async function settleOnClaims(tx: EntityManager, claims: ChainClaim[]): P
 export async function releaseSettled(tx: EntityManager, accounts: string[]): Promise<string[]> {
   if (!accounts.length) return [];
   return releaseAccountsSettled(tx, accounts);
+}
+
+/**
+ * Cancelled intents (of deposits a reorg voided) hold nothing: the funds they reserved never arrived, and what the
+ * account holds now is another deposit's. Their claims are refused from now on (src/intents/claim-authorization.ts).
+ */
+export async function releaseCancelled(tx: EntityManager, intentIds: string[]): Promise<void> {
+  await releaseOwnersNow(
+    tx,
+    intentIds.map((id) => ({ kind: 'intent', id })),
+  );
 }

@@ -179,6 +179,18 @@ export async function releaseAfterBlocks(tx: EntityManager, claims: ChainClaim[]
   );
 }
 
+/** Releases every reservation of these owners at once (funds that never arrived: a voided deposit's). */
+export async function releaseOwnersNow(tx: EntityManager, owners: Owner[]): Promise<void> {
+  if (!owners.length) return;
+  await preparedQuery(
+    tx,
+    `UPDATE reservations r SET released_at = now()
+     FROM unnest($1::text[], $2::text[]) AS o(kind, id)
+     WHERE r.owner_kind = o.kind AND r.owner_id = o.id AND r.released_at IS NULL`,
+    [owners.map((o) => o.kind), owners.map((o) => o.id)],
+  );
+}
+
 /** Releases the owners' reservations whose snapshot has caught up. */
 export async function releaseOwnersSettled(tx: EntityManager, owners: Owner[]): Promise<void> {
   if (!owners.length) return;

@@ -81,6 +81,14 @@ export function testPayload(type: WebhookType): { depositId: string | null; payl
       limits: { minAmountUsd: '1' },
       deposit: { ...depositByToken, amount: '500000' },
     }),
+    'deposit-voided': () => ({
+      depositId,
+      account,
+      errorCode: 'REORG-1',
+      message: "The deposit's transaction was dropped from the chain by a reorganization: no funds arrived",
+      intentId: null,
+      deposit: depositByToken,
+    }),
     'deposit-delayed': () => ({
       depositId,
       account,

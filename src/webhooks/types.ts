@@ -1,4 +1,7 @@
-/** The webhook types: the spec's nine (Events → Webhook types) and `verification-updated` (compliance). */
+/**
+ * The webhook types: the spec's nine (Events → Webhook types), `deposit-voided` (a reorg dropped a deposit's
+ * transaction) and `verification-updated` (compliance).
+ */
 export const WEBHOOK_TYPES = [
   'deposit-received',
   'bridge-started',
@@ -8,6 +11,7 @@ export const WEBHOOK_TYPES = [
   'deposit-rejected',
   'deposit-delayed',
   'deposit-refunded',
+  'deposit-voided',
   'onramp-order',
   'verification-updated',
 ] as const;

@@ -1,5 +1,5 @@
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import type { Hex } from 'viem';
+import { parseAbi, type Hex } from 'viem';
 import { waitFor } from '../../src/dev/processes';
 import { tokenId } from '../../src/intents/quote';
 import { proveAccount } from '../../src/projects/account-store';
@@ -370,5 +370,89 @@ describe('reorgs', () => {
     expect((await deposits()).map((d) => d.txHash)).toEqual([winningTx]);
     expect(winningTx).not.toBe(abandonedTx);
     expect((await usdcOn(137, depositAccount))?.unlocked).toBe('4000000');
+  });
+
+  // Polygon's settlement depth is 2: these reorgs go deeper, as the attack pass's did on the devnet.
+  type Listed = { id: string; txHash: string; logIndex: number; stage: string; status: string; errorCode: string };
+  const depositsOf = async (p: Project, account: string) =>
+    (await call(p, 'GET', `${DP}/deposits?account=${account}`)).json.deposits as (Listed & { intentId: string })[];
+  const webhookTypes = async (depositId: string) =>
+    (await api.db.query('SELECT type FROM webhook_events WHERE deposit_id = $1 ORDER BY seq', [depositId])).map(
+      (r: { type: string }) => r.type,
+    );
+
+  test('the same transaction mined again by a reorg at another log index is one deposit with one bridge', async () => {
+    const p = await newProject(api, 'reorg-same-transfer');
+    const { address } = await registerManaged(p, { chain: 'eip155:42161', token: ARB_USDC });
+    await polygon.send(POLYGON_USDC, 'TestToken', 'mint', [polygon.sender.address, 4_000_000n]);
+    const snapshot = await polygon.test.snapshot();
+    const tx = await polygon.send(POLYGON_USDC, 'TestToken', 'transfer', [address, 4_000_000n]);
+    const raw: Hex = await polygon.public.request({
+      method: 'eth_getRawTransactionByHash' as never,
+      params: [tx] as never,
+    });
+    await polygon.test.mine({ blocks: 3 });
+    await eventually('the bridge', async () => (await depositsOf(p, address))[0]?.stage === 'bridging');
+    const [first] = await depositsOf(p, address);
+    expect(first).toMatchObject({ txHash: tx, logIndex: 0 });
+
+    // The winning branch mines another transfer first and then the same signed transaction: its log index moves.
+    await polygon.test.revert({ id: snapshot });
+    const other = privateKeyToAccount(generatePrivateKey()).address;
+    await polygon.test.impersonateAccount({ address: other });
+    await polygon.test.setBalance({ address: other, value: 10n ** 18n });
+    await polygon.test.setAutomine(false);
+    try {
+      await polygon.wallet.writeContract({
+        chain: null,
+        account: other,
+        address: POLYGON_USDC,
+        abi: parseAbi(['function mint(address to, uint256 amount)']),
+        functionName: 'mint',
+        args: [other, 1n],
+        gas: 100_000n,
+        maxFeePerGas: 10n ** 11n,
+        maxPriorityFeePerGas: 10n ** 10n,
+      });
+      await polygon.public.request({ method: 'eth_sendRawTransaction', params: [raw] });
+      await polygon.test.mine({ blocks: 1 });
+    } finally {
+      await polygon.test.setAutomine(true);
+    }
+    expect((await polygon.public.getTransactionReceipt({ hash: tx })).logs[0].logIndex).toBe(1);
+    await polygon.test.mine({ blocks: 6 });
+    await eventually('the moved log', async () => (await depositsOf(p, address))[0]?.logIndex === 1);
+    const listed = await depositsOf(p, address);
+    expect(listed).toEqual([expect.objectContaining({ id: first.id, txHash: tx, stage: 'bridging' })]);
+    const intents = await api.db.query('SELECT id FROM intents WHERE lower(account) = $1', [address.toLowerCase()]);
+    expect(intents).toHaveLength(1);
+    expect(await webhookTypes(first.id)).toEqual(['deposit-received', 'bridge-started']);
+  });
+
+  test('a reorg that drops a reported deposit voids it: its bridge is cancelled and the next real deposit bridges at once', async () => {
+    const p = await newProject(api, 'reorg-void');
+    const { address } = await registerManaged(p, { chain: 'eip155:42161', token: ARB_USDC });
+    await polygon.send(POLYGON_USDC, 'TestToken', 'mint', [polygon.sender.address, 3_000_000n]);
+    const snapshot = await polygon.test.snapshot();
+    await polygon.send(POLYGON_USDC, 'TestToken', 'transfer', [address, 3_000_000n]);
+    await polygon.test.mine({ blocks: 3 });
+    await eventually('the bridge', async () => (await depositsOf(p, address))[0]?.stage === 'bridging');
+    const [dropped] = await depositsOf(p, address);
+
+    await polygon.test.revert({ id: snapshot });
+    await polygon.test.mine({ blocks: 6 });
+    await eventually('the void', async () => (await depositsOf(p, address))[0]?.stage === 'voided');
+    expect((await depositsOf(p, address))[0]).toMatchObject({ status: 'failed', errorCode: 'REORG-1' });
+    expect(await webhookTypes(dropped.id)).toEqual(['deposit-received', 'bridge-started', 'deposit-voided']);
+    // Its intent is cancelled before anyone is paid for it: failed, holding nothing, no claim authorized.
+    expect((await call(p, 'GET', `/intent-operation/${dropped.intentId}`)).json.status).toBe('FAILED');
+    expect((await call(p, 'GET', `/intent-operation/${dropped.intentId}/claim-authorization`)).status).toBe(409);
+
+    // A real deposit of the same amount: nothing holds the account's funds, so it bridges at once.
+    const real = await polygon.send(POLYGON_USDC, 'TestToken', 'transfer', [address, 3_000_000n]);
+    await polygon.test.mine({ blocks: 3 });
+    await eventually('the real deposit bridging', async () =>
+      (await depositsOf(p, address)).some((d) => d.txHash === real && d.stage === 'bridging'),
+    );
   });
 });

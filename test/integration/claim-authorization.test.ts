@@ -114,10 +114,10 @@ test("a relayer can claim: each origin chain's allocatorData, checked against Th
   const none = await authorization(intentId);
   expect(none.status).toBe(409);
   expect(none.json).toEqual({
-    message: `Intent ${intentId} holds no reserved funds any more (its claims settled): the allocator authorizes no claim of it`,
+    message: `Intent ${intentId} holds no reserved funds any more (its claims settled, or it was cancelled): no claim of it is authorized`,
     errors: [
       {
-        message: `Intent ${intentId} holds no reserved funds any more (its claims settled): the allocator authorizes no claim of it`,
+        message: `Intent ${intentId} holds no reserved funds any more (its claims settled, or it was cancelled): no claim of it is authorized`,
       },
     ],
     traceId: expect.any(String),

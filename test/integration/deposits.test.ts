@@ -1,7 +1,7 @@
 import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
 import { waitFor } from '../../src/dev/processes';
 import { Api, call, ingest, startApi } from '../support/harness';
-import { ARB_USDC, BASE_USDC, blockAt, claimEvent, fillEvent, TX } from '../support/fixtures';
+import { ARB_USDC, BASE_USDC, blockAt, claimEvent, fillEvent, TX, walletSnapshot } from '../support/fixtures';
 import { newProject, subscribe, type Project } from '../support/projects';
 import { Receiver } from '../support/receiver';
 import {
@@ -59,6 +59,13 @@ async function byTx(p: Project, txHash: string) {
   expect(res.status).toBe(200);
   return res.json.deposits;
 }
+
+/** What an indexer reports when a reorg dropped a deposit's transaction: the transfer's identity, no place. */
+const voidOf = ({ id, logIndex: _i, blockNumber: _b, fillNonce: _f, ...identity }: Record<string, unknown>) => ({
+  ...identity,
+  id: `${id}-void`,
+  type: 'deposit-void',
+});
 
 async function depositIdOf(p: Project, txHash: string): Promise<string> {
   let id = '';
@@ -388,13 +395,57 @@ describe('paths', () => {
       applied: 1,
       duplicates: 0,
     });
+    // Its transaction mined again by a reorg, the log elsewhere in the block: the same transfer, the same deposit.
+    await ingest(api, [{ ...events[0], id: `${events[0].id}-moved`, logIndex: 9 }]);
     const other = depositEvents({ amount: '3000000', account: sender(), sender: sender(), txHash: nextTx() });
     expect((await ingest(api, other)).status).toBe(200);
     const id = await depositIdOf(p, txHash);
     await until(r, id, 'bridge-complete');
-    expect(await byTx(p, txHash)).toHaveLength(1);
+    expect(await byTx(p, txHash)).toEqual([expect.objectContaining({ logIndex: 9 })]);
     expect(await byTx(p, other[0].transactionHash as string)).toHaveLength(0);
     expect(types(r, id)).toEqual(['deposit-received', 'bridge-complete']);
+  });
+
+  test('a deposit-void report voids a deposit whose funds have not moved: its bridge never starts; a moved one stands', async () => {
+    const { p, r } = await subscribed();
+    const { address } = await registerManaged(p, baseToArb);
+    const txHash = nextTx();
+    // No balance yet: the bridge waits for the funds.
+    const [deposit] = depositEvents({ amount: '3000000', account: address, sender: sender(), txHash });
+    await ingest(api, [deposit]);
+    const id = await depositIdOf(p, txHash);
+    const voided = await ingest(api, [voidOf(deposit)]);
+    expect(voided.json).toEqual({ received: 1, applied: 1, duplicates: 0 });
+    await until(r, id, 'deposit-voided');
+    expect(hooks(r, id).find((d) => d.json.type === 'deposit-voided')!.json.data).toMatchObject({
+      errorCode: 'REORG-1',
+      intentId: null,
+    });
+    // The funds show now, yet nothing starts: the workflow ends voided at its next try.
+    await ingest(api, [walletSnapshot(address, '3000000', { blockNumber: '200' })]);
+    expect(await api.temporal.workflow.getHandle(`deposit-${id}`).result()).toBe('voided');
+    expect(await byTx(p, txHash)).toEqual([
+      expect.objectContaining({ stage: 'voided', status: 'failed', attempts: 0 }),
+    ]);
+    expect(types(r, id)).toEqual(['deposit-received', 'deposit-voided']);
+
+    // A deposit whose bridge was filled: its funds moved, so a void changes nothing.
+    const movedTx = nextTx();
+    const moved = depositEvents({
+      amount: '3000000',
+      balance: '3000000',
+      account: address,
+      sender: sender(),
+      txHash: movedTx,
+      block: 300,
+    });
+    await ingest(api, moved);
+    const movedId = await depositIdOf(p, movedTx);
+    const started = await until(r, movedId, 'bridge-started');
+    await ingest(api, [fillEvent(started.intentId, nextTx(), { chainId: 42161 })]);
+    await ingest(api, [voidOf(moved[1])]);
+    await until(r, movedId, 'bridge-complete');
+    expect(types(r, movedId)).toEqual(['deposit-received', 'bridge-started', 'bridge-complete']);
   });
 
   test('same chain and token: completed without a bridge', async () => {

@@ -181,7 +181,8 @@ test('a relayer can claim: nothing for a chain whose reservation was released, 4
   ]);
   await expect(authorizeClaim(intent(o, []), deps)).rejects.toMatchObject({
     code: 'CONFLICT',
-    message: 'Intent 42 holds no reserved funds any more (its claims settled): the allocator authorizes no claim of it',
+    message:
+      'Intent 42 holds no reserved funds any more (its claims settled, or it was cancelled): no claim of it is authorized',
   });
   await expect(authorizeClaim(intent(o, [8453, 10], true), deps)).rejects.toMatchObject({
     code: 'CONFLICT',
@@ -199,4 +200,6 @@ test('a relayer can claim: nothing for a chain whose reservation was released, 4
       { chainId: 10, fundingMethod: 'PERMIT2', allocatorData: null },
     ],
   });
+  // A cancelled intent (a voided deposit's bridge) holds nothing: its Permit2 claim is not authorized either.
+  await expect(authorizeClaim(intent(permit2, []), deps)).rejects.toMatchObject({ code: 'CONFLICT' });
 });

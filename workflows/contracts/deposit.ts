@@ -38,7 +38,7 @@ export const WORKFLOW_CODES = {
 } as const;
 
 /** Where a deposit is; `processDeposit` returns the stage it ended in. */
-export type DepositStage = 'received' | 'bridging' | 'completed' | 'rejected' | 'refunding' | 'refunded';
+export type DepositStage = 'received' | 'bridging' | 'completed' | 'rejected' | 'refunding' | 'refunded' | 'voided';
 
 /** Fixed when the deposit is received, so a configuration change never alters a running deposit. */
 export interface DepositTiming {
@@ -60,4 +60,4 @@ export interface DepositStart {
 }
 
 /** How a refund ends: refunded by an intent, or left to a transfer made outside. */
-export type RefundOutcome = 'refunded' | 'external';
+export type RefundOutcome = 'refunded' | 'external' | 'voided';

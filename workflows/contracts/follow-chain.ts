@@ -25,11 +25,17 @@ export interface BlockRef {
 /** A balance a reported event set: a lock's (`lockId`) or a wallet's ERC-20 (`token`). */
 export type BalanceKey = { account: string; lockId: string } | { account: string; token: string };
 
-/** A transfer reported as a deposit: what a reorg that abandons its block withdraws. */
+/**
+ * A transfer reported as a deposit, by its identity (its transaction and what it moved, not its log's place: a
+ * reorg may mine the transaction again elsewhere): what a reorg that drops its transaction voids.
+ */
 export interface DepositKey {
   transactionHash: string;
-  logIndex: number;
-  blockHash: string;
+  account: string;
+  token: string;
+  sender: string;
+  amount: string;
+  occurrence: number;
 }
 
 /**
@@ -50,6 +56,11 @@ export interface ChainCursor {
   recent: ReportedRange[];
   /** after a rewind: balances to read again once a range ends above `above` (the abandoned branch's highest block) */
   resnapshot?: { above: string; balances: BalanceKey[] };
+  /**
+   * after a rewind: the abandoned ranges' deposits the new branch has not reported yet; those still missing once a
+   * range ends at or above `above` are voided
+   */
+  voids?: { above: string; deposits: DepositKey[] };
 }
 
 export interface FollowChainInput {
