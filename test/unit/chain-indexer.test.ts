@@ -5,7 +5,9 @@ import type { ChainLog } from '../../src/chain-indexer/chain-logs';
 import { chainIndexerConfig } from '../../src/chain-indexer/config';
 import { logsInRange } from '../../src/chain-indexer/get-logs';
 import { permit2Claims } from '../../src/chain-indexer/permit2-claims';
+import { stillMissing } from '../../src/chain-indexer/read-range';
 import { toEvents } from '../../src/chain-indexer/to-events';
+import type { DepositKey } from '../../workflows/contracts/follow-chain';
 import type { LifecycleEvent } from '../../src/indexer/types';
 import { ARTIFACTS_FILE, compileContracts } from '../../src/dev/build-contracts';
 
@@ -167,7 +169,25 @@ describe('what each log becomes', () => {
     expect(events[0]).toMatchObject({ account, token: BASE_USDC, unlocked: '42', blockNumber: '3' });
     expect(events[1]).toMatchObject({ token: unlisted, amount: '5', sender: other, account, logIndex: 0 });
     expect(events[2]).toMatchObject({ account, recipient: refundTo, amount: '5' });
-    expect(deposits).toEqual([{ transactionHash: hash(2001), logIndex: 0, blockHash: hash(1001) }]);
+    expect(deposits).toEqual([
+      { transactionHash: hash(2001), account, token: unlisted, sender: other, amount: '5', occurrence: 0 },
+    ]);
+  });
+
+  test('a deposit is its transfer, not its log: identical transfers of one transaction are numbered in log order', async () => {
+    const same = { kind: 'token-transfer' as const, token: BASE_USDC, from: other, to: account, value: 5n };
+    const { events, deposits } = await read([
+      { ...at(1, 3), ...same },
+      { ...at(1, 7), ...same, value: 6n },
+      { ...at(1, 9), ...same },
+    ]);
+    const numbered = events.filter((e) => e.type === 'deposit').map((e) => [e.amount, e.occurrence]);
+    expect(numbered).toEqual([
+      ['5', 0],
+      ['6', 0],
+      ['5', 1],
+    ]);
+    expect(deposits.map((d) => [d.amount, d.occurrence])).toEqual(numbered);
   });
 
   test('a transfer into a deposit account names the fill of its transaction that paid it (the service judges it)', async () => {
@@ -331,6 +351,30 @@ describe('what each log becomes', () => {
     const { events, reads } = await read([], [key]);
     expect(reads).toEqual([{ ...key, block: 3n }]);
     expect(events[0].id).toMatch(new RegExp(`^chain:8453:${hash(1003)}:balance:[0-9a-f]{16}$`));
+  });
+});
+
+describe('a reorg voids what it dropped', () => {
+  const key = (amount: string, occurrence = 0): DepositKey => ({
+    transactionHash: hash(7),
+    account: '0x00000000000000000000000000000000000000aa',
+    token: BASE_USDC,
+    sender: '0x00000000000000000000000000000000000000bb',
+    amount,
+    occurrence,
+  });
+  const voids = { above: '20', deposits: [key('5'), key('5', 1), key('6')] };
+
+  test('deposits the new branch reports again are found; the rest wait until it passes the abandoned height', () => {
+    // Mined again (another place, same transfer; addresses in other case): found, whatever the range.
+    const again = { ...key('5'), transactionHash: hash(7).toUpperCase().replace('0X', '0x') };
+    expect(stillMissing(voids, [again], 15n)).toEqual({
+      due: [],
+      pending: { above: '20', deposits: [key('5', 1), key('6')] },
+    });
+    expect(stillMissing(voids, [key('6')], 20n)).toEqual({ due: [key('5'), key('5', 1)] });
+    expect(stillMissing(voids, [key('5'), key('5', 1), key('6')], 12n)).toEqual({ due: [] });
+    expect(stillMissing(undefined, [key('5')], 30n)).toEqual({ due: [] });
   });
 });
 
