@@ -14,6 +14,7 @@ import {
   registerAccount,
   releaseRegistration,
 } from './account-store';
+import { enablesSessionSigner, reservedAddress } from './account-proof';
 import { depositError, type Detail } from './errors';
 import { ownerSigns, requireSignature, servedChain, servedChainId } from './request-checks';
 import * as schema from './schemas';
@@ -136,6 +137,12 @@ async function checkAccountSignature(
 }
 
 async function register(ctx: Context, s: Services, body: AccountBody, managed: boolean) {
+  const reserved = reservedAddress(body.address, s.registry, s.config);
+  if (reserved) {
+    throw depositError('VALIDATION_ERROR', `The address ${reserved}: it can be no deposit account`, undefined, [
+      { message: reserved, path: at('account', 'address'), code: 'reserved' },
+    ]);
+  }
   const targetChainId = servedChainId(s.registry, body.target, at('account', 'target'), 'target chain');
   // The project's own signer: an account enabled for another project's signer cannot be driven from this one.
   const signer = s.sessionSigner(project(ctx)).address;
@@ -157,6 +164,8 @@ async function register(ctx: Context, s: Services, body: AccountBody, managed: b
       at('account', 'sessionDetails'),
     );
   const proof = await checkAccountSignature(s, project(ctx), body, targetChainId);
+  // Without its signature, the account proves it is this project's by having enabled the project's signer on chain.
+  const onChain = !proof && (await enablesSessionSigner(body.address, targetChainId, s.sessionSigner(project(ctx))));
   const result = await s.db.transaction(async (tx) => {
     const fresh =
       proof &&
@@ -175,7 +184,7 @@ async function register(ctx: Context, s: Services, body: AccountBody, managed: b
         recipient: body.target.recipient,
         requireCompliance: body.requireCompliance,
       },
-      fresh ? proof : undefined,
+      fresh ? proof : onChain ? { nonce: null } : undefined,
     );
     // Nothing of a refused registration stays, its nonce included.
     if (r.conflict === 'details') {

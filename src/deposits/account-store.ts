@@ -29,6 +29,7 @@ interface AccountRow {
   requireCompliance: boolean;
   createdAt: Date;
   sessionChains: string[];
+  proven: boolean;
 }
 
 /** A registered account: what was registered (the recipient defaulted), its project and its session chains. */
@@ -36,11 +37,14 @@ export interface DepositAccount extends Required<NewAccount> {
   projectId: string;
   sessionChainIds: number[];
   createdAt: Date;
+  /** the account proved it is this project's (its signature, or the project's session signer enabled on chain) */
+  proven: boolean;
 }
 
 const SELECT = `SELECT a.address, a.project_id AS "projectId", a.owner, a.owner_type AS "ownerType", a.managed,
     a.session_signer AS "sessionSigner", a.target_chain_id AS "targetChainId", a.target_token AS "targetToken",
-    a.recipient, a.require_compliance AS "requireCompliance", a.created_at AS "createdAt", coalesce((SELECT array_agg(s.chain_id::text ORDER BY s.chain_id) FROM deposit_sessions s
+    a.recipient, a.require_compliance AS "requireCompliance", a.created_at AS "createdAt",
+    a.proven_at IS NOT NULL AS proven, coalesce((SELECT array_agg(s.chain_id::text ORDER BY s.chain_id) FROM deposit_sessions s
     WHERE s.account = a.address AND s.project_id = a.project_id), '{}') AS "sessionChains"
   FROM deposit_accounts a`;
 
@@ -67,13 +71,14 @@ export async function findAccount(
  * Registers an account for a project; registering it again with the same details answers the stored account, and
  * `conflict` says when it was registered with other details. Another project's registration of the address does not
  * stand in the way (docs/trust-model.md, deposit accounts). `proof`: the nonce of the account's own signature that
- * came with this registration (already consumed, `consumeAccountNonce`), which from now on receives its deposits.
+ * came with this registration (already consumed, `consumeAccountNonce`), or null for the account having enabled the
+ * project's session signer on chain; a proven registration from now on receives its deposits.
  */
 export async function registerAccount(
   tx: EntityManager,
   projectId: string,
   a: NewAccount,
-  proof?: { nonce: string },
+  proof?: { nonce: string | null },
 ): Promise<{ account: DepositAccount; created: boolean; conflict?: 'details' }> {
   const values = [
     a.address.toLowerCase(),
@@ -87,10 +92,11 @@ export async function registerAccount(
     (a.recipient ?? a.address).toLowerCase(),
     a.requireCompliance,
     proof?.nonce ?? null,
+    proof !== undefined,
   ];
   const inserted: unknown[] = await tx.query(
     `INSERT INTO deposit_accounts (address, project_id, owner, owner_type, managed, session_signer, target_chain_id, target_token, recipient, require_compliance, proven_nonce, proven_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, CASE WHEN $11::numeric IS NOT NULL THEN now() END) ON CONFLICT (address, project_id) DO NOTHING RETURNING address`,
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, CASE WHEN $12 THEN now() END) ON CONFLICT (address, project_id) DO NOTHING RETURNING address`,
     values,
   );
   const account = (await findAccount(tx, a.address, projectId))!;
@@ -103,12 +109,12 @@ export async function registerAccount(
     account.targetToken === values[7] &&
     account.recipient === values[8] &&
     account.requireCompliance === a.requireCompliance;
-  if (same && proof) {
+  if (same && proof?.nonce) {
     await tx.query(
       'UPDATE deposit_accounts SET proven_at = now(), proven_nonce = $3, released_at = NULL WHERE address = $1 AND project_id = $2',
       [values[0], projectId, proof.nonce],
     );
-  }
+  } else if (same && proof) await markProven(tx, a.address, projectId);
   return { account, created: false, ...(same ? {} : { conflict: 'details' as const }) };
 }
 
@@ -137,6 +143,17 @@ export async function consumeAccountNonce(
     [address.toLowerCase(), projectId, nonce],
   );
   return again ? 'replay' : 'stale';
+}
+
+/**
+ * The account enabled the project's session signer on chain: its registration is proven, unless released (the
+ * account's signed release stands until it signs a registration again) or proven already.
+ */
+export async function markProven(db: DataSource | EntityManager, address: string, projectId: string): Promise<void> {
+  await db.query(
+    'UPDATE deposit_accounts SET proven_at = now() WHERE address = $1 AND project_id = $2 AND proven_at IS NULL AND released_at IS NULL',
+    [address.toLowerCase(), projectId],
+  );
 }
 
 /**

@@ -8,6 +8,8 @@ export interface DepositFacts {
   priceUsd?: number;
   minUsd: number;
   managed: boolean;
+  /** the registration is proven: signed by the account, or the project's session signer enabled on chain */
+  proven: boolean;
   hasSession: boolean;
   requireCompliance: boolean;
   complianceApproved: boolean;
@@ -31,6 +33,13 @@ export type Verdict =
  * same-token deposit to its own account needs no intent.
  */
 export function verdict(f: DepositFacts): Verdict {
+  if (!f.proven)
+    return {
+      kind: 'reject',
+      code: 'ACCOUNT-2',
+      message:
+        "The account has not proven it is this project's (a registration it signed, or the project's session signer enabled on chain): its deposits are recorded, nothing is moved",
+    };
   if (!f.token) return { kind: 'reject', code: 'TOKEN-1', message: 'Token not supported on this chain' };
   if (f.priceUsd !== undefined && (Number(f.amount) / 10 ** f.token.decimals) * f.priceUsd < f.minUsd) {
     return {

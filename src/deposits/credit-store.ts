@@ -6,7 +6,8 @@ import { preparedQuery } from '../db/prepared';
  * it. Registering an address proves nothing about who owns it (docs/trust-model.md, deposit accounts), so the
  * intents a project's session signer signs for an account may reserve, per chain and token, only
  *   its deposits into the account there (all but those refunded by a transfer made outside: such a deposit's
- *   funds left by that transfer, whatever its refund intents did, and a refund intent that moved funds is spent below)
+ *   funds left by that transfer, whatever its refund intents did, and a refund intent that moved funds is spent below;
+ *   those of an unproven registration, ACCOUNT-2, which are recorded only; and voided ones, whose funds never came)
  *   + what its deposits' bridges delivered to the account there (completed, recipient = the account)
  *   - what its earlier session intents for the account spent there (still reserved, claimed, or filled: a filled
  *     intent's funds are the relayer's to pull, whether or not its claim is ever seen).
@@ -41,7 +42,7 @@ export async function overdrawsDepositCredit(
      SELECT 1 FROM spent k WHERE
        (SELECT coalesce(sum(d.amount), 0) FROM deposits d
          WHERE d.project_id = $1 AND d.account = $2 AND d.chain_id = k.chain_id AND d.token = k.token
-           AND d.refunded_by IS DISTINCT FROM 'transfer')
+           AND d.refunded_by IS DISTINCT FROM 'transfer' AND d.stage <> 'voided' AND d.error_code IS DISTINCT FROM 'ACCOUNT-2')
      + (SELECT coalesce(sum(d.destination_amount), 0) FROM deposits d
          WHERE d.project_id = $1 AND d.recipient = $2 AND d.target_chain_id = k.chain_id AND d.target_token = k.token
            AND d.stage = 'completed' AND d.intent_id IS NOT NULL)

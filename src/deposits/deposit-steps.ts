@@ -14,7 +14,8 @@ import type { Outbox } from '../outbox/outbox';
 import type { QueuedSignal, QueuedStart } from '../outbox/store';
 import { type DepositTiming, RELEASED } from '../../workflows/contracts/deposit';
 import { afterBridge, bridgeErrorCode, reportsToDeposit } from '../../workflows/deposit-state';
-import { findAccount } from './account-store';
+import { enablesSessionSigner } from './account-proof';
+import { findAccount, markProven } from './account-store';
 import { verdict, type Verdict } from './checks';
 import type { DepositErrorCode } from './errors';
 import { signAndSubmit } from './session-intents';
@@ -96,6 +97,9 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
     if (r.stage === 'voided') return VOIDED;
     const account = mustExist(await findAccount(db, r.account, r.projectId), `Account ${r.account}`);
     const chainId = Number(r.chainId);
+    // Unproven at registration (not deployed then, or on another chain): the deposit's chain may prove it now.
+    const proven = account.proven || (await enablesSessionSigner(r.account, chainId, deps.sessionSigner(r.projectId)));
+    if (proven && !account.proven) await markProven(db, r.account, r.projectId);
     const token = deps.registry.token(chainId, r.token);
     const price = token && (await findPriceUsd(db, token.symbol));
     const approved = account.requireCompliance && (await isComplianceApproved(db, r.projectId, r.account));
@@ -105,6 +109,7 @@ export function depositActivities(db: DataSource, config: Config, outbox: Outbox
       priceUsd: price ? Number(price) : token && DEFAULT_PRICES_USD[token.symbol],
       minUsd: config.deposits.minUsd,
       managed: account.managed,
+      proven,
       hasSession: account.sessionChainIds.includes(chainId),
       requireCompliance: account.requireCompliance,
       complianceApproved: approved,

@@ -339,7 +339,8 @@ export async function queueRefund(tx: EntityManager, depositId: string, timing: 
 
 /**
  * A rejected deposit (nothing was moved) goes back to its owner: `refunding` with its refund queued, in one
- * transaction. Asking again for the same recipient answers the same recovery; undefined when it is not recoverable.
+ * transaction. Asking again for the same recipient answers the same recovery; undefined when it is not recoverable
+ * (an unproven registration's deposit, ACCOUNT-2, only once the registration is proven: its refund would reserve).
  */
 export async function beginRecovery(
   db: DataSource,
@@ -350,7 +351,10 @@ export async function beginRecovery(
   return db.transaction(async (tx) => {
     const [row]: DepositRow[] = await tx.query(
       `WITH u AS (UPDATE deposits SET stage = 'refunding', refund_recipient = $2
-         WHERE id = $1 AND (stage = 'rejected' OR (stage = 'refunding' AND refund_recipient = $2)) RETURNING ${DEPOSIT}) SELECT * FROM u`,
+         WHERE id = $1 AND (stage = 'rejected' OR (stage = 'refunding' AND refund_recipient = $2))
+           AND (error_code IS DISTINCT FROM 'ACCOUNT-2' OR EXISTS (SELECT 1 FROM deposit_accounts a
+             WHERE a.address = deposits.account AND a.project_id = deposits.project_id AND a.proven_at IS NOT NULL))
+         RETURNING ${DEPOSIT}) SELECT * FROM u`,
       [depositId, owner],
     );
     return row && { row, start: await queueRefund(tx, row.id, timing) };

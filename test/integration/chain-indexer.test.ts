@@ -6,7 +6,7 @@ import { proveAccount } from '../../src/projects/account-store';
 import { Api, call, startApi, startWorker } from '../support/harness';
 import { ARB_USDC, BASE_USDC } from '../support/fixtures';
 import { submitOwnIntent } from '../support/intents';
-import { DP, registerManaged } from '../support/deposits';
+import { DP, projectSigner, registerManaged } from '../support/deposits';
 import { newProject, subscribe, type Project } from '../support/projects';
 import { Receiver } from '../support/receiver';
 import { contractAt, deployContract, startIndexedChain, tokenAt, type IndexedChain } from '../support/indexed-chain';
@@ -289,6 +289,52 @@ describe('deposit accounts', () => {
     // The account's wallet balance after the pull (what the bridge spent) is read with it.
     const left = (5_000_000n - permit.permitted[0].amount).toString();
     await eventually('the pulled balance', async () => (await baseUsdc(address))?.unlocked === left);
+  });
+
+  test("an unproven registration of a busy wallet holds nothing another project's quote sees; the zero address is refused", async () => {
+    // A project registers someone's wallet without its signature (and the wallet enables no session signer).
+    const wallet = privateKeyToAccount(generatePrivateKey());
+    const squatter = await newProject(api, 'squatter');
+    const signer = await projectSigner(squatter);
+    const target = { chain: 'eip155:42161', token: ARB_USDC };
+    const registered = await call(squatter, 'POST', `${DP}/register-managed`, {
+      body: { account: { address: wallet.address, owner: wallet.address, sessionSigner: signer, target } },
+    });
+    expect(registered.status).toBe(201);
+    const zero = await call(squatter, 'POST', `${DP}/register-managed`, {
+      body: { account: { address: `0x${'0'.repeat(40)}`, owner: wallet.address, sessionSigner: signer, target } },
+    });
+    expect(zero.status).toBe(400);
+    expect(zero.json.details).toEqual([
+      expect.objectContaining({ path: ['body', 'account', 'address'], code: 'reserved' }),
+    ]);
+
+    await base.send(BASE_USDC, 'TestToken', 'mint', [wallet.address, 997_000_000n]);
+    await base.send(BASE_USDC, 'TestToken', 'mint', [base.sender.address, 300_000_000n]);
+    const payment = await base.send(BASE_USDC, 'TestToken', 'transfer', [wallet.address, 300_000_000n]);
+    await confirm();
+    const listed = async () =>
+      (await call(squatter, 'GET', `${DP}/deposits?txHash=${payment}`)).json.deposits as {
+        stage: string;
+        errorCode: string;
+      }[];
+    // Recorded for the project to see, and nothing moved.
+    await eventually('the recorded deposit', async () => (await listed())[0]?.stage === 'rejected');
+    expect((await listed())[0].errorCode).toBe('ACCOUNT-2');
+    const held = await api.db.query('SELECT 1 FROM reservations WHERE account = $1 AND released_at IS NULL', [
+      wallet.address.toLowerCase(),
+    ]);
+    expect(held).toHaveLength(0);
+    // The wallet's own 1,100 USDC, quoted through another project: all of its 1,297 are there.
+    const quote = await call(api, 'POST', '/intents/route', {
+      body: {
+        account: { address: wallet.address, accountType: 'EOA', setupOps: [] },
+        destinationChainId: 42161,
+        tokenRequests: [{ tokenAddress: ARB_USDC, amount: '1100000000' }],
+        accountAccessList: [{ chainId: 8453, tokenAddress: BASE_USDC }],
+      },
+    });
+    expect(quote.status).toBe(200);
   });
 
   test("a transfer out of a deposit account to its refund recipient completes the deposit's refund", async () => {

@@ -5,11 +5,13 @@ import { ARB_USDC, BASE_USDC, blockAt, claimEvent, fillEvent, TX, walletSnapshot
 import { newProject, subscribe, type Project } from '../support/projects';
 import { Receiver } from '../support/receiver';
 import {
+  accountProof,
   balanceAtExpiry,
   DP,
   depositEvents,
   fillAndClaim,
   intentFailure,
+  newOwner,
   projectSigner,
   registerManaged,
 } from '../support/deposits';
@@ -342,9 +344,11 @@ describe('paths', () => {
       refund: { transactionHash: refundTx, recipient: owner.address.toLowerCase() },
     });
 
-    const owned = sender();
+    // Proven by its own signature, so the missing session is what stops it.
+    const { account: ownedAccount, address: owned } = newOwner();
+    const proof = await accountProof(ownedAccount, 42161, await projectSigner(p));
     const setup = await call(p, 'POST', `${DP}/setup`, {
-      body: { account: { address: owned, owner: sender(), target: baseToArb } },
+      body: { account: { address: owned, owner: sender(), target: baseToArb, ...proof } },
     });
     expect(setup.status).toBe(201);
     const noSession = nextTx();
@@ -446,6 +450,32 @@ describe('paths', () => {
     await ingest(api, [voidOf(moved[1])]);
     await until(r, movedId, 'bridge-complete');
     expect(types(r, movedId)).toEqual(['deposit-received', 'bridge-started', 'bridge-complete']);
+  });
+
+  test("an unproven registration's deposits are recorded and move nothing (ACCOUNT-2, no recovery) until the account signs it", async () => {
+    const { p, r } = await subscribed();
+    const { owner, address, account, record } = await registerManaged(p, baseToArb, {}, true);
+    const txHash = nextTx();
+    await ingest(
+      api,
+      depositEvents({ amount: '3000000', balance: '3000000', account: address, sender: sender(), txHash }),
+    );
+    const id = await depositIdOf(p, txHash);
+    expect(await until(r, id, 'deposit-rejected')).toMatchObject({ errorCode: 'ACCOUNT-2' });
+    const recover = () => call(p, 'POST', `${DP}/deposits/recovery`, { body: { depositId: id } });
+    expect((await recover()).json).toMatchObject({ code: 'RECOVERY-1' });
+    const held = await api.db.query('SELECT 1 FROM reservations WHERE account = $1', [address.toLowerCase()]);
+    expect(held).toHaveLength(0);
+
+    // The account signs the same registration: it is the project's now, and its deposit may go back to its owner.
+    const proof = await accountProof(account, 42161, record.sessionSigner);
+    const signed = await call(p, 'POST', `${DP}/register-managed`, {
+      body: {
+        account: { address, owner: owner.address, sessionSigner: record.sessionSigner, target: baseToArb, ...proof },
+      },
+    });
+    expect(signed.status).toBe(200);
+    expect((await recover()).status).toBe(202);
   });
 
   test('same chain and token: completed without a bridge', async () => {

@@ -1,5 +1,5 @@
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { sessionTypedData } from '../../src/deposits/session-digest';
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import { registerAccountTypedData, sessionTypedData } from '../../src/deposits/session-digest';
 import { BASE_USDC, blockAt, claimEvent, eventId, fillEvent, walletSnapshot } from './fixtures';
 import { call } from './harness';
 import type { Project } from './projects';
@@ -9,8 +9,25 @@ export const DP = '/deposit-processor';
 /** A fresh owner and account address; the owner signs sessions over the documented digest. */
 export function newOwner() {
   const owner = privateKeyToAccount(generatePrivateKey());
-  const address = privateKeyToAccount(generatePrivateKey()).address;
-  return { owner, address };
+  const account = privateKeyToAccount(generatePrivateKey());
+  return { owner, address: account.address, account };
+}
+
+/**
+ * The account's own signature for the project's session signer (RegisterAccount): what proves a registration is
+ * the project's, so its deposits are moved (an unproven one's are only recorded).
+ */
+export async function accountProof(account: PrivateKeyAccount, targetChainId: number, signer: string) {
+  const proof = {
+    nonce: String(Date.now() * 1000 + Math.floor(Math.random() * 1000)),
+    deadline: String(Math.floor(Date.now() / 1000) + 3600),
+  };
+  const accountSignature = await account.signTypedData(
+    registerAccountTypedData(account.address, targetChainId, signer, proof) as Parameters<
+      typeof account.signTypedData
+    >[0],
+  );
+  return { accountSignature, accountNonce: proof.nonce, accountDeadline: proof.deadline };
 }
 
 export const sessionDigest = (n: number) => `0x${n.toString(16).padStart(64, 'a')}` as `0x${string}`;
@@ -35,19 +52,24 @@ export async function signSessions(
   return { hashesAndChainIds, signature };
 }
 
-/** Registers a managed account with the processor's signer (read from GET /chains, as a widget backend would). */
+/**
+ * Registers a managed account with the processor's signer (read from GET /chains, as a widget backend would), proven
+ * by the account's signature unless `unproven`.
+ */
 export async function registerManaged(
   p: Project,
   target: { chain: string; token: string; recipient?: string },
   extra: Record<string, unknown> = {},
+  unproven = false,
 ) {
-  const { owner, address } = newOwner();
+  const { owner, address, account } = newOwner();
   const signer = await projectSigner(p);
+  const proof = unproven ? {} : await accountProof(account, Number(target.chain.split(':')[1]), signer);
   const res = await call(p, 'POST', `${DP}/register-managed`, {
-    body: { account: { address, owner: owner.address, sessionSigner: signer, target, ...extra } },
+    body: { account: { address, owner: owner.address, sessionSigner: signer, target, ...proof, ...extra } },
   });
   if (res.status !== 201) throw new Error(`register-managed: ${res.status} ${res.text}`);
-  return { owner, address, record: res.json };
+  return { owner, address, account, record: res.json };
 }
 
 /**

@@ -70,6 +70,7 @@ describe('deposit checks', () => {
     priceUsd: 1,
     minUsd: 1,
     managed: true,
+    proven: true,
     hasSession: false,
     requireCompliance: false,
     complianceApproved: false,
@@ -80,6 +81,8 @@ describe('deposit checks', () => {
   };
 
   test('each refusal has its code, in order', () => {
+    // An unproven registration moves nothing, whatever else holds: its deposits are only recorded.
+    expect(verdict({ ...facts, proven: false, token: undefined })).toMatchObject({ kind: 'reject', code: 'ACCOUNT-2' });
     expect(verdict({ ...facts, token: undefined })).toMatchObject({ kind: 'reject', code: 'TOKEN-1' });
     expect(verdict({ ...facts, amount: 999_999n })).toEqual({
       kind: 'reject',
