@@ -21,6 +21,8 @@ export interface DepositFacts {
   recipientIsAccount: boolean;
 }
 
+export const UNSUPPORTED_TOKEN = 'Token not supported on this chain';
+
 export type Verdict =
   | { kind: 'reject'; code: DepositErrorCode; message: string; limits?: { minAmountUsd: string } }
   | { kind: 'direct' }
@@ -40,7 +42,7 @@ export function verdict(f: DepositFacts): Verdict {
       message:
         "The account has not proven it is this project's (a registration it signed, or the project's session signer enabled on chain): its deposits are recorded, nothing is moved",
     };
-  if (!f.token) return { kind: 'reject', code: 'TOKEN-1', message: 'Token not supported on this chain' };
+  if (!f.token) return { kind: 'reject', code: 'TOKEN-1', message: UNSUPPORTED_TOKEN };
   if (f.priceUsd !== undefined && (Number(f.amount) / 10 ** f.token.decimals) * f.priceUsd < f.minUsd) {
     return {
       kind: 'reject',

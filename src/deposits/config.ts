@@ -19,6 +19,8 @@ export interface DepositConfig {
   fundsWaitSeconds: number;
   /** refund intents tried before a refund is left to a transfer made outside (`deposit-refund`) */
   refundAttempts: number;
+  /** transfers of unsupported tokens into an account: the first of each such period is recorded, the rest counted */
+  unsupportedReportSeconds: number;
 }
 
 export function depositConfig(env: NodeJS.ProcessEnv): DepositConfig {
@@ -31,6 +33,7 @@ export function depositConfig(env: NodeJS.ProcessEnv): DepositConfig {
     retrySeconds: int(env, 'DEPOSIT_RETRY_SECONDS', 10, 1, 3600),
     fundsWaitSeconds: int(env, 'DEPOSIT_FUNDS_WAIT_SECONDS', 3600, 1, 7 * 86_400),
     refundAttempts: int(env, 'DEPOSIT_REFUND_ATTEMPTS', 5, 1, 100),
+    unsupportedReportSeconds: int(env, 'DEPOSIT_UNSUPPORTED_REPORT_SECONDS', 3600, 1, 30 * 86_400),
   };
 }
 

@@ -13,15 +13,18 @@ import type {
 } from '../indexer/types';
 import { depositWorkflowId, depositWorkflowType } from '../../workflows/contracts/deposit';
 import { findOwningRegistration } from './account-store';
+import { UNSUPPORTED_TOKEN } from './checks';
 import {
   depositStart,
   emitDepositEvent,
   emitRefunded,
+  countUnsupported,
   depositPart,
   insertDeposit,
   lockDepositAwaitingRefund,
   lockVoidable,
   markRefunded,
+  markRejected,
   markVoided,
   recordOwnArrival,
   voidOutcome,
@@ -98,6 +101,7 @@ async function recordDeposit(
   deps: DepositIngestDeps,
 ): Promise<QueuedStart | undefined> {
   if (e.fillNonce !== undefined && (await recordOwnArrival(tx, e, e.fillNonce))) return undefined;
+  if (!deps.registry.token(e.chainId, e.token)) return recordUnsupported(tx, e, deps);
   const row = await insertDeposit(tx, e);
   if (!row) return undefined;
   const start: QueuedStart = {
@@ -120,6 +124,32 @@ async function recordDeposit(
     sender: row.sender,
   });
   return start;
+}
+
+/**
+ * A token the service does not support moves nothing and needs no workflow: the period's first such transfer into the
+ * account is recorded as a deposit rejected with TOKEN-1 (its two webhooks; recoverable by a transfer made outside),
+ * the others of the period only counted (a contract may emit thousands of Transfer logs for nothing).
+ */
+async function recordUnsupported(tx: EntityManager, e: DepositEvent, deps: DepositIngestDeps): Promise<undefined> {
+  if (!(await findOwningRegistration(tx, e.account))) return undefined;
+  if (!(await countUnsupported(tx, e.account, deps.config.deposits.unsupportedReportSeconds))) return undefined;
+  const row = await insertDeposit(tx, e);
+  if (!row) return undefined;
+  await markRejected(tx, row.id, 'TOKEN-1');
+  await emitDepositEvent(tx, row, 'deposit-received', 'received', {
+    chain: toCaip2(e.chainId),
+    token: row.token,
+    amount: row.amount,
+    transactionHash: row.txHash,
+    sender: row.sender,
+  });
+  await emitDepositEvent(tx, row, 'deposit-rejected', 'rejected', {
+    errorCode: 'TOKEN-1',
+    message: UNSUPPORTED_TOKEN,
+    deposit: depositPart(row),
+  });
+  return undefined;
 }
 
 /**

@@ -650,3 +650,18 @@ export async function recordWithdrawalIntent(
   );
   return recorded.intentId;
 }
+
+/**
+ * Counts a transfer of an unsupported token into the account in its period (`periodSeconds` long, from the epoch);
+ * whether it is the period's first, the one recorded.
+ */
+export async function countUnsupported(tx: EntityManager, account: string, periodSeconds: number): Promise<boolean> {
+  const [row]: { transfers: string }[] = await tx.query(
+    `INSERT INTO unsupported_transfers (account, period_start, transfers)
+     VALUES ($1, to_timestamp(floor(extract(epoch FROM now()) / $2) * $2), 1)
+     ON CONFLICT (account, period_start) DO UPDATE SET transfers = unsupported_transfers.transfers + 1
+     RETURNING transfers`,
+    [account.toLowerCase(), periodSeconds],
+  );
+  return row.transfers === '1';
+}

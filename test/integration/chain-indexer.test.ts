@@ -337,6 +337,39 @@ describe('deposit accounts', () => {
     expect(quote.status).toBe(200);
   });
 
+  test('1,000 fake-token logs into one account make no workflow and one recorded deposit (TOKEN-1) per period', async () => {
+    const { address } = await registerManaged(p, { chain: 'eip155:42161', token: ARB_USDC });
+    const spam = await deployContract(base, 'TransferSpam');
+    const txHash = await base.send(spam, 'TransferSpam', 'spam', [address, 1000n]);
+    // A real deposit after it, in a later block: once it is there, every spam log was read.
+    await base.send(BASE_USDC, 'TestToken', 'mint', [base.sender.address, 2_000_000n]);
+    const real = await base.send(BASE_USDC, 'TestToken', 'transfer', [address, 2_000_000n]);
+    await confirm();
+    const deposits = async () =>
+      (await call(p, 'GET', `${DP}/deposits?account=${address}`)).json.deposits as {
+        id: string;
+        txHash: string;
+        stage: string;
+        errorCode: string;
+      }[];
+    await eventually('the real deposit', async () => (await deposits()).some((d) => d.txHash === real));
+    const spammed = (await deposits()).filter((d) => d.txHash === txHash);
+    expect(spammed).toEqual([expect.objectContaining({ stage: 'rejected', errorCode: 'TOKEN-1' })]);
+    const [{ transfers }] = await api.db.query(
+      'SELECT sum(transfers)::int AS transfers FROM unsupported_transfers WHERE account = $1',
+      [address.toLowerCase()],
+    );
+    expect(transfers).toBe(1000);
+    expect(
+      webhooks(address)
+        .filter((w) => w.data.depositId === spammed[0].id)
+        .map((w) => w.type)
+        .sort(),
+    ).toEqual(['deposit-received', 'deposit-rejected']);
+    // No workflow for it: the spam costs the workers nothing.
+    await expect(api.temporal.workflow.getHandle(`deposit-${spammed[0].id}`).describe()).rejects.toThrow(/not found/i);
+  });
+
   test("a transfer out of a deposit account to its refund recipient completes the deposit's refund", async () => {
     const { owner, address } = await registerManaged(p, { chain: 'eip155:42161', token: ARB_USDC });
     // A token the registry does not list: rejected (TOKEN-1), recovered to the owner, refunded by a transfer.
