@@ -326,23 +326,21 @@ export async function queueRefund(tx: EntityManager, depositId: string, timing: 
 }
 
 /**
- * A rejected deposit (nothing was moved) goes back to its owner: `refunding` with its refund queued, in one
+ * A rejected deposit (nothing was moved) goes back to its owner: `refunding` with its refund queued, in the caller's
  * transaction. Asking again for the same recipient answers the same recovery; undefined when it is not recoverable.
  */
-export async function beginRecovery(
-  db: DataSource,
+export async function markRecovering(
+  tx: EntityManager,
   depositId: string,
   owner: string,
   timing: DepositTiming,
 ): Promise<{ row: DepositRow; start: QueuedStart } | undefined> {
-  return db.transaction(async (tx) => {
-    const [row]: DepositRow[] = await tx.query(
-      `WITH u AS (UPDATE deposits SET stage = 'refunding', refund_recipient = $2
-         WHERE id = $1 AND (stage = 'rejected' OR (stage = 'refunding' AND refund_recipient = $2)) RETURNING ${DEPOSIT}) SELECT * FROM u`,
-      [depositId, owner],
-    );
-    return row && { row, start: await queueRefund(tx, row.id, timing) };
-  });
+  const [row]: DepositRow[] = await tx.query(
+    `WITH u AS (UPDATE deposits SET stage = 'refunding', refund_recipient = $2
+       WHERE id = $1 AND (stage = 'rejected' OR (stage = 'refunding' AND refund_recipient = $2)) RETURNING ${DEPOSIT}) SELECT * FROM u`,
+    [depositId, owner],
+  );
+  return row && { row, start: await queueRefund(tx, row.id, timing) };
 }
 
 /**

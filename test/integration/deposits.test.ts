@@ -1018,6 +1018,39 @@ describe('deposit credit', () => {
   }, 90_000);
 });
 
+describe('recovery', () => {
+  test('A recovery checks the funds at the moment it starts', async () => {
+    const { p, r } = await subscribed();
+    const { owner, address } = await registerManaged(p, baseToArb);
+    const small = nextTx();
+    await ingest(
+      api,
+      depositEvents({ amount: '999999', balance: '999999', account: address, sender: sender(), txHash: small }),
+    );
+    const id = await depositIdOf(p, small);
+    await until(r, id, 'deposit-rejected');
+    // The owner takes half of it out first: what is left cannot refund the deposit.
+    expect((await ownerWithdraws(p, owner, address, '500000')).status).toBe(202);
+    const res = await call(p, 'POST', `${DP}/deposits/recovery`, { body: { depositId: id } });
+    expect(res.json).toEqual({
+      error: expect.stringMatching(
+        /^Insufficient balance: the account holds \d+ of the deposit's 999999 for this project to refund$/,
+      ),
+      code: 'BALANCE-1',
+      details: [{ message: expect.any(String), path: ['body', 'depositId'], code: 'BALANCE-1' }],
+      traceId: expect.any(String),
+    });
+    expect(res.status).toBe(400);
+    // Nothing was written: still rejected, no refund queued or started.
+    expect((await byTx(p, small))[0]).toMatchObject({ status: 'failed', stage: 'rejected', refund: null });
+    expect(
+      await api.db.query('SELECT 1 FROM workflow_outbox WHERE workflow_id = $1', [`deposit-${id}-refund`]),
+    ).toEqual([]);
+    await expect(api.temporal.workflow.getHandle(`deposit-${id}-refund`).describe()).rejects.toThrow();
+    expect(types(r, id)).toEqual(['deposit-received', 'deposit-rejected']);
+  });
+});
+
 describe('settlement truth', () => {
   /** A managed account's bridge of 5 USDC from Base to Arbitrum, started; its fill reported (unclaimed). */
   async function filledBridge() {
