@@ -34,6 +34,7 @@ import { TraceContext1766173300000 } from './migrations/1766173300000-trace-cont
 import { UnloggedRateLimits1766173400000 } from './migrations/1766173400000-unlogged-rate-limits';
 import { ChainHolds1766173500000 } from './migrations/1766173500000-chain-holds';
 import { UnconfirmedBalances1766173600000 } from './migrations/1766173600000-unconfirmed-balances';
+import { GoneHolds1766173770000 } from './migrations/1766173770000-gone-holds';
 
 /**
  * How long a query waits for a pooled connection (pg `connectionTimeoutMillis`, also the connect timeout) before it
@@ -97,6 +98,7 @@ export function createDataSource(url: string, poolSize = 10, timeouts: PoolTimeo
       UnloggedRateLimits1766173400000,
       ChainHolds1766173500000,
       UnconfirmedBalances1766173600000,
+      GoneHolds1766173770000,
     ],
     migrationsTransactionMode: 'all',
     synchronize: false,

@@ -9,7 +9,8 @@ import { preparedQuery } from '../db/prepared';
  *   funds left by that transfer, whatever its refund intents did, and a refund intent that moved funds is spent below)
  *   + what its deposits' bridges delivered to the account there (completed, recipient = the account)
  *   - what its earlier session intents for the account spent there (still reserved, claimed, or filled: a filled
- *     intent's funds are the relayer's to pull, whether or not its claim is ever seen).
+ *     intent's funds are the relayer's to pull, whether or not its claim is ever seen; or released because a snapshot
+ *     showed them gone from the account, src/ledger/ledger.ts releaseGone).
  * Funds someone else put in the address stay out of its reach, whatever owner the project named.
  */
 
@@ -37,7 +38,7 @@ const CREDIT = `(SELECT coalesce(sum(d.amount), 0) FROM deposits d
      - (SELECT coalesce(sum(r.amount), 0) FROM intents i JOIN quotes q ON q.nonce = i.id
          JOIN reservations r ON r.owner_kind = 'intent' AND r.owner_id = i.id::text
          WHERE i.account = $2 AND i.signed_by_session AND q.project_id = $1 AND r.chain_id = k.chain_id AND r.token = k.token
-           AND (r.released_at IS NULL OR i.claims ? r.chain_id::text OR i.fill IS NOT NULL))`;
+           AND (r.released_at IS NULL OR i.claims ? r.chain_id::text OR i.fill IS NOT NULL OR r.released_gone))`;
 
 /**
  * Whether the session intent `intentId` (recorded with its reservations in this transaction, under
