@@ -35,6 +35,7 @@ import { UnloggedRateLimits1766173400000 } from './migrations/1766173400000-unlo
 import { ChainHolds1766173500000 } from './migrations/1766173500000-chain-holds';
 import { UnconfirmedBalances1766173600000 } from './migrations/1766173600000-unconfirmed-balances';
 import { DepositIdentity1766173700000 } from './migrations/1766173700000-deposit-identity';
+import { GoneHolds1766173770000 } from './migrations/1766173770000-gone-holds';
 import { UnsupportedTransfers1766173800000 } from './migrations/1766173800000-unsupported-transfers';
 
 /**
@@ -100,6 +101,7 @@ export function createDataSource(url: string, poolSize = 10, timeouts: PoolTimeo
       ChainHolds1766173500000,
       UnconfirmedBalances1766173600000,
       DepositIdentity1766173700000,
+      GoneHolds1766173770000,
       UnsupportedTransfers1766173800000,
     ],
     migrationsTransactionMode: 'all',

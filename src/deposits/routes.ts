@@ -1,12 +1,10 @@
 import { getAddress } from 'viem';
 import { project } from '../http/project';
 import { routeGroup, type RouteDef } from '../http/route';
-import { findAccount } from './account-store';
-import { depositError } from './errors';
 import * as schema from './schemas';
-import { beginRecovery, listDeposits, loadDeposit, presentDeposit, depositTiming } from './store';
+import { recoverDeposit } from './recovery';
+import { listDeposits, presentDeposit } from './store';
 import { withdraw } from './withdraw';
-import { leftToSweeper } from '../outbox/left-to-sweeper';
 
 const depositRoute = routeGroup({ tags: ['deposits'], auth: 'apiKey' });
 
@@ -30,30 +28,13 @@ export const depositRoutes: RouteDef[] = [
         schema: schema.depositRecord,
       },
       400: {
-        description: 'not recoverable (code RECOVERY-1): in progress, completed, refunding to the sender or refunded',
+        description:
+          'not recoverable (code RECOVERY-1): in progress, completed, refunding to the sender or refunded; the account no longer holds the deposit (BALANCE-1)',
       },
       404: { description: 'no such deposit in this project' },
     },
     async handler(ctx, { body }, s) {
-      const found = await loadDeposit(s.db, body.depositId);
-      if (!found || found.projectId !== project(ctx)) {
-        throw depositError('NOT_FOUND', 'Deposit not found', undefined, [
-          { message: 'is not a deposit of this project', path: ['body', 'depositId'], code: 'not_found' },
-        ]);
-      }
-      const owner = (await findAccount(s.db, found.account, found.projectId))!.owner;
-      const recovered = await beginRecovery(s.db, found.id, owner, depositTiming(s.config));
-      if (!recovered) {
-        throw depositError(
-          'VALIDATION_ERROR',
-          `Deposit ${found.id} is not recoverable (${found.stage})`,
-          'RECOVERY-1',
-          [{ message: 'is not a rejected deposit', path: ['body', 'depositId'], code: 'RECOVERY-1' }],
-        );
-      }
-      await s.outbox.start(recovered.start).catch(leftToSweeper(s.logger, 'refund start', { depositId: found.id }));
-      const row = recovered.row;
-      return { status: 202, body: presentDeposit(row) };
+      return { status: 202, body: presentDeposit(await recoverDeposit(s, project(ctx), body.depositId)) };
     },
   }),
   depositRoute('post', '/safe/withdraw', {

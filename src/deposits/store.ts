@@ -4,6 +4,9 @@ import { toCaip2 } from '../chains/registry';
 import type { Config } from '../config';
 import { queueSignals, queueStart, type QueuedSignal, type QueuedStart } from '../outbox/store';
 import { iso, newestPage } from '../db/newest-page';
+import { plainList } from '../db/plain-list';
+import { preparedQuery } from '../db/prepared';
+import { WALLET } from '../ledger/ledger';
 import type { DepositEvent, DepositRefundEvent, DepositVoidEvent } from '../indexer/types';
 import type { IntentOp } from '../intents/types';
 import { emitEvent } from '../webhooks/event-store';
@@ -174,6 +177,45 @@ export async function intentIsFinal(db: DataSource, intentId: string): Promise<b
   );
 }
 
+/** A reservation of a session intent whose funds a newer snapshot shows gone (goneSessionHolds). */
+export interface GoneHold {
+  reservationId: string;
+  intentId: string;
+  chainId: number;
+  token: string;
+  held: string;
+  balance: string;
+  block: string;
+}
+
+/**
+ * The reservations of these accounts' session intents (the processor's bridges, refunds and withdrawals) not filled,
+ * claimed or ended yet, that the stored snapshot of their balance shows short: it holds less than the reservation, and
+ * is of a later block than the one the reservation was checked against (a snapshot from before it proves nothing).
+ * Their funds left the account, so the intent can never be pulled.
+ */
+export async function goneSessionHolds(tx: EntityManager, accounts: string[]): Promise<GoneHold[]> {
+  if (!accounts.length) return [];
+  return preparedQuery(
+    tx,
+    `SELECT r.id::text AS "reservationId", r.owner_id AS "intentId", r.chain_id::int AS "chainId", r.token,
+       r.amount::text AS held, b.amount::text AS balance, b.block_number::text AS block
+     FROM reservations r
+     JOIN intents i ON i.id::text = r.owner_id
+     JOIN LATERAL (
+       SELECT amount, block_number FROM wallet_balances w
+         WHERE r.lock_tag = '${WALLET}' AND w.account = r.account AND w.chain_id = r.chain_id AND w.token = r.token
+       UNION ALL
+       SELECT amount, block_number FROM lock_balances l
+         WHERE l.account = r.account AND l.chain_id = r.chain_id AND l.token = r.token AND l.lock_tag = r.lock_tag) b ON true
+     WHERE r.account = ANY(string_to_array($1, ',')) AND r.owner_kind = 'intent' AND r.released_at IS NULL
+       AND r.release_after_block IS NULL AND b.block_number > r.basis_block AND b.amount < r.amount
+       AND i.signed_by_session AND i.status IN ('PENDING', 'PRECONFIRMED') AND i.fill IS NULL AND i.claims = '{}'::jsonb
+     ORDER BY r.id`,
+    [plainList(accounts)],
+  );
+}
+
 /**
  * Queues, in the caller's transaction, a report of these intents to the deposits they move (as bridge or refund):
  * their workflows then ask the ledger again whether the intent is final.
@@ -338,27 +380,25 @@ export async function queueRefund(tx: EntityManager, depositId: string, timing: 
 }
 
 /**
- * A rejected deposit (nothing was moved) goes back to its owner: `refunding` with its refund queued, in one
+ * A rejected deposit (nothing was moved) goes back to its owner: `refunding` with its refund queued, in the caller's
  * transaction. Asking again for the same recipient answers the same recovery; undefined when it is not recoverable
  * (an unproven registration's deposit, ACCOUNT-2, only once the registration is proven: its refund would reserve).
  */
-export async function beginRecovery(
-  db: DataSource,
+export async function markRecovering(
+  tx: EntityManager,
   depositId: string,
   owner: string,
   timing: DepositTiming,
 ): Promise<{ row: DepositRow; start: QueuedStart } | undefined> {
-  return db.transaction(async (tx) => {
-    const [row]: DepositRow[] = await tx.query(
-      `WITH u AS (UPDATE deposits SET stage = 'refunding', refund_recipient = $2
-         WHERE id = $1 AND (stage = 'rejected' OR (stage = 'refunding' AND refund_recipient = $2))
-           AND (error_code IS DISTINCT FROM 'ACCOUNT-2' OR EXISTS (SELECT 1 FROM deposit_accounts a
-             WHERE a.address = deposits.account AND a.project_id = deposits.project_id AND a.proven_at IS NOT NULL))
-         RETURNING ${DEPOSIT}) SELECT * FROM u`,
-      [depositId, owner],
-    );
-    return row && { row, start: await queueRefund(tx, row.id, timing) };
-  });
+  const [row]: DepositRow[] = await tx.query(
+    `WITH u AS (UPDATE deposits SET stage = 'refunding', refund_recipient = $2
+       WHERE id = $1 AND (stage = 'rejected' OR (stage = 'refunding' AND refund_recipient = $2))
+         AND (error_code IS DISTINCT FROM 'ACCOUNT-2' OR EXISTS (SELECT 1 FROM deposit_accounts a
+           WHERE a.address = deposits.account AND a.project_id = deposits.project_id AND a.proven_at IS NOT NULL))
+       RETURNING ${DEPOSIT}) SELECT * FROM u`,
+    [depositId, owner],
+  );
+  return row && { row, start: await queueRefund(tx, row.id, timing) };
 }
 
 /**

@@ -124,15 +124,24 @@ function clockConflict(balances: (Located & { e: BalanceEvent })[]): Conflict | 
   return undefined;
 }
 
-/** A block timestamp more than `skewSeconds` ahead of `nowSeconds` (this server's clock) is not a mined block's. */
-export function futureTimestamp(e: BalanceEvent, nowSeconds: number, skewSeconds: number): Refusal | undefined {
-  const ahead = (e.blockTimestamp ?? 0) - nowSeconds;
+/**
+ * A timestamp more than `skewSeconds` ahead of `nowSeconds` (this server's clock) is not a mined block's: a
+ * snapshot's `blockTimestamp`, or the `timestamp` of a fill or claim (a fill stamped past its deadline would be
+ * recorded and merely not count, so it is refused like the rest).
+ */
+export function futureTimestamp(
+  e: BalanceEvent | LifecycleEvent,
+  nowSeconds: number,
+  skewSeconds: number,
+): Refusal | undefined {
+  const [field, stamp] = e.type === 'balance' ? ['blockTimestamp', e.blockTimestamp] : ['timestamp', e.timestamp];
+  const ahead = (stamp ?? 0) - nowSeconds;
   if (ahead <= skewSeconds) return undefined;
   return {
     id: e.id,
     type: e.type,
     reason: 'future-timestamp',
-    message: `blockTimestamp ${e.blockTimestamp} is ${ahead} s ahead of this server's clock (at most ${skewSeconds} s allowed)`,
+    message: `${field} ${stamp} is ${ahead} s ahead of this server's clock (at most ${skewSeconds} s allowed)`,
   };
 }
 

@@ -10,11 +10,11 @@ import {
 } from '../outbox/store';
 import { ownerWaitSeconds } from '../outbox/owners';
 import { applyDepositEvents, type DepositIngestDeps } from '../deposits/ingest';
-import { queueIntentReports } from '../deposits/store';
+import { goneSessionHolds, queueIntentReports, type GoneHold } from '../deposits/store';
 import { RELEASED } from '../../workflows/contracts/deposit';
 import { depositReports } from '../../workflows/deposit-state';
 import { lifecycleStarts, recordLifecycleEvents, type StatusMove } from '../intents/store';
-import { releaseCancelled, releaseSettled } from '../ledger/ledger';
+import { releaseCancelled, releaseGone, releaseSettled } from '../ledger/ledger';
 import { recordWithdrawalClaim } from '../withdrawals/allocate';
 import { applyEvents } from './apply-events';
 import { toQueue } from './event-keys';
@@ -49,38 +49,29 @@ export async function ingestEvents(
     // Deposits, voids, refunds and on-ramp orders: recorded with their webhooks and workflow starts in this transaction.
     const { starts, cancelled } = await applyDepositEvents(tx, depositEvents, deps);
     // A voided deposit's intent fails as a reported failure would, and signals its lifecycle so.
-    for (const c of cancelled)
-      deliveries.push({
+    const voids = cancelled.map((c): Delivery => ({
+      nonce: c.intentId,
+      event: {
+        id: `deposit-void:${c.intentId}`,
+        type: 'failure',
+        chainId: c.chainId,
         nonce: c.intentId,
-        event: {
-          id: `deposit-void:${c.intentId}`,
-          type: 'failure',
-          chainId: c.chainId,
-          nonce: c.intentId,
-          reason: VOIDED,
-        },
-      });
-    let signals: QueuedSignal[] = [];
-    if (deliveries.length) {
-      const nonces = [...new Set(deliveries.map((d) => d.nonce))];
-      const lifecycles = await lifecycleStarts(tx, nonces, deps.config.intents.fillGraceSeconds);
-      const withdrawals = new Set(await withdrawalNonces(tx, nonces));
-      const moves = await recordEventsNow(tx, deliveries, withdrawals);
-      const queued = await toQueue(
+        reason: VOIDED,
+      },
+    }));
+    const delivered = await deliver(tx, [...deliveries, ...voids], deps, now);
+    let signals = delivered.signals;
+    // After the batch's own fills and claims are recorded (a fill reported wins): session intents whose funds the new
+    // snapshots show gone fail as a reported failure would, and their hold on the gone funds ends with them.
+    const gone = await goneSessionHolds(tx, snapshotAccounts);
+    if (gone.length) {
+      const failed = await deliver(tx, [...new Map(gone.map((g) => [g.intentId, goneFailure(g)])).values()], deps, now);
+      const ended = new Set(failed.moves.filter((m) => m.status === 'FAILED').map((m) => m.id));
+      await releaseGone(
         tx,
-        deliveries.map((d) => ({ nonce: d.nonce, type: d.event.type, chainId: d.event.chainId })),
+        gone.filter((g) => ended.has(g.intentId)).map((g) => g.reservationId),
       );
-      // A nonce with no intent or bundle yet may be one whose submit has not committed: its events wait for it.
-      const awaiting = { deadAfter: now.getTime() + ownerWaitSeconds(deps.config) * 1000 };
-      signals = await queueSignals(
-        tx,
-        deliveries
-          .filter((_, i) => queued[i])
-          .flatMap((d) =>
-            signalsFor(d, lifecycles.get(d.nonce), withdrawals.has(d.nonce), { ...awaiting, nonce: d.nonce }),
-          ),
-      );
-      signals = [...signals, ...(await reportMoves(tx, moves))];
+      signals = [...signals, ...failed.signals];
     }
     // Last, after the claims (row locks in one order: balances, then owners, then reservations): reservations of the
     // accounts with new snapshots go once those show their claim, or a block at or after their `expires`.
@@ -92,6 +83,50 @@ export async function ingestEvents(
     return { result, signals, starts };
   });
 }
+
+/**
+ * New lifecycle events, in the batch's transaction: recorded on their intents (recordEventsNow) and queued as signals
+ * to the workflows that own their nonces, with the reports of the statuses they moved to the deposits those move.
+ */
+async function deliver(
+  tx: EntityManager,
+  deliveries: Delivery[],
+  deps: DepositIngestDeps,
+  now: Date,
+): Promise<{ signals: QueuedSignal[]; moves: StatusMove[] }> {
+  if (!deliveries.length) return { signals: [], moves: [] };
+  const nonces = [...new Set(deliveries.map((d) => d.nonce))];
+  const lifecycles = await lifecycleStarts(tx, nonces, deps.config.intents.fillGraceSeconds);
+  const withdrawals = new Set(await withdrawalNonces(tx, nonces));
+  const moves = await recordEventsNow(tx, deliveries, withdrawals);
+  const queued = await toQueue(
+    tx,
+    deliveries.map((d) => ({ nonce: d.nonce, type: d.event.type, chainId: d.event.chainId })),
+  );
+  // A nonce with no intent or bundle yet may be one whose submit has not committed: its events wait for it.
+  const awaiting = { deadAfter: now.getTime() + ownerWaitSeconds(deps.config) * 1000 };
+  const signals = await queueSignals(
+    tx,
+    deliveries
+      .filter((_, i) => queued[i])
+      .flatMap((d) =>
+        signalsFor(d, lifecycles.get(d.nonce), withdrawals.has(d.nonce), { ...awaiting, nonce: d.nonce }),
+      ),
+  );
+  return { signals: [...signals, ...(await reportMoves(tx, moves))], moves };
+}
+
+/** The failure a snapshot that shows a session intent's funds gone stands for (on the chain of that snapshot). */
+const goneFailure = (g: GoneHold): Delivery => ({
+  nonce: g.intentId,
+  event: {
+    id: `gone:${g.intentId}:${g.chainId}:${g.block}`,
+    type: 'failure',
+    chainId: g.chainId,
+    nonce: g.intentId,
+    reason: `The account's balance of ${g.token} on chain ${g.chainId} at block ${g.block} is ${g.balance}, less than the ${g.held} the intent holds: its funds are gone`,
+  },
+});
 
 /**
  * Lifecycle events are recorded here, not only by the workflow their signal goes to: a status is visible once the

@@ -25,9 +25,9 @@ export async function lockChainClocks(tx: EntityManager, events: IndexerEvent[])
 }
 
 /**
- * The new events of a batch that contradict what is known (src/indexer/consistency.ts): block timestamps ahead of
- * this server's clock or out of order with the stored snapshots of their chain, and fills and claims that do not
- * match the quote their nonce names. A fill of a nonce no quote names is refused: a nonce is quoted before anything
+ * The new events of a batch that contradict what is known (src/indexer/consistency.ts): block, fill and claim
+ * timestamps ahead of this server's clock, block timestamps out of order with the stored snapshots of their chain,
+ * and fills and claims that do not match the quote their nonce names. A fill of a nonce no quote names is refused: a nonce is quoted before anything
  * can fill it, while nonces are easy to guess, so a fill sent ahead would otherwise wait for the intent and fill it
  * unchecked. A claim of a nonce with no quote (a withdrawal's) is not judged here.
  */
@@ -38,17 +38,18 @@ export async function screenEvents(
   skewSeconds: number,
 ): Promise<Refusal[]> {
   const refused: Refusal[] = [];
-  const inTime = stamped(events).filter((e) => {
+  const inTime = <T extends BalanceEvent | LifecycleEvent>(e: T) => {
     const future = futureTimestamp(e, nowSeconds, skewSeconds);
     if (future) refused.push(future);
     return !future;
-  });
-  const stored = await storedTimes(tx, inTime);
-  for (const e of inTime) {
+  };
+  const balances = stamped(events).filter(inTime);
+  const stored = await storedTimes(tx, balances);
+  for (const e of balances) {
     const contradiction = storedTimeContradiction(e, stored.get(`${e.chainId}:${BigInt(e.blockNumber)}`) ?? []);
     if (contradiction) refused.push(contradiction);
   }
-  const lifecycle = events.filter((e): e is LifecycleEvent => e.type === 'fill' || e.type === 'claim');
+  const lifecycle = events.filter((e): e is LifecycleEvent => e.type === 'fill' || e.type === 'claim').filter(inTime);
   if (lifecycle.length) {
     const nonce = (e: LifecycleEvent) => BigInt(e.nonce).toString();
     const plans = await quotedPlans(tx, [...new Set(lifecycle.map(nonce))]);

@@ -13,6 +13,7 @@ import {
   releaseAccountsSettled,
   releaseAfterBlocks,
   releaseAfterTime,
+  releaseGoneReservations,
   releaseOwnersNow,
   releaseOwnersSettled,
   WALLET,
@@ -125,6 +126,15 @@ export async function settleOnClaims(tx: EntityManager, claims: ChainClaim[]): P
 export async function releaseSettled(tx: EntityManager, accounts: string[]): Promise<string[]> {
   if (!accounts.length) return [];
   return releaseAccountsSettled(tx, accounts);
+}
+
+/**
+ * Releases reservations whose funds a newer snapshot shows gone from the account (src/deposits/store.ts
+ * goneSessionHolds), once their intent failed for it: what is not there cannot be claimed, and the deposit need not
+ * wait for `expires` to learn it.
+ */
+export async function releaseGone(tx: EntityManager, reservationIds: string[]): Promise<void> {
+  await releaseGoneReservations(tx, reservationIds);
 }
 
 /**

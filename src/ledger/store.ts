@@ -42,43 +42,49 @@ export async function availableBalances(
   );
 }
 
-/** Locks the balance row a reservation draws on (the wallet's, or a lock not being force-withdrawn); its amount. */
+/** Locks the balance row a reservation draws on (the wallet's, or a lock not being force-withdrawn); its amount and block. */
 export async function lockBalance(
   tx: EntityManager,
   account: string,
   item: { chainId: number; token: string; lockTag: string },
-): Promise<string | undefined> {
-  const balance: { amount: string }[] =
+): Promise<LockedBalance | undefined> {
+  const balance: LockedBalance[] =
     item.lockTag === WALLET
       ? await preparedQuery(
           tx,
-          'SELECT amount FROM wallet_balances WHERE account = $1 AND chain_id = $2 AND token = $3 FOR UPDATE',
+          'SELECT amount, block_number AS block FROM wallet_balances WHERE account = $1 AND chain_id = $2 AND token = $3 FOR UPDATE',
           [account, item.chainId, item.token],
         )
       : await preparedQuery(
           tx,
-          `SELECT amount FROM lock_balances lb WHERE account = $1 AND chain_id = $2 AND token = $3 AND lock_tag = $4 AND ${NOT_FORCED} FOR UPDATE`,
+          `SELECT amount, block_number AS block FROM lock_balances lb WHERE account = $1 AND chain_id = $2 AND token = $3 AND lock_tag = $4 AND ${NOT_FORCED} FOR UPDATE`,
           [account, item.chainId, item.token, item.lockTag],
         );
-  return balance[0]?.amount;
+  return balance[0];
 }
 
-/** Inserts the reservation if `balance` covers it beside the active ones; whether it did. */
+/** A balance row as a reservation is checked against it. */
+export interface LockedBalance {
+  amount: string;
+  block: string;
+}
+
+/** Inserts the reservation if `balance` covers it beside the active ones, noting the block it was checked at; whether it did. */
 export async function insertReservation(
   tx: EntityManager,
   owner: Owner,
   account: string,
   item: { chainId: number; token: string; lockTag: string; amount: string },
-  balance: string,
+  balance: LockedBalance,
 ): Promise<boolean> {
   const inserted: unknown[] = await preparedQuery(
     tx,
-    `INSERT INTO reservations (owner_kind, owner_id, account, chain_id, token, lock_tag, amount)
-       SELECT $1::text, $2::text, $3::text, $4::bigint, $5::text, $6::text, $7::numeric
+    `INSERT INTO reservations (owner_kind, owner_id, account, chain_id, token, lock_tag, amount, basis_block)
+       SELECT $1::text, $2::text, $3::text, $4::bigint, $5::text, $6::text, $7::numeric, $9::bigint
        WHERE $8::numeric - (SELECT coalesce(sum(amount), 0) FROM reservations
          WHERE account = $3 AND chain_id = $4 AND token = $5 AND lock_tag = $6 AND released_at IS NULL) >= $7::numeric
        RETURNING 1`,
-    [owner.kind, owner.id, account, item.chainId, item.token, item.lockTag, item.amount, balance],
+    [owner.kind, owner.id, account, item.chainId, item.token, item.lockTag, item.amount, balance.amount, balance.block],
   );
   return inserted.length > 0;
 }
@@ -217,6 +223,15 @@ export async function releaseAccountsSettled(tx: EntityManager, accounts: string
     [plainList(accounts)],
   );
   return released.map((r) => r.ownerId);
+}
+
+/** Releases these reservations (by id) as gone: their funds left the account, so no claim can pull them any more. */
+export async function releaseGoneReservations(tx: EntityManager, ids: string[]): Promise<void> {
+  if (!ids.length) return;
+  await tx.query(
+    'UPDATE reservations SET released_at = now(), released_gone = true WHERE id = ANY($1::bigint[]) AND released_at IS NULL',
+    [ids],
+  );
 }
 
 /** The next value of the allocator nonce sequence. */

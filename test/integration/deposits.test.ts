@@ -1099,6 +1099,107 @@ describe('deposit credit', () => {
   }, 90_000);
 });
 
+describe('recovery', () => {
+  test('A recovery checks the funds at the moment it starts', async () => {
+    const { p, r } = await subscribed();
+    const { owner, address } = await registerManaged(p, baseToArb);
+    const small = nextTx();
+    await ingest(
+      api,
+      depositEvents({ amount: '999999', balance: '999999', account: address, sender: sender(), txHash: small }),
+    );
+    const id = await depositIdOf(p, small);
+    await until(r, id, 'deposit-rejected');
+    // The owner takes half of it out first: what is left cannot refund the deposit.
+    expect((await ownerWithdraws(p, owner, address, '500000')).status).toBe(202);
+    const res = await call(p, 'POST', `${DP}/deposits/recovery`, { body: { depositId: id } });
+    expect(res.json).toEqual({
+      error: expect.stringMatching(
+        /^Insufficient balance: the account holds \d+ of the deposit's 999999 for this project to refund$/,
+      ),
+      code: 'BALANCE-1',
+      details: [{ message: expect.any(String), path: ['body', 'depositId'], code: 'BALANCE-1' }],
+      traceId: expect.any(String),
+    });
+    expect(res.status).toBe(400);
+    // Nothing was written: still rejected, no refund queued or started.
+    expect((await byTx(p, small))[0]).toMatchObject({ status: 'failed', stage: 'rejected', refund: null });
+    expect(
+      await api.db.query('SELECT 1 FROM workflow_outbox WHERE workflow_id = $1', [`deposit-${id}-refund`]),
+    ).toEqual([]);
+    await expect(api.temporal.workflow.getHandle(`deposit-${id}-refund`).describe()).rejects.toThrow();
+    expect(types(r, id)).toEqual(['deposit-received', 'deposit-rejected']);
+  });
+});
+
+describe('funds gone', () => {
+  /** Whether each of the intent's reservations is still held. */
+  const heldBy = async (intentId: string) =>
+    (
+      await api.db.query(
+        "SELECT released_at IS NULL AS held FROM reservations WHERE owner_kind = 'intent' AND owner_id = $1",
+        [intentId],
+      )
+    ).map((row: { held: boolean }) => row.held);
+  const statusOf = async (p: Project, intentId: string) =>
+    (await call(p, 'GET', `/intent-operation/${intentId}`)).json.status;
+
+  test("The bridge fails promptly (and frees its hold) when its account's balance falls below what it needs", async () => {
+    const { p, r } = await subscribed();
+    const { address } = await registerManaged(p, baseToArb);
+    const txHash = nextTx();
+    await ingest(
+      api,
+      depositEvents({ amount: '5000000', balance: '5000000', account: address, sender: sender(), txHash, block: 100 }),
+    );
+    const id = await depositIdOf(p, txHash);
+    const { intentId } = await until(r, id, 'bridge-started');
+    const empty = (block: number) => [walletSnapshot(address, '0', { blockNumber: String(block) })];
+
+    // Snapshots from before the reservation (an older block: ignored; the block it was checked at) fail nothing.
+    await ingest(api, empty(99));
+    await ingest(api, empty(100));
+    expect(await statusOf(p, intentId)).toBe('PENDING');
+    expect(await heldBy(intentId)).toEqual([true]);
+
+    // The owner moved the funds out at block 101: the intent fails now, well before its fill deadline, and its hold
+    // ends with the funds; the deposit goes on to its retry, which waits for funds that are not there.
+    await ingest(api, empty(101));
+    expect(await statusOf(p, intentId)).toBe('FAILED');
+    expect(await heldBy(intentId)).toEqual([false]);
+    // Released as gone: the project's deposit credit counts those funds as spent, so a retry cannot move others'.
+    expect(
+      await api.db.query(
+        "SELECT released_gone AS gone FROM reservations WHERE owner_kind = 'intent' AND owner_id = $1",
+        [intentId],
+      ),
+    ).toEqual([{ gone: true }]);
+    expect(await until(r, id, 'bridge-failed', 1, 10_000)).toMatchObject({
+      intentId,
+      attempt: 1,
+      errorCode: 'BRIDGE-4',
+      retryable: true,
+    });
+    expect((await byTx(p, txHash))[0]).toMatchObject({ status: 'processing', attempts: 1 });
+    expect(types(r, id)).toEqual(['deposit-received', 'bridge-started', 'bridge-failed']);
+
+    // A fill already reported wins: a filled bridge keeps its hold for the relayer's claim, whatever the balance.
+    const other = await registerManaged(p, baseToArb);
+    const tx2 = nextTx();
+    await ingest(
+      api,
+      depositEvents({ amount: '5000000', balance: '5000000', account: other.address, sender: sender(), txHash: tx2 }),
+    );
+    const id2 = await depositIdOf(p, tx2);
+    const filled = (await until(r, id2, 'bridge-started')).intentId;
+    await ingest(api, [fillEvent(filled, nextTx(), { chainId: 42161 })]);
+    await ingest(api, [walletSnapshot(other.address, '0', { blockNumber: '101' })]);
+    expect(await statusOf(p, filled)).toBe('FILLED');
+    expect(await heldBy(filled)).toEqual([true]);
+    expect(await until(r, id2, 'bridge-complete')).toMatchObject({ intentId: filled });
+  });
+});
+
 describe('settlement truth', () => {
   /** A managed account's bridge of 5 USDC from Base to Arbitrum, started; its fill reported (unclaimed). */
   async function filledBridge() {

@@ -283,6 +283,47 @@ test("attack pass: a fill on another chain than its intent's destination or befo
   expect(await intentOf(id)).toMatchObject({ fillTimestamp: filledAt, fillTransactionHash: TX(4) });
 });
 
+test('A fill stamped beyond the clock skew is refused like other future timestamps', async () => {
+  const id = await submitted(await fundedAccount(api));
+  const before = {
+    fill: await refusals('fill', 'future-timestamp'),
+    claim: await refusals('claim', 'future-timestamp'),
+  };
+  // After the fill deadline, a fill would be recorded and merely not count; a billion seconds ahead, it is no mined block's.
+  const farFill = fillEvent(id, TX(1), { timestamp: now() + 1_000_000_000 });
+  const farClaim = claimEvent(id, TX(2), { timestamp: now() + 1_000_000_000, blockNumber: '9' });
+  const res = await indexed([farFill, farClaim]);
+  expect(res.status).toBe(200);
+  expect(res.json).toEqual({
+    received: 2,
+    applied: 0,
+    duplicates: 0,
+    refused: [
+      {
+        index: 0,
+        id: farFill.id,
+        type: 'fill',
+        reason: 'future-timestamp',
+        message: expect.stringMatching(
+          /^timestamp \d+ is \d+ s ahead of this server's clock \(at most 300 s allowed\)$/,
+        ),
+      },
+      { index: 1, id: farClaim.id, type: 'claim', reason: 'future-timestamp', message: expect.any(String) },
+    ],
+  });
+  expect([await refusals('fill', 'future-timestamp'), await refusals('claim', 'future-timestamp')]).toEqual([
+    before.fill + 1,
+    before.claim + 1,
+  ]);
+  expect((await api.db.query('SELECT fill, claims FROM intents WHERE id = $1', [id]))[0]).toEqual({
+    fill: null,
+    claims: {},
+  });
+  expect(await api.db.query('SELECT 1 FROM indexer_events WHERE id = ANY($1)', [[farFill.id, farClaim.id]])).toEqual(
+    [],
+  );
+});
+
 test('attack pass: two balances of one key and block with different amounts refuse the batch with a 400 naming both; identical duplicates are applied', async () => {
   const account = privateKeyToAccount(generatePrivateKey()).address;
   const [a, b] = [snapshot(account, '5', 7), snapshot(account.toLowerCase(), '6', 7)];

@@ -92,7 +92,7 @@ describe('the published 1.15.0 client, unchanged', () => {
         chainId: 8453,
         nonce: intentId,
         transactionHash: TX(2),
-        timestamp: 1_800_000_100,
+        timestamp: 1_700_000_100,
       },
     ]);
     await ingest(api, [
@@ -114,7 +114,7 @@ describe('the published 1.15.0 client, unchanged', () => {
       {
         chainId: 8453,
         status: 'CLAIMED',
-        claimTimestamp: 1_800_000_100,
+        claimTimestamp: 1_700_000_100,
         claimTransactionHash: TX(2),
         depositId: intentId,
       },
@@ -201,7 +201,7 @@ describe('the published 1.15.0 client, unchanged', () => {
       headers: wait,
     });
     await clientStatus(result.id, ['FAILED']);
-    const filledAt = Number(route.intentOp.elements[0].mandate.fillDeadline) - 1;
+    const filledAt = Math.floor(Date.now() / 1000);
     await call(api, 'POST', '/indexer/events?wait=true', {
       body: {
         events: [fillEvent(result.id, TX(12), { timestamp: filledAt })],

@@ -213,7 +213,7 @@ test("an intent's submit, fill and claim: each request's outbox rows, performed 
     timestamp,
   });
   const fill = await ingest(offline, [event('fill', 42161, 1, Math.floor(Date.now() / 1000))]);
-  const claim = await ingest(traced, [event('claim', 8453, 2, 1_800_000_100)]);
+  const claim = await ingest(traced, [event('claim', 8453, 2, 1_700_000_100)]);
   expect([fill.status, claim.status]).toEqual([200, 200]);
   const fillTrace = fill.headers.get('x-trace-id');
   const claimTrace = claim.headers.get('x-trace-id');

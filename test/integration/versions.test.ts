@@ -196,7 +196,7 @@ describe.each([
         chainId: 8453,
         nonce: intentId,
         transactionHash: TX(2),
-        timestamp: 1_800_000_100,
+        timestamp: 1_700_000_100,
       },
       {
         id: `fill-${intentId}`,
@@ -219,7 +219,7 @@ describe.each([
         destinationChainId: 'eip155:42161',
         accountAddress: account.address,
         claims: [
-          { chainId: 'eip155:8453', status: 'CLAIMED', claimTimestamp: 1_800_000_100, claimTransactionHash: TX(2) },
+          { chainId: 'eip155:8453', status: 'CLAIMED', claimTimestamp: 1_700_000_100, claimTransactionHash: TX(2) },
         ],
         fillTimestamp: filledAt,
         fillTransactionHash: TX(1),
@@ -235,7 +235,7 @@ describe.each([
         {
           chainId: 8453,
           status: 'CLAIMED',
-          claimTimestamp: 1_800_000_100,
+          claimTimestamp: 1_700_000_100,
           claimTransactionHash: TX(2),
           depositId: intentId,
         },

@@ -47,6 +47,30 @@ describe('Indexer timestamps are sane', () => {
     );
   });
 
+  test('A fill stamped beyond the clock skew is refused like other future timestamps', () => {
+    const now = 1_800_000_000;
+    const mined = (type: 'fill' | 'claim', id: string, timestamp: number): LifecycleEvent => ({
+      id,
+      type,
+      chainId: 42161,
+      nonce: '7',
+      transactionHash: '0x01',
+      timestamp,
+    });
+    expect(futureTimestamp(mined('fill', 'f', now + 300), now, 300)).toBeUndefined();
+    expect(futureTimestamp(mined('fill', 'f', now - 86_400), now, 300)).toBeUndefined();
+    expect(futureTimestamp(mined('fill', 'g', now + 1_000_000_000), now, 300)).toEqual({
+      id: 'g',
+      type: 'fill',
+      reason: 'future-timestamp',
+      message: "timestamp 2800000000 is 1000000000 s ahead of this server's clock (at most 300 s allowed)",
+    });
+    expect(futureTimestamp(mined('claim', 'h', now + 301), now, 300)).toMatchObject({
+      type: 'claim',
+      reason: 'future-timestamp',
+    });
+  });
+
   test('Indexer timestamps are sane: a block is judged against the stored pairs nearest to it, below and above', () => {
     const stored = [at(10, 100), at(20, 200), at(30, 300)];
     expect(nearestTimes(stored, 15n)).toEqual([at(10, 100), at(20, 200)]);
