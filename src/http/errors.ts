@@ -101,9 +101,9 @@ function problemsError(location: Location, problems: Problem[]): ApiError {
 export function validationError(location: Location, errors: ErrorObject[]): ApiError {
   return problemsError(
     location,
-    errors.map((e) => ({
+    ownBranch(errors).map((e) => ({
       field: fieldPath(e),
-      message: e.message ?? 'is invalid',
+      message: unsafeNumber(e) ? UNSAFE_NUMBER : (e.message ?? 'is invalid'),
       path: e.instancePath || '/',
       keyword: e.keyword,
       params: e.params,
@@ -121,6 +121,33 @@ export function inputProblemError(location: Location, problem: InputProblem): Ap
       keyword: problem.keyword,
     },
   ]);
+}
+
+const UNSAFE_NUMBER = 'is a JSON number past 2^53, which loses digits when parsed: send it as a decimal string';
+/** A JSON number refused for being past the exact range (safeUint's maximum). */
+const unsafeNumber = (e: ErrorObject) =>
+  e.keyword === 'maximum' && (e.params as { limit?: number }).limit === Number.MAX_SAFE_INTEGER;
+
+/**
+ * Of a value that failed an anyOf (a string or a number, say), the problems of the branch of its own type: the other
+ * branches' "must be <type>" and the anyOf's own line say nothing a sender can act on. A value of no branch's type
+ * gets one line naming them all.
+ */
+function ownBranch(errors: ErrorObject[]): ErrorObject[] {
+  const failed = new Set(errors.filter((e) => e.keyword === 'anyOf').map((e) => e.instancePath));
+  const noise = (e: ErrorObject) => failed.has(e.instancePath) && ['anyOf', 'type'].includes(e.keyword);
+  const specific = new Set(errors.filter((e) => failed.has(e.instancePath) && !noise(e)).map((e) => e.instancePath));
+  const out: ErrorObject[] = [];
+  for (const e of errors) {
+    if (!noise(e)) out.push(e);
+    else if (!specific.has(e.instancePath) && e.keyword === 'anyOf') {
+      const types = errors
+        .filter((t) => t.instancePath === e.instancePath && t.keyword === 'type')
+        .map((t) => (t.params as { type: string }).type);
+      out.push({ ...e, keyword: 'type', message: `must be ${[...new Set(types)].join(' or ')}` });
+    }
+  }
+  return out;
 }
 
 function fieldPath(e: ErrorObject): string {

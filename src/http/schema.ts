@@ -100,6 +100,16 @@ export const amount = {
   maxLength: 78,
   description: 'token amount in base units: a positive decimal string below 2^256 (JSON numbers are refused)',
 } as const;
+/**
+ * A token amount where the spec types it as a JSON number (POST /withdrawals `amount` integer (int64), POST
+ * /batch-withdrawals `transfers[].amount` number): that number while exact (1 to 2^53 - 1), or the decimal string of
+ * the one rule above. A number past 2^53 has lost digits in JSON.parse before anyone reads it: refused, with a word
+ * to send it as a string (src/http/errors.ts).
+ */
+export const numberAmount = {
+  anyOf: [amount, safeUint(1)],
+  description: 'token amount in base units: a JSON integer up to 2^53 - 1, or a positive decimal string below 2^256',
+} as const;
 /** A uint256 other than a token amount (gas, call values, nonces, ids of signed structs): a decimal string, or a JSON number while exact. */
 export const uintValue = { anyOf: [uint256, safeUint()] } as const;
 /** A token (address, or a symbol the registry knows) and the amount of it an intent or bundle requests (none: as much as possible). */

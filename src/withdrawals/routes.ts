@@ -4,7 +4,7 @@ import { inputProblemError } from '../http/errors';
 import { stringifyWithBigInts } from '../http/json';
 import { project } from '../http/project';
 import { routeGroup } from '../http/route';
-import { address, amount, type Infer, patterns, safeUint } from '../http/schema';
+import { address, type Infer, numberAmount, patterns, safeUint } from '../http/schema';
 import type { Services } from '../http/services';
 import { allocateWithdrawal, IDEMPOTENCY_KEY_TTL_HOURS } from './allocate';
 import type { Allocation } from './store';
@@ -41,7 +41,7 @@ const single = {
     account: address,
     chainId: safeUint(1),
     tokenAddress: address,
-    amount,
+    amount: numberAmount,
     recipient: address,
     lockTag,
     ...signed,
@@ -61,7 +61,7 @@ const batch = {
       items: {
         type: 'object',
         required: ['recipient', 'tokenAddress', 'amount'],
-        properties: { recipient: address, tokenAddress: address, amount, lockTag },
+        properties: { recipient: address, tokenAddress: address, amount: numberAmount, lockTag },
       },
     },
     ...signed,
@@ -204,7 +204,12 @@ export const withdrawalRoutes = [
         account: body.account,
         chainId: body.chainId,
         transfers: [
-          { recipient: body.recipient, tokenAddress: body.tokenAddress, amount: body.amount, lockTag: body.lockTag },
+          {
+            recipient: body.recipient,
+            tokenAddress: body.tokenAddress,
+            amount: String(body.amount),
+            lockTag: body.lockTag,
+          },
         ],
         ...authorization(body),
       }),
@@ -221,7 +226,7 @@ export const withdrawalRoutes = [
         kind: 'batch',
         account: body.account,
         chainId: body.chainId,
-        transfers: body.transfers,
+        transfers: body.transfers.map((t) => ({ ...t, amount: String(t.amount) })),
         ...authorization(body),
       }),
   }),

@@ -153,6 +153,36 @@ test('batch withdrawal: BatchCompact over locks in transfer order, portions per 
   expect(foreign.json.message).toMatch(/is not allocated by this allocator/);
 });
 
+test("the spec's wire types: integer amounts on both routes, exact only, and the decimal strings too", async () => {
+  const account = await funded({ [BASE_USDC]: '100000000' });
+  const recipient = privateKeyToAccount(generatePrivateKey()).address;
+  // The spec's example as a client written from it sends it: `amount` integer (int64).
+  const single = await withdraw({ account, chainId: 8453, tokenAddress: BASE_USDC, amount: 40000000, recipient });
+  expect(single.status).toBe(200);
+  expect(parseExact(single.text).transferDetails.recipients).toEqual([
+    { claimant: BigInt(recipient).toString(), amount: '40000000' },
+  ]);
+  const batch = await call(api, 'POST', '/batch-withdrawals', {
+    body: { account, chainId: 8453, transfers: [{ recipient, tokenAddress: BASE_USDC, amount: 1000000 }] },
+  });
+  expect(batch.status).toBe(200);
+  expect(await reservedFor(api, account)).toBe(41_000_000n);
+  const refused = async (amount: unknown) => {
+    const res = await withdraw({ account, chainId: 8453, tokenAddress: BASE_USDC, amount, recipient });
+    expect(res.status).toBe(400);
+    return res.json.message as string;
+  };
+  // Past 2^53 a JSON number has lost digits: refused, saying how to send it.
+  expect(await refused(2 ** 53)).toBe(
+    'body.amount is a JSON number past 2^53, which loses digits when parsed: send it as a decimal string',
+  );
+  expect(await refused(0)).toBe('body.amount must be >= 1');
+  expect(await refused(-1)).toBe('body.amount must be >= 1');
+  expect(await refused(1.5)).toBe('body.amount must be string or integer');
+  expect(await refused((2n ** 256n).toString())).toMatch(/^body\.amount must /);
+  expect(await reservedFor(api, account)).toBe(41_000_000n);
+});
+
 test('bad inputs get clear 4xx bodies and change nothing', async () => {
   const account = await funded({ [BASE_USDC]: '1000' });
   const recipient = privateKeyToAccount(generatePrivateKey()).address;
@@ -166,7 +196,7 @@ test('bad inputs get clear 4xx bodies and change nothing', async () => {
     [{ account, chainId: 8453, tokenAddress: ARB_USDC, amount: '1', recipient }, /not supported on chain 8453/],
     [{ account, chainId: 8453, tokenAddress: BASE_USDC, amount: '1001', recipient }, /^Insufficient balance$/],
     [{ account, chainId: 8453, tokenAddress: BASE_USDC, amount: -5, recipient }, /body\.amount/],
-    [{ account, chainId: 8453, tokenAddress: BASE_USDC, amount: 1e30, recipient }, /body\.amount/], // a JSON number, and not an exact one
+    [{ account, chainId: 8453, tokenAddress: BASE_USDC, amount: 1e30, recipient }, /body\.amount .*decimal string/], // not exact
   ];
   for (const [body, message] of cases) {
     const res = await withdraw(body);
