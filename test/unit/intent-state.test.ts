@@ -125,7 +125,10 @@ test('a claim after EXPIRED or FAILED is kept beside the status (first per origi
   expect(recordEvent(kept, { type: 'claim', ...tx(10, 9) })).toBe(kept);
   expect(recordEvent(kept, { type: 'fill', ...tx(42161, 1) })).toBe(kept);
   const failed: IntentState = { ...start, status: 'FAILED' };
-  expect(recordEvent(failed, { type: 'claim', ...tx(8453, 3) })).toMatchObject({ status: 'FAILED' });
+  expect(recordEvent(failed, { type: 'claim', ...tx(8453, 3) })).toMatchObject({
+    status: 'FAILED',
+    claims: { '8453': tx(8453, 3) },
+  });
   expect(recordEvent(failed, { type: 'fill', ...tx(42161, 1) }).status).toBe('FILLED');
 });
 
