@@ -270,6 +270,48 @@ describe('21.9 deadlines and prices are bounded', () => {
     expect(builtCustom).toBeGreaterThanOrEqual(0.5 * runs);
   });
 
+  test('21.9 the fill grace window before the reset: a locked intent whose deadline leaves no grace is refused, one that leaves it is built', () => {
+    const build = (customDeadline: number, fillGraceSeconds: number) =>
+      buildIntentOp({
+        input: {
+          destinationChainId: DESTINATION,
+          tokenRequests: [],
+          account: { address: '0x000000000000000000000000000000000000b0b0', accountType: 'EOA', setupOps: [] },
+          destinationExecutions: [],
+          options: { customDeadline },
+        },
+        plan: plans.COMPACT,
+        nonce: 1n,
+        now,
+        lockTag: LOCK_TAG,
+        config: {
+          fillWindowSeconds: 600,
+          claimWindowSeconds: 600,
+          fillGraceSeconds,
+          quoteTtlSeconds: 300,
+          compactSigningContract: '0x73d2dc0c21fca4ec1601895d50df7f5624f07d3f',
+          arbiter: '0x000000000000000000000000000000000000a11c',
+        },
+        registry,
+        market: { tokenPrices: {}, gasPrices: {} },
+      });
+    // The edge: a deadline exactly the grace before the reset is built, one second later is refused.
+    const edge = build(now + RESET - 600, 600);
+    expect(Number(edge.op.expires)).toBe(now + RESET);
+    expect(() => build(now + RESET - 599, 600)).toThrow(/customDeadline must be at most/);
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 3600 }), fc.integer({ min: 0, max: 3599 }), (grace, into) => {
+        // Inside (reset - grace, reset]: no claim could follow a fill at the grace's end.
+        const inside = now + RESET - grace + 1 + (into % grace);
+        expect(() => build(inside, grace)).toThrow(DomainError);
+        const built = build(now + RESET - grace, grace);
+        expect(Number(built.op.expires)).toBeGreaterThanOrEqual(built.fillDeadline + grace);
+        expect(Number(built.op.expires)).toBeLessThanOrEqual(now + RESET);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   test('21.9 price events: a huge, tiny or non-finite usd is refused at ingestion', () => {
     const validate = new Ajv({ discriminator: true, strict: false }).compile(eventSchemas.price);
     const price = (usd: number) => validate({ id: 'p', type: 'price', symbol: 'ETH', usd });
