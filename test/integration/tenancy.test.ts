@@ -473,6 +473,13 @@ describe('proofs have bounds', () => {
       (await call(p, 'POST', '/withdrawals', { body: await signedWithdrawal(owner, 9000, p.projectId) })).status,
     ).toBe(200);
 
+    // The proof lasts ACCOUNT_PROOF_DAYS (30 here, the default) from the account's last signature.
+    const [window] = await api.db.query(
+      'SELECT extract(epoch FROM proven_until - now()) / 86400 AS days FROM project_accounts WHERE project_id = $1 AND account = $2',
+      [p.projectId, owner.address.toLowerCase()],
+    );
+    expect(Number(window.days)).toBeGreaterThan(29.99);
+    expect(Number(window.days)).toBeLessThanOrEqual(30);
     // Past its time, the proof allows nothing without a fresh signature.
     await api.db.query(
       "UPDATE project_accounts SET proven_until = now() - interval '1 second' WHERE project_id = $1 AND account = $2",
