@@ -314,6 +314,11 @@ describe('21.3 cross-tenant griefing through the deposit processor', () => {
       details: [{ path: ['body', 'account', 'accountNonce'], code: 'nonce' }],
     });
     expect(await owner()).toBe('joined');
+    // The kept signature under a nonce above the account's last: the signature is over nonce 1, so it proves nothing.
+    const bumped = await register(first, { ...kept, accountNonce: '5' });
+    expect(bumped.status).toBe(400);
+    expect(bumped.json.details).toEqual([expect.objectContaining({ path: ['body', 'account', 'accountSignature'] })]);
+    expect(await owner()).toBe('joined');
     // A signature for a lower nonce than the account's last is as stale, even one never sent before; a past deadline is refused.
     expect((await register(first, await signed(first, '1'))).status).toBe(409);
     const late = { nonce: '9', deadline: String(Math.floor(Date.now() / 1000) - 1) };
