@@ -1027,13 +1027,14 @@ async function ownerWithdraws(
   owner: ReturnType<typeof privateKeyToAccount>,
   address: string,
   amount: string,
+  nonce = '1',
 ) {
   const request = {
     account: address,
     token: BASE_USDC,
     amount,
     recipient: sender(),
-    nonce: '1',
+    nonce,
     deadline: String(Math.floor(Date.now() / 1000) + 600),
   };
   const signature = await owner.signTypedData(
@@ -1096,6 +1097,23 @@ describe('deposit credit', () => {
     const res = await ownerWithdraws(p, owner, address, '500000');
     expect(res.json).toMatchObject({ error: 'Insufficient balance', code: 'BALANCE-1' });
     expect(res.status).toBe(400);
+
+    // The control: a sibling deposit of the project, not refunded, gives the same withdrawal its credit, and it goes.
+    const sibling = nextTx();
+    await ingest(
+      api,
+      depositEvents({
+        amount: '999999',
+        balance: '1999998',
+        account: address,
+        sender: sender(),
+        txHash: sibling,
+        block: 60,
+      }),
+    );
+    await until(r, await depositIdOf(p, sibling), 'deposit-rejected');
+    const control = await ownerWithdraws(p, owner, address, '500000', '2');
+    expect(control.status).toBe(202);
   }, 90_000);
 });
 

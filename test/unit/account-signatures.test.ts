@@ -36,7 +36,7 @@ const digestFromDocs = (
 ): `0x${string}` => {
   for (const t of typeStrings) expect(DOCS).toContain(t);
   const types = Object.fromEntries(typeStrings.map((t) => [t.slice(0, t.indexOf('(')), fieldsOf(t)]));
-  return hashTypedData({ domain: DOMAIN, types, primaryType, message } as TypedDataDefinition);
+  return hashTypedData({ domain: DOMAIN, types, primaryType, message } as unknown as TypedDataDefinition);
 };
 
 test('RegisterAccount and ReleaseAccount are the documented type strings on the documented domain', () => {
