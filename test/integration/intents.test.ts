@@ -245,43 +245,65 @@ describe('the published 1.15.0 client, unchanged', () => {
   });
 
   test("one batch of several intents' events, in any order: each intent moves as its lifecycle would, with its history and its claim's settlement", async () => {
-    const submitted = [];
-    for (let i = 0; i < 3; i++) {
-      const account = await fundedAccount(api, '3000000');
-      const route = await client.getIntentRoute(routeInput(account.address, 1_000_000n));
-      submitted.push((await client.submitIntent(await sign(account, route.intentOp))).result.id as string);
+    // Each intent's own events in their order (the first fill and the first claim on a chain count); the batch
+    // interleaves the three intents' events in several ways, each on fresh intents.
+    const interleavings = [
+      ['b', 'a', 'a', 'b', 'c', 'a', 'a'],
+      ['c', 'a', 'a', 'a', 'a', 'b', 'b'],
+      ['a', 'b', 'c', 'a', 'b', 'a', 'a'],
+      ['b', 'b', 'c', 'a', 'a', 'a', 'a'],
+    ];
+    let n = 100;
+    for (const order of interleavings) {
+      const [a, b, c] = await Promise.all(
+        [0, 1, 2].map(async () => {
+          const account = await fundedAccount(api, '3000000');
+          const route = await client.getIntentRoute(routeInput(account.address, 1_000_000n));
+          return (await client.submitIntent(await sign(account, route.intentOp))).result.id as string;
+        }),
+      );
+      const at = Math.floor(Date.now() / 1000);
+      const tx = { a: [TX(n + 2), TX(n + 3), TX(n + 6), TX(n + 7)], b: [TX(n + 1), TX(n + 4)], c: [TX(n + 5)] };
+      const own = {
+        a: [
+          fillEvent(a, tx.a[0], { timestamp: at }),
+          claimEvent(a, tx.a[1], { timestamp: at, blockNumber: '12' }),
+          fillEvent(a, tx.a[2], { timestamp: at }), // a second fill: the first one counts
+          claimEvent(a, tx.a[3], { timestamp: at, blockNumber: '13' }), // a second claim on the chain: the first one counts
+        ],
+        b: [
+          claimEvent(b, tx.b[0], { timestamp: at, blockNumber: '11' }), // before its fill: kept, counted when it comes
+          fillEvent(b, tx.b[1], { timestamp: at }),
+        ],
+        c: [fillEvent(c, tx.c[0], { timestamp: at })],
+      };
+      n += 10;
+      const next = { a: 0, b: 0, c: 0 };
+      const batch = order.map((k) => own[k as 'a' | 'b' | 'c'][next[k as 'a' | 'b' | 'c']++]);
+      expect((await ingest(api, batch)).json).toMatchObject({ applied: 7 });
+      // Read at once: the batch's own transaction recorded every status.
+      const full = async (id: string) => (await call(api, 'GET', `/intent-operation/${id}?full=true`)).json;
+      const statuses = async (id: string) => (await full(id)).history.map((h: { status: string }) => h.status);
+      expect({ order, a: await statuses(a), b: await statuses(b), c: await statuses(c) }).toEqual({
+        order,
+        a: ['PENDING', 'FILLED', 'COMPLETED'],
+        b: ['PENDING', 'COMPLETED'],
+        c: ['PENDING', 'FILLED'],
+      });
+      expect(await full(a)).toMatchObject({ fillTransactionHash: tx.a[0] });
+      expect((await full(a)).claims).toEqual([
+        expect.objectContaining({ status: 'CLAIMED', claimTransactionHash: tx.a[1] }),
+      ]);
+      expect((await full(b)).claims).toEqual([
+        expect.objectContaining({ status: 'CLAIMED', claimTransactionHash: tx.b[0] }),
+      ]);
+      // Each claim hands its chain's reservation to settlement at its own block; the unclaimed one holds its funds.
+      const settlesAt = async (id: string) =>
+        (await api.db.query('SELECT release_after_block::text AS b FROM reservations WHERE owner_id = $1', [id]))[0].b;
+      expect([await settlesAt(a), await settlesAt(b), await settlesAt(c)]).toEqual(['12', '11', null]);
+      for (const id of [a, b]) expect(await api.temporal.workflow.getHandle(`intent-${id}`).result()).toBe('COMPLETED');
+      expect(await statuses(a)).toEqual(['PENDING', 'FILLED', 'COMPLETED']);
     }
-    const [a, b, c] = submitted;
-    const at = Math.floor(Date.now() / 1000);
-    const answer = await ingest(api, [
-      claimEvent(b, TX(31), { timestamp: at, blockNumber: '11' }), // before its fill: kept, counted when it comes
-      fillEvent(a, TX(32), { timestamp: at }),
-      claimEvent(a, TX(33), { timestamp: at, blockNumber: '12' }),
-      fillEvent(b, TX(34), { timestamp: at }),
-      fillEvent(c, TX(35), { timestamp: at }),
-      fillEvent(a, TX(36), { timestamp: at }), // a second fill: the first one counts
-      claimEvent(a, TX(37), { timestamp: at, blockNumber: '13' }), // a second claim on the chain: the first one counts
-    ]);
-    expect(answer.json).toMatchObject({ applied: 7 });
-    // Read at once: the batch's own transaction recorded every status.
-    const full = async (id: string) => (await call(api, 'GET', `/intent-operation/${id}?full=true`)).json;
-    const statuses = async (id: string) => (await full(id)).history.map((h: { status: string }) => h.status);
-    expect(await statuses(a)).toEqual(['PENDING', 'FILLED', 'COMPLETED']);
-    expect(await statuses(b)).toEqual(['PENDING', 'COMPLETED']);
-    expect(await statuses(c)).toEqual(['PENDING', 'FILLED']);
-    expect(await full(a)).toMatchObject({ fillTransactionHash: TX(32) });
-    expect((await full(a)).claims).toEqual([
-      expect.objectContaining({ status: 'CLAIMED', claimTransactionHash: TX(33) }),
-    ]);
-    expect((await full(b)).claims).toEqual([
-      expect.objectContaining({ status: 'CLAIMED', claimTransactionHash: TX(31) }),
-    ]);
-    // Each claim hands its chain's reservation to settlement at its own block; the unclaimed one holds its funds.
-    const settlesAt = async (id: string) =>
-      (await api.db.query('SELECT release_after_block::text AS b FROM reservations WHERE owner_id = $1', [id]))[0].b;
-    expect([await settlesAt(a), await settlesAt(b), await settlesAt(c)]).toEqual(['12', '11', null]);
-    for (const id of [a, b]) expect(await api.temporal.workflow.getHandle(`intent-${id}`).result()).toBe('COMPLETED');
-    expect(await statuses(a)).toEqual(['PENDING', 'FILLED', 'COMPLETED']);
   });
 
   test('a fill recorded by its batch whose signal reaches the lifecycle only after the deadline: it stays filled, never EXPIRED', async () => {
