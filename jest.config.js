@@ -1,13 +1,11 @@
-/** Integration suites share one Temporal dev server, one Postgres and one worker (test/support/global-setup.ts). */
-module.exports = {
+/**
+ * Two projects: unit tests need no service and run without any setup (`npm run test:unit`); the integration suites
+ * (everything else under test/) share one Temporal dev server, one Postgres and one worker (test/support/global-setup.ts).
+ */
+const shared = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
-  // test/cluster kills Temporal's processes: only on the cluster `npm run test:cluster` starts, which sets both.
-  testPathIgnorePatterns: [
-    '/node_modules/',
-    ...(process.env.TEMPORAL_ADDRESS && process.env.TEMPORAL_CLUSTER_DIR ? [] : ['<rootDir>/test/cluster/']),
-  ],
+  testTimeout: 60000,
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }],
     // The legacy client ships ESM with extension-less imports; jest's resolver tolerates those once it is CJS.
@@ -17,8 +15,24 @@ module.exports = {
     ],
   },
   transformIgnorePatterns: ['/node_modules/(?!rhinestone-sdk-v0/)'],
-  globalSetup: '<rootDir>/test/support/global-setup.ts',
-  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
-  testTimeout: 60000,
+};
+
+module.exports = {
   maxWorkers: 1,
+  projects: [
+    { ...shared, displayName: 'unit', roots: ['<rootDir>/test/unit'] },
+    {
+      ...shared,
+      displayName: 'integration',
+      roots: ['<rootDir>/test'],
+      // test/cluster kills Temporal's processes: only on the cluster `npm run test:cluster` starts, which sets both.
+      testPathIgnorePatterns: [
+        '/node_modules/',
+        '<rootDir>/test/unit/',
+        ...(process.env.TEMPORAL_ADDRESS && process.env.TEMPORAL_CLUSTER_DIR ? [] : ['<rootDir>/test/cluster/']),
+      ],
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+    },
+  ],
 };
