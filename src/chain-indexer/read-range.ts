@@ -226,7 +226,7 @@ const voidEvent = (chainId: number, endHash: string, key: DepositKey): DepositVo
  * by then are voided (docs/chain-indexer.md, Reorgs). A reorg deeper than every range kept stops the workflow: an
  * operator restarts it from an older block.
  */
-async function rewind(
+export async function rewind(
   deps: ChainIndexerDeps,
   chain: FollowedChain,
   client: PublicClient,

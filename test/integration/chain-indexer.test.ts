@@ -411,12 +411,18 @@ describe('reorgs', () => {
 
   test('with a confirmation depth greater than the reorg, only the winning branch reaches the service', async () => {
     const account = privateKeyToAccount(generatePrivateKey()).address;
+    // A marker two blocks below the fork: at depth 3 it is read only once the head is the abandoned branch's.
+    const marker = privateKeyToAccount(generatePrivateKey()).address;
+    await op.send(compact, 'CompactEvents', 'deposit', [marker, lockId(OP_USDC), 1n]);
+    await op.test.mine({ blocks: 1 });
     const fork = await op.public.getBlockNumber();
     const snapshot = await op.test.snapshot();
     await op.send(compact, 'CompactEvents', 'deposit', [account, lockId(OP_USDC), 7_000_000n]);
     await op.test.mine({ blocks: 1 });
     const abandoned = await hashesAbove(op, fork); // two blocks: less than the depth of 3
     expect(abandoned).toHaveLength(2);
+    // The indexer has read up to the marker, so it saw the abandoned head: what keeps that branch out is the depth.
+    await eventually('the marker', async () => (await usdcOn(10, marker))?.locked === '1');
     await op.test.revert({ id: snapshot });
     await op.send(compact, 'CompactEvents', 'deposit', [account, lockId(OP_USDC), 4_000_000n]);
     await op.test.mine({ blocks: 3 });

@@ -5,7 +5,7 @@ import type { ChainLog } from '../../src/chain-indexer/chain-logs';
 import { chainIndexerConfig } from '../../src/chain-indexer/config';
 import { logsInRange } from '../../src/chain-indexer/get-logs';
 import { permit2Claims } from '../../src/chain-indexer/permit2-claims';
-import { stillMissing } from '../../src/chain-indexer/read-range';
+import { rewind, stillMissing } from '../../src/chain-indexer/read-range';
 import { toEvents } from '../../src/chain-indexer/to-events';
 import type { DepositKey } from '../../workflows/contracts/follow-chain';
 import type { LifecycleEvent } from '../../src/indexer/types';
@@ -351,6 +351,80 @@ describe('what each log becomes', () => {
     const { events, reads } = await read([], [key]);
     expect(reads).toEqual([{ ...key, block: 3n }]);
     expect(events[0].id).toMatch(new RegExp(`^chain:8453:${hash(1003)}:balance:[0-9a-f]{16}$`));
+  });
+});
+
+describe('rewind: back to the newest reported range still canonical', () => {
+  const chain = { chainId: 10, startBlock: 1 } as Parameters<typeof rewind>[1];
+  const ref = (n: number, branch = 'a') => ({ number: String(n), hash: `0x${branch}${n}` });
+  const range = (n: number, deposits: DepositKey[] = []) => ({
+    block: ref(n),
+    balances: [{ account: '0xaa', token: BASE_USDC }],
+    deposits,
+  });
+  const deposit: DepositKey = {
+    transactionHash: hash(9),
+    account: '0x00000000000000000000000000000000000000aa',
+    token: BASE_USDC,
+    sender: '0x00000000000000000000000000000000000000bb',
+    amount: '5',
+    occurrence: 0,
+  };
+  /** A chain whose blocks up to `fork` are branch a's, above it branch b's. */
+  const chainWith = (fork: number) =>
+    ({
+      getBlock: async ({ blockNumber }: { blockNumber: bigint }) => ({
+        hash: Number(blockNumber) <= fork ? `0xa${blockNumber}` : `0xb${blockNumber}`,
+      }),
+    }) as unknown as Parameters<typeof rewind>[2];
+  const deps = () => {
+    const warnings: string[] = [];
+    return {
+      warnings,
+      deps: { log: { warn: (_: object, msg: string) => warnings.push(msg) } } as unknown as Parameters<
+        typeof rewind
+      >[0],
+    };
+  };
+
+  test('keeps the ranges still canonical; the abandoned ones leave their balances to read again and their deposits to void', async () => {
+    const { warnings, deps: d } = deps();
+    const cursor = { last: ref(30), recent: [range(10), range(20), range(30, [deposit])] };
+    const read = await rewind(d, chain, chainWith(25), cursor);
+    expect(read).toEqual({
+      cursor: {
+        last: ref(20),
+        recent: [range(10), range(20)],
+        resnapshot: { above: '30', balances: [{ account: '0xaa', token: BASE_USDC }] },
+        voids: { above: '30', deposits: [deposit] },
+      },
+      events: 0,
+      rewound: 10,
+    });
+    expect(warnings).toEqual(['a reorg abandoned blocks with reported deposits']);
+  });
+
+  test('a second rewind before the first is settled keeps the higher abandoned height and every pending deposit', async () => {
+    const { deps: d } = deps();
+    const other = { ...deposit, amount: '6' };
+    const cursor = {
+      last: ref(22),
+      recent: [range(10), range(22, [other])],
+      voids: { above: '30', deposits: [deposit] },
+    };
+    const read = await rewind(d, chain, chainWith(15), cursor);
+    expect(read.cursor.voids).toEqual({ above: '30', deposits: [deposit, other] });
+    expect(read.cursor.last).toEqual(ref(10));
+  });
+
+  test('a reorg deeper than every range kept stops the workflow; with fewer ranges kept it starts over', async () => {
+    const { warnings, deps: d } = deps();
+    const full = { last: ref(64), recent: Array.from({ length: 64 }, (_, i) => range(i + 1)) };
+    await expect(rewind(d, chain, chainWith(0), full)).rejects.toThrow(/abandoned every one of the last 64 ranges/);
+    const few = await rewind(d, chain, chainWith(0), { last: ref(2), recent: [range(1), range(2)] });
+    expect(few.cursor.last).toBeNull();
+    expect(few.rewound).toBe(2);
+    expect(warnings).toEqual([]);
   });
 });
 
