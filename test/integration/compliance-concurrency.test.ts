@@ -1,10 +1,9 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { createDataSource } from '../../src/db/data-source';
-import { spawnEntry, stopProcess, waitFor } from '../../src/dev/processes';
+import { stopProcess } from '../../src/dev/processes';
 import { createApp } from '../../src/http/app';
-import { freePort } from '../support/global-setup';
-import { Api, call, startApi } from '../support/harness';
+import { Api, call, spawnApi, startApi } from '../support/harness';
 import { newProject } from '../support/projects';
 
 const DP = '/deposit-processor';
@@ -25,13 +24,10 @@ test('21.5 50 concurrent verifications for 10 customers through two API processe
     tokens.push(res.json.token);
   }
   // Two real API processes with the default pool (10 connections each), 25 requests apiece, 5 per customer.
-  const ports = [await freePort(), await freePort()];
-  const apis = ports.map((port) =>
-    spawnEntry('api', { ...api.env.env, PORT: String(port), HOST: '127.0.0.1' }, 'ignore'),
-  );
+  const started = await Promise.all([0, 1].map(() => spawnApi(api.env.env)));
+  const apis = started.map((a) => a.child);
+  const ports = started.map((a) => a.port);
   try {
-    for (const port of ports)
-      await waitFor('API', async () => (await fetch(`http://127.0.0.1:${port}/ready`)).ok, 30_000);
     const verify = (port: number, token: string) =>
       fetch(`http://127.0.0.1:${port}${DP}/compliance/verification`, {
         method: 'POST',

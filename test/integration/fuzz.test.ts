@@ -2,11 +2,10 @@ import fs from 'node:fs';
 import zlib from 'node:zlib';
 import type { ChildProcess } from 'node:child_process';
 import fc from 'fast-check';
-import { spawnEntry, stopProcess, waitFor } from '../../src/dev/processes';
+import { stopProcess } from '../../src/dev/processes';
 import { LIMITS } from '../../src/http/limits';
 import { patterns } from '../../src/http/schema';
-import { freePort } from '../support/global-setup';
-import { Api, startApi } from '../support/harness';
+import { Api, spawnApi, startApi } from '../support/harness';
 
 /**
  * Every route of every host (read from the served OpenAPI documents, so a new route is fuzzed without touching this
@@ -23,10 +22,7 @@ let base: string;
 
 beforeAll(async () => {
   api = await startApi();
-  const port = await freePort();
-  child = spawnEntry('api', { ...api.env.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent' }, 'ignore');
-  base = `http://127.0.0.1:${port}`;
-  await waitFor('API child', async () => (await fetch(`${base}/health`)).ok, 60_000);
+  ({ child, url: base } = await spawnApi({ ...api.env.env, LOG_LEVEL: 'silent' }, '/health'));
 }, 90_000);
 afterAll(async () => {
   await stopProcess(child, 'SIGKILL');

@@ -3,12 +3,11 @@ import net from 'node:net';
 import zlib from 'node:zlib';
 import type { ChildProcess } from 'node:child_process';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { spawnEntry, stopProcess, waitFor } from '../../src/dev/processes';
+import { stopProcess } from '../../src/dev/processes';
 import { LIMITS } from '../../src/http/limits';
 import { parseAddressRanges } from '../../src/http/client-address';
-import { freePort } from '../support/global-setup';
 import { ARB_USDC, BASE_USDC, eventId, lockedSnapshot } from '../support/fixtures';
-import { Api, call, fundLocked, ingest, startApi } from '../support/harness';
+import { Api, call, fundLocked, ingest, spawnApi, startApi } from '../support/harness';
 import { DP, newOwner, projectSigner } from '../support/deposits';
 import { newProject } from '../support/projects';
 import { stepOpenEvent } from '../support/widget-sessions';
@@ -71,10 +70,7 @@ describe('22.1 validation details are capped and arrays bounded', () => {
   let child: ChildProcess;
   let childUrl: string;
   beforeAll(async () => {
-    const p = await freePort();
-    child = spawnEntry('api', { ...api.env.env, PORT: String(p), HOST: '127.0.0.1', LOG_LEVEL: 'silent' }, 'ignore');
-    childUrl = `http://127.0.0.1:${p}`;
-    await waitFor('API child', async () => (await fetch(`${childUrl}/health`)).ok, 60_000);
+    ({ child, url: childUrl } = await spawnApi({ ...api.env.env, LOG_LEVEL: 'silent' }, '/health'));
   }, 90_000);
   afterAll(() => stopProcess(child, 'SIGKILL'));
 

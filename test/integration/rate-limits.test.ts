@@ -1,9 +1,8 @@
 import path from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { projectRoot, spawnEntry, stopProcess, waitFor } from '../../src/dev/processes';
-import { freePort } from '../support/global-setup';
-import { Api, call, ingest, startApi } from '../support/harness';
+import { projectRoot, stopProcess } from '../../src/dev/processes';
+import { Api, call, ingest, spawnApi, startApi } from '../support/harness';
 import { newProject, type Project } from '../support/projects';
 
 /* eslint-disable @typescript-eslint/no-require-imports, @typescript-eslint/no-explicit-any */
@@ -97,13 +96,10 @@ test('@rhinestone/sdk 1.15.0 turns our 429 into RateLimitedError with retryAfter
 async function twoProcessesShareOneQuota(env: Record<string, string>) {
   const p = await newProject(api, 'shared');
   await limit(p, 1, 9);
-  const ports = [await freePort(), await freePort()];
-  const apis = ports.map((port) =>
-    spawnEntry('api', { ...api.env.env, ...env, PORT: String(port), HOST: '127.0.0.1' }, 'ignore'),
-  );
+  const started = await Promise.all([0, 1].map(() => spawnApi({ ...api.env.env, ...env })));
+  const apis = started.map((a) => a.child);
+  const ports = started.map((a) => a.port);
   try {
-    for (const port of ports)
-      await waitFor('API', async () => (await fetch(`http://127.0.0.1:${port}/ready`)).ok, 30_000);
     const { answers, seconds, ok } = await volley(40, (i) =>
       call({ ...p, url: `http://127.0.0.1:${ports[i % 2]}` }, 'GET', `/accounts/${ACCOUNT}/portfolio`),
     );

@@ -1,8 +1,7 @@
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { spawnEntry, stopProcess, waitFor } from '../../src/dev/processes';
+import { stopProcess, waitFor } from '../../src/dev/processes';
 import { createProject } from '../../src/projects/api-keys';
 import { withdrawalRequestTypedData } from '../../src/withdrawals/sponsor-signature';
-import { freePort } from '../support/global-setup';
 import {
   ARB_USDC,
   BASE_USDC,
@@ -14,7 +13,17 @@ import {
   lockedSnapshot,
   TX,
 } from '../support/fixtures';
-import { Api, call, fundedAccount, ingest, killWorkers, startApi, startWorker, until } from '../support/harness';
+import {
+  Api,
+  call,
+  fundedAccount,
+  ingest,
+  killWorkers,
+  spawnApi,
+  startApi,
+  startWorker,
+  until,
+} from '../support/harness';
 import { reaches, signedQuote, statusOf } from '../support/intents';
 import { activeReservations } from '../support/reservations';
 import { queueSignals } from '../../src/outbox/store';
@@ -34,15 +43,8 @@ const funded = (locked = '5000000', block = '1') => fundedAccount(api, locked, {
  * the request gets no answer. Then runs `then` with the intent; the process is killed in any case.
  */
 async function submitToDyingApi(then: (id: string, signedIntentOp: unknown) => Promise<void>): Promise<void> {
-  const port = await freePort();
-  const faulty = spawnEntry(
-    'api',
-    { ...api.env.env, PORT: String(port), HOST: '127.0.0.1', FAULT_INJECTION: 'submit-after-commit' },
-    'ignore',
-  );
-  const url = `http://127.0.0.1:${port}`;
+  const { child: faulty, url } = await spawnApi({ ...api.env.env, FAULT_INJECTION: 'submit-after-commit' });
   try {
-    await waitFor('faulty API', async () => (await fetch(`${url}/ready`)).ok, 30_000);
     const { id, signedIntentOp } = await signedQuote({ ...api, url }, await funded());
     await expect(
       fetch(`${url}/intent-operations`, {
@@ -120,14 +122,8 @@ test('an API killed after committing a batch and before signalling: the sweeper 
   const account = await funded();
   const { id, signedIntentOp } = await signedQuote(api, account);
   expect((await call(api, 'POST', '/intent-operations', { body: { signedIntentOp } })).status).toBe(201);
-  const port = await freePort();
-  const faulty = spawnEntry(
-    'api',
-    { ...api.env.env, PORT: String(port), HOST: '127.0.0.1', FAULT_INJECTION: 'ingest-after-commit' },
-    'ignore',
-  );
+  const { child: faulty, port } = await spawnApi({ ...api.env.env, FAULT_INJECTION: 'ingest-after-commit' });
   try {
-    await waitFor('faulty API', async () => (await fetch(`http://127.0.0.1:${port}/ready`)).ok, 30_000);
     const events = [fillEvent(id, TX(7))];
     await expect(
       fetch(`http://127.0.0.1:${port}/indexer/events`, {
@@ -150,14 +146,8 @@ test('an API killed after committing a withdrawal: the sweeper starts its hold, 
     api.projectId,
     account.address.toLowerCase(),
   ]);
-  const port = await freePort();
-  const faulty = spawnEntry(
-    'api',
-    { ...api.env.env, PORT: String(port), HOST: '127.0.0.1', FAULT_INJECTION: 'withdrawal-after-commit' },
-    'ignore',
-  );
+  const { child: faulty, port } = await spawnApi({ ...api.env.env, FAULT_INJECTION: 'withdrawal-after-commit' });
   try {
-    await waitFor('faulty API', async () => (await fetch(`http://127.0.0.1:${port}/ready`)).ok, 30_000);
     const body = {
       account: account.address,
       chainId: 8453,

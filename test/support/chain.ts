@@ -14,7 +14,7 @@ import {
   type Hex,
 } from 'viem';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
-import { freePort } from './global-setup';
+import { onFreePorts } from './global-setup';
 
 /**
  * A local EVM dev chain per test file (anvil, shipped as a binary inside its npm package), with the minimal ERC-1271
@@ -58,30 +58,39 @@ let bytecode: { account: Hex; factory: Hex } | undefined;
  */
 export async function startChain(serves: number[] = [], chainId?: number): Promise<LocalChain> {
   bytecode ??= compile();
-  const port = await freePort();
   const bin = path.join(path.dirname(require.resolve('@foundry-rs/anvil/package.json')), 'bin.mjs');
-  const args = [
-    '--port',
-    String(port),
-    '--host',
-    '127.0.0.1',
-    '--silent',
-    ...(chainId ? ['--chain-id', String(chainId)] : []),
-  ];
-  const proc: ChildProcess = spawn(process.execPath, [bin, ...args], { stdio: 'ignore' });
-  const url = `http://127.0.0.1:${port}`;
-  const client = createPublicClient({ transport: http(url, { retryCount: 0 }) });
-  for (let i = 0; ; i++) {
-    if (
-      await client.getChainId().then(
-        () => true,
-        () => false,
+  // A port found free may be taken before anvil binds it: then anvil exits, and it starts again on another port.
+  const { proc, url, client } = await onFreePorts(async (port) => {
+    const args = [
+      '--port',
+      String(port),
+      '--host',
+      '127.0.0.1',
+      '--silent',
+      ...(chainId ? ['--chain-id', String(chainId)] : []),
+    ];
+    const proc: ChildProcess = spawn(process.execPath, [bin, ...args], { stdio: 'ignore' });
+    const url = `http://127.0.0.1:${port}`;
+    const client = createPublicClient({ transport: http(url, { retryCount: 0 }) });
+    for (let i = 0; ; i++) {
+      // Whatever answers on the port, it is not ours once ours has exited.
+      if (proc.exitCode !== null || proc.signalCode !== null) throw new Error(`anvil exited on port ${port}`);
+      if (
+        await client.getChainId().then(
+          () => true,
+          () => false,
+        )
       )
-    )
-      break;
-    if (i > 100) throw new Error('anvil did not start');
-    await new Promise((r) => setTimeout(r, 100));
-  }
+        break;
+      if (i > 100) {
+        proc.kill('SIGKILL');
+        throw new Error('anvil did not start');
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    if (proc.exitCode !== null || proc.signalCode !== null) throw new Error(`anvil exited on port ${port}`);
+    return { proc, url, client };
+  });
   const wallet = createWalletClient({ account: DEPLOYER, transport: http(url) });
   const chain = {
     id: await client.getChainId(),

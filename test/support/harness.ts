@@ -9,7 +9,9 @@ import type { Client } from '@temporalio/client';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { openDatabase } from '../../src/db/data-source';
 import { dropDatabase, ensureDatabase, withDatabase } from '../../src/db/provision';
-import { spawnEntry, waitFor } from '../../src/dev/processes';
+import type { ChildProcess } from 'node:child_process';
+import { spawnEntry, stopProcess, waitFor } from '../../src/dev/processes';
+import { onFreePorts } from './global-setup';
 import { createApp } from '../../src/http/app';
 import { createServices, Services, temporalCallTimeoutMs } from '../../src/http/services';
 import { createTemporalClient } from '../../src/temporal/client';
@@ -194,4 +196,29 @@ export async function until<T>(what: string, probe: () => Promise<T | undefined>
   let value: T | undefined;
   await waitFor(what, async () => (value = await probe()) !== undefined, ms);
   return value!;
+}
+
+/**
+ * An API process of its own on a free port, answering `probe` (`/ready` unless told). A port found free may be taken
+ * before the process binds it: the process then exits (whatever else answers on that port is not it), and it is
+ * started again on another port.
+ */
+export async function spawnApi(
+  env: Record<string, string>,
+  probe = '/ready',
+): Promise<{ child: ChildProcess; url: string; port: number }> {
+  return onFreePorts(async (port) => {
+    const child = spawnEntry('api', { ...env, PORT: String(port), HOST: '127.0.0.1' }, 'ignore');
+    const url = `http://127.0.0.1:${port}`;
+    const exited = () => child.exitCode !== null || child.signalCode !== null;
+    for (const deadline = Date.now() + 60_000; ;) {
+      if (exited()) throw new Error(`the API process exited on port ${port}`);
+      if ((await fetch(`${url}${probe}`).catch(() => undefined))?.ok && !exited()) return { child, url, port };
+      if (Date.now() > deadline) {
+        await stopProcess(child, 'SIGKILL');
+        throw new Error(`the API process did not answer ${probe} on port ${port} within 60 s`);
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  });
 }
