@@ -5,7 +5,6 @@
 const shared = {
   testEnvironment: 'node',
   testMatch: ['**/*.test.ts'],
-  testTimeout: 60000,
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }],
     // The legacy client ships ESM with extension-less imports; jest's resolver tolerates those once it is CJS.
@@ -18,7 +17,9 @@ const shared = {
 };
 
 module.exports = {
+  // Global options: jest reads them here, not in a project.
   maxWorkers: 1,
+  testTimeout: 60000,
   projects: [
     { ...shared, displayName: 'unit', roots: ['<rootDir>/test/unit'] },
     {
