@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
 
 /**
@@ -14,7 +14,12 @@ export const { getCompactTypedData }: { getCompactTypedData: (op: any) => any } 
 
 export const BASE_USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
 export const ARB_USDC = '0xaf88d065e77c8cC2239327C5EDb3A432268e5831';
-export const TX = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
+/**
+ * Transaction hash `n` of this test file: a random prefix per file (jest loads this module once per file), so the
+ * suites sharing a database never report one another's transactions, whatever numbers they pick.
+ */
+const TX_PREFIX = randomBytes(8).toString('hex');
+export const TX = (n: number) => `0x${TX_PREFIX}${n.toString(16).padStart(48, '0')}`;
 /**
  * The block of a snapshot stamped with `timestamp` (unix seconds): one block a second, numbered by its time, so the
  * stamped snapshots of every suite (they share one database) agree with each other, as the indexer route requires
