@@ -20,6 +20,7 @@ import {
   emitRefunded,
   countUnsupported,
   depositPart,
+  type DepositRow,
   insertDeposit,
   lockDepositAwaitingRefund,
   lockVoidable,
@@ -116,15 +117,19 @@ async function recordDeposit(
     summary: `Deposit ${row.id}: ${row.amount} of ${row.token} on ${toCaip2(Number(row.chainId))} into ${row.account}`,
   };
   await queueStart(tx, start);
-  await emitDepositEvent(tx, row, 'deposit-received', 'received', {
-    chain: toCaip2(e.chainId),
+  await emitReceived(tx, row);
+  return start;
+}
+
+/** `deposit-received`: the deposit as recorded. */
+const emitReceived = (tx: EntityManager, row: DepositRow) =>
+  emitDepositEvent(tx, row, 'deposit-received', 'received', {
+    chain: toCaip2(Number(row.chainId)),
     token: row.token,
     amount: row.amount,
     transactionHash: row.txHash,
     sender: row.sender,
   });
-  return start;
-}
 
 /**
  * A token the service does not support moves nothing and needs no workflow: the period's first such transfer into the
@@ -137,13 +142,7 @@ async function recordUnsupported(tx: EntityManager, e: DepositEvent, deps: Depos
   const row = await insertDeposit(tx, e);
   if (!row) return undefined;
   await markRejected(tx, row.id, 'TOKEN-1');
-  await emitDepositEvent(tx, row, 'deposit-received', 'received', {
-    chain: toCaip2(e.chainId),
-    token: row.token,
-    amount: row.amount,
-    transactionHash: row.txHash,
-    sender: row.sender,
-  });
+  await emitReceived(tx, row);
   await emitDepositEvent(tx, row, 'deposit-rejected', 'rejected', {
     errorCode: 'TOKEN-1',
     message: UNSUPPORTED_TOKEN,

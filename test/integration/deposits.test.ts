@@ -62,6 +62,18 @@ async function byTx(p: Project, txHash: string) {
   return res.json.deposits;
 }
 
+/** A managed account's deposit below the minimum (rejected BALANCE-4, its funds in the account's balance). */
+async function belowMinimum(block?: number) {
+  const { p, r } = await subscribed();
+  const { owner, address } = await registerManaged(p, baseToArb);
+  const small = nextTx();
+  await ingest(
+    api,
+    depositEvents({ amount: '999999', balance: '999999', account: address, sender: sender(), txHash: small, block }),
+  );
+  return { p, r, owner, address, small, id: await depositIdOf(p, small) };
+}
+
 /** What an indexer reports when a reorg dropped a deposit's transaction: the transfer's identity, no place. */
 const voidOf = ({ id, logIndex: _i, blockNumber: _b, fillNonce: _f, ...identity }: Record<string, unknown>) => ({
   ...identity,
@@ -317,14 +329,7 @@ describe('paths', () => {
   });
 
   test('below the minimum: BALANCE-4 with the limit, then recovered; a user-owned account without a session on the chain: SESSION-1', async () => {
-    const { p, r } = await subscribed();
-    const { owner, address } = await registerManaged(p, baseToArb);
-    const small = nextTx();
-    await ingest(
-      api,
-      depositEvents({ amount: '999999', balance: '999999', account: address, sender: sender(), txHash: small }),
-    );
-    const id = await depositIdOf(p, small);
+    const { p, r, owner, small, id } = await belowMinimum();
     expect(await until(r, id, 'deposit-rejected')).toMatchObject({
       errorCode: 'BALANCE-4',
       message: 'Deposit is below the minimum of 1 USD',
@@ -1048,21 +1053,7 @@ async function ownerWithdraws(
 
 describe('deposit credit', () => {
   test("deposit credit is exact: a deposit refunded by a transfer made outside after its refund intent failed counts for nothing, so the session signer cannot move others' funds in the address", async () => {
-    const { p, r } = await subscribed();
-    const { owner, address } = await registerManaged(p, baseToArb);
-    const small = nextTx();
-    await ingest(
-      api,
-      depositEvents({
-        amount: '999999',
-        balance: '999999',
-        account: address,
-        sender: sender(),
-        txHash: small,
-        block: 50,
-      }),
-    );
-    const id = await depositIdOf(p, small);
+    const { p, r, owner, address, small, id } = await belowMinimum(50);
     await until(r, id, 'deposit-rejected');
     expect((await call(p, 'POST', `${DP}/deposits/recovery`, { body: { depositId: id } })).status).toBe(202);
     let refundIntent = '';
@@ -1122,14 +1113,7 @@ describe('deposit credit', () => {
 
 describe('recovery', () => {
   test('A recovery checks the funds at the moment it starts', async () => {
-    const { p, r } = await subscribed();
-    const { owner, address } = await registerManaged(p, baseToArb);
-    const small = nextTx();
-    await ingest(
-      api,
-      depositEvents({ amount: '999999', balance: '999999', account: address, sender: sender(), txHash: small }),
-    );
-    const id = await depositIdOf(p, small);
+    const { p, r, owner, address, small, id } = await belowMinimum();
     await until(r, id, 'deposit-rejected');
     // The owner takes half of it out first: what is left cannot refund the deposit.
     expect((await ownerWithdraws(p, owner, address, '500000')).status).toBe(202);
