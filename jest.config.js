@@ -18,7 +18,7 @@ const shared = {
 
 module.exports = {
   // Global options: jest reads them here, not in a project.
-  maxWorkers: 1,
+  maxWorkers: 3,
   testTimeout: 60000,
   projects: [
     { ...shared, displayName: 'unit', roots: ['<rootDir>/test/unit'] },

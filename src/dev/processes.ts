@@ -95,6 +95,8 @@ export async function startTemporalDevServer(opts: {
   uiPort?: number;
   dbFile?: string;
   namespace: string;
+  /** more namespaces created at the start, each with our search attributes */
+  extraNamespaces?: string[];
   logLevel?: string;
   dynamicConfig?: string[];
 }): Promise<RunningTemporal> {
@@ -106,6 +108,7 @@ export async function startTemporalDevServer(opts: {
       TEMPORAL_HEADLESS: opts.uiPort ? '0' : '1',
       ...(opts.uiPort ? { TEMPORAL_UI_PORT: String(opts.uiPort) } : {}),
       TEMPORAL_DB_FILE: opts.dbFile ?? '',
+      TEMPORAL_EXTRA_NAMESPACES: (opts.extraNamespaces ?? []).join(' '),
     },
     stdio: ['ignore', 'inherit', 'inherit'],
   });

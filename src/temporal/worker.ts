@@ -37,12 +37,14 @@ export async function createWorkers(
   const { attemptWebhook, readChainRange, sweepOutbox, ...rest } = activities;
   const lifecycle = { ...rest, sweepOutbox: heartbeating(sweepOutbox) };
   const traced = processTracing()?.temporalWorker; // workflow and activity spans, with tracing on (docs/tracing.md)
+  // A prebuilt bundle holds no tracing interceptors: with tracing on, the worker bundles the workflows with them.
+  const bundle = traced ? undefined : opts.deps.config.worker.workflowBundle;
   const workers = await Promise.all([
     Worker.create({
       connection,
       namespace: opts.namespace,
       taskQueue: opts.taskQueue,
-      workflowsPath: require.resolve('../../workflows'),
+      ...(bundle ? { workflowBundle: { codePath: bundle } } : { workflowsPath: require.resolve('../../workflows') }),
       activities: lifecycle,
       maxCachedWorkflows: opts.deps.config.worker.maxCachedWorkflows,
       ...traced,

@@ -34,7 +34,13 @@ const snapshot = (account: string, chainId: number, locked: string, block: numbe
   lockedSnapshot(account, locked, { chainId, token: USDC[chainId], blockNumber: String(block), blockTimestamp });
 
 /** Quoted by the published client, signed with its own typed data (one signature for every element), submitted. */
-async function submitted(locked: Record<number, string>, amount: bigint, options: Record<string, unknown> = {}) {
+/** `deadlineIn`: the fill deadline that many seconds after the route is asked (after the funds are ingested). */
+async function submitted(
+  locked: Record<number, string>,
+  amount: bigint,
+  options: Record<string, unknown> = {},
+  deadlineIn?: number,
+) {
   const account = privateKeyToAccount(generatePrivateKey());
   await ingest(
     api,
@@ -45,7 +51,12 @@ async function submitted(locked: Record<number, string>, amount: bigint, options
     destinationChainId: 42161,
     destinationExecutions: [],
     tokenRequests: [{ tokenAddress: ARB_USDC, amount }],
-    options: { topupCompact: false, signatureMode: 1, ...options },
+    options: {
+      topupCompact: false,
+      signatureMode: 1,
+      ...options,
+      ...(deadlineIn ? { customDeadline: Math.floor(Date.now() / 1000) + deadlineIn } : {}),
+    },
   });
   const signature = await account.signTypedData(getCompactTypedData(intentOp));
   const { result } = await client.submitIntent({
@@ -125,9 +136,7 @@ test("a relayer can claim: each origin chain's allocatorData, checked against Th
 });
 
 test("a relayer can claim: refused past `expires` (its funds then released by a snapshot at or after it), and for another project's intent (404, nothing revealed)", async () => {
-  const { account, op, intentId } = await submitted({ 8453: '3000000' }, 1_000_000n, {
-    customDeadline: Math.floor(Date.now() / 1000) + 3,
-  });
+  const { account, op, intentId } = await submitted({ 8453: '3000000' }, 1_000_000n, {}, 5);
   expect((await authorization(intentId)).status).toBe(200);
 
   const { apiKey: otherProject } = await createProject(api.db, 'another');

@@ -1,6 +1,6 @@
 import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
 import { waitFor } from '../../src/dev/processes';
-import { Api, call, ingest, startApi } from '../support/harness';
+import { Api, call, ingest, startApi, startWorker } from '../support/harness';
 import { ARB_USDC, BASE_USDC, blockAt, claimEvent, fillEvent, TX, walletSnapshot } from '../support/fixtures';
 import { newProject, subscribe, type Project } from '../support/projects';
 import { Receiver } from '../support/receiver';
@@ -32,8 +32,8 @@ afterAll(async () => {
 });
 
 /** A project with a webhook receiver that verifies every signature. */
-async function subscribed(): Promise<{ p: Project; r: Receiver }> {
-  const p = await newProject(api, 'deposits');
+async function subscribed(on: Api = api): Promise<{ p: Project; r: Receiver }> {
+  const p = await newProject(on, 'deposits');
   const r = await new Receiver([]).start();
   receivers.push(r);
   await subscribe(p, r);
@@ -91,8 +91,8 @@ async function depositIdOf(p: Project, txHash: string): Promise<string> {
  * Until the deposit's workflow took in the RELEASED report of its intent (at `expires`) and waits again: an activity
  * ran after the report, a workflow task completed after it, and nothing is scheduled or pending since.
  */
-async function tookInReleased(depositId: string): Promise<void> {
-  const handle = api.temporal.workflow.getHandle(`deposit-${depositId}`);
+async function tookInReleased(depositId: string, on: Api = api): Promise<void> {
+  const handle = on.temporal.workflow.getHandle(`deposit-${depositId}`);
   await waitFor(
     `deposit ${depositId} took in RELEASED and waits again`,
     async () => {
@@ -756,85 +756,93 @@ describe('sizing', () => {
 
 describe('a failed attempt is final before the next one spends', () => {
   test("two deposits into one account: the first one's retry waits for its failed intent's release and never spends the second deposit", async () => {
-    const { p, r } = await subscribed();
-    const { address } = await registerManaged(p, baseToArb);
-    const [a, b] = [nextTx(), nextTx()];
-    await ingest(
-      api,
-      depositEvents({ amount: '5000000', balance: '5000000', account: address, sender: sender(), txHash: a }),
-    );
-    const ia = await depositIdOf(p, a);
-    const first = await until(r, ia, 'bridge-started');
-    const expires = Number(
-      (await call(p, 'GET', `/intent-operation/${first.intentId}?full=true`)).json.intentOp.expires,
-    );
-    await ingest(api, [intentFailure(first.intentId, 42161)]);
-    await waitFor(
-      'the first intent FAILED',
-      async () => (await call(p, 'GET', `/intent-operation/${first.intentId}`)).json.status === 'FAILED',
-      10_000,
-    );
+    // The second deposit must bridge and complete before the first intent's `expires`: a worker of its own gives
+    // that round trip 25 s (the run's bridge timeout gives it 11, which a loaded machine can outlast).
+    const own = await startApi({ ownDatabase: true, settings: { DEPOSIT_BRIDGE_TIMEOUT_SECONDS: '20' } });
+    startWorker(own.env);
+    try {
+      const { p, r } = await subscribed(own);
+      const { address } = await registerManaged(p, baseToArb);
+      const [a, b] = [nextTx(), nextTx()];
+      await ingest(
+        own,
+        depositEvents({ amount: '5000000', balance: '5000000', account: address, sender: sender(), txHash: a }),
+      );
+      const ia = await depositIdOf(p, a);
+      const first = await until(r, ia, 'bridge-started');
+      const expires = Number(
+        (await call(p, 'GET', `/intent-operation/${first.intentId}?full=true`)).json.intentOp.expires,
+      );
+      await ingest(own, [intentFailure(first.intentId, 42161)]);
+      await waitFor(
+        'the first intent FAILED',
+        async () => (await call(p, 'GET', `/intent-operation/${first.intentId}`)).json.status === 'FAILED',
+        10_000,
+      );
 
-    // The second deposit lands while the failed intent may still be claimed (its funds stay reserved until `expires`).
-    await ingest(
-      api,
-      depositEvents({
-        amount: '5000000',
-        balance: '10000000',
-        account: address,
-        sender: sender(),
-        txHash: b,
-        block: 101,
-      }),
-    );
-    const ib = await depositIdOf(p, b);
-    const second = await until(r, ib, 'bridge-started');
-    expect(BigInt(second.source.amount)).toBeLessThanOrEqual(5_000_000n);
-    expect(Date.now() / 1000).toBeLessThan(expires);
-    expect(types(r, ia)).toEqual(['deposit-received', 'bridge-started']); // no failure reported nor retry started before the release
-    expect(await intentIsFinal(api.db, first.intentId)).toBe(false); // FAILED, its funds still reserved: the database agrees
-    await ingest(
-      api,
-      fillAndClaim(second.intentId, { chainId: 42161, txHash: nextTx() }, { chainId: 8453, txHash: nextTx() }),
-    );
-    await until(r, ib, 'bridge-complete');
+      // The second deposit lands while the failed intent may still be claimed (its funds stay reserved until `expires`).
+      await ingest(
+        own,
+        depositEvents({
+          amount: '5000000',
+          balance: '10000000',
+          account: address,
+          sender: sender(),
+          txHash: b,
+          block: 101,
+        }),
+      );
+      const ib = await depositIdOf(p, b);
+      const second = await until(r, ib, 'bridge-started');
+      expect(BigInt(second.source.amount)).toBeLessThanOrEqual(5_000_000n);
+      expect(Date.now() / 1000).toBeLessThan(expires);
+      expect(types(r, ia)).toEqual(['deposit-received', 'bridge-started']); // no failure reported nor retry started before the release
+      expect(await intentIsFinal(own.db, first.intentId)).toBe(false); // FAILED, its funds still reserved: the database agrees
+      await ingest(
+        own,
+        fillAndClaim(second.intentId, { chainId: 42161, txHash: nextTx() }, { chainId: 8453, txHash: nextTx() }),
+      );
+      await until(r, ib, 'bridge-complete');
 
-    // Past `expires`, the failed intent's funds are held until a snapshot at or after it (here also after the second
-    // intent's claim, whose funds it shows gone): the deposit takes in RELEASED and decides nothing yet.
-    await tookInReleased(ia);
-    expect(types(r, ia)).toEqual(['deposit-received', 'bridge-started']);
-    expect(await intentIsFinal(api.db, first.intentId)).toBe(false);
-    await ingest(api, [
-      balanceAtExpiry({
-        chainId: 8453,
-        token: BASE_USDC,
-        account: address,
-        balance: String(10_000_000n - BigInt(second.source.amount)),
-        expires,
-      }),
-    ]);
-    expect([await intentIsFinal(api.db, first.intentId), await intentIsFinal(api.db, second.intentId)]).toEqual([
-      true,
-      true,
-    ]);
-    const failed = await until(r, ia, 'bridge-failed', 1, 30_000);
-    expect(failed).toMatchObject({ intentId: first.intentId, errorCode: 'BRIDGE-4', retryable: true, attempt: 1 });
-    const retry = await until(r, ia, 'bridge-started', 2, 30_000);
-    expect(Date.now() / 1000).toBeGreaterThanOrEqual(expires);
-    expect(retry.attempt).toBe(2);
-    // Each deposit's intent spends at most its own deposit, together at most the balance: the retry bridges the first deposit's funds.
-    expect(BigInt(retry.source.amount)).toBeLessThanOrEqual(5_000_000n);
-    expect(BigInt(retry.source.amount) + BigInt(second.source.amount)).toBeLessThanOrEqual(10_000_000n);
-    expect(types(r, ia)).toEqual(['deposit-received', 'bridge-started', 'bridge-failed', 'bridge-started']);
+      // Past `expires`, the failed intent's funds are held until a snapshot at or after it (here also after the second
+      // intent's claim, whose funds it shows gone): the deposit takes in RELEASED and decides nothing yet.
+      await tookInReleased(ia, own);
+      expect(types(r, ia)).toEqual(['deposit-received', 'bridge-started']);
+      expect(await intentIsFinal(own.db, first.intentId)).toBe(false);
+      await ingest(own, [
+        balanceAtExpiry({
+          chainId: 8453,
+          token: BASE_USDC,
+          account: address,
+          balance: String(10_000_000n - BigInt(second.source.amount)),
+          expires,
+        }),
+      ]);
+      expect([await intentIsFinal(own.db, first.intentId), await intentIsFinal(own.db, second.intentId)]).toEqual([
+        true,
+        true,
+      ]);
+      const failed = await until(r, ia, 'bridge-failed', 1, 30_000);
+      expect(failed).toMatchObject({ intentId: first.intentId, errorCode: 'BRIDGE-4', retryable: true, attempt: 1 });
+      const retry = await until(r, ia, 'bridge-started', 2, 30_000);
+      expect(Date.now() / 1000).toBeGreaterThanOrEqual(expires);
+      expect(retry.attempt).toBe(2);
+      // Each deposit's intent spends at most its own deposit, together at most the balance: the retry bridges the first deposit's funds.
+      expect(BigInt(retry.source.amount)).toBeLessThanOrEqual(5_000_000n);
+      expect(BigInt(retry.source.amount) + BigInt(second.source.amount)).toBeLessThanOrEqual(10_000_000n);
+      expect(types(r, ia)).toEqual(['deposit-received', 'bridge-started', 'bridge-failed', 'bridge-started']);
 
-    await ingest(
-      api,
-      fillAndClaim(retry.intentId, { chainId: 42161, txHash: nextTx() }, { chainId: 8453, txHash: nextTx() }),
-    );
-    await until(r, ia, 'bridge-complete');
-    expect((await byTx(p, a))[0]).toMatchObject({ status: 'completed', attempts: 2, intentId: retry.intentId });
-    expect((await byTx(p, b))[0]).toMatchObject({ status: 'completed', attempts: 1, intentId: second.intentId });
-  }, 90_000);
+      await ingest(
+        own,
+        fillAndClaim(retry.intentId, { chainId: 42161, txHash: nextTx() }, { chainId: 8453, txHash: nextTx() }),
+      );
+      await until(r, ia, 'bridge-complete');
+      expect((await byTx(p, a))[0]).toMatchObject({ status: 'completed', attempts: 2, intentId: retry.intentId });
+      expect((await byTx(p, b))[0]).toMatchObject({ status: 'completed', attempts: 1, intentId: second.intentId });
+    } finally {
+      await own.close();
+    }
+  }, 120_000);
 
   test('a deposit never bridges twice: past expires its failed intent holds the funds until the ledger frees them; a claim reported late completes the deposit, and no retry spends other funds meanwhile', async () => {
     const { p, r } = await subscribed();

@@ -63,6 +63,36 @@ let dataDir: string;
 let stateFile: string;
 let blocks: string[];
 
+/**
+ * Block 1 as a terminal runs it, on ports found free; started again on fresh ones when it exits before it is up
+ * (another process may bind a port between our check and the devnet's bind).
+ */
+async function startDevnet(block: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    [apiPort, portBase] = [await freePort(), await freePortBase()];
+    env.PORT = String(apiPort);
+    output = '';
+    devnet = spawn('bash', ['-c', `${block} -- --port-base ${portBase} --block-time 1`], {
+      cwd: projectRoot,
+      env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    devnet.stdout!.on('data', (d) => (output += d));
+    devnet.stderr!.on('data', (d) => (output += d));
+    let exited = false;
+    devnet.once('exit', () => (exited = true));
+    await waitFor('the devnet', async () => exited || output.includes('Everything is up'), WAIT_MS);
+    if (!exited) return;
+    if (attempt === 3) throw new Error(`npm run devnet exited:\n${output}`);
+    try {
+      process.kill(-devnet.pid!, 'SIGKILL'); // whatever of its group outlived it
+    } catch {
+      // none did
+    }
+  }
+}
+
 const localize = (block: string) =>
   block.replaceAll('localhost:3000', `127.0.0.1:${apiPort}`).replaceAll('127.0.0.1:8547', `127.0.0.1:${portBase + 2}`);
 
@@ -105,7 +135,6 @@ beforeAll(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'orchestrator-devnet-'));
   stateFile = path.join(dataDir, 'walkthrough.env');
   fs.writeFileSync(stateFile, '');
-  [apiPort, portBase] = [await freePort(), await freePortBase()];
   env = Object.fromEntries(
     Object.entries(process.env).filter(
       ([k]) => !/^(DATABASE_URL|TEMPORAL_|NODE_ENV|ORCHESTRATOR_|ALLOCATOR_|INDEXER_|RPC_URL_)/.test(k),
@@ -115,8 +144,8 @@ beforeAll(async () => {
     DATA_DIR: dataDir,
     DATABASE_URL: withDatabase(adminUrl, database),
     TEMPORAL_ADDRESS: test.temporalAddress,
+    TEMPORAL_NAMESPACE: test.namespace,
     TEMPORAL_TASK_QUEUE: `devnet-${randomBytes(4).toString('hex')}`,
-    PORT: String(apiPort),
     INDEXER_POLL_MS: '200',
     LOG_LEVEL: 'warn',
   });
@@ -141,22 +170,7 @@ test('the devnet walk-through: deposit, portfolio, an SDK 1.15.0 intent relayed 
 
   // 1. The devnet, in a terminal of its own.
   expect(blocks[0]).toBe('npm run devnet');
-  devnet = spawn('bash', ['-c', `${blocks[0]} -- --port-base ${portBase} --block-time 1`], {
-    cwd: projectRoot,
-    env,
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  devnet.stdout!.on('data', (d) => (output += d));
-  devnet.stderr!.on('data', (d) => (output += d));
-  await waitFor(
-    'the devnet',
-    async () => {
-      if (devnet.exitCode !== null) throw new Error(`npm run devnet exited:\n${output}`);
-      return output.includes('Everything is up');
-    },
-    WAIT_MS,
-  );
+  await startDevnet(blocks[0]);
   expect(output).toContain(`Webhook receiver: http://127.0.0.1:${portBase + 2}/hooks`);
 
   // 2. A project.

@@ -138,7 +138,7 @@ describe('the published 1.15.0 client, unchanged', () => {
   async function expiredAndEnded(locked: string) {
     const account = await fundedAccount(api, locked);
     const route = await client.getIntentRoute(
-      routeInput(account.address, 1_000_000n, { customDeadline: Math.floor(Date.now() / 1000) + 3 }),
+      routeInput(account.address, 1_000_000n, { customDeadline: Math.floor(Date.now() / 1000) + 5 }),
     );
     const { result } = await client.submitIntent(await sign(account, route.intentOp));
     expect(await activeReservations(api, result.id)).toBe(1);
@@ -309,7 +309,7 @@ describe('the published 1.15.0 client, unchanged', () => {
   test('a fill recorded by its batch whose signal reaches the lifecycle only after the deadline: it stays filled, never EXPIRED', async () => {
     const account = await fundedAccount(api, '3000000');
     const route = await client.getIntentRoute(
-      routeInput(account.address, 1_000_000n, { customDeadline: Math.floor(Date.now() / 1000) + 3 }),
+      routeInput(account.address, 1_000_000n, { customDeadline: Math.floor(Date.now() / 1000) + 5 }),
     );
     const { result } = await client.submitIntent(await sign(account, route.intentOp));
     const filledAt = Number(route.intentOp.elements[0].mandate.fillDeadline);

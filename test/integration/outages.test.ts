@@ -170,6 +170,7 @@ beforeAll(async () => {
     ...readTestEnv().env,
     DATABASE_URL: databaseUrl,
     TEMPORAL_ADDRESS: temporal.address,
+    TEMPORAL_NAMESPACE: 'default',
     TEMPORAL_TASK_QUEUE: `outages-${randomBytes(4).toString('hex')}`,
     HOST: '127.0.0.1',
     REQUEST_DEADLINE_SECONDS: '2',

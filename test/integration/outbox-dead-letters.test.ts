@@ -195,7 +195,7 @@ test('state never goes backwards: a dead letter of a lifecycle that ended is not
   const handle = api.temporal.workflow.getHandle(`intent-${id}`);
   expect(await handle.result()).toBe('COMPLETED');
   await api.temporal.workflowService.deleteWorkflowExecution({
-    namespace: 'default',
+    namespace: api.env.namespace,
     workflowExecution: { workflowId: `intent-${id}` },
   });
   // Only "not found" is purged: a call that timed out on a busy machine is not.

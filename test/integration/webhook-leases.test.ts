@@ -26,9 +26,9 @@ const sendTest = async (p: Project) => {
 const event = async (p: Project, eventId: string) => (await call(p, 'GET', `${DP}/webhooks/events/${eventId}`)).json;
 
 /** Whether any Temporal workflow ever ran for this event (a round's id from before the lease loop, or an endpoint's retry id). */
-async function anyWorkflow(eventId: string, endpointId: string): Promise<boolean> {
+async function anyWorkflow(on: Api, eventId: string, endpointId: string): Promise<boolean> {
   for (const id of [`webhook-${eventId}-1`, `webhook-${eventId}-1-${endpointId}`]) {
-    const found = await api.temporal.workflow
+    const found = await on.temporal.workflow
       .getHandle(id)
       .describe()
       .then(
@@ -43,85 +43,102 @@ async function anyWorkflow(eventId: string, endpointId: string): Promise<boolean
   return false;
 }
 
-test('every tenant gets its share: a project whose 20 hanging endpoints would take every slot leaves a steady tenant its slots at once, and a new one the next slots freed ahead of its backlog', async () => {
-  const { concurrency, endpointConcurrency } = api.services.config.webhooks;
-  const greedy = await newProject(api, 'greedy');
-  const hanging = await Promise.all(
-    Array.from({ length: Math.ceil(concurrency / endpointConcurrency) }, () => receiver(() => 'hang')),
-  );
-  const endpoints = [];
-  for (const r of hanging) endpoints.push((await subscribe(greedy, r)).id);
-  const steadyProject = await newProject(api, 'steady');
-  const steady = await receiver();
-  await subscribe(steadyProject, steady);
-  const newcomerProject = await newProject(api, 'newcomer');
-  const newcomer = await receiver();
-  await subscribe(newcomerProject, newcomer);
-  const greedyOpen = () => hanging.reduce((n, r) => n + r.open, 0);
-  const greedyEnded = () => hanging.reduce((n, r) => n + r.requests.length - r.open, 0); // they end only at the timeout
-  const greedyAttempted = () => hanging.reduce((n, r) => n + new Set(r.requests.map((d) => d.id)).size, 0);
+/**
+ * The share tests watch which attempts end first, so nothing may end one early: they run on a worker of their own
+ * whose attempts time out after 30 s (not the run's 2 s, which a loaded machine's pause can outlast), and the test
+ * ends the hanging attempts it wants ended.
+ */
+describe('shares of the attempt slots', () => {
+  let shares: Api;
+  beforeAll(async () => {
+    shares = await startApi({ ownDatabase: true, settings: { WEBHOOK_TIMEOUT_SECONDS: '30' } });
+    startWorker(shares.env);
+  });
+  afterAll(() => shares.close());
 
-  // The steady tenant delivers before the greedy project starts: the one slot it used is kept for it.
-  const first = await sendTest(steadyProject);
-  await waitFor('the steady tenant served', async () => steady.accepted.has(first), 10_000);
-  const events = 30; // 600 deliveries: three times what the slots hold
-  await Promise.all(Array.from({ length: events }, () => sendTest(greedy)));
-  // All it may: every slot but those other projects hold or lately used (an earlier suite's may still count).
-  let last = -1;
-  await waitFor(
-    'the greedy project holding all the slots it may',
-    async () => {
-      const now = greedyOpen();
-      const stable = now === last && now >= endpointConcurrency;
-      last = now;
-      return stable;
-    },
-    10_000,
-  );
+  test('every tenant gets its share: a project whose 20 hanging endpoints would take every slot leaves a steady tenant its slots at once, and a new one the next slots freed ahead of its backlog', async () => {
+    const { concurrency, endpointConcurrency } = shares.services.config.webhooks;
+    const greedy = await newProject(shares, 'greedy');
+    const hanging = await Promise.all(
+      Array.from({ length: Math.ceil(concurrency / endpointConcurrency) }, () => receiver(() => 'hang')),
+    );
+    const endpoints = [];
+    for (const r of hanging) endpoints.push((await subscribe(greedy, r)).id);
+    const steadyProject = await newProject(shares, 'steady');
+    const steady = await receiver();
+    await subscribe(steadyProject, steady);
+    const newcomerProject = await newProject(shares, 'newcomer');
+    const newcomer = await receiver();
+    await subscribe(newcomerProject, newcomer);
+    const greedyOpen = () => hanging.reduce((n, r) => n + r.open, 0);
+    const greedyEnded = () => hanging.reduce((n, r) => n + r.requests.length - r.open, 0); // they end only when released
+    const greedyAttempted = () => hanging.reduce((n, r) => n + new Set(r.requests.map((d) => d.id)).size, 0);
 
-  try {
-    const steadyIds: string[] = [];
-    for (let i = 0; i < 3; i++) steadyIds.push(await sendTest(steadyProject));
-    await waitFor('the steady tenant served', async () => steadyIds.every((id) => steady.accepted.has(id)), 20_000);
-    expect(greedyEnded()).toBe(0); // served at once: none of the greedy attempts had to end first
-
-    const newIds = await Promise.all(Array.from({ length: 5 }, () => sendTest(newcomerProject)));
-    await waitFor('the new tenant served', async () => newIds.every((id) => newcomer.accepted.has(id)), 20_000);
-    // The new tenant took slots as the greedy attempts ended, ahead of the greedy backlog (most of it still to attempt).
-    expect(greedyAttempted()).toBeLessThan((events * hanging.length) / 2);
-  } finally {
-    // Its deliveries still due end at their next lease, without an attempt.
-    for (const id of endpoints) await call(greedy, 'DELETE', `${DP}/webhooks/endpoints/${id}`);
-  }
-});
-
-test('23.1 a slow endpoint does not hold others: their first attempts are made at once by the lease loop, with no workflow', async () => {
-  const share = api.services.config.webhooks.endpointConcurrency;
-  const slowProject = await newProject(api, 'slow');
-  const slow = await receiver(() => 'hang'); // answers after the attempt timeout: as slow as a receiver gets
-  await subscribe(slowProject, slow);
-  const healthyProject = await newProject(api, 'healthy');
-  const healthy = await receiver();
-  const { id: endpointId } = await subscribe(healthyProject, healthy);
-  await Promise.all(Array.from({ length: share + 20 }, () => sendTest(slowProject)));
-  await waitFor('the slow receiver saturated', async () => slow.open >= share, 10_000);
-
-  const slowEnded = slow.requests.length - slow.open; // its attempts end only at the timeout
-  const ids = await Promise.all(Array.from({ length: 10 }, () => sendTest(healthyProject)));
-  await waitFor('healthy deliveries', async () => ids.every((id) => healthy.accepted.has(id)), 10_000);
-  // Served while every attempt the slow endpoint had under way still hung: the healthy events waited for none to end.
-  expect(slow.requests.length - slow.open).toBe(slowEnded);
-  expect(slow.open).toBe(share);
-  expect(slow.maxOpen).toBeLessThanOrEqual(share);
-  for (const id of ids) {
+    // The steady tenant delivers before the greedy project starts: the one slot it used is kept for it.
+    const first = await sendTest(steadyProject);
+    await waitFor('the steady tenant served', async () => steady.accepted.has(first), 10_000);
+    const events = 30; // 600 deliveries: three times what the slots hold
+    await Promise.all(Array.from({ length: events }, () => sendTest(greedy)));
+    // All it may: every slot but those other projects hold or lately used.
+    let last = -1;
     await waitFor(
-      `event ${id} delivered`,
-      async () => (await event(healthyProject, id)).status === 'delivered',
+      'the greedy project holding all the slots it may',
+      async () => {
+        const now = greedyOpen();
+        const stable = now === last && now >= endpointConcurrency;
+        last = now;
+        return stable;
+      },
       10_000,
     );
-    expect(await event(healthyProject, id)).toMatchObject({ status: 'delivered', attempts: 1 });
-    expect(await anyWorkflow(id, endpointId)).toBe(false);
-  }
+
+    try {
+      const steadyIds: string[] = [];
+      for (let i = 0; i < 3; i++) steadyIds.push(await sendTest(steadyProject));
+      await waitFor('the steady tenant served', async () => steadyIds.every((id) => steady.accepted.has(id)), 20_000);
+      expect(greedyEnded()).toBe(0); // served at once: none of the greedy attempts had to end first
+
+      const newIds = await Promise.all(Array.from({ length: 5 }, () => sendTest(newcomerProject)));
+      // One greedy endpoint's attempts end: the new tenant takes the slots they free, ahead of the greedy backlog.
+      const attempted = greedyAttempted();
+      hanging[0].release(endpointConcurrency);
+      await waitFor('the new tenant served', async () => newIds.every((id) => newcomer.accepted.has(id)), 20_000);
+      expect(greedyAttempted() - attempted).toBeLessThan(endpointConcurrency);
+      expect(greedyAttempted()).toBeLessThan((events * hanging.length) / 2);
+    } finally {
+      // Its deliveries still due end at their next lease, without an attempt.
+      for (const id of endpoints) await call(greedy, 'DELETE', `${DP}/webhooks/endpoints/${id}`);
+    }
+  });
+
+  test('23.1 a slow endpoint does not hold others: their first attempts are made at once by the lease loop, with no workflow', async () => {
+    const share = shares.services.config.webhooks.endpointConcurrency;
+    const slowProject = await newProject(shares, 'slow');
+    const slow = await receiver(() => 'hang'); // answers after the attempt timeout: as slow as a receiver gets
+    await subscribe(slowProject, slow);
+    const healthyProject = await newProject(shares, 'healthy');
+    const healthy = await receiver();
+    const { id: endpointId } = await subscribe(healthyProject, healthy);
+    await Promise.all(Array.from({ length: share + 20 }, () => sendTest(slowProject)));
+    await waitFor('the slow receiver saturated', async () => slow.open >= share, 10_000);
+
+    const slowEnded = slow.requests.length - slow.open; // its attempts end only at the 30 s timeout
+    const ids = await Promise.all(Array.from({ length: 10 }, () => sendTest(healthyProject)));
+    await waitFor('healthy deliveries', async () => ids.every((id) => healthy.accepted.has(id)), 10_000);
+    // Served while every attempt the slow endpoint had under way still hung: the healthy events waited for none to end.
+    expect(slow.requests.length - slow.open).toBe(slowEnded);
+    expect(slow.open).toBe(share);
+    expect(slow.maxOpen).toBeLessThanOrEqual(share);
+    for (const id of ids) {
+      await waitFor(
+        `event ${id} delivered`,
+        async () => (await event(healthyProject, id)).status === 'delivered',
+        10_000,
+      );
+      expect(await event(healthyProject, id)).toMatchObject({ status: 'delivered', attempts: 1 });
+      expect(await anyWorkflow(shares, id, endpointId)).toBe(false);
+    }
+  });
 });
 
 /** Rows the plan read from webhook_deliveries: what each node over it returned or filtered out, over its loops. */

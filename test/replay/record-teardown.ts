@@ -12,7 +12,7 @@ export default async function recordTeardown(): Promise<void> {
     if (h) {
       const run = spawnSync(process.execPath, ['--import', 'tsx', `${__dirname}/export-histories.ts`], {
         stdio: 'inherit',
-        env: { ...process.env, TEMPORAL_ADDRESS: h.env.temporalAddress },
+        env: { ...process.env, TEMPORAL_ADDRESS: h.lanes[0].temporalAddress },
       });
       if (run.status !== 0) throw new Error(`export-histories exited with ${run.status}`);
     }

@@ -6,6 +6,7 @@ export interface TestEnv {
   adminUrl: string;
   database: string;
   temporalAddress: string;
+  namespace: string;
   taskQueue: string;
   dataDir: string;
   /** pids of every worker process the run started (suites may kill and replace workers) */
@@ -13,8 +14,10 @@ export interface TestEnv {
   env: Record<string, string>;
 }
 
+/** This jest worker's lane (test/support/global-setup.ts): its database, namespace, task queue and worker. */
 export function readTestEnv(): TestEnv {
   const file = process.env.ORCHESTRATOR_TEST_STATE;
   if (!file) throw new Error('integration suites run through jest global setup (npm test)');
-  return JSON.parse(fs.readFileSync(file, 'utf8'));
+  const lanes: TestEnv[] = JSON.parse(fs.readFileSync(file, 'utf8'));
+  return lanes[(Number(process.env.JEST_WORKER_ID ?? '1') - 1) % lanes.length];
 }

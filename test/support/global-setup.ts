@@ -4,6 +4,7 @@ import path from 'node:path';
 import net from 'node:net';
 import { randomBytes } from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
+import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import {
   checkEmbeddedPostgresReachable,
   ensureDatabase,
@@ -58,26 +59,44 @@ export const TEST_DYNAMIC_CONFIG = [
 export interface Handles {
   /** The dev server the setup started; none when the suites run on TEMPORAL_ADDRESS's cluster. */
   temporal?: ChildProcess;
-  worker: ChildProcess;
+  workers: ChildProcess[];
   postgres?: RunningPostgres;
-  env: TestEnv;
-  stateFile: string;
+  lanes: TestEnv[];
+  dataDir: string;
 }
 
 /**
- * Provisions what `npm start` does, isolated: a Temporal dev server on a free port (in memory; or the cluster at
- * TEMPORAL_ADDRESS), PostgreSQL (DATABASE_URL's server, else the embedded one) with a fresh database, and one real
- * worker process.
+ * A lane's Temporal namespace: the first is `default` (a cluster started elsewhere has that one), the others are
+ * created with the dev server. Workflow ids are built from row ids and chain ids, so lanes never meet in one namespace.
  */
-export default async function globalSetup(): Promise<void> {
+const laneNamespace = (lane: number) => (lane === 0 ? 'default' : `lane-${lane + 1}`);
+
+/**
+ * Provisions what `npm start` does, isolated: a Temporal dev server on a free port (in memory; or the cluster at
+ * TEMPORAL_ADDRESS), PostgreSQL (DATABASE_URL's server, else the embedded one), the workflows bundled once, and one
+ * lane per jest worker: a fresh database, a Temporal namespace, a task queue and a real worker process of its own.
+ * Jest runs a worker's files one after another, so a suite shares its lane with none running at the same time
+ * (test/support/env.ts picks the lane by JEST_WORKER_ID).
+ */
+export default async function globalSetup(globalConfig: { maxWorkers: number }): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'orchestrator-test-'));
   const embeddedDir = path.join(projectRoot, '.data', 'test-postgres');
   if (!process.env.DATABASE_URL) checkEmbeddedPostgresReachable(embeddedDir); // before anything starts
+  // A cluster started elsewhere has one namespace: one lane (`npm run test:cluster` runs jest in band).
+  const lanes = process.env.TEMPORAL_ADDRESS ? 1 : Math.max(1, globalConfig.maxWorkers);
+  const namespaces = Array.from({ length: lanes }, (_, lane) => laneNamespace(lane));
+  const bundling = bundleWorkflows(dataDir);
   // TEMPORAL_ADDRESS runs the suites on that cluster instead (`npm run test:cluster` starts one with TEST_DYNAMIC_CONFIG).
   const temporal = process.env.TEMPORAL_ADDRESS
     ? { address: process.env.TEMPORAL_ADDRESS, process: undefined }
     : await onFreePorts((port) =>
-        startTemporalDevServer({ port, namespace: 'default', logLevel: 'error', dynamicConfig: TEST_DYNAMIC_CONFIG }),
+        startTemporalDevServer({
+          port,
+          namespace: namespaces[0],
+          extraNamespaces: namespaces.slice(1),
+          logLevel: 'error',
+          dynamicConfig: TEST_DYNAMIC_CONFIG,
+        }),
       );
 
   let postgres: RunningPostgres | undefined;
@@ -86,18 +105,68 @@ export default async function globalSetup(): Promise<void> {
     postgres = await onFreePorts((port) => startEmbeddedPostgres(embeddedDir, port, () => undefined));
     adminUrl = postgres.url;
   }
-  const database = `orchestrator_test_${randomBytes(4).toString('hex')}`;
-  await ensureDatabase(adminUrl, database);
-  const databaseUrl = withDatabase(adminUrl, database);
-  await (await openDatabase(databaseUrl, 1)).destroy();
+  const workflowBundle = await bundling;
+  const run = randomBytes(4).toString('hex');
+  const envs = await Promise.all(
+    namespaces.map(async (namespace, lane): Promise<TestEnv> => {
+      const database = `orchestrator_test_${run}_${lane + 1}`;
+      await ensureDatabase(adminUrl, database);
+      const databaseUrl = withDatabase(adminUrl, database);
+      const taskQueue = `test-${run}-${lane + 1}`;
+      return {
+        databaseUrl,
+        adminUrl,
+        database,
+        temporalAddress: temporal.address,
+        namespace,
+        taskQueue,
+        dataDir,
+        workerPidFile: path.join(dataDir, `workers-${lane + 1}.pid`),
+        env: {
+          ...laneSettings(dataDir),
+          DATABASE_URL: databaseUrl,
+          TEMPORAL_ADDRESS: temporal.address,
+          TEMPORAL_NAMESPACE: namespace,
+          TEMPORAL_TASK_QUEUE: taskQueue,
+          WORKFLOW_BUNDLE: workflowBundle,
+        },
+      };
+    }),
+  );
+  await Promise.all(envs.map(async (env) => (await openDatabase(env.databaseUrl, 1)).destroy()));
+  const workers = envs.map((env) => {
+    const worker = spawnEntry('worker', env.env);
+    fs.writeFileSync(env.workerPidFile, `${worker.pid}\n`);
+    return worker;
+  });
+  const stateFile = path.join(dataDir, 'state.json');
+  fs.writeFileSync(stateFile, JSON.stringify(envs));
+  process.env.ORCHESTRATOR_TEST_STATE = stateFile;
+  (globalThis as unknown as { __handles: Handles }).__handles = {
+    temporal: temporal.process,
+    workers,
+    postgres,
+    lanes: envs,
+    dataDir,
+  };
+}
 
-  const taskQueue = `test-${randomBytes(4).toString('hex')}`;
-  const env: Record<string, string> = {
+/** The workflows bundled once for every worker the run starts (WORKFLOW_BUNDLE), instead of once per worker start. */
+async function bundleWorkflows(dataDir: string): Promise<string> {
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: require.resolve('../../workflows'),
+    logger: new DefaultLogger('WARN'),
+  });
+  const file = path.join(dataDir, 'workflows-bundle.js');
+  fs.writeFileSync(file, code);
+  return file;
+}
+
+/** Every lane's settings: the product's, with the waits shortened so the suites watch them pass in seconds. */
+function laneSettings(dataDir: string): Record<string, string> {
+  return {
     NODE_ENV: 'test',
     DATA_DIR: dataDir,
-    DATABASE_URL: databaseUrl,
-    TEMPORAL_ADDRESS: temporal.address,
-    TEMPORAL_TASK_QUEUE: taskQueue,
     WITHDRAWAL_EXPIRY_SECONDS: '4', // so a test can watch an unclaimed withdrawal expire
     OUTBOX_SWEEP_SECONDS: '1', // so a test can watch the sweeper take over what a killed API left
     OUTBOX_GRACE_SECONDS: '1',
@@ -122,28 +191,5 @@ export default async function globalSetup(): Promise<void> {
     ANALYTICS_UNATTRIBUTED_PER_ORIGIN: '10000000',
     LOG_LEVEL: 'error', // expected refusals (e.g. Insufficient balance) are logged as activity warnings
     ...TEST_SECRETS,
-  };
-  const worker = spawnEntry('worker', env);
-  const workerPidFile = path.join(dataDir, 'workers.pid');
-  fs.writeFileSync(workerPidFile, `${worker.pid}\n`);
-  const testEnv: TestEnv = {
-    databaseUrl,
-    adminUrl,
-    database,
-    temporalAddress: temporal.address,
-    taskQueue,
-    dataDir,
-    workerPidFile,
-    env,
-  };
-  const stateFile = path.join(dataDir, 'state.json');
-  fs.writeFileSync(stateFile, JSON.stringify(testEnv));
-  process.env.ORCHESTRATOR_TEST_STATE = stateFile;
-  (globalThis as unknown as { __handles: Handles }).__handles = {
-    temporal: temporal.process,
-    worker,
-    postgres,
-    env: testEnv,
-    stateFile,
   };
 }

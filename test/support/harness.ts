@@ -84,7 +84,7 @@ export async function startApi(opts: { ownDatabase?: boolean; settings?: Record<
   const rt = loadRuntime({ ...process.env, ...env.env });
   const db = await openDatabase(env.databaseUrl, 4);
   if (env !== run) await offsetSequences(db);
-  const temporal = createTemporalClient(env.temporalAddress, 'default', temporalCallTimeoutMs(rt.config));
+  const temporal = createTemporalClient(env.temporalAddress, env.namespace, temporalCallTimeoutMs(rt.config));
   const services = createServices(rt, db, temporal, createLogger('silent', 'test'));
   const server: Server = createApp(services).listen(0, '127.0.0.1');
   await once(server, 'listening');

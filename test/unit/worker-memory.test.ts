@@ -38,6 +38,12 @@ test('worker memory is bounded: the workflow cache holds WORKER_MAX_CACHED_WORKF
   );
 });
 
+test('a worker given WORKFLOW_BUNDLE loads that bundle rather than bundling workflows/ at its start', async () => {
+  const [lifecycle] = await workerOptions({ WORKFLOW_BUNDLE: '/tmp/workflows.js' });
+  expect(lifecycle.workflowBundle).toEqual({ codePath: '/tmp/workflows.js' });
+  expect(lifecycle.workflowsPath).toBeUndefined();
+});
+
 test('worker memory is bounded: while Temporal does not answer, a process holds at most OUTBOX_MAX_PENDING_STARTS starts and leaves the others to the sweeper', async () => {
   // Temporal unreachable: every start hangs until it is answered by hand below.
   const answers: (() => void)[] = [];
