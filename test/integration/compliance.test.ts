@@ -13,7 +13,9 @@ let api: Api;
 const closers: (() => Promise<void> | void)[] = [];
 
 beforeAll(async () => {
-  api = await startApi();
+  // It kills and restarts workers: its own, never the lane's the other suites run on.
+  api = await startApi({ ownDatabase: true });
+  startWorker(api.env);
 });
 afterAll(async () => {
   for (const close of closers) await close();

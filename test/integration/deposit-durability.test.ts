@@ -9,7 +9,9 @@ import { DP, depositEvents, fillAndClaim, registerManaged } from '../support/dep
 let api: Api;
 let receiver: Receiver;
 beforeAll(async () => {
-  api = await startApi();
+  // It kills and restarts workers: its own, never the lane's the other suites run on.
+  api = await startApi({ ownDatabase: true });
+  startWorker(api.env);
   receiver = await new Receiver([]).start();
 });
 afterAll(async () => {

@@ -17,7 +17,9 @@ import { signAsClient, v0 } from '../support/legacy-client';
 let api: Api;
 let chain: LocalChain;
 beforeAll(async () => {
-  api = await startApi();
+  // It kills and restarts workers: its own, never the lane's the other suites run on.
+  api = await startApi({ ownDatabase: true });
+  startWorker(api.env);
   chain = await startChain(); // legacy bundles come from smart accounts, verified on chain
   process.env.RPC_URL_8453 = chain.url;
   process.env.RPC_URL_42161 = chain.url;

@@ -9,7 +9,9 @@ import { Api, killWorkers, startApi, startWorker } from '../support/harness';
 
 let api: Api;
 beforeAll(async () => {
-  api = await startApi();
+  // It kills and restarts workers: its own, never the lane's the other suites run on.
+  api = await startApi({ ownDatabase: true });
+  startWorker(api.env);
 });
 afterAll(() => api.close());
 

@@ -32,7 +32,9 @@ import { lifecycleStarts } from '../../src/intents/store';
 let api: Api;
 
 beforeAll(async () => {
-  api = await startApi();
+  // It kills and restarts workers: its own, never the lane's the other suites run on.
+  api = await startApi({ ownDatabase: true });
+  startWorker(api.env);
 });
 afterAll(() => api.close());
 

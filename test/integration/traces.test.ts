@@ -4,7 +4,7 @@ import type { ChildProcess } from 'node:child_process';
 import { spawnEntry, stopProcess, waitFor } from '../../src/dev/processes';
 import { TX } from '../support/fixtures';
 import { freePort } from '../support/global-setup';
-import { Api, call, fundedAccount, ingest, killWorkers, startApi, startWorker } from '../support/harness';
+import { Api, call, fundedAccount, ingest, startApi } from '../support/harness';
 import { submitOwnIntent } from '../support/intents';
 import { OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver';
 import { newProject, subscribe } from '../support/projects';
@@ -29,7 +29,9 @@ const logs: Record<string, unknown>[] = [];
 const offlineLogs: Record<string, unknown>[] = [];
 
 beforeAll(async () => {
-  api = await startApi();
+  // A database and task queue of its own, with no worker but the traced one below, which takes every task and first
+  // attempt of this suite.
+  api = await startApi({ ownDatabase: true });
   await otlp.start();
   const env = {
     ...api.env.env,
@@ -37,9 +39,6 @@ beforeAll(async () => {
     OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
     OTEL_BSP_SCHEDULE_DELAY: '100',
   };
-  // The run's worker is not traced, and would take tasks and first attempts the traced one must: one traced worker
-  // runs instead while this suite does (the run's is restarted after it).
-  killWorkers(api.env);
   const worker = spawnEntry('worker', env);
   fs.appendFileSync(api.env.workerPidFile, `${worker.pid}\n`);
   processes.push(worker);
@@ -68,7 +67,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const child of processes) await stopProcess(child, 'SIGKILL');
-  startWorker(api.env);
   await otlp.close();
   await api.close();
 });

@@ -11,7 +11,9 @@ const DP = '/deposit-processor';
 let api: Api;
 
 beforeAll(async () => {
-  api = await startApi();
+  // It kills and restarts workers: its own, never the lane's the other suites run on.
+  api = await startApi({ ownDatabase: true });
+  startWorker(api.env);
 });
 afterAll(() => api.close());
 
