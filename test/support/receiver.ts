@@ -95,6 +95,12 @@ export class Receiver {
     }
   }
 
+  /** From now on answers every request with `status`, those held open included. */
+  stopHanging(status = 500): void {
+    this.behaviour = () => status;
+    this.release(this.hanging.size, status);
+  }
+
   forId(id: string): Delivery[] {
     return this.requests.filter((r) => r.id === id);
   }
