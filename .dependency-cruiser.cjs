@@ -14,7 +14,7 @@ const SHARED = '^workflows/(contracts/[^/]+|[^/]+-state)\\.ts$';
 /**
  * The HTTP edge: the modules that may import src/http. Every other module under src is the domain, which throws
  * DomainError (src/errors.ts) and knows nothing of statuses, bodies or koa:
- * - src/http itself, and the entry points (src/main) that start it;
+ * - src/http itself, the API process's assembly (src/api: its hosts and services), and the entry points (src/main);
  * - src/versions: the API's dated versions (the x-api-version middleware, deprecation headers, blanc's envelope);
  * - route modules (`*routes.ts`) and the request and response schemas they declare (`*schemas.ts`, and the
  *   analytics events' in analytics/validate.ts), built from src/http/schema;
@@ -26,6 +26,7 @@ const SHARED = '^workflows/(contracts/[^/]+|[^/]+-state)\\.ts$';
 const SRC = '^(src|test/fixtures/[^/]+/src)/';
 const EDGE = [
   'http/',
+  'api/',
   'main/',
   'versions/',
   '[^.]*routes\\.ts$',
@@ -66,15 +67,9 @@ module.exports = {
       name: 'workflows-import-no-domain',
       severity: 'error',
       comment:
-        "Workflows import their contracts, their pure state modules, @temporalio/workflow and the activities' types: nothing of the domain, and no activity at run time (it would enter the worker's workflow bundle).",
+        'Workflows import their contracts, their pure state modules and @temporalio/workflow: nothing of the domain, and no activity (each contract declares the activities its workflow calls; activities/ implements them).',
       from: { path: '^workflows/' },
-      to: { path: '^src/' },
-    },
-    {
-      name: 'workflows-import-activities-as-types-only',
-      severity: 'error',
-      from: { path: '^workflows/' },
-      to: { path: '^activities/', dependencyTypesNot: ['type-only'] },
+      to: { path: '^(src|activities)/' },
     },
     {
       name: 'contracts-stay-shared',

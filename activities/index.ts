@@ -1,17 +1,21 @@
 import type { DataSource } from 'typeorm';
 import type { Config } from '../src/config';
-import { recordTransition, releaseIntent, type LifecycleKind } from '../src/intents/store';
+import { recordTransition, releaseIntent } from '../src/intents/store';
 import type { Outbox } from '../src/outbox/outbox';
 import type { IntentEvent, IntentStatus } from '../workflows/intent-state';
-import type { WithdrawalClaim, WithdrawalOutcome } from '../workflows/contracts/withdrawal';
+import type { LifecycleActivities, LifecycleKind } from '../workflows/contracts/intent-lifecycle';
+import type { WithdrawalActivities, WithdrawalClaim, WithdrawalOutcome } from '../workflows/contracts/withdrawal';
 import { finishWithdrawal } from '../src/withdrawals/allocate';
-import { attemptDelivery, type AttemptInput } from '../src/webhooks/deliver';
+import { attemptDelivery } from '../src/webhooks/deliver';
+import type { AttemptInput, WebhookActivities } from '../workflows/contracts/webhook-delivery';
 import { workerSlots } from '../src/webhooks/slots';
 import { recordVerification } from '../src/compliance/store';
-import type { ProviderState } from '../workflows/contracts/verification';
+import type { ProviderState, VerificationActivities } from '../workflows/contracts/verification';
 import { depositActivities, intentReport, type DepositDeps } from '../src/deposits/deposit-steps';
-import { RELEASED } from '../workflows/contracts/deposit';
-import type { Pruned } from '../workflows/contracts/prune-storage';
+import { type DepositActivities, RELEASED } from '../workflows/contracts/deposit';
+import type { PruneActivities, Pruned } from '../workflows/contracts/prune-storage';
+import type { SweepActivities } from '../workflows/contracts/sweep-outbox';
+import type { ChainIndexerActivities } from '../workflows/contracts/follow-chain';
 import { pruneExpired } from '../src/retention/prune-store';
 import { chainIndexerActivities } from '../src/chain-indexer/read-range';
 
@@ -24,11 +28,21 @@ export interface ActivityDeps {
   log: { warn(obj: object, msg: string): void };
 }
 
+/** Every workflow's activities, as each workflow's contract declares them (workflows/contracts/). */
+export type Activities = LifecycleActivities &
+  WithdrawalActivities &
+  SweepActivities &
+  PruneActivities &
+  VerificationActivities &
+  WebhookActivities &
+  DepositActivities &
+  ChainIndexerActivities;
+
 /**
  * Activities get their dependencies injected once per worker process; each is safe to run twice. `slots`: the
  * process's webhook attempt slots, shared with its claim loop.
  */
-export function createActivities(deps: ActivityDeps, slots = workerSlots(deps.config.webhooks)) {
+export function createActivities(deps: ActivityDeps, slots = workerSlots(deps.config.webhooks)): Activities {
   const { db } = deps;
   return {
     recordTransition: async (id: string, status: IntentStatus, event?: IntentEvent, kind?: LifecycleKind) => {
@@ -69,5 +83,3 @@ export function createActivities(deps: ActivityDeps, slots = workerSlots(deps.co
     }),
   };
 }
-
-export type Activities = ReturnType<typeof createActivities>;

@@ -3,7 +3,7 @@
  * process, against the same PostgreSQL and Temporal (median of 60 calls each).
  */
 import type { PrivateKeyAccount } from 'viem/accounts';
-import { createServices } from '../src/http/services';
+import { createServices } from '../src/api/services';
 import { bodyAjv } from '../src/http/schema';
 import { ingestEvents } from '../src/indexer/ingest';
 import { loadMarket } from '../src/intents/market';

@@ -5,7 +5,7 @@
 import Koa from 'koa';
 import { openDatabase } from '../src/db/data-source';
 import { apiKeyAuth } from '../src/http/middleware';
-import { createServices } from '../src/http/services';
+import { createServices } from '../src/api/services';
 import { createLogger } from '../src/logger';
 import { exitOnError, loadRuntime } from '../src/runtime';
 import { createTemporalClient } from '../src/temporal/client';

@@ -1,5 +1,5 @@
 import { condition, patched, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
-import type { Activities } from '../activities';
+import type { DepositActivities } from './contracts/deposit';
 import {
   type DepositStage,
   type DepositStart,
@@ -11,7 +11,7 @@ import {
 import { type BridgeOutcome, FINAL_CHECK_SECONDS, isBridgeOutcome, isFilled, whileWaiting } from './deposit-state';
 
 /** Each activity persists one step with its webhook; retried until it succeeds (a deposit never stops on a passing failure). */
-const acts = proxyActivities<Activities>({
+const acts = proxyActivities<DepositActivities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute', backoffCoefficient: 2 },
 });

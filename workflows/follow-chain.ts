@@ -1,5 +1,5 @@
 import { continueAsNew, proxyActivities, workflowInfo } from '@temporalio/workflow';
-import type { Activities } from '../activities';
+import type { ChainIndexerActivities } from './contracts/follow-chain';
 import type { FollowChainInput } from './contracts/follow-chain';
 
 /**
@@ -7,7 +7,7 @@ import type { FollowChainInput } from './contracts/follow-chain';
  * unchanged: no block is ever skipped. Its attempts are visible in the Web UI.
  */
 const reader = (taskQueue: string) =>
-  proxyActivities<Activities>({
+  proxyActivities<ChainIndexerActivities>({
     taskQueue,
     startToCloseTimeout: '2 minutes',
     // The activity heartbeats while it reads: a range whose worker died is read again 10 s later, not 2 minutes.

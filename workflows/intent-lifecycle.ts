@@ -11,7 +11,7 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { Activities } from '../activities';
+import type { LifecycleActivities } from './contracts/intent-lifecycle';
 import { IntentEvent, IntentState, IntentStatus, isTerminal, recordEvent, type Rules } from './intent-state';
 import {
   claimSignal,
@@ -27,7 +27,7 @@ import { IntentStatus as IntentStatusKey } from './contracts/search-attributes';
  * Transitions are short idempotent DB writes that make a status visible: local activities (no task-queue round
  * trips), retried until they succeed, since a lifecycle must never stop on a passing DB failure.
  */
-const { recordTransition, releaseIntent } = proxyLocalActivities<Activities>({
+const { recordTransition, releaseIntent } = proxyLocalActivities<LifecycleActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '200 milliseconds', maximumInterval: '30 seconds', backoffCoefficient: 2 },
 });

@@ -1,9 +1,9 @@
 import { proxyActivities } from '@temporalio/workflow';
-import type { Activities } from '../activities';
+import type { PruneActivities } from './contracts/prune-storage';
 import { PRUNED, type PruneResult } from './contracts/prune-storage';
 
 /** Each kind is pruned in bounded chunks (src/retention/prune-store.ts): what is left waits for the next run. */
-const { pruneExpired } = proxyActivities<Activities>({
+const { pruneExpired } = proxyActivities<PruneActivities>({
   startToCloseTimeout: '10 minutes',
   retry: { maximumAttempts: 3 },
 });

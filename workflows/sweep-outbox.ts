@@ -1,8 +1,8 @@
 import { proxyActivities } from '@temporalio/workflow';
-import type { Activities } from '../activities';
+import type { SweepActivities } from './contracts/sweep-outbox';
 import type { SweepResult } from './contracts/sweep-outbox';
 
-const { sweepOutbox: sweep } = proxyActivities<Activities>({
+const { sweepOutbox: sweep } = proxyActivities<SweepActivities>({
   startToCloseTimeout: '1 minute',
   // The activity heartbeats: a sweep whose worker died is run again 10 s later, not after the minute, and the
   // schedule (one sweep at a time) is not held up by it for that long.

@@ -1,5 +1,5 @@
 import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
-import type { Activities } from '../activities';
+import type { VerificationActivities } from './contracts/verification';
 import {
   type ProviderState,
   type ProviderUpdate,
@@ -8,7 +8,7 @@ import {
 } from './contracts/verification';
 import { applyUpdate, isFinal, type VerificationState } from './verification-state';
 
-const { recordVerificationStatus, markVerificationStale } = proxyActivities<Activities>({
+const { recordVerificationStatus, markVerificationStale } = proxyActivities<VerificationActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });

@@ -1,5 +1,5 @@
 import { condition, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { Activities } from '../activities';
+import type { WebhookActivities } from './contracts/webhook-delivery';
 import { type DeliveryPlan, retryNowSignal, webhookTaskQueue } from './contracts/webhook-delivery';
 import { delayAfter, unitHash } from './webhook-delivery-state';
 
@@ -12,7 +12,7 @@ import { delayAfter, unitHash } from './webhook-delivery-state';
  * commands they always took, so their histories replay without a patch marker.
  */
 export async function deliverWebhook(plan: DeliveryPlan): Promise<void> {
-  const { attemptWebhook } = proxyActivities<Activities>({
+  const { attemptWebhook } = proxyActivities<WebhookActivities>({
     taskQueue: webhookTaskQueue(workflowInfo().taskQueue),
     startToCloseTimeout: `${plan.timeoutSeconds + 5}s`,
     // Receiver failures are outcomes, not errors: the activity fails only on infrastructure (the database) or while

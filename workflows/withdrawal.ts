@@ -5,11 +5,11 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { Activities } from '../activities';
+import type { WithdrawalActivities } from './contracts/withdrawal';
 import { IntentStatus } from './contracts/search-attributes';
 import { type WithdrawalClaim, withdrawalClaimSignal, type WithdrawalOutcome } from './contracts/withdrawal';
 
-const { finishWithdrawal } = proxyLocalActivities<Activities>({
+const { finishWithdrawal } = proxyLocalActivities<WithdrawalActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '200 milliseconds', maximumInterval: '30 seconds', backoffCoefficient: 2 },
 });

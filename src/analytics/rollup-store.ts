@@ -1,4 +1,4 @@
-import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { preparedQuery } from '../db/prepared';
 
 /**
@@ -170,24 +170,23 @@ export async function rebuildFunnelRollup(db: DataSource, projectId: string): Pr
   });
 }
 
-/** The rollup tables rebuilt from the raw events of one project, or of all (the migration that introduced them). */
-export async function rebuildTables(db: QueryRunner | EntityManager, projectId?: string, except = ''): Promise<void> {
-  const only = projectId ? `AND project_id = $1 ${except}` : '';
-  const params = projectId ? [projectId] : [];
+/** The rollup tables of one project rebuilt from its raw events, but those `except` leaves to the next fold. */
+async function rebuildTables(db: EntityManager, projectId: string, except: string): Promise<void> {
+  const only = `AND project_id = $1 ${except}`;
   await db.query("SET LOCAL work_mem = '256MB'"); // sorting and hashing every session at once
-  await db.query(`DELETE FROM analytics_funnel_sessions WHERE true ${projectId ? 'AND project_id = $1' : ''}`, params);
-  await db.query(`DELETE FROM analytics_funnel_days WHERE true ${projectId ? 'AND project_id = $1' : ''}`, params);
+  await db.query('DELETE FROM analytics_funnel_sessions WHERE project_id = $1', [projectId]);
+  await db.query('DELETE FROM analytics_funnel_days WHERE project_id = $1', [projectId]);
   await db.query(
     `INSERT INTO analytics_funnel_sessions (project_id, modal, session_id, day, started_us, completed_us, methods, steps, outcomes, families, last_outcome, last_outcome_us, deposits, spans)
      ${sessionDaysSql('analytics_events', only)}
      SELECT days.*, count(*) OVER (PARTITION BY project_id, modal, session_id) > 1 FROM days`,
-    params,
+    [projectId],
   );
   await db.query(
     `INSERT INTO analytics_funnel_days (project_id, modal, method, day, metric, key, value)
      SELECT s.project_id, s.modal, c.method, s.day, c.metric, c.key, sum(c.value)
      FROM analytics_funnel_sessions s, LATERAL analytics_funnel_contribution(s.methods, s.started_us, s.completed_us, s.steps, s.outcomes, s.families) c
-     WHERE NOT s.spans ${projectId ? 'AND project_id = $1' : ''} GROUP BY 1, 2, 3, 4, 5, 6`,
-    params,
+     WHERE NOT s.spans AND project_id = $1 GROUP BY 1, 2, 3, 4, 5, 6`,
+    [projectId],
   );
 }

@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { DomainError } from '../errors';
 import type { RateLimits } from '../projects/rate-limits';
-import type { Config } from '../config';
+import type { UnattributedConfig } from './config';
 import { unattributedRows } from './store';
 
 /** How long a process trusts its count of stored unattributed rows (one index-only count per interval). */
@@ -21,7 +21,7 @@ export class UnattributedGate {
     private readonly rateLimits: RateLimits,
   ) {}
 
-  async admit(limits: Config['analyticsUnattributed'], address: string, origin: string, events: number): Promise<void> {
+  async admit(limits: UnattributedConfig, address: string, origin: string, events: number): Promise<void> {
     for (const [prefix, points, key] of [
       ['analytics-address', limits.perAddressPerMinute, address],
       ['analytics-origin', limits.perOriginPerMinute, origin || 'none'],

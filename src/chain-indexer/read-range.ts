@@ -3,14 +3,14 @@ import type { DataSource } from 'typeorm';
 import { createPublicClient, http, type Block, type PublicClient } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { ChainRegistry } from '../chains/registry';
-import type { Config } from '../config';
 import { batchConflict } from '../indexer/consistency';
-import { ingestEvents } from '../indexer/ingest';
+import { ingestEvents, type IngestDeps } from '../indexer/ingest';
 import { quotedPlans, type QuotedPlan } from '../intents/store';
 import { expiredHolds, walletHolders, WALLET } from '../ledger/ledger';
 import { permit2Claims, type WalletHold } from './permit2-claims';
 import { joinLockId } from '../chains/lock-tag';
-import type { BalanceEvent, DepositVoidEvent, IndexerEvent } from '../indexer/types';
+import type { BalanceEvent, IndexerEvent } from '../indexer/types';
+import type { DepositVoidEvent } from '../deposits/indexer-events';
 import type { Outbox } from '../outbox/outbox';
 import {
   RECENT_RANGES,
@@ -22,14 +22,18 @@ import {
   type ReportedRange,
 } from '../../workflows/contracts/follow-chain';
 import { COMPACT_BALANCE, ERC20_BALANCE, PERMIT2_NONCES } from './abi';
-import type { FollowedChain } from './config';
+import type { ChainIndexerConfig, FollowedChain } from './config';
 import { balanceLogs, inChainOrder, settlementLogs } from './chain-logs';
 import { eventId, keyDigest, toEvents, type BalanceRead } from './to-events';
 import { watchedAccounts } from './store';
 
 export interface ChainIndexerDeps {
   db: DataSource;
-  config: Config;
+  /** what a batch's ingestion reads, the chains followed, and the allocator whose lock tag the chains' events carry */
+  config: Omit<IngestDeps['config'], 'chainIndexer'> & {
+    chainIndexer: ChainIndexerConfig;
+    secrets: { allocatorPrivateKey?: `0x${string}` };
+  };
   outbox: Outbox;
   registry: ChainRegistry;
   defaultLockTag: string;

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { Client } from 'pg';
-import { ConfigError } from '../config';
+import { ConfigError } from '../env';
 
 export interface RunningPostgres {
   url: string;

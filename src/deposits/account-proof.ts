@@ -1,6 +1,6 @@
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { ChainRegistry } from '../chains/registry';
-import type { Config } from '../config';
+import type { DepositSettings } from './config';
 import { signedBySponsor } from '../intents/verify';
 import { PERMIT2_ADDRESS } from '../intents/typed-data';
 import { registerAccountTypedData } from './session-digest';
@@ -32,7 +32,7 @@ const LOWEST_ACCOUNT = 2n ** 16n;
  * be a deposit), and the service's own contracts (The Compact, Permit2, the settlement contracts it reads and names)
  * and listed tokens, whose every transfer would be one.
  */
-export function reservedAddress(address: string, registry: ChainRegistry, config: Config): string | undefined {
+export function reservedAddress(address: string, registry: ChainRegistry, config: DepositSettings): string | undefined {
   const a = address.toLowerCase();
   if (BigInt(a) < LOWEST_ACCOUNT) return 'is the zero address or a precompile';
   const contracts = [

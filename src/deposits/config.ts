@@ -1,5 +1,7 @@
 import { depositTurns, MAX_DEPOSIT_TURNS } from '../../workflows/deposit-state';
 import { ConfigError, int, usd } from '../env';
+import type { IntentConfig } from '../intents/config';
+import type { AllocatorConfig } from '../withdrawals/config';
 
 /** The deposit processor's thresholds (docs/deposit-processor.md, Configuration). */
 export interface DepositConfig {
@@ -35,6 +37,17 @@ export function depositConfig(env: NodeJS.ProcessEnv): DepositConfig {
     refundAttempts: int(env, 'DEPOSIT_REFUND_ATTEMPTS', 5, 1, 100),
     unsupportedReportSeconds: int(env, 'DEPOSIT_UNSUPPORTED_REPORT_SECONDS', 3600, 1, 30 * 86_400),
   };
+}
+
+/**
+ * What the deposit processor reads of the settings: its own, and those of the intent core and the allocator it
+ * moves funds through; of the followed chains, the contracts no account may be registered at.
+ */
+export interface DepositSettings {
+  deposits: DepositConfig;
+  intents: IntentConfig;
+  allocator: AllocatorConfig;
+  chainIndexer: { chains: { compact: string; permit2: string; filler?: string }[] };
 }
 
 /**

@@ -1,9 +1,10 @@
+import type { Attempt } from '../../workflows/contracts/deposit';
 import { ApplicationFailure } from '@temporalio/common';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { ChainRegistry } from '../chains/registry';
 import { toCaip2 } from '../chains/registry';
-import type { Config } from '../config';
+import type { DepositSettings } from './config';
 import { DomainError } from '../errors';
 import { DEFAULT_PRICES_USD } from '../intents/market-defaults';
 import type { IntentInput } from '../intents/quote';
@@ -60,13 +61,6 @@ function mustExist<T>(value: T | undefined, what: string): T {
   return value;
 }
 
-/** An attempt to start an intent: started, waiting for the funds, or impossible. */
-export type Attempt =
-  | { kind: 'started'; intentId: string }
-  | { kind: 'wait'; message: string }
-  | { kind: 'no-route'; message: string }
-  | typeof VOIDED;
-
 /** A reorg dropped the deposit's transaction (src/deposits/ingest.ts, recordVoid): nothing more is done for it. */
 const VOIDED = { kind: 'voided' } as const;
 
@@ -74,7 +68,7 @@ const VOIDED = { kind: 'voided' } as const;
  * The deposit workflow's activities (workflows/deposit.ts). Each persists one step and emits its webhook in the same
  * transaction, keyed by the step, so running one twice changes nothing.
  */
-export function depositActivities(db: DataSource, config: Config, outbox: Outbox, deps: DepositDeps) {
+export function depositActivities(db: DataSource, config: DepositSettings, outbox: Outbox, deps: DepositDeps) {
   const started = async (starts: (QueuedStart | undefined)[]) => {
     for (const s of starts) if (s) await outbox.start(s).catch(() => undefined); // else the outbox sweeper starts it
   };

@@ -1,7 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import type { ChainRegistry } from '../chains/registry';
 import { toCaip2 } from '../chains/registry';
-import type { Config } from '../config';
+import type { DepositSettings } from './config';
 import { queueStart, type QueuedStart } from '../outbox/store';
 import { emitEvent } from '../webhooks/event-store';
 import type {
@@ -10,7 +10,7 @@ import type {
   DepositRefundEvent,
   DepositVoidEvent,
   OnrampOrderEvent,
-} from '../indexer/types';
+} from './indexer-events';
 import { depositWorkflowId, depositWorkflowType } from '../../workflows/contracts/deposit';
 import { findOwningRegistration } from './account-store';
 import { UNSUPPORTED_TOKEN } from './checks';
@@ -33,7 +33,7 @@ import {
 
 export interface DepositIngestDeps {
   registry: ChainRegistry;
-  config: Config;
+  config: DepositSettings;
 }
 
 /** A voided deposit's intent that nothing has paid yet: failed and its hold released by the batch (src/indexer/ingest.ts). */

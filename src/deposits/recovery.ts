@@ -1,6 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { ChainRegistry } from '../chains/registry';
-import type { Config } from '../config';
+import type { DepositSettings } from './config';
 import { availableSources } from '../ledger/ledger';
 import type { Logger } from '../logger';
 import { leftToSweeper } from '../outbox/left-to-sweeper';
@@ -14,7 +14,7 @@ import { type DepositRow, depositTiming, loadDeposit, markRecovering } from './s
 export interface RecoveryDeps {
   db: DataSource;
   registry: ChainRegistry;
-  config: Config;
+  config: DepositSettings;
   outbox: Outbox;
   logger: Logger;
   defaultLockTag: `0x${string}`;

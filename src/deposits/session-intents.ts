@@ -1,6 +1,7 @@
+import { lockDepositAccount, overdrawsDepositCredit } from './credit-store';
 import type { DataSource } from 'typeorm';
 import type { PrivateKeyAccount } from 'viem/accounts';
-import type { Config } from '../config';
+import type { DepositSettings } from './config';
 import { DomainError } from '../errors';
 import { submitSignedIntent, type Submitted } from '../intents/submit';
 import { originTypedData } from '../intents/typed-data';
@@ -16,7 +17,7 @@ import { loadSessionQuote } from './store';
  */
 export async function signAndSubmit(
   db: DataSource,
-  config: Config,
+  config: DepositSettings,
   verify: VerifyDeps,
   signer: PrivateKeyAccount,
   projectId: string,
@@ -42,7 +43,7 @@ export async function signAndSubmit(
       projectId,
       nonce,
       () => signed,
-      signer.address,
+      { signer: signer.address, credit: { lock: lockDepositAccount, overdrawn: overdrawsDepositCredit } },
     )),
     operation: quoted.operation,
   };

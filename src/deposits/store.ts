@@ -1,13 +1,13 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { getAddress } from 'viem';
 import { toCaip2 } from '../chains/registry';
-import type { Config } from '../config';
+import type { DepositSettings } from './config';
 import { queueSignals, queueStart, type QueuedSignal, type QueuedStart } from '../outbox/store';
 import { iso, newestPage } from '../db/newest-page';
 import { plainList } from '../db/plain-list';
 import { preparedQuery } from '../db/prepared';
 import { WALLET } from '../ledger/ledger';
-import type { DepositEvent, DepositRefundEvent, DepositVoidEvent } from '../indexer/types';
+import type { DepositEvent, DepositRefundEvent, DepositVoidEvent } from './indexer-events';
 import type { IntentOp } from '../intents/types';
 import { emitEvent } from '../webhooks/event-store';
 import type { WebhookType } from '../webhooks/types';
@@ -352,7 +352,7 @@ export async function emitDepositEvent(
 }
 
 /** A deposit's timings, fixed when its workflow starts (a configuration change never alters a running one). */
-export const depositTiming = ({ deposits: d }: Config): DepositTiming => ({
+export const depositTiming = ({ deposits: d }: DepositSettings): DepositTiming => ({
   expectedSeconds: d.expectedSeconds,
   bridgeExpectedSeconds: d.bridgeExpectedSeconds,
   bridgeRetries: d.bridgeRetries,
@@ -361,7 +361,10 @@ export const depositTiming = ({ deposits: d }: Config): DepositTiming => ({
   bridgeTimeoutSeconds: d.bridgeTimeoutSeconds,
   refundAttempts: d.refundAttempts,
 });
-export const depositStart = (depositId: string, c: Config): DepositStart => ({ depositId, timing: depositTiming(c) });
+export const depositStart = (depositId: string, c: DepositSettings): DepositStart => ({
+  depositId,
+  timing: depositTiming(c),
+});
 
 /**
  * Queues the refund workflow of a deposit now `refunding` (in the caller's transaction; at most one per deposit),

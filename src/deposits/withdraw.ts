@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { ChainRegistry } from '../chains/registry';
-import type { Config } from '../config';
+import type { DepositSettings } from './config';
 import { DomainError } from '../errors';
 import type { NonceBlock } from '../ledger/nonces';
 import type { Logger } from '../logger';
@@ -24,7 +24,7 @@ const balanceError = (message: string) =>
 export interface WithdrawDeps {
   db: DataSource;
   registry: ChainRegistry;
-  config: Config;
+  config: DepositSettings;
   clock: () => Date;
   outbox: Outbox;
   logger: Logger;

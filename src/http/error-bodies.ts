@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import { DomainError } from '../errors';
-import { envelope } from '../versions/envelope';
-import { BLANC, requestedVersion } from '../versions/versions';
+import { envelope } from './envelope';
+import { BLANC, requestedVersion } from './versions';
 import { RETRY_AFTER_SECONDS } from './deadline';
 import { ApiError, STATUS, VersionError } from './errors';
 

@@ -1,8 +1,8 @@
 import type { RouteDef } from './route';
 import type { Schema } from './schema';
 import { withArrayLimits } from './limits';
-import { ERROR_CODES } from '../versions/envelope';
-import { BLANC, type ApiVersion } from '../versions/versions';
+import { ERROR_CODES } from './envelope';
+import { BLANC, type ApiVersion } from './versions';
 
 export interface Host {
   prefix: string;

@@ -6,7 +6,7 @@ import { ApiError, inputProblemError, Location, validationError } from './errors
 import { exponentNumbers, findInputProblem, holdsMoreThan, LIMITS, withArrayLimits } from './limits';
 import type { Services } from './services';
 import { receivingBody } from './deadline';
-import type { ApiVersion } from '../versions/versions';
+import type { ApiVersion } from './versions';
 
 /** `session`: a compliance customer's browser bearer (src/compliance/session-auth.ts). */
 export type Auth = 'apiKey' | 'indexerKey' | 'session' | 'none';

@@ -1,12 +1,11 @@
 import { setImmediate } from 'node:timers/promises';
 import type { EntityManager } from 'typeorm';
 import { splitLockId } from '../chains/lock-tag';
+import { DEPOSIT_EVENT_TYPES, type DepositIndexerEvent } from '../deposits/indexer-events';
 import {
-  DEPOSIT_EVENT_TYPES,
   type BalanceEvent,
   type Refusal,
   type Delivery,
-  type DepositIndexerEvent,
   type ForcedWithdrawalEvent,
   type GasEvent,
   type IndexerEvent,

@@ -8,8 +8,9 @@ import {
   type QueuedSignal,
   type QueuedStart,
 } from '../outbox/store';
-import { ownerWaitSeconds } from '../outbox/owners';
+import { ownerWaitSeconds } from '../intents/outbox-owners';
 import { applyDepositEvents, type DepositIngestDeps } from '../deposits/ingest';
+import type { IndexerConfig } from './config';
 import { goneSessionHolds, queueIntentReports, type GoneHold } from '../deposits/store';
 import { RELEASED } from '../../workflows/contracts/deposit';
 import { depositReports } from '../../workflows/deposit-state';
@@ -22,6 +23,11 @@ import { withdrawalNonces } from './event-store';
 import { lockChainClocks, screenEvents } from './screen';
 import type { Delivery, IndexerEvent, IngestResult, LifecycleEvent } from './types';
 
+/** What a batch reads of the settings and the chain registry: the deposit processor's, and the clock-skew bound. */
+export interface IngestDeps extends DepositIngestDeps {
+  config: DepositIngestDeps['config'] & { indexer: IndexerConfig };
+}
+
 const VOIDED = "cancelled: its deposit's transaction was dropped from the chain by a reorganization";
 
 /**
@@ -33,7 +39,7 @@ export async function ingestEvents(
   db: DataSource,
   events: IndexerEvent[],
   defaultLockTag: string,
-  deps: DepositIngestDeps,
+  deps: IngestDeps,
   now = new Date(),
 ): Promise<{ result: IngestResult; signals: QueuedSignal[]; starts: QueuedStart[] }> {
   return db.transaction(async (tx) => {
@@ -91,7 +97,7 @@ export async function ingestEvents(
 async function deliver(
   tx: EntityManager,
   deliveries: Delivery[],
-  deps: DepositIngestDeps,
+  deps: IngestDeps,
   now: Date,
 ): Promise<{ signals: QueuedSignal[]; moves: StatusMove[] }> {
   if (!deliveries.length) return { signals: [], moves: [] };

@@ -4,7 +4,8 @@ import { defineRoute } from '../http/route';
 import { batchConflict } from './consistency';
 import { ingestEvents } from './ingest';
 import { ingestBody, ingestQuery, ingestResponse } from './schemas';
-import { DEPOSIT_EVENT_TYPES, type IndexerEvent } from './types';
+import { DEPOSIT_EVENT_TYPES } from '../deposits/indexer-events';
+import type { IndexerEvent } from './types';
 import { leftToSweeper } from '../outbox/left-to-sweeper';
 
 export const indexerRoutes = [

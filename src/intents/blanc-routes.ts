@@ -1,7 +1,7 @@
 import { fromCaip2 } from '../chains/registry';
 import { project } from '../http/project';
 import { routeGroup } from '../http/route';
-import { BLANC } from '../versions/versions';
+import { BLANC } from '../http/versions';
 import { presentBlancStatus, presentRoute, quoteInput, withSignatures } from './blanc-presenter';
 import {
   quoteRequest,

@@ -1,5 +1,6 @@
 import { DomainError } from '../errors';
 import { SETTLEMENT_LAYERS, type ChainRegistry, type TokenInfo } from '../chains/registry';
+import type { Source } from '../ledger/ledger';
 import { BRIDGE_LAYERS, LAYER_SECONDS } from './market-defaults';
 import {
   computeCost,
@@ -11,15 +12,6 @@ import {
   Sponsorship,
   tokenToUsd,
 } from './pricing';
-
-/** A balance the account may spend: a resource lock of ours (COMPACT) or a wallet balance (PERMIT2). */
-export interface Source {
-  chainId: number;
-  token: TokenInfo;
-  lockTag: string;
-  funding: 'COMPACT' | 'PERMIT2';
-  available: bigint;
-}
 
 export interface TokenRequest {
   token: TokenInfo;

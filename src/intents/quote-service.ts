@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { ChainRegistry } from '../chains/registry';
-import type { Config } from '../config';
+import type { IntentConfig } from './config';
 import { availableSources } from '../ledger/ledger';
 import type { NonceBlock } from '../ledger/nonces';
 import { hasSponsorship, type Sponsored } from '../projects/sponsorship-store';
@@ -26,7 +26,7 @@ import type { IntentOp } from './types';
 
 export interface QuoteDeps {
   registry: ChainRegistry;
-  config: Config;
+  config: { intents: IntentConfig };
   lockTag: string;
   orchestrator: PrivateKeyAccount;
   nonces: NonceBlock;

@@ -1,9 +1,10 @@
 import { encodeAbiParameters, getAddress, isAddress, zeroHash } from 'viem';
 import type { ChainRegistry, TokenInfo } from '../chains/registry';
 import { resetPeriodSeconds } from '../chains/lock-tag';
-import type { Config } from '../config';
+import type { IntentConfig } from './config';
 import { DomainError } from '../errors';
-import { Plan, Source, TokenRequest } from './plan-finder';
+import { Plan, TokenRequest } from './plan-finder';
+import type { Source } from '../ledger/ledger';
 import { PERMIT2_ADDRESS } from './typed-data';
 import type { AccountContext, Element, Hex } from './types';
 import type { UnsignedIntentOp } from './server-signature';
@@ -102,7 +103,7 @@ export const MAX_CUSTOM_DEADLINE_SECONDS = 2_592_000;
 export function fillDeadlineOf(
   input: IntentInput,
   now: number,
-  config: Pick<Config['intents'], 'fillWindowSeconds'>,
+  config: Pick<IntentConfig, 'fillWindowSeconds'>,
 ): number {
   const custom = input.options.customDeadline;
   if (custom === undefined) return now + config.fillWindowSeconds;
@@ -137,7 +138,7 @@ export function buildIntentOp(args: {
   nonce: bigint;
   now: number;
   lockTag: string;
-  config: Config['intents'];
+  config: IntentConfig;
   registry: ChainRegistry;
   market: { tokenPrices: Record<string, number>; gasPrices: Record<string, string> };
 }): BuiltQuote {

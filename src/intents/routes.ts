@@ -1,6 +1,6 @@
 import { project } from '../http/project';
 import { routeGroup } from '../http/route';
-import { ALPS } from '../versions/versions';
+import { ALPS } from '../http/versions';
 import { presentAlpsStatus } from './alps-presenter';
 import { authorizeClaim } from './claim-authorization';
 import { quoteDeps, splitOrRefuse, submitDeps } from './handler-support';

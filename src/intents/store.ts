@@ -12,7 +12,6 @@ import {
 import { queuedStartInsert, type QueuedStart } from '../outbox/store';
 import { proveAccount } from '../projects/account-store';
 import { recordSponsored, type Sponsored } from '../projects/sponsorship-store';
-import { lockDepositAccount, overdrawsDepositCredit } from '../deposits/credit-store';
 import {
   keepClaim,
   recordEvent,
@@ -22,7 +21,13 @@ import {
   type IntentStatus,
   movesForward,
 } from '../../workflows/intent-state';
-import { intentWorkflowId, intentWorkflowType, type LifecycleStart } from '../../workflows/contracts/intent-lifecycle';
+import {
+  intentWorkflowId,
+  intentWorkflowType,
+  type LifecycleKind,
+  type LifecycleStart,
+  type TransitionOutcome,
+} from '../../workflows/contracts/intent-lifecycle';
 import { bundleWorkflowId, bundleWorkflowType } from '../../workflows/contracts/bundle-lifecycle';
 import type { IntentOp, Submission } from './types';
 import type { Liquidity } from './split';
@@ -30,7 +35,6 @@ import { claimStates, type ClaimState } from './claims';
 import { DomainError } from '../errors';
 
 /** Intents and legacy bundles share the lifecycle and its transition columns (src/bundles). */
-export type LifecycleKind = 'intent' | 'bundle';
 const owner = (id: string, kind: LifecycleKind = 'intent') => ({ kind, id });
 const TABLE: Record<LifecycleKind, string> = { intent: 'intents', bundle: 'bundles' };
 
@@ -356,6 +360,16 @@ export class SubmitRefused extends Error {
   }
 }
 
+/**
+ * What a session intent may spend: the project's deposit credit in the account, which its owner (src/deposits) keeps.
+ * `lock` takes the (project, account) row where the lock order has an account's proof; `overdrawn` says whether the
+ * intent's reservations, recorded in the same transaction, spend more than that credit.
+ */
+export interface SessionCredit {
+  lock(tx: EntityManager, projectId: string, account: string): Promise<void>;
+  overdrawn(tx: EntityManager, projectId: string, account: string, intentId: string): Promise<boolean>;
+}
+
 export interface Accepted {
   status: IntentStatus;
   start?: QueuedStart;
@@ -364,9 +378,8 @@ export interface Accepted {
 /**
  * Records a verified submission in one transaction: the sponsor's proof of its account to the project, the
  * reservation of what it spends, the intent, and the queued start of its lifecycle (performed after the commit, or by
- * the outbox sweeper if this process dies first). `bySession`: signed by the project's session signer for a deposit
- * account, which proves nothing about the account and may spend only the project's deposit credit in it
- * (src/deposits/credit-store.ts). Locks are taken in the global order (src/ledger/ledger.ts): the quote, the (project,
+ * the outbox sweeper if this process dies first). `credit`: signed by the project's session signer for a deposit
+ * account, which proves nothing about the account and may spend only the project's deposit credit in it. Locks are taken in the global order (src/ledger/ledger.ts): the quote, the (project,
  * account) row, then balance rows. The same submission again returns the recorded status, and the queued start when
  * it has not been performed yet.
  */
@@ -376,7 +389,7 @@ export async function acceptIntent(
   submission: Submission,
   projectId: string,
   settings: { fillGraceSeconds: number; proofDays: number },
-  bySession = false,
+  credit?: SessionCredit,
 ): Promise<Accepted> {
   return db.transaction(async (tx) => {
     const lock = await lockQuote(tx, id, 'intent', projectId);
@@ -396,7 +409,7 @@ export async function acceptIntent(
     const { recorded } = lock;
     if (recorded) return { status: recorded.status, ...(recorded.queued ? { start } : {}) };
     if (expired) throw new SubmitRefused('Quote expired', true);
-    if (bySession) await lockDepositAccount(tx, projectId, account);
+    if (credit) await credit.lock(tx, projectId, account);
     else await proveAccount(tx, projectId, account, 'intent', reservations, settings.proofDays);
     try {
       await reserve(tx, owner(id), account, reservations);
@@ -413,7 +426,7 @@ export async function acceptIntent(
        INSERT INTO intents (id, account, status, destination_chain_id, origin_chain_ids, fill_deadline, operation, signatures, history, signed_by_session)
        SELECT $1, $2, 'PENDING', $3, $4, $5, q.operation, $6, jsonb_build_array(jsonb_build_object('status', 'PENDING', 'at', now())), $7
        FROM quotes q WHERE q.nonce = $1`,
-      [id, account, destinationChainId, originChainIds, fillDeadline, submission, bySession, ...queued.params],
+      [id, account, destinationChainId, originChainIds, fillDeadline, submission, !!credit, ...queued.params],
     );
     // Sponsored fees count for the project once, when the intent is accepted (not per quote or retried submit).
     if (sponsored && !(await recordSponsored(tx, id, projectId)))
@@ -423,15 +436,13 @@ export async function acceptIntent(
         false,
         true,
       );
-    if (bySession && (await overdrawsDepositCredit(tx, projectId, account, id)))
+    if (credit && (await credit.overdrawn(tx, projectId, account, id)))
       throw new SubmitRefused(new InsufficientBalance().message);
     return { status: 'PENDING', start };
   });
 }
 
 /** What a transition's write did: moved the status on, kept it (an event recorded, or nothing new), or was refused. */
-export type TransitionOutcome = 'moved' | 'kept' | 'refused';
-
 /** Work done in the transaction of a transition that moves the status, or of a lifecycle's release: its report onward. */
 export type OnMove = (tx: EntityManager) => Promise<unknown>;
 

@@ -4,7 +4,7 @@ import { DomainError } from '../errors';
 import type { Outbox } from '../outbox/outbox';
 import type { QueuedStart } from '../outbox/store';
 import type { IntentStatus } from '../../workflows/intent-state';
-import { acceptIntent, findQuote, SubmitRefused } from './store';
+import { acceptIntent, findQuote, SubmitRefused, type SessionCredit } from './store';
 import type { IntentOp, SignedIntentOp } from './types';
 import { verifySubmission, type VerifyDeps } from './verify';
 
@@ -22,8 +22,8 @@ export type Submitted = { id: string; status: IntentStatus | 'VERIFIED'; start?:
  * The intent core's submit, shared by every version's submit route and the deposit processor. The quote must be the
  * project's and live (or already accepted: a resubmission is answered after the quote's time-to-live); `sign` lays
  * the caller's signatures over the stored operation, and every signature must be the sponsor's (or, with
- * `sessionSigner`, that of the signer acting for it under a session its owner enabled: then it proves nothing and
- * spends only the project's deposit credit). Then the proof, the reservation, the intent and its queued lifecycle
+ * `session`, that of the signer acting for it under a session its owner enabled: then it proves nothing and
+ * spends only `credit`, the project's deposit credit). Then the proof, the reservation, the intent and its queued lifecycle
  * start commit together; the caller performs `start` after the commit.
  */
 export async function submitSignedIntent(
@@ -31,7 +31,7 @@ export async function submitSignedIntent(
   projectId: string,
   id: string,
   sign: (stored: IntentOp) => SignedIntentOp,
-  sessionSigner?: string,
+  session?: { signer: string; credit: SessionCredit },
 ): Promise<Submitted> {
   const quote = await findQuote(deps.db, id, projectId);
   if (!quote || (quote.expired && !quote.submitted))
@@ -40,7 +40,7 @@ export async function submitSignedIntent(
   const accountType = String(
     (quote.operation.signedMetadata.account as { accountType?: string })?.accountType ?? 'ERC7579',
   );
-  await verifySubmission(signed, quote.operation, accountType, deps.verify, sessionSigner);
+  await verifySubmission(signed, quote.operation, accountType, deps.verify, session?.signer);
   if (signed.options?.dryRun) return { id, status: 'VERIFIED' };
 
   const submission = {
@@ -50,7 +50,7 @@ export async function submitSignedIntent(
     ...(signed.signedAuthorizations ? { signedAuthorizations: signed.signedAuthorizations } : {}),
   };
   try {
-    return { id, ...(await acceptIntent(deps.db, id, submission, projectId, deps, !!sessionSigner)) };
+    return { id, ...(await acceptIntent(deps.db, id, submission, projectId, deps, session?.credit)) };
   } catch (e) {
     if (!(e instanceof SubmitRefused)) throw e;
     if (e.quoteGone) throw new DomainError('NOT_FOUND', `${e.message}; request a new route`);

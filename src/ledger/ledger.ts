@@ -1,6 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import type { ChainRegistry } from '../chains/registry';
-import type { Source } from '../intents/plan-finder';
+import type { ChainRegistry, TokenInfo } from '../chains/registry';
 import {
   availableBalances,
   type ChainClaim,
@@ -18,6 +17,15 @@ import {
   releaseOwnersSettled,
   WALLET,
 } from './store';
+
+/** A balance the account may spend: a resource lock of ours (COMPACT) or a wallet balance (PERMIT2). */
+export interface Source {
+  chainId: number;
+  token: TokenInfo;
+  lockTag: string;
+  funding: 'COMPACT' | 'PERMIT2';
+  available: bigint;
+}
 
 export type { ChainClaim, HeldKey };
 export { expiredHolds, walletHolders, WALLET };

@@ -1,8 +1,8 @@
 import '../tracing/register'; // first: tracing instruments http and pg as they load
 import { once } from 'node:events';
 import { openDatabase } from '../db/data-source';
-import { createApp } from '../http/app';
-import { createServices, temporalCallTimeoutMs } from '../http/services';
+import { createApp } from '../api/app';
+import { createServices, temporalCallTimeoutMs } from '../api/services';
 import { createLogger } from '../logger';
 import { exitOnError, loadRuntime } from '../runtime';
 import { createTemporalClient } from '../temporal/client';

@@ -8,7 +8,7 @@ import { ConfigError } from '../config';
 import { exitOnError, loadRuntime, type Runtime } from '../runtime';
 import { addEndpoint, EndpointError } from '../webhooks/endpoint-store';
 import { deadLetters } from '../outbox/store';
-import { retryDeadLetters } from '../outbox/owners';
+import { retryDeadLetters } from '../intents/outbox-owners';
 import { WEBHOOK_TYPES, type WebhookType } from '../webhooks/types';
 
 const USAGE = [

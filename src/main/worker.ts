@@ -1,12 +1,12 @@
 import '../tracing/register'; // first: tracing instruments http and pg as they load
 import { openDatabase } from '../db/data-source';
-import { createOutbox } from '../outbox/owners';
+import { createOutbox } from '../intents/outbox-owners';
 import { ensureSweeperSchedule } from '../outbox/sweeper';
 import { ensurePruneSchedule } from '../retention/schedule';
 import { createTemporalClient } from '../temporal/client';
 import { createLogger } from '../logger';
 import { exitOnError, loadRuntime } from '../runtime';
-import { createWorkers, installRuntime } from '../temporal/worker';
+import { createWorkers, installRuntime } from '../worker/workers';
 import { depositDeps } from '../deposits/deps';
 import { followChains } from '../chain-indexer/start';
 import { stopTracing } from '../tracing/start';

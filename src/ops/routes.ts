@@ -1,6 +1,6 @@
 import { defineRoute, RouteDef, routeGroup } from '../http/route';
 import { address, caip2 } from '../http/schema';
-import { BLANC, SUPPORTED_VERSIONS, type ApiVersion } from '../versions/versions';
+import { BLANC, SUPPORTED_VERSIONS, type ApiVersion } from '../http/versions';
 import { pingDatabase } from './store';
 
 const health = {

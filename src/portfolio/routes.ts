@@ -4,7 +4,7 @@ import { buildPortfolio, presentAlps, presentBlanc, presentLegacy, TokenPortfoli
 import { accountBalances } from './store';
 import { normalizePortfolioQuery, normalizeRepeatedQuery } from './query';
 import { fromCaip2 } from '../chains/registry';
-import { ALPS, BLANC, type ApiVersion } from '../versions/versions';
+import { ALPS, BLANC, type ApiVersion } from '../http/versions';
 
 const params = { type: 'object', required: ['userAddress'], properties: { userAddress: address } } as const;
 const query = {

@@ -49,7 +49,7 @@ export function startTracing(role: string, env: NodeJS.ProcessEnv = process.env)
   const resource = new sdk.resources.Resource({
     'service.name': env.OTEL_SERVICE_NAME || `intent-orchestrator-${role}`,
   });
-  // One processor for the process's own spans and its workflows' (src/temporal/worker.ts); OTEL_BSP_* tune its batches.
+  // One processor for the process's own spans and its workflows' (src/worker/workers.ts); OTEL_BSP_* tune its batches.
   const spanProcessor = new sdk.tracing.BatchSpanProcessor(new OTLPTraceExporter());
   const nodeSdk = new sdk.NodeSDK({
     resource,

@@ -1,13 +1,13 @@
 import type { Context, Middleware, Next } from 'koa';
-import type { Config } from '../config';
-import { ALPS, BLANC } from './versions';
+import type { VersionsConfig } from './config';
+import { ALPS, BLANC } from '../http/versions';
 
 /**
  * Answers of version-specific routes under alps say that alps is deprecated: `Deprecation` (RFC 9745, `@<unix>`),
  * `Sunset` (RFC 8594) once a date is set, and `Link`s to the migration notes and the successor version's document.
  * Set whatever the outcome, errors included.
  */
-export function deprecationNotice(versions: Config['versions']): Middleware {
+export function deprecationNotice(versions: VersionsConfig): Middleware {
   const link = [
     `<${versions.alpsMigrationUrl}>; rel="deprecation"`,
     `</openapi/${BLANC}.json>; rel="successor-version"`,

@@ -1,6 +1,6 @@
 import { defineRoute } from '../http/route';
 import { MIGRATION } from './migration';
-import { ALPS, BLANC } from './versions';
+import { ALPS, BLANC } from '../http/versions';
 
 /** Version discovery, and the migration notes the Deprecation `Link` of alps answers points to. */
 export const versionRoutes = [

@@ -1,24 +1,18 @@
 import type { DataSource } from 'typeorm';
 import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
-import type { WebhookConfig } from '../config';
+import type { WebhookConfig } from './config';
 import type { QueuedStart } from '../outbox/store';
-import { attemptTarget, type AttemptKey, recordAttempt, type LeasedDelivery, type Sendable } from './delivery-store';
+import { attemptTarget, recordAttempt, type LeasedDelivery, type Sendable } from './delivery-store';
 import { delayAfter, unitHash } from '../../workflows/webhook-delivery-state';
 import { post, type SendResult } from './send';
 import { signedHeaders } from './signing';
-import { type DeliveryPlan, webhookWorkflowType } from '../../workflows/contracts/webhook-delivery';
-import type { AttemptOutcome } from './types';
+import {
+  type AttemptInput,
+  type AttemptResult,
+  type DeliveryPlan,
+  webhookWorkflowType,
+} from '../../workflows/contracts/webhook-delivery';
 import type { AttemptSlots } from './slots';
-
-export interface AttemptInput extends AttemptKey {
-  /** the wait before the next attempt if this one fails; null when it is the last */
-  nextDelaySeconds: number | null;
-}
-
-export interface AttemptResult {
-  outcome: AttemptOutcome;
-  waitSeconds?: number;
-}
 
 /** A receiver's Retry-After is honoured up to this long. */
 const MAX_RETRY_AFTER_SECONDS = 86_400;

@@ -1,3 +1,4 @@
+import type { AttemptKey } from '../../workflows/contracts/webhook-delivery';
 import type { DataSource } from 'typeorm';
 import type { QueuedStart } from '../outbox/store';
 import { queueStart } from '../outbox/store';
@@ -28,14 +29,6 @@ export interface LeasedDelivery extends Sendable {
   round: number;
   /** the trace of whoever opened the round (src/webhooks/event-store.ts) */
   traceContext: TraceContext | null;
-}
-
-/** Which attempt of which delivery. */
-export interface AttemptKey {
-  eventId: string;
-  endpointId: string;
-  round: number;
-  attempt: number;
 }
 
 /** A delivery as one attempt finds it: what it sends, its current round and status, and the attempt's record if any. */

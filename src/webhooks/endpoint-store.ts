@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import type { WebhookConfig } from '../config';
+import type { WebhookConfig } from './config';
 import { DomainError } from '../errors';
 import { iso } from '../db/newest-page';
 import { newSecret } from './signing';

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import type { WebhookConfig } from '../config';
+import type { WebhookConfig } from './config';
 import type { Outbox } from '../outbox/outbox';
 import { attemptLeased } from './deliver';
 import type { LeasedDelivery } from './delivery-store';

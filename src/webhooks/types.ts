@@ -19,11 +19,3 @@ export type WebhookType = (typeof WEBHOOK_TYPES)[number];
 
 export const EVENT_STATUSES = ['pending', 'delivered', 'failed'] as const;
 export type EventStatus = (typeof EVENT_STATUSES)[number];
-
-/** One attempt's outcome as the workflow sees it. */
-export type AttemptOutcome =
-  | 'delivered'
-  /** failed; try again on the schedule (or give up if this was the last attempt) */
-  | 'retry'
-  /** the endpoint was disabled or removed, or answered 410 Gone: no more attempts */
-  | 'stopped';

@@ -3,7 +3,7 @@ import { getAddress } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { ChainRegistry } from '../chains/registry';
-import type { Config } from '../config';
+import type { AllocatorConfig } from './config';
 import { DomainError } from '../errors';
 import { InsufficientBalance, releaseAfterExpiry, reserve, settleOnClaims } from '../ledger/ledger';
 import { allocateWithdrawalNonce } from '../ledger/nonces';
@@ -34,7 +34,7 @@ import { batchCompactAuthorization, compactAuthorization, Lock } from '../compac
 /** `projectAddress`: the project's signing address, which names it in the signed request's domain. */
 export interface AllocatorDeps {
   registry: ChainRegistry;
-  config: Config;
+  config: { allocator: AllocatorConfig };
   lockTag: string;
   allocator: PrivateKeyAccount;
   projectAddress: string;

@@ -9,7 +9,7 @@ import type { Services } from '../http/services';
 import { allocateWithdrawal, IDEMPOTENCY_KEY_TTL_HOURS } from './allocate';
 import type { Allocation } from './store';
 import { MAX_DEADLINE_SECONDS, type WithdrawalRequest } from './sponsor-signature';
-import { ALPS } from '../versions/versions';
+import { ALPS } from '../http/versions';
 import { leftToSweeper } from '../outbox/left-to-sweeper';
 import { withdrawalWorkflowType } from '../../workflows/contracts/withdrawal';
 

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { createDataSource } from '../../src/db/data-source';
 import { stopProcess } from '../../src/dev/processes';
-import { createApp } from '../../src/http/app';
+import { createApp } from '../../src/api/app';
 import { Api, call, spawnApi, startApi } from '../support/harness';
 import { newProject } from '../support/projects';
 

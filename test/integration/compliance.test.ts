@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { waitFor } from '../../src/dev/processes';
-import { createApp } from '../../src/http/app';
+import { createApp } from '../../src/api/app';
 import type { Services } from '../../src/http/services';
 import { Api, call, killWorkers, startApi, startWorker } from '../support/harness';
 import { newProject, subscribe, type Project } from '../support/projects';

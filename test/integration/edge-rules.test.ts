@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { randomInt } from 'node:crypto';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { createApp } from '../../src/http/app';
+import { createApp } from '../../src/api/app';
 import { parseAddressRanges } from '../../src/http/client-address';
 import { proveAccount } from '../../src/projects/account-store';
 import { ARB_USDC, BASE_USDC } from '../support/fixtures';

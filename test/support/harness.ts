@@ -12,8 +12,9 @@ import { dropDatabase, ensureDatabase, withDatabase } from '../../src/db/provisi
 import type { ChildProcess } from 'node:child_process';
 import { spawnEntry, stopProcess, waitFor } from '../../src/dev/processes';
 import { onFreePorts } from './global-setup';
-import { createApp } from '../../src/http/app';
-import { createServices, Services, temporalCallTimeoutMs } from '../../src/http/services';
+import { createApp } from '../../src/api/app';
+import type { Services } from '../../src/http/services';
+import { createServices, temporalCallTimeoutMs } from '../../src/api/services';
 import { createTemporalClient } from '../../src/temporal/client';
 import { createLogger } from '../../src/logger';
 import { createProject } from '../../src/projects/api-keys';

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import net, { type AddressInfo } from 'node:net';
 import Koa from 'koa';
 import { ServiceError } from '@temporalio/client';
-import { hosts, unroutedErrors } from '../../src/http/app';
+import { hosts, unroutedErrors } from '../../src/api/app';
 import { errors } from '../../src/http/middleware';
 import { deadline, deadlineClass, receivingBody } from '../../src/http/deadline';
 import type { Services } from '../../src/http/services';

@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import { DomainError } from '../../src/errors';
-import { hosts, unroutedErrors } from '../../src/http/app';
+import { hosts, unroutedErrors } from '../../src/api/app';
 import { ApiError } from '../../src/http/errors';
 import { errors } from '../../src/http/middleware';
 import type { Services } from '../../src/http/services';

@@ -1,15 +1,8 @@
 import { loadChainRegistry } from '../../src/chains/registry';
 import { DEFAULT_FEES } from '../../src/intents/market-defaults';
 import { bpsOf, type Market } from '../../src/intents/pricing';
-import {
-  netUsd,
-  planAlternatives,
-  planIntent,
-  planSeconds,
-  rankPlans,
-  rescale,
-  Source,
-} from '../../src/intents/plan-finder';
+import { netUsd, planAlternatives, planIntent, planSeconds, rankPlans, rescale } from '../../src/intents/plan-finder';
+import type { Source } from '../../src/ledger/ledger';
 import type { DomainError } from '../../src/errors';
 
 const registry = loadChainRegistry();

@@ -8,7 +8,8 @@ import { DEFAULT_FEES, DEFAULT_PRICES_USD } from '../../src/intents/market-defau
 import { buildIntentOp, MAX_CUSTOM_DEADLINE_SECONDS, type IntentInput } from '../../src/intents/quote';
 import type { Market } from '../../src/intents/pricing';
 import { DomainError } from '../../src/errors';
-import { planAlternatives, rescale, type Plan, type Source } from '../../src/intents/plan-finder';
+import { planAlternatives, rescale, type Plan } from '../../src/intents/plan-finder';
+import type { Source } from '../../src/ledger/ledger';
 
 const registry = loadChainRegistry();
 const PRICES: Record<string, number> = { ETH: 3000, WETH: 3000, USDC: 1, USDT: 1, USDT0: 1, BNB: 600, POL: 0.5 };

@@ -1,7 +1,7 @@
-import { hosts } from '../../src/http/app';
+import { hosts } from '../../src/api/app';
 import { openApiDocument } from '../../src/http/openapi';
 import { exponentNumbers, findInputProblem, LIMITS, withArrayLimits } from '../../src/http/limits';
-import { SUPPORTED_VERSIONS } from '../../src/versions/versions';
+import { SUPPORTED_VERSIONS } from '../../src/http/versions';
 
 /** Every array schema under a node, with where it is. */
 function arrays(node: unknown, at: string, out: { at: string; schema: Record<string, unknown> }[] = []) {

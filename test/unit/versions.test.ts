@@ -1,6 +1,6 @@
 import { ApiError } from '../../src/http/errors';
 import { quoteInput, signData } from '../../src/intents/blanc-presenter';
-import { envelope, errorCode } from '../../src/versions/envelope';
+import { envelope, errorCode } from '../../src/http/envelope';
 import { ARB_USDC } from '../support/fixtures';
 
 test('envelope: a named code wins, else the status decides, else INTERNAL', () => {

@@ -4,7 +4,7 @@ import type { DataSource } from 'typeorm';
 import { loadConfig } from '../../src/config';
 import { Outbox } from '../../src/outbox/outbox';
 import type { QueuedStart } from '../../src/outbox/store';
-import { createWorkers } from '../../src/temporal/worker';
+import { createWorkers } from '../../src/worker/workers';
 
 afterEach(() => jest.restoreAllMocks());
 

@@ -61,3 +61,58 @@ export interface DepositStart {
 
 /** How a refund ends: refunded by an intent, or left to a transfer made outside. */
 export type RefundOutcome = 'refunded' | 'external' | 'voided';
+
+/**
+ * A deposit error code (src/deposits/error-codes.json is their table; the domain types them exactly, the workflows
+ * only pass them on or pick one of WORKFLOW_CODES).
+ */
+export type DepositCode = string;
+
+/** What the checks a received deposit passes decided (src/deposits/checks.ts): refused, already there, or to bridge. */
+export type Verdict =
+  | { kind: 'reject'; code: DepositCode; message: string; limits?: { minAmountUsd: string } }
+  | { kind: 'direct' }
+  | { kind: 'bridge' };
+
+/** A reorg dropped the deposit's transaction (src/deposits/ingest.ts): nothing more is done for it. */
+export type Voided = { kind: 'voided' };
+
+/** An attempt to start an intent: started, waiting for the funds, or impossible. */
+export type Attempt =
+  | { kind: 'started'; intentId: string }
+  | { kind: 'wait'; message: string }
+  | { kind: 'no-route'; message: string }
+  | Voided;
+
+/**
+ * The deposit and refund workflows' activities (src/deposits/deposit-steps.ts). Each persists one step and emits its
+ * webhook in the same transaction, keyed by the step, so running one twice changes nothing.
+ */
+export interface DepositActivities {
+  checkDeposit(id: string): Promise<Verdict | Voided>;
+  rejectDeposit(id: string, code: DepositCode, message: string, limits?: Record<string, string>): Promise<void>;
+  completeDirect(id: string): Promise<void>;
+  startBridge(id: string, attempt: number, timing: DepositTiming): Promise<Attempt>;
+  reportDelay(
+    id: string,
+    kind: 'deposit' | 'bridge',
+    attempt: number,
+    reason: string,
+    timing: DepositTiming,
+  ): Promise<void>;
+  refundDeposit(id: string, code: DepositCode, message: string, attempt: number, timing: DepositTiming): Promise<void>;
+  finishBridge(
+    id: string,
+    intentId: string,
+    attempt: number,
+    timing: DepositTiming,
+  ): Promise<'completed' | 'retry' | 'refunding' | 'voided'>;
+  startRefund(
+    id: string,
+    attempt: number,
+    timing: DepositTiming,
+  ): Promise<Attempt | { kind: 'external' } | { kind: 'refunded' }>;
+  finishRefund(id: string, intentId: string): Promise<boolean>;
+  /** the ledger's word: the intent holds nothing more (its claims settled, or it was released) */
+  intentFinal(intentId: string): Promise<boolean>;
+}

@@ -82,3 +82,8 @@ export interface RangeRead {
 
 /** How many reported ranges a rewind can go back over. */
 export const RECENT_RANGES = 64;
+
+/** The follower's activity (src/chain-indexer/read-range.ts), polled on chainIndexerTaskQueue. */
+export interface ChainIndexerActivities {
+  readChainRange(chainId: number, stream: ChainStream, cursor: ChainCursor): Promise<RangeRead>;
+}

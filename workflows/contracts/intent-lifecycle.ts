@@ -1,5 +1,5 @@
 import { defineQuery, defineSignal } from '@temporalio/workflow';
-import type { ChainTx, IntentState } from '../intent-state';
+import type { ChainTx, IntentEvent, IntentState, IntentStatus } from '../intent-state';
 
 /**
  * The intent lifecycle's contract (workflows/intent-lifecycle.ts runs it; src/intents starts it, src/indexer and
@@ -32,4 +32,21 @@ export interface LifecycleStart {
   fillGraceSeconds: number;
   expires: number;
   state?: IntentState;
+}
+
+/** Intents and legacy bundles run the same lifecycle, each recorded in its own table. */
+export type LifecycleKind = 'intent' | 'bundle';
+
+/** What a transition did: moved the status, kept it (the event recorded beside it), or was refused as stale. */
+export type TransitionOutcome = 'moved' | 'kept' | 'refused';
+
+/** The lifecycle's activities (activities/index.ts implements them over src/intents/store.ts). */
+export interface LifecycleActivities {
+  recordTransition(
+    id: string,
+    status: IntentStatus,
+    event?: IntentEvent,
+    kind?: LifecycleKind,
+  ): Promise<TransitionOutcome>;
+  releaseIntent(id: string, kind?: LifecycleKind): Promise<void>;
 }

@@ -9,3 +9,8 @@ export type Pruned = (typeof PRUNED)[number];
 
 /** The rows one run deleted, per kind. */
 export type PruneResult = Record<Pruned, number>;
+
+/** The pruner's activity (src/retention/prune-store.ts): the rows of one kind it deleted. */
+export interface PruneActivities {
+  pruneExpired(kind: Pruned): Promise<number>;
+}

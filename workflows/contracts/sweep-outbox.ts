@@ -8,3 +8,8 @@ export interface SweepResult {
   started: number;
   delivered: number;
 }
+
+/** The sweep's activity (the process's outbox, src/outbox/outbox.ts). */
+export interface SweepActivities {
+  sweepOutbox(graceSeconds: number): Promise<SweepResult & { failed: number }>;
+}

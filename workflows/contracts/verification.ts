@@ -21,3 +21,9 @@ export interface ProviderUpdate {
   occurredAt: number;
 }
 export const providerUpdateSignal = defineSignal<[ProviderUpdate]>('providerUpdate');
+
+/** The verification's activities (src/compliance/store.ts records them). */
+export interface VerificationActivities {
+  recordVerificationStatus(id: string, status: ProviderState, cause: string): Promise<void>;
+  markVerificationStale(id: string, cause: string): Promise<void>;
+}

@@ -28,3 +28,34 @@ export interface DeliveryPlan {
   firstAttempt?: number;
   retryAt?: number;
 }
+
+/** Which attempt of which delivery. */
+export interface AttemptKey {
+  eventId: string;
+  endpointId: string;
+  round: number;
+  attempt: number;
+}
+
+export interface AttemptInput extends AttemptKey {
+  /** the wait before the next attempt if this one fails; null when it is the last */
+  nextDelaySeconds: number | null;
+}
+
+/** One attempt's outcome as the workflow sees it. */
+export type AttemptOutcome =
+  | 'delivered'
+  /** failed; try again on the schedule (or give up if this was the last attempt) */
+  | 'retry'
+  /** the endpoint was disabled or removed, or answered 410 Gone: no more attempts */
+  | 'stopped';
+
+export interface AttemptResult {
+  outcome: AttemptOutcome;
+  waitSeconds?: number;
+}
+
+/** The delivery's activity (src/webhooks/deliver.ts), polled on webhookTaskQueue. */
+export interface WebhookActivities {
+  attemptWebhook(a: AttemptInput): Promise<AttemptResult>;
+}

@@ -12,3 +12,8 @@ export const withdrawalClaimSignal = defineSignal<[WithdrawalClaim]>('claim');
 
 /** How a hold ends: its claim arrived, or `expires` passed. */
 export type WithdrawalOutcome = 'CLAIMED' | 'EXPIRED';
+
+/** The hold's activity (activities/index.ts, over src/withdrawals/allocate.ts). */
+export interface WithdrawalActivities {
+  finishWithdrawal(nonce: string, status: WithdrawalOutcome, claim?: WithdrawalClaim): Promise<void>;
+}

@@ -1,5 +1,4 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
-import { splitLockId } from '../../chains/lock-tag';
 
 export class RequestPath1764100000000 implements MigrationInterface {
   name = 'RequestPath1764100000000';
@@ -34,20 +33,11 @@ export class RequestPath1764100000000 implements MigrationInterface {
     // A signed withdrawal request authorizes one allocation only.
     await q.query('ALTER TABLE withdrawals ADD COLUMN request_digest text UNIQUE');
     await q.query("CREATE INDEX withdrawals_outstanding ON withdrawals (account) WHERE status = 'ALLOCATED'");
-    // Forced withdrawals by lock (tag and token, split from the id) so intents skip such locks; ordered by block.
+    // Forced withdrawals by lock (tag and token, split from the id) so intents skip such locks; ordered by block. No
+    // release recorded forced withdrawals before this: there are no rows to split.
     await q.query(
       'ALTER TABLE forced_withdrawals ADD COLUMN lock_tag text, ADD COLUMN token text, ADD COLUMN block_number bigint NOT NULL DEFAULT 0',
     );
-    const rows: { account: string; chain_id: string; lock_id: string }[] = await q.query(
-      'SELECT account, chain_id, lock_id FROM forced_withdrawals',
-    );
-    for (const r of rows) {
-      const { lockTag, token } = splitLockId(r.lock_id);
-      await q.query(
-        'UPDATE forced_withdrawals SET lock_tag = $1, token = $2 WHERE account = $3 AND chain_id = $4 AND lock_id = $5',
-        [lockTag, token, r.account, r.chain_id, r.lock_id],
-      );
-    }
   }
 
   async down(q: QueryRunner): Promise<void> {

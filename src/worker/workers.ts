@@ -1,7 +1,7 @@
 import { DefaultLogger, LogLevel, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { ActivityDeps, createActivities } from '../../activities';
 import { webhookTaskQueue } from '../../workflows/contracts/webhook-delivery';
-import { heartbeating } from './heartbeat';
+import { heartbeating } from '../temporal/heartbeat';
 import { chainIndexerTaskQueue } from '../../workflows/contracts/follow-chain';
 import { createLeaseLoop, type LeaseLoop } from '../webhooks/lease-loop';
 import { FunnelFolder } from '../analytics/folder';

@@ -1,20 +1,26 @@
 import type { DataSource } from 'typeorm';
 import type { Client } from '@temporalio/client';
-import type { Config } from '../config';
-import { endedLifecycles, lifecycleStarts } from '../intents/store';
+import type { OutboxConfig } from '../outbox/config';
+import type { IntentConfig } from './config';
+import { endedLifecycles, lifecycleStarts } from './store';
 import { intentWorkflowId } from '../../workflows/contracts/intent-lifecycle';
 import { bundleWorkflowId } from '../../workflows/contracts/bundle-lifecycle';
-import { Outbox, requeue } from './outbox';
-import type { DeadRow } from './store';
+import { Outbox, requeue } from '../outbox/outbox';
+import type { DeadRow } from '../outbox/store';
 
 /**
  * How long a lifecycle event for a nonce nobody owns yet is kept (seconds): its quote's time-to-live, in which its
  * submit must commit, and the fill window after it. Past that no submit can make it an intent or bundle.
  */
-export const ownerWaitSeconds = (config: Config) => config.intents.quoteTtlSeconds + config.intents.fillWindowSeconds;
+export const ownerWaitSeconds = (config: { intents: IntentConfig }) =>
+  config.intents.quoteTtlSeconds + config.intents.fillWindowSeconds;
 
 /** The process's outbox: events awaiting their owner are addressed to the intent or bundle recorded for their nonce. */
-export function createOutbox(db: DataSource, temporal: Client, config: Config): Outbox {
+export function createOutbox(
+  db: DataSource,
+  temporal: Client,
+  config: { taskQueue: string; outbox: OutboxConfig; intents: IntentConfig },
+): Outbox {
   return new Outbox(db, temporal, config.taskQueue, {
     maxAttempts: config.outbox.maxAttempts,
     maxPendingStarts: config.outbox.maxPendingStarts,
@@ -36,7 +42,7 @@ function ownerOf(r: DeadRow): string | undefined {
  * refused: once Temporal's retention has purged the closed run, performing it would start a fresh lifecycle for an
  * intent that is final (its transitions are refused by the store all the same, src/intents/store.ts).
  */
-export async function retryDeadLetters(db: DataSource, which: string, config: Config) {
+export async function retryDeadLetters(db: DataSource, which: string, config: { intents: IntentConfig }) {
   return requeue(db, which, ownerWaitSeconds(config), async (rows) => {
     const ended = await endedLifecycles(
       db,

@@ -1,5 +1,5 @@
 import type { Context, Middleware, Next } from 'koa';
-import { VersionError } from '../http/errors';
+import { VersionError } from './errors';
 
 /** Dated API versions (spec: Versioning). alps is deprecated and frozen; blanc is current. */
 export const ALPS = '2026-01.alps';

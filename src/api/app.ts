@@ -17,17 +17,17 @@ import { accountRoutes } from '../deposits/account-routes';
 import { depositRoutes } from '../deposits/routes';
 import { analyticsRoutes, ingestCors, ingestTokenRoute } from '../analytics/routes';
 import { sessionAuth } from '../compliance/session-auth';
-import { Host, openApiDocument } from './openapi';
-import { apiKeyAuth, errors, indexerAuth, observe, rendersErrors, trustedClientAddress } from './middleware';
-import { currentHostErrors, depositProcessorErrors, type ErrorRenderer, legacyHostErrors } from './error-bodies';
-import { deadline } from './deadline';
-import { apiVersion, SUPPORTED_VERSIONS, type ApiVersion } from '../versions/versions';
-import { ApiError } from './errors';
-import { LIMITS } from './limits';
+import { Host, openApiDocument } from '../http/openapi';
+import { apiKeyAuth, errors, indexerAuth, observe, rendersErrors, trustedClientAddress } from '../http/middleware';
+import { currentHostErrors, depositProcessorErrors, type ErrorRenderer, legacyHostErrors } from '../http/error-bodies';
+import { deadline } from '../http/deadline';
+import { apiVersion, SUPPORTED_VERSIONS, type ApiVersion } from '../http/versions';
+import { ApiError } from '../http/errors';
+import { LIMITS } from '../http/limits';
 import { deprecationNotice } from '../versions/deprecation';
 import { versionRoutes } from '../versions/routes';
-import { Auth, mount } from './route';
-import type { Services } from './services';
+import { Auth, mount } from '../http/route';
+import type { Services } from '../http/services';
 
 /**
  * Three hosts in one process: the current-generation host at `/`, the deposit processor at `/deposit-processor`,

@@ -1,5 +1,5 @@
 import { DomainError } from '../errors';
-import { ApiError, STATUS } from '../http/errors';
+import { ApiError, STATUS } from './errors';
 
 /** The current version's error codes, in the order docs/api.md and the OpenAPI document list them. */
 const CODES = [
