@@ -15,9 +15,9 @@ export const v0: any = require(
  * A suite of the legacy host: its API, the local chain that checks the bundles' smart-account signatures (both chains
  * of these bundles, Base and Arbitrum, are served by it) and the 0.5.x client pointed at `/legacy`.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export async function startLegacyHost(
   opts: Parameters<typeof startApi>[0] = {},
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
 ): Promise<{ api: Api; chain: LocalChain; client: any }> {
   const api = await startApi(opts);
   if (opts.ownDatabase) await startWorker(api.env);
