@@ -43,7 +43,7 @@ beforeAll(async () => {
   await tokenAt(base, BASE_USDC);
   const filler = await deployContract(arb, 'Filler');
   await tokenAt(arb, ARB_USDC);
-  startWorker({
+  await startWorker({
     ...api.env,
     env: {
       ...api.env.env,

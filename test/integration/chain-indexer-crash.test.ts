@@ -102,13 +102,13 @@ test('a worker killed with SIGKILL mid-backfill loses and duplicates nothing onc
         ])
       )[0].n,
     );
-  startWorker(indexing);
+  await startWorker(indexing);
   await waitFor('the first deposits', async () => (await deposited()) >= 5, 60_000);
   killWorkers(api.env);
   const atKill = await deposited();
   expect(atKill).toBeLessThan(TRANSFERS);
 
-  startWorker(indexing);
+  await startWorker(indexing);
   const listed = async () =>
     (
       await Promise.all(

@@ -55,7 +55,7 @@ beforeAll(async () => {
   await contractAt(base, 'Permit2', PERMIT2_ADDRESS);
   filler = await deployContract(arb, 'Filler');
   await tokenAt(arb, ARB_USDC);
-  startWorker({
+  await startWorker({
     ...api.env,
     env: {
       ...api.env.env,

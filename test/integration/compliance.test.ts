@@ -15,7 +15,7 @@ const closers: (() => Promise<void> | void)[] = [];
 beforeAll(async () => {
   // It kills and restarts workers: its own, never the lane's the other suites run on.
   api = await startApi({ ownDatabase: true });
-  startWorker(api.env);
+  await startWorker(api.env);
 });
 afterAll(async () => {
   for (const close of closers) await close();
@@ -260,7 +260,7 @@ test('durability: the worker killed during review, the decision arrives while it
   });
   expect(rejected.json.state).toBe('declined'); // the callback was accepted with no worker running
   expect((await verify(api, token)).json.status).toBe('pending'); // not applied yet: the lifecycle applies it
-  startWorker(api.env);
+  await startWorker(api.env);
 
   await waitFor('failed', async () => (await verify(api, token)).json.status === 'failed', 40_000);
   await waitFor('decision delivered', async () => r.accepted.size === 2, 40_000);

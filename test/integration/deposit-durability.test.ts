@@ -11,7 +11,7 @@ let receiver: Receiver;
 beforeAll(async () => {
   // It kills and restarts workers: its own, never the lane's the other suites run on.
   api = await startApi({ ownDatabase: true });
-  startWorker(api.env);
+  await startWorker(api.env);
   receiver = await new Receiver([]).start();
 });
 afterAll(async () => {
@@ -81,7 +81,7 @@ test('deposits in flight reach their terminal state after the worker is killed a
   );
   await new Promise((r) => setTimeout(r, 2000));
   expect((await byTx(t.bridged)).stage).toBe('bridging');
-  startWorker(api.env);
+  await startWorker(api.env);
 
   await waitFor('the waiting deposit bridges', async () => (await byTx(t.waiting)).stage === 'bridging', 40_000);
   const waitingIntent = (await byTx(t.waiting)).intentId as string;

@@ -759,7 +759,7 @@ describe('a failed attempt is final before the next one spends', () => {
     // The second deposit must bridge and complete before the first intent's `expires`: a worker of its own gives
     // that round trip 25 s (the run's bridge timeout gives it 11, which a loaded machine can outlast).
     const own = await startApi({ ownDatabase: true, settings: { DEPOSIT_BRIDGE_TIMEOUT_SECONDS: '20' } });
-    startWorker(own.env);
+    await startWorker(own.env);
     try {
       const { p, r } = await subscribed(own);
       const { address } = await registerManaged(p, baseToArb);

@@ -19,7 +19,7 @@ let chain: LocalChain;
 beforeAll(async () => {
   // It kills and restarts workers: its own, never the lane's the other suites run on.
   api = await startApi({ ownDatabase: true });
-  startWorker(api.env);
+  await startWorker(api.env);
   chain = await startChain(); // legacy bundles come from smart accounts, verified on chain
   process.env.RPC_URL_8453 = chain.url;
   process.env.RPC_URL_42161 = chain.url;
@@ -107,7 +107,7 @@ test('intents and bundles in flight reach the right terminal state after the wor
   expect((await call(api, 'GET', `/intent-operation/${toExpire}`)).json.status).toBe('PENDING');
   expect((await call(api, 'GET', `/legacy/bundles/${bundleToExpire}`)).json.status).toBe('PENDING');
 
-  startWorker(api.env);
+  await startWorker(api.env);
   expect((await events).status).toBe(200);
   await waitForStatus(toComplete, 'COMPLETED');
   await waitForStatus(toExpire, 'EXPIRED');

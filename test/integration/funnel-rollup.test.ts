@@ -11,7 +11,7 @@ let api: Api;
 beforeAll(async () => {
   // It kills and restarts workers: its own, never the lane's the other suites run on.
   api = await startApi({ ownDatabase: true });
-  startWorker(api.env);
+  await startWorker(api.env);
 });
 afterAll(() => api.close());
 
@@ -167,7 +167,7 @@ test('23.4 the workers fold queued batches without any report, through a kill -9
   // Batches stored while no worker runs stay queued for the next one.
   for (let i = 200; i < 400; i += 20) await storeEvents(api.db, projectId, events.slice(i, i + 20));
   expect(await queued(projectId)).toBeGreaterThan(0);
-  startWorker(api.env);
+  await startWorker(api.env);
   await waitFor('the restarted worker folded the queue', async () => (await queued(projectId)) === 0, 60_000);
   const kept = await rollupOf(projectId);
   expect(kept[1].length).toBeGreaterThan(0);

@@ -34,7 +34,7 @@ let api: Api;
 beforeAll(async () => {
   // It kills and restarts workers: its own, never the lane's the other suites run on.
   api = await startApi({ ownDatabase: true });
-  startWorker(api.env);
+  await startWorker(api.env);
 });
 afterAll(() => api.close());
 
@@ -247,7 +247,7 @@ test('ingestion is answered while no worker runs, and applied once a worker star
     expect(portfolio.json.portfolio[0].balance.unlocked).toBe('777');
     expect(await statusOf(api, id)).toBe('FILLED');
   } finally {
-    startWorker(api.env);
+    await startWorker(api.env);
   }
   const lifecycle = api.temporal.workflow.getHandle(`intent-${id}`);
   await until('the lifecycle has the fill', async () =>

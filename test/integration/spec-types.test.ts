@@ -1,6 +1,12 @@
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { ARB_USDC, BASE_USDC } from '../support/fixtures';
-import { Api, call, fundedAccount, startApi } from '../support/harness';
+import { proveAccount } from '../../src/projects/account-store';
+import { DP, newOwner, projectSigner, signSessions } from '../support/deposits';
+import { ARB_USDC, BASE_USDC, claimEvent, eventId, fillEvent, TX, walletSnapshot } from '../support/fixtures';
+import { Api, call, fundedAccount, ingest, startApi, until } from '../support/harness';
+import { signedQuote } from '../support/intents';
+import { newProject, subscribe } from '../support/projects';
+import { suiteReceivers } from '../support/receiver';
+import { SPEC_RESPONSE_FIELDS, type SpecResponseField } from '../support/spec-response-types';
 import { SPEC_REQUEST_FIELDS, type SpecType } from '../support/spec-types';
 
 /**
@@ -265,3 +271,215 @@ test.each(SPEC_REQUEST_FIELDS.map((f) => [f.route, f.field, f.type] as const))(
     });
   },
 );
+
+describe("answers: every response field the spec types is there, in the spec's type", () => {
+  /** A JSON number as its literal in the answer's text: read whole however many digits it has. */
+  class JsonNumber {
+    constructor(readonly literal: string) {}
+  }
+  const NUMBER = '\uE000'; // a private-use character that starts no string of an answer
+
+  /**
+   * The answer with each JSON number a `JsonNumber`: a 256-bit literal would be rounded by JSON.parse, and `1` must
+   * be told from `"1"`. Strings are matched whole before numbers, so digits inside a string are never taken for one.
+   */
+  function parseLiterals(text: string): unknown {
+    const marked = text.replace(/"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g, (token) =>
+      token.startsWith('"') ? token : `"${NUMBER}${token}"`,
+    );
+    return JSON.parse(marked, (_key, value) =>
+      typeof value === 'string' && value.startsWith(NUMBER) ? new JsonNumber(value.slice(1)) : value,
+    );
+  }
+
+  /** An integer literal (256 bits included), or a literal whose value is an exact integer (`1.0`). */
+  const isInteger = (n: JsonNumber) => /^-?\d+$/.test(n.literal) || Number.isSafeInteger(Number(n.literal));
+  /** What the withdrawals write for a 256-bit value: digits only, below 2^256. */
+  const isUint256 = (n: JsonNumber) => /^\d+$/.test(n.literal) && BigInt(n.literal) < 2n ** 256n;
+
+  function inSpecType(value: unknown, row: SpecResponseField): boolean {
+    if (value instanceof JsonNumber) {
+      const typed = row.type === 'number' || (row.type === 'integer' && isInteger(value));
+      return typed && (!row.exactInteger || isUint256(value));
+    }
+    switch (row.type) {
+      case 'array':
+        return Array.isArray(value);
+      case 'object':
+        return typeof value === 'object' && value !== null && !Array.isArray(value);
+      case 'string':
+      case 'boolean':
+        return typeof value === row.type;
+      default:
+        return false; // a number or an integer that is not a JSON number
+    }
+  }
+  const show = (value: unknown) =>
+    value instanceof JsonNumber
+      ? `number ${value.literal}`
+      : `${value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value} ${JSON.stringify(value)?.slice(0, 80)}`;
+
+  /** The values at `field` (dots, `[]`: the first item, `*`: every value of a map, `.0`: a pair's first item). */
+  function valuesAt(answer: unknown, field: string): unknown[] {
+    let values = [answer];
+    for (const key of field.replace(/\[\]/g, '.0').split('.')) {
+      values = values.flatMap((node) => {
+        if (typeof node !== 'object' || node === null || node instanceof JsonNumber) return [];
+        const parent = node as Record<string, unknown>;
+        return key === '*' ? Object.values(parent) : key in parent ? [parent[key]] : [];
+      });
+    }
+    return values;
+  }
+
+  /** The answer's text, once it is the route's success. */
+  function successText(res: { status: number; text: string }, status = 200): string {
+    if (res.status !== status) throw new Error(`answered ${res.status}, not ${status}: ${res.text}`);
+    return res.text;
+  }
+  const once = <T>(make: () => Promise<T>) => {
+    let made: Promise<T> | undefined;
+    return () => (made ??= make());
+  };
+
+  const receiver = suiteReceivers();
+  /** A project of its own whose webhooks go to a receiver that accepts them. */
+  const webhookProject = once(async () => {
+    const p = await newProject(api, 'spec-types');
+    await subscribe(p, await receiver());
+    return p;
+  });
+  const sendTestEvent = async () =>
+    successText(
+      await call(await webhookProject(), 'POST', `${DP}/webhooks/test`, { body: { type: 'deposit-received' } }),
+    );
+  /** Locked USDC the project may withdraw for the account (docs/trust-model.md: who may withdraw). */
+  const withdrawer = once(async () => {
+    const account = (await fundedAccount(api)).address;
+    await proveAccount(api.db.manager, api.projectId, account, 'operator');
+    return account;
+  });
+  /** A quote of an account's locked funds, signed with the published client's typed data, and submitted. */
+  const submitted = once(async () => {
+    const { id, signedIntentOp } = await signedQuote(api, await fundedAccount(api));
+    return { id, text: successText(await call(api, 'POST', '/intent-operations', { body: { signedIntentOp } }), 201) };
+  });
+  const holder = once(() => fundedAccount(api));
+  const POLYGON_USDC = '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359'; // relayer liquidity no other suite sets
+
+  /** One real answer of each route, as a client gets it. */
+  const answers: Record<string, () => Promise<string>> = {
+    'POST /deposit-processor/account/{address}/session': async () => {
+      const p = await newProject(api, 'spec-types-sessions');
+      const { owner, address: account } = newOwner();
+      const target = { chain: 'eip155:42161', token: ARB_USDC };
+      const setup = await call(p, 'POST', `${DP}/setup`, {
+        body: { account: { address: account, owner: owner.address, target } },
+      });
+      successText(setup, 201);
+      const sessionDetails = await signSessions(owner, account, 42161, [8453], await projectSigner(p));
+      return successText(await call(p, 'POST', `${DP}/account/${account}/session`, { body: { sessionDetails } }));
+    },
+    'POST /deposit-processor/webhooks/test': sendTestEvent,
+    'GET /deposit-processor/webhooks/events': async () => {
+      // Two delivered events of a deposit, one a page: the event has its deposit and its delivery time, and the
+      // page a cursor to the next (each is null where there is none).
+      const p = await webhookProject();
+      for (const sent of [await sendTestEvent(), await sendTestEvent()]) {
+        const id = JSON.parse(sent).eventId;
+        await until(`event ${id} delivered`, async () =>
+          (await call(p, 'GET', `${DP}/webhooks/events/${id}`)).json?.status === 'delivered' ? true : undefined,
+        );
+      }
+      return successText(await call(p, 'GET', `${DP}/webhooks/events?limit=1`));
+    },
+    'POST /intents/route': async () => {
+      // An EOA's wallet funds: the quote spends them through Permit2, so it carries `tokenRequirements` too.
+      const account = address();
+      expect((await ingest(api, [walletSnapshot(account, '5000000')])).status).toBe(200);
+      const body = {
+        destinationChainId: 42161,
+        tokenRequests: [{ tokenAddress: ARB_USDC, amount: '1000000' }],
+        account: { address: account, accountType: 'EOA', setupOps: [] },
+      };
+      return successText(await call(api, 'POST', '/intents/route', { body }));
+    },
+    'POST /intent-operations': async () => (await submitted()).text,
+    'GET /intent-operation/{id}': async () => {
+      // Claimed and filled: only then does the status carry the claim's and the fill's fields.
+      const { id } = await submitted();
+      const at = Math.floor(Date.now() / 1000);
+      const mined = await ingest(api, [
+        claimEvent(id, TX(1), { timestamp: at }),
+        fillEvent(id, TX(2), { timestamp: at }),
+      ]);
+      expect(mined.status).toBe(200);
+      return until('the claim and the fill in the status', async () => {
+        const res = await call(api, 'GET', `/intent-operation/${id}`);
+        return res.json?.fillTransactionHash && res.json.claims?.[0]?.claimTransactionHash
+          ? successText(res)
+          : undefined;
+      });
+    },
+    'POST /intents/split': async () => {
+      const liquidity = { type: 'liquidity', chainId: 137, settlementLayer: 'ACROSS', token: POLYGON_USDC };
+      expect((await ingest(api, [{ id: eventId(), ...liquidity, amount: '1000000' }])).status).toBe(200);
+      return successText(
+        await call(api, 'POST', '/intents/split', { body: { chainId: 137, tokens: { [POLYGON_USDC]: '1000' } } }),
+      );
+    },
+    'POST /withdrawals': async () => {
+      const body = {
+        account: await withdrawer(),
+        chainId: 8453,
+        tokenAddress: BASE_USDC,
+        amount: '1250000',
+        recipient: address(),
+      };
+      return successText(await call(api, 'POST', '/withdrawals', { body }));
+    },
+    'POST /batch-withdrawals': async () => {
+      const transfers = [{ recipient: address(), tokenAddress: BASE_USDC, amount: '100' }];
+      const body = { account: await withdrawer(), chainId: 8453, transfers };
+      return successText(await call(api, 'POST', '/batch-withdrawals', { body }));
+    },
+    'GET /accounts/{userAddress}/portfolio': async () =>
+      successText(await call(api, 'GET', `/accounts/${(await holder()).address}/portfolio`)),
+    'GET /legacy/accounts/{userAddress}/portfolio': async () =>
+      successText(await call(api, 'GET', `/legacy/accounts/${(await holder()).address}/portfolio`)),
+  };
+  const answered = new Map<string, Promise<string>>();
+  function answerOf(route: string): Promise<string> {
+    if (!answered.has(route)) answered.set(route, answers[route]());
+    return answered.get(route)!;
+  }
+
+  test('the response table covers these routes, and each has a real answer to check', () => {
+    const routes = [...new Set(SPEC_RESPONSE_FIELDS.map((f) => f.route))].sort();
+    expect(routes).toEqual(
+      [
+        'GET /accounts/{userAddress}/portfolio',
+        'GET /deposit-processor/webhooks/events',
+        'GET /intent-operation/{id}',
+        'GET /legacy/accounts/{userAddress}/portfolio',
+        'POST /batch-withdrawals',
+        'POST /deposit-processor/account/{address}/session',
+        'POST /deposit-processor/webhooks/test',
+        'POST /intent-operations',
+        'POST /intents/route',
+        'POST /intents/split',
+        'POST /withdrawals',
+      ].sort(),
+    );
+    expect(Object.keys(answers).sort()).toEqual(routes);
+  });
+
+  test.each(SPEC_RESPONSE_FIELDS.map((f) => [f.route, f.field, f.type, f] as const))(
+    '%s answers `%s` as the spec types it (%s)',
+    async (route, field, _type, row) => {
+      const values = valuesAt(parseLiterals(await answerOf(route)), field);
+      const notInType = values.filter((v) => !inSpecType(v, row)).map(show);
+      expect({ present: values.length > 0, notInType }).toEqual({ present: true, notInType: [] });
+    },
+  );
+});

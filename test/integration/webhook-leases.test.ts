@@ -12,9 +12,11 @@ const DP = '/deposit-processor';
 let api: Api;
 
 beforeAll(async () => {
-  // It kills and restarts workers: its own, never the lane's the other suites run on.
-  api = await startApi({ ownDatabase: true });
-  startWorker(api.env);
+  // It kills and restarts workers: its own, never the lane's the other suites run on. A lease outlives its attempt by
+  // 10 s (not the run's 1 s): a loaded machine's pause between a lease and its attempt never lets the next lease
+  // repeat a delivery the kill -9 test counts.
+  api = await startApi({ ownDatabase: true, settings: { WEBHOOK_CLAIM_LEASE_SECONDS: '10' } });
+  await startWorker(api.env);
 });
 afterAll(() => api.close());
 
@@ -54,7 +56,7 @@ describe('shares of the attempt slots', () => {
   let shares: Api;
   beforeAll(async () => {
     shares = await startApi({ ownDatabase: true, settings: { WEBHOOK_TIMEOUT_SECONDS: '30' } });
-    startWorker(shares.env);
+    await startWorker(shares.env);
   });
   afterAll(() => shares.close());
 
@@ -239,7 +241,7 @@ test('23.2 kill -9 of the worker with deliveries leased and due: after a restart
   killWorkers(api.env);
   // Emitted while no worker runs: recorded, leased by the next worker.
   for (let i = 0; i < 5; i++) ids.push(await sendTest(p));
-  startWorker(api.env);
+  await startWorker(api.env);
   for (const id of ids)
     await waitFor(`event ${id} delivered`, async () => (await event(p, id)).status === 'delivered', 60_000);
   for (const r of [a, b]) {

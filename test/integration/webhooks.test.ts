@@ -13,7 +13,7 @@ let api: Api;
 beforeAll(async () => {
   // It kills and restarts workers: its own, never the lane's the other suites run on.
   api = await startApi({ ownDatabase: true });
-  startWorker(api.env);
+  await startWorker(api.env);
 });
 afterAll(() => api.close());
 
@@ -421,7 +421,7 @@ test('durability: the worker killed with deliveries pending; after a restart eac
   killWorkers(api.env);
   // Events emitted while no worker runs are recorded and wait for one.
   for (let i = 0; i < 5; i++) ids.push(await sendTest(p, 'deposit-refunded'));
-  startWorker(api.env);
+  await startWorker(api.env);
   for (const id of ids) await settled(p, id, 'delivered', 60_000);
   // The deduplicating receiver took each event once, and no request came under an id it was not sent.
   expect([...r.accepted.keys()].sort()).toEqual([...ids].sort());

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { DataSource } from 'typeorm';
-import type { Client } from '@temporalio/client';
+import { Connection, type Client } from '@temporalio/client';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { openDatabase } from '../../src/db/data-source';
 import { dropDatabase, ensureDatabase, withDatabase } from '../../src/db/provision';
@@ -129,12 +129,35 @@ export function killWorkers(env: TestEnv): void {
 /** The chains each task queue's workers follow (INDEXER_CHAINS), whose chain-indexer workflows its suite ends. */
 const followed = new Map<string, number[]>();
 
-/** Starts a fresh worker process (left running; global teardown, or closing the API that has its own database, stops it). */
-export function startWorker(env: TestEnv): void {
+/**
+ * Starts a fresh worker process (left running; global teardown, or closing the API that has its own database, stops
+ * it) and waits until it polls its task queue, so that a test's own waits never include a worker's start.
+ */
+export async function startWorker(env: TestEnv): Promise<void> {
   const worker = spawnEntry('worker', env.env);
   fs.appendFileSync(env.workerPidFile, `${worker.pid}\n`);
   const chains = (env.env.INDEXER_CHAINS ?? '').split(',').filter(Boolean).map(Number);
   if (chains.length) followed.set(env.taskQueue, chains);
+  const connection = await Connection.connect({ address: env.temporalAddress });
+  try {
+    // A worker polls once its lease loop runs (src/main/worker.ts); a killed one's pollers stay listed a while, so
+    // this one is told apart by its identity (`<pid>@<host>`).
+    await waitFor(
+      `worker ${worker.pid} polling ${env.taskQueue}`,
+      async () => {
+        if (worker.exitCode !== null) throw new Error(`worker ${worker.pid} exited (${worker.exitCode})`);
+        const { pollers } = await connection.workflowService.describeTaskQueue({
+          namespace: env.namespace,
+          taskQueue: { name: env.taskQueue, kind: 1 }, // temporal.api.enums.v1: TaskQueueKind.NORMAL
+          taskQueueType: 1, // TaskQueueType.WORKFLOW
+        });
+        return pollers.some((p) => p.identity?.startsWith(`${worker.pid}@`));
+      },
+      90_000,
+    );
+  } finally {
+    await connection.close();
+  }
 }
 
 /**

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { encodePacked, type Hex } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { OWNABLE_VALIDATOR, startChain, type LocalChain } from './chain';
-import { startApi, type Api } from './harness';
+import { startApi, startWorker, type Api } from './harness';
 
 /** The published 0.5.4 client, unchanged (installed as rhinestone-sdk-v0; jest transpiles its ESM). */
 /* eslint-disable @typescript-eslint/no-require-imports, @typescript-eslint/no-explicit-any */
@@ -15,9 +15,12 @@ export const v0: any = require(
  * A suite of the legacy host: its API, the local chain that checks the bundles' smart-account signatures (both chains
  * of these bundles, Base and Arbitrum, are served by it) and the 0.5.x client pointed at `/legacy`.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export async function startLegacyHost(): Promise<{ api: Api; chain: LocalChain; client: any }> {
-  const api = await startApi();
+export async function startLegacyHost(
+  opts: Parameters<typeof startApi>[0] = {},
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+): Promise<{ api: Api; chain: LocalChain; client: any }> {
+  const api = await startApi(opts);
+  if (opts.ownDatabase) await startWorker(api.env);
   const chain = await startChain([8453, 42161]);
   return { api, chain, client: v0.getOrchestrator(api.apiKey, `${api.url}/legacy`) };
 }
