@@ -64,3 +64,34 @@ test('24.1 src, workflows and activities have no import circle and keep the impo
   const { status, report } = depsCheck('src', 'workflows', 'activities');
   expect({ status, report }).toEqual({ status: 0, report: expect.stringContaining('no dependency violations found') });
 });
+
+/** The top-level folder of a module: `src/<folder>` (or the file directly under src), else its first segment. */
+const room = (file: string) => {
+  const parts = file.split('/');
+  return parts[0] === 'src' && parts.length > 2 ? `src/${parts[1]}` : parts[0] === 'src' ? file : parts[0];
+};
+
+test('top-level folders that import each other: only the five known pairs (docs/architecture.md, The code, folder by folder)', () => {
+  const { modules } = JSON.parse(depcruise(['--output-type', 'json', 'src', 'workflows', 'activities']).stdout) as {
+    modules: { source: string; dependencies: { resolved: string; coreModule: boolean }[] }[];
+  };
+  const arrows = new Set(
+    modules.flatMap(({ source, dependencies }) =>
+      dependencies
+        .filter((d) => !d.coreModule && !d.resolved.includes('node_modules') && room(d.resolved) !== room(source))
+        .map((d) => `${room(source)} -> ${room(d.resolved)}`),
+    ),
+  );
+  const pairs = [...arrows]
+    .map((a) => a.split(' -> '))
+    .filter(([from, to]) => from < to && arrows.has(`${to} -> ${from}`))
+    .map(([from, to]) => `${from} <-> ${to}`)
+    .sort();
+  expect(pairs).toEqual([
+    'src/analytics <-> src/http', // http/services.ts holds the unattributed-events gate's type
+    'src/compliance <-> src/http', // and the identity provider's
+    'src/config.ts <-> src/http', // and the settings'; config.ts composes the HTTP settings
+    'src/deposits <-> src/errors.ts', // errors.ts types the deposit codes from deposits/error-codes.json
+    'src/http <-> src/projects', // and the API-key store's and the quotas'
+  ]);
+});
