@@ -8,7 +8,7 @@ import { ApiError, STATUS, VersionError } from './errors';
 /** What the error boundary renders: a domain error, or one of the edge's own (validation, authentication, transport). */
 export type Failure = DomainError | ApiError;
 
-/** A host's error body for a failure; each host is mounted with its own (src/http/app.ts). */
+/** A host's error body for a failure; each host is mounted with its own (src/api/app.ts). */
 export type ErrorRenderer = (err: Failure, traceId: string, ctx: Context) => Record<string, unknown>;
 
 export const statusOf = (err: Failure): number => (err instanceof DomainError ? STATUS[err.code] : err.status);

@@ -61,7 +61,7 @@ export function trustedClientAddress(services: Services): Middleware {
 }
 
 /**
- * Used on a host's router (src/http/app.ts), so it runs first for every request one of the host's routes takes:
+ * Used on a host's router (src/api/app.ts), so it runs first for every request one of the host's routes takes:
  * the error boundary renders that request's failures with the host's renderer.
  */
 export const rendersErrors =

@@ -85,11 +85,11 @@ describe('docs a newcomer can walk', () => {
     const files = (text: string, pattern: RegExp) =>
       [...text.matchAll(/`([\w./-]+\.ts)`/g)].map((m) => m[1]).filter((f) => pattern.test(f));
 
-    // A route: its routes module is mounted by src/http/app.ts.
+    // A route: its routes module is mounted by src/api/app.ts.
     const routeModules = files(section('Add a route'), /routes\.ts$/).filter((f) => f !== 'src/http/route.ts');
     expect(routeModules.length).toBeGreaterThan(0);
-    const app = read('src/http/app.ts');
-    const imported = (f: string) => app.includes(`'${path.posix.relative('src/http', f).replace(/\.ts$/, '')}'`);
+    const app = read('src/api/app.ts');
+    const imported = (f: string) => app.includes(`'${path.posix.relative('src/api', f).replace(/\.ts$/, '')}'`);
     expect(routeModules.filter((f) => !imported(f))).toEqual([]);
 
     // A workflow: its contract's type is registered by workflows/index.ts and has a recorded history.

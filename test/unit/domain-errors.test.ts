@@ -35,7 +35,7 @@ const THROWN: Record<string, DomainError> = {
 };
 
 /**
- * Three hosts mounted as src/http/app.ts mounts them, each with its renderer, at prefixes that are not the real
+ * Three hosts mounted as src/api/app.ts mounts them, each with its renderer, at prefixes that are not the real
  * hosts': the body follows the mount, never the path. A request no route takes goes to `unrouted` (alps here).
  */
 let url: string;

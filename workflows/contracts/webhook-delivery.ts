@@ -2,7 +2,7 @@ import { defineSignal } from '@temporalio/workflow';
 
 /**
  * The webhook delivery workflow's contract (workflows/webhook-delivery.ts runs it; src/webhooks queues it and
- * nudges it, src/temporal/worker.ts polls its task queue).
+ * nudges it, src/worker/workers.ts polls its task queue).
  */
 
 /** The workflow function's name: what a start sends as its type (workflows/index.ts exports it). */
