@@ -62,7 +62,7 @@ module.exports = {
         "src/http is the kit every host and route is made with: it imports no feature's routes, domain or stores (the API's assembly in src/api does). Left: services.ts, the handlers' view of the services, names the types of what it holds.",
       from: { path: `${SRC}http/`, pathNot: `${SRC}http/services\\.ts$` },
       to: {
-        path: `${SRC}(analytics|api|bundles|chain-indexer|compliance|deposits|indexer|intents|main|ops|portfolio|projects|retention|versions|webhooks|withdrawals|worker)/`,
+        path: `${SRC}(analytics|api|bundles|chain-indexer|compliance|deposits|ingestion|intents|main|ops|portfolio|projects|retention|versions|webhooks|withdrawals|worker)/`,
       },
     },
     {

@@ -5,7 +5,7 @@
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { createServices } from '../src/api/services';
 import { bodyAjv } from '../src/http/schema';
-import { ingestEvents } from '../src/indexer/ingest';
+import { ingestEvents } from '../src/ingestion/ingest';
 import { loadMarket } from '../src/intents/market';
 import type { IntentInput } from '../src/intents/quote';
 import { createQuote } from '../src/intents/quote-service';

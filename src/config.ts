@@ -5,7 +5,7 @@ import { type ChainIndexerConfig, chainIndexerConfig } from './chain-indexer/con
 import { type ComplianceConfig, complianceConfig } from './compliance/config';
 import { checkDepositHistory, type DepositConfig, depositConfig } from './deposits/config';
 import { type DeadlineConfig, httpConfig } from './http/config';
-import { type IndexerConfig, indexerConfig } from './indexer/config';
+import { type IndexerConfig, indexerConfig } from './ingestion/config';
 import type { AddressRange } from './http/client-address';
 import { type IntentConfig, intentConfig } from './intents/config';
 import { type OutboxConfig, outboxConfig } from './outbox/config';
@@ -48,7 +48,7 @@ export interface Config {
   outbox: OutboxConfig;
   /** src/http/config.ts */
   deadlines: DeadlineConfig;
-  /** src/indexer/config.ts */
+  /** src/ingestion/config.ts */
   indexer: IndexerConfig;
   /** src/chain-indexer/config.ts */
   chainIndexer: ChainIndexerConfig;

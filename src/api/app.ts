@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import Koa, { type Context, Middleware } from 'koa';
 import Router from '@koa/router';
-import { indexerRoutes } from '../indexer/routes';
+import { indexerRoutes } from '../ingestion/routes';
 import { intentRoutes } from '../intents/routes';
 import { blancIntentRoutes } from '../intents/blanc-routes';
 import { bundleRoutes } from '../bundles/routes';

@@ -11,7 +11,7 @@ import { quoteDeps } from '../intents/handler-support';
 import { findQuote, lifecycleStarts, recordLifecycleEvents } from '../intents/store';
 import { invalidSignature } from '../intents/verify';
 import { queueSignals } from '../outbox/store';
-import { toQueue } from '../indexer/event-keys';
+import { toQueue } from '../ingestion/event-keys';
 import { verifyOnChain } from '../signatures/smart-account';
 import { preconfirmationSignal } from '../../workflows/contracts/intent-lifecycle';
 import { bundleWorkflowType } from '../../workflows/contracts/bundle-lifecycle';
@@ -233,7 +233,7 @@ export const bundleRoutes = [
         throw new DomainError('UNSUPPORTED_CHAIN', `Unsupported chain ${body.chainId}`);
       const signals = await s.db.transaction(async (tx) => {
         if (!(await readBundle(tx, id, project(ctx)))) throw notFound(id);
-        // A repeat for the same chain is accepted and queues nothing (src/indexer/event-keys.ts).
+        // A repeat for the same chain is accepted and queues nothing (src/ingestion/event-keys.ts).
         if (!(await toQueue(tx, [{ nonce: id, type: preconfirmationSignal.name, chainId: body.chainId }]))[0])
           return [];
         const event = { type: 'preconfirmation' as const, chainId: body.chainId };

@@ -3,13 +3,13 @@ import type { DataSource } from 'typeorm';
 import { createPublicClient, http, type Block, type PublicClient } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { ChainRegistry } from '../chains/registry';
-import { batchConflict } from '../indexer/consistency';
-import { ingestEvents, type IngestDeps } from '../indexer/ingest';
+import { batchConflict } from '../ingestion/consistency';
+import { ingestEvents, type IngestDeps } from '../ingestion/ingest';
 import { quotedPlans, type QuotedPlan } from '../intents/store';
 import { expiredHolds, walletHolders, WALLET } from '../ledger/ledger';
 import { permit2Claims, type WalletHold } from './permit2-claims';
 import { joinLockId } from '../chains/lock-tag';
-import type { BalanceEvent, IndexerEvent } from '../indexer/types';
+import type { BalanceEvent, IndexerEvent } from '../ingestion/types';
 import type { DepositVoidEvent } from '../deposits/indexer-events';
 import type { Outbox } from '../outbox/outbox';
 import {

@@ -1,7 +1,7 @@
 import { keccak256, toHex, type Block } from 'viem';
 import { splitLockId } from '../chains/lock-tag';
 import type { ChainRegistry } from '../chains/registry';
-import type { IndexerEvent } from '../indexer/types';
+import type { IndexerEvent } from '../ingestion/types';
 import type { BalanceKey, DepositKey } from '../../workflows/contracts/follow-chain';
 import type { ChainLog, FillPays } from './chain-logs';
 

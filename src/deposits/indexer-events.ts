@@ -1,4 +1,4 @@
-/** What an indexer reports to the deposit processor (docs/deposit-processor.md, Indexer events; src/indexer/types.ts has the rest). */
+/** What an indexer reports to the deposit processor (docs/deposit-processor.md, Indexer events; src/ingestion/types.ts has the rest). */
 /** A transfer into a registered deposit account (docs/deposit-processor.md, Indexer events). */
 export interface DepositEvent {
   id: string;

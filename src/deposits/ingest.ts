@@ -36,7 +36,7 @@ export interface DepositIngestDeps {
   config: DepositSettings;
 }
 
-/** A voided deposit's intent that nothing has paid yet: failed and its hold released by the batch (src/indexer/ingest.ts). */
+/** A voided deposit's intent that nothing has paid yet: failed and its hold released by the batch (src/ingestion/ingest.ts). */
 export interface CancelledIntent {
   intentId: string;
   chainId: number;

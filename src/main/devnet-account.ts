@@ -1,6 +1,6 @@
 import { getAddress, isAddress, parseEther } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { deployContract, readDevnet, setBalance } from '../dev/devnet';
+import { deployContract, readDevnet, setBalance } from '../dev/devnet-tools';
 import { exitOnError } from '../runtime';
 
 const USAGE =

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { privateKeyToAccount } from 'viem/accounts';
-import { devnetChain, readDevnet, usdcUnits } from '../dev/devnet';
+import { devnetChain, readDevnet, usdcUnits } from '../dev/devnet-tools';
 import { exitOnError } from '../runtime';
 
 // The published 1.x client, unchanged (a devDependency: this is a client's code, not the service's). Loaded by path,

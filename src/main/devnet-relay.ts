@@ -3,7 +3,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { splitLockId } from '../chains/lock-tag';
 import { permit2WitnessCall } from '../intents/permit2-call';
 import { allocatorDigest } from '../compact/eip712';
-import { callApi, devnetChain, readDevnet, sendContract, type Devnet } from '../dev/devnet';
+import { callApi, devnetChain, readDevnet, sendContract, type Devnet } from '../dev/devnet-tools';
 import { waitFor } from '../dev/processes';
 import type { IntentOp, Submission } from '../intents/types';
 import { exitOnError } from '../runtime';

@@ -1,5 +1,5 @@
 import { tokenId } from '../intents/quote';
-import { devnetChain, readDevnet, sendContract, usdcUnits } from '../dev/devnet';
+import { devnetChain, readDevnet, sendContract, usdcUnits } from '../dev/devnet-tools';
 import { exitOnError } from '../runtime';
 
 const USAGE = [

@@ -15,7 +15,7 @@ import { mnemonicToAccount, type HDAccount } from 'viem/accounts';
 import artifacts from '../../contracts/artifacts.json';
 import { loadChainRegistry } from '../chains/registry';
 import { loadConfig } from '../config';
-import { devnetFile, type Devnet, type DevnetChain } from '../dev/devnet';
+import { devnetFile, type Devnet, type DevnetChain } from '../dev/devnet-tools';
 import { projectRoot, stopProcess, waitFor } from '../dev/processes';
 import { PERMIT2_ADDRESS } from '../intents/typed-data';
 import { exitOnError } from '../runtime';

@@ -11,7 +11,7 @@ const PAST = (column: string) => `${column} < now() - make_interval(days => $1)`
 
 /**
  * Per kind: the table, its retention setting, and a query of the ctids of the rows past it that nothing still needs.
- * - Lifecycle event keys (the dedupe of preconfirmations and failures, src/indexer/event-keys.ts): kept while their
+ * - Lifecycle event keys (the dedupe of preconfirmations and failures, src/ingestion/event-keys.ts): kept while their
  *   nonce's intent or bundle has not ended (COMPLETED, or released at `expires`), or its quote is unspent and may
  *   still be submitted.
  * - A deposit's webhook events: only of a deposit in a terminal stage (completed, refunded; a rejected one may still

@@ -17,7 +17,7 @@ import {
   resendEvent,
 } from './event-store';
 import * as schema from './schemas';
-import { testPayload } from './test-events';
+import { samplePayload } from './sample-payloads';
 import type { WebhookType } from './types';
 
 const webhookRoute = routeGroup({ tags: ['webhooks'], auth: 'apiKey' });
@@ -35,7 +35,7 @@ export const webhookRoutes: RouteDef[] = [
           reason: 'WEBHOOK_NO_ENDPOINT',
         });
       }
-      const { depositId, payload } = testPayload(body.type);
+      const { depositId, payload } = samplePayload(body.type);
       const emitted = await s.db.transaction((tx) =>
         emitEvent(tx, {
           projectId: project(ctx),

@@ -13,7 +13,7 @@ import {
   TX,
   walletSnapshot,
 } from '../support/fixtures';
-import { ingestEvents } from '../../src/indexer/ingest';
+import { ingestEvents } from '../../src/ingestion/ingest';
 import { waitFor } from '../../src/dev/processes';
 import { Api, call, fundedAccount, ingest, startApi, until } from '../support/harness';
 import { activeReservations, reservedFor } from '../support/reservations';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import type { DataSource } from 'typeorm';
 import { openDatabase } from '../../src/db/data-source';
-import { applyEvents } from '../../src/indexer/apply-events';
+import { applyEvents } from '../../src/ingestion/apply-events';
 import {
   InsufficientBalance,
   releaseAfterExpiry,

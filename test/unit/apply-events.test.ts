@@ -1,4 +1,4 @@
-import { latest } from '../../src/indexer/apply-events';
+import { latest } from '../../src/ingestion/apply-events';
 
 const row = (block: string, amount: string, account = '0xa') => ({ chainId: 1, account, token: '0xt', amount, block });
 

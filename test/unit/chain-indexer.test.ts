@@ -8,7 +8,7 @@ import { permit2Claims } from '../../src/chain-indexer/permit2-claims';
 import { rewind, stillMissing } from '../../src/chain-indexer/read-range';
 import { toEvents } from '../../src/chain-indexer/to-events';
 import type { DepositKey } from '../../workflows/contracts/follow-chain';
-import type { LifecycleEvent } from '../../src/indexer/types';
+import type { LifecycleEvent } from '../../src/ingestion/types';
 import { ARTIFACTS_FILE, compileContracts } from '../../src/dev/build-contracts';
 
 const registry = loadChainRegistry();

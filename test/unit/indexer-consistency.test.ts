@@ -5,8 +5,8 @@ import {
   lifecycleRefusal,
   nearestTimes,
   storedTimeContradiction,
-} from '../../src/indexer/consistency';
-import type { BalanceEvent, LifecycleEvent } from '../../src/indexer/types';
+} from '../../src/ingestion/consistency';
+import type { BalanceEvent, LifecycleEvent } from '../../src/ingestion/types';
 
 const LOCK_TAG = '0x' + '11'.repeat(12);
 const ACCOUNT = '0x' + 'aa'.repeat(20);

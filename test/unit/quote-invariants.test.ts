@@ -2,7 +2,7 @@ import Ajv from 'ajv';
 import fc from 'fast-check';
 import type { EntityManager } from 'typeorm';
 import { loadChainRegistry, type TokenInfo } from '../../src/chains/registry';
-import { eventSchemas } from '../../src/indexer/schemas';
+import { eventSchemas } from '../../src/ingestion/schemas';
 import { loadMarket } from '../../src/intents/market';
 import { DEFAULT_FEES, DEFAULT_PRICES_USD } from '../../src/intents/market-defaults';
 import { buildIntentOp, MAX_CUSTOM_DEADLINE_SECONDS, type IntentInput } from '../../src/intents/quote';

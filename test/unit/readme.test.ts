@@ -5,7 +5,7 @@ import { loadConfig } from '../../src/config';
 import { hosts } from '../../src/api/app';
 import { versionRoutes } from '../../src/versions/routes';
 import { ERROR_CODES } from '../../src/http/envelope';
-import { eventSchemas } from '../../src/indexer/schemas';
+import { eventSchemas } from '../../src/ingestion/schemas';
 import { WEBHOOK_TYPES } from '../../src/webhooks/types';
 import type { Services } from '../../src/http/services';
 

@@ -1,6 +1,6 @@
 import { bodyAjv } from '../../src/http/schema';
 import { validationError } from '../../src/http/errors';
-import { ingestBody } from '../../src/indexer/schemas';
+import { ingestBody } from '../../src/ingestion/schemas';
 
 const validate = bodyAjv.compile(ingestBody);
 const event = {

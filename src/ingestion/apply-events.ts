@@ -29,10 +29,10 @@ import {
 /**
  * Records events by id and applies the new ones, in the caller's transaction. Re-sent ids change nothing, so the
  * activity that calls this may run twice. A snapshot older than the stored block is ignored (out-of-order delivery).
- * `screen` judges the events against what is stored (src/indexer/screen.ts): the new ones it refuses are neither
+ * `screen` judges the events against what is stored (src/ingestion/screen.ts): the new ones it refuses are neither
  * applied nor recorded, so the same id sent again is judged again. `snapshotAccounts`: the accounts with new
  * confirmed snapshots, whose settled reservations the caller releases (last, after the batch's claims are recorded:
- * src/indexer/ingest.ts).
+ * src/ingestion/ingest.ts).
  */
 export async function applyEvents(
   tx: EntityManager,

@@ -32,7 +32,7 @@ const VOIDED = "cancelled: its deposit's transaction was dropped from the chain 
 
 /**
  * One indexer batch in one transaction: events recorded by id, new events that contradict what is stored refused
- * (src/indexer/screen.ts, judged by `now`), new snapshots applied, and a signal queued in the outbox for every new
+ * (src/ingestion/screen.ts, judged by `now`), new snapshots applied, and a signal queued in the outbox for every new
  * lifecycle event that has a recorded owner. Once this commits the batch is durable; the caller delivers the signals.
  */
 export async function ingestEvents(

@@ -9,7 +9,7 @@ const USDC_ARBITRUM = '0xaf88d065e77c8cc2239327c5edb3a432268e5831';
  * Realistic data for POST /webhooks/test, one shape per type (docs/webhooks.md, Payloads). Addresses are lowercase
  * as in every webhook; amounts are decimal strings in the token's smallest unit; chains are CAIP-2.
  */
-export function testPayload(type: WebhookType): { depositId: string | null; payload: Record<string, unknown> } {
+export function samplePayload(type: WebhookType): { depositId: string | null; payload: Record<string, unknown> } {
   const depositId = `dep_test_${randomBytes(8).toString('hex')}`;
   const account = hex(20);
   const deposit = {

@@ -3,7 +3,8 @@ import path from 'node:path';
 import { createPublicClient, createTestClient, createWalletClient, http, parseUnits, type Abi, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import artifacts from '../../contracts/artifacts.json';
-import { ConfigError, loadConfig } from '../config';
+import { loadConfig } from '../config';
+import { ConfigError } from '../env';
 
 /** One chain of `npm run devnet`: its RPC and our contracts on it (contracts/). */
 export interface DevnetChain {

@@ -67,7 +67,7 @@ export interface ForcedWithdrawalEvent {
 export type IndexerEvent =
   BalanceEvent | LifecycleEvent | PriceEvent | GasEvent | LiquidityEvent | ForcedWithdrawalEvent | DepositIndexerEvent;
 
-/** Why a new event is refused (src/indexer/consistency.ts; the label of `indexer_events_refused_total`). */
+/** Why a new event is refused (src/ingestion/consistency.ts; the label of `indexer_events_refused_total`). */
 export const REFUSAL_REASONS = [
   'future-timestamp',
   'timestamp-order',

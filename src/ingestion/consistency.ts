@@ -3,7 +3,7 @@ import type { BalanceEvent, IndexerEvent, LifecycleEvent, Refusal, RefusalReason
 
 /**
  * What an indexer event must agree with before it is applied: the rest of its batch, this server's clock, the
- * snapshots stored before it and the quote its nonce names. Pure: src/indexer/screen.ts reads what is stored.
+ * snapshots stored before it and the quote its nonce names. Pure: src/ingestion/screen.ts reads what is stored.
  */
 
 /** A block of a chain and its timestamp (unix seconds), as a snapshot reported it. */

@@ -25,7 +25,7 @@ export async function lockChainClocks(tx: EntityManager, events: IndexerEvent[])
 }
 
 /**
- * The new events of a batch that contradict what is known (src/indexer/consistency.ts): block, fill and claim
+ * The new events of a batch that contradict what is known (src/ingestion/consistency.ts): block, fill and claim
  * timestamps ahead of this server's clock, block timestamps out of order with the stored snapshots of their chain,
  * and fills and claims that do not match the quote their nonce names. A fill of a nonce no quote names is refused: a nonce is quoted before anything
  * can fill it, while nonces are easy to guess, so a fill sent ahead would otherwise wait for the intent and fill it
