@@ -2,7 +2,7 @@ import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { ChainTx, IntentEvent, IntentState, IntentStatus } from '../intent-state';
 
 /**
- * The intent lifecycle's contract (workflows/intent-lifecycle.ts runs it; src/intents starts it, src/indexer and
+ * The intent lifecycle's contract (workflows/intent-lifecycle.ts runs it; src/intents starts it, src/ingestion and
  * src/bundles signal it). Signal and query names are recorded in histories: never rename them.
  */
 /** The workflow function's name: what a start sends as its type (workflows/index.ts exports it). */

@@ -1,7 +1,7 @@
 import { defineSignal } from '@temporalio/workflow';
 import type { ChainTx } from '../intent-state';
 
-/** The withdrawal hold's contract (workflows/withdrawal.ts runs it; src/withdrawals starts it, src/indexer signals it). */
+/** The withdrawal hold's contract (workflows/withdrawal.ts runs it; src/withdrawals starts it, src/ingestion signals it). */
 /** The workflow function's name: what a start sends as its type (workflows/index.ts exports it). */
 export const withdrawalWorkflowType = 'holdWithdrawal';
 export const withdrawalWorkflowId = (nonce: string) => `withdrawal-${nonce}`;
