@@ -24,9 +24,6 @@ import { targetAmount, totalSpent } from './sizing';
 import {
   attemptOf,
   type DepositRow,
-  depositPart,
-  emitDepositEvent,
-  emitRefunded,
   findPriceUsd,
   forgetAttempt,
   intentIsFinal,
@@ -43,6 +40,8 @@ import {
   queueRefund,
   recordAttempt,
 } from './store';
+import { depositPart } from './presenter';
+import { emitDepositEvent, emitRefunded } from './deposit-webhooks';
 
 /** What the deposit activities need beside the database: the intent core's dependencies and each project's session signer. */
 export interface DepositDeps {

@@ -16,10 +16,7 @@ import { findOwningRegistration } from './account-store';
 import { UNSUPPORTED_TOKEN } from './checks';
 import {
   depositStart,
-  emitDepositEvent,
-  emitRefunded,
   countUnsupported,
-  depositPart,
   type DepositRow,
   insertDeposit,
   lockDepositAwaitingRefund,
@@ -30,6 +27,8 @@ import {
   recordOwnArrival,
   voidOutcome,
 } from './store';
+import { emitDepositEvent, emitRefunded } from './deposit-webhooks';
+import { depositPart } from './presenter';
 
 export interface DepositIngestDeps {
   registry: ChainRegistry;

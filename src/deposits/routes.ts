@@ -3,7 +3,8 @@ import { project } from '../http/project';
 import { routeGroup, type RouteDef } from '../http/route';
 import * as schema from './schemas';
 import { recoverDeposit } from './recovery';
-import { listDeposits, presentDeposit } from './store';
+import { listDeposits } from './store';
+import { presentDeposit } from './presenter';
 import { withdraw } from './withdraw';
 
 const depositRoute = routeGroup({ tags: ['deposits'], auth: 'apiKey' });
@@ -15,7 +16,8 @@ export const depositRoutes: RouteDef[] = [
     query: schema.listQuery,
     responses: { 200: { description: '{deposits, nextCursor}', schema: schema.listResponse } },
     async handler(ctx, { query }, s) {
-      return { status: 200, body: await listDeposits(s.db, project(ctx), query) };
+      const { deposits, nextCursor } = await listDeposits(s.db, project(ctx), query);
+      return { status: 200, body: { deposits: deposits.map(presentDeposit), nextCursor } };
     },
   }),
   depositRoute('post', '/deposits/recovery', {

@@ -7,7 +7,7 @@ import { submitSignedIntent, type Submitted } from '../intents/submit';
 import { originTypedData } from '../intents/typed-data';
 import type { IntentOp, SignedIntentOp } from '../intents/types';
 import type { VerifyDeps } from '../intents/verify';
-import { loadSessionQuote } from './store';
+import { loadSessionQuote } from './withdrawal-store';
 
 /**
  * Signs a stored quote of a deposit account with its project's session signer (each origin element and the

@@ -1,16 +1,12 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import { getAddress } from 'viem';
-import { toCaip2 } from '../chains/registry';
 import type { DepositSettings } from './config';
 import { queueSignals, queueStart, type QueuedSignal, type QueuedStart } from '../outbox/store';
-import { iso, newestPage } from '../db/newest-page';
+import { newestPage } from '../db/newest-page';
 import { plainList } from '../db/plain-list';
 import { preparedQuery } from '../db/prepared';
 import { WALLET } from '../ledger/ledger';
 import type { DepositEvent, DepositRefundEvent, DepositVoidEvent } from './indexer-events';
 import type { IntentOp } from '../intents/types';
-import { emitEvent } from '../webhooks/event-store';
-import type { WebhookType } from '../webhooks/types';
 import {
   depositWorkflowId,
   type DepositStage,
@@ -96,7 +92,7 @@ export async function loadDeposit(
  * that read the quote before it was forgotten) finds no quote and is refused (404). So a deposit or withdrawal never
  * has two live intents: the forgotten one can no longer be accepted once the next attempt quotes afresh.
  */
-async function forgetUnlessAccepted(
+export async function forgetUnlessAccepted(
   db: DataSource,
   quoteNonce: string,
   update: string,
@@ -241,53 +237,6 @@ export async function queueIntentReports(
   );
 }
 
-/** A withdrawal whose quote was not accepted: its nonce is free for the same signed request again. */
-export async function forgetWithdrawalQuote(
-  db: DataSource,
-  account: string,
-  projectId: string,
-  nonce: string,
-  intentId: string,
-): Promise<void> {
-  await forgetUnlessAccepted(
-    db,
-    intentId,
-    'UPDATE deposit_withdrawals SET intent_id = NULL WHERE account = $1 AND project_id = $4 AND nonce = $2 AND intent_id = $3 AND NOT EXISTS (SELECT 1 FROM intents WHERE id = $3)',
-    [account, nonce, intentId, projectId],
-  );
-}
-
-/** The hosted product's record (docs/deposit-processor.md, Widget routes: GET /deposits). */
-export function presentDeposit(r: DepositRow) {
-  return {
-    id: r.id,
-    chain: toCaip2(Number(r.chainId)),
-    txHash: r.txHash,
-    logIndex: r.logIndex,
-    token: getAddress(r.token),
-    amount: r.amount,
-    sender: getAddress(r.sender),
-    account: getAddress(r.account),
-    recipient: getAddress(r.recipient),
-    targetChain: toCaip2(Number(r.targetChainId)),
-    targetToken: getAddress(r.targetToken),
-    status: wireStatus(r.stage),
-    stage: r.stage,
-    sourceTxHash: r.sourceTxHash,
-    destinationTxHash: r.destinationTxHash,
-    sourceAmount: r.sourceAmount,
-    destinationAmount: r.destinationAmount,
-    errorCode: r.errorCode,
-    intentId: r.intentId,
-    attempts: r.attempts,
-    refund: r.refundRecipient
-      ? { recipient: getAddress(r.refundRecipient), intentId: r.refundIntentId, transactionHash: r.refundTxHash }
-      : null,
-    createdAt: r.createdAt.toISOString(),
-    completedAt: iso(r.completedAt),
-  };
-}
-
 export interface DepositFilter {
   txHash?: string;
   account?: string;
@@ -318,37 +267,7 @@ export async function listDeposits(db: DataSource, projectId: string, f: Deposit
       ['id < ?', f.cursor],
     ],
   });
-  return { deposits: page.map(presentDeposit), nextCursor: more ? page[page.length - 1].id : null };
-}
-
-/** The deposit as webhooks describe it (`deposit.{…}`), lowercase addresses as in every webhook. */
-export const depositPart = (r: DepositRow) => ({
-  transactionHash: r.txHash,
-  chain: toCaip2(Number(r.chainId)),
-  token: r.token,
-  asset: r.token,
-  amount: r.amount,
-  sender: r.sender,
-});
-
-/**
- * Emits one lifecycle webhook of a deposit in the caller's transaction (the one that persisted the step), keyed by
- * the step so a repeated activity emits it once.
- */
-export async function emitDepositEvent(
-  tx: EntityManager,
-  r: DepositRow,
-  type: WebhookType,
-  step: string,
-  payload: Record<string, unknown>,
-): Promise<void> {
-  await emitEvent(tx, {
-    projectId: r.projectId,
-    type,
-    idempotencyKey: `deposit:${r.id}:${step}`,
-    depositId: r.id,
-    payload: { depositId: r.id, account: r.account, ...payload },
-  });
+  return { deposits: page, nextCursor: more ? page[page.length - 1].id : null };
 }
 
 /** A deposit's timings, fixed when its workflow starts (a configuration change never alters a running one). */
@@ -421,18 +340,6 @@ export async function markRefunded(
   );
   return row;
 }
-
-export const emitRefunded = (tx: EntityManager, r: DepositRow, amount: string) =>
-  emitDepositEvent(tx, r, 'deposit-refunded', 'refunded', {
-    deposit: depositPart(r),
-    refund: {
-      transactionHash: r.refundTxHash,
-      chain: toCaip2(Number(r.chainId)),
-      asset: r.token,
-      amount,
-      recipient: r.refundRecipient,
-    },
-  });
 
 /** The recorded USD price of a token symbol, if any. */
 export async function findPriceUsd(db: DataSource, symbol: string): Promise<string | undefined> {
@@ -624,74 +531,6 @@ export async function lockDepositAwaitingRefund(
     [e.account.toLowerCase(), e.chainId, e.token.toLowerCase(), e.recipient.toLowerCase(), e.amount],
   );
   return awaiting;
-}
-
-/** The stored quote of a session intent, with the session signer of the project's registration of its account. */
-export async function loadSessionQuote(
-  db: DataSource,
-  nonce: string,
-  projectId: string,
-): Promise<{ operation: IntentOp; signer: string | null } | undefined> {
-  const [quoted]: { operation: IntentOp; signer: string | null }[] = await db.query(
-    `SELECT q.operation, a.session_signer AS signer FROM quotes q LEFT JOIN deposit_accounts a ON a.address = lower(q.account) AND a.project_id = $2 WHERE q.nonce = $1`,
-    [nonce, projectId],
-  );
-  return quoted;
-}
-
-/** An owner's withdrawal request, as signed (recorded once per owner nonce). */
-export interface WithdrawalRequest {
-  chain: string;
-  token: string;
-  amount: string;
-  recipient: string;
-}
-
-/** Records the withdrawal of an owner nonce, unless that nonce is recorded already. */
-export async function recordWithdrawal(
-  db: DataSource,
-  account: string,
-  projectId: string,
-  nonce: string,
-  request: WithdrawalRequest,
-): Promise<void> {
-  await db.query(
-    'INSERT INTO deposit_withdrawals (account, project_id, nonce, request) VALUES ($1, $4, $2, $3) ON CONFLICT DO NOTHING',
-    [account, nonce, request, projectId],
-  );
-}
-
-/** The recorded withdrawal of an owner nonce: its request and the intent that carries it out, once quoted. */
-export async function loadWithdrawal(
-  db: DataSource,
-  account: string,
-  projectId: string,
-  nonce: string,
-): Promise<{ request: WithdrawalRequest; intentId: string | null }> {
-  const [recorded]: { request: WithdrawalRequest; intentId: string | null }[] = await db.query(
-    'SELECT request, intent_id AS "intentId" FROM deposit_withdrawals WHERE account = $1 AND nonce = $2 AND project_id = $3',
-    [account, nonce, projectId],
-  );
-  return recorded;
-}
-
-/** Records the withdrawal's quote, unless a concurrent request recorded one first; answers the one recorded. */
-export async function recordWithdrawalIntent(
-  db: DataSource,
-  account: string,
-  projectId: string,
-  nonce: string,
-  intentId: string,
-): Promise<string> {
-  await db.query(
-    'UPDATE deposit_withdrawals SET intent_id = $3 WHERE account = $1 AND nonce = $2 AND project_id = $4 AND intent_id IS NULL',
-    [account, nonce, intentId, projectId],
-  );
-  const [recorded]: { intentId: string }[] = await db.query(
-    'SELECT intent_id AS "intentId" FROM deposit_withdrawals WHERE account = $1 AND nonce = $2 AND project_id = $3',
-    [account, nonce, projectId],
-  );
-  return recorded.intentId;
 }
 
 /**

@@ -12,7 +12,7 @@ import { depositError } from './errors';
 import { ownerSigns, requireSignature, servedChainId } from './request-checks';
 import { type WithdrawRequest, withdrawTypedData } from './session-digest';
 import { signAndSubmit } from './session-intents';
-import { forgetWithdrawalQuote, loadWithdrawal, recordWithdrawal, recordWithdrawalIntent } from './store';
+import { forgetWithdrawalQuote, loadWithdrawal, recordWithdrawal, recordWithdrawalIntent } from './withdrawal-store';
 import { leftToSweeper } from '../outbox/left-to-sweeper';
 
 const at = (field: string) => ['body', field];
