@@ -17,7 +17,6 @@ import { PersonaProvider } from '../compliance/persona';
 import { sessionSigners } from '../deposits/signer';
 import { fastAccount } from '../signatures/secp256k1';
 
-/** The API process's services, built once by its composition root (src/main/api.ts) and handed to every route. */
 function complianceProvider(
   rt: Runtime,
   db: DataSource,
@@ -46,6 +45,7 @@ function complianceProvider(
  */
 export const temporalCallTimeoutMs = (config: Config): number => config.deadlines.requestSeconds * 500;
 
+/** The API process's services, built once by its composition root (src/main/api.ts) and handed to every route. */
 export function createServices(rt: Runtime, db: DataSource, temporal: Client, logger: Logger): Services {
   const clock = () => new Date();
   const outbox = createOutbox(db, temporal, rt.config);

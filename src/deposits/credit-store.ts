@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import { preparedQuery } from '../db/prepared';
+import type { SessionCredit } from '../intents/store';
 
 /*
  * A project's deposit credit in an account: what the ledger attributes to the deposits that project processed for
@@ -63,6 +64,9 @@ export async function overdrawsDepositCredit(
   );
   return rows.length > 0;
 }
+
+/** The credit a session intent may spend, as the intent core's submit takes it. */
+export const sessionCredit: SessionCredit = { lock: lockDepositAccount, overdrawn: overdrawsDepositCredit };
 
 /** What the project's credit in the account leaves a new session intent of `token` on `chainId` (under lockDepositAccount). */
 export async function depositCredit(

@@ -1,4 +1,3 @@
-import type { Attempt } from '../../workflows/contracts/deposit';
 import { ApplicationFailure } from '@temporalio/common';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { PrivateKeyAccount } from 'viem/accounts';
@@ -42,6 +41,7 @@ import {
 } from './store';
 import { depositPart } from './presenter';
 import { emitDepositEvent, emitRefunded } from './deposit-webhooks';
+import type { Attempt } from '../../workflows/contracts/deposit';
 
 /** What the deposit activities need beside the database: the intent core's dependencies and each project's session signer. */
 export interface DepositDeps {

@@ -1,4 +1,3 @@
-import { lockDepositAccount, overdrawsDepositCredit } from './credit-store';
 import type { DataSource } from 'typeorm';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { DepositSettings } from './config';
@@ -7,6 +6,7 @@ import { submitSignedIntent, type Submitted } from '../intents/submit';
 import { originTypedData } from '../intents/typed-data';
 import type { IntentOp, SignedIntentOp } from '../intents/types';
 import type { VerifyDeps } from '../intents/verify';
+import { sessionCredit } from './credit-store';
 import { loadSessionQuote } from './withdrawal-store';
 
 /**
@@ -43,7 +43,7 @@ export async function signAndSubmit(
       projectId,
       nonce,
       () => signed,
-      { signer: signer.address, credit: { lock: lockDepositAccount, overdrawn: overdrawsDepositCredit } },
+      { signer: signer.address, credit: sessionCredit },
     )),
     operation: quoted.operation,
   };

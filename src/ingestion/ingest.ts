@@ -10,7 +10,6 @@ import {
 } from '../outbox/store';
 import { ownerWaitSeconds } from '../intents/outbox-owners';
 import { applyDepositEvents, type DepositIngestDeps } from '../deposits/ingest';
-import type { IndexerConfig } from './config';
 import { goneSessionHolds, queueIntentReports, type GoneHold } from '../deposits/store';
 import { RELEASED } from '../../workflows/contracts/deposit';
 import { depositReports } from '../../workflows/deposit-state';
@@ -21,6 +20,7 @@ import { applyEvents } from './apply-events';
 import { toQueue } from './event-keys';
 import { withdrawalNonces } from './event-store';
 import { lockChainClocks, screenEvents } from './screen';
+import type { IndexerConfig } from './config';
 import type { Delivery, IndexerEvent, IngestResult, LifecycleEvent } from './types';
 
 /** What a batch reads of the settings and the chain registry: the deposit processor's, and the clock-skew bound. */
