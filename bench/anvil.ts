@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { createPublicClient, createWalletClient, http, type Abi, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import artifacts from '../contracts/artifacts.json';
+import artifacts from '../solidity/artifacts.json';
 import { stopProcess, waitFor } from '../src/dev/processes';
 
 const DEPLOYER = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80');

@@ -33,7 +33,7 @@ import {
   type Hex,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import artifacts from '../contracts/artifacts.json';
+import artifacts from '../solidity/artifacts.json';
 import { COMPACT_EVENTS } from '../src/chain-indexer/abi';
 import { DEFAULT_FILL_EVENT } from '../src/chain-indexer/config';
 import { logsInRange } from '../src/chain-indexer/get-logs';

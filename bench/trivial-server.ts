@@ -8,7 +8,7 @@ import { apiKeyAuth } from '../src/http/middleware';
 import { createServices } from '../src/api/services';
 import { createLogger } from '../src/logger';
 import { exitOnError, loadRuntime } from '../src/runtime';
-import { createTemporalClient } from '../src/temporal/client';
+import { createTemporalClient } from '../src/temporal-sdk/client';
 
 async function main() {
   const rt = loadRuntime();

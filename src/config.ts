@@ -14,7 +14,7 @@ import { type RetentionConfig, retentionConfig } from './retention/config';
 import { type VersionsConfig, versionsConfig } from './versions/config';
 import { type WebhookConfig, webhookConfig } from './webhooks/config';
 import { type AllocatorConfig, allocatorConfig } from './withdrawals/config';
-import { type WorkerConfig, workerConfig } from './temporal/worker-config';
+import { type WorkerConfig, workerConfig } from './temporal-sdk/worker-config';
 
 export { ConfigError };
 export type { ComplianceConfig, DepositConfig, WebhookConfig };
@@ -70,7 +70,7 @@ export interface Config {
   versions: VersionsConfig;
   /** src/retention/config.ts */
   retention: RetentionConfig;
-  /** src/temporal/worker-config.ts */
+  /** src/temporal-sdk/worker-config.ts */
   worker: WorkerConfig;
   secrets: Partial<Secrets>;
 }

@@ -50,7 +50,7 @@ export interface ErrorDetail {
  * verbatim by the published clients, so each site keeps its exact text) and its detail. It knows nothing of HTTP:
  * each host renders it in its own body at the edge (src/http/error-bodies.ts), with the status the edge's one table
  * gives its code (STATUS, src/http/errors.ts); activities turn it into a Temporal failure
- * (src/temporal/activity-failure.ts).
+ * (src/temporal-sdk/activity-failure.ts).
  */
 export class DomainError extends Error {
   constructor(

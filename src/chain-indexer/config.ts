@@ -3,7 +3,7 @@ import { compactAddress } from '../compact/config';
 import { addressVar, ConfigError, int } from '../env';
 import { PERMIT2_ADDRESS } from '../intents/typed-data';
 
-/** The event our filler contract emits (contracts/Filler.sol); another settlement layer's is configured per chain. */
+/** The event our filler contract emits (solidity/Filler.sol); another settlement layer's is configured per chain. */
 export const DEFAULT_FILL_EVENT =
   'event Filled(uint256 indexed nonce, address indexed recipient, address token, uint256 amount)';
 

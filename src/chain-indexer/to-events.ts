@@ -228,7 +228,7 @@ function fillsPaid(
 /**
  * The fill of a transfer's transaction that paid it: one whose event does not contradict the transfer (its recipient,
  * token and amount, where the fill event declares them); of several, the first after the transfer (a filler emits
- * its fill once it has paid, as contracts/Filler.sol does), else the last before it. The service decides whether
+ * its fill once it has paid, as solidity/Filler.sol does), else the last before it. The service decides whether
  * that fill's intent is one that moves the account's own funds (src/deposits/ingest.ts).
  */
 function fillPaying(

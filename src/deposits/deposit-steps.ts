@@ -9,7 +9,7 @@ import { DEFAULT_PRICES_USD } from '../intents/market-defaults';
 import type { IntentInput } from '../intents/quote';
 import { createQuote, quoteCost, type QuoteDeps } from '../intents/quote-service';
 import type { VerifyDeps } from '../intents/verify';
-import { activityFailure } from '../temporal/activity-failure';
+import { activityFailure } from '../temporal-sdk/activity-failure';
 import type { Outbox } from '../outbox/outbox';
 import type { QueuedSignal, QueuedStart } from '../outbox/store';
 import { type DepositTiming, RELEASED } from '../../workflows/contracts/deposit';

@@ -1,5 +1,5 @@
 /**
- * Compiles contracts/*.sol with the pinned npm solc and writes contracts/artifacts.json (ABI and creation bytecode
+ * Compiles solidity/*.sol with the pinned npm solc and writes solidity/artifacts.json (ABI and creation bytecode
  * per contract), which the chain indexer's tests and `npm run devnet` deploy. `npm run contracts` rebuilds it;
  * test/unit/chain-indexer.test.ts fails while the committed file differs from what the sources compile to.
  */
@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import solc from 'solc';
 
-const dir = path.resolve(__dirname, '../../contracts');
+const dir = path.resolve(__dirname, '../../solidity');
 export const ARTIFACTS_FILE = path.join(dir, 'artifacts.json');
 
 export function compileContracts(): string {

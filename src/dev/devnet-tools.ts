@@ -2,11 +2,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createPublicClient, createTestClient, createWalletClient, http, parseUnits, type Abi, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import artifacts from '../../contracts/artifacts.json';
+import artifacts from '../../solidity/artifacts.json';
 import { loadConfig } from '../config';
 import { ConfigError } from '../env';
 
-/** One chain of `npm run devnet`: its RPC and our contracts on it (contracts/). */
+/** One chain of `npm run devnet`: its RPC and our contracts on it (solidity/). */
 export interface DevnetChain {
   chainId: number;
   rpcUrl: string;

@@ -5,7 +5,7 @@ import { createApp } from '../api/app';
 import { createServices, temporalCallTimeoutMs } from '../api/services';
 import { createLogger } from '../logger';
 import { exitOnError, loadRuntime } from '../runtime';
-import { createTemporalClient } from '../temporal/client';
+import { createTemporalClient } from '../temporal-sdk/client';
 import { stopTracing } from '../tracing/start';
 
 /** One stateless API process; run as many as needed against one Postgres and one Temporal cluster. */

@@ -7,7 +7,7 @@ const USAGE =
   'usage: npm run devnet:account -- <sessionSigner>   (deploys a DepositAccount on every devnet chain, prints its address)';
 
 /**
- * A contract deposit account for the devnet (contracts/DepositAccount.sol): it accepts the session signer's
+ * A contract deposit account for the devnet (solidity/DepositAccount.sol): it accepts the session signer's
  * signatures through ERC-1271 and approved Permit2 for the chain's USDC when deployed, as a managed account does at
  * setup. It is deployed at the same address on every devnet chain, as a managed account has one address everywhere:
  * a fresh key deploys it as its first transaction on each chain, and a CREATE address depends only on the deployer

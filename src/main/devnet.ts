@@ -12,7 +12,7 @@ import {
   type Hex,
 } from 'viem';
 import { mnemonicToAccount, type HDAccount } from 'viem/accounts';
-import artifacts from '../../contracts/artifacts.json';
+import artifacts from '../../solidity/artifacts.json';
 import { loadChainRegistry } from '../chains/registry';
 import { loadConfig } from '../config';
 import { devnetFile, type Devnet, type DevnetChain } from '../dev/devnet-tools';
@@ -138,7 +138,7 @@ async function startChain(
 
 /**
  * `npm run devnet`: two anvil chains (Base Sepolia's and Arbitrum Sepolia's chain ids) with our contracts deployed
- * (contracts/: The Compact's events, the filler, our Permit2 at Permit2's address, a test USDC at the registry's USDC
+ * (solidity/: The Compact's events, the filler, our Permit2 at Permit2's address, a test USDC at the registry's USDC
  * address), funded accounts printed with their keys, a webhook receiver that prints deliveries,
  * `<DATA_DIR>/devnet.json` for the `devnet:*` scripts, and `npm start` with the chain indexer following both. The
  * Compact is not deployed: its source is not in this repository, and CompactEvents stands in for it

@@ -3,7 +3,7 @@ import { openDatabase } from '../db/data-source';
 import { createOutbox } from '../intents/outbox-owners';
 import { ensureSweeperSchedule } from '../outbox/sweeper';
 import { ensurePruneSchedule } from '../retention/schedule';
-import { createTemporalClient } from '../temporal/client';
+import { createTemporalClient } from '../temporal-sdk/client';
 import { createLogger } from '../logger';
 import { exitOnError, loadRuntime } from '../runtime';
 import { createWorkers, installRuntime } from '../worker/workers';

@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import { ensureSchedule } from '../temporal/schedules';
+import { ensureSchedule } from '../temporal-sdk/schedules';
 import { sweepWorkflowId, sweepWorkflowType } from '../../workflows/contracts/sweep-outbox';
 
 export const sweeperScheduleId = (taskQueue: string) => `outbox-sweeper-${taskQueue}`;

@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import { ensureSchedule } from '../temporal/schedules';
+import { ensureSchedule } from '../temporal-sdk/schedules';
 import { pruneWorkflowId, pruneWorkflowType } from '../../workflows/contracts/prune-storage';
 
 export const pruneScheduleId = (taskQueue: string) => `storage-pruner-${taskQueue}`;

@@ -1,7 +1,7 @@
 import { DefaultLogger, LogLevel, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { ActivityDeps, createActivities } from '../../activities';
 import { webhookTaskQueue } from '../../workflows/contracts/webhook-delivery';
-import { heartbeating } from '../temporal/heartbeat';
+import { heartbeating } from '../temporal-sdk/heartbeat';
 import { chainIndexerTaskQueue } from '../../workflows/contracts/follow-chain';
 import { createLeaseLoop, type LeaseLoop } from '../webhooks/lease-loop';
 import { FunnelFolder } from '../analytics/folder';
@@ -23,7 +23,7 @@ export function installRuntime(level: string): void {
 
 /**
  * Two pollers on one connection: workflows and lifecycle activities on the task queue (at most
- * WORKER_MAX_CACHED_WORKFLOWS workflows kept in memory between their tasks: src/temporal/worker-config.ts), and webhook retry
+ * WORKER_MAX_CACHED_WORKFLOWS workflows kept in memory between their tasks: src/temporal-sdk/worker-config.ts), and webhook retry
  * attempts on their own queue with their own slots, so slow receivers can never take the slots intents need. Beside
  * them the webhook lease loop makes every delivery's first attempt from the table (src/webhooks/lease-loop.ts), sharing the
  * process's attempt slots with the retry activity, and the funnel's fold loop keeps its rollup (src/analytics/folder.ts).

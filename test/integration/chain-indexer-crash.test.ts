@@ -1,6 +1,6 @@
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import type { Abi, Hex } from 'viem';
-import artifacts from '../../contracts/artifacts.json';
+import artifacts from '../../solidity/artifacts.json';
 import { waitFor } from '../../src/dev/processes';
 import { tokenId } from '../../src/intents/quote';
 import { Api, call, killWorkers, startApi, startWorker } from '../support/harness';

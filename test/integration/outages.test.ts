@@ -17,7 +17,7 @@ import {
   waitFor,
 } from '../../src/dev/processes';
 import { createProject } from '../../src/projects/api-keys';
-import { createTemporalClient } from '../../src/temporal/client';
+import { createTemporalClient } from '../../src/temporal-sdk/client';
 import { fillAndClaim } from '../support/deposits';
 import { readTestEnv } from '../support/env';
 import { ARB_USDC, getCompactTypedData, lockedSnapshot, TX } from '../support/fixtures';

@@ -17,7 +17,7 @@ import {
   type TypedDataDefinition,
 } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
-import artifacts from '../../contracts/artifacts.json';
+import artifacts from '../../solidity/artifacts.json';
 import { permit2WitnessCall, PERMIT2_BATCH_WITNESS_STUB } from '../../src/intents/permit2-call';
 import { lockTagFor } from '../../src/chains/lock-tag';
 import { tokenId } from '../../src/intents/quote';
@@ -26,7 +26,7 @@ import type { Element } from '../../src/intents/types';
 import { deployContract, startIndexedChain, type IndexedChain } from '../support/indexed-chain';
 
 /**
- * contracts/Permit2.sol (our SignatureTransfer, placed at Permit2's canonical address) pulls an intent element's
+ * solidity/Permit2.sol (our SignatureTransfer, placed at Permit2's canonical address) pulls an intent element's
  * tokens with the signature the client makes over permit2TypedData, from an EOA and from a DepositAccount (ERC-1271),
  * and refuses replays, other signers, expired permits and amounts above the permitted ones.
  */

@@ -18,7 +18,7 @@ import { onFreePorts } from './global-setup';
 
 /**
  * A local EVM dev chain per test file (anvil, shipped as a binary inside its npm package), with the minimal ERC-1271
- * account of contracts/MinimalAccount.sol compiled by solc (npm) and its CREATE2 factory deployed.
+ * account of solidity/MinimalAccount.sol compiled by solc (npm) and its CREATE2 factory deployed.
  */
 export interface LocalChain {
   url: string;

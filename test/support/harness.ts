@@ -15,7 +15,7 @@ import { onFreePorts } from './global-setup';
 import { createApp } from '../../src/api/app';
 import type { Services } from '../../src/http/services';
 import { createServices, temporalCallTimeoutMs } from '../../src/api/services';
-import { createTemporalClient } from '../../src/temporal/client';
+import { createTemporalClient } from '../../src/temporal-sdk/client';
 import { createLogger } from '../../src/logger';
 import { createProject } from '../../src/projects/api-keys';
 import { loadRuntime } from '../../src/runtime';

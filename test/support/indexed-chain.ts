@@ -10,7 +10,7 @@ import {
   type WalletClient,
 } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
-import artifacts from '../../contracts/artifacts.json';
+import artifacts from '../../solidity/artifacts.json';
 import { startChain, type LocalChain } from './chain';
 
 type Name = keyof typeof artifacts;
@@ -63,7 +63,7 @@ export async function startIndexedChain(chainId: number): Promise<IndexedChain> 
   };
 }
 
-/** Deploys one of contracts/artifacts.json. */
+/** Deploys one of solidity/artifacts.json. */
 export async function deployContract(chain: IndexedChain, name: Name, args: unknown[] = []): Promise<Hex> {
   const hash = await chain.wallet.deployContract({
     chain: null,

@@ -206,7 +206,7 @@ describe('what each log becomes', () => {
         amount: 5n,
       },
       { ...into(1, 5n), ...at(1, 1) },
-      // One transaction, two fills paying the account as contracts/Filler.sol does (the transfer, then its fill),
+      // One transaction, two fills paying the account as solidity/Filler.sol does (the transfer, then its fill),
       // a fill of another recipient, and a fill whose event declares nothing but its nonce.
       into(0, 5n),
       { ...tx(1), kind: 'fill', nonce: 10n, recipient: account, token: BASE_USDC, amount: 5n },
@@ -233,7 +233,7 @@ describe('what each log becomes', () => {
     const tx = (logIndex: number, n = 77) => ({ ...at(2, logIndex), transactionHash: hash(n) });
     const unlistedPays = { recipient: account, token: unlisted, amount: 4n };
     const { events } = await read([
-      // contracts/Filler.sol's fillTokenOut: one Filled per token, added up per token and recipient.
+      // solidity/Filler.sol's fillTokenOut: one Filled per token, added up per token and recipient.
       { ...tx(0), kind: 'fill', nonce: 20n, recipient: account, token: BASE_USDC, amount: 3n },
       { ...tx(1), kind: 'fill', nonce: 20n, recipient: account, token: BASE_USDC, amount: 2n },
       { ...tx(2), kind: 'fill', nonce: 20n, ...unlistedPays },
@@ -452,6 +452,6 @@ describe('a reorg voids what it dropped', () => {
   });
 });
 
-test('contracts/artifacts.json is what contracts/*.sol compile to (npm run contracts)', () => {
+test('solidity/artifacts.json is what solidity/*.sol compile to (npm run contracts)', () => {
   expect(fs.readFileSync(ARTIFACTS_FILE, 'utf8')).toBe(compileContracts());
 });

@@ -14,7 +14,7 @@ import {
 import { STATUS } from '../../src/http/errors';
 import { errors, rendersErrors } from '../../src/http/middleware';
 import type { Services } from '../../src/http/services';
-import { activityFailure, isRetryable } from '../../src/temporal/activity-failure';
+import { activityFailure, isRetryable } from '../../src/temporal-sdk/activity-failure';
 import { WORKFLOW_CODES } from '../../workflows/contracts/deposit';
 
 /** What the domain throws, one of each kind a host renders differently. */
