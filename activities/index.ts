@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { Config } from '../src/config';
-import { recordTransition, releaseIntent } from '../src/intents/store';
+import { recordTransition, releaseIntent } from '../src/intents/transition-store';
 import type { Outbox } from '../src/outbox/outbox';
 import type { IntentEvent, IntentStatus } from '../workflows/intent-state';
 import type { LifecycleActivities, LifecycleKind } from '../workflows/contracts/intent-lifecycle';
@@ -16,7 +16,7 @@ import { type DepositActivities, RELEASED } from '../workflows/contracts/deposit
 import type { PruneActivities, Pruned } from '../workflows/contracts/prune-storage';
 import type { SweepActivities } from '../workflows/contracts/sweep-outbox';
 import type { ChainIndexerActivities } from '../workflows/contracts/follow-chain';
-import { pruneExpired } from '../src/retention/prune-store';
+import { pruneExpired } from '../src/retention/prune';
 import { chainIndexerActivities } from '../src/chain-indexer/read-range';
 
 /** `log`: what an activity refuses to apply is logged, not thrown (a retry would change nothing). */

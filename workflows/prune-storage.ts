@@ -2,7 +2,7 @@ import { proxyActivities } from '@temporalio/workflow';
 import type { PruneActivities } from './contracts/prune-storage';
 import { PRUNED, type PruneResult } from './contracts/prune-storage';
 
-/** Each kind is pruned in bounded chunks (src/retention/prune-store.ts): what is left waits for the next run. */
+/** Each kind is pruned in bounded chunks (src/retention/prune.ts): what is left waits for the next run. */
 const { pruneExpired } = proxyActivities<PruneActivities>({
   startToCloseTimeout: '10 minutes',
   retry: { maximumAttempts: 3 },

@@ -190,3 +190,20 @@ async function rebuildTables(db: EntityManager, projectId: string, except: strin
     [projectId],
   );
 }
+
+/**
+ * Deletes up to `limit` raw analytics events past `days` days of retention (a chunk of a retention run): of whole
+ * UTC days before it, and only folded ones (not queued for the rollup). A report of a range that starts within the
+ * retention reads raw events only of its first and last day, which are kept, and the rollup for the rest, so it
+ * stays exact. A row changed meanwhile is left (its ctid no longer matches). Returns how many.
+ */
+export async function deleteExpiredEvents(db: DataSource, days: number, limit: number): Promise<number> {
+  // received_at bounds the scan (its index); occurred_at is what reports read.
+  const [, deleted]: [unknown, number] = await db.query(
+    `DELETE FROM analytics_events WHERE ctid = ANY(ARRAY(SELECT e.ctid FROM analytics_events e, (SELECT date_trunc('day', now() - make_interval(days => $1), 'UTC') AS day) cutoff
+      WHERE e.received_at < cutoff.day AND e.occurred_at < cutoff.day
+        AND NOT EXISTS (SELECT 1 FROM analytics_fold_queue q WHERE q.project_id = e.project_id AND e.id = ANY(q.event_ids)) LIMIT $2))`,
+    [days, limit],
+  );
+  return deleted;
+}

@@ -8,7 +8,9 @@ import { claimStates, presentClaims } from '../intents/claims';
 import type { IntentInput } from '../intents/quote';
 import { createQuote, quoteCost, quoteShortfall } from '../intents/quote-service';
 import { quoteDeps } from '../intents/handler-support';
-import { findQuote, lifecycleStarts, recordLifecycleEvents } from '../intents/store';
+import { findQuote } from '../intents/quote-store';
+import { lifecycleStarts } from '../intents/store';
+import { recordLifecycleEvents } from '../intents/transition-store';
 import { invalidSignature } from '../intents/verify';
 import { queueSignals } from '../outbox/store';
 import { toQueue } from '../ingestion/event-keys';
@@ -22,9 +24,9 @@ import {
   orderBundleOf,
   type SignedOrderBundle,
 } from './order-bundle';
-import { LEGACY_STATUS, presentCost, presentShortfall } from './presenter';
+import { LEGACY_STATUS, pendingBundleEvent, presentCost, presentShortfall } from './presenter';
 import { bundleEventBody, bundleParams, costBody, eventsQuery, pathBody, submitBody, userParams } from './schemas';
-import { acceptBundles, bundleEvents, BundleRefused, readBundle, type VerifiedBundle } from './store';
+import { acceptBundles, bundleEvents, BundleRefused, readBundle, type VerifiedBundle } from '../intents/bundle-store';
 import { leftToSweeper } from '../outbox/left-to-sweeper';
 
 type CostBody = Infer<typeof costBody>;
@@ -159,7 +161,7 @@ export const bundleRoutes = [
         if (canonicalBundle(signed) !== canonicalBundle(expectedSigned(orderBundleOf(quote.operation), userOp)))
           throw invalidSignature();
         await verifyBundle(signed, initCode, process.env);
-        verified.push({ id, signed });
+        verified.push({ id, signed, pendingEvent: pendingBundleEvent(id, signed, Math.floor(Date.now() / 1000)) });
       }
       let accepted;
       try {

@@ -5,7 +5,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import type { ChainRegistry } from '../chains/registry';
 import { batchConflict } from '../ingestion/consistency';
 import { ingestEvents, type IngestDeps } from '../ingestion/ingest';
-import { quotedPlans, type QuotedPlan } from '../intents/store';
+import { quotedPlans, type QuotedPlan } from '../intents/quote-store';
 import { expiredHolds, walletHolders, WALLET } from '../ledger/ledger';
 import { permit2Claims, type WalletHold } from './permit2-claims';
 import { joinLockId } from '../chains/lock-tag';

@@ -1,4 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
+import { forgetQuote, forgetUnlessAccepted, lockQuoteRow } from '../intents/quote-store';
 import type { DepositSettings } from './config';
 import { queueSignals, queueStart, type QueuedSignal, type QueuedStart } from '../outbox/store';
 import { newestPage } from '../db/newest-page';
@@ -85,29 +86,6 @@ export async function loadDeposit(
   return row;
 }
 
-/**
- * Runs `update` (which forgets a recorded quote, guarded by `NOT EXISTS (SELECT 1 FROM intents WHERE id = <quote>)`)
- * and voids the quote after taking its row lock: a submit of that quote still committing holds the lock, so its
- * intent is seen and an accepted quote is never forgotten; a submit that comes later (an overlapping activity retry
- * that read the quote before it was forgotten) finds no quote and is refused (404). So a deposit or withdrawal never
- * has two live intents: the forgotten one can no longer be accepted once the next attempt quotes afresh.
- */
-export async function forgetUnlessAccepted(
-  db: DataSource,
-  quoteNonce: string,
-  update: string,
-  params: unknown[],
-): Promise<void> {
-  await db.transaction(async (tx) => {
-    await tx.query('SELECT 1 FROM quotes WHERE nonce = $1 FOR UPDATE', [quoteNonce]);
-    await tx.query(update, params);
-    await tx.query(
-      'DELETE FROM quotes q WHERE nonce = $1 AND NOT EXISTS (SELECT 1 FROM intents WHERE id = $1) AND NOT EXISTS (SELECT 1 FROM bundles WHERE id = $1)',
-      [quoteNonce],
-    );
-  });
-}
-
 /** Where a deposit records its bridge's and its refund's attempts: their count and the current attempt's intent. */
 const ATTEMPT_COLUMNS = {
   bridge: { attempts: 'attempts', intent: 'intent_id' },
@@ -147,12 +125,12 @@ export async function forgetAttempt(
   attempt: number,
 ): Promise<void> {
   const { attempts, intent } = ATTEMPT_COLUMNS[kind];
-  await forgetUnlessAccepted(
-    db,
-    intentId,
-    `UPDATE deposits SET ${attempts} = $3 - 1, ${intent} = NULL
-     WHERE id = $1 AND ${attempts} = $3 AND ${intent} = $2 AND NOT EXISTS (SELECT 1 FROM intents WHERE id = $2)`,
-    [id, intentId, attempt],
+  await forgetUnlessAccepted(db, intentId, (tx) =>
+    tx.query(
+      `UPDATE deposits SET ${attempts} = $3 - 1, ${intent} = NULL
+       WHERE id = $1 AND ${attempts} = $3 AND ${intent} = $2 AND NOT EXISTS (SELECT 1 FROM intents WHERE id = $2)`,
+      [id, intentId, attempt],
+    ),
   );
 }
 
@@ -461,7 +439,7 @@ export async function lockVoidable(tx: EntityManager, e: DepositVoidEvent): Prom
   const [found]: DepositRow[] = await tx.query(`SELECT ${DEPOSIT} FROM deposits WHERE ${TRANSFER}`, transferOf(e));
   if (!found) return undefined;
   const attempt = currentIntent(found);
-  if (attempt) await tx.query('SELECT 1 FROM quotes WHERE nonce = $1 FOR UPDATE', [attempt]);
+  if (attempt) await lockQuoteRow(tx, attempt);
   const [row]: DepositRow[] = await tx.query(`SELECT ${DEPOSIT} FROM deposits WHERE id = $1 FOR UPDATE`, [found.id]);
   return row && currentIntent(row) === attempt ? row : lockVoidable(tx, e);
 }
@@ -487,7 +465,7 @@ export async function voidOutcome(
     [intentId],
   );
   if (!intent) {
-    await tx.query('DELETE FROM quotes WHERE nonce = $1', [intentId]);
+    await forgetQuote(tx, intentId);
     return { kind: 'none' };
   }
   return intent.paid ? { kind: 'moved' } : { kind: 'cancel', intentId };

@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { IntentOp } from '../intents/types';
-import { forgetUnlessAccepted } from './store';
+import { forgetUnlessAccepted } from '../intents/quote-store';
 
 /** A withdrawal whose quote was not accepted: its nonce is free for the same signed request again. */
 export async function forgetWithdrawalQuote(
@@ -10,11 +10,11 @@ export async function forgetWithdrawalQuote(
   nonce: string,
   intentId: string,
 ): Promise<void> {
-  await forgetUnlessAccepted(
-    db,
-    intentId,
-    'UPDATE deposit_withdrawals SET intent_id = NULL WHERE account = $1 AND project_id = $4 AND nonce = $2 AND intent_id = $3 AND NOT EXISTS (SELECT 1 FROM intents WHERE id = $3)',
-    [account, nonce, intentId, projectId],
+  await forgetUnlessAccepted(db, intentId, (tx) =>
+    tx.query(
+      'UPDATE deposit_withdrawals SET intent_id = NULL WHERE account = $1 AND project_id = $4 AND nonce = $2 AND intent_id = $3 AND NOT EXISTS (SELECT 1 FROM intents WHERE id = $3)',
+      [account, nonce, intentId, projectId],
+    ),
   );
 }
 

@@ -1,4 +1,4 @@
-import type { QuotedPlan } from '../intents/store';
+import type { QuotedPlan } from '../intents/quote-store';
 import type { BalanceEvent, IndexerEvent, LifecycleEvent, Refusal, RefusalReason } from './types';
 
 /**

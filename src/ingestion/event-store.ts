@@ -1,4 +1,4 @@
-import type { EntityManager } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import { plainList } from '../db/plain-list';
 import { preparedQuery } from '../db/prepared';
 import type { ForcedWithdrawalEvent, GasEvent, IndexerEvent, LiquidityEvent, PriceEvent } from './types';
@@ -213,4 +213,22 @@ export async function withdrawalNonces(tx: EntityManager, nonces: string[]): Pro
     [nonces],
   );
   return rows.map((w) => w.nonce);
+}
+
+/**
+ * Deletes up to `limit` lifecycle event keys (the dedupe of preconfirmations and failures, src/ingestion/event-keys.ts)
+ * older than `days` days (a chunk of a retention run): kept while their nonce's intent or bundle has not ended
+ * (COMPLETED, or released at `expires`), or its quote is unspent and may still be submitted. A row changed meanwhile
+ * is left (its ctid no longer matches). Returns how many.
+ */
+export async function deleteExpiredEventKeys(db: DataSource, days: number, limit: number): Promise<number> {
+  const [, deleted]: [unknown, number] = await db.query(
+    `DELETE FROM lifecycle_event_keys WHERE ctid = ANY(ARRAY(SELECT k.ctid FROM lifecycle_event_keys k WHERE k.created_at < now() - make_interval(days => $1)
+      AND NOT EXISTS (SELECT 1 FROM intents i WHERE i.id = k.nonce AND i.status <> 'COMPLETED' AND i.released_at IS NULL)
+      AND NOT EXISTS (SELECT 1 FROM bundles b WHERE b.id = k.nonce AND b.status <> 'COMPLETED' AND b.released_at IS NULL)
+      AND NOT EXISTS (SELECT 1 FROM quotes q WHERE q.nonce = k.nonce AND q.expires_at > now()
+                      AND NOT EXISTS (SELECT 1 FROM intents i WHERE i.id = q.nonce) AND NOT EXISTS (SELECT 1 FROM bundles b WHERE b.id = q.nonce)) LIMIT $2))`,
+    [days, limit],
+  );
+  return deleted;
 }

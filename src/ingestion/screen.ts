@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { quotedPlans } from '../intents/store';
+import { quotedPlans } from '../intents/quote-store';
 import { lockChainClock, nearestStoredTimes, storedTimesAcross } from './event-store';
 import {
   futureTimestamp,

@@ -21,7 +21,7 @@ import {
 import { DomainError } from '../errors';
 import { planAlternatives, rankPlans, rescale, type Plan } from './plan-finder';
 import { signIntentOp } from './server-signature';
-import { recordQuotes } from './store';
+import { recordQuotes } from './quote-store';
 import type { IntentOp } from './types';
 
 export interface QuoteDeps {

@@ -4,7 +4,8 @@ import { DomainError } from '../errors';
 import type { Outbox } from '../outbox/outbox';
 import type { QueuedStart } from '../outbox/store';
 import type { IntentStatus } from '../../workflows/intent-state';
-import { acceptIntent, findQuote, SubmitRefused, type SessionCredit } from './store';
+import { acceptIntent, SubmitRefused, type SessionCredit } from './store';
+import { findQuote } from './quote-store';
 import type { IntentOp, SignedIntentOp } from './types';
 import { verifySubmission, type VerifyDeps } from './verify';
 

@@ -240,6 +240,13 @@ export async function nextNonceValue(tx: EntityManager): Promise<string> {
   return seq;
 }
 
+/**
+ * Records intent nonces ($1, numeric[]) of a sponsor ($2) as handed out: a statement for the quote's own insert to run
+ * as its CTE, so quotes and their nonces commit in one round trip.
+ */
+export const recordIntentNonces =
+  "INSERT INTO allocator_nonces (nonce, sponsor, purpose) SELECT n, $2::text, 'intent' FROM unnest($1::numeric[]) n";
+
 /** Records a withdrawal's allocator nonce before anything is signed with it. */
 export async function recordWithdrawalNonce(tx: EntityManager, nonce: bigint, sponsor: string): Promise<void> {
   await tx.query("INSERT INTO allocator_nonces (nonce, sponsor, purpose) VALUES ($1, $2, 'withdrawal')", [

@@ -3,7 +3,7 @@ import { ints } from '../env';
 /**
  * Retention of what only grows, in days per kind of row (0 keeps it forever), and how often the
  * `storage-pruner-<task queue>` schedule prunes. What an open lifecycle still needs is kept whatever its age
- * (src/retention/prune-store.ts).
+ * (src/retention/prune.ts).
  */
 export type RetentionConfig = ReturnType<typeof retentionConfig>;
 

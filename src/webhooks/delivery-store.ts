@@ -141,3 +141,17 @@ export async function recordAttempt(db: DataSource, seq: string, a: AttemptKey, 
     return true;
   });
 }
+
+/**
+ * Deletes up to `limit` webhook attempts (the attempt log) older than `days` days (a chunk of a retention run): of
+ * finished deliveries, or of an earlier round; the round being delivered keeps its attempts (a retried attempt reads
+ * its recorded result). A row changed meanwhile is left (its ctid no longer matches). Returns how many.
+ */
+export async function deleteExpiredAttempts(db: DataSource, days: number, limit: number): Promise<number> {
+  const [, deleted]: [unknown, number] = await db.query(
+    `DELETE FROM webhook_attempts WHERE ctid = ANY(ARRAY(SELECT a.ctid FROM webhook_attempts a JOIN webhook_deliveries d ON d.event_seq = a.event_seq AND d.endpoint_id = a.endpoint_id
+      WHERE a.attempted_at < now() - make_interval(days => $1) AND (d.status <> 'pending' OR a.round < d.round) LIMIT $2))`,
+    [days, limit],
+  );
+  return deleted;
+}

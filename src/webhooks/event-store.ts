@@ -304,3 +304,20 @@ export async function replayFailed(
     return opened;
   });
 }
+
+/**
+ * Deletes up to `limit` deposit webhook events older than `days` days (a chunk of a retention run): only of a deposit
+ * in a terminal stage (completed, refunded; a rejected one may still be recovered), only finished ones (not pending),
+ * and never its latest, which the funnel report reads as the deposit's processed outcome (src/analytics/store.ts), so
+ * reports read the same after pruning. A row changed meanwhile is left (its ctid no longer matches). Returns how many.
+ */
+export async function deleteExpiredDepositEvents(db: DataSource, days: number, limit: number): Promise<number> {
+  const [, deleted]: [unknown, number] = await db.query(
+    `DELETE FROM webhook_events WHERE ctid = ANY(ARRAY(SELECT e.ctid FROM webhook_events e
+      JOIN deposits d ON d.id = CASE WHEN e.deposit_id ~ '^[0-9]{1,18}$' THEN e.deposit_id::bigint END AND d.project_id = e.project_id
+      WHERE e.deposit_id IS NOT NULL AND NOT e.test AND e.created_at < now() - make_interval(days => $1) AND e.status <> 'pending' AND d.stage IN ('completed', 'refunded')
+        AND EXISTS (SELECT 1 FROM webhook_events later WHERE later.deposit_id = e.deposit_id AND later.project_id = e.project_id AND later.seq > e.seq) LIMIT $2))`,
+    [days, limit],
+  );
+  return deleted;
+}

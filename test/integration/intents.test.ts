@@ -18,7 +18,7 @@ import { waitFor } from '../../src/dev/processes';
 import { Api, call, fundedAccount, ingest, startApi, until } from '../support/harness';
 import { activeReservations, reservedFor } from '../support/reservations';
 import { submitOwnIntent } from '../support/intents';
-import { releaseIntent } from '../../src/intents/store';
+import { releaseIntent } from '../../src/intents/transition-store';
 
 /* eslint-disable @typescript-eslint/no-require-imports, @typescript-eslint/no-explicit-any */
 const sdkDir = path.dirname(require.resolve('@rhinestone/sdk'));

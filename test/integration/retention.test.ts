@@ -2,7 +2,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { funnel, funnelFromRaw, storeEvents } from '../../src/analytics/store';
 import type { AcceptedEvent } from '../../src/analytics/validate';
 import { foldPending } from '../../src/analytics/rollup-store';
-import { releaseIntent } from '../../src/intents/store';
+import { releaseIntent } from '../../src/intents/transition-store';
 import { createProject } from '../../src/projects/api-keys';
 import { pruneScheduleId } from '../../src/retention/schedule';
 import { waitFor } from '../../src/dev/processes';

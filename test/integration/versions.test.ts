@@ -1,6 +1,6 @@
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import { intentWorkflowId } from '../../workflows/contracts/intent-lifecycle';
-import { acceptBundles } from '../../src/bundles/store';
+import { acceptBundles } from '../../src/intents/bundle-store';
 import {
   ARB_USDC,
   BASE_USDC,
@@ -482,7 +482,7 @@ test("a quote's routes are spent once across hosts: a sibling spent as a legacy 
   const accepted = await submitRoute(account, a);
   expect(accepted.status).toBe(201);
   await expect(
-    acceptBundles(api.db, api.projectId, [{ id: c.intentId, signed: {} as never }], {
+    acceptBundles(api.db, api.projectId, [{ id: c.intentId, signed: {}, pendingEvent: {} }], {
       fillGraceSeconds: 1,
       proofDays: 30,
     }),

@@ -3,14 +3,14 @@
 export const pruneWorkflowType = 'pruneStorage';
 export const pruneWorkflowId = (taskQueue: string) => `storage-prune-${taskQueue}`;
 
-/** What is pruned, each by its own retention (src/retention/prune-store.ts), in this order. */
+/** What is pruned, each by its own retention (src/retention/prune.ts), in this order. */
 export const PRUNED = ['lifecycleEventKeys', 'depositEvents', 'webhookAttempts', 'analyticsEvents'] as const;
 export type Pruned = (typeof PRUNED)[number];
 
 /** The rows one run deleted, per kind. */
 export type PruneResult = Record<Pruned, number>;
 
-/** The pruner's activity (src/retention/prune-store.ts): the rows of one kind it deleted. */
+/** The pruner's activity (src/retention/prune.ts): the rows of one kind it deleted. */
 export interface PruneActivities {
   pruneExpired(kind: Pruned): Promise<number>;
 }

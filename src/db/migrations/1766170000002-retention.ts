@@ -4,7 +4,7 @@ export class Retention1766170000002 implements MigrationInterface {
   name = 'Retention1766170000002';
 
   async up(q: QueryRunner): Promise<void> {
-    // The pruner (src/retention/prune-store.ts) finds rows past their retention by time: BRIN indexes, tiny and nearly free
+    // The pruner (src/retention/prune.ts) finds rows past their retention by time: BRIN indexes, tiny and nearly free
     // to keep on tables written in time order.
     await q.query('CREATE INDEX lifecycle_event_keys_created ON lifecycle_event_keys USING brin (created_at)');
     await q.query('CREATE INDEX webhook_events_created ON webhook_events USING brin (created_at)');

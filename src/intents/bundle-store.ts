@@ -3,9 +3,8 @@ import { InsufficientBalance, reserve } from '../ledger/ledger';
 import { queueStart, type QueuedStart } from '../outbox/store';
 import { proveAccount } from '../projects/account-store';
 import type { IntentStatus } from '../../workflows/intent-state';
-import { lifecycleOf, type LockedQuote, lockQuote } from '../intents/store';
-import type { SignedOrderBundle } from './order-bundle';
-import { pendingBundleEvent } from './presenter';
+import { lifecycleOf } from './lifecycle-kind';
+import { type LockedQuote, lockQuote } from './quote-store';
 
 /** A submit the ledger or the path's lifetime refuses; nothing was changed. */
 export class BundleRefused extends Error {
@@ -17,9 +16,11 @@ export class BundleRefused extends Error {
   }
 }
 
+/** A legacy host's signed order bundle, verified against its quote, and the event relayers page through once it is accepted. */
 export interface VerifiedBundle {
   id: string;
-  signed: SignedOrderBundle;
+  signed: object;
+  pendingEvent: object;
 }
 export interface AcceptedBundle {
   id: string;
@@ -45,12 +46,13 @@ export async function acceptBundles(
     const accepted: AcceptedBundle[] = [];
     const fresh: {
       id: string;
-      signed: SignedOrderBundle;
+      signed: object;
+      pendingEvent: object;
       quote: LockedQuote;
       lifecycle: ReturnType<typeof lifecycleOf>;
     }[] = [];
     // In id order, so two requests carrying the same bundles lock their quotes in the same order.
-    for (const { id, signed } of [...bundles].sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1))) {
+    for (const { id, signed, pendingEvent } of [...bundles].sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1))) {
       const lock = await lockQuote(tx, id, 'bundle', projectId);
       if (!lock.ok)
         throw lock.reason === 'missing'
@@ -71,7 +73,7 @@ export async function acceptBundles(
           ...(lock.recorded.queued ? { start: lifecycle.start } : {}),
         });
       else if (lock.quote.expired) throw new BundleRefused(`Bundle ${id} expired`, true);
-      else fresh.push({ id, signed, quote: lock.quote, lifecycle });
+      else fresh.push({ id, signed, pendingEvent, quote: lock.quote, lifecycle });
     }
     for (const account of [...new Set(fresh.map((b) => b.quote.account))].sort()) {
       await proveAccount(
@@ -86,6 +88,7 @@ export async function acceptBundles(
     for (const {
       id,
       signed,
+      pendingEvent,
       quote: { account, reservations },
       lifecycle: { start, originChainIds, destinationChainId: targetChainId, fillDeadline },
     } of fresh) {
@@ -104,7 +107,7 @@ export async function acceptBundles(
         projectId,
         id,
         'PendingBundle',
-        pendingBundleEvent(id, signed, Math.floor(Date.now() / 1000)),
+        pendingEvent,
       ]);
       await queueStart(tx, start);
       accepted.push({ id, status: 'PENDING', start });
