@@ -11,7 +11,8 @@ import type { AttemptInput, WebhookActivities } from '../workflows/contracts/web
 import { workerSlots } from '../src/webhooks/slots';
 import { recordVerification } from '../src/compliance/store';
 import type { ProviderState, VerificationActivities } from '../workflows/contracts/verification';
-import { depositActivities, intentReport, type DepositDeps } from '../src/deposits/deposit-steps';
+import { depositActivities, intentReport } from '../src/deposits/deposit-steps';
+import type { DepositDeps } from '../src/deposits/intent-attempts';
 import { type DepositActivities, RELEASED } from '../workflows/contracts/deposit';
 import type { PruneActivities, Pruned } from '../workflows/contracts/prune-storage';
 import type { SweepActivities } from '../workflows/contracts/sweep-outbox';

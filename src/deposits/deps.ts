@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { NonceBlock } from '../ledger/nonces';
 import type { Runtime } from '../runtime';
-import type { DepositDeps } from './deposit-steps';
+import type { DepositDeps } from './intent-attempts';
 import { sessionSigners } from './signer';
 import { fastAccount } from '../signatures/secp256k1';
 

@@ -14,19 +14,16 @@ import type {
 import { depositWorkflowId, depositWorkflowType } from '../../workflows/contracts/deposit';
 import { findOwningRegistration } from './account-store';
 import { UNSUPPORTED_TOKEN } from './checks';
+import { depositStart, type DepositRow, markRefunded, markRejected } from './store';
 import {
-  depositStart,
   countUnsupported,
-  type DepositRow,
   insertDeposit,
   lockDepositAwaitingRefund,
   lockVoidable,
-  markRefunded,
-  markRejected,
   markVoided,
   recordOwnArrival,
   voidOutcome,
-} from './store';
+} from './arrival-store';
 import { emitDepositEvent, emitRefunded } from './deposit-webhooks';
 import { depositPart } from './presenter';
 

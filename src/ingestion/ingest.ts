@@ -10,7 +10,7 @@ import {
 } from '../outbox/store';
 import { ownerWaitSeconds } from '../intents/outbox-owners';
 import { applyDepositEvents, type DepositIngestDeps } from '../deposits/ingest';
-import { goneSessionHolds, queueIntentReports, type GoneHold } from '../deposits/store';
+import { goneSessionHolds, queueIntentReports, type GoneHold } from '../deposits/arrival-store';
 import { RELEASED } from '../../workflows/contracts/deposit';
 import { depositReports } from '../../workflows/deposit-state';
 import { lifecycleStarts } from '../intents/store';

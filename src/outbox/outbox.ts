@@ -1,10 +1,5 @@
 import type { DataSource } from 'typeorm';
-import {
-  isGrpcServiceError,
-  WorkflowExecutionAlreadyStartedError,
-  WorkflowNotFoundError,
-  type Client,
-} from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { SearchAttributePair } from '@temporalio/common';
 import * as keys from '../../workflows/contracts/search-attributes';
 import {
@@ -24,6 +19,8 @@ import {
   type DeadRow,
 } from './store';
 import { inSpan } from '../tracing/context';
+import { Batch } from './batch';
+import { refusal } from './refusal';
 
 export interface OutboxOptions {
   /** Refusals by Temporal after which a row is dead-lettered. */
@@ -59,37 +56,8 @@ const startOptions = (start: QueuedStart, taskQueue: string) => ({
  */
 const HANDED_OVER_CLEAR_MS = 50;
 
-/** Ids joined into one call of `run`: those added within `afterMs` of the first (0: in the same turn of the loop). */
-class Batch {
-  private ids: string[] = [];
-  /** the batch being collected, or run */
-  running?: Promise<void>;
-
-  constructor(
-    private readonly afterMs: number,
-    private readonly run: (ids: string[]) => Promise<void>,
-  ) {}
-
-  add(id: string): Promise<void> {
-    this.ids.push(id);
-    this.running ??= new Promise<void>((resolve) =>
-      this.afterMs ? setTimeout(resolve, this.afterMs) : setImmediate(resolve),
-    ).then(async () => {
-      const ids = this.ids;
-      this.ids = [];
-      this.running = undefined;
-      await this.run(ids);
-    });
-    return this.running;
-  }
-}
-
 /** How many signals are in flight at once during a fan-out. */
 const FAN_OUT = 32;
-
-/** gRPC status codes (google.rpc.Code) of Temporal's refusals. */
-const INVALID_ARGUMENT = 3;
-const FAILED_PRECONDITION = 9;
 
 /** The longest wait before a refused row's next attempt, and before a signal awaiting its owner looks again. */
 const MAX_BACKOFF_SECONDS = 300;
@@ -97,21 +65,6 @@ const MAX_AWAIT_SECONDS = 60;
 
 /** The part of a sweep's batch kept for signals awaiting their owner (at least one row). */
 const AWAITING_SHARE = 0.1;
-
-/**
- * What a failed request means for its row. `final`: Temporal refused it for good (an invalid request): dead-letter at
- * once. `refused`: a limit of the workflow (it lifts when the run continues as new), or an error that is not
- * Temporal's answer at all (the row itself cannot be sent): counted, and dead-lettered after `maxAttempts`.
- * `unavailable`: any other answer of Temporal's (unreachable, deadline exceeded, overloaded): not counted.
- */
-export function refusal(err: unknown): 'final' | 'refused' | 'unavailable' {
-  for (let e = err; e instanceof Error; e = e.cause) {
-    if (!isGrpcServiceError(e)) continue;
-    if (/workflow execution limit/i.test(e.details)) return 'refused';
-    return e.code === INVALID_ARGUMENT || e.code === FAILED_PRECONDITION ? 'final' : 'unavailable';
-  }
-  return 'refused';
-}
 
 /** A failed attempt as the row records it: `awaiting`, a signal whose owner is not recorded yet. */
 type Failure = ReturnType<typeof refusal> | 'awaiting';

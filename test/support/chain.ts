@@ -30,7 +30,7 @@ export interface LocalChain {
 const DEPLOYER = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80');
 
 function compile(): { account: Hex; factory: Hex } {
-  const source = fs.readFileSync(path.join(__dirname, 'contracts', 'MinimalAccount.sol'), 'utf8');
+  const source = fs.readFileSync(path.join(__dirname, 'solidity', 'MinimalAccount.sol'), 'utf8');
   const input = {
     language: 'Solidity',
     sources: { 'MinimalAccount.sol': { content: source } },

@@ -1,5 +1,5 @@
 import { ServiceError } from '@temporalio/client';
-import { refusal } from '../../src/outbox/outbox';
+import { refusal } from '../../src/outbox/refusal';
 
 /** A gRPC error as @grpc/grpc-js builds it (code, details, metadata), wrapped as the Temporal client throws it. */
 const grpc = (code: number, details: string) =>
