@@ -128,8 +128,7 @@ export async function processDeposit(start: DepositStart): Promise<DepositStage>
 export async function refundDeposit(start: DepositStart): Promise<RefundOutcome> {
   const { depositId: id, timing } = start;
   const intents = intentReports();
-  // `refundAttempts` is absent from the timing of refunds started before it existed: those keep trying.
-  for (let attempt = 1; !(attempt > timing.refundAttempts); attempt++) {
+  for (let attempt = 1; attempt <= timing.refundAttempts; attempt++) {
     let fundsWaitOver = false;
     void sleep(timing.fundsWaitSeconds * 1000).then(() => (fundsWaitOver = true));
     let refund = await acts.startRefund(id, attempt, timing);
