@@ -1,4 +1,4 @@
-import { condition, patched, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
+import { condition, proxyActivities, setHandler, sleep } from '@temporalio/workflow';
 import type { DepositActivities } from './contracts/deposit';
 import {
   type DepositStage,
@@ -8,7 +8,7 @@ import {
   type RefundOutcome,
   WORKFLOW_CODES,
 } from './contracts/deposit';
-import { type BridgeOutcome, FINAL_CHECK_SECONDS, isBridgeOutcome, isFilled, whileWaiting } from './deposit-state';
+import { FINAL_CHECK_SECONDS, isBridgeOutcome, isFilled, whileWaiting } from './deposit-state';
 
 /** Each activity persists one step with its webhook; retried until it succeeds (a deposit never stops on a passing failure). */
 const acts = proxyActivities<DepositActivities>({
@@ -17,25 +17,21 @@ const acts = proxyActivities<DepositActivities>({
 });
 
 /**
- * What the signal reported of each intent. `settled`: an outcome is known. `reports`: how many reports arrived (of any
- * intent), each a reason to ask the ledger again whether an intent is final. `final` is the signal's own word, which
- * runs from before the ledger decided it keep (a RELEASED report once counted as final).
+ * What the signal reported of each intent. `settled`: an outcome is known. `filled`: its fill was proven. `reports`:
+ * how many reports arrived (of any intent), each a reason to ask the ledger again whether an intent is final.
  */
 function intentReports() {
-  const outcomes = new Map<string, BridgeOutcome>();
-  const released = new Set<string>();
+  const settled = new Set<string>();
   const filled = new Set<string>();
   let reports = 0;
   setHandler(intentSettledSignal, ({ intentId, status }) => {
     reports++;
-    if (status === RELEASED) released.add(intentId);
+    if (status === RELEASED || isBridgeOutcome(status)) settled.add(intentId);
     else if (isFilled(status)) filled.add(intentId);
-    else if (isBridgeOutcome(status)) outcomes.set(intentId, status);
   });
   return {
-    settled: (id: string) => outcomes.has(id) || released.has(id),
+    settled: (id: string) => settled.has(id),
     filled: (id: string) => filled.has(id),
-    final: (id: string) => outcomes.get(id) === 'COMPLETED' || released.has(id),
     reports: () => reports,
   };
 }
@@ -45,17 +41,9 @@ function intentReports() {
  * every reservation released. A report (an outcome, RELEASED at `expires`, or a snapshot that released its funds)
  * means "look again", and so does every FINAL_CHECK_SECONDS without one. RELEASED alone is never enough: at `expires`
  * the funds wait for a snapshot at or after it, and a claim mined just before it may still be reported, so a retry or
- * refund that went on at RELEASED could move the deposit twice. Runs from before the ledger decided (no
- * `deposit-final-ledger` marker) keep their old waits: the signal alone, or the signal with the periodic check.
+ * refund that went on at RELEASED could move the deposit twice.
  */
 async function untilFinal(intents: ReturnType<typeof intentReports>, intentId: string): Promise<void> {
-  if (!patched('deposit-final-check')) return condition(() => intents.final(intentId));
-  if (!patched('deposit-final-ledger')) {
-    while (!(await condition(() => intents.final(intentId), FINAL_CHECK_SECONDS * 1000))) {
-      if (await acts.intentFinal(intentId)) return;
-    }
-    return;
-  }
   for (;;) {
     const seen = intents.reports();
     if (await acts.intentFinal(intentId)) return;
@@ -119,9 +107,8 @@ export async function processDeposit(start: DepositStart): Promise<DepositStage>
       bridge = await acts.startBridge(id, attempt, timing);
     }
     const intentId = bridge.intentId;
-    // A fill settles the attempt for the customer (runs from before it count the outcomes alone).
-    const fillSettles = patched('deposit-fill-settles');
-    const settled = () => intents.settled(intentId) || (fillSettles && intents.filled(intentId));
+    // A fill settles the attempt for the customer.
+    const settled = () => intents.settled(intentId) || intents.filled(intentId);
     if (!(await condition(settled, timing.bridgeExpectedSeconds * 1000))) {
       await acts.reportDelay(id, 'bridge', attempt, 'The bridge is taking longer than expected', timing);
     }
@@ -141,8 +128,7 @@ export async function processDeposit(start: DepositStart): Promise<DepositStage>
 export async function refundDeposit(start: DepositStart): Promise<RefundOutcome> {
   const { depositId: id, timing } = start;
   const intents = intentReports();
-  // `refundAttempts` is absent from the timing of refunds started before it existed: those keep trying.
-  for (let attempt = 1; !(attempt > timing.refundAttempts); attempt++) {
+  for (let attempt = 1; attempt <= timing.refundAttempts; attempt++) {
     let fundsWaitOver = false;
     void sleep(timing.fundsWaitSeconds * 1000).then(() => (fundsWaitOver = true));
     let refund = await acts.startRefund(id, attempt, timing);

@@ -2,7 +2,6 @@ import {
   allHandlersFinished,
   condition,
   makeContinueAsNewFunc,
-  patched,
   proxyLocalActivities,
   setCurrentDetails,
   setDefaultSignalHandler,
@@ -12,7 +11,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { LifecycleActivities } from './contracts/intent-lifecycle';
-import { IntentEvent, IntentState, IntentStatus, isTerminal, recordEvent, type Rules } from './intent-state';
+import { IntentEvent, IntentState, IntentStatus, isTerminal, recordEvent } from './intent-state';
 import {
   claimSignal,
   failureSignal,
@@ -51,15 +50,6 @@ export async function intentLifecycle(start: LifecycleStart): Promise<IntentStat
   return runLifecycle(start, 'intent');
 }
 
-/**
- * A fill after a failure counts (workflows/intent-state.ts), a rule added behind a patch: asked only when one
- * arrives, so a history recorded before the rule replays the old one (the fill changed nothing) and any other history
- * carries no marker.
- */
-const rulesFor = (state: IntentState, event: IntentEvent): Rules => ({
-  fillAfterFailure: state.status === 'FAILED' && event.type === 'fill' && patched('fill-after-failure'),
-});
-
 /** The lifecycle both intents and legacy bundles run (workflows/bundle-lifecycle.ts); `kind` picks their records. */
 export async function runLifecycle(start: LifecycleStart, kind: 'intent' | 'bundle'): Promise<IntentStatus> {
   let state: IntentState = start.state ?? {
@@ -96,12 +86,10 @@ export async function runLifecycle(start: LifecycleStart, kind: 'intent' | 'bund
     const event = queue.shift();
     if (!event && !(deadlinePassed && waitingForFill())) break; // `expires` passed: nothing more can be claimed
     if (event) handled++;
-    const next: IntentState = event
-      ? recordEvent(state, event, rulesFor(state, event))
-      : { ...state, status: 'EXPIRED' };
+    const next: IntentState = event ? recordEvent(state, event) : { ...state, status: 'EXPIRED' };
     if (next === state) continue; // a duplicate or out-of-date event: nothing to persist
     const outcome = await recordTransition(start.id, next.status, event, kind);
-    if (!event && outcome === 'refused' && patched('events-recorded-on-ingestion')) {
+    if (!event && outcome === 'refused') {
       // The indexer route recorded an event this run has not been signalled yet (a fill by the deadline, say:
       // src/intents/store.ts, recordLifecycleEvents): its signal, queued in the same transaction, is on its way.
       recordedAhead = true;
@@ -122,7 +110,7 @@ export async function runLifecycle(start: LifecycleStart, kind: 'intent' | 'bund
  * Continues as new, carrying the state, once this run has handled EVENTS_PER_RUN events or Temporal suggests it
  * (its history grows long): a flood of events can neither fill a run's history nor exhaust its signal limit. Only
  * between events, with none queued, so nothing is carried but the state; the timers are set again from the same
- * absolute times. Runs recorded before this existed replay without it (`patched`).
+ * absolute times.
  */
 async function continueIfLong(
   start: LifecycleStart,
@@ -131,7 +119,6 @@ async function continueIfLong(
   queue: IntentEvent[],
 ): Promise<void> {
   if (queue.length || !(handled >= EVENTS_PER_RUN || workflowInfo().continueAsNewSuggested)) return;
-  if (!patched('lifecycle-continue-as-new')) return;
   await condition(allHandlersFinished);
   // The search attributes as this run left them (its status), set explicitly rather than left to the server.
   await makeContinueAsNewFunc<(s: LifecycleStart) => Promise<IntentStatus>>({

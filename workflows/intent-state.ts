@@ -44,14 +44,6 @@ const NEXT: Record<IntentStatus, IntentStatus[]> = {
 export const movesForward = (from: IntentStatus, to: IntentStatus): boolean => NEXT[from].includes(to);
 
 /**
- * Rules added after lifecycles were recorded: a replayed lifecycle applies one only where its history did
- * (`patched()` in the workflow). `fillAfterFailure`: a fill (by the deadline) of a FAILED intent counts.
- */
-export interface Rules {
-  fillAfterFailure: boolean;
-}
-
-/**
  * PENDING → PRECONFIRMED → FILLED → CLAIMED → COMPLETED, with FAILED on a reported failure before the fill.
  * Events may repeat or arrive out of order: the first fill and the first claim per chain win, a claim that arrives
  * before the fill is kept and counted when the fill comes, and a status never moves backwards, except that a fill
@@ -59,17 +51,13 @@ export interface Rules {
  * another API process that ingested it first). An event that changes nothing returns the same state object, so the
  * workflow persists (and schedules an activity for) real changes only.
  */
-export function applyEvent(
-  state: IntentState,
-  event: IntentEvent,
-  rules: Rules = { fillAfterFailure: true },
-): IntentState {
-  const next = transition(state, event, rules);
+export function applyEvent(state: IntentState, event: IntentEvent): IntentState {
+  const next = transition(state, event);
   return JSON.stringify(next) === JSON.stringify(state) ? state : next;
 }
 
-function transition(state: IntentState, event: IntentEvent, rules: Rules): IntentState {
-  const lateFill = rules.fillAfterFailure && state.status === 'FAILED' && event.type === 'fill';
+function transition(state: IntentState, event: IntentEvent): IntentState {
+  const lateFill = state.status === 'FAILED' && event.type === 'fill';
   if (isTerminal(state.status) && !lateFill) return state;
   const next: IntentState = { ...state, claims: { ...state.claims } };
   switch (event.type) {
@@ -100,8 +88,8 @@ function transition(state: IntentState, event: IntentEvent, rules: Rules): Inten
  * claim on one of its origin chains kept beside the status (the arbiter may claim until `expires`). The lifecycle and
  * the indexer route, which records each event as it ingests it (src/intents/store.ts), apply this one rule.
  */
-export function recordEvent(state: IntentState, event: IntentEvent, rules?: Rules): IntentState {
-  return event.type === 'claim' && isTerminal(state.status) ? keepClaim(state, event) : applyEvent(state, event, rules);
+export function recordEvent(state: IntentState, event: IntentEvent): IntentState {
+  return event.type === 'claim' && isTerminal(state.status) ? keepClaim(state, event) : applyEvent(state, event);
 }
 
 /** A claim kept beside the status, which stays: the first per origin chain wins. */

@@ -15,11 +15,10 @@ import { privateKeyToAccount, publicKeyToAddress, type PrivateKeyAccount } from 
 /**
  * ECDSA over secp256k1 on the request path, computed by libsecp256k1 (Bitcoin Core's curve library). Where the
  * `secp256k1` package ships a prebuilt addon for the platform (Linux x64, macOS arm64, Windows x64: loaded as it is,
- * no install script) it runs natively: a recovery costs about a quarter of the WebAssembly build's (60 against 255 µs
- * on this machine), which every submit pays. Elsewhere the WebAssembly build (tiny-secp256k1), itself about a seventh
- * of viem's JavaScript curve for a recovery and a third for a signature. Hashing stays viem's; only the curve
- * arithmetic moves. Results are the same bytes in every case:
- * RFC 6979 nonces and low-s signatures.
+ * no install script) it runs natively, well below the WebAssembly build's cost for the recovery every submit pays
+ * (bench/RESULTS.md, Our share of a submit). Elsewhere the WebAssembly build (tiny-secp256k1), itself cheaper than
+ * viem's JavaScript curve. Hashing stays viem's; only the curve arithmetic moves. Results are the same bytes in every
+ * case: RFC 6979 nonces and low-s signatures.
  */
 interface Curve {
   /** the uncompressed public key, or a throw when the signature recovers to no point */

@@ -15,8 +15,8 @@ export interface WebhookConfig {
   allowLoopback: boolean;
   allowPrivate: boolean;
   /**
-   * attempts in flight per worker process, in all and per endpoint (a receiver that answers in 30 ms takes about a
-   * thousand events a second from one worker at 32)
+   * attempts in flight per worker process, in all and per endpoint: with a receiver's response time they bound how
+   * many events a second a worker delivers
    */
   concurrency: number;
   endpointConcurrency: number;

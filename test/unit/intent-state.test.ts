@@ -62,11 +62,6 @@ test('21.9 a fill after a failure is what the chain says: FILLED, then claimed a
   expect(applyEvent(claimedWhileFailed, { type: 'fill', ...tx(42161, 7) }).status).toBe('COMPLETED');
 });
 
-test('21.9 lifecycles recorded before the rule replay the old one: a fill after a failure changed nothing', () => {
-  const failed = applyEvent(start, { type: 'failure', chainId: 1, reason: 'x' });
-  expect(applyEvent(failed, { type: 'fill', ...tx(42161, 1) }, { fillAfterFailure: false })).toBe(failed);
-});
-
 test('an event that changes nothing returns the same state (no transition to persist)', () => {
   const claimed = applyEvent(start, { type: 'claim', ...tx(1, 2) });
   expect(applyEvent(claimed, { type: 'claim', ...tx(1, 2) })).toBe(claimed);
