@@ -48,6 +48,20 @@ export default tseslint.config(
     },
   },
   {
+    // TypeORM serves the pool, transactions and migrations, all in src/db; everything else sees its Db and Tx.
+    files: ['src/**/*.ts', 'activities/**/*.ts'],
+    ignores: ['src/db/**'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: 'typeorm', message: 'take Db or Tx from src/db/types.ts' }],
+          patterns: [{ group: ['typeorm/*'], message: 'take Db or Tx from src/db/types.ts' }],
+        },
+      ],
+    },
+  },
+  {
     // Workflow code is replayed deterministically inside Temporal's sandbox: no Node built-ins, no I/O, no clocks
     // or randomness outside the SDK (the same rule Temporal's samples use).
     files: ['workflows/**/*.ts'],

@@ -1,4 +1,4 @@
-import type { DataSource } from 'typeorm';
+import type { Db } from '../src/db/types';
 import type { Config } from '../src/config';
 import { recordTransition, releaseIntent } from '../src/intents/transition-store';
 import type { Outbox } from '../src/outbox/outbox';
@@ -22,7 +22,7 @@ import { chainIndexerActivities } from '../src/chain-indexer/read-range';
 
 /** `log`: what an activity refuses to apply is logged, not thrown (a retry would change nothing). */
 export interface ActivityDeps {
-  db: DataSource;
+  db: Db;
   config: Config;
   outbox: Outbox;
   deposits: DepositDeps;

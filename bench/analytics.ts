@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import type { DataSource } from 'typeorm';
+import type { Db } from '../src/db/types';
 import { createProject } from '../src/projects/api-keys';
 import { funnelFromRaw } from '../src/analytics/store';
 import { rebuildFunnelRollup } from '../src/analytics/rollup-store';
@@ -22,7 +22,7 @@ export async function benchAnalytics(
   kit: Kit,
   url: string,
   headers: Record<string, string>,
-  db: DataSource,
+  db: Db,
 ): Promise<string[]> {
   const { measure } = kit;
   const token = (
@@ -111,7 +111,7 @@ export async function benchAnalytics(
 }
 
 /** Loads `total` events into a project of their own, builds their rollup and times the funnel over them. */
-async function benchFunnel(kit: Kit, url: string, db: DataSource, total: number): Promise<string> {
+async function benchFunnel(kit: Kit, url: string, db: Db, total: number): Promise<string> {
   const sessions = Math.max(1, Math.floor(total / 5));
   const spacingSeconds = (6 * 86_400) / sessions;
   const { projectId, apiKey } = await createProject(db, `analytics-bench-${total}`);

@@ -20,7 +20,7 @@
 import os from 'node:os';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import type { DataSource } from 'typeorm';
+import type { Db } from '../src/db/types';
 import {
   createTestClient,
   createWalletClient,
@@ -284,7 +284,7 @@ function fillOf(i: number, tokens: Hex[], lockTag: string, deadline: number): Fi
 }
 
 /** The fills' intents as a submit leaves them: the allocator nonce, the quote, the intent PENDING. */
-async function recordIntents(db: DataSource, fills: Fill[], deadline: number): Promise<void> {
+async function recordIntents(db: Db, fills: Fill[], deadline: number): Promise<void> {
   const rows = JSON.stringify(fills.map((f) => ({ nonce: f.nonce.toString(), operation: f.operation })));
   const r = 'jsonb_to_recordset($1::jsonb) AS r(nonce numeric, operation jsonb)';
   await db.transaction(async (tx) => {

@@ -1,6 +1,6 @@
 /** What bench/run.ts lends every section (bench/quotes.ts, bench/webhooks.ts, ...): how to measure, and the stack. */
 import type { Client } from '@temporalio/client';
-import type { DataSource } from 'typeorm';
+import type { Db } from '../src/db/types';
 import type { Runtime } from '../src/runtime';
 
 export interface Result {
@@ -31,7 +31,7 @@ export interface Kit {
 /** The processes under test (bench/stack.ts) and how the sections call the API. */
 export interface Stack {
   rt: Runtime;
-  db: DataSource;
+  db: Db;
   temporalClient: Client;
   /** the API's base URL */
   url: string;

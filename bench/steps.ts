@@ -49,8 +49,8 @@ export async function benchSteps(kit: Kit, stack: Stack, spare: PrivateKeyAccoun
   );
   steps['quote: of which the reads (balances and market, concurrently)'] = await median(spare.length, (i) =>
     Promise.all([
-      availableSources(db.manager, spare[i].address, rt.defaultLockTag, rt.registry),
-      loadMarket(db.manager, rt.registry, [8453, 42161]),
+      availableSources(db, spare[i].address, rt.defaultLockTag, rt.registry),
+      loadMarket(db, rt.registry, [8453, 42161]),
     ]),
   );
   steps['quote: of which the server signature'] = await median(spare.length, (i) =>

@@ -9,7 +9,7 @@ import { once } from 'node:events';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Client } from '@temporalio/client';
-import type { DataSource } from 'typeorm';
+import type { Db } from '../src/db/types';
 import { waitFor } from '../src/dev/processes';
 import { createProject } from '../src/projects/api-keys';
 import type { WebhookConfig } from '../src/webhooks/config';
@@ -112,7 +112,7 @@ async function addEndpoint(url: string, headers: Record<string, string>, r: Pick
 }
 
 /** A project of its own with one endpoint: its API headers. */
-async function subscribed(url: string, db: DataSource, name: string, r: Receiver): Promise<Record<string, string>> {
+async function subscribed(url: string, db: Db, name: string, r: Receiver): Promise<Record<string, string>> {
   const { apiKey } = await createProject(db, name);
   const headers = { 'content-type': 'application/json', 'x-api-key': apiKey };
   await addEndpoint(url, headers, r);
@@ -122,7 +122,7 @@ async function subscribed(url: string, db: DataSource, name: string, r: Receiver
 export async function benchWebhooks(
   kit: Kit,
   url: string,
-  db: DataSource,
+  db: Db,
   temporal: Client,
   config: WebhookConfig,
 ): Promise<string[]> {

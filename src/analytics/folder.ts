@@ -1,4 +1,4 @@
-import type { DataSource } from 'typeorm';
+import type { Db } from '../db/types';
 import { foldPending, projectsToFold } from './rollup-store';
 
 /** How often a worker folds the queued batches: what a report finds left to fold is about this much ingest. */
@@ -19,7 +19,7 @@ export class FunnelFolder {
   private loop?: Promise<void>;
 
   constructor(
-    private readonly db: DataSource,
+    private readonly db: Db,
     private readonly log: Log,
   ) {}
 

@@ -1,4 +1,4 @@
-import type { DataSource, EntityManager } from 'typeorm';
+import type { Db, Tx } from '../db/types';
 import { preparedQuery } from '../db/prepared';
 
 /**
@@ -123,7 +123,7 @@ const FOLD_QUEUED = `WITH taken AS (
  * Folds the batches of a project queued when it is called into the rollup, a chunk per transaction; returns how many
  * batches. `wait: false` (the workers' loop) leaves a project that another process is folding to it.
  */
-export async function foldPending(db: DataSource, projectId: string, { wait } = { wait: true }): Promise<number> {
+export async function foldPending(db: Db, projectId: string, { wait } = { wait: true }): Promise<number> {
   const [{ last }] = (await db.query('SELECT max(id)::text AS last FROM analytics_fold_queue WHERE project_id = $1', [
     projectId,
   ])) as [{ last: string | null }];
@@ -147,7 +147,7 @@ export async function foldPending(db: DataSource, projectId: string, { wait } = 
 }
 
 /** The projects with queued batches (for the workers' fold loop). */
-export async function projectsToFold(db: DataSource): Promise<string[]> {
+export async function projectsToFold(db: Db): Promise<string[]> {
   return (
     (await db.query('SELECT DISTINCT project_id AS "projectId" FROM analytics_fold_queue')) as { projectId: string }[]
   ).map((r) => r.projectId);
@@ -158,7 +158,7 @@ export async function projectsToFold(db: DataSource): Promise<string[]> {
  * does after loading events with INSERT ... SELECT), under the project's fold lock: its queued batches are dropped,
  * and events of batches queued meanwhile are left to their fold.
  */
-export async function rebuildFunnelRollup(db: DataSource, projectId: string): Promise<void> {
+export async function rebuildFunnelRollup(db: Db, projectId: string): Promise<void> {
   await db.transaction(async (tx) => {
     await tx.query(`SELECT pg_advisory_xact_lock(${FOLD_LOCK})`, [projectId]);
     await tx.query('DELETE FROM analytics_fold_queue WHERE project_id = $1', [projectId]);
@@ -171,7 +171,7 @@ export async function rebuildFunnelRollup(db: DataSource, projectId: string): Pr
 }
 
 /** The rollup tables of one project rebuilt from its raw events, but those `except` leaves to the next fold. */
-async function rebuildTables(db: EntityManager, projectId: string, except: string): Promise<void> {
+async function rebuildTables(db: Tx, projectId: string, except: string): Promise<void> {
   const only = `AND project_id = $1 ${except}`;
   await db.query("SET LOCAL work_mem = '256MB'"); // sorting and hashing every session at once
   await db.query('DELETE FROM analytics_funnel_sessions WHERE project_id = $1', [projectId]);
@@ -197,7 +197,7 @@ async function rebuildTables(db: EntityManager, projectId: string, except: strin
  * retention reads raw events only of its first and last day, which are kept, and the rollup for the rest, so it
  * stays exact. A row changed meanwhile is left (its ctid no longer matches). Returns how many.
  */
-export async function deleteExpiredEvents(db: DataSource, days: number, limit: number): Promise<number> {
+export async function deleteExpiredEvents(db: Db, days: number, limit: number): Promise<number> {
   // received_at bounds the scan (its index); occurred_at is what reports read.
   const [, deleted]: [unknown, number] = await db.query(
     `DELETE FROM analytics_events WHERE ctid = ANY(ARRAY(SELECT e.ctid FROM analytics_events e, (SELECT date_trunc('day', now() - make_interval(days => $1), 'UTC') AS day) cutoff

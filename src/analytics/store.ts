@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import type { DataSource } from 'typeorm';
+import type { Db } from '../db/types';
 import type { AcceptedEvent } from './validate';
 import { canonicalJson } from './canonical';
 import { preparedQuery } from '../db/prepared';
@@ -22,7 +22,7 @@ const STORE_BATCH = `WITH ins AS (
     SELECT $1, array_agg(id) FROM ins WHERE modal IS NOT NULL HAVING $1::uuid IS NOT NULL AND count(*) > 0)
   SELECT count(*)::int AS stored FROM ins`;
 
-export async function storeEvents(db: DataSource, projectId: string | null, events: AcceptedEvent[]): Promise<number> {
+export async function storeEvents(db: Db, projectId: string | null, events: AcceptedEvent[]): Promise<number> {
   if (!events.length) return 0;
   const col = <T>(f: (e: AcceptedEvent) => T) => events.map(f);
   // One serialization per event: the canonical text is both hashed and stored (jsonb keeps no key order of its own).
@@ -46,7 +46,7 @@ export async function storeEvents(db: DataSource, projectId: string | null, even
 }
 
 /** The stored events sent without an ingest token. */
-export async function unattributedRows(db: DataSource): Promise<number> {
+export async function unattributedRows(db: Db): Promise<number> {
   const [{ n }]: { n: string }[] = await db.query(
     'SELECT count(*)::bigint AS n FROM analytics_events WHERE project_id IS NULL',
   );
@@ -89,7 +89,7 @@ const sortOutcomes = (rows: ByOutcome): ByOutcome =>
  * step's first opening within a session, ties by name); a session drops off at the last step it opened when it
  * never completed.
  */
-export async function funnelFromRaw(db: DataSource, q: FunnelQuery): Promise<Funnel> {
+export async function funnelFromRaw(db: Db, q: FunnelQuery): Promise<Funnel> {
   const params = [q.projectId, q.modal, q.from, q.to, ...(q.fundingMethod ? [q.fundingMethod] : [])];
   // The funding-method filter is added only when asked for, so the planner can make it a hashed semi-join.
   const scope = `WITH scoped AS (
@@ -238,7 +238,7 @@ const DAY_MS = 86_400_000;
  * the range's sessions saw to the processor's webhook events as they are now. The project's queued batches are
  * folded first, so the report counts every event stored before it began.
  */
-export async function funnel(db: DataSource, q: FunnelQuery): Promise<Funnel> {
+export async function funnel(db: Db, q: FunnelQuery): Promise<Funnel> {
   await foldPending(db, q.projectId);
   // A partial day counts as whole when the part outside the range holds no event of the modal (a range ending now).
   const empty = async (from: number, to: number) =>

@@ -1,4 +1,4 @@
-import type { DataSource } from 'typeorm';
+import type { Db } from '../db/types';
 import { DomainError } from '../errors';
 import type { RateLimits } from '../projects/rate-limits';
 import type { UnattributedConfig } from './config';
@@ -17,7 +17,7 @@ export class UnattributedGate {
   private stored?: { count: number; at: number };
 
   constructor(
-    private readonly db: DataSource,
+    private readonly db: Db,
     private readonly rateLimits: RateLimits,
   ) {}
 

@@ -1,4 +1,4 @@
-import type { DataSource } from 'typeorm';
+import type { Db } from '../db/types';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
 import type { Logger } from '../logger';
@@ -17,12 +17,7 @@ import { PersonaProvider } from '../compliance/persona';
 import { sessionSigners } from '../deposits/signer';
 import { fastAccount } from '../signatures/secp256k1';
 
-function complianceProvider(
-  rt: Runtime,
-  db: DataSource,
-  clock: () => Date,
-  logger: Logger,
-): VerificationProvider | undefined {
+function complianceProvider(rt: Runtime, db: Db, clock: () => Date, logger: Logger): VerificationProvider | undefined {
   const c = rt.config.compliance;
   if (c.provider === 'sandbox')
     return new SandboxProvider(db, rt.secrets.complianceSessionKey, c.linkTtlSeconds, clock);
@@ -46,7 +41,7 @@ function complianceProvider(
 export const temporalCallTimeoutMs = (config: Config): number => config.deadlines.requestSeconds * 500;
 
 /** The API process's services, built once by its composition root (src/main/api.ts) and handed to every route. */
-export function createServices(rt: Runtime, db: DataSource, temporal: Client, logger: Logger): Services {
+export function createServices(rt: Runtime, db: Db, temporal: Client, logger: Logger): Services {
   const clock = () => new Date();
   const outbox = createOutbox(db, temporal, rt.config);
   const rateLimits = new RateLimits(db, rt.config.rateLimit.redisUrl);

@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
-import type { DataSource } from 'typeorm';
+import type { Db } from '../db/types';
 import { createPublicClient, http, type Block, type PublicClient } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { ChainRegistry } from '../chains/registry';
@@ -28,7 +28,7 @@ import { eventId, keyDigest, toEvents, type BalanceRead } from './to-events';
 import { watchedAccounts } from './store';
 
 export interface ChainIndexerDeps {
-  db: DataSource;
+  db: Db;
   /** what a batch's ingestion reads, the chains followed, and the allocator whose lock tag the chains' events carry */
   config: Omit<IngestDeps['config'], 'chainIndexer'> & {
     chainIndexer: ChainIndexerConfig;
@@ -105,7 +105,7 @@ export async function readChainRange(
     stream === 'settlements' ? await watchedAccounts(deps.db) : { accounts: [], refundRecipients: new Map() };
   const holders = new Map<string, WalletHold[]>();
   if (stream === 'settlements')
-    for (const { nonce, account, token } of await walletHolders(deps.db.manager, chain.chainId)) {
+    for (const { nonce, account, token } of await walletHolders(deps.db, chain.chainId)) {
       const holds = holders.get(account) ?? [];
       if (!holds.length) holders.set(account, holds);
       const hold = holds.find((h) => h.nonce === nonce);
@@ -144,13 +144,13 @@ export async function readChainRange(
   }
   // Holds past their `expires` at this range's end are released by a snapshot here, whatever moved on the account:
   // locks in the stream that reads the ledger's (The Compact's balanceOf), wallets in the `settlements` stream.
-  const expiring = (await expiredHolds(deps.db.manager, chain.chainId, Number(toBlock.timestamp)))
+  const expiring = (await expiredHolds(deps.db, chain.chainId, Number(toBlock.timestamp)))
     .filter((h) => stream === (h.lockTag === WALLET ? 'settlements' : ledgerLocks))
     .map(({ account, token, lockTag }): BalanceKey =>
       lockTag === WALLET ? { account, token } : { account, lockId: joinLockId(lockTag, token) },
     );
   const undeclared = [...new Set(logs.flatMap((l) => (l.kind === 'fill' && !l.recipient ? [l.nonce.toString()] : [])))];
-  const plans = undeclared.length ? await quotedPlans(deps.db.manager, undeclared) : new Map<string, QuotedPlan>();
+  const plans = undeclared.length ? await quotedPlans(deps.db, undeclared) : new Map<string, QuotedPlan>();
   const resnapshot =
     cursor.resnapshot && to > BigInt(cursor.resnapshot.above) ? cursor.resnapshot.balances : ([] as BalanceKey[]);
   const { events, balances, deposits } = await toEvents({

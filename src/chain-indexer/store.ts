@@ -1,11 +1,11 @@
-import type { DataSource } from 'typeorm';
+import type { Db } from '../db/types';
 
 /**
  * The deposit accounts whose ERC-20 transfers the indexer reports, read afresh for every range so that a new
  * registration is followed without a restart, and for each the refund recipients its deposits may be returned to.
  */
 export async function watchedAccounts(
-  db: DataSource,
+  db: Db,
 ): Promise<{ accounts: string[]; refundRecipients: Map<string, Set<string>> }> {
   const accounts: { address: string }[] = await db.query(
     'SELECT DISTINCT address FROM deposit_accounts WHERE released_at IS NULL ORDER BY address',

@@ -1,5 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import type { DataSource } from 'typeorm';
+import type { Db } from '../db/types';
 import type { QueuedStart } from '../outbox/store';
 import type { Applicant, ProviderState } from './provider';
 import { claimApplicantCreation, findVerification, recordApplicant, releaseClaim, type Currency } from './store';
@@ -23,7 +23,7 @@ export interface VerificationOutcome {
  * a connection, then resume it. No lock or pooled connection is held across the provider call (`open`).
  */
 export async function createOrResumeVerification(
-  db: DataSource,
+  db: Db,
   key: { projectId: string; customerId: string; currency: Currency },
   provider: string,
   open: (applicantId?: string) => Promise<Applicant>,

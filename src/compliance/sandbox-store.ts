@@ -1,4 +1,4 @@
-import type { DataSource } from 'typeorm';
+import type { Db } from '../db/types';
 import type { ProviderState } from './provider';
 
 /** An applicant of the sandbox provider, as its own table keeps it. */
@@ -8,7 +8,7 @@ export interface SandboxApplicant {
 }
 
 /** The applicant of `reference`, opened as `id` in `needs_input` unless the reference has one already. */
-export async function openSandboxApplicant(db: DataSource, id: string, reference: string): Promise<SandboxApplicant> {
+export async function openSandboxApplicant(db: Db, id: string, reference: string): Promise<SandboxApplicant> {
   const [row]: SandboxApplicant[] = await db.query(
     `INSERT INTO sandbox_applicants (id, reference, state) VALUES ($1, $2, 'needs_input')
        ON CONFLICT (reference) DO UPDATE SET reference = EXCLUDED.reference RETURNING id, state`,
@@ -17,14 +17,14 @@ export async function openSandboxApplicant(db: DataSource, id: string, reference
   return row;
 }
 
-export async function sandboxApplicant(db: DataSource, id: unknown): Promise<SandboxApplicant | undefined> {
+export async function sandboxApplicant(db: Db, id: unknown): Promise<SandboxApplicant | undefined> {
   const [row]: SandboxApplicant[] = await db.query('SELECT id, state FROM sandbox_applicants WHERE id = $1', [id]);
   return row;
 }
 
 /** The applicant, if its reference starts with `referencePrefix`. */
 export async function sandboxApplicantWithPrefix(
-  db: DataSource,
+  db: Db,
   id: string,
   referencePrefix: string,
 ): Promise<SandboxApplicant | undefined> {
@@ -35,6 +35,6 @@ export async function sandboxApplicantWithPrefix(
   return row;
 }
 
-export async function setSandboxState(db: DataSource, id: string, state: ProviderState): Promise<void> {
+export async function setSandboxState(db: Db, id: string, state: ProviderState): Promise<void> {
   await db.query('UPDATE sandbox_applicants SET state = $2, updated_at = now() WHERE id = $1', [id, state]);
 }

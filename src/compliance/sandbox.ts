@@ -1,5 +1,5 @@
 import { createHmac, randomUUID } from 'node:crypto';
-import type { DataSource } from 'typeorm';
+import type { Db } from '../db/types';
 import { jwtVerify, SignJWT } from 'jose';
 import { escape } from '../analytics/report-page';
 import { signCallback, verifySignedCallback } from './callback-signature';
@@ -49,7 +49,7 @@ export class SandboxProvider implements VerificationProvider {
   private readonly callbackSecret: string;
 
   constructor(
-    private readonly db: DataSource,
+    private readonly db: Db,
     sessionKey: string,
     private readonly linkTtlSeconds: number,
     private readonly clock: () => Date,

@@ -1,4 +1,4 @@
-import type { DataSource } from 'typeorm';
+import type { Db } from '../db/types';
 import { queueSignals, queueStart, type QueuedSignal, type QueuedStart } from '../outbox/store';
 import { emitEvent } from '../webhooks/event-store';
 import {
@@ -25,7 +25,7 @@ export interface CustomerDetails {
  * Returns the claim id, or undefined while another caller holds a live claim.
  */
 export async function claimApplicantCreation(
-  db: DataSource,
+  db: Db,
   projectId: string,
   customerId: string,
   currency: Currency,
@@ -41,12 +41,12 @@ export async function claimApplicantCreation(
 }
 
 /** Gives a claim up (the provider call failed, or it was not needed): the next caller may claim at once. */
-export async function releaseClaim(db: DataSource, claimId: string): Promise<void> {
+export async function releaseClaim(db: Db, claimId: string): Promise<void> {
   await db.query('DELETE FROM verification_claims WHERE claim_id = $1', [claimId]);
 }
 
 /** Mints a bearer for one customer of the project and records it (so it can be revoked) and the customer. */
-export async function createSession(db: DataSource, projectId: string, c: CustomerDetails, secret: string, now: Date) {
+export async function createSession(db: Db, projectId: string, c: CustomerDetails, secret: string, now: Date) {
   const account = c.account?.toLowerCase() ?? null;
   const minted = await mintSession(secret, { projectId, customerId: c.customerId, account }, now);
   await db.transaction(async (tx) => {
@@ -73,7 +73,7 @@ export async function createSession(db: DataSource, projectId: string, c: Custom
   return minted;
 }
 
-export async function revokeSession(db: DataSource, projectId: string, sessionId: string): Promise<boolean> {
+export async function revokeSession(db: Db, projectId: string, sessionId: string): Promise<boolean> {
   const [, count] = await db.query(
     'UPDATE compliance_sessions SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 AND project_id = $2',
     [sessionId, projectId],
@@ -81,7 +81,7 @@ export async function revokeSession(db: DataSource, projectId: string, sessionId
   return count > 0;
 }
 
-export async function sessionLive(db: DataSource, claims: SessionClaims): Promise<boolean> {
+export async function sessionLive(db: Db, claims: SessionClaims): Promise<boolean> {
   const rows = await db.query(
     'SELECT 1 FROM compliance_sessions WHERE id = $1 AND project_id = $2 AND customer_id = $3 AND revoked_at IS NULL',
     [claims.sessionId, claims.projectId, claims.customerId],
@@ -94,7 +94,7 @@ export async function sessionLive(db: DataSource, claims: SessionClaims): Promis
  * its customer. `mismatch` when the account belongs to another customer of the project.
  */
 export async function resolveCustomer(
-  db: DataSource,
+  db: Db,
   s: SessionClaims,
 ): Promise<{ mismatch: true } | { mismatch: false; email: string | null; country: string | null }> {
   const [row]: { customerId: string; email: string | null; country: string | null }[] = await db.query(
@@ -115,7 +115,7 @@ export interface VerificationRow {
 }
 
 export async function findVerification(
-  db: DataSource,
+  db: Db,
   projectId: string,
   customerId: string,
   currency: Currency,
@@ -133,7 +133,7 @@ export async function findVerification(
  * move only through the lifecycle (callbacks), never here.
  */
 export async function recordApplicant(
-  db: DataSource,
+  db: Db,
   projectId: string,
   customerId: string,
   currency: Currency,
@@ -171,7 +171,7 @@ export async function recordApplicant(
 
 /** A verified provider callback, recorded once and queued for its verification's lifecycle. */
 export async function acceptCallback(
-  db: DataSource,
+  db: Db,
   provider: string,
   cb: ProviderCallback,
 ): Promise<{ known: boolean; signals: QueuedSignal[] }> {
@@ -207,7 +207,7 @@ export const wireStatus = (s: ProviderState): 'completed' | 'failed' | 'pending'
  * transaction, once per cause (the provider callback applied, or the stale mark after it). Returns the webhook start.
  */
 export async function recordVerification(
-  db: DataSource,
+  db: Db,
   verificationId: string,
   change: { status: ProviderState; cause: string } | { stale: true; cause: string },
 ): Promise<void> {

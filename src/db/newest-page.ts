@@ -1,4 +1,4 @@
-import type { DataSource } from 'typeorm';
+import type { Db } from './types';
 
 // The DB layer under the stores: a generic listing query, whose columns and conditions each store names itself.
 
@@ -10,7 +10,7 @@ export type Condition = readonly [sql: string, value: unknown];
  * than the page holds to tell whether another page follows.
  */
 export async function newestPage<R>(
-  db: DataSource,
+  db: Db,
   q: { columns: string; table: string; key: string; projectId: string; conditions: Condition[]; limit: number },
 ): Promise<{ page: R[]; more: boolean }> {
   const where = ['project_id = $1'];

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { Tx } from './types';
 
 // The DB layer under the stores: how a statement is run, never which; the SQL stays in the stores.
 const names = new Map<string, string>();
@@ -10,11 +10,7 @@ const names = new Map<string, string>();
  * of a quote among them). For fixed texts only: every connection keeps each distinct text it has run. Results are
  * shaped as `query` shapes them.
  */
-export function preparedQuery<T = unknown>(
-  db: DataSource | EntityManager,
-  text: string,
-  params: unknown[],
-): Promise<T> {
+export function preparedQuery<T = unknown>(db: Tx, text: string, params: unknown[]): Promise<T> {
   let name = names.get(text);
   if (!name) names.set(text, (name = `q_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`));
   const pg: PgQuery = db;

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import type { EntityManager } from 'typeorm';
+import type { Tx } from '../db/types';
 import { isAddressEqual } from 'viem';
 import { project } from '../http/project';
 import { routeGroup, type RouteDef } from '../http/route';
@@ -89,7 +89,7 @@ function requireLive(s: Services, deadline: string, path: (string | number)[]): 
  * account signed with (for any project) is a replay or superseded. The registration it proved, sent again, passes.
  */
 async function takeNonce(
-  tx: EntityManager,
+  tx: Tx,
   address: string,
   nonce: string,
   path: (string | number)[],

@@ -1,4 +1,4 @@
-import type { DataSource, EntityManager } from 'typeorm';
+import type { Tx } from '../db/types';
 import { getAddress } from 'viem';
 import { toCaip2 } from '../chains/registry';
 
@@ -55,11 +55,7 @@ const fromRow = ({ targetChainId, sessionChains, ...r }: AccountRow): DepositAcc
 });
 
 /** A project's registration of an address (other projects may register the same address: each has its own). */
-export async function findAccount(
-  db: DataSource | EntityManager,
-  address: string,
-  projectId: string,
-): Promise<DepositAccount | undefined> {
+export async function findAccount(db: Tx, address: string, projectId: string): Promise<DepositAccount | undefined> {
   const [row]: AccountRow[] = await db.query(`${SELECT} WHERE a.address = $1 AND a.project_id = $2`, [
     address.toLowerCase(),
     projectId,
@@ -75,7 +71,7 @@ export async function findAccount(
  * project's session signer on chain; a proven registration from now on receives its deposits.
  */
 export async function registerAccount(
-  tx: EntityManager,
+  tx: Tx,
   projectId: string,
   a: NewAccount,
   proof?: { nonce: string | null },
@@ -125,7 +121,7 @@ export async function registerAccount(
  * nothing.
  */
 export async function consumeAccountNonce(
-  tx: EntityManager,
+  tx: Tx,
   address: string,
   nonce: string,
   projectId?: string,
@@ -149,7 +145,7 @@ export async function consumeAccountNonce(
  * The account enabled the project's session signer on chain: its registration is proven, unless released (the
  * account's signed release stands until it signs a registration again) or proven already.
  */
-export async function markProven(db: DataSource | EntityManager, address: string, projectId: string): Promise<void> {
+export async function markProven(db: Tx, address: string, projectId: string): Promise<void> {
   await db.query(
     'UPDATE deposit_accounts SET proven_at = now() WHERE address = $1 AND project_id = $2 AND proven_at IS NULL AND released_at IS NULL',
     [address.toLowerCase(), projectId],
@@ -161,7 +157,7 @@ export async function markProven(db: DataSource | EntityManager, address: string
  * own): it receives none of the account's deposits from now on, until the account signs a registration for it
  * again. What it already received stays its own.
  */
-export async function releaseRegistration(tx: EntityManager, address: string, sessionSigner: string): Promise<void> {
+export async function releaseRegistration(tx: Tx, address: string, sessionSigner: string): Promise<void> {
   await tx.query(
     'UPDATE deposit_accounts SET released_at = now(), proven_at = NULL, proven_nonce = NULL WHERE address = $1 AND session_signer = $2 AND released_at IS NULL',
     [address.toLowerCase(), sessionSigner.toLowerCase()],
@@ -178,7 +174,7 @@ export const OWNING_REGISTRATION = `SELECT * FROM deposit_accounts WHERE address
 
 /** The registration a transfer into `address` belongs to (OWNING_REGISTRATION), if any. */
 export async function findOwningRegistration(
-  tx: EntityManager,
+  tx: Tx,
   address: string,
 ): Promise<{ projectId: string; address: string } | undefined> {
   const [account]: { projectId: string; address: string }[] = await tx.query(
@@ -190,7 +186,7 @@ export async function findOwningRegistration(
 
 /** A later session for a chain replaces the earlier one (the owner re-enabled it). */
 export async function addSessions(
-  tx: EntityManager,
+  tx: Tx,
   account: string,
   projectId: string,
   sessions: { chainId: number; sessionDigest: string }[],

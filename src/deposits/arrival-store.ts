@@ -2,7 +2,7 @@
  * What indexers report of deposits: arrivals, transfers a reorg dropped, refund transfers, unsupported tokens, the
  * session funds a snapshot shows gone, and the deposits told of their intents' moves.
  */
-import type { EntityManager } from 'typeorm';
+import type { Tx } from '../db/types';
 import { queueSignals, type QueuedSignal } from '../outbox/store';
 import { depositWorkflowId, intentSettledSignal, refundWorkflowId } from '../../workflows/contracts/deposit';
 import { plainList } from '../db/plain-list';
@@ -18,7 +18,7 @@ import { DEPOSIT, type DepositRow, TRANSFER, transferOf } from './store';
  * transfer (TRANSFER); undefined when it was recorded before or the account is not registered. The same transfer
  * reported at another place (its transaction mined again in another block after a reorg) moves the record there.
  */
-export async function insertDeposit(tx: EntityManager, e: DepositEvent): Promise<DepositRow | undefined> {
+export async function insertDeposit(tx: Tx, e: DepositEvent): Promise<DepositRow | undefined> {
   const [row]: (DepositRow & { inserted: boolean })[] = await tx.query(
     `INSERT INTO deposits (project_id, account, chain_id, tx_hash, log_index, token, amount, sender, block_number, target_chain_id, target_token, recipient, occurrence)
      SELECT a.project_id, a.address, $2, $3, $4, $5, $6, $7, $8, a.target_chain_id, a.target_token, a.recipient, $9 FROM (${OWNING_REGISTRATION}) a
@@ -46,7 +46,7 @@ const recorded = ({ inserted: _, ...row }: DepositRow & { inserted: boolean }): 
  * The deposit a void names, locked, with the quote of its current attempt's intent locked first (the order a
  * submit and a forgotten attempt take them: quote, then deposit), so an intent being accepted is seen.
  */
-export async function lockVoidable(tx: EntityManager, e: DepositVoidEvent): Promise<DepositRow | undefined> {
+export async function lockVoidable(tx: Tx, e: DepositVoidEvent): Promise<DepositRow | undefined> {
   const [found]: DepositRow[] = await tx.query(`SELECT ${DEPOSIT} FROM deposits WHERE ${TRANSFER}`, transferOf(e));
   if (!found) return undefined;
   const attempt = currentIntent(found);
@@ -65,7 +65,7 @@ const currentIntent = (r: DepositRow) => (r.stage === 'refunding' ? r.refundInte
  * deposit stands.
  */
 export async function voidOutcome(
-  tx: EntityManager,
+  tx: Tx,
   r: DepositRow,
 ): Promise<{ kind: 'none' } | { kind: 'cancel'; intentId: string } | { kind: 'moved' }> {
   if (r.stage === 'refunded' || (r.stage === 'completed' && r.intentId)) return { kind: 'moved' };
@@ -83,7 +83,7 @@ export async function voidOutcome(
 }
 
 /** A deposit whose transfer a reorg dropped: voided, whatever step it was at (REORG-1). */
-export async function markVoided(tx: EntityManager, id: string): Promise<void> {
+export async function markVoided(tx: Tx, id: string): Promise<void> {
   await tx.query(
     "UPDATE deposits SET stage = 'voided', error_code = 'REORG-1', completed_at = now() WHERE id = $1 AND stage <> 'voided'",
     [id],
@@ -96,7 +96,7 @@ export async function markVoided(tx: EntityManager, id: string): Promise<void> {
  * withdrawal) that pays the account itself on this chain. Its funds were the account's before they moved, so they
  * are no new deposit. A bridge's arrival records its destination transaction, unless its fill's report did already.
  */
-export async function recordOwnArrival(tx: EntityManager, e: DepositEvent, fillNonce: string): Promise<boolean> {
+export async function recordOwnArrival(tx: Tx, e: DepositEvent, fillNonce: string): Promise<boolean> {
   const own: unknown[] = await tx.query(
     `WITH own AS (
        SELECT id FROM intents WHERE id = $1::numeric AND lower(account) = $2 AND signed_by_session
@@ -111,10 +111,7 @@ export async function recordOwnArrival(tx: EntityManager, e: DepositEvent, fillN
 }
 
 /** The oldest deposit awaiting the reported refund transfer (of at least its amount), locked. */
-export async function lockDepositAwaitingRefund(
-  tx: EntityManager,
-  e: DepositRefundEvent,
-): Promise<DepositRow | undefined> {
+export async function lockDepositAwaitingRefund(tx: Tx, e: DepositRefundEvent): Promise<DepositRow | undefined> {
   const [awaiting]: DepositRow[] = await tx.query(
     `SELECT ${DEPOSIT} FROM deposits WHERE account = $1 AND chain_id = $2 AND token = $3 AND refund_recipient = $4 AND stage = 'refunding' AND amount <= $5 ORDER BY id LIMIT 1 FOR UPDATE`,
     [e.account.toLowerCase(), e.chainId, e.token.toLowerCase(), e.recipient.toLowerCase(), e.amount],
@@ -126,7 +123,7 @@ export async function lockDepositAwaitingRefund(
  * Counts a transfer of an unsupported token into the account in its period (`periodSeconds` long, from the epoch);
  * whether it is the period's first, the one recorded.
  */
-export async function countUnsupported(tx: EntityManager, account: string, periodSeconds: number): Promise<boolean> {
+export async function countUnsupported(tx: Tx, account: string, periodSeconds: number): Promise<boolean> {
   const [row]: { transfers: string }[] = await tx.query(
     `INSERT INTO unsupported_transfers (account, period_start, transfers)
      VALUES ($1, to_timestamp(floor(extract(epoch FROM now()) / $2) * $2), 1)
@@ -154,7 +151,7 @@ export interface GoneHold {
  * is of a later block than the one the reservation was checked against (a snapshot from before it proves nothing).
  * Their funds left the account, so the intent can never be pulled.
  */
-export async function goneSessionHolds(tx: EntityManager, accounts: string[]): Promise<GoneHold[]> {
+export async function goneSessionHolds(tx: Tx, accounts: string[]): Promise<GoneHold[]> {
   if (!accounts.length) return [];
   return preparedQuery(
     tx,
@@ -180,11 +177,7 @@ export async function goneSessionHolds(tx: EntityManager, accounts: string[]): P
  * Queues, in the caller's transaction, a report of these intents to the deposits they move (as bridge or refund):
  * their workflows then ask the ledger again whether the intent is final.
  */
-export async function queueIntentReports(
-  tx: EntityManager,
-  intentIds: string[],
-  status: string,
-): Promise<QueuedSignal[]> {
+export async function queueIntentReports(tx: Tx, intentIds: string[], status: string): Promise<QueuedSignal[]> {
   if (!intentIds.length) return [];
   const rows: { id: string; intent: string; bridge: boolean }[] = await tx.query(
     `SELECT d.id, i.id::text AS intent, d.intent_id = i.id AS bridge

@@ -1,4 +1,4 @@
-import type { EntityManager } from 'typeorm';
+import type { Tx } from '../db/types';
 import { preparedQuery } from '../db/prepared';
 import type { SessionCredit } from '../intents/store';
 
@@ -21,7 +21,7 @@ import type { SessionCredit } from '../intents/store';
  * Locks the project's registration of the account (the (project, account) row of the global lock order,
  * src/ledger/ledger.ts) so that two session intents of the project for the account check its credit one at a time.
  */
-export async function lockDepositAccount(tx: EntityManager, projectId: string, account: string): Promise<void> {
+export async function lockDepositAccount(tx: Tx, projectId: string, account: string): Promise<void> {
   await preparedQuery(tx, 'SELECT 1 FROM deposit_accounts WHERE address = $1 AND project_id = $2 FOR UPDATE', [
     account.toLowerCase(),
     projectId,
@@ -50,7 +50,7 @@ const CREDIT = `(SELECT coalesce(sum(d.amount), 0) FROM deposits d
  * lockDepositAccount) takes any chain and token of the account past the project's deposit credit.
  */
 export async function overdrawsDepositCredit(
-  tx: EntityManager,
+  tx: Tx,
   projectId: string,
   account: string,
   intentId: string,
@@ -70,7 +70,7 @@ export const sessionCredit: SessionCredit = { lock: lockDepositAccount, overdraw
 
 /** What the project's credit in the account leaves a new session intent of `token` on `chainId` (under lockDepositAccount). */
 export async function depositCredit(
-  tx: EntityManager,
+  tx: Tx,
   projectId: string,
   account: string,
   chainId: number,

@@ -1,4 +1,4 @@
-import type { DataSource, EntityManager } from 'typeorm';
+import type { Db, Tx } from '../db/types';
 import { toCaip2 } from '../chains/registry';
 import type { DepositSettings } from './config';
 import { DEFAULT_PRICES_USD } from '../intents/market-defaults';
@@ -35,7 +35,7 @@ import { type DepositDeps, intentAttempts, mustExist, VOIDED } from './intent-at
  * The deposit workflow's activities (workflows/deposit.ts). Each persists one step and emits its webhook in the same
  * transaction, keyed by the step, so running one twice changes nothing.
  */
-export function depositActivities(db: DataSource, config: DepositSettings, outbox: Outbox, deps: DepositDeps) {
+export function depositActivities(db: Db, config: DepositSettings, outbox: Outbox, deps: DepositDeps) {
   const started = async (starts: (QueuedStart | undefined)[]) => {
     for (const s of starts) if (s) await outbox.start(s).catch(() => undefined); // else the outbox sweeper starts it
   };
@@ -44,7 +44,7 @@ export function depositActivities(db: DataSource, config: DepositSettings, outbo
    * Updates the deposit and emits the step's webhook in one transaction; a workflow start it queued follows the
    * commit. A voided deposit takes no step (its void may commit while an activity runs); false then.
    */
-  const step = async (id: string, apply: (tx: EntityManager, r: DepositRow) => Promise<QueuedStart | void>) => {
+  const step = async (id: string, apply: (tx: Tx, r: DepositRow) => Promise<QueuedStart | void>) => {
     const outcome = await db.transaction(async (tx) => {
       const r = mustExist(await loadDeposit(tx, id, true), `Deposit ${id}`);
       return r.stage === 'voided' ? undefined : { start: await apply(tx, r) };
@@ -172,7 +172,7 @@ export function depositActivities(db: DataSource, config: DepositSettings, outbo
 
   /** Nothing more will be tried: the funds go back to the sender, by the refund workflow (refundDeposit in workflows/deposit.ts). */
   const refund = async (
-    tx: EntityManager,
+    tx: Tx,
     r: DepositRow,
     code: DepositErrorCode,
     message: string,
@@ -337,7 +337,7 @@ export function depositActivities(db: DataSource, config: DepositSettings, outbo
 export function intentReport(outbox: Outbox, intentId: string, status: string) {
   let signals: QueuedSignal[] = [];
   return {
-    async queue(tx: EntityManager): Promise<void> {
+    async queue(tx: Tx): Promise<void> {
       if (reportsToDeposit(status) || status === RELEASED) signals = await queueIntentReports(tx, [intentId], status);
     },
     deliver: (): Promise<unknown> => outbox.deliver(signals).catch(() => undefined), // left to the sweeper

@@ -1,4 +1,4 @@
-import type { EntityManager } from 'typeorm';
+import type { Tx } from '../db/types';
 import { toCaip2 } from '../chains/registry';
 import { emitEvent } from '../webhooks/event-store';
 import type { WebhookType } from '../webhooks/types';
@@ -10,7 +10,7 @@ import type { DepositRow } from './store';
  * the step so a repeated activity emits it once.
  */
 export async function emitDepositEvent(
-  tx: EntityManager,
+  tx: Tx,
   r: DepositRow,
   type: WebhookType,
   step: string,
@@ -25,7 +25,7 @@ export async function emitDepositEvent(
   });
 }
 
-export const emitRefunded = (tx: EntityManager, r: DepositRow, amount: string) =>
+export const emitRefunded = (tx: Tx, r: DepositRow, amount: string) =>
   emitDepositEvent(tx, r, 'deposit-refunded', 'refunded', {
     deposit: depositPart(r),
     refund: {

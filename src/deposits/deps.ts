@@ -1,4 +1,4 @@
-import type { DataSource } from 'typeorm';
+import type { Db } from '../db/types';
 import { NonceBlock } from '../ledger/nonces';
 import type { Runtime } from '../runtime';
 import type { DepositDeps } from './intent-attempts';
@@ -6,7 +6,7 @@ import { sessionSigners } from './signer';
 import { fastAccount } from '../signatures/secp256k1';
 
 /** The worker's deposit activities use the intent core as the API does: same registry, keys, nonces and checks. */
-export function depositDeps(rt: Runtime, db: DataSource): DepositDeps {
+export function depositDeps(rt: Runtime, db: Db): DepositDeps {
   return {
     registry: rt.registry,
     quote: {

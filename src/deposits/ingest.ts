@@ -1,4 +1,4 @@
-import type { EntityManager } from 'typeorm';
+import type { Tx } from '../db/types';
 import type { ChainRegistry } from '../chains/registry';
 import { toCaip2 } from '../chains/registry';
 import type { DepositSettings } from './config';
@@ -44,7 +44,7 @@ export interface CancelledIntent {
  * and the intents of voided deposits to cancel.
  */
 export async function applyDepositEvents(
-  tx: EntityManager,
+  tx: Tx,
   events: DepositIndexerEvent[],
   deps: DepositIngestDeps,
 ): Promise<{ starts: QueuedStart[]; cancelled: CancelledIntent[] }> {
@@ -69,7 +69,7 @@ export async function applyDepositEvents(
  * returned id: failed, its hold released, its claim authorization refused), and a quote not yet accepted is forgotten.
  * A deposit whose funds already moved (a fill or claim of its intent, a completed bridge or refund) stands.
  */
-async function recordVoid(tx: EntityManager, e: DepositVoidEvent): Promise<string | undefined> {
+async function recordVoid(tx: Tx, e: DepositVoidEvent): Promise<string | undefined> {
   const r = await lockVoidable(tx, e);
   if (!r) return undefined;
   const outcome = await voidOutcome(tx, r);
@@ -92,11 +92,7 @@ async function recordVoid(tx: EntityManager, e: DepositVoidEvent): Promise<strin
  * bridged deposit twice. The event decides, whatever was ingested before it: the intent is recorded at its submit,
  * before any fill, and the fill's own report may come before or after the transfer's.
  */
-async function recordDeposit(
-  tx: EntityManager,
-  e: DepositEvent,
-  deps: DepositIngestDeps,
-): Promise<QueuedStart | undefined> {
+async function recordDeposit(tx: Tx, e: DepositEvent, deps: DepositIngestDeps): Promise<QueuedStart | undefined> {
   if (e.fillNonce !== undefined && (await recordOwnArrival(tx, e, e.fillNonce))) return undefined;
   if (!deps.registry.token(e.chainId, e.token)) return recordUnsupported(tx, e, deps);
   const row = await insertDeposit(tx, e);
@@ -118,7 +114,7 @@ async function recordDeposit(
 }
 
 /** `deposit-received`: the deposit as recorded. */
-const emitReceived = (tx: EntityManager, row: DepositRow) =>
+const emitReceived = (tx: Tx, row: DepositRow) =>
   emitDepositEvent(tx, row, 'deposit-received', 'received', {
     chain: toCaip2(Number(row.chainId)),
     token: row.token,
@@ -132,7 +128,7 @@ const emitReceived = (tx: EntityManager, row: DepositRow) =>
  * account is recorded as a deposit rejected with TOKEN-1 (its two webhooks; recoverable by a transfer made outside),
  * the others of the period only counted (a contract may emit thousands of Transfer logs for nothing).
  */
-async function recordUnsupported(tx: EntityManager, e: DepositEvent, deps: DepositIngestDeps): Promise<undefined> {
+async function recordUnsupported(tx: Tx, e: DepositEvent, deps: DepositIngestDeps): Promise<undefined> {
   if (!(await findOwningRegistration(tx, e.account))) return undefined;
   if (!(await countUnsupported(tx, e.account, deps.config.deposits.unsupportedReportSeconds))) return undefined;
   const row = await insertDeposit(tx, e);
@@ -151,14 +147,14 @@ async function recordUnsupported(tx: EntityManager, e: DepositEvent, deps: Depos
  * A transfer back to the refund recipient of a deposit awaiting it (the oldest one it matches) of at least the
  * deposit's amount: refunded. A smaller transfer refunds nothing (an external refund returns the whole deposit).
  */
-async function recordRefund(tx: EntityManager, e: DepositRefundEvent): Promise<void> {
+async function recordRefund(tx: Tx, e: DepositRefundEvent): Promise<void> {
   const awaiting = await lockDepositAwaitingRefund(tx, e);
   const refunded = awaiting && (await markRefunded(tx, awaiting, e.transactionHash, 'transfer'));
   if (refunded) await emitRefunded(tx, refunded, e.amount);
 }
 
 /** Forwarded to the project the account's deposits belong to, once per order and status (partners report at least once). */
-async function forwardOnramp(tx: EntityManager, e: OnrampOrderEvent): Promise<void> {
+async function forwardOnramp(tx: Tx, e: OnrampOrderEvent): Promise<void> {
   const account = await findOwningRegistration(tx, e.account);
   if (!account) return;
   const payload = {

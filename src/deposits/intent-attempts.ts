@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
-import type { DataSource } from 'typeorm';
+import type { Db } from '../db/types';
 import type { DepositSettings } from './config';
 import { DomainError } from '../errors';
 import type { IntentInput } from '../intents/quote';
@@ -42,7 +42,7 @@ export const VOIDED = { kind: 'voided' } as const;
  * submit queued.
  */
 export function intentAttempts(
-  db: DataSource,
+  db: Db,
   config: DepositSettings,
   deps: DepositDeps,
   started: (starts: (QueuedStart | undefined)[]) => Promise<void>,

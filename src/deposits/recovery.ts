@@ -1,4 +1,4 @@
-import type { DataSource, EntityManager } from 'typeorm';
+import type { Db, Tx } from '../db/types';
 import type { ChainRegistry } from '../chains/registry';
 import type { DepositSettings } from './config';
 import { availableSources } from '../ledger/ledger';
@@ -12,7 +12,7 @@ import { type DepositRow, depositTiming, loadDeposit, markRecovering } from './s
 
 /** What a recovery uses of the API's services. */
 export interface RecoveryDeps {
-  db: DataSource;
+  db: Db;
   registry: ChainRegistry;
   config: DepositSettings;
   outbox: Outbox;
@@ -57,7 +57,7 @@ export async function recoverDeposit(s: RecoveryDeps, projectId: string, deposit
  * deposit credit: funds withdrawn or spent since are refused now, not waited for by a refund that cannot happen. A
  * token the registry does not list has no balance in the ledger; its refund is a transfer made outside.
  */
-async function requireFunds(tx: EntityManager, s: RecoveryDeps, r: DepositRow): Promise<void> {
+async function requireFunds(tx: Tx, s: RecoveryDeps, r: DepositRow): Promise<void> {
   const chainId = Number(r.chainId);
   if (!s.registry.token(chainId, r.token)) return;
   const available = (await availableSources(tx, r.account, s.defaultLockTag, s.registry))

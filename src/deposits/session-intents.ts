@@ -1,4 +1,4 @@
-import type { DataSource } from 'typeorm';
+import type { Db } from '../db/types';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { DepositSettings } from './config';
 import { DomainError } from '../errors';
@@ -16,7 +16,7 @@ import { loadSessionQuote } from './withdrawal-store';
  * accepted intent with its recorded status.
  */
 export async function signAndSubmit(
-  db: DataSource,
+  db: Db,
   config: DepositSettings,
   verify: VerifyDeps,
   signer: PrivateKeyAccount,

@@ -1,4 +1,4 @@
-import type { DataSource, EntityManager } from 'typeorm';
+import type { Db, Tx } from '../db/types';
 import { forgetUnlessAccepted } from '../intents/quote-store';
 import type { DepositSettings } from './config';
 import { queueStart, type QueuedStart } from '../outbox/store';
@@ -68,11 +68,7 @@ export const transferOf = (e: DepositEvent | DepositVoidEvent) => [
   e.occurrence ?? 0,
 ];
 
-export async function loadDeposit(
-  db: DataSource | EntityManager,
-  id: string,
-  lock = false,
-): Promise<DepositRow | undefined> {
+export async function loadDeposit(db: Tx, id: string, lock = false): Promise<DepositRow | undefined> {
   const [row]: DepositRow[] = await db.query(
     `SELECT ${DEPOSIT} FROM deposits WHERE id = $1${lock ? ' FOR UPDATE' : ''}`,
     [id],
@@ -94,7 +90,7 @@ export const attemptOf = (r: DepositRow, kind: 'bridge' | 'refund') =>
 
 /** Records attempt number `attempt` and its quoted intent, once (a repeated activity finds it recorded). */
 export async function recordAttempt(
-  db: DataSource,
+  db: Db,
   kind: 'bridge' | 'refund',
   id: string,
   intentId: string,
@@ -112,7 +108,7 @@ export async function recordAttempt(
  * afresh; unless the intent core accepted it meanwhile (an overlapping activity retry's submit): then it stays.
  */
 export async function forgetAttempt(
-  db: DataSource,
+  db: Db,
   kind: 'bridge' | 'refund',
   id: string,
   intentId: string,
@@ -133,7 +129,7 @@ export async function forgetAttempt(
  * at the settlement depth, delivered the funds; the hold on the source stays with the ledger until the claim or the
  * release at `expires`), COMPLETED, or ended (FAILED, EXPIRED) with every reservation released.
  */
-export async function intentIsFinal(db: DataSource, intentId: string): Promise<boolean> {
+export async function intentIsFinal(db: Db, intentId: string): Promise<boolean> {
   const [row]: { status: string; filled: boolean; held: boolean }[] = await db.query(
     `SELECT status, fill IS NOT NULL AS filled,
        EXISTS (SELECT 1 FROM reservations WHERE owner_kind = 'intent' AND owner_id = $1::text AND released_at IS NULL) AS held
@@ -161,7 +157,7 @@ const STAGES_OF: Record<ReturnType<typeof wireStatus>, DepositStage[]> = {
 };
 
 /** Newest first; a page continues strictly below the previous page's lowest id (its nextCursor). */
-export async function listDeposits(db: DataSource, projectId: string, f: DepositFilter) {
+export async function listDeposits(db: Db, projectId: string, f: DepositFilter) {
   const { page, more } = await newestPage<DepositRow>(db, {
     columns: DEPOSIT,
     table: 'deposits',
@@ -197,7 +193,7 @@ export const depositStart = (depositId: string, c: DepositSettings): DepositStar
  * Queues the refund workflow of a deposit now `refunding` (in the caller's transaction; at most one per deposit),
  * with the deposit's timings (a recovery's: the configuration's at the time).
  */
-export async function queueRefund(tx: EntityManager, depositId: string, timing: DepositTiming): Promise<QueuedStart> {
+export async function queueRefund(tx: Tx, depositId: string, timing: DepositTiming): Promise<QueuedStart> {
   const start: QueuedStart = {
     workflowId: refundWorkflowId(depositId),
     workflowType: refundWorkflowType,
@@ -215,7 +211,7 @@ export async function queueRefund(tx: EntityManager, depositId: string, timing: 
  * (an unproven registration's deposit, ACCOUNT-2, only once the registration is proven: its refund would reserve).
  */
 export async function markRecovering(
-  tx: EntityManager,
+  tx: Tx,
   depositId: string,
   owner: string,
   timing: DepositTiming,
@@ -236,7 +232,7 @@ export async function markRecovering(
  * once. `by` decides the deposit's part in the project's credit (src/deposits/credit-store.ts).
  */
 export async function markRefunded(
-  tx: EntityManager,
+  tx: Tx,
   r: DepositRow,
   transactionHash: string,
   by: 'intent' | 'transfer',
@@ -250,13 +246,13 @@ export async function markRefunded(
 }
 
 /** The recorded USD price of a token symbol, if any. */
-export async function findPriceUsd(db: DataSource, symbol: string): Promise<string | undefined> {
+export async function findPriceUsd(db: Db, symbol: string): Promise<string | undefined> {
   const [price]: { usd: string }[] = await db.query('SELECT usd FROM prices WHERE symbol = $1', [symbol]);
   return price?.usd;
 }
 
 /** Whether the project approved the account's customer (an approved verification of the customer it is linked to). */
-export async function isComplianceApproved(db: DataSource, projectId: string, account: string): Promise<boolean> {
+export async function isComplianceApproved(db: Db, projectId: string, account: string): Promise<boolean> {
   const [approved]: unknown[] = await db.query(
     `SELECT 1 FROM compliance_customers c JOIN verifications v ON v.project_id = c.project_id AND v.customer_id = c.customer_id
          WHERE c.project_id = $1 AND c.account = $2 AND v.status = 'approved'`,
@@ -266,7 +262,7 @@ export async function isComplianceApproved(db: DataSource, projectId: string, ac
 }
 
 /** A received deposit the checks refused: rejected with its error code. */
-export async function markRejected(tx: EntityManager, id: string, code: string): Promise<void> {
+export async function markRejected(tx: Tx, id: string, code: string): Promise<void> {
   await tx.query(
     "UPDATE deposits SET stage = 'rejected', error_code = $2, completed_at = now() WHERE id = $1 AND stage = 'received'",
     [id, code],
@@ -274,7 +270,7 @@ export async function markRejected(tx: EntityManager, id: string, code: string):
 }
 
 /** A received deposit already where it should be: completed by its own transfer. */
-export async function markCompletedDirect(tx: EntityManager, id: string): Promise<void> {
+export async function markCompletedDirect(tx: Tx, id: string): Promise<void> {
   await tx.query(
     "UPDATE deposits SET stage = 'completed', source_tx_hash = tx_hash, destination_tx_hash = tx_hash, source_amount = amount, destination_amount = amount, completed_at = now() WHERE id = $1 AND stage = 'received'",
     [id],
@@ -283,7 +279,7 @@ export async function markCompletedDirect(tx: EntityManager, id: string): Promis
 
 /** The recorded bridge intent was accepted: bridging, with its settlement layer and amounts. */
 export async function markBridging(
-  tx: EntityManager,
+  tx: Tx,
   id: string,
   intentId: string,
   bridge: { settlementLayer: string; sourceAmount: string; destinationAmount: string },
@@ -296,7 +292,7 @@ export async function markBridging(
 
 /** The bridge intent moved the funds: completed, with its source (claim) and destination (fill) transactions. */
 export async function markBridgeCompleted(
-  tx: EntityManager,
+  tx: Tx,
   id: string,
   intentId: string,
   sourceTxHash: string | null,
@@ -309,7 +305,7 @@ export async function markBridgeCompleted(
 }
 
 /** Nothing more will be tried: refunding to the sender, with the error code. */
-export async function markRefunding(tx: EntityManager, id: string, code: string): Promise<void> {
+export async function markRefunding(tx: Tx, id: string, code: string): Promise<void> {
   await tx.query(
     "UPDATE deposits SET stage = 'refunding', error_code = $2, refund_recipient = sender WHERE id = $1 AND stage IN ('received', 'bridging')",
     [id, code],
@@ -324,7 +320,7 @@ export interface IntentOutcome {
   operation: IntentOp;
 }
 
-export async function loadIntentOutcome(db: DataSource, intentId: string): Promise<IntentOutcome | undefined> {
+export async function loadIntentOutcome(db: Db, intentId: string): Promise<IntentOutcome | undefined> {
   const [intent]: IntentOutcome[] = await db.query(
     'SELECT status, fill, claims, operation FROM intents WHERE id = $1',
     [intentId],

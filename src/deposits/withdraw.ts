@@ -1,4 +1,4 @@
-import type { DataSource } from 'typeorm';
+import type { Db } from '../db/types';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { ChainRegistry } from '../chains/registry';
 import type { DepositSettings } from './config';
@@ -22,7 +22,7 @@ const balanceError = (message: string) =>
 
 /** What a withdrawal uses of the API's services. */
 export interface WithdrawDeps {
-  db: DataSource;
+  db: Db;
   registry: ChainRegistry;
   config: DepositSettings;
   clock: () => Date;

@@ -1,10 +1,10 @@
-import type { DataSource } from 'typeorm';
+import type { Db } from '../db/types';
 import type { IntentOp } from '../intents/types';
 import { forgetUnlessAccepted } from '../intents/quote-store';
 
 /** A withdrawal whose quote was not accepted: its nonce is free for the same signed request again. */
 export async function forgetWithdrawalQuote(
-  db: DataSource,
+  db: Db,
   account: string,
   projectId: string,
   nonce: string,
@@ -20,7 +20,7 @@ export async function forgetWithdrawalQuote(
 
 /** The stored quote of a session intent, with the session signer of the project's registration of its account. */
 export async function loadSessionQuote(
-  db: DataSource,
+  db: Db,
   nonce: string,
   projectId: string,
 ): Promise<{ operation: IntentOp; signer: string | null } | undefined> {
@@ -41,7 +41,7 @@ export interface WithdrawalRequest {
 
 /** Records the withdrawal of an owner nonce, unless that nonce is recorded already. */
 export async function recordWithdrawal(
-  db: DataSource,
+  db: Db,
   account: string,
   projectId: string,
   nonce: string,
@@ -55,7 +55,7 @@ export async function recordWithdrawal(
 
 /** The recorded withdrawal of an owner nonce: its request and the intent that carries it out, once quoted. */
 export async function loadWithdrawal(
-  db: DataSource,
+  db: Db,
   account: string,
   projectId: string,
   nonce: string,
@@ -69,7 +69,7 @@ export async function loadWithdrawal(
 
 /** Records the withdrawal's quote, unless a concurrent request recorded one first; answers the one recorded. */
 export async function recordWithdrawalIntent(
-  db: DataSource,
+  db: Db,
   account: string,
   projectId: string,
   nonce: string,

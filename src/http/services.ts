@@ -1,4 +1,4 @@
-import type { DataSource } from 'typeorm';
+import type { Db } from '../db/types';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { Client } from '@temporalio/client';
 import type { ChainRegistry } from '../chains/registry';
@@ -15,7 +15,7 @@ import type { VerificationProvider } from '../compliance/provider';
 /** What handlers may use: the DB for reads, Temporal for lifecycles, and read-only configuration. */
 export interface Services {
   config: Config;
-  db: DataSource;
+  db: Db;
   temporal: Client;
   /** performs workflow starts and signals recorded with a transaction (src/outbox/outbox.ts) */
   outbox: Outbox;

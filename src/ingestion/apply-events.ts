@@ -1,5 +1,5 @@
 import { setImmediate } from 'node:timers/promises';
-import type { EntityManager } from 'typeorm';
+import type { Tx } from '../db/types';
 import { splitLockId } from '../chains/lock-tag';
 import { DEPOSIT_EVENT_TYPES, type DepositIndexerEvent } from '../deposits/indexer-events';
 import {
@@ -35,7 +35,7 @@ import {
  * src/ingestion/ingest.ts).
  */
 export async function applyEvents(
-  tx: EntityManager,
+  tx: Tx,
   events: IndexerEvent[],
   defaultLockTag: string,
   screen?: (events: IndexerEvent[]) => Promise<Refusal[]>,

@@ -1,4 +1,4 @@
-import type { EntityManager } from 'typeorm';
+import type { Tx } from '../db/types';
 import { insertLifecycleKeys } from './event-store';
 
 /**
@@ -14,10 +14,7 @@ const IDEMPOTENT = ['preconfirmation', 'failure'];
  * Which of `events` to queue: all but the repeats of an idempotent event already queued (in this batch or before).
  * Recorded in the caller's transaction; a concurrent batch with the same key waits for it, so exactly one queues it.
  */
-export async function toQueue(
-  tx: EntityManager,
-  events: { nonce: string; type: string; chainId: number }[],
-): Promise<boolean[]> {
+export async function toQueue(tx: Tx, events: { nonce: string; type: string; chainId: number }[]): Promise<boolean[]> {
   const keyed = events.map((e) => (IDEMPOTENT.includes(e.type) ? `${e.nonce}:${e.type}:${e.chainId}` : undefined));
   const keys = [...new Set(keyed.filter((k): k is string => k !== undefined))];
   if (!keys.length) return events.map(() => true);

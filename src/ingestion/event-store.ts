@@ -1,4 +1,4 @@
-import type { DataSource, EntityManager } from 'typeorm';
+import type { Db, Tx } from '../db/types';
 import { plainList } from '../db/plain-list';
 import { preparedQuery } from '../db/prepared';
 import type { ForcedWithdrawalEvent, GasEvent, IndexerEvent, LiquidityEvent, PriceEvent } from './types';
@@ -23,7 +23,7 @@ export type Balance = {
  * parameter would have the driver escape every quote of every event into an array literal, which cost more CPU than
  * the rest of the batch's SQL.
  */
-export async function insertEvents(tx: EntityManager, events: IndexerEvent[]): Promise<string[]> {
+export async function insertEvents(tx: Tx, events: IndexerEvent[]): Promise<string[]> {
   const inserted: { id: string }[] = await tx.query(
     `INSERT INTO indexer_events (id, type, payload)
      SELECT e->>'id', e->>'type', e FROM jsonb_array_elements($1::jsonb) e
@@ -34,25 +34,25 @@ export async function insertEvents(tx: EntityManager, events: IndexerEvent[]): P
 }
 
 /** Forgets refused events, so the same ids sent again are judged again. */
-export async function deleteEvents(tx: EntityManager, ids: string[]): Promise<void> {
+export async function deleteEvents(tx: Tx, ids: string[]): Promise<void> {
   await tx.query('DELETE FROM indexer_events WHERE id = ANY($1::text[])', [ids]);
 }
 
-export async function upsertPrice(tx: EntityManager, p: PriceEvent): Promise<void> {
+export async function upsertPrice(tx: Tx, p: PriceEvent): Promise<void> {
   await tx.query(
     'INSERT INTO prices (symbol, usd) VALUES ($1, $2) ON CONFLICT (symbol) DO UPDATE SET usd = EXCLUDED.usd, updated_at = now()',
     [p.symbol, p.usd],
   );
 }
 
-export async function upsertGasPrice(tx: EntityManager, g: GasEvent): Promise<void> {
+export async function upsertGasPrice(tx: Tx, g: GasEvent): Promise<void> {
   await tx.query(
     'INSERT INTO gas_prices (chain_id, gas_price) VALUES ($1, $2) ON CONFLICT (chain_id) DO UPDATE SET gas_price = EXCLUDED.gas_price, updated_at = now()',
     [g.chainId, g.gasPrice],
   );
 }
 
-export async function upsertLiquidity(tx: EntityManager, l: LiquidityEvent): Promise<void> {
+export async function upsertLiquidity(tx: Tx, l: LiquidityEvent): Promise<void> {
   await tx.query(
     `INSERT INTO relayer_liquidity (chain_id, settlement_layer, token, amount) VALUES ($1, $2, $3, $4)
        ON CONFLICT (chain_id, settlement_layer, token) DO UPDATE SET amount = EXCLUDED.amount, updated_at = now()`,
@@ -62,7 +62,7 @@ export async function upsertLiquidity(tx: EntityManager, l: LiquidityEvent): Pro
 
 /** The status at the highest block wins, so out-of-order delivery cannot re-enable a lock. */
 export async function upsertForcedWithdrawal(
-  tx: EntityManager,
+  tx: Tx,
   f: ForcedWithdrawalEvent,
   lock: { lockTag: string; token: string },
 ): Promise<void> {
@@ -84,7 +84,7 @@ type Column = [name: string, type: string, value: (r: Balance) => string | numbe
  * (plainList). Prepared: the statement is one of two fixed texts.
  */
 export async function upsertBalances(
-  tx: EntityManager,
+  tx: Tx,
   table: 'wallet_balances' | 'lock_balances',
   rows: Balance[],
 ): Promise<void> {
@@ -122,7 +122,7 @@ export async function upsertBalances(
  * Snapshots above their chain's confirmation depth (BalanceEvent.unconfirmed), the newest per key: what the portfolio
  * shows where it is newer than the confirmed one. A wallet's row has the lock tag '' (none).
  */
-export async function upsertUnconfirmed(tx: EntityManager, rows: Balance[]): Promise<void> {
+export async function upsertUnconfirmed(tx: Tx, rows: Balance[]): Promise<void> {
   if (rows.length === 0) return;
   const columns: Column[] = [
     ['chain_id', 'bigint', (r) => r.chainId],
@@ -145,7 +145,7 @@ export async function upsertUnconfirmed(tx: EntityManager, rows: Balance[]): Pro
 }
 
 /** Takes a chain's snapshot clock for the rest of the transaction (screen.ts: lockChainClocks). */
-export async function lockChainClock(tx: EntityManager, chainId: number): Promise<void> {
+export async function lockChainClock(tx: Tx, chainId: number): Promise<void> {
   await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`snapshot-clock:${chainId}`]);
 }
 
@@ -159,7 +159,7 @@ const nearestTime = (table: string, side: '<=' | '>=', order: 'ASC' | 'DESC', bl
  * (the block itself included), from both balance tables. Two index lookups per pair and table.
  */
 export async function nearestStoredTimes(
-  tx: EntityManager,
+  tx: Tx,
   blocks: { chainId: string; block: string }[],
 ): Promise<{ key: string; block: string; timestamp: string }[]> {
   return tx.query(
@@ -177,7 +177,7 @@ export async function nearestStoredTimes(
  * there are more than the blocks the caller judges, nearestStoredTimes costs less than reading them all).
  */
 export async function storedTimesAcross(
-  tx: EntityManager,
+  tx: Tx,
   spans: { chainId: string; from: string; to: string }[],
   limit: number,
 ): Promise<{ chainId: string; block: string; timestamp: string; inside: boolean }[]> {
@@ -194,7 +194,7 @@ export async function storedTimesAcross(
 
 /** Records lifecycle event keys (`nonce:type:chainId`, in key order); answers those not recorded before. */
 export async function insertLifecycleKeys(
-  tx: EntityManager,
+  tx: Tx,
   keys: { nonce: string; type: string; chainId: string }[],
 ): Promise<string[]> {
   const fresh: { key: string }[] = await tx.query(
@@ -207,7 +207,7 @@ export async function insertLifecycleKeys(
 }
 
 /** Which of these nonces are withdrawals' (the allocator's, not intents'). */
-export async function withdrawalNonces(tx: EntityManager, nonces: string[]): Promise<string[]> {
+export async function withdrawalNonces(tx: Tx, nonces: string[]): Promise<string[]> {
   const rows: { nonce: string }[] = await tx.query(
     'SELECT nonce::text FROM withdrawals WHERE nonce = ANY($1::numeric[])',
     [nonces],
@@ -221,7 +221,7 @@ export async function withdrawalNonces(tx: EntityManager, nonces: string[]): Pro
  * (COMPLETED, or released at `expires`), or its quote is unspent and may still be submitted. A row changed meanwhile
  * is left (its ctid no longer matches). Returns how many.
  */
-export async function deleteExpiredEventKeys(db: DataSource, days: number, limit: number): Promise<number> {
+export async function deleteExpiredEventKeys(db: Db, days: number, limit: number): Promise<number> {
   const [, deleted]: [unknown, number] = await db.query(
     `DELETE FROM lifecycle_event_keys WHERE ctid = ANY(ARRAY(SELECT k.ctid FROM lifecycle_event_keys k WHERE k.created_at < now() - make_interval(days => $1)
       AND NOT EXISTS (SELECT 1 FROM intents i WHERE i.id = k.nonce AND i.status <> 'COMPLETED' AND i.released_at IS NULL)

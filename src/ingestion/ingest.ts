@@ -1,4 +1,4 @@
-import type { DataSource, EntityManager } from 'typeorm';
+import type { Db, Tx } from '../db/types';
 import type { ChainTx, IntentEvent } from '../../workflows/intent-state';
 import { withdrawalClaimSignal, withdrawalWorkflowId } from '../../workflows/contracts/withdrawal';
 import {
@@ -37,7 +37,7 @@ const VOIDED = "cancelled: its deposit's transaction was dropped from the chain 
  * lifecycle event that has a recorded owner. Once this commits the batch is durable; the caller delivers the signals.
  */
 export async function ingestEvents(
-  db: DataSource,
+  db: Db,
   events: IndexerEvent[],
   defaultLockTag: string,
   deps: IngestDeps,
@@ -96,7 +96,7 @@ export async function ingestEvents(
  * to the workflows that own their nonces, with the reports of the statuses they moved to the deposits those move.
  */
 async function deliver(
-  tx: EntityManager,
+  tx: Tx,
   deliveries: Delivery[],
   deps: IngestDeps,
   now: Date,
@@ -141,11 +141,7 @@ const goneFailure = (g: GoneHold): Delivery => ({
  * after its lifecycle or withdrawal hold ended, when its signal finds no workflow. Both sides record them
  * idempotently, so either may come first.
  */
-async function recordEventsNow(
-  tx: EntityManager,
-  deliveries: Delivery[],
-  withdrawals: Set<string>,
-): Promise<StatusMove[]> {
+async function recordEventsNow(tx: Tx, deliveries: Delivery[], withdrawals: Set<string>): Promise<StatusMove[]> {
   const moves = await recordLifecycleEvents(
     tx,
     deliveries.filter((d) => !withdrawals.has(d.nonce)).map((d) => ({ id: d.nonce, event: intentEvent(d.event) })),
@@ -159,7 +155,7 @@ async function recordEventsNow(
  * Deposits whose intent an event moved: their workflows go on, told as by the lifecycle's own transitions. One report
  * per status the batch moved intents to, however many intents it moved, and one per intent.
  */
-async function reportMoves(tx: EntityManager, moves: StatusMove[]): Promise<QueuedSignal[]> {
+async function reportMoves(tx: Tx, moves: StatusMove[]): Promise<QueuedSignal[]> {
   const signals: QueuedSignal[] = [];
   for (const [status, ids] of depositReports(moves)) signals.push(...(await queueIntentReports(tx, ids, status)));
   return signals;

@@ -1,4 +1,4 @@
-import type { EntityManager } from 'typeorm';
+import type { Tx } from '../db/types';
 import { quotedPlans } from '../intents/quote-store';
 import { lockChainClock, nearestStoredTimes, storedTimesAcross } from './event-store';
 import {
@@ -19,7 +19,7 @@ const stamped = (events: IndexerEvent[]) =>
  * stored and the stored pairs stay consistent (then the nearest ones decide: storedTimes). Taken first in the
  * batch's transaction, in chain order, so batches never wait for each other in a circle.
  */
-export async function lockChainClocks(tx: EntityManager, events: IndexerEvent[]): Promise<void> {
+export async function lockChainClocks(tx: Tx, events: IndexerEvent[]): Promise<void> {
   const chains = [...new Set(stamped(events).map((e) => e.chainId))].sort((a, b) => a - b);
   for (const chainId of chains) await lockChainClock(tx, chainId);
 }
@@ -32,7 +32,7 @@ export async function lockChainClocks(tx: EntityManager, events: IndexerEvent[])
  * unchecked. A claim of a nonce with no quote (a withdrawal's) is not judged here.
  */
 export async function screenEvents(
-  tx: EntityManager,
+  tx: Tx,
   events: IndexerEvent[],
   nowSeconds: number,
   skewSeconds: number,
@@ -69,7 +69,7 @@ export async function screenEvents(
  * (a chain indexer's batch is a run of new blocks, with no stored pair inside), else block by block where the span
  * holds more stored pairs than the batch has blocks of that chain.
  */
-async function storedTimes(tx: EntityManager, events: BalanceEvent[]): Promise<Map<string, BlockTime[]>> {
+async function storedTimes(tx: Tx, events: BalanceEvent[]): Promise<Map<string, BlockTime[]>> {
   const chains = new Map<string, Set<bigint>>();
   for (const e of events) {
     const blocks = chains.get(String(e.chainId)) ?? new Set();

@@ -1,4 +1,4 @@
-import type { DataSource, EntityManager } from 'typeorm';
+import type { Db, Tx } from '../db/types';
 import { InsufficientBalance, reserve } from '../ledger/ledger';
 import { queueStart, type QueuedStart } from '../outbox/store';
 import { proveAccount } from '../projects/account-store';
@@ -37,7 +37,7 @@ export interface AcceptedBundle {
  * id order), then the accounts' (project, account) rows (in address order), then balance rows.
  */
 export async function acceptBundles(
-  db: DataSource,
+  db: Db,
   projectId: string,
   bundles: VerifiedBundle[],
   settings: { fillGraceSeconds: number; proofDays: number },
@@ -118,12 +118,7 @@ export async function acceptBundles(
 }
 
 /** A page of the project's accepted-bundle events, oldest first. */
-export async function bundleEvents(
-  db: DataSource,
-  projectId: string,
-  offset: number,
-  count: number,
-): Promise<unknown[]> {
+export async function bundleEvents(db: Db, projectId: string, offset: number, count: number): Promise<unknown[]> {
   const rows: { payload: unknown }[] = await db.query(
     'SELECT payload FROM bundle_events WHERE project_id = $1 ORDER BY id OFFSET $2 LIMIT $3',
     [projectId, offset, count],
@@ -139,11 +134,7 @@ export interface BundleRecord {
 }
 
 /** A project's bundle by id (undefined for an unknown id and for another project's bundle alike). */
-export async function readBundle(
-  db: DataSource | EntityManager,
-  id: string,
-  projectId: string,
-): Promise<BundleRecord | undefined> {
+export async function readBundle(db: Tx, id: string, projectId: string): Promise<BundleRecord | undefined> {
   const [row]: BundleRecord[] = await db.query(
     'SELECT status, origin_chain_ids AS "originChainIds", fill, claims FROM bundles WHERE id = $1 AND project_id = $2',
     [id, projectId],

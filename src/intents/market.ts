@@ -1,5 +1,5 @@
 import { createPublicClient, http } from 'viem';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { Tx } from '../db/types';
 import type { ChainRegistry } from '../chains/registry';
 import { DEFAULT_GAS_PRICE_WEI, DEFAULT_PRICES_USD, FALLBACK_GAS_PRICE_WEI } from './market-defaults';
 import { readStoredMarket, type StoredMarket } from './market-store';
@@ -28,14 +28,15 @@ async function readRpcGasPrice(chainId: number, env: NodeJS.ProcessEnv): Promise
  * a second instead of one each, and an indexer's `price`/`gas` event shows in quotes within this time.
  */
 const STORED_MARKET_MS = 1000;
-const storedMarkets = new WeakMap<DataSource, { until: number; read: Promise<StoredMarket> }>();
+/** Per pool (a `Db`, which quotes pass): one read shared by every quote of the process. */
+const storedMarkets = new WeakMap<Tx, { until: number; read: Promise<StoredMarket> }>();
 
-function storedMarket(db: EntityManager): Promise<StoredMarket> {
-  const hit = storedMarkets.get(db.connection);
+function storedMarket(db: Tx): Promise<StoredMarket> {
+  const hit = storedMarkets.get(db);
   if (hit && hit.until > Date.now()) return hit.read;
   const read = readStoredMarket(db);
-  storedMarkets.set(db.connection, { until: Date.now() + STORED_MARKET_MS, read });
-  read.catch(() => storedMarkets.get(db.connection)?.read === read && storedMarkets.delete(db.connection)); // not kept
+  storedMarkets.set(db, { until: Date.now() + STORED_MARKET_MS, read });
+  read.catch(() => storedMarkets.get(db)?.read === read && storedMarkets.delete(db)); // not kept
   return read;
 }
 
@@ -44,7 +45,7 @@ function storedMarket(db: EntityManager): Promise<StoredMarket> {
  * then a live RPC read where configured, then the shipped defaults.
  */
 export async function loadMarket(
-  db: EntityManager,
+  db: Tx,
   registry: ChainRegistry,
   chainIdsOf: number[] | Promise<number[]>,
   env: NodeJS.ProcessEnv = process.env,

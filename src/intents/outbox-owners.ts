@@ -1,4 +1,4 @@
-import type { DataSource } from 'typeorm';
+import type { Db } from '../db/types';
 import type { Client } from '@temporalio/client';
 import type { OutboxConfig } from '../outbox/config';
 import type { IntentConfig } from './config';
@@ -18,14 +18,14 @@ export const ownerWaitSeconds = (config: { intents: IntentConfig }) =>
 
 /** The process's outbox: events awaiting their owner are addressed to the intent or bundle recorded for their nonce. */
 export function createOutbox(
-  db: DataSource,
+  db: Db,
   temporal: Client,
   config: { taskQueue: string; outbox: OutboxConfig; intents: IntentConfig },
 ): Outbox {
   return new Outbox(db, temporal, config.taskQueue, {
     maxAttempts: config.outbox.maxAttempts,
     maxPendingStarts: config.outbox.maxPendingStarts,
-    owners: (nonces) => lifecycleStarts(db.manager, nonces, config.intents.fillGraceSeconds),
+    owners: (nonces) => lifecycleStarts(db, nonces, config.intents.fillGraceSeconds),
   });
 }
 
@@ -43,7 +43,7 @@ function ownerOf(r: DeadRow): string | undefined {
  * refused: once Temporal's retention has purged the closed run, performing it would start a fresh lifecycle for an
  * intent that is final (its transitions are refused by the store all the same, src/intents/store.ts).
  */
-export async function retryDeadLetters(db: DataSource, which: string, config: { intents: IntentConfig }) {
+export async function retryDeadLetters(db: Db, which: string, config: { intents: IntentConfig }) {
   return requeue(db, which, ownerWaitSeconds(config), async (rows) => {
     const ended = await endedLifecycles(
       db,

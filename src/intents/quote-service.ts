@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { Db, Tx } from '../db/types';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { ChainRegistry } from '../chains/registry';
 import type { IntentConfig } from './config';
@@ -32,7 +32,7 @@ export interface QuoteDeps {
   nonces: NonceBlock;
 }
 
-async function load(manager: EntityManager, input: IntentInput, deps: QuoteDeps) {
+async function load(manager: Tx, input: IntentInput, deps: QuoteDeps) {
   const requests = resolveRequests(input, deps.registry);
   // Balances and market data are read concurrently (on separate pooled connections when `manager` is the pool's).
   const reading = availableSources(manager, input.account.address, deps.lockTag, deps.registry).then((s) =>
@@ -50,11 +50,7 @@ async function load(manager: EntityManager, input: IntentInput, deps: QuoteDeps)
  * The fees `sponsorSettings` asks the sponsor to cover. Any of them needs the project's sponsorship entitlement; false
  * or absent settings (what the published clients send by default) need nothing.
  */
-async function sponsorship(
-  manager: EntityManager,
-  input: IntentInput,
-  projectId: string | undefined,
-): Promise<Sponsorship> {
+async function sponsorship(manager: Tx, input: IntentInput, projectId: string | undefined): Promise<Sponsorship> {
   const asked = input.options.sponsorSettings ?? {};
   const sponsor = {
     gas: !!asked.gasSponsored,
@@ -73,13 +69,7 @@ async function sponsorship(
   return sponsor;
 }
 
-async function plan(
-  manager: EntityManager,
-  input: IntentInput,
-  deps: QuoteDeps,
-  projectId: string | undefined,
-  alternatives = 1,
-) {
+async function plan(manager: Tx, input: IntentInput, deps: QuoteDeps, projectId: string | undefined, alternatives = 1) {
   fillDeadlineOf(input, Math.floor(Date.now() / 1000), deps.config.intents); // a bad deadline is refused before any read
   const sponsor = await sponsorship(manager, input, projectId);
   const { requests, sources, market } = await load(manager, input, deps);
@@ -104,8 +94,8 @@ async function plan(
  * When no plan covers a request: per requested token, the amount asked and what the account can spend of that
  * asset on any chain (in the requested token's decimals), with its USD price. Nothing stored.
  */
-export async function quoteShortfall(db: DataSource, input: IntentInput, deps: QuoteDeps) {
-  const { requests, sources, market } = await load(db.manager, input, deps);
+export async function quoteShortfall(db: Db, input: IntentInput, deps: QuoteDeps) {
+  const { requests, sources, market } = await load(db, input, deps);
   return requests.map((r) => ({
     token: r.token,
     requested: r.amount ?? 0n,
@@ -117,8 +107,8 @@ export async function quoteShortfall(db: DataSource, input: IntentInput, deps: Q
 }
 
 /** POST /intents/cost: the price of the cheapest plan, nothing stored. */
-export async function quoteCost(db: DataSource, input: IntentInput, deps: QuoteDeps, projectId?: string) {
-  return intentCost((await plan(db.manager, input, deps, projectId)).plans[0], input.destinationChainId);
+export async function quoteCost(db: Db, input: IntentInput, deps: QuoteDeps, projectId?: string) {
+  return intentCost((await plan(db, input, deps, projectId)).plans[0], input.destinationChainId);
 }
 
 /** A stored, signed quote: what each version presents of it. */
@@ -135,13 +125,13 @@ export interface IssuedQuote {
  * builds and signs the operation, and stores it with its time-to-live and its nonce record.
  */
 async function issue(
-  db: DataSource,
+  db: Db,
   input: IntentInput,
   projectId: string | undefined,
   deps: QuoteDeps,
   alternatives: number,
 ): Promise<IssuedQuote[]> {
-  const { plans, market } = await plan(db.manager, input, deps, projectId, alternatives);
+  const { plans, market } = await plan(db, input, deps, projectId, alternatives);
   const now = Math.floor(Date.now() / 1000);
   const expiresAt = now + deps.config.intents.quoteTtlSeconds;
   const group = plans.length > 1 ? randomUUID() : null;
@@ -203,12 +193,12 @@ function sponsoredBy(p: Plan, destinationChainId: number): Sponsored | null {
 }
 
 /** POST /intents/route (alps): the cheapest plan as one signed operation. */
-export async function createQuote(db: DataSource, input: IntentInput, projectId: string | undefined, deps: QuoteDeps) {
+export async function createQuote(db: Db, input: IntentInput, projectId: string | undefined, deps: QuoteDeps) {
   return (await issue(db, input, projectId, deps, 1))[0];
 }
 
 /** POST /quotes (blanc): every distinct plan the ledger and the settlement layers allow, best first. */
-export function createQuotes(db: DataSource, input: IntentInput, projectId: string | undefined, deps: QuoteDeps) {
+export function createQuotes(db: Db, input: IntentInput, projectId: string | undefined, deps: QuoteDeps) {
   return issue(db, input, projectId, deps, MAX_PLANS);
 }
 

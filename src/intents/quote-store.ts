@@ -1,4 +1,4 @@
-import type { DataSource, EntityManager } from 'typeorm';
+import type { Db, Tx } from '../db/types';
 import { preparedQuery, WITHOUT_FLUSH_WAIT } from '../db/prepared';
 import { type Reservation } from '../ledger/ledger';
 import { type Sponsored } from '../projects/sponsorship-store';
@@ -16,7 +16,7 @@ export interface StoredQuote {
 
 /** A project's quote by nonce, whether its time-to-live has passed, and whether it was already submitted as `kind`. */
 export async function findQuote(
-  db: DataSource,
+  db: Db,
   id: string,
   projectId: string,
   kind: LifecycleKind = 'intent',
@@ -46,7 +46,7 @@ export interface QuoteRow {
  * its submit gets 404 (request a new route); its nonce is never handed out again either way.
  */
 export async function recordQuotes(
-  db: DataSource,
+  db: Db,
   quotes: QuoteRow[],
   common: { projectId?: string; account: string; expiresAt: number; planGroup: string | null },
 ): Promise<void> {
@@ -83,7 +83,7 @@ export interface QuotedPlan {
 }
 
 /** The plans of the quotes among `nonces` (of intents and legacy bundles, submitted or not). */
-export async function quotedPlans(tx: EntityManager, nonces: string[]): Promise<Map<string, QuotedPlan>> {
+export async function quotedPlans(tx: Tx, nonces: string[]): Promise<Map<string, QuotedPlan>> {
   const rows: { nonce: string; operation: StoredOperation; quotedAt: string }[] = await preparedQuery(
     tx,
     'SELECT nonce::text, operation, floor(extract(epoch FROM created_at))::bigint AS "quotedAt" FROM quotes WHERE nonce = ANY($1::numeric[])',
@@ -126,12 +126,7 @@ export type QuoteLock =
  * A quote is spent once: one spent as the other kind is missing to this one, and one whose sibling was spent (as
  * either kind) is refused.
  */
-export async function lockQuote(
-  tx: EntityManager,
-  id: string,
-  kind: LifecycleKind,
-  projectId: string,
-): Promise<QuoteLock> {
+export async function lockQuote(tx: Tx, id: string, kind: LifecycleKind, projectId: string): Promise<QuoteLock> {
   const rows: (LockedQuote & { nonce: string })[] = await preparedQuery(
     tx,
     `SELECT nonce::text, account, operation, reservations, expires_at < now() AS expired, sponsored IS NOT NULL AS sponsored FROM quotes
@@ -164,9 +159,9 @@ export async function lockQuote(
  * afresh.
  */
 export async function forgetUnlessAccepted(
-  db: DataSource,
+  db: Db,
   quoteNonce: string,
-  update: (tx: EntityManager) => Promise<unknown>,
+  update: (tx: Tx) => Promise<unknown>,
 ): Promise<void> {
   await db.transaction(async (tx) => {
     await lockQuoteRow(tx, quoteNonce);
@@ -179,11 +174,11 @@ export async function forgetUnlessAccepted(
 }
 
 /** Takes a quote's row lock (where the lock order has the quote: before the deposit or withdrawal that quoted it). */
-export async function lockQuoteRow(tx: EntityManager, nonce: string): Promise<void> {
+export async function lockQuoteRow(tx: Tx, nonce: string): Promise<void> {
   await tx.query('SELECT 1 FROM quotes WHERE nonce = $1 FOR UPDATE', [nonce]);
 }
 
 /** Forgets a quote no intent accepted (its row locked in this transaction): it can never be accepted. */
-export async function forgetQuote(tx: EntityManager, nonce: string): Promise<void> {
+export async function forgetQuote(tx: Tx, nonce: string): Promise<void> {
   await tx.query('DELETE FROM quotes WHERE nonce = $1', [nonce]);
 }

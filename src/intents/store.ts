@@ -1,4 +1,4 @@
-import type { DataSource, EntityManager } from 'typeorm';
+import type { Db, Tx } from '../db/types';
 import { preparedQuery } from '../db/prepared';
 import { InsufficientBalance, reserve } from '../ledger/ledger';
 import { queuedStartInsert, type QueuedStart } from '../outbox/store';
@@ -29,7 +29,7 @@ export interface IntentRecord {
 const noSuchIntent = (id: string) => new DomainError('NOT_FOUND', `No such intent with nonce ${id}`);
 
 /** A project's intent by id; 404 for an unknown id and for another project's intent alike. */
-export async function readIntent(db: DataSource, id: string, projectId: string): Promise<IntentRecord> {
+export async function readIntent(db: Db, id: string, projectId: string): Promise<IntentRecord> {
   const [row]: {
     status: IntentStatus;
     account: string;
@@ -72,7 +72,7 @@ export interface ClaimableIntent {
 }
 
 /** A project's intent for a claim authorization; 404 for an unknown id and for another project's intent alike. */
-export async function readClaimable(db: DataSource, id: string, projectId: string): Promise<ClaimableIntent> {
+export async function readClaimable(db: Db, id: string, projectId: string): Promise<ClaimableIntent> {
   const [row]: { operation: IntentOp; signatures: Submission; expired: boolean; heldChainIds: string[] }[] =
     await preparedQuery(
       db,
@@ -93,7 +93,7 @@ export async function readClaimable(db: DataSource, id: string, projectId: strin
 }
 
 /** What each settlement layer's relayers can fill on a chain (indexer `liquidity` events). */
-export async function liquidityOn(db: DataSource, chainId: number): Promise<Liquidity[]> {
+export async function liquidityOn(db: Db, chainId: number): Promise<Liquidity[]> {
   const rows: { settlementLayer: string; token: string; amount: string }[] = await db.query(
     'SELECT settlement_layer AS "settlementLayer", token, amount FROM relayer_liquidity WHERE chain_id = $1',
     [chainId],
@@ -106,7 +106,7 @@ export async function liquidityOn(db: DataSource, chainId: number): Promise<Liqu
  * events' signals carry to wake them (QueuedSignal.start).
  */
 export async function lifecycleStarts(
-  tx: EntityManager,
+  tx: Tx,
   ids: string[],
   fillGraceSeconds: number,
 ): Promise<Map<string, QueuedStart>> {
@@ -141,8 +141,8 @@ export class SubmitRefused extends Error {
  * intent's reservations, recorded in the same transaction, spend more than that credit.
  */
 export interface SessionCredit {
-  lock(tx: EntityManager, projectId: string, account: string): Promise<void>;
-  overdrawn(tx: EntityManager, projectId: string, account: string, intentId: string): Promise<boolean>;
+  lock(tx: Tx, projectId: string, account: string): Promise<void>;
+  overdrawn(tx: Tx, projectId: string, account: string, intentId: string): Promise<boolean>;
 }
 
 export interface Accepted {
@@ -159,7 +159,7 @@ export interface Accepted {
  * it has not been performed yet.
  */
 export async function acceptIntent(
-  db: DataSource,
+  db: Db,
   id: string,
   submission: Submission,
   projectId: string,

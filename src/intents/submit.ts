@@ -1,4 +1,4 @@
-import type { DataSource } from 'typeorm';
+import type { Db } from '../db/types';
 import { crashPoint } from '../faults';
 import { DomainError } from '../errors';
 import type { Outbox } from '../outbox/outbox';
@@ -11,7 +11,7 @@ import { verifySubmission, type VerifyDeps } from './verify';
 
 /** `proofDays`: how long the sponsor's signature proves its account to the project (src/projects/account-store.ts). */
 export interface AcceptDeps {
-  db: DataSource;
+  db: Db;
   verify: VerifyDeps;
   fillGraceSeconds: number;
   proofDays: number;

@@ -1,4 +1,4 @@
-import type { DataSource, EntityManager } from 'typeorm';
+import type { Db, Tx } from '../db/types';
 import { preparedQuery } from '../db/prepared';
 import { plainList } from '../db/plain-list';
 import { type ChainClaim, releaseAfterExpiry, settleOnClaims } from '../ledger/ledger';
@@ -15,7 +15,7 @@ import { type LifecycleKind, type TransitionOutcome } from '../../workflows/cont
 import { owner, TABLE } from './lifecycle-kind';
 
 /** Work done in the transaction of a transition that moves the status, or of a lifecycle's release: its report onward. */
-export type OnMove = (tx: EntityManager) => Promise<unknown>;
+export type OnMove = (tx: Tx) => Promise<unknown>;
 
 /**
  * Persists a transition: the event (if any) and the status it leads to, in one transaction. A claim hands the
@@ -27,7 +27,7 @@ export type OnMove = (tx: EntityManager) => Promise<unknown>;
  * transaction when the status moves, so its report is queued exactly once however often the write is repeated.
  */
 export async function recordTransition(
-  db: DataSource,
+  db: Db,
   id: string,
   status: IntentStatus,
   event?: IntentEvent,
@@ -85,7 +85,7 @@ function addToWrite(write: TransitionWrite, from: IntentStatus, to: IntentStatus
 }
 
 /** Transitions of locked rows of one kind, one statement for all of them. */
-async function writeTransitions(m: EntityManager, kind: LifecycleKind, writes: TransitionWrite[]): Promise<void> {
+async function writeTransitions(m: Tx, kind: LifecycleKind, writes: TransitionWrite[]): Promise<void> {
   if (!writes.length) return;
   await preparedQuery(
     m,
@@ -109,7 +109,7 @@ async function writeTransitions(m: EntityManager, kind: LifecycleKind, writes: T
  * ended there), so a stale lifecycle's release reports nothing again. Returns whether this was the first.
  */
 export async function releaseIntent(
-  db: DataSource,
+  db: Db,
   id: string,
   kind: LifecycleKind = 'intent',
   onRelease?: OnMove,
@@ -135,7 +135,7 @@ export async function releaseIntent(
  * Of these intent and bundle ids, the ones whose lifecycle has ended (COMPLETED, or released at `expires`), with the
  * status it ended in: a workflow started for one again would only replay stale events.
  */
-export async function endedLifecycles(db: DataSource, ids: string[]): Promise<Map<string, IntentStatus>> {
+export async function endedLifecycles(db: Db, ids: string[]): Promise<Map<string, IntentStatus>> {
   const rows: { id: string; status: IntentStatus }[] = await db.query(
     `SELECT id::text, status FROM intents WHERE id = ANY($1::numeric[]) AND (status = 'COMPLETED' OR released_at IS NOT NULL)
      UNION ALL SELECT id::text, status FROM bundles WHERE id = ANY($1::numeric[]) AND (status = 'COMPLETED' OR released_at IS NOT NULL)`,
@@ -167,7 +167,7 @@ export interface StatusMove {
  * owner's events apply in the order given; whatever the batch's size, its owners are locked, their transitions
  * written and their claims settled in a few statements. Returns the moves of the status.
  */
-export async function recordLifecycleEvents(tx: EntityManager, events: IngestedEvent[]): Promise<StatusMove[]> {
+export async function recordLifecycleEvents(tx: Tx, events: IngestedEvent[]): Promise<StatusMove[]> {
   const byOwner = new Map<string, IntentEvent[]>();
   for (const { id, event } of events) byOwner.set(id, [...(byOwner.get(id) ?? []), event]);
   const stored = await lockLifecycles(tx, [...byOwner.keys()]);
@@ -211,7 +211,7 @@ const claimOf = (id: string, kind: LifecycleKind, event: ChainTx): ChainClaim =>
  * locked for the rest of the transaction: intents, then bundles, each in id order, as every batch locks them.
  */
 async function lockLifecycles(
-  tx: EntityManager,
+  tx: Tx,
   ids: string[],
 ): Promise<Map<string, { kind: LifecycleKind; state: IntentState; released: boolean }>> {
   if (!ids.length) return new Map();

@@ -1,4 +1,4 @@
-import type { EntityManager } from 'typeorm';
+import type { Tx } from '../db/types';
 import type { ChainRegistry, TokenInfo } from '../chains/registry';
 import {
   availableBalances,
@@ -45,7 +45,7 @@ export class InsufficientBalance extends Error {
 
 /** Spendable balances of an account: this allocator's locks and the wallet, each minus its active reservations. */
 export async function availableSources(
-  db: EntityManager,
+  db: Tx,
   account: string,
   lockTag: string,
   registry: ChainRegistry,
@@ -87,7 +87,7 @@ export async function availableSources(
  * order, so concurrent reservers cannot deadlock) before its reservations are summed, so two owners can never
  * together reserve more than the balance.
  */
-export async function reserve(tx: EntityManager, owner: Owner, account: string, items: Reservation[]): Promise<void> {
+export async function reserve(tx: Tx, owner: Owner, account: string, items: Reservation[]): Promise<void> {
   const acct = account.toLowerCase();
   const key = (r: Reservation) => `${r.chainId}:${r.token.toLowerCase()}:${r.lockTag}`;
   // Code-unit order, as ingestion orders its upserts, so the two always lock rows in the same order.
@@ -108,7 +108,7 @@ export async function reserve(tx: EntityManager, owner: Owner, account: string, 
  * snapshot counts every claim there can be). A reservation a claim already settles keeps waiting for the claim's
  * block. Safe to repeat.
  */
-export async function releaseAfterExpiry(tx: EntityManager, owner: Owner, expires: number): Promise<void> {
+export async function releaseAfterExpiry(tx: Tx, owner: Owner, expires: number): Promise<void> {
   await releaseAfterTime(tx, owner, expires);
   await releaseOwnersSettled(tx, [owner]);
 }
@@ -119,7 +119,7 @@ export async function releaseAfterExpiry(tx: EntityManager, owner: Owner, expire
  * let them be allocated twice. Without the claim's block, the next newer snapshot than the stored one is awaited.
  * A claim reported after `expires` (mined before it) settles the same way. At most one claim per owner and chain.
  */
-export async function settleOnClaims(tx: EntityManager, claims: ChainClaim[]): Promise<void> {
+export async function settleOnClaims(tx: Tx, claims: ChainClaim[]): Promise<void> {
   await releaseAfterBlocks(tx, claims);
   await releaseOwnersSettled(
     tx,
@@ -131,7 +131,7 @@ export async function settleOnClaims(tx: EntityManager, claims: ChainClaim[]): P
  * Releases reservations of these accounts (claimed, or past `expires`) whose balance snapshot has caught up, and
  * answers the intents that held any of them (their deposits look again whether the intent is final).
  */
-export async function releaseSettled(tx: EntityManager, accounts: string[]): Promise<string[]> {
+export async function releaseSettled(tx: Tx, accounts: string[]): Promise<string[]> {
   if (!accounts.length) return [];
   return releaseAccountsSettled(tx, accounts);
 }
@@ -141,7 +141,7 @@ export async function releaseSettled(tx: EntityManager, accounts: string[]): Pro
  * goneSessionHolds), once their intent failed for it: what is not there cannot be claimed, and the deposit need not
  * wait for `expires` to learn it.
  */
-export async function releaseGone(tx: EntityManager, reservationIds: string[]): Promise<void> {
+export async function releaseGone(tx: Tx, reservationIds: string[]): Promise<void> {
   await releaseGoneReservations(tx, reservationIds);
 }
 
@@ -149,7 +149,7 @@ export async function releaseGone(tx: EntityManager, reservationIds: string[]): 
  * Cancelled intents (of deposits a reorg voided) hold nothing: the funds they reserved never arrived, and what the
  * account holds now is another deposit's. Their claims are refused from now on (src/intents/claim-authorization.ts).
  */
-export async function releaseCancelled(tx: EntityManager, intentIds: string[]): Promise<void> {
+export async function releaseCancelled(tx: Tx, intentIds: string[]): Promise<void> {
   await releaseOwnersNow(
     tx,
     intentIds.map((id) => ({ kind: 'intent', id })),

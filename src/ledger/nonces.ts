@@ -1,4 +1,4 @@
-import type { DataSource, EntityManager } from 'typeorm';
+import type { Db, Tx } from '../db/types';
 import { nextNonceValue, nextNonceValues, recordWithdrawalNonce } from './store';
 
 /**
@@ -6,7 +6,7 @@ import { nextNonceValue, nextNonceValues, recordWithdrawalNonce } from './store'
  * and a database sequence value below it. It is recorded before anything is signed with it, and a sequence never
  * hands out a value twice, so a nonce is never reused, whatever happens to the quote or withdrawal that asked for it.
  */
-export async function allocateWithdrawalNonce(tx: EntityManager, sponsor: string): Promise<bigint> {
+export async function allocateWithdrawalNonce(tx: Tx, sponsor: string): Promise<bigint> {
   const nonce = (BigInt(sponsor) << 96n) | BigInt(await nextNonceValue(tx));
   await recordWithdrawalNonce(tx, nonce, sponsor);
   return nonce;
@@ -22,7 +22,7 @@ export class NonceBlock {
   private refill?: Promise<void>;
 
   constructor(
-    private readonly db: DataSource,
+    private readonly db: Db,
     private readonly size = 64,
   ) {}
 

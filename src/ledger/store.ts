@@ -1,4 +1,4 @@
-import type { DataSource, EntityManager } from 'typeorm';
+import type { Db, Tx } from '../db/types';
 import { plainList } from '../db/plain-list';
 import { preparedQuery } from '../db/prepared';
 
@@ -23,11 +23,7 @@ export interface AvailableBalance {
   available: string;
 }
 
-export async function availableBalances(
-  db: EntityManager,
-  account: string,
-  lockTag: string,
-): Promise<AvailableBalance[]> {
+export async function availableBalances(db: Tx, account: string, lockTag: string): Promise<AvailableBalance[]> {
   return preparedQuery(
     db,
     `WITH balances AS (
@@ -44,7 +40,7 @@ export async function availableBalances(
 
 /** Locks the balance row a reservation draws on (the wallet's, or a lock not being force-withdrawn); its amount and block. */
 export async function lockBalance(
-  tx: EntityManager,
+  tx: Tx,
   account: string,
   item: { chainId: number; token: string; lockTag: string },
 ): Promise<LockedBalance | undefined> {
@@ -71,7 +67,7 @@ export interface LockedBalance {
 
 /** Inserts the reservation if `balance` covers it beside the active ones, noting the block it was checked at; whether it did. */
 export async function insertReservation(
-  tx: EntityManager,
+  tx: Tx,
   owner: Owner,
   account: string,
   item: { chainId: number; token: string; lockTag: string; amount: string },
@@ -109,7 +105,7 @@ const SETTLED = `r.released_at IS NULL AND (
   OR (r.release_after_time IS NOT NULL AND ${CLAIMS_END} <= ${snapshot('block_timestamp')}))`;
 
 /** The owner's reservations no claim settles wait for a snapshot timestamp at or after `expires`. */
-export async function releaseAfterTime(tx: EntityManager, owner: Owner, expires: number): Promise<void> {
+export async function releaseAfterTime(tx: Tx, owner: Owner, expires: number): Promise<void> {
   await tx.query(
     `UPDATE reservations SET release_after_time = $3
      WHERE owner_kind = $1 AND owner_id = $2 AND released_at IS NULL AND release_after_block IS NULL AND release_after_time IS NULL`,
@@ -128,7 +124,7 @@ export interface HeldKey {
  * The balances of `chainId` with reservations past their `expires` at `timestamp` (a block's) that no claim settles and
  * are not released yet: a snapshot of each at that block releases them, with or without activity on the account.
  */
-export async function expiredHolds(db: EntityManager, chainId: number, timestamp: number): Promise<HeldKey[]> {
+export async function expiredHolds(db: Tx, chainId: number, timestamp: number): Promise<HeldKey[]> {
   return preparedQuery(
     db,
     `SELECT DISTINCT account, token, lock_tag AS "lockTag" FROM reservations r
@@ -144,7 +140,7 @@ export async function expiredHolds(db: EntityManager, chainId: number, timestamp
  * for their nonces being spent. With the account that signed each (the Permit2 owner) and the tokens held.
  */
 export async function walletHolders(
-  db: EntityManager,
+  db: Tx,
   chainId: number,
 ): Promise<{ nonce: string; account: string; token: string }[]> {
   return preparedQuery(
@@ -168,7 +164,7 @@ export interface ChainClaim {
  * Each claimed owner's reservations on its chain wait for a snapshot of the claim's block (else the next newer
  * snapshot). At most one claim per owner and chain.
  */
-export async function releaseAfterBlocks(tx: EntityManager, claims: ChainClaim[]): Promise<void> {
+export async function releaseAfterBlocks(tx: Tx, claims: ChainClaim[]): Promise<void> {
   if (!claims.length) return;
   await preparedQuery(
     tx,
@@ -186,7 +182,7 @@ export async function releaseAfterBlocks(tx: EntityManager, claims: ChainClaim[]
 }
 
 /** Releases every reservation of these owners at once (funds that never arrived: a voided deposit's). */
-export async function releaseOwnersNow(tx: EntityManager, owners: Owner[]): Promise<void> {
+export async function releaseOwnersNow(tx: Tx, owners: Owner[]): Promise<void> {
   if (!owners.length) return;
   await preparedQuery(
     tx,
@@ -198,7 +194,7 @@ export async function releaseOwnersNow(tx: EntityManager, owners: Owner[]): Prom
 }
 
 /** Releases the owners' reservations whose snapshot has caught up. */
-export async function releaseOwnersSettled(tx: EntityManager, owners: Owner[]): Promise<void> {
+export async function releaseOwnersSettled(tx: Tx, owners: Owner[]): Promise<void> {
   if (!owners.length) return;
   await preparedQuery(
     tx,
@@ -214,7 +210,7 @@ export async function releaseOwnersSettled(tx: EntityManager, owners: Owner[]): 
  * accounts (an indexer batch's, a thousand) travel as a list (plainList) and the statement is prepared: read as an
  * array literal and planned against its every element, they cost PostgreSQL more than the release itself.
  */
-export async function releaseAccountsSettled(tx: EntityManager, accounts: string[]): Promise<string[]> {
+export async function releaseAccountsSettled(tx: Tx, accounts: string[]): Promise<string[]> {
   const released: { ownerId: string }[] = await preparedQuery(
     tx,
     `WITH u AS (UPDATE reservations r SET released_at = now() WHERE r.account = ANY(string_to_array($1, ',')) AND ${SETTLED}
@@ -226,7 +222,7 @@ export async function releaseAccountsSettled(tx: EntityManager, accounts: string
 }
 
 /** Releases these reservations (by id) as gone: their funds left the account, so no claim can pull them any more. */
-export async function releaseGoneReservations(tx: EntityManager, ids: string[]): Promise<void> {
+export async function releaseGoneReservations(tx: Tx, ids: string[]): Promise<void> {
   if (!ids.length) return;
   await tx.query(
     'UPDATE reservations SET released_at = now(), released_gone = true WHERE id = ANY($1::bigint[]) AND released_at IS NULL',
@@ -235,7 +231,7 @@ export async function releaseGoneReservations(tx: EntityManager, ids: string[]):
 }
 
 /** The next value of the allocator nonce sequence. */
-export async function nextNonceValue(tx: EntityManager): Promise<string> {
+export async function nextNonceValue(tx: Tx): Promise<string> {
   const [{ seq }]: { seq: string }[] = await tx.query("SELECT nextval('allocator_nonce_seq') AS seq");
   return seq;
 }
@@ -248,7 +244,7 @@ export const recordIntentNonces =
   "INSERT INTO allocator_nonces (nonce, sponsor, purpose) SELECT n, $2::text, 'intent' FROM unnest($1::numeric[]) n";
 
 /** Records a withdrawal's allocator nonce before anything is signed with it. */
-export async function recordWithdrawalNonce(tx: EntityManager, nonce: bigint, sponsor: string): Promise<void> {
+export async function recordWithdrawalNonce(tx: Tx, nonce: bigint, sponsor: string): Promise<void> {
   await tx.query("INSERT INTO allocator_nonces (nonce, sponsor, purpose) VALUES ($1, $2, 'withdrawal')", [
     nonce.toString(),
     sponsor.toLowerCase(),
@@ -256,7 +252,7 @@ export async function recordWithdrawalNonce(tx: EntityManager, nonce: bigint, sp
 }
 
 /** `count` values of the allocator nonce sequence. */
-export async function nextNonceValues(db: DataSource, count: number): Promise<bigint[]> {
+export async function nextNonceValues(db: Db, count: number): Promise<bigint[]> {
   const rows: { v: string }[] = await db.query(
     "SELECT nextval('allocator_nonce_seq') AS v FROM generate_series(1, $1)",
     [count],

@@ -1,4 +1,4 @@
-import type { DataSource } from 'typeorm';
+import type { Db } from '../db/types';
 import { openDatabase } from '../db/data-source';
 import { proveAccount } from '../projects/account-store';
 import { createProject } from '../projects/api-keys';
@@ -21,10 +21,10 @@ const USAGE = [
   '       npm run cli -- outbox retry <signalId|workflowId|all>        (requeue dead-lettered rows for the sweeper; not those of ended lifecycles)',
 ].join('\n');
 
-type Command = (db: DataSource, rt: Runtime) => Promise<unknown>;
+type Command = (db: Db, rt: Runtime) => Promise<unknown>;
 const uuid = /^[0-9a-f-]{36}$/i;
 
-async function requireProject(db: DataSource, projectId: string): Promise<void> {
+async function requireProject(db: Db, projectId: string): Promise<void> {
   if (!(await projectExists(db, projectId))) throw new ConfigError(`no project ${projectId}`);
 }
 
@@ -65,7 +65,7 @@ function parse(argv: string[]): Command | undefined {
   ) {
     return async (db) => {
       await requireProject(db, rest[0]);
-      await proveAccount(db.manager, rest[0], rest[1], 'operator');
+      await proveAccount(db, rest[0], rest[1], 'operator');
       return { projectId: rest[0], account: rest[1].toLowerCase() };
     };
   }

@@ -1,6 +1,6 @@
-import type { DataSource } from 'typeorm';
+import type { Db } from '../db/types';
 
 /** Resolves once PostgreSQL answered a trivial statement (the readiness check's database probe). */
-export async function pingDatabase(db: DataSource): Promise<void> {
+export async function pingDatabase(db: Db): Promise<void> {
   await db.query('SELECT 1');
 }

@@ -1,4 +1,4 @@
-import type { DataSource } from 'typeorm';
+import type { Db } from '../db/types';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { SearchAttributePair } from '@temporalio/common';
 import * as keys from '../../workflows/contracts/search-attributes';
@@ -102,7 +102,7 @@ export class Outbox {
   private readonly delivering = new Set<Promise<unknown>>();
 
   constructor(
-    private readonly db: DataSource,
+    private readonly db: Db,
     private readonly temporal: Client,
     private readonly taskQueue: string,
     private readonly options: OutboxOptions,
@@ -381,7 +381,7 @@ export class Outbox {
  * (one per row, in order) stays dead-lettered and is answered with that reason.
  */
 export async function requeue(
-  db: DataSource,
+  db: Db,
   which: string,
   ownerWaitSeconds: number,
   refusal: (rows: DeadRow[]) => Promise<(string | undefined)[]>,

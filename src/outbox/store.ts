@@ -1,4 +1,4 @@
-import type { DataSource, EntityManager } from 'typeorm';
+import type { Db, Tx } from '../db/types';
 import { preparedQuery, WITHOUT_FLUSH_WAIT } from '../db/prepared';
 import type * as keys from '../../workflows/contracts/search-attributes';
 import { currentTraceContext, type TraceContext } from '../tracing/context';
@@ -69,18 +69,18 @@ export function queuedStartInsert(start: QueuedStart, first: number): { sql: str
   };
 }
 
-export async function queueStart(tx: EntityManager, start: QueuedStart): Promise<void> {
+export async function queueStart(tx: Tx, start: QueuedStart): Promise<void> {
   const { sql, params } = queuedStartInsert(start, 1);
   await preparedQuery(tx, sql, params);
 }
 
 /** Whether a workflow's start is still queued (not performed yet, or its process died before performing it). */
-export async function isStartQueued(db: DataSource, workflowId: string): Promise<boolean> {
+export async function isStartQueued(db: Db, workflowId: string): Promise<boolean> {
   return (await db.query('SELECT 1 FROM workflow_outbox WHERE workflow_id = $1', [workflowId])).length > 0;
 }
 
 /** Multi-row: one statement whatever the batch size. */
-export async function queueSignals(tx: EntityManager, signals: Omit<QueuedSignal, 'id'>[]): Promise<QueuedSignal[]> {
+export async function queueSignals(tx: Tx, signals: Omit<QueuedSignal, 'id'>[]): Promise<QueuedSignal[]> {
   if (!signals.length) return [];
   const rows: { id: string }[] = await tx.query(
     `INSERT INTO signal_outbox (workflow_id, signal, payload, start, nonce, dead_after, trace_context)
@@ -102,7 +102,7 @@ export async function queueSignals(tx: EntityManager, signals: Omit<QueuedSignal
 export type OutboxTable = { table: 'signal_outbox'; key: 'id' } | { table: 'workflow_outbox'; key: 'workflow_id' };
 
 /** Deletes the rows of performed starts. */
-export async function clearStarts(db: DataSource, workflowIds: string[]): Promise<void> {
+export async function clearStarts(db: Db, workflowIds: string[]): Promise<void> {
   await preparedQuery(
     db,
     `DELETE FROM workflow_outbox USING ${WITHOUT_FLUSH_WAIT} WHERE workflow_id = ANY($1::text[])`,
@@ -111,7 +111,7 @@ export async function clearStarts(db: DataSource, workflowIds: string[]): Promis
 }
 
 /** Deletes the rows of settled signals. */
-export async function clearSignals(db: DataSource, ids: string[]): Promise<void> {
+export async function clearSignals(db: Db, ids: string[]): Promise<void> {
   await preparedQuery(db, `DELETE FROM signal_outbox USING ${WITHOUT_FLUSH_WAIT} WHERE id = ANY($1::bigint[])`, [ids]);
 }
 
@@ -120,7 +120,7 @@ export async function clearSignals(db: DataSource, ids: string[]): Promise<void>
  * time; else due again after `2^attempts` seconds (at most `maxWaitSeconds`) when counted, or in a second.
  */
 export async function recordFailure(
-  db: DataSource,
+  db: Db,
   { table, key }: OutboxTable,
   value: string,
   failure: { message: string; counted: boolean; kind: string; maxAttempts: number; maxWaitSeconds: number },
@@ -137,7 +137,7 @@ export async function recordFailure(
 /** Pending rows whose attempt is due and older than `$1` seconds (their own request had time to perform them). */
 const DUE = "status = 'pending' AND retry_at <= now() AND created_at < now() - make_interval(secs => $1)";
 
-async function queuedStarts(db: DataSource, where: string, params: unknown[]): Promise<QueuedStart[]> {
+async function queuedStarts(db: Db, where: string, params: unknown[]): Promise<QueuedStart[]> {
   const rows: {
     workflowId: string;
     workflowType: string;
@@ -162,18 +162,18 @@ async function queuedStarts(db: DataSource, where: string, params: unknown[]): P
 }
 
 /** A workflow's queued start, if its row is still there. */
-export async function queuedStart(db: DataSource, workflowId: string): Promise<QueuedStart | undefined> {
+export async function queuedStart(db: Db, workflowId: string): Promise<QueuedStart | undefined> {
   return (await queuedStarts(db, 'workflow_id = $1', [workflowId]))[0];
 }
 
 /** The sweeper's starts: due ones past the grace, in the order they came due. */
-export function dueStarts(db: DataSource, graceSeconds: number, limit: number): Promise<QueuedStart[]> {
+export function dueStarts(db: Db, graceSeconds: number, limit: number): Promise<QueuedStart[]> {
   return queuedStarts(db, `${DUE} ORDER BY retry_at, created_at LIMIT $2`, [graceSeconds, limit]);
 }
 
 /** The sweeper's signals: due ones past the grace, those awaiting their owner or the others, in the order they came due. */
 export async function dueSignals(
-  db: DataSource,
+  db: Db,
   graceSeconds: number,
   awaiting: boolean,
   limit: number,
@@ -209,7 +209,7 @@ export interface DeadLetterCounts {
   signals: number;
 }
 
-export async function deadLetterCounts(db: DataSource): Promise<DeadLetterCounts> {
+export async function deadLetterCounts(db: Db): Promise<DeadLetterCounts> {
   const [row]: { starts: number; signals: number }[] = await db.query(
     `SELECT (SELECT count(*)::int FROM workflow_outbox WHERE status = 'dead') AS starts, (SELECT count(*)::int FROM signal_outbox WHERE status = 'dead') AS signals`,
   );
@@ -217,7 +217,7 @@ export async function deadLetterCounts(db: DataSource): Promise<DeadLetterCounts
 }
 
 /** The dead-lettered rows, oldest first, for an operator to inspect. */
-export async function deadLetters(db: DataSource, limit = 1000) {
+export async function deadLetters(db: Db, limit = 1000) {
   const starts: {
     workflowId: string;
     workflowType: string;
@@ -262,7 +262,7 @@ export interface DeadRow {
 }
 
 /** The dead-lettered rows `which` names (`all`, a signal row's id, or a start's workflow id). */
-export async function deadRows(db: DataSource, which: string): Promise<{ signals: DeadRow[]; starts: DeadRow[] }> {
+export async function deadRows(db: Db, which: string): Promise<{ signals: DeadRow[]; starts: DeadRow[] }> {
   const all = which === 'all';
   const signals: DeadRow[] = await db.query(
     `SELECT id::text AS row, workflow_id AS "workflowId", nonce::text AS nonce FROM signal_outbox WHERE status = 'dead' AND ($1 OR id::text = $2)`,
@@ -280,7 +280,7 @@ export async function deadRows(db: DataSource, which: string): Promise<{ signals
  * gets `ownerWaitSeconds` again. Returns how many were requeued.
  */
 export async function requeueDead(
-  db: DataSource,
+  db: Db,
   signalIds: string[],
   startIds: string[],
   ownerWaitSeconds: number,

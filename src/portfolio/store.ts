@@ -1,11 +1,11 @@
-import type { DataSource } from 'typeorm';
+import type { Db } from '../db/types';
 import type { BalanceRow } from './portfolio';
 
 /**
  * An account's balances per chain and token: wallet (unlocked) and lock (locked) amounts summed, each key's newest
  * snapshot shown, confirmed or not (the ledger uses the confirmed ones alone).
  */
-export async function accountBalances(db: DataSource, account: string): Promise<BalanceRow[]> {
+export async function accountBalances(db: Db, account: string): Promise<BalanceRow[]> {
   const rows: { chainId: string; token: string; unlocked: string; locked: string }[] = await db.query(
     `SELECT chain_id AS "chainId", token, sum(CASE WHEN lock_tag = '' THEN amount ELSE 0 END) AS unlocked,
        sum(CASE WHEN lock_tag <> '' THEN amount ELSE 0 END) AS locked

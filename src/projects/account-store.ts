@@ -1,4 +1,4 @@
-import type { EntityManager } from 'typeorm';
+import type { Tx } from '../db/types';
 import { preparedQuery } from '../db/prepared';
 
 /**
@@ -25,7 +25,7 @@ export interface Allowance {
  * balance row in the global lock order (src/ledger/ledger.ts).
  */
 export async function proveAccount(
-  tx: EntityManager,
+  tx: Tx,
   projectId: string,
   account: string,
   proof: Proof,
@@ -64,7 +64,7 @@ export async function proveAccount(
  * (the outstanding-withdrawal count, the allowance) holds until the commit.
  */
 export async function lockProvenAccount(
-  tx: EntityManager,
+  tx: Tx,
   projectId: string,
   account: string,
 ): Promise<{ operator: boolean; expired: boolean } | undefined> {
@@ -81,7 +81,7 @@ export async function lockProvenAccount(
  * the allowance: those outstanding (allocated without a signature, still reserved) plus `wanted`.
  */
 export async function beyondAllowance(
-  tx: EntityManager,
+  tx: Tx,
   projectId: string,
   account: string,
   wanted: Allowance[],

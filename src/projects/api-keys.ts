@@ -1,10 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { DataSource } from 'typeorm';
+import type { Db } from '../db/types';
 import { insertProjectWithKey, liveKeyProject, type Quota } from './store';
 
 export const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
 
-export async function createProject(db: DataSource, name: string): Promise<{ projectId: string; apiKey: string }> {
+export async function createProject(db: Db, name: string): Promise<{ projectId: string; apiKey: string }> {
   const apiKey = `sk_${randomBytes(32).toString('base64url')}`;
   const projectId = await insertProjectWithKey(db, name, hashKey(apiKey), apiKey.slice(0, 10));
   return { projectId, apiKey };
@@ -23,7 +23,7 @@ export class ApiKeyStore {
   private cache = new Map<string, { hit: ResolvedKey | null; until: number }>();
 
   constructor(
-    private readonly db: DataSource,
+    private readonly db: Db,
     private readonly ttlMs = 30_000,
     private readonly maxEntries = 10_000,
   ) {}

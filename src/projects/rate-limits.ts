@@ -1,4 +1,4 @@
-import type { DataSource } from 'typeorm';
+import type { Db } from '../db/types';
 import Redis from 'ioredis';
 import {
   BurstyRateLimiter,
@@ -29,7 +29,7 @@ export class RateLimits {
   private readonly redis?: Redis;
 
   constructor(
-    private readonly db: DataSource,
+    private readonly db: Db,
     redisUrl?: string,
   ) {
     // No offline queue: while Redis is away a call fails at once and the insurance limiter answers.

@@ -1,4 +1,4 @@
-import type { DataSource, EntityManager } from 'typeorm';
+import type { Db, Tx } from '../db/types';
 import { preparedQuery } from '../db/prepared';
 
 /**
@@ -13,12 +13,12 @@ export interface Sponsored {
   tokens: { chainId: number; tokenAddress: string; symbol: string; decimals: number; amount: string }[];
 }
 
-export async function setSponsorship(db: DataSource, projectId: string, on: boolean): Promise<boolean> {
+export async function setSponsorship(db: Db, projectId: string, on: boolean): Promise<boolean> {
   const [, updated] = await db.query('UPDATE projects SET sponsorship = $2 WHERE id = $1', [projectId, on]);
   return updated > 0;
 }
 
-export async function hasSponsorship(db: EntityManager, projectId: string | undefined): Promise<boolean> {
+export async function hasSponsorship(db: Tx, projectId: string | undefined): Promise<boolean> {
   if (!projectId) return false;
   const [row]: { sponsorship: boolean }[] = await preparedQuery(db, 'SELECT sponsorship FROM projects WHERE id = $1', [
     projectId,
@@ -31,7 +31,7 @@ export async function hasSponsorship(db: EntityManager, projectId: string | unde
  * project still holds the entitlement (false, and nothing recorded, when it was withdrawn since the quote). The
  * submit records an intent once (a resubmission finds it), and the key on the intent id holds that.
  */
-export async function recordSponsored(tx: EntityManager, intentId: string, projectId: string): Promise<boolean> {
+export async function recordSponsored(tx: Tx, intentId: string, projectId: string): Promise<boolean> {
   const recorded: unknown[] = await preparedQuery(
     tx,
     `INSERT INTO sponsored_intents (intent_id, project_id, usd, tokens)
@@ -44,7 +44,7 @@ export async function recordSponsored(tx: EntityManager, intentId: string, proje
 }
 
 /** A project's sponsored totals: intents, USD and per token (decimal strings). */
-export async function sponsorshipTotals(db: DataSource, projectId: string) {
+export async function sponsorshipTotals(db: Db, projectId: string) {
   const [project]: { sponsorship: boolean }[] = await db.query('SELECT sponsorship FROM projects WHERE id = $1', [
     projectId,
   ]);

@@ -1,4 +1,4 @@
-import type { DataSource } from 'typeorm';
+import type { Db } from '../db/types';
 import type { Pruned } from '../../workflows/contracts/prune-storage';
 import { deleteExpiredEvents } from '../analytics/rollup-store';
 import { deleteExpiredEventKeys } from '../ingestion/event-store';
@@ -16,7 +16,7 @@ const MAX_CHUNKS = 100;
  */
 const POLICIES: Record<
   Pruned,
-  { days: keyof RetentionConfig; deleteChunk: (db: DataSource, days: number, limit: number) => Promise<number> }
+  { days: keyof RetentionConfig; deleteChunk: (db: Db, days: number, limit: number) => Promise<number> }
 > = {
   lifecycleEventKeys: { days: 'lifecycleEventKeysDays', deleteChunk: deleteExpiredEventKeys },
   depositEvents: { days: 'depositEventsDays', deleteChunk: deleteExpiredDepositEvents },
@@ -28,7 +28,7 @@ const POLICIES: Record<
  * Deletes one kind's rows past its retention (none when it is 0), CHUNK at a time, at most MAX_CHUNKS statements:
  * a backlog is worked off over several runs. Returns how many were deleted; safe to repeat.
  */
-export async function pruneExpired(db: DataSource, config: RetentionConfig, kind: Pruned): Promise<number> {
+export async function pruneExpired(db: Db, config: RetentionConfig, kind: Pruned): Promise<number> {
   const { days, deleteChunk } = POLICIES[kind];
   if (!config[days]) return 0;
   let deleted = 0;

@@ -1,4 +1,4 @@
-import type { DataSource } from 'typeorm';
+import type { Db } from '../db/types';
 import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
 import type { WebhookConfig } from './config';
 import type { QueuedStart } from '../outbox/store';
@@ -34,7 +34,7 @@ const ok = (status: number | null | undefined) =>
   status !== null && status !== undefined && status >= 200 && status < 300;
 
 /** Where one attempt stands before it is made: a result already known, or the delivery to attempt. */
-async function load(db: DataSource, a: AttemptInput): Promise<AttemptResult | Sendable> {
+async function load(db: Db, a: AttemptInput): Promise<AttemptResult | Sendable> {
   const t = await attemptTarget(db, a);
   if (!t || t.deliveryRound !== a.round) return { outcome: 'stopped' }; // a newer round took over
   if (t.recorded) {
@@ -48,7 +48,7 @@ async function load(db: DataSource, a: AttemptInput): Promise<AttemptResult | Se
 }
 
 /** A delivery to a disabled or removed endpoint ends failed, without an attempt. */
-async function endpointGone(db: DataSource, t: Sendable, a: AttemptInput): Promise<AttemptResult | undefined> {
+async function endpointGone(db: Db, t: Sendable, a: AttemptInput): Promise<AttemptResult | undefined> {
   if (!t.removedAt && !t.disabledAt) return undefined;
   await recordAttempt(db, t.seq, a, {
     status: 'failed',
@@ -64,7 +64,7 @@ async function endpointGone(db: DataSource, t: Sendable, a: AttemptInput): Promi
  * same transaction.
  */
 async function send(
-  db: DataSource,
+  db: Db,
   config: WebhookConfig,
   t: Sendable,
   a: AttemptInput,
@@ -113,7 +113,7 @@ async function send(
  * webhook-id, which receivers deduplicate on.
  */
 export async function attemptDelivery(
-  db: DataSource,
+  db: Db,
   config: WebhookConfig,
   slots: AttemptSlots,
   a: AttemptInput,
@@ -137,7 +137,7 @@ export async function attemptDelivery(
  * the returned start is performed by the caller (or by the outbox sweeper if this process dies first).
  */
 export async function attemptLeased(
-  db: DataSource,
+  db: Db,
   config: WebhookConfig,
   c: LeasedDelivery,
   sent: () => void,

@@ -1,5 +1,5 @@
 import type { AttemptKey } from '../../workflows/contracts/webhook-delivery';
-import type { DataSource } from 'typeorm';
+import type { Db } from '../db/types';
 import type { QueuedStart } from '../outbox/store';
 import { queueStart } from '../outbox/store';
 import { preparedQuery, WITHOUT_FLUSH_WAIT } from '../db/prepared';
@@ -39,7 +39,7 @@ export interface AttemptTarget extends Sendable {
   recorded: boolean;
 }
 
-export async function attemptTarget(db: DataSource, a: AttemptKey): Promise<AttemptTarget | undefined> {
+export async function attemptTarget(db: Db, a: AttemptKey): Promise<AttemptTarget | undefined> {
   const [t]: AttemptTarget[] = await db.query(
     `SELECT ev.seq, ev.project_id AS "projectId", ev.type, ev.payload, ev.test, ev.created_at AS "createdAt",
        en.url, en.secret, en.previous_secret AS "previousSecret", coalesce(en.previous_secret_expires_at > now(), false) AS "previousLive", en.disabled_at AS "disabledAt", en.removed_at AS "removedAt",
@@ -72,7 +72,7 @@ export interface AttemptRecord {
  * endpoint's health (a 410, or failures for `disableAfterSeconds`, disables it). False when the attempt was
  * already recorded (a repeated activity, or a delivery leased again once its lease ended while the first attempt was still at it).
  */
-export async function recordAttempt(db: DataSource, seq: string, a: AttemptKey, f: AttemptRecord): Promise<boolean> {
+export async function recordAttempt(db: Db, seq: string, a: AttemptKey, f: AttemptRecord): Promise<boolean> {
   const r = f.attempt?.result;
   return db.transaction(async (tx) => {
     // The event row first, then the attempt and the delivery in the same statement (each step reads the one before).
@@ -147,7 +147,7 @@ export async function recordAttempt(db: DataSource, seq: string, a: AttemptKey, 
  * finished deliveries, or of an earlier round; the round being delivered keeps its attempts (a retried attempt reads
  * its recorded result). A row changed meanwhile is left (its ctid no longer matches). Returns how many.
  */
-export async function deleteExpiredAttempts(db: DataSource, days: number, limit: number): Promise<number> {
+export async function deleteExpiredAttempts(db: Db, days: number, limit: number): Promise<number> {
   const [, deleted]: [unknown, number] = await db.query(
     `DELETE FROM webhook_attempts WHERE ctid = ANY(ARRAY(SELECT a.ctid FROM webhook_attempts a JOIN webhook_deliveries d ON d.event_seq = a.event_seq AND d.endpoint_id = a.endpoint_id
       WHERE a.attempted_at < now() - make_interval(days => $1) AND (d.status <> 'pending' OR a.round < d.round) LIMIT $2))`,

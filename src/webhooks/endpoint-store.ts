@@ -1,4 +1,4 @@
-import type { DataSource } from 'typeorm';
+import type { Db } from '../db/types';
 import type { WebhookConfig } from './config';
 import { DomainError } from '../errors';
 import { iso } from '../db/newest-page';
@@ -58,7 +58,7 @@ const present = (r: Row): Endpoint => ({
 
 /** Checks the target against the SSRF policy (again at every delivery) and stores it with a fresh secret. */
 export async function addEndpoint(
-  db: DataSource,
+  db: Db,
   projectId: string,
   url: string,
   types: WebhookType[] | null,
@@ -86,7 +86,7 @@ export async function addEndpoint(
   });
 }
 
-export async function listEndpoints(db: DataSource, projectId: string): Promise<Endpoint[]> {
+export async function listEndpoints(db: Db, projectId: string): Promise<Endpoint[]> {
   const rows: Row[] = await db.query(
     `SELECT ${COLUMNS} FROM webhook_endpoints WHERE project_id = $1 AND removed_at IS NULL ORDER BY created_at, id`,
     [projectId],
@@ -94,13 +94,7 @@ export async function listEndpoints(db: DataSource, projectId: string): Promise<
   return rows.map(present);
 }
 
-async function update(
-  db: DataSource,
-  projectId: string,
-  id: string,
-  set: string,
-  params: unknown[] = [],
-): Promise<Row> {
+async function update(db: Db, projectId: string, id: string, set: string, params: unknown[] = []): Promise<Row> {
   const [rows]: [Row[]] = await db.query(
     `UPDATE webhook_endpoints SET ${set}, updated_at = now() WHERE id = $1 AND project_id = $2 AND removed_at IS NULL RETURNING ${COLUMNS}`,
     [id, projectId, ...params],
@@ -110,13 +104,13 @@ async function update(
 }
 
 /** Deliveries still under way to it stop at their next attempt. */
-export async function removeEndpoint(db: DataSource, projectId: string, id: string): Promise<void> {
+export async function removeEndpoint(db: Db, projectId: string, id: string): Promise<void> {
   await update(db, projectId, id, 'removed_at = now()');
 }
 
 /** A new secret signs from now on; the old one keeps signing too for `overlapSeconds`. */
 export async function rotateSecret(
-  db: DataSource,
+  db: Db,
   projectId: string,
   id: string,
   overlapSeconds: number,
@@ -133,6 +127,6 @@ export async function rotateSecret(
 }
 
 /** Turns a disabled endpoint back on (after a 410 or days of failures); earlier failed events can then be replayed. */
-export async function enableEndpoint(db: DataSource, projectId: string, id: string): Promise<Endpoint> {
+export async function enableEndpoint(db: Db, projectId: string, id: string): Promise<Endpoint> {
   return present(await update(db, projectId, id, 'disabled_at = NULL, disabled_reason = NULL, failing_since = NULL'));
 }

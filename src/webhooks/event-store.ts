@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { Db, Tx } from '../db/types';
 import { iso, newestPage } from '../db/newest-page';
 import { DUE_CHANNEL } from './lease-store';
 import type { EventStatus, WebhookType } from './types';
@@ -36,13 +36,7 @@ const newEventId = () => `evt_${randomBytes(16).toString('base64url')}`;
  * endpoint the event is `failed` with no attempt (a replay delivers it once an endpoint exists). Returns how many
  * deliveries it opened.
  */
-async function openRound(
-  tx: EntityManager,
-  seq: string,
-  projectId: string,
-  type: string,
-  round: number,
-): Promise<number> {
+async function openRound(tx: Tx, seq: string, projectId: string, type: string, round: number): Promise<number> {
   const endpoints: { id: string }[] = await tx.query(
     `INSERT INTO webhook_deliveries (event_seq, endpoint_id, round, status, next_attempt_at)
      SELECT $1, id, $2, 'pending', now() FROM webhook_endpoints
@@ -66,7 +60,7 @@ async function openRound(
  * change that caused it does; its first attempt follows the commit, made by the workers' lease loop, so there is
  * nothing for the emitter to start). Idempotent per (project, idempotencyKey).
  */
-export async function emitEvent(tx: EntityManager, e: NewEvent): Promise<{ eventId: string; created: boolean }> {
+export async function emitEvent(tx: Tx, e: NewEvent): Promise<{ eventId: string; created: boolean }> {
   const inserted: { seq: string; eventId: string }[] = await tx.query(
     `INSERT INTO webhook_events (event_id, project_id, idempotency_key, type, deposit_id, payload, test, status)
      VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending') ON CONFLICT (project_id, idempotency_key) DO NOTHING RETURNING seq, event_id AS "eventId"`,
@@ -93,11 +87,7 @@ export async function emitEvent(tx: EntityManager, e: NewEvent): Promise<{ event
 }
 
 /** The live endpoints that would receive an event of this type now. */
-export async function receiverCount(
-  db: DataSource | EntityManager,
-  projectId: string,
-  type: WebhookType,
-): Promise<number> {
+export async function receiverCount(db: Tx, projectId: string, type: WebhookType): Promise<number> {
   const [{ count }] = await db.query(
     'SELECT count(*)::int AS count FROM webhook_endpoints WHERE project_id = $1 AND removed_at IS NULL AND disabled_at IS NULL AND (types IS NULL OR $2 = ANY(types))',
     [projectId, type],
@@ -153,7 +143,7 @@ export interface EventFilter {
  * while a client pages (always above it) never shift, repeat or hide what it has not read yet.
  */
 export async function listEvents(
-  db: DataSource,
+  db: Db,
   projectId: string,
   f: EventFilter,
 ): Promise<{ events: EventRecord[]; nextCursor: string | null }> {
@@ -201,7 +191,7 @@ type DeliveryRow = Omit<DeliveryView, 'nextAttemptAt' | 'deliveredAt'> & {
 type AttemptRow = Omit<AttemptView, 'at' | 'response'> & { attemptedAt: Date; responseBody: string | null };
 
 export async function getEvent(
-  db: DataSource,
+  db: Db,
   projectId: string,
   eventId: string,
 ): Promise<(EventRecord & { deliveries: DeliveryView[]; attemptLog: AttemptView[] }) | undefined> {
@@ -257,7 +247,7 @@ export type Resend = { eventId: string; status: EventStatus; attempts: number } 
  * today's endpoints; with none, nothing changes.
  */
 export async function resendEvent(
-  db: DataSource,
+  db: Db,
   projectId: string,
   eventId: string,
   reopen = false,
@@ -287,7 +277,7 @@ export const REPLAY_LIMIT = 1000;
 
 /** Opens a new round for every failed event of the project created in [since, until); returns how many it opened. */
 export async function replayFailed(
-  db: DataSource,
+  db: Db,
   projectId: string,
   since: string,
   until: string | undefined,
@@ -311,7 +301,7 @@ export async function replayFailed(
  * and never its latest, which the funnel report reads as the deposit's processed outcome (src/analytics/store.ts), so
  * reports read the same after pruning. A row changed meanwhile is left (its ctid no longer matches). Returns how many.
  */
-export async function deleteExpiredDepositEvents(db: DataSource, days: number, limit: number): Promise<number> {
+export async function deleteExpiredDepositEvents(db: Db, days: number, limit: number): Promise<number> {
   const [, deleted]: [unknown, number] = await db.query(
     `DELETE FROM webhook_events WHERE ctid = ANY(ARRAY(SELECT e.ctid FROM webhook_events e
       JOIN deposits d ON d.id = CASE WHEN e.deposit_id ~ '^[0-9]{1,18}$' THEN e.deposit_id::bigint END AND d.project_id = e.project_id

@@ -1,4 +1,4 @@
-import type { DataSource } from 'typeorm';
+import type { Db } from '../db/types';
 import type { WebhookConfig } from './config';
 import type { Outbox } from '../outbox/outbox';
 import { attemptLeased } from './deliver';
@@ -140,7 +140,7 @@ export class LeaseLoop {
 
 /** The worker's lease loop: its statements on PostgreSQL, its attempts' retries handed over through the outbox. */
 export function createLeaseLoop(
-  db: DataSource,
+  db: Db,
   config: WebhookConfig,
   slots: AttemptSlots,
   outbox: Outbox,

@@ -1,8 +1,8 @@
-import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
-import type { DataSource } from 'typeorm';
+import type { Db } from '../db/types';
 import type { PoolClient, Pool } from 'pg';
 import type { LeasedDelivery } from './delivery-store';
 import { preparedQuery, WITHOUT_FLUSH_WAIT } from '../db/prepared';
+import { poolOf } from '../db/pool';
 import type { LeaseArgs, DueEndpoint } from './leases';
 
 /** The channel a recorded delivery round notifies (with its transaction's commit), so a lease loop wakes at once. */
@@ -94,14 +94,14 @@ export class PgLeaseStore implements LeaseStore {
   private listening?: { client: PoolClient; stop(err?: Error): void };
 
   constructor(
-    private readonly db: DataSource,
+    private readonly db: Db,
     private readonly log: Log,
   ) {}
 
   async listen(onDue: () => void): Promise<void> {
     if (this.listening) return;
     try {
-      const pool: Pool = (this.db.driver as PostgresDriver).master;
+      const pool: Pool = poolOf(this.db);
       const client = await pool.connect();
       // Given back once, without our handlers: from then on the pool takes the connection's errors (a database that
       // ends it after close, say) and may lend it again, so an error must never release it a second time.

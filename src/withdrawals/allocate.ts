@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { getAddress } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { Db, Tx } from '../db/types';
 import type { ChainRegistry } from '../chains/registry';
 import type { AllocatorConfig } from './config';
 import { DomainError } from '../errors';
@@ -58,7 +58,7 @@ export const IDEMPOTENCY_KEY_TTL_HOURS = 24;
  * out again).
  */
 export async function allocateWithdrawal(
-  db: DataSource,
+  db: Db,
   req: WithdrawalRequest,
   projectId: string,
   deps: AllocatorDeps,
@@ -104,7 +104,7 @@ export async function allocateWithdrawal(
  * with another. A refused request rolls its key back with everything else, so its retry allocates afresh.
  */
 async function useIdempotencyKey(
-  tx: EntityManager,
+  tx: Tx,
   projectId: string,
   k: { key: string; requestHash: string },
 ): Promise<Allocation | undefined> {
@@ -133,7 +133,7 @@ async function useIdempotencyKey(
  * src/ledger/ledger.ts) and held to the commit: for that pair, the checks and the allocation are one step.
  */
 async function authorize(
-  tx: EntityManager,
+  tx: Tx,
   req: WithdrawalRequest,
   projectId: string,
   digest: string | null,
@@ -174,7 +174,7 @@ async function authorize(
 }
 
 async function allocate(
-  tx: EntityManager,
+  tx: Tx,
   req: WithdrawalRequest,
   projectId: string,
   digest: string | null,
@@ -282,7 +282,7 @@ async function allocate(
  * The nonce stays spent either way.
  */
 export async function finishWithdrawal(
-  db: DataSource,
+  db: Db,
   nonce: string,
   status: 'CLAIMED' | 'EXPIRED',
   claim?: WithdrawalClaim,
@@ -298,7 +298,7 @@ export async function finishWithdrawal(
  * A withdrawal's Claim, recorded by the indexer route as it arrives (and again, idempotently, by its workflow): a
  * claim reported after `expires` was mined before it, so it counts even once the withdrawal EXPIRED.
  */
-export async function recordWithdrawalClaim(tx: EntityManager, nonce: string, claim: WithdrawalClaim): Promise<void> {
+export async function recordWithdrawalClaim(tx: Tx, nonce: string, claim: WithdrawalClaim): Promise<void> {
   await markWithdrawalClaimed(tx, nonce, claim.chainId);
   await settleOnClaims(tx, [
     { owner: { kind: 'withdrawal', id: nonce }, chainId: claim.chainId, claimBlock: claim.blockNumber },

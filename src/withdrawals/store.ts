@@ -1,4 +1,4 @@
-import type { EntityManager } from 'typeorm';
+import type { Tx } from '../db/types';
 
 /** Strings only (stored as JSON); the HTTP layer writes the 256-bit fields as integer literals. */
 export interface Allocation {
@@ -13,7 +13,7 @@ export interface Allocation {
  * A concurrent request with the same key waits on its row until this transaction ends.
  */
 export async function takeIdempotencyKey(
-  tx: EntityManager,
+  tx: Tx,
   projectId: string,
   k: { key: string; requestHash: string },
   ttlHours: number,
@@ -29,7 +29,7 @@ export async function takeIdempotencyKey(
 }
 
 /** Deletes a few keys older than `ttlHours` (rows another transaction holds are skipped). */
-export async function pruneIdempotencyKeys(tx: EntityManager, ttlHours: number): Promise<void> {
+export async function pruneIdempotencyKeys(tx: Tx, ttlHours: number): Promise<void> {
   await tx.query(
     `DELETE FROM withdrawal_idempotency_keys WHERE ctid IN (SELECT ctid FROM withdrawal_idempotency_keys
          WHERE created_at < now() - make_interval(hours => $1) ORDER BY created_at LIMIT 10 FOR UPDATE SKIP LOCKED)`,
@@ -39,7 +39,7 @@ export async function pruneIdempotencyKeys(tx: EntityManager, ttlHours: number):
 
 /** The request a key came with and the allocation it answered. */
 export async function findKeyedAllocation(
-  tx: EntityManager,
+  tx: Tx,
   projectId: string,
   key: string,
 ): Promise<{ requestHash: string; response: Allocation }> {
@@ -51,7 +51,7 @@ export async function findKeyedAllocation(
 }
 
 /** Ties the key to the allocation it made. */
-export async function setKeyNonce(tx: EntityManager, projectId: string, key: string, nonce: string): Promise<void> {
+export async function setKeyNonce(tx: Tx, projectId: string, key: string, nonce: string): Promise<void> {
   await tx.query('UPDATE withdrawal_idempotency_keys SET nonce = $3 WHERE project_id = $1 AND key = $2', [
     projectId,
     key,
@@ -60,11 +60,7 @@ export async function setKeyNonce(tx: EntityManager, projectId: string, key: str
 }
 
 /** The account's withdrawals with the project that are allocated and not expired. */
-export async function countOutstandingWithdrawals(
-  tx: EntityManager,
-  account: string,
-  projectId: string,
-): Promise<number> {
+export async function countOutstandingWithdrawals(tx: Tx, account: string, projectId: string): Promise<number> {
   const [{ n }]: { n: number }[] = await tx.query(
     "SELECT count(*)::int AS n FROM withdrawals WHERE account = $1 AND project_id = $2 AND status = 'ALLOCATED' AND expires_at > now()",
     [account, projectId],
@@ -74,7 +70,7 @@ export async function countOutstandingWithdrawals(
 
 /** The status of a forced withdrawal of the lock (pending or enabled), if the sponsor started one. */
 export async function findForcedWithdrawal(
-  tx: EntityManager,
+  tx: Tx,
   account: string,
   chainId: number,
   lockId: string,
@@ -87,7 +83,7 @@ export async function findForcedWithdrawal(
 }
 
 export async function insertWithdrawal(
-  tx: EntityManager,
+  tx: Tx,
   w: {
     nonce: string;
     projectId: string;
@@ -106,7 +102,7 @@ export async function insertWithdrawal(
 }
 
 /** An allocated withdrawal ends with `status`; its `expires`, or undefined when it had ended already. */
-export async function endWithdrawal(tx: EntityManager, nonce: string, status: string): Promise<string | undefined> {
+export async function endWithdrawal(tx: Tx, nonce: string, status: string): Promise<string | undefined> {
   const [row]: { expires: string }[] = await tx.query(
     `WITH expired AS (UPDATE withdrawals SET status = $2, updated_at = now() WHERE nonce = $1 AND status = 'ALLOCATED' RETURNING response->>'expires' AS expires)
        SELECT expires FROM expired`,
@@ -115,7 +111,7 @@ export async function endWithdrawal(tx: EntityManager, nonce: string, status: st
   return row?.expires;
 }
 
-export async function markWithdrawalClaimed(tx: EntityManager, nonce: string, chainId: number): Promise<void> {
+export async function markWithdrawalClaimed(tx: Tx, nonce: string, chainId: number): Promise<void> {
   await tx.query(
     "UPDATE withdrawals SET status = 'CLAIMED', updated_at = now() WHERE nonce = $1 AND chain_id = $2 AND status <> 'CLAIMED'",
     [nonce, chainId],
