@@ -1,4 +1,5 @@
 import type { Db } from '../src/db/types';
+import type { ChainRpc } from '../src/chains/rpc';
 import type { Config } from '../src/config';
 import { recordTransition, releaseIntent } from '../src/intents/transition-store';
 import type { Outbox } from '../src/outbox/outbox';
@@ -26,6 +27,8 @@ export interface ActivityDeps {
   config: Config;
   outbox: Outbox;
   deposits: DepositDeps;
+  /** the chains the worker reads (RPC_URL_<chainId>) */
+  rpc: ChainRpc;
   log: { warn(obj: object, msg: string): void };
 }
 

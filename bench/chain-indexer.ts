@@ -17,6 +17,7 @@
  * Needs DATABASE_URL (a server it may create a database on). Prints the figures (bench/RESULTS.md, Chain indexer
  * backfill, written by hand like Worker memory).
  */
+import { chainRpc } from '../src/chains/rpc';
 import os from 'node:os';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
@@ -176,6 +177,7 @@ async function main() {
       config,
       outbox,
       registry: loadChainRegistry(),
+      rpc: chainRpc({ RPC_URL_8453: url }),
       defaultLockTag: lockTag,
       log,
     });

@@ -28,6 +28,7 @@ export async function benchSteps(kit: Kit, stack: Stack, spare: PrivateKeyAccoun
   const services = createServices(rt, db, stack.temporalClient, createLogger('silent', 'bench'));
   const deps = {
     registry: rt.registry,
+    rpc: rt.rpc,
     config: rt.config,
     lockTag: rt.defaultLockTag,
     orchestrator: services.orchestrator,
@@ -50,7 +51,7 @@ export async function benchSteps(kit: Kit, stack: Stack, spare: PrivateKeyAccoun
   steps['quote: of which the reads (balances and market, concurrently)'] = await median(spare.length, (i) =>
     Promise.all([
       availableSources(db, spare[i].address, rt.defaultLockTag, rt.registry),
-      loadMarket(db, rt.registry, [8453, 42161]),
+      loadMarket(db, rt.registry, [8453, 42161], rt.rpc),
     ]),
   );
   steps['quote: of which the server signature'] = await median(spare.length, (i) =>
@@ -64,7 +65,7 @@ export async function benchSteps(kit: Kit, stack: Stack, spare: PrivateKeyAccoun
     ),
   );
   const signedOps = await Promise.all(ops.map((op, i) => sign(stack, spare[i], op as never)));
-  const verifyDeps = { compactContract: rt.config.intents.compactSigningContract, env: process.env };
+  const verifyDeps = { compactContract: rt.config.intents.compactSigningContract, rpc: rt.rpc };
   steps['submit: read the stored quote'] = await median(signedOps.length, (i) =>
     findQuote(db, BigInt(ops[i].nonce).toString(), projectId),
   );

@@ -1,5 +1,6 @@
 import { privateKeyToAccount } from 'viem/accounts';
 import { loadChainRegistry } from './chains/registry';
+import { chainRpc, type ChainRpc } from './chains/rpc';
 import { lockTagFor } from './chains/lock-tag';
 import { Config, ConfigError, loadConfig, Secrets } from './config';
 import { resolveSecrets } from './secrets';
@@ -15,6 +16,8 @@ export interface Runtime {
   orchestratorAddress: `0x${string}`;
   defaultLockTag: `0x${string}`;
   registry: ReturnType<typeof loadChainRegistry>;
+  /** the chains this process reads (RPC_URL_<chainId>), one client each */
+  rpc: ChainRpc;
 }
 
 export function loadRuntime(env: NodeJS.ProcessEnv = process.env): Runtime {
@@ -35,6 +38,7 @@ export function loadRuntime(env: NodeJS.ProcessEnv = process.env): Runtime {
       (config.allocator.lockTag as `0x${string}` | undefined) ??
       lockTagFor(allocatorAddress, config.allocator.scope, config.allocator.resetPeriod),
     registry: loadChainRegistry(config.chainRegistryFile),
+    rpc: chainRpc(env),
   };
 }
 

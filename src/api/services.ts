@@ -51,6 +51,7 @@ export function createServices(rt: Runtime, db: Db, temporal: Client, logger: Lo
     temporal,
     outbox,
     registry: rt.registry,
+    rpc: rt.rpc,
     logger,
     metrics: createMetrics(
       () => outbox.pendingStarts,

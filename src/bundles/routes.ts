@@ -15,6 +15,7 @@ import { invalidSignature } from '../intents/verify';
 import { queueSignals } from '../outbox/store';
 import { toQueue } from '../ingestion/event-keys';
 import { verifyOnChain } from '../signatures/smart-account';
+import type { ChainRpc } from '../chains/rpc';
 import { preconfirmationSignal } from '../../workflows/contracts/intent-lifecycle';
 import { bundleWorkflowType } from '../../workflows/contracts/bundle-lifecycle';
 import {
@@ -63,11 +64,7 @@ const notFound = (id: string) => new DomainError('NOT_FOUND', `Bundle ${id} not 
  * owner validator's address followed by the owners' ECDSA signatures, checked by the account itself (ERC-1271),
  * or through the factory call in `initCode` (ERC-6492) while it is not deployed.
  */
-async function verifyBundle(
-  signed: SignedOrderBundle,
-  initCode: Hex | undefined,
-  env: NodeJS.ProcessEnv,
-): Promise<void> {
+async function verifyBundle(signed: SignedOrderBundle, initCode: Hex | undefined, rpc: ChainRpc): Promise<void> {
   if (signed.originSignatures.length !== signed.segments.length) throw invalidSignature();
   const hash = orderBundleHash(signed);
   const checks = new Map<string, { chainId: number; signature: Hex }>();
@@ -84,7 +81,7 @@ async function verifyBundle(
             signature,
           })
         : signature;
-    if (!(await verifyOnChain(env, chainId, { address: signed.sponsor, hash, signature: wrapped })))
+    if (!(await verifyOnChain(rpc, chainId, { address: signed.sponsor, hash, signature: wrapped })))
       throw invalidSignature();
   }
 }
@@ -160,7 +157,7 @@ export const bundleRoutes = [
         // Ours and unchanged: what we served, as the client alters it before signing, field for field.
         if (canonicalBundle(signed) !== canonicalBundle(expectedSigned(orderBundleOf(quote.operation), userOp)))
           throw invalidSignature();
-        await verifyBundle(signed, initCode, process.env);
+        await verifyBundle(signed, initCode, s.rpc);
         verified.push({ id, signed, pendingEvent: pendingBundleEvent(id, signed, Math.floor(Date.now() / 1000)) });
       }
       let accepted;

@@ -1,4 +1,5 @@
 import { parseAbiItem, type AbiEvent } from 'viem';
+import { rpcUrlOf } from '../chains/rpc';
 import { compactAddress } from '../compact/config';
 import { addressVar, ConfigError, int } from '../env';
 import { PERMIT2_ADDRESS } from '../intents/typed-data';
@@ -10,7 +11,6 @@ export const DEFAULT_FILL_EVENT =
 /** One chain the indexer follows (docs/chain-indexer.md). */
 export interface FollowedChain {
   chainId: number;
-  rpcUrl: string;
   /** the first block read when the chain has no cursor yet */
   startBlock: number;
   /** a block is reported once this many blocks are mined on top of it (0: at once, corrected after a reorg) */
@@ -46,8 +46,7 @@ export function chainIndexerConfig(env: NodeJS.ProcessEnv): ChainIndexerConfig {
     const chainId = Number(raw);
     if (!Number.isSafeInteger(chainId) || chainId < 1)
       throw new ConfigError(`INDEXER_CHAINS must list chain ids, got "${raw}"`);
-    const rpcUrl = env[`RPC_URL_${chainId}`];
-    if (!rpcUrl) throw new ConfigError(`INDEXER_CHAINS lists ${chainId}: set RPC_URL_${chainId}`);
+    if (!rpcUrlOf(env, chainId)) throw new ConfigError(`INDEXER_CHAINS lists ${chainId}: set RPC_URL_${chainId}`);
     const fillEvent = env[`INDEXER_FILL_EVENT_${chainId}`] || DEFAULT_FILL_EVENT;
     const parsed = (() => {
       try {
@@ -64,7 +63,6 @@ export function chainIndexerConfig(env: NodeJS.ProcessEnv): ChainIndexerConfig {
     const confirmations = int(env, `INDEXER_CONFIRMATIONS_${chainId}`, 12, 0, 1000);
     return {
       chainId,
-      rpcUrl,
       startBlock: int(env, `INDEXER_START_BLOCK_${chainId}`, 0, 0, Number.MAX_SAFE_INTEGER),
       confirmations,
       settlementConfirmations: Math.max(

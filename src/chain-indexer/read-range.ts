@@ -1,6 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { Db } from '../db/types';
-import { createPublicClient, http, type Block, type PublicClient } from 'viem';
+import type { Block, PublicClient } from 'viem';
+import type { ChainRpc } from '../chains/rpc';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { ChainRegistry } from '../chains/registry';
 import { batchConflict } from '../ingestion/consistency';
@@ -36,6 +37,7 @@ export interface ChainIndexerDeps {
   };
   outbox: Outbox;
   registry: ChainRegistry;
+  rpc: ChainRpc;
   defaultLockTag: string;
   log: { warn(obj: object, msg: string): void };
 }
@@ -47,27 +49,19 @@ const IDLE_MS = 30_000;
 /** Events per ingestion transaction: the route's batch limit. */
 const BATCH = 1000;
 
-/** The chain indexer's activity, built once per worker (one RPC client per chain). */
+/** The chain indexer's activity, built once per worker. */
 export function chainIndexerActivities(deps: ChainIndexerDeps) {
-  const clients = new Map<number, PublicClient>();
   // Claims of this allocator's nonces are reported; other allocators' are not ours.
   const allocator = () => privateKeyToAccount(deps.config.secrets.allocatorPrivateKey!).address;
-  const clientOf = (chain: FollowedChain) => {
-    let client = clients.get(chain.chainId);
-    if (!client) {
-      // No retries in viem: a failed call fails the activity, and Temporal's retry (with backoff) reads the range again.
-      // No cache: each read sees the head as it is now.
-      client = createPublicClient({ transport: http(chain.rpcUrl, { batch: true, retryCount: 0 }), cacheTime: 0 });
-      clients.set(chain.chainId, client);
-    }
-    return client;
-  };
   return {
     readChainRange: (chainId: number, stream: ChainStream, cursor: ChainCursor): Promise<RangeRead> => {
       const chain = deps.config.chainIndexer.chains.find((c) => c.chainId === chainId);
       if (!chain || !deps.registry.chain(chainId))
         throw ApplicationFailure.nonRetryable(`chain ${chainId} is not followed here (INDEXER_CHAINS, the registry)`);
-      return readChainRange({ ...deps, allocator: allocator() }, chain, stream, clientOf(chain), cursor);
+      // The process's client of the chain (its config requires RPC_URL_<chainId>); a failed call fails the activity,
+      // and Temporal's retry (with backoff) reads the range again.
+      const client = deps.rpc.client(chainId)!;
+      return readChainRange({ ...deps, allocator: allocator() }, chain, stream, client, cursor);
     },
   };
 }

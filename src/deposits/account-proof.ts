@@ -1,5 +1,6 @@
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { ChainRegistry } from '../chains/registry';
+import type { ChainRpc } from '../chains/rpc';
 import type { DepositSettings } from './config';
 import { signedBySponsor } from '../intents/verify';
 import { PERMIT2_ADDRESS } from '../intents/typed-data';
@@ -14,11 +15,12 @@ export async function enablesSessionSigner(
   address: string,
   chainId: number,
   signer: PrivateKeyAccount,
+  rpc: ChainRpc,
 ): Promise<boolean> {
   const typedData = registerAccountTypedData(address, chainId, signer.address, { nonce: '0', deadline: '0' });
   try {
     const signature = await signer.signTypedData(typedData as Parameters<PrivateKeyAccount['signTypedData']>[0]);
-    return await signedBySponsor(address, signature, typedData, 'ERC7579', process.env);
+    return await signedBySponsor(address, signature, typedData, 'ERC7579', rpc);
   } catch {
     return false;
   }

@@ -72,6 +72,7 @@ async function checkSessions(
       error: "Invalid session signature: not signed by the account's owner",
       message: "is not the account owner's signature over the session details",
     },
+    s.rpc,
   );
 }
 
@@ -132,6 +133,7 @@ async function checkAccountSignature(
       error: 'Invalid account signature: not signed by the account',
       message: "is not the account's RegisterAccount signature",
     },
+    s.rpc,
   );
   return proof;
 }
@@ -165,7 +167,8 @@ async function register(ctx: Context, s: Services, body: AccountBody, managed: b
     );
   const proof = await checkAccountSignature(s, project(ctx), body, targetChainId);
   // Without its signature, the account proves it is this project's by having enabled the project's signer on chain.
-  const onChain = !proof && (await enablesSessionSigner(body.address, targetChainId, s.sessionSigner(project(ctx))));
+  const onChain =
+    !proof && (await enablesSessionSigner(body.address, targetChainId, s.sessionSigner(project(ctx)), s.rpc));
   const result = await s.db.transaction(async (tx) => {
     const fresh =
       proof &&
@@ -267,6 +270,7 @@ export const accountRoutes: RouteDef[] = [
           error: 'Invalid release signature: not signed by the account',
           message: "is not the account's ReleaseAccount signature",
         },
+        s.rpc,
       );
       await s.db.transaction(async (tx) => {
         await takeNonce(tx, params.address, body.nonce, ['body', 'nonce']);

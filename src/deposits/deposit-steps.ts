@@ -60,7 +60,9 @@ export function depositActivities(db: Db, config: DepositSettings, outbox: Outbo
     const account = mustExist(await findAccount(db, r.account, r.projectId), `Account ${r.account}`);
     const chainId = Number(r.chainId);
     // Unproven at registration (not deployed then, or on another chain): the deposit's chain may prove it now.
-    const proven = account.proven || (await enablesSessionSigner(r.account, chainId, deps.sessionSigner(r.projectId)));
+    const proven =
+      account.proven ||
+      (await enablesSessionSigner(r.account, chainId, deps.sessionSigner(r.projectId), deps.verify.rpc));
     if (proven && !account.proven) await markProven(db, r.account, r.projectId);
     const token = deps.registry.token(chainId, r.token);
     const price = token && (await findPriceUsd(db, token.symbol));

@@ -15,8 +15,9 @@ export function depositDeps(rt: Runtime, db: Db): DepositDeps {
       lockTag: rt.defaultLockTag,
       orchestrator: fastAccount(rt.secrets.orchestratorPrivateKey),
       nonces: new NonceBlock(db),
+      rpc: rt.rpc,
     },
-    verify: { compactContract: rt.config.intents.compactSigningContract, env: process.env },
+    verify: { compactContract: rt.config.intents.compactSigningContract, rpc: rt.rpc },
     sessionSigner: sessionSigners(rt.secrets.orchestratorPrivateKey),
   };
 }

@@ -1,4 +1,5 @@
 import type { TypedDataDefinition } from 'viem';
+import type { ChainRpc } from '../chains/rpc';
 import { type ChainRegistry, fromCaip2 } from '../chains/registry';
 import { DomainError } from '../errors';
 import { signedBySponsor } from '../intents/verify';
@@ -55,11 +56,11 @@ export async function requireSignature(
   accountTypes: ('EOA' | 'ERC7579')[],
   path: Path,
   refused: { error: string; message: string },
+  rpc: ChainRpc,
 ): Promise<void> {
   let valid = false;
   try {
-    for (const type of accountTypes)
-      if (!valid) valid = await signedBySponsor(signer, signature, typedData, type, process.env);
+    for (const type of accountTypes) if (!valid) valid = await signedBySponsor(signer, signature, typedData, type, rpc);
   } catch (e) {
     if (e instanceof DomainError && e.code === 'VALIDATION_ERROR')
       throw depositError(

@@ -1,4 +1,5 @@
 import type { Db } from '../db/types';
+import type { ChainRpc } from '../chains/rpc';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { ChainRegistry } from '../chains/registry';
 import type { DepositSettings } from './config';
@@ -24,6 +25,7 @@ const balanceError = (message: string) =>
 export interface WithdrawDeps {
   db: Db;
   registry: ChainRegistry;
+  rpc: ChainRpc;
   config: DepositSettings;
   clock: () => Date;
   outbox: Outbox;
@@ -74,6 +76,7 @@ export async function withdraw(
       error: "Invalid withdrawal signature: not signed by the account's owner",
       message: "is not the account owner's Withdraw signature",
     },
+    s.rpc,
   );
 
   const request = {
@@ -105,6 +108,7 @@ export async function withdraw(
       projectId,
       {
         registry: s.registry,
+        rpc: s.rpc,
         config: s.config,
         lockTag: s.defaultLockTag,
         orchestrator: s.orchestrator,
@@ -128,7 +132,7 @@ export async function withdraw(
       BigInt(quote.intentOp.nonce).toString(),
     );
   }
-  const verify = { compactContract: s.config.intents.compactSigningContract, env: process.env };
+  const verify = { compactContract: s.config.intents.compactSigningContract, rpc: s.rpc };
   let submitted: Awaited<ReturnType<typeof signAndSubmit>>;
   try {
     submitted = await signAndSubmit(s.db, s.config, verify, signer, projectId, intentId);

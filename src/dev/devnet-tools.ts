@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { createPublicClient, createTestClient, createWalletClient, http, parseUnits, type Abi, type Hex } from 'viem';
+import { createTestClient, createWalletClient, http, parseUnits, type Abi, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
+import { rpcClient } from '../chains/rpc';
 import artifacts from '../../solidity/artifacts.json';
 import { loadConfig } from '../config';
 import { ConfigError } from '../env';
@@ -58,7 +59,7 @@ export async function sendContract(
     functionName,
     args,
   });
-  const receipt = await createPublicClient({ transport, pollingInterval: 250 }).waitForTransactionReceipt({ hash });
+  const receipt = await rpcClient(chain.rpcUrl, { pollingInterval: 250 }).waitForTransactionReceipt({ hash });
   if (receipt.status !== 'success') throw new Error(`${name}.${functionName} reverted (${hash})`);
   return hash;
 }
@@ -78,7 +79,7 @@ export async function deployContract(
     bytecode: artifacts[name].bytecode as Hex,
     args,
   });
-  const receipt = await createPublicClient({ transport, pollingInterval: 250 }).waitForTransactionReceipt({ hash });
+  const receipt = await rpcClient(chain.rpcUrl, { pollingInterval: 250 }).waitForTransactionReceipt({ hash });
   if (receipt.status !== 'success' || !receipt.contractAddress) throw new Error(`${name} not deployed (${hash})`);
   return receipt.contractAddress;
 }

@@ -2,6 +2,7 @@ import type { Db } from '../db/types';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { Client } from '@temporalio/client';
 import type { ChainRegistry } from '../chains/registry';
+import type { ChainRpc } from '../chains/rpc';
 import type { Config } from '../config';
 import type { Logger } from '../logger';
 import type { Metrics } from './metrics';
@@ -20,6 +21,8 @@ export interface Services {
   /** performs workflow starts and signals recorded with a transaction (src/outbox/outbox.ts) */
   outbox: Outbox;
   registry: ChainRegistry;
+  /** the chains this process reads (RPC_URL_<chainId>): signature checks, gas prices */
+  rpc: ChainRpc;
   logger: Logger;
   metrics: Metrics;
   apiKeys: ApiKeyStore;

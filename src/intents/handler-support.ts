@@ -13,12 +13,13 @@ export const quoteDeps = (s: Services): QuoteDeps => ({
   lockTag: s.defaultLockTag,
   orchestrator: s.orchestrator,
   nonces: s.nonces,
+  rpc: s.rpc,
 });
 
 export const submitDeps = (s: Services): SubmitDeps => ({
   db: s.db,
   outbox: s.outbox,
-  verify: { compactContract: s.config.intents.compactSigningContract, env: process.env },
+  verify: { compactContract: s.config.intents.compactSigningContract, rpc: s.rpc },
   fillGraceSeconds: s.config.intents.fillGraceSeconds,
   proofDays: s.config.allocator.proofDays,
   onStart() {

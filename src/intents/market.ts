@@ -1,6 +1,6 @@
-import { createPublicClient, http } from 'viem';
 import type { Tx } from '../db/types';
 import type { ChainRegistry } from '../chains/registry';
+import type { ChainRpc } from '../chains/rpc';
 import { DEFAULT_GAS_PRICE_WEI, DEFAULT_PRICES_USD, FALLBACK_GAS_PRICE_WEI } from './market-defaults';
 import { readStoredMarket, type StoredMarket } from './market-store';
 import { priceInBounds, type Market } from './pricing';
@@ -8,14 +8,21 @@ import { priceInBounds, type Market } from './pricing';
 const RPC_CACHE_MS = 15_000;
 const rpcGas = new Map<number, { value: bigint; until: number }>();
 
+/** A quote waits this long at most for a live gas price; a slower RPC's is not used. */
+const RPC_GAS_DEADLINE_MS = 2000;
+
 /** Live gas price for chains with RPC_URL_<chainId>, cached briefly; undefined when none is configured or it fails. */
-async function readRpcGasPrice(chainId: number, env: NodeJS.ProcessEnv): Promise<bigint | undefined> {
-  const url = env[`RPC_URL_${chainId}`];
-  if (!url) return undefined;
+async function readRpcGasPrice(chainId: number, rpc: ChainRpc): Promise<bigint | undefined> {
+  const client = rpc.client(chainId);
+  if (!client) return undefined;
   const hit = rpcGas.get(chainId);
   if (hit && hit.until > Date.now()) return hit.value;
   try {
-    const value = await createPublicClient({ transport: http(url, { timeout: 2000, retryCount: 0 }) }).getGasPrice();
+    let timer: NodeJS.Timeout | undefined;
+    const value = await Promise.race([
+      client.getGasPrice(),
+      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('slow')), RPC_GAS_DEADLINE_MS))),
+    ]).finally(() => clearTimeout(timer));
     rpcGas.set(chainId, { value, until: Date.now() + RPC_CACHE_MS });
     return value;
   } catch {
@@ -48,7 +55,7 @@ export async function loadMarket(
   db: Tx,
   registry: ChainRegistry,
   chainIdsOf: number[] | Promise<number[]>,
-  env: NodeJS.ProcessEnv = process.env,
+  rpc: ChainRpc,
 ): Promise<Market & { snapshot(): { tokenPrices: Record<string, number>; gasPrices: Record<string, string> } }> {
   // The chain ids may still be loading (the quote reads balances at the same time): the read starts first.
   const [market, chainIds] = await Promise.all([storedMarket(db), chainIdsOf]);
@@ -60,7 +67,7 @@ export async function loadMarket(
   for (const [chainId, price] of Object.entries(market.gas)) gasMap.set(Number(chainId), BigInt(price));
   await Promise.all(
     chainIds.map(async (id) => {
-      const live = await readRpcGasPrice(id, env);
+      const live = await readRpcGasPrice(id, rpc);
       if (live !== undefined) gasMap.set(id, live);
     }),
   );

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { ChainRpc } from '../chains/rpc';
 import type { Db, Tx } from '../db/types';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import type { ChainRegistry } from '../chains/registry';
@@ -30,6 +31,8 @@ export interface QuoteDeps {
   lockTag: string;
   orchestrator: PrivateKeyAccount;
   nonces: NonceBlock;
+  /** live gas prices where a chain has RPC_URL_<chainId> */
+  rpc: ChainRpc;
 }
 
 async function load(manager: Tx, input: IntentInput, deps: QuoteDeps) {
@@ -42,6 +45,7 @@ async function load(manager: Tx, input: IntentInput, deps: QuoteDeps) {
     manager,
     deps.registry,
     reading.then((s) => [input.destinationChainId, ...new Set(s.map((x) => x.chainId))]),
+    deps.rpc,
   );
   return { requests, sources: await reading, market };
 }

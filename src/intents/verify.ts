@@ -3,6 +3,7 @@ import { hashTypedData, type TypedDataDefinition } from 'viem';
 import { DomainError } from '../errors';
 import { recoverSigner } from '../signatures/secp256k1';
 import { verifyOnChain } from '../signatures/smart-account';
+import type { ChainRpc } from '../chains/rpc';
 import { originTypedData } from './typed-data';
 import type { IntentOp, OriginSignature, SignedIntentOp } from './types';
 
@@ -28,7 +29,7 @@ const signedPart = (op: Echoed) =>
 
 export interface VerifyDeps {
   compactContract: string;
-  env: NodeJS.ProcessEnv;
+  rpc: ChainRpc;
 }
 
 /** An operation a client echoed with its signatures is the stored one, signed, when what we signed of it is unchanged. */
@@ -61,8 +62,8 @@ export async function verifySubmission(
   for (const { sig, typedData } of checks) {
     if (verified.get(typedData)?.has(sig)) continue;
     const ok = sessionSigner
-      ? await signedBySponsor(sessionSigner, sig, typedData, 'EOA', deps.env)
-      : await signedBySponsor(signed.sponsor, sig, typedData, accountType, deps.env);
+      ? await signedBySponsor(sessionSigner, sig, typedData, 'EOA', deps.rpc)
+      : await signedBySponsor(signed.sponsor, sig, typedData, accountType, deps.rpc);
     if (!ok) throw invalidSignature();
     verified.set(typedData, (verified.get(typedData) ?? new Set()).add(sig));
   }
@@ -73,7 +74,7 @@ export async function signedBySponsor(
   sig: OriginSignature,
   typedData: TypedDataDefinition,
   accountType: string,
-  env: NodeJS.ProcessEnv,
+  rpc: ChainRpc,
 ): Promise<boolean> {
   if (accountType === 'EOA' && typeof sig === 'string') {
     try {
@@ -84,7 +85,7 @@ export async function signedBySponsor(
     }
   }
   const signature = typeof sig === 'string' ? sig : sig.notarizedClaimSig;
-  return verifyOnChain(env, Number(typedData.domain?.chainId), {
+  return verifyOnChain(rpc, Number(typedData.domain?.chainId), {
     address: sponsor,
     hash: hashTypedData(typedData),
     signature,

@@ -2,16 +2,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import {
-  bytesToHex,
-  createPublicClient,
-  createTestClient,
-  createWalletClient,
-  http as rpc,
-  type Abi,
-  type Hex,
-} from 'viem';
+import { bytesToHex, createTestClient, createWalletClient, http as rpc, type Abi, type Hex } from 'viem';
 import { mnemonicToAccount, type HDAccount } from 'viem/accounts';
+import { rpcClient } from '../chains/rpc';
 import artifacts from '../../solidity/artifacts.json';
 import { loadChainRegistry } from '../chains/registry';
 import { loadConfig } from '../config';
@@ -93,7 +86,7 @@ async function startChain(
   proc.on('exit', () => !stopping && void shutdown(1));
   const url = `http://127.0.0.1:${port}`;
   const transport = rpc(url);
-  const client = createPublicClient({ transport, pollingInterval: 250 });
+  const client = rpcClient(url, { pollingInterval: 250 });
   await waitFor(`anvil on ${url}`, async () => (await client.getChainId()) === chainId, 30_000);
   const test = createTestClient({ mode: 'anvil', transport });
   const wallet = createWalletClient({ account: accounts[0], transport });

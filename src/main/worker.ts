@@ -28,6 +28,7 @@ async function main() {
       config: rt.config,
       outbox: createOutbox(db, client, rt.config),
       deposits: depositDeps(rt, db),
+      rpc: rt.rpc,
       log: logger,
     },
   });

@@ -1,4 +1,5 @@
-import { createPublicClient, getAddress, http, type Hex } from 'viem';
+import { getAddress, type Hex } from 'viem';
+import type { ChainRpc } from '../chains/rpc';
 import { DomainError } from '../errors';
 
 /**
@@ -8,12 +9,12 @@ import { DomainError } from '../errors';
  * is a 503 with retry-after, never a rejection of a signature nobody could check.
  */
 export async function verifyOnChain(
-  env: NodeJS.ProcessEnv,
+  rpc: ChainRpc,
   chainId: number,
   check: { address: string; hash: Hex; signature: Hex },
 ): Promise<boolean> {
-  const url = env[`RPC_URL_${chainId}`];
-  if (!url) {
+  const client = rpc.client(chainId);
+  if (!client) {
     throw new DomainError(
       'VALIDATION_ERROR',
       `Smart account signatures are verified on chain and this deployment cannot verify them on chain ${chainId}`,
@@ -22,7 +23,6 @@ export async function verifyOnChain(
       },
     );
   }
-  const client = createPublicClient({ transport: http(url, { timeout: 5000, retryCount: 1 }) });
   let valid: boolean;
   try {
     valid = await client.verifyHash({

@@ -30,6 +30,7 @@ beforeAll(async () => {
     config: rt.config,
     outbox,
     deposits: depositDeps(rt, api.db),
+    rpc: rt.rpc,
     log: { warn: (obj: object) => warnings.push(obj) },
   };
   acts = createActivities(deps);

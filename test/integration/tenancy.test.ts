@@ -433,6 +433,7 @@ test('21.6 a forgotten deposit quote is void: a retried startBridge submitting i
     p.projectId,
     {
       registry: s.registry,
+      rpc: s.rpc,
       config: s.config,
       lockTag: s.defaultLockTag,
       orchestrator: s.orchestrator,
@@ -445,7 +446,7 @@ test('21.6 a forgotten deposit quote is void: a retried startBridge submitting i
   await forgetAttempt(api.db, 'bridge', depositId!, nonce, 1);
   expect((await api.db.query('SELECT intent_id FROM deposits WHERE id = $1', [depositId]))[0].intent_id).toBeNull();
   // ... while a retry of the same activity that read the quote before the forget submits it now: refused.
-  const verify = { compactContract: s.config.intents.compactSigningContract, env: process.env };
+  const verify = { compactContract: s.config.intents.compactSigningContract, rpc: s.rpc };
   await expect(
     signAndSubmit(api.db, s.config, verify, s.sessionSigner(p.projectId), p.projectId, nonce),
   ).rejects.toMatchObject({ code: 'NOT_FOUND' }); // a 404

@@ -330,10 +330,9 @@ describe('21.9 deadlines and prices are bounded', () => {
 
   test('21.9 prices: a stored price out of bounds (recorded before they were enforced) is ignored', async () => {
     const stored = {
-      connection: {},
       query: async () => [{ prices: { ETH: '1e300', USDC: '1e-300', WETH: '2500' }, gas: {} }],
     } as unknown as EntityManager;
-    const loaded = await loadMarket(stored, registry, [DESTINATION], {});
+    const loaded = await loadMarket(stored, registry, [DESTINATION], { client: () => undefined });
     expect([loaded.priceUsd('ETH'), loaded.priceUsd('USDC'), loaded.priceUsd('WETH')]).toEqual([
       DEFAULT_PRICES_USD.ETH,
       DEFAULT_PRICES_USD.USDC,

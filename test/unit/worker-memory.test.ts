@@ -18,6 +18,7 @@ async function workerOptions(env: NodeJS.ProcessEnv) {
     config: loadConfig(env),
     outbox: {} as Outbox,
     deposits: {} as never,
+    rpc: { client: () => undefined },
     log: { warn: () => undefined },
   };
   await createWorkers({ address: 'localhost:7233', namespace: 'default', taskQueue: 'q', deps });
