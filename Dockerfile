@@ -1,10 +1,14 @@
 # One image for both roles: `npm run api` or `npm run worker` (chosen by the compose service's command).
 # The build needs production dependencies only (scripts/build.mjs), so one `npm ci --omit=dev` serves the build and
-# the image, and no dev dependency is ever installed.
+# the image, and no stage installs the dev tooling (tsx, jest, embedded PostgreSQL, ...).
 FROM node:20-bookworm-slim AS dependencies
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev && npm cache clean --force
+# --omit=dev keeps typescript, a dev dependency, because viem's packages name it an optional peer (for their types
+# only): nothing at run time loads it (test/unit/image.test.ts).
+RUN npm ci --omit=dev \
+  && rm -rf node_modules/typescript node_modules/.bin/tsc node_modules/.bin/tsserver \
+  && npm cache clean --force
 
 # The JavaScript in dist/ and the workflow bundle, from the sources.
 FROM dependencies AS build
