@@ -101,8 +101,8 @@ module.exports = {
       name: 'not-to-dev-dep',
       severity: 'error',
       comment:
-        'A module of the API, the worker or the CLI imports at run time only production dependencies: a deployment installs nothing else (`npm ci --omit=dev`), so a dev dependency, or a package package.json does not declare (it may come with a dev dependency alone), is missing there. Type-only imports are erased by the build.',
-      from: { path: `^(workflows|activities)/|${SRC}`, pathNot: DEV },
+        'A module of the API, the worker or the CLI, and the build (scripts/build.mjs), import at run time only production dependencies: a deployment installs nothing else (`npm ci --omit=dev`), so a dev dependency, or a package package.json does not declare (it may come with a dev dependency alone), is missing there. Type-only imports are erased by the build.',
+      from: { path: `^(workflows|activities)/|^scripts/build\\.mjs$|${SRC}`, pathNot: DEV },
       to: { dependencyTypes: ['npm-dev', 'npm-no-pkg'], dependencyTypesNot: ['type-only', 'type-import'] },
     },
     {

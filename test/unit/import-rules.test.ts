@@ -72,8 +72,8 @@ test('Production without dev dependencies: a module the API or the worker loads 
   ]);
 });
 
-test('24.1 src, workflows and activities have no import circle and keep the import rules', () => {
-  const { status, report } = depsCheck('src', 'workflows', 'activities');
+test('24.1 src, workflows, activities and scripts have no import circle and keep the import rules', () => {
+  const { status, report } = depsCheck('src', 'workflows', 'activities', 'scripts');
   expect({ status, report }).toEqual({ status: 0, report: expect.stringContaining('no dependency violations found') });
 });
 
