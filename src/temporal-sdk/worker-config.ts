@@ -7,7 +7,7 @@ import { ints } from '../env';
  * once and the worker kept the memory (bench/RESULTS.md, Worker memory).
  *
  * `workflowBundle`: a file `bundleWorkflowCode` wrote from this code's `workflows/`; a worker started with it skips the
- * bundling every other start does (seconds of CPU), e.g. an image that bundles once at build, or a test run.
+ * bundling every other start does (seconds of CPU): `npm run build` writes one for the image, the tests one per run.
  */
 export type WorkerConfig = ReturnType<typeof workerConfig>;
 

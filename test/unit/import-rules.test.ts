@@ -60,8 +60,20 @@ test('Domain errors independent of transport: a domain module importing src/http
   expect(report).toContain('error domain-imports-no-http');
 });
 
-test('24.1 src, workflows and activities have no import circle and keep the import rules', () => {
-  const { status, report } = depsCheck('src', 'workflows', 'activities');
+test('Production without dev dependencies: a module the API or the worker loads importing a devDependency at run time, or an entry point reaching a development module, fails the deps check', () => {
+  const fixture = 'test/fixtures/production-imports-dev';
+  const { status, report } = depsCheck(fixture);
+  expect(status).not.toBe(0);
+  expect(report).toContain('error not-to-dev-dep');
+  // The type-only import (src/http/schema.ts) and the development module's own dev dependency pass.
+  expect(violations(fixture).map((v) => [v.rule.name, v.from, v.to])).toEqual([
+    ['entries-reach-no-dev-module', `${fixture}/src/main/worker.ts`, `${fixture}/src/dev/stack.ts`],
+    ['not-to-dev-dep', `${fixture}/src/settings/read.ts`, 'node_modules/yaml/dist/index.js'],
+  ]);
+});
+
+test('24.1 src, workflows, activities and scripts have no import circle and keep the import rules', () => {
+  const { status, report } = depsCheck('src', 'workflows', 'activities', 'scripts');
   expect({ status, report }).toEqual({ status: 0, report: expect.stringContaining('no dependency violations found') });
 });
 

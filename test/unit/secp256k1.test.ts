@@ -61,20 +61,44 @@ test('a malformed signature throws, as viem does, and a wrong hash recovers some
   expect(await recoverSigner(keccak256(toHex('y')), sig)).not.toBe(account.address);
 });
 
-test('where no native addon loads, the WebAssembly build signs and recovers the same bytes', async () => {
-  let wasmOnly!: typeof import('../../src/signatures/secp256k1');
+/** The platforms `secp256k1` ships a prebuilt addon for (docs/dependencies.md); elsewhere only the fallback runs. */
+const addonShips = ['linux-x64', 'darwin-arm64', 'win32-x64'].includes(`${process.platform}-${process.arch}`);
+
+(addonShips ? test : test.skip)('where the addon ships, signatures and recoveries go through it', async () => {
+  const real: typeof import('secp256k1') = jest.requireActual('secp256k1/bindings');
+  const addon = { ecdsaSign: jest.fn(real.ecdsaSign), ecdsaRecover: jest.fn(real.ecdsaRecover) };
+  let withAddon!: typeof import('../../src/signatures/secp256k1');
+  jest.isolateModules(() => {
+    jest.doMock('secp256k1/bindings', () => addon);
+    withAddon = require('../../src/signatures/secp256k1'); // eslint-disable-line @typescript-eslint/no-require-imports
+  });
+  const key = generatePrivateKey();
+  const hash = keccak256(toHex('native'));
+  const sig = await withAddon.fastAccount(key).sign!({ hash });
+  expect(await withAddon.recoverSigner(hash, sig)).toBe(privateKeyToAccount(key).address);
+  expect([addon.ecdsaSign.mock.calls.length, addon.ecdsaRecover.mock.calls.length]).toEqual([1, 1]);
+});
+
+test("where no native addon loads, viem's own curve signs and recovers the same bytes", async () => {
+  let viemOnly!: typeof import('../../src/signatures/secp256k1');
   const noAddon = jest.fn(() => {
     throw new Error('no prebuilt addon for this platform');
   });
   jest.isolateModules(() => {
     jest.doMock('secp256k1/bindings', noAddon);
-    wasmOnly = require('../../src/signatures/secp256k1'); // eslint-disable-line @typescript-eslint/no-require-imports
+    viemOnly = require('../../src/signatures/secp256k1'); // eslint-disable-line @typescript-eslint/no-require-imports
   });
   expect(noAddon).toHaveBeenCalled();
   const key = generatePrivateKey();
-  const hash = keccak256(toHex('wasm'));
-  const sig = await wasmOnly.fastAccount(key).sign!({ hash });
-  expect(sig).toBe(await privateKeyToAccount(key).sign({ hash }));
-  expect(await wasmOnly.recoverSigner(hash, sig)).toBe(privateKeyToAccount(key).address);
-  await expect(wasmOnly.recoverSigner(hash, `0x${'00'.repeat(64)}1b`)).rejects.toThrow();
+  const account = privateKeyToAccount(key);
+  const fast = viemOnly.fastAccount(key);
+  const hash = keccak256(toHex('fallback'));
+  const sig = await fast.sign!({ hash });
+  expect(sig).toBe(await account.sign({ hash }));
+  expect(await fast.signMessage({ message: 'hello' })).toBe(await account.signMessage({ message: 'hello' }));
+  expect(await fast.signTypedData(typedData)).toBe(await account.signTypedData(typedData));
+  expect(await viemOnly.recoverSigner(hash, sig)).toBe(account.address);
+  const yParity = parseInt(sig.slice(130), 16) - 27;
+  expect(await viemOnly.recoverSigner(hash, `${sig.slice(0, 130)}0${yParity}` as Hex)).toBe(account.address);
+  await expect(viemOnly.recoverSigner(hash, `0x${'00'.repeat(64)}1b`)).rejects.toThrow();
 });
