@@ -1,6 +1,13 @@
 import tseslint from 'typescript-eslint';
 import { builtinModules } from 'node:module';
 
+/** SQL lives in store modules (README, Layout): routes, activities and the CLI call what a store names. */
+const SQL_IN_STORES = {
+  selector:
+    "CallExpression[callee.property.name=/^(query|getRepository|createQueryBuilder)$/], CallExpression[callee.name='preparedQuery']",
+  message: 'SQL lives in a store module (store.ts or *-store.ts): call a function it exports',
+};
+
 export default tseslint.config(
   { ignores: ['node_modules/', 'dist/', '.data/', '.tools/', 'coverage/', 'jest.config.js'] },
   ...tseslint.configs.recommended,
@@ -27,14 +34,7 @@ export default tseslint.config(
     files: ['src/**/*.ts', 'activities/**/*.ts', 'workflows/**/*.ts'],
     ignores: ['src/**/store.ts', 'src/**/*-store.ts', 'src/db/**'],
     rules: {
-      'no-restricted-syntax': [
-        'error',
-        {
-          selector:
-            "CallExpression[callee.property.name=/^(query|getRepository|createQueryBuilder)$/], CallExpression[callee.name='preparedQuery']",
-          message: 'SQL lives in a store module (store.ts or *-store.ts): call a function it exports',
-        },
-      ],
+      'no-restricted-syntax': ['error', SQL_IN_STORES],
     },
   },
   {
@@ -44,6 +44,21 @@ export default tseslint.config(
       '@typescript-eslint/naming-convention': [
         'error',
         { selector: 'typeProperty', format: ['camelCase'], filter: { regex: '^[A-Z]|[^A-Za-z0-9_]', match: false } },
+      ],
+    },
+  },
+  {
+    // A route handler parses, calls the domain and maps to the wire: the domain function opens any transaction.
+    files: ['src/**/*routes.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.property.name='transaction']",
+          message: 'open the transaction in a domain function the handler calls',
+        },
+        // one rule's options replace another's for the same files: the SQL rule holds here too
+        SQL_IN_STORES,
       ],
     },
   },

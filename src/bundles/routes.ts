@@ -9,14 +9,9 @@ import type { IntentInput } from '../intents/quote';
 import { createQuote, quoteCost, quoteShortfall } from '../intents/quote-service';
 import { quoteDeps } from '../intents/handler-support';
 import { findQuote } from '../intents/quote-store';
-import { lifecycleStarts } from '../intents/store';
-import { recordLifecycleEvents } from '../intents/transition-store';
 import { invalidSignature } from '../intents/verify';
-import { queueSignals } from '../outbox/store';
-import { toQueue } from '../ingestion/event-keys';
 import { verifyOnChain } from '../signatures/smart-account';
 import type { ChainRpc } from '../chains/rpc';
-import { preconfirmationSignal } from '../../workflows/contracts/intent-lifecycle';
 import { bundleWorkflowType } from '../../workflows/contracts/bundle-lifecycle';
 import {
   canonicalBundle,
@@ -29,6 +24,7 @@ import { LEGACY_STATUS, pendingBundleEvent, presentCost, presentShortfall } from
 import { bundleEventBody, bundleParams, costBody, eventsQuery, pathBody, submitBody, userParams } from './schemas';
 import { acceptBundles, bundleEvents, BundleRefused, readBundle, type VerifiedBundle } from '../intents/bundle-store';
 import { leftToSweeper } from '../outbox/left-to-sweeper';
+import { recordPreconfirmation } from './preconfirmation';
 
 type CostBody = Infer<typeof costBody>;
 type PathBody = Infer<typeof pathBody>;
@@ -230,23 +226,14 @@ export const bundleRoutes = [
       const id = BigInt(params.bundleId).toString();
       if (!s.registry.chain(body.chainId))
         throw new DomainError('UNSUPPORTED_CHAIN', `Unsupported chain ${body.chainId}`);
-      const signals = await s.db.transaction(async (tx) => {
-        if (!(await readBundle(tx, id, project(ctx)))) throw notFound(id);
-        // A repeat for the same chain is accepted and queues nothing (src/ingestion/event-keys.ts).
-        if (!(await toQueue(tx, [{ nonce: id, type: preconfirmationSignal.name, chainId: body.chainId }]))[0])
-          return [];
-        const event = { type: 'preconfirmation' as const, chainId: body.chainId };
-        await recordLifecycleEvents(tx, [{ id, event }]);
-        const start = (await lifecycleStarts(tx, [id], s.config.intents.fillGraceSeconds)).get(id)!;
-        return queueSignals(tx, [
-          {
-            workflowId: start.workflowId,
-            signal: preconfirmationSignal.name,
-            payload: { chainId: event.chainId },
-            start,
-          },
-        ]);
-      });
+      const signals = await recordPreconfirmation(
+        s.db,
+        project(ctx),
+        id,
+        body.chainId,
+        s.config.intents.fillGraceSeconds,
+      );
+      if (!signals) throw notFound(id);
       // Recorded: what this process does not deliver, the outbox sweeper does.
       await s.outbox.deliver(signals).catch(leftToSweeper(s.logger, 'preconfirmation', { id }));
       return { status: 201, body: { status: 'Accepted' } };

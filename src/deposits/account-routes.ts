@@ -1,20 +1,12 @@
 import type { Context } from 'koa';
-import type { Tx } from '../db/types';
 import { isAddressEqual } from 'viem';
 import { project } from '../http/project';
 import { routeGroup, type RouteDef } from '../http/route';
 import type { Infer } from '../http/schema';
 import type { Services } from '../http/services';
-import {
-  addSessions,
-  consumeAccountNonce,
-  type DepositAccount,
-  findAccount,
-  presentAccount,
-  registerAccount,
-  releaseRegistration,
-} from './account-store';
+import { type DepositAccount, findAccount, presentAccount } from './account-store';
 import { enablesSessionSigner, reservedAddress } from './account-proof';
+import { addAccountSessions, recordRegistration, releaseAccount } from './registrations';
 import { depositError, type Detail } from './errors';
 import { ownerSigns, requireSignature, servedChain, servedChainId } from './request-checks';
 import * as schema from './schemas';
@@ -86,29 +78,6 @@ function requireLive(s: Services, deadline: string, path: (string | number)[]): 
 }
 
 /**
- * Takes the nonce of an account signature in the caller's transaction, else 409: a nonce not above the last one the
- * account signed with (for any project) is a replay or superseded. The registration it proved, sent again, passes.
- */
-async function takeNonce(
-  tx: Tx,
-  address: string,
-  nonce: string,
-  path: (string | number)[],
-  projectId?: string,
-): Promise<'taken' | 'replay'> {
-  const outcome = await consumeAccountNonce(tx, address, nonce, projectId);
-  if (outcome === 'stale') {
-    throw depositError(
-      'CONFLICT',
-      'This account signature was already used or superseded: sign again with a higher nonce',
-      undefined,
-      [{ message: 'is not above the last nonce the account signed with', path, code: 'nonce' }],
-    );
-  }
-  return outcome;
-}
-
-/**
  * The account's own signature for the project's session signer (ECDSA by the address's key, else ERC-1271/6492
  * through RPC_URL_<target chain>), with its nonce and deadline: what makes this registration the one that receives
  * the account's deposits.
@@ -169,42 +138,23 @@ async function register(ctx: Context, s: Services, body: AccountBody, managed: b
   // Without its signature, the account proves it is this project's by having enabled the project's signer on chain.
   const onChain =
     !proof && (await enablesSessionSigner(body.address, targetChainId, s.sessionSigner(project(ctx)), s.rpc));
-  const result = await s.db.transaction(async (tx) => {
-    const fresh =
-      proof &&
-      (await takeNonce(tx, body.address, proof.nonce, at('account', 'accountNonce'), project(ctx))) === 'taken';
-    const r = await registerAccount(
-      tx,
-      project(ctx),
-      {
-        address: body.address,
-        owner: body.owner,
-        ownerType: body.ownerType,
-        managed,
-        sessionSigner: signer,
-        targetChainId,
-        targetToken: body.target.token,
-        recipient: body.target.recipient,
-        requireCompliance: body.requireCompliance,
-      },
-      fresh ? proof : onChain ? { nonce: null } : undefined,
-    );
-    // Nothing of a refused registration stays, its nonce included.
-    if (r.conflict === 'details') {
-      throw depositError('CONFLICT', 'This account is already registered with other details', undefined, [
-        { message: 'is already registered with other details', path: at('account', 'address'), code: 'conflict' },
-      ]);
-    }
-    if (body.sessionDetails)
-      await addSessions(
-        tx,
-        body.address,
-        project(ctx),
-        body.sessionDetails.hashesAndChainIds,
-        body.sessionDetails.signature,
-      );
-    return r;
-  });
+  const result = await recordRegistration(
+    s.db,
+    project(ctx),
+    {
+      address: body.address,
+      owner: body.owner,
+      ownerType: body.ownerType,
+      managed,
+      sessionSigner: signer,
+      targetChainId,
+      targetToken: body.target.token,
+      recipient: body.target.recipient,
+      requireCompliance: body.requireCompliance,
+    },
+    { proof, onChain, sessions: body.sessionDetails },
+    { nonce: at('account', 'accountNonce'), address: at('account', 'address') },
+  );
   const account = body.sessionDetails ? (await findAccount(s.db, body.address, project(ctx)))! : result.account;
   return { status: result.created ? 201 : 200, body: presentAccount(account) };
 }
@@ -272,10 +222,7 @@ export const accountRoutes: RouteDef[] = [
         },
         s.rpc,
       );
-      await s.db.transaction(async (tx) => {
-        await takeNonce(tx, params.address, body.nonce, ['body', 'nonce']);
-        await releaseRegistration(tx, params.address, body.sessionSigner);
-      });
+      await releaseAccount(s.db, params.address, body.nonce, body.sessionSigner, ['body', 'nonce']);
       return {
         status: 200,
         body: { message: "Released: deposits into the account no longer go to that session signer's project" },
@@ -306,15 +253,7 @@ export const accountRoutes: RouteDef[] = [
     async handler(ctx, { params, body }, s) {
       const account = await ownAccount(ctx, s, params.address);
       await checkSessions(s, project(ctx), account, body.sessionDetails, ['body', 'sessionDetails']);
-      await s.db.transaction((tx) =>
-        addSessions(
-          tx,
-          account.address,
-          account.projectId,
-          body.sessionDetails.hashesAndChainIds,
-          body.sessionDetails.signature,
-        ),
-      );
+      await addAccountSessions(s.db, account, body.sessionDetails);
       const chains = body.sessionDetails.hashesAndChainIds.length;
       return { status: 200, body: { message: `Session details added for ${chains} chain${chains === 1 ? '' : 's'}` } };
     },

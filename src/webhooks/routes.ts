@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { DomainError } from '../errors';
 import { project } from '../http/project';
@@ -6,18 +5,9 @@ import { routeGroup, type RouteDef } from '../http/route';
 import { isStartQueued } from '../outbox/store';
 import { retryNowSignal } from '../../workflows/contracts/webhook-delivery';
 import { addEndpoint, enableEndpoint, listEndpoints, removeEndpoint, rotateSecret } from './endpoint-store';
-import {
-  decodeCursor,
-  emitEvent,
-  getEvent,
-  listEvents,
-  receiverCount,
-  replayFailed,
-  REPLAY_LIMIT,
-  resendEvent,
-} from './event-store';
+import { decodeCursor, getEvent, listEvents, replayFailed, REPLAY_LIMIT, resendEvent } from './event-store';
 import * as schema from './schemas';
-import { samplePayload } from './sample-payloads';
+import { emitSampleEvent } from './sample-event';
 import type { WebhookType } from './types';
 
 const webhookRoute = routeGroup({ tags: ['webhooks'], auth: 'apiKey' });
@@ -30,23 +20,8 @@ export const webhookRoutes: RouteDef[] = [
     body: schema.testBody,
     responses: { 200: { description: 'the event was recorded and its delivery started', schema: schema.testResponse } },
     async handler(ctx, { body }, s) {
-      if (!(await receiverCount(s.db, project(ctx), body.type))) {
-        throw new DomainError('VALIDATION_ERROR', `No enabled webhook endpoint takes ${body.type} events`, {
-          reason: 'WEBHOOK_NO_ENDPOINT',
-        });
-      }
-      const { depositId, payload } = samplePayload(body.type);
-      const emitted = await s.db.transaction((tx) =>
-        emitEvent(tx, {
-          projectId: project(ctx),
-          type: body.type,
-          idempotencyKey: `test:${randomUUID()}`,
-          depositId,
-          payload,
-          test: true,
-        }),
-      );
-      return { status: 200, body: { message: 'Test webhook event created', eventId: emitted.eventId } };
+      const eventId = await emitSampleEvent(s.db, project(ctx), body.type);
+      return { status: 200, body: { message: 'Test webhook event created', eventId } };
     },
   }),
   webhookRoute('get', '/webhooks/events', {
