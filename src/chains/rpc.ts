@@ -14,20 +14,21 @@ export const rpcClient = (url: string, options: { pollingInterval?: number } = {
 
 /**
  * The chains a process reads, each through one client (made on first use) that signature verification, gas prices
- * and the chain indexer share; undefined for a chain without RPC_URL_<chainId>.
+ * and the chain indexer share; undefined for a chain without RPC_URL_<chainId>. Kept per endpoint: a chain whose
+ * RPC_URL_<chainId> is changed in `env` (tests move a chain to a closed port) is read through its new endpoint.
  */
 export interface ChainRpc {
   client(chainId: number): PublicClient | undefined;
 }
 
 export function chainRpc(env: NodeJS.ProcessEnv): ChainRpc {
-  const clients = new Map<number, PublicClient>();
+  const clients = new Map<string, PublicClient>();
   return {
     client(chainId) {
       const url = rpcUrlOf(env, chainId);
       if (!url) return undefined;
-      let client = clients.get(chainId);
-      if (!client) clients.set(chainId, (client = rpcClient(url)));
+      let client = clients.get(url);
+      if (!client) clients.set(url, (client = rpcClient(url)));
       return client;
     },
   };

@@ -19,6 +19,7 @@ import { createTemporalClient } from '../../src/temporal-sdk/client';
 import { createLogger } from '../../src/logger';
 import { createProject } from '../../src/projects/api-keys';
 import { loadRuntime } from '../../src/runtime';
+import { chainRpc } from '../../src/chains/rpc';
 import { readTestEnv, TestEnv } from './env';
 import { lockedSnapshot } from './fixtures';
 import { CHAIN_STREAMS, followChainWorkflowId } from '../../workflows/contracts/follow-chain';
@@ -82,7 +83,8 @@ export async function startApi(opts: { ownDatabase?: boolean; settings?: Record<
   const run = readTestEnv();
   const own = opts.ownDatabase ? await ownEnv(run) : run;
   const env = own !== run && opts.settings ? { ...own, env: { ...own.env, ...opts.settings } } : own;
-  const rt = loadRuntime({ ...process.env, ...env.env });
+  // The API runs in this process, and suites move a chain's RPC_URL_<id> as they go (a chain down, none at all).
+  const rt = { ...loadRuntime({ ...process.env, ...env.env }), rpc: chainRpc(process.env) };
   const db = await openDatabase(env.databaseUrl, 4);
   if (env !== run) await offsetSequences(db);
   const temporal = createTemporalClient(env.temporalAddress, env.namespace, temporalCallTimeoutMs(rt.config));
