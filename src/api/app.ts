@@ -1,4 +1,5 @@
 import http, { type Server } from 'node:http';
+import { relayerRoutes } from '../relayers/routes';
 import { randomBytes } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import Koa, { type Context, Middleware } from 'koa';
@@ -18,7 +19,15 @@ import { depositRoutes } from '../deposits/routes';
 import { analyticsRoutes, ingestCors, ingestTokenRoute } from '../analytics/routes';
 import { sessionAuth } from '../compliance/session-auth';
 import { Host, openApiDocument } from '../http/openapi';
-import { apiKeyAuth, errors, indexerAuth, observe, rendersErrors, trustedClientAddress } from '../http/middleware';
+import {
+  apiKeyAuth,
+  errors,
+  indexerAuth,
+  relayerAuth,
+  observe,
+  rendersErrors,
+  trustedClientAddress,
+} from '../http/middleware';
 import { currentHostErrors, depositProcessorErrors, type ErrorRenderer, legacyHostErrors } from '../http/error-bodies';
 import { deadline } from '../http/deadline';
 import { apiVersion, SUPPORTED_VERSIONS, type ApiVersion } from '../http/versions';
@@ -50,6 +59,7 @@ export function hosts(): MountedHost[] {
         ...indexerRoutes,
         ...analyticsRoutes,
         ...sponsorshipRoutes,
+        ...relayerRoutes,
       ],
     },
     { prefix: '/legacy', name: 'legacy', errors: legacyHostErrors, routes: [legacyPortfolioRoute, ...bundleRoutes] },
@@ -68,6 +78,7 @@ export function createApp(services: Services): Koa {
   const auth: Record<Auth, Middleware> = {
     apiKey: apiKeyAuth(services),
     indexerKey: indexerAuth(services),
+    relayerKey: relayerAuth(services),
     session: sessionAuth(services),
     none: (_ctx, next) => next(),
   };

@@ -1,4 +1,5 @@
 import type { Db } from '../db/types';
+import { RelayerKeyStore } from '../relayers/keys';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
 import type { Logger } from '../logger';
@@ -58,6 +59,7 @@ export function createServices(rt: Runtime, db: Db, temporal: Client, logger: Lo
       () => outbox.deadLetterCounts(),
     ),
     apiKeys: new ApiKeyStore(db),
+    relayerKeys: new RelayerKeyStore(db),
     rateLimits,
     unattributedAnalytics: new UnattributedGate(db, rateLimits),
     indexerApiKey: rt.secrets.indexerApiKey,

@@ -37,6 +37,7 @@ import { UnconfirmedBalances1766173600000 } from './migrations/1766173600000-unc
 import { DepositIdentity1766173700000 } from './migrations/1766173700000-deposit-identity';
 import { GoneHolds1766173770000 } from './migrations/1766173770000-gone-holds';
 import { UnsupportedTransfers1766173800000 } from './migrations/1766173800000-unsupported-transfers';
+import { Relayers1766173900000 } from './migrations/1766173900000-relayers';
 
 /**
  * How long a query waits for a pooled connection (pg `connectionTimeoutMillis`, also the connect timeout) before it
@@ -103,6 +104,7 @@ export function createDataSource(url: string, poolSize = 10, timeouts: PoolTimeo
       DepositIdentity1766173700000,
       GoneHolds1766173770000,
       UnsupportedTransfers1766173800000,
+      Relayers1766173900000,
     ],
     migrationsTransactionMode: 'all',
     synchronize: false,

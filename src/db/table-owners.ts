@@ -53,4 +53,5 @@ export const TABLE_OWNERS: Record<string, string> = {
   analytics_fold_queue: 'analytics',
   analytics_funnel_days: 'analytics',
   analytics_funnel_sessions: 'analytics',
+  relayer_keys: 'relayers',
 };

@@ -169,6 +169,25 @@ export function apiKeyAuth(services: Services): Middleware {
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
+/**
+ * A relayer's key (x-relayer-key), issued by the operator: the order feed and the claim authorizations of the intents
+ * it may fill, and nothing of a project. Counted against the default quota under the relayer's own name.
+ */
+export function relayerAuth(services: Services): Middleware {
+  const defaults = services.config.rateLimit;
+  return async (ctx: Context, next: Next) => {
+    const key = ctx.get('x-relayer-key');
+    if (!key) throw unauthorized('Authentication is required');
+    const relayer = await services.relayerKeys.resolve(key);
+    if (!relayer) throw unauthorized('Invalid relayer key');
+    ctx.state.relayerId = relayer.id;
+    const verdict = await services.rateLimits.consume(`relayer:${relayer.id}`, defaults);
+    if (!verdict.allowed)
+      throw new ApiError(429, 'Too Many Requests', { headers: { 'retry-after': String(verdict.resetSeconds) } });
+    await next();
+  };
+}
+
 export function indexerAuth(services: Services): Middleware {
   const expected = digest(services.indexerApiKey);
   return async (ctx: Context, next: Next) => {

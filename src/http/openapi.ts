@@ -129,6 +129,7 @@ export function openApiDocument(hosts: Host[], registryVersion: string, apiVersi
       securitySchemes: {
         apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
         indexerKey: { type: 'apiKey', in: 'header', name: 'x-indexer-key' },
+        relayerKey: { type: 'apiKey', in: 'header', name: 'x-relayer-key' },
         session: {
           type: 'http',
           scheme: 'bearer',

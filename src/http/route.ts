@@ -9,7 +9,7 @@ import { receivingBody } from './deadline';
 import type { ApiVersion } from './versions';
 
 /** `session`: a compliance customer's browser bearer (src/compliance/session-auth.ts). */
-export type Auth = 'apiKey' | 'indexerKey' | 'session' | 'none';
+export type Auth = 'apiKey' | 'indexerKey' | 'relayerKey' | 'session' | 'none';
 
 export interface RouteInput<B, Q, P> {
   body: B;

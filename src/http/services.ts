@@ -26,6 +26,8 @@ export interface Services {
   logger: Logger;
   metrics: Metrics;
   apiKeys: ApiKeyStore;
+  /** relayers' keys, issued by the operator: they read the order feed and claim authorizations */
+  relayerKeys: { resolve(key: string): Promise<{ id: string; name: string } | null> };
   /** per-project quotas, counted in PostgreSQL for every API process */
   rateLimits: RateLimits;
   /** meters and caps analytics events sent without an ingest token */

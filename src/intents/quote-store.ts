@@ -106,7 +106,7 @@ export async function quotedPlans(tx: Tx, nonces: string[]): Promise<Map<string,
 }
 
 /** The token of a mandate's `tokenOut` id: its low 20 bytes (the high 12 are a lock tag). */
-const tokenOfId = (id: string) => `0x${(BigInt(id) & ((1n << 160n) - 1n)).toString(16).padStart(40, '0')}`;
+export const tokenOfId = (id: string) => `0x${(BigInt(id) & ((1n << 160n) - 1n)).toString(16).padStart(40, '0')}`;
 
 export interface LockedQuote {
   account: string;

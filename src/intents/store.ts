@@ -71,16 +71,19 @@ export interface ClaimableIntent {
   heldChainIds: number[];
 }
 
-/** A project's intent for a claim authorization; 404 for an unknown id and for another project's intent alike. */
-export async function readClaimable(db: Db, id: string, projectId: string): Promise<ClaimableIntent> {
+/**
+ * An intent for a claim authorization: of the project `projectId`, 404 for an unknown id and for another project's
+ * intent alike; of any project without it (a relayer's key, which may fill them all).
+ */
+export async function readClaimable(db: Db, id: string, projectId?: string): Promise<ClaimableIntent> {
   const [row]: { operation: IntentOp; signatures: Submission; expired: boolean; heldChainIds: string[] }[] =
     await preparedQuery(
       db,
       `SELECT i.operation, i.signatures, (i.operation->>'expires')::numeric <= extract(epoch FROM now()) AS expired,
        ARRAY(SELECT r.chain_id FROM reservations r WHERE r.owner_kind = 'intent' AND r.owner_id = $1::text
          GROUP BY r.chain_id HAVING bool_and(r.released_at IS NULL)) AS "heldChainIds"
-     FROM intents i JOIN quotes q ON q.nonce = i.id WHERE i.id = $1::numeric AND q.project_id = $2`,
-      [id, projectId],
+     FROM intents i JOIN quotes q ON q.nonce = i.id WHERE i.id = $1::numeric AND ($2::uuid IS NULL OR q.project_id = $2)`,
+      [id, projectId ?? null],
     );
   if (!row) throw noSuchIntent(id);
   return {

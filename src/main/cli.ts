@@ -10,6 +10,9 @@ import { addEndpoint, EndpointError } from '../webhooks/endpoint-store';
 import { deadLetters } from '../outbox/store';
 import { retryDeadLetters } from '../intents/outbox-owners';
 import { WEBHOOK_TYPES, type WebhookType } from '../webhooks/types';
+import { DomainError } from '../errors';
+import { createRelayerKey } from '../relayers/keys';
+import { listRelayerKeys, revokeRelayerKey } from '../relayers/store';
 
 const USAGE = [
   'usage: npm run cli -- projects create <name>',
@@ -17,6 +20,9 @@ const USAGE = [
   '       npm run cli -- projects sponsorship <projectId> on|off     (may its quotes have fees sponsored; off by default)',
   '       npm run cli -- accounts add <projectId> <accountAddress>   (the project may request withdrawals for it)',
   '       npm run cli -- webhooks add <projectId> <url> [--types a,b]  (prints {id, url, secret})',
+  '       npm run cli -- relayers add <name>                          (prints {relayerId, relayerKey}: the key is shown once)',
+  '       npm run cli -- relayers revoke <name>                       (its key stops working within 30 s)',
+  '       npm run cli -- relayers list',
   '       npm run cli -- outbox dead-letters                          (rows Temporal refused, no longer retried)',
   '       npm run cli -- outbox retry <signalId|workflowId|all>        (requeue dead-lettered rows for the sweeper; not those of ended lifecycles)',
 ].join('\n');
@@ -94,6 +100,19 @@ function parse(argv: string[]): Command | undefined {
       }
     };
   }
+  if (group === 'relayers' && command === 'add' && rest.length === 1 && /^[\w.-]{1,64}$/.test(rest[0])) {
+    return (db) =>
+      createRelayerKey(db, rest[0]).catch((e) => {
+        throw e instanceof DomainError ? new ConfigError(e.message) : e;
+      });
+  }
+  if (group === 'relayers' && command === 'revoke' && rest.length === 1) {
+    return async (db) => {
+      if (!(await revokeRelayerKey(db, rest[0]))) throw new ConfigError(`no relayer ${rest[0]} with a live key`);
+      return { relayer: rest[0], revoked: true };
+    };
+  }
+  if (group === 'relayers' && command === 'list' && rest.length === 0) return (db) => listRelayerKeys(db);
   if (group === 'outbox' && command === 'dead-letters' && rest.length === 0) return (db) => deadLetters(db);
   if (group === 'outbox' && command === 'retry' && rest.length === 1 && rest[0].trim()) {
     return async (db, rt) => {

@@ -1,0 +1,51 @@
+import { DomainError } from '../errors';
+import { routeGroup, type RouteDef } from '../http/route';
+import { authorizeClaim } from '../intents/claim-authorization';
+import { claimAuthorizationResponse, statusParams } from '../intents/schemas';
+import { readClaimable } from '../intents/store';
+import { decodeCursor, presentOpenIntent } from './feed-presenter';
+import { openIntentsQuery, openIntentsResponse } from './schemas';
+import { openIntents } from './store';
+
+const relayerRoute = routeGroup({ tags: ['relayers'], auth: 'relayerKey' });
+
+/** For relayers, with a key the operator issued (docs/relayers.md): the order feed and what a claim needs. */
+export const relayerRoutes: RouteDef[] = [
+  relayerRoute('get', '/relayer/intents', {
+    summary: 'Open intents, in the order they were accepted: each with the signed operation and what its fill must pay',
+    query: openIntentsQuery,
+    responses: { 200: { description: 'a page of open intents', schema: openIntentsResponse } },
+    async handler(_ctx, { query }, s) {
+      const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+      if (query.cursor !== undefined && !after) {
+        throw new DomainError('VALIDATION_ERROR', 'query.cursor is not a cursor this API issued', {
+          details: [{ message: 'is not a cursor this API issued', path: ['query', 'cursor'], code: 'cursor' }],
+        });
+      }
+      const rows = await openIntents(s.db, {
+        after,
+        destinationChainId: query.destinationChainId,
+        token: query.token === undefined ? undefined : BigInt(query.token),
+        limit: query.limit,
+      });
+      const intents = rows.map(presentOpenIntent);
+      return { status: 200, body: { intents, nextCursor: intents.at(-1)?.cursor ?? query.cursor ?? null } };
+    },
+  }),
+  relayerRoute('get', '/relayer/intents/{id}/claim-authorization', {
+    summary: "The allocator's authorization to claim any project's intent, as its project reads it",
+    params: statusParams,
+    responses: {
+      200: { description: 'as GET /intent-operation/{id}/claim-authorization', schema: claimAuthorizationResponse },
+      404: { description: 'unknown id' },
+      409: { description: 'past `expires`, or every chain of the intent released its reservation' },
+    },
+    async handler(_ctx, { params }, s) {
+      const intent = await readClaimable(s.db, BigInt(params.id).toString());
+      return {
+        status: 200,
+        body: await authorizeClaim(intent, { compact: s.config.allocator.compactAddress, allocator: s.allocator }),
+      };
+    },
+  }),
+];

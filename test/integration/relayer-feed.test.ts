@@ -1,0 +1,129 @@
+import path from 'node:path';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { createProject } from '../../src/projects/api-keys';
+import { createRelayerKey } from '../../src/relayers/keys';
+import { revokeRelayerKey } from '../../src/relayers/store';
+import { ARB_USDC, BASE_USDC, fillEvent, getCompactTypedData, lockedSnapshot, TX } from '../support/fixtures';
+import { Api, call, ingest, startApi } from '../support/harness';
+
+/* eslint-disable @typescript-eslint/no-require-imports, @typescript-eslint/no-explicit-any */
+const sdkDir = path.dirname(require.resolve('@rhinestone/sdk'));
+const v1: any = require(path.join(sdkDir, 'orchestrator'));
+const { createAuthProvider }: any = require(path.join(sdkDir, 'auth/provider'));
+
+/**
+ * The order feed and claim authorizations for relayers (docs/relayers.md), with keys the operator issues. Its own
+ * database: the feed lists every project's open intents, and other suites' would be among them.
+ */
+let api: Api;
+let relayerKey: string;
+let projects: { apiKey: string; client: any }[];
+
+beforeAll(async () => {
+  api = await startApi({ ownDatabase: true });
+  relayerKey = (await createRelayerKey(api.db, 'feed-test')).relayerKey;
+  const other = await createProject(api.db, 'other');
+  projects = [api.apiKey, other.apiKey].map((apiKey) => ({
+    apiKey,
+    client: v1.getOrchestrator(createAuthProvider({ apiKey }), api.url),
+  }));
+});
+afterAll(() => api.close());
+
+/** An intent of project `p` (0 or 1) to Arbitrum USDC, quoted and submitted by the published client. */
+async function submitted(p: number, amount = 1_000_000n) {
+  const account = privateKeyToAccount(generatePrivateKey());
+  await ingest(api, [lockedSnapshot(account.address, '5000000', { blockNumber: '1' })]);
+  const { intentOp } = await projects[p].client.getIntentRoute({
+    account: { address: account.address, accountType: 'EOA', setupOps: [] },
+    destinationChainId: 42161,
+    destinationExecutions: [],
+    tokenRequests: [{ tokenAddress: ARB_USDC, amount }],
+    options: { topupCompact: false, signatureMode: 1 },
+  });
+  const signature = await account.signTypedData(getCompactTypedData(intentOp));
+  const { result } = await projects[p].client.submitIntent({
+    ...intentOp,
+    originSignatures: intentOp.elements.map(() => signature),
+    destinationSignature: signature,
+  });
+  return { op: intentOp, id: result.id as string };
+}
+
+const asRelayer = (pathAndQuery: string, key = relayerKey) =>
+  call(api, 'GET', pathAndQuery, { headers: { 'x-relayer-key': key, 'x-api-key': '' } });
+
+test('the feed: open intents of every project in the order they were accepted, each with what its fill must pay', async () => {
+  const a = await submitted(0);
+  const b = await submitted(1, 2_000_000n);
+  const page = await asRelayer('/relayer/intents');
+  expect(page.status).toBe(200);
+  expect(page.json.intents.map((i: { id: string }) => i.id)).toEqual([a.id, b.id]);
+  const [first] = page.json.intents;
+  const mandate = a.op.elements[0].mandate;
+  expect(first.fill).toEqual({
+    chainId: 42161,
+    recipient: mandate.recipient.toLowerCase(),
+    tokens: [{ token: ARB_USDC.toLowerCase(), amount: BigInt(mandate.tokenOut[0][1]).toString() }],
+    fillDeadline: Number(mandate.fillDeadline),
+  });
+  expect(BigInt(first.fill.tokens[0].amount)).toBeGreaterThanOrEqual(1_000_000n);
+  expect(first.operation.nonce).toBe(a.op.nonce);
+  expect(first.signatures.originSignatures).toHaveLength(a.op.elements.length);
+  expect(page.json.nextCursor).toBe(page.json.intents[1].cursor);
+
+  // Filters: the destination chain and the token a fill pays.
+  const ids = async (query: string) =>
+    (await asRelayer(`/relayer/intents?${query}`)).json.intents.map((i: { id: string }) => i.id);
+  expect(await ids('destinationChainId=42161')).toEqual([a.id, b.id]);
+  expect(await ids('destinationChainId=10')).toEqual([]);
+  expect(await ids(`token=${ARB_USDC}`)).toEqual([a.id, b.id]);
+  expect(await ids(`token=${BASE_USDC}`)).toEqual([]);
+
+  // A page at a time: the cursor continues after the last intent, and an empty page keeps it.
+  const one = await asRelayer('/relayer/intents?limit=1');
+  expect(one.json.intents.map((i: { id: string }) => i.id)).toEqual([a.id]);
+  const next = await asRelayer(`/relayer/intents?limit=1&cursor=${one.json.nextCursor}`);
+  expect(next.json.intents.map((i: { id: string }) => i.id)).toEqual([b.id]);
+  const end = await asRelayer(`/relayer/intents?cursor=${next.json.nextCursor}`);
+  expect(end.json).toEqual({ intents: [], nextCursor: next.json.nextCursor });
+  const c = await submitted(0);
+  expect((await asRelayer(`/relayer/intents?cursor=${next.json.nextCursor}`)).json.intents[0].id).toBe(c.id);
+
+  // A filled intent is no longer open.
+  expect((await ingest(api, [fillEvent(a.id, TX(41))])).status).toBe(200);
+  expect(await ids('limit=200')).toEqual([b.id, c.id]);
+
+  const bad = await asRelayer('/relayer/intents?cursor=bm90LWEtY3Vyc29y');
+  expect([bad.status, bad.json.message]).toEqual([400, 'query.cursor is not a cursor this API issued']);
+});
+
+test("a relayer key reads any project's claim authorization, the same as the project's own, and nothing else of a project", async () => {
+  const { id } = await submitted(1);
+  const relayer = await asRelayer(`/relayer/intents/${id}/claim-authorization`);
+  expect(relayer.status).toBe(200);
+  const own = await call(api, 'GET', `/intent-operation/${id}/claim-authorization`, {
+    headers: { 'x-api-key': projects[1].apiKey },
+  });
+  expect(relayer.json).toEqual(own.json);
+  expect((await asRelayer('/relayer/intents/123456789/claim-authorization')).status).toBe(404);
+  // Not a project's key: the project routes refuse it.
+  const portfolio = await call(api, 'GET', `/accounts/${privateKeyToAccount(generatePrivateKey()).address}/portfolio`, {
+    headers: { 'x-api-key': relayerKey },
+  });
+  expect([portfolio.status, portfolio.json.message]).toEqual([401, 'Invalid API key']);
+  // And a project's key is no relayer key.
+  expect((await asRelayer('/relayer/intents', api.apiKey)).status).toBe(401);
+});
+
+test('keys: missing, unknown and revoked keys are 401', async () => {
+  const missing = await call(api, 'GET', '/relayer/intents');
+  expect([missing.status, missing.json.message]).toEqual([401, 'Authentication is required']);
+  const unknown = await asRelayer('/relayer/intents', 'rk_unknown');
+  expect([unknown.status, unknown.json.message]).toEqual([401, 'Invalid relayer key']);
+  const { relayerKey: doomed } = await createRelayerKey(api.db, 'revoked-relayer');
+  await expect(createRelayerKey(api.db, 'revoked-relayer')).rejects.toThrow('A relayer named revoked-relayer exists');
+  expect(await revokeRelayerKey(api.db, 'revoked-relayer')).toBe(true);
+  // Not yet resolved by this process: the revocation holds at once (a cached key lapses within 30 s).
+  expect((await asRelayer('/relayer/intents', doomed)).status).toBe(401);
+});
