@@ -22,7 +22,10 @@ export function presentOpenIntent(row: OpenIntentRow): OpenIntent {
     fill: {
       chainId: Number(mandate.destinationChainId),
       recipient: mandate.recipient.toLowerCase() as `0x${string}`,
-      tokens: mandate.tokenOut.map(([id, amount]) => ({ token: tokenOfId(id) as `0x${string}`, amount: BigInt(amount).toString() })),
+      tokens: mandate.tokenOut.map(([id, amount]) => ({
+        token: tokenOfId(id) as `0x${string}`,
+        amount: BigInt(amount).toString(),
+      })),
       fillDeadline: Number(mandate.fillDeadline),
     },
     operation: row.operation,
