@@ -11,6 +11,7 @@ import { type IntentConfig, intentConfig } from './intents/config';
 import { type OutboxConfig, outboxConfig } from './outbox/config';
 import { type RateLimitConfig, rateLimitConfig } from './projects/config';
 import { type RetentionConfig, retentionConfig } from './retention/config';
+import { type RelayerConfig, relayerConfig } from './relayers/config';
 import { type VersionsConfig, versionsConfig } from './versions/config';
 import { type WebhookConfig, webhookConfig } from './webhooks/config';
 import { type AllocatorConfig, allocatorConfig } from './withdrawals/config';
@@ -70,6 +71,8 @@ export interface Config {
   versions: VersionsConfig;
   /** src/retention/config.ts */
   retention: RetentionConfig;
+  /** src/relayers/config.ts */
+  relayers: RelayerConfig;
   /** src/temporal-sdk/worker-config.ts */
   worker: WorkerConfig;
   secrets: Partial<Secrets>;
@@ -113,6 +116,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimit: rateLimitConfig(env),
     versions: versionsConfig(env),
     retention: retentionConfig(env),
+    relayers: relayerConfig(env),
     worker: workerConfig(env),
     secrets: {
       indexerApiKey: env.INDEXER_API_KEY || undefined,

@@ -95,6 +95,10 @@ export function createApp(services: Services): Koa {
     return server.listen(...(args as Parameters<Server['listen']>));
   }) as Koa['listen'];
 
+  // A client gone mid-stream (an order-feed stream closed) is no failure of ours; any other is reported as Koa does.
+  app.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'ERR_STREAM_PREMATURE_CLOSE') app.onerror(err);
+  });
   app.use(trustedClientAddress(services));
   app.use(observe(services));
   app.use(errors(services, unroutedErrors(all)));

@@ -1,4 +1,5 @@
 import type { Db } from '../db/types';
+import { OrderFeedStreams } from '../relayers/feed-stream';
 import { RelayerKeyStore } from '../relayers/keys';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../config';
@@ -60,6 +61,7 @@ export function createServices(rt: Runtime, db: Db, temporal: Client, logger: Lo
     ),
     apiKeys: new ApiKeyStore(db),
     relayerKeys: new RelayerKeyStore(db),
+    relayerFeeds: new OrderFeedStreams(db, rt.config.relayers),
     rateLimits,
     unattributedAnalytics: new UnattributedGate(db, rateLimits),
     indexerApiKey: rt.secrets.indexerApiKey,

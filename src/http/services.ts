@@ -28,6 +28,14 @@ export interface Services {
   apiKeys: ApiKeyStore;
   /** relayers' keys, issued by the operator: they read the order feed and claim authorizations */
   relayerKeys: { resolve(key: string): Promise<{ id: string; name: string } | null> };
+  /** the order feed's open streams (src/relayers/feed-stream.ts), ended at shutdown */
+  relayerFeeds: {
+    stream(
+      filter: { destinationChainId?: number; token?: bigint },
+      after: { xid: string; id: string },
+    ): NodeJS.ReadableStream;
+    endAll(): void;
+  };
   /** per-project quotas, counted in PostgreSQL for every API process */
   rateLimits: RateLimits;
   /** meters and caps analytics events sent without an ingest token */

@@ -38,6 +38,8 @@ async function main() {
     if (stopping) return;
     stopping = true;
     server.close();
+    // Open order-feed streams never end on their own.
+    services.relayerFeeds.endAll();
     await once(server, 'close');
     await services.outbox.drain();
     await temporal.connection.close();

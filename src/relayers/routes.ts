@@ -4,8 +4,8 @@ import { authorizeClaim } from '../intents/claim-authorization';
 import { claimAuthorizationResponse, statusParams } from '../intents/schemas';
 import { readClaimable } from '../intents/store';
 import { decodeCursor, presentOpenIntent } from './feed-presenter';
-import { openIntentsQuery, openIntentsResponse } from './schemas';
-import { openIntents } from './store';
+import { openIntentsQuery, openIntentsResponse, openIntentsStreamQuery } from './schemas';
+import { feedHead, openIntents } from './store';
 
 const relayerRoute = routeGroup({ tags: ['relayers'], auth: 'relayerKey' });
 
@@ -30,6 +30,36 @@ export const relayerRoutes: RouteDef[] = [
       });
       const intents = rows.map(presentOpenIntent);
       return { status: 200, body: { intents, nextCursor: intents.at(-1)?.cursor ?? query.cursor ?? null } };
+    },
+  }),
+  relayerRoute('get', '/relayer/intents/stream', {
+    summary:
+      'Server-sent events of intents as they open (event `intent`, data as a feed entry), resumable with Last-Event-ID',
+    query: openIntentsStreamQuery,
+    responses: {
+      200: {
+        description:
+          'text/event-stream: one `intent` event per newly opened intent, its `id` the cursor to resume after; keep-alive comments between',
+      },
+    },
+    async handler(ctx, { query }, s) {
+      const resumeAt = ctx.get('last-event-id');
+      const after = resumeAt ? decodeCursor(resumeAt) : await feedHead(s.db);
+      if (!after) {
+        throw new DomainError('VALIDATION_ERROR', 'Last-Event-ID is not an event id of this feed', {
+          details: [{ message: 'is not an event id of this feed', path: ['headers', 'last-event-id'], code: 'cursor' }],
+        });
+      }
+      const filter = {
+        destinationChainId: query.destinationChainId,
+        token: query.token === undefined ? undefined : BigInt(query.token),
+      };
+      ctx.set('content-type', 'text/event-stream; charset=utf-8');
+      ctx.set('cache-control', 'no-cache');
+      // A proxy that buffers responses would hold the events back.
+      ctx.set('x-accel-buffering', 'no');
+      ctx.req.socket.setNoDelay(true);
+      return { status: 200, body: s.relayerFeeds.stream(filter, after) };
     },
   }),
   relayerRoute('get', '/relayer/intents/{id}/claim-authorization', {

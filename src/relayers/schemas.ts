@@ -11,6 +11,16 @@ export const openIntentsQuery = {
   },
 } as const;
 
+/** The stream's filters: the page's, without its cursor (Last-Event-ID resumes) or size. */
+export const openIntentsStreamQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    destinationChainId: openIntentsQuery.properties.destinationChainId,
+    token: openIntentsQuery.properties.token,
+  },
+} as const;
+
 const decimal = { type: 'string', pattern: '^(0|[1-9][0-9]*)$' } as const;
 
 /** What a fill must pay, read from the intent's mandate: a fill that pays less, or another recipient, proves nothing. */

@@ -78,3 +78,17 @@ export async function openIntents(db: Db, f: OpenIntentFilter): Promise<OpenInte
     [f.after?.xid ?? null, f.after?.id ?? null, f.destinationChainId ?? null, f.token?.toString() ?? null, f.limit],
   );
 }
+
+/**
+ * Where a stream that names no cursor starts: after every intent the feed can show now, so it sends those accepted
+ * from here on (the transactions at or above the oldest one still running).
+ */
+export async function feedHead(db: Db): Promise<{ xid: string; id: string }> {
+  const [{ xid }]: { xid: string }[] = await db.query(
+    'SELECT (pg_snapshot_xmin(pg_current_snapshot())::text::numeric - 1)::text AS xid',
+  );
+  return { xid, id: LAST_ID };
+}
+
+/** Above every intent id (a uint256): with a transaction, a cursor after all of that transaction's intents. */
+const LAST_ID = (1n << 256n).toString();

@@ -20,7 +20,7 @@ let relayerKey: string;
 let projects: { apiKey: string; client: any }[];
 
 beforeAll(async () => {
-  api = await startApi({ ownDatabase: true });
+  api = await startApi({ ownDatabase: true, settings: { RELAYER_FEED_POLL_MS: '100' } });
   relayerKey = (await createRelayerKey(api.db, 'feed-test')).relayerKey;
   const other = await createProject(api.db, 'other');
   projects = [api.apiKey, other.apiKey].map((apiKey) => ({
@@ -126,4 +126,61 @@ test('keys: missing, unknown and revoked keys are 401', async () => {
   expect(await revokeRelayerKey(api.db, 'revoked-relayer')).toBe(true);
   // Not yet resolved by this process: the revocation holds at once (a cached key lapses within 30 s).
   expect((await asRelayer('/relayer/intents', doomed)).status).toBe(401);
+});
+
+/** An open order-feed stream: the intent events it sends, read as they come; `close` ends it from the client's side. */
+async function openStream(query = '', lastEventId?: string) {
+  const controller = new AbortController();
+  const res = await fetch(`${api.url}/relayer/intents/stream${query}`, {
+    headers: { 'x-relayer-key': relayerKey, ...(lastEventId ? { 'last-event-id': lastEventId } : {}) },
+    signal: controller.signal,
+  });
+  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buffered = '';
+  const events: { id: string; intent: { id: string } }[] = [];
+  /** Reads until `count` intent events have come, and returns them. */
+  const next = async (count: number) => {
+    while (events.length < count) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error('the stream ended');
+      buffered += value;
+      for (let end = buffered.indexOf('\n\n'); end >= 0; end = buffered.indexOf('\n\n')) {
+        const block = buffered.slice(0, end);
+        buffered = buffered.slice(end + 2);
+        const field = (name: string) => block.match(new RegExp(`^${name}: (.*)$`, 'm'))?.[1];
+        if (field('event') === 'intent') events.push({ id: field('id')!, intent: JSON.parse(field('data')!) });
+      }
+    }
+    return events.splice(0, count);
+  };
+  return { res, next, close: () => controller.abort() };
+}
+
+test('the stream: intents as they open, resumed after the last event a relayer got with Last-Event-ID', async () => {
+  const stream = await openStream();
+  expect(stream.res.status).toBe(200);
+  expect(stream.res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+  // It starts at the head: intents opened before it are the page's, not the stream's.
+  const x = await submitted(0);
+  const [first] = await stream.next(1);
+  expect(first.intent.id).toBe(x.id);
+  expect(first.id).toBe((first.intent as unknown as { cursor: string }).cursor);
+  stream.close();
+
+  // Disconnected, two more open; reconnecting after the last event gets exactly those, in order.
+  const y = await submitted(1);
+  const z = await submitted(0);
+  const resumed = await openStream('', first.id);
+  expect((await resumed.next(2)).map((e) => e.intent.id)).toEqual([y.id, z.id]);
+  resumed.close();
+
+  // Filtered as the page is: a stream of the token their fills pay sends them.
+  const byToken = await openStream(`?token=${ARB_USDC}`, first.id);
+  expect((await byToken.next(2)).map((e) => e.intent.id)).toEqual([y.id, z.id]);
+  byToken.close();
+
+  const bad = await call(api, 'GET', '/relayer/intents/stream', {
+    headers: { 'x-relayer-key': relayerKey, 'last-event-id': 'bm90LWEtY3Vyc29y' },
+  });
+  expect([bad.status, bad.json.message]).toEqual([400, 'Last-Event-ID is not an event id of this feed']);
 });

@@ -104,6 +104,7 @@ export async function startApi(opts: { ownDatabase?: boolean; settings?: Record<
     async close() {
       if (env !== run) await stopFollowing(temporal, env.taskQueue);
       server.close();
+      services.relayerFeeds.endAll();
       await once(server, 'close');
       await services.outbox.drain();
       await temporal.connection.close();
