@@ -31,6 +31,7 @@ export interface Services {
   /** the order feed's open streams (src/relayers/feed-stream.ts), ended at shutdown */
   relayerFeeds: {
     stream(
+      relayerId: string,
       filter: { destinationChainId?: number; token?: bigint },
       after: { xid: string; id: string },
     ): NodeJS.ReadableStream;

@@ -54,12 +54,13 @@ export const relayerRoutes: RouteDef[] = [
         destinationChainId: query.destinationChainId,
         token: query.token === undefined ? undefined : BigInt(query.token),
       };
+      const body = s.relayerFeeds.stream(ctx.state.relayerId as string, filter, after);
       ctx.set('content-type', 'text/event-stream; charset=utf-8');
       ctx.set('cache-control', 'no-cache');
       // A proxy that buffers responses would hold the events back.
       ctx.set('x-accel-buffering', 'no');
       ctx.req.socket.setNoDelay(true);
-      return { status: 200, body: s.relayerFeeds.stream(filter, after) };
+      return { status: 200, body };
     },
   }),
   relayerRoute('get', '/relayer/intents/{id}/claim-authorization', {

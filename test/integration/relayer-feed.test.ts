@@ -20,7 +20,7 @@ let relayerKey: string;
 let projects: { apiKey: string; client: any }[];
 
 beforeAll(async () => {
-  api = await startApi({ ownDatabase: true, settings: { RELAYER_FEED_POLL_MS: '100' } });
+  api = await startApi({ ownDatabase: true, settings: { RELAYER_FEED_POLL_MS: '100', RELAYER_FEED_MAX_STREAMS: '2' } });
   relayerKey = (await createRelayerKey(api.db, 'feed-test')).relayerKey;
   const other = await createProject(api.db, 'other');
   projects = [api.apiKey, other.apiKey].map((apiKey) => ({
@@ -178,6 +178,26 @@ test('the stream: intents as they open, resumed after the last event a relayer g
   const byToken = await openStream(`?token=${ARB_USDC}`, first.id);
   expect((await byToken.next(2)).map((e) => e.intent.id)).toEqual([y.id, z.id]);
   byToken.close();
+
+  // Two open streams are this key's most (RELAYER_FEED_MAX_STREAMS here); closing one makes room.
+  const held = [await openStream(), await openStream()];
+  const third = await call(api, 'GET', '/relayer/intents/stream', { headers: { 'x-relayer-key': relayerKey } });
+  expect(third.status).toBe(429);
+  held[0].close();
+  const room = async () => {
+    const controller = new AbortController();
+    const res = await fetch(`${api.url}/relayer/intents/stream`, {
+      headers: { 'x-relayer-key': relayerKey },
+      signal: controller.signal,
+    });
+    controller.abort();
+    return res.status;
+  };
+  // The server sees the close a moment later.
+  let status = await room();
+  for (let i = 0; status === 429 && i < 50; i++) status = await room();
+  expect(status).toBe(200);
+  held[1].close();
 
   const bad = await call(api, 'GET', '/relayer/intents/stream', {
     headers: { 'x-relayer-key': relayerKey, 'last-event-id': 'bm90LWEtY3Vyc29y' },
