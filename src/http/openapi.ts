@@ -100,6 +100,7 @@ export function openApiDocument(hosts: Host[], registryVersion: string, apiVersi
               {
                 description: res.description,
                 ...(res.schema ? { content: { 'application/json': { schema: res.schema } } } : {}),
+                ...(res.mediaType ? { content: { [res.mediaType]: {} } } : {}),
               },
             ]),
           ),

@@ -18,7 +18,8 @@ export interface RouteInput<B, Q, P> {
 }
 
 type Slot = Schema | undefined;
-type Responses = Record<number, { description: string; schema?: Schema }>;
+/** `mediaType`: an answer that is not JSON (a stream of server-sent events), documented as such and not validated. */
+type Responses = Record<number, { description: string; schema?: Schema; mediaType?: string }>;
 /**
  * The body of a successful answer (a handler throws the others): what the schema of one of the route's documented
  * 2xx answers declares; anything, where one of them has no schema.

@@ -39,7 +39,8 @@ export const relayerRoutes: RouteDef[] = [
     responses: {
       200: {
         description:
-          'text/event-stream: one `intent` event per newly opened intent, its `id` the cursor to resume after; keep-alive comments between',
+          'one `intent` event per newly opened intent (data: a feed entry), its `id` the cursor to resume after; keep-alive comments between',
+        mediaType: 'text/event-stream',
       },
     },
     async handler(ctx, { query }, s) {

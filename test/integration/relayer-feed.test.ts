@@ -160,6 +160,13 @@ test('the stream: intents as they open, resumed after the last event a relayer g
   const stream = await openStream();
   expect(stream.res.status).toBe(200);
   expect(stream.res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+  const openapi = (await call(api, 'GET', '/openapi.json')).json;
+  expect(openapi.paths['/relayer/intents/stream'].get.responses['200'].content).toEqual({ 'text/event-stream': {} });
+  expect(openapi.components.securitySchemes.relayerKey).toEqual({
+    type: 'apiKey',
+    in: 'header',
+    name: 'x-relayer-key',
+  });
   // It starts at the head: intents opened before it are the page's, not the stream's.
   const x = await submitted(0);
   const [first] = await stream.next(1);
