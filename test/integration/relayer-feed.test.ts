@@ -2,7 +2,7 @@ import path from 'node:path';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createProject } from '../../src/projects/api-keys';
 import { createRelayerKey } from '../../src/relayers/keys';
-import { revokeRelayerKey } from '../../src/relayers/store';
+import { listRelayerKeys, revokeRelayerKey } from '../../src/relayers/store';
 import { ARB_USDC, BASE_USDC, fillEvent, getCompactTypedData, lockedSnapshot, TX } from '../support/fixtures';
 import { Api, call, ingest, startApi } from '../support/harness';
 
@@ -126,6 +126,14 @@ test('keys: missing, unknown and revoked keys are 401', async () => {
   expect(await revokeRelayerKey(api.db, 'revoked-relayer')).toBe(true);
   // Not yet resolved by this process: the revocation holds at once (a cached key lapses within 30 s).
   expect((await asRelayer('/relayer/intents', doomed)).status).toBe(401);
+  expect(await revokeRelayerKey(api.db, 'revoked-relayer')).toBe(false);
+  const listed = await listRelayerKeys(api.db);
+  expect(listed.map((k) => [k.name, k.revoked])).toEqual([
+    ['feed-test', false],
+    ['revoked-relayer', true],
+  ]);
+  expect(listed[1].keyPrefix).toBe(doomed.slice(0, 10));
+  expect(listed[1].createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
 });
 
 /** An open order-feed stream: the intent events it sends, read as they come; `close` ends it from the client's side. */
