@@ -11,7 +11,7 @@ import {
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import artifacts from '../../solidity/artifacts.json';
 import { lockTagFor } from '../../src/chains/lock-tag';
-import { compactAuthorization } from '../../src/compact/eip712';
+import { batchCompactAuthorization, compactAuthorization } from '../../src/compact/eip712';
 import { authorizeClaim, type CompactClaim } from '../../src/intents/claim-authorization';
 import { tokenId } from '../../src/intents/quote';
 import { compactTypedData, MANDATE_WITNESS } from '../../src/intents/typed-data';
@@ -36,8 +36,10 @@ let chainId: number;
 let compact: Hex;
 let allocator: Hex;
 let usdc: Hex;
+let weth: Hex;
 let lockTag: Hex;
 let id: bigint;
+let wethId: bigint;
 let nonce = 1n;
 
 beforeAll(async () => {
@@ -47,16 +49,18 @@ beforeAll(async () => {
   allocator = getAddress(await deployContract(chain, 'SignerAllocator', [allocatorKey.address, compact]));
   await chain.send(compact, 'DevnetCompact', '__registerAllocator', [allocator, '0x']);
   usdc = await deployContract(chain, 'TestToken', ['Test USD', 'TUSD', 6]);
+  weth = await deployContract(chain, 'TestToken', ['Test ETH', 'TETH', 18]);
   lockTag = lockTagFor(allocator, 0, 6);
   id = BigInt(tokenId(lockTag, usdc));
+  wethId = BigInt(tokenId(lockTag, weth));
 });
 afterAll(() => chain?.local.stop());
 
 const read = (functionName: string, args: unknown[], address = compact, contract: Abi = abi) =>
   chain.public.readContract({ address, abi: contract, functionName, args }) as Promise<unknown>;
 const lockBalance = (owner: Hex, lock = id) => read('balanceOf', [owner, lock]) as Promise<bigint>;
-const tokenBalance = (owner: Hex) =>
-  read('balanceOf', [owner], usdc, artifacts.TestToken.abi as Abi) as Promise<bigint>;
+const tokenBalance = (owner: Hex, token = usdc) =>
+  read('balanceOf', [owner], token, artifacts.TestToken.abi as Abi) as Promise<bigint>;
 const now = async () => (await chain.public.getBlock()).timestamp;
 
 /** The custom error (name and arguments) a call from `from` reverts with. */
@@ -75,11 +79,11 @@ async function revertOf(
   return [];
 }
 
-/** Mints `amount` to `owner` and deposits it into the lock for `recipient` (the owner by default). */
-async function deposit(owner: Hex, amount: bigint, recipient = owner): Promise<Hex> {
-  await chain.send(usdc, 'TestToken', 'mint', [owner, amount]);
-  await chain.send(usdc, 'TestToken', 'approve', [compact, amount], owner);
-  return chain.send(compact, 'DevnetCompact', 'depositERC20', [usdc, lockTag, amount, recipient], owner);
+/** Mints `amount` of `token` to `owner` and deposits it into the lock (tag, token) for `recipient`. */
+async function deposit(owner: Hex, amount: bigint, recipient = owner, tag = lockTag, token = usdc): Promise<Hex> {
+  await chain.send(token, 'TestToken', 'mint', [owner, amount]);
+  await chain.send(token, 'TestToken', 'approve', [compact, amount], owner);
+  return chain.send(compact, 'DevnetCompact', 'depositERC20', [token, tag, amount, recipient], owner);
 }
 
 function element(
@@ -313,6 +317,9 @@ test('exogenousClaim on a chain after the notarized one: the sponsor signed in t
     revertOf('exogenousClaim', [payload(op, c, paid, overrides)], arbiter.address);
 
   expect(await call({ chainIndex: 1n })).toEqual(['ChainIndexOutOfRange', []]);
+  // Another chain's signature cannot spend a chain-specific lock.
+  const chainSpecific = BigInt(tokenId(lockTagFor(allocator, 1, 6), usdc));
+  expect(await call({ id: chainSpecific })).toEqual(['InvalidScope', [chainSpecific]]);
   // Signed in this chain's domain rather than the notarized one.
   const here = await sponsor.signTypedData({
     ...compactTypedData(op, compact),
@@ -399,6 +406,104 @@ test('allocatedTransfer withdraws what the allocator signed as the service signs
     'InvalidNonce',
     [allocator, withdrawalNonce],
   ]);
+});
+
+test('batchMultichainClaim spends each lock of an element; a claimant may take its share into another lock of the allocator', async () => {
+  const sponsor = privateKeyToAccount(generatePrivateKey());
+  await deposit(sponsor.address, 1_000_000n);
+  await deposit(sponsor.address, 10n ** 16n, sponsor.address, lockTag, weth);
+  const op = await intent(sponsor.address, [chainId, OTHER_CHAIN], 1_000_000n);
+  const locks: [string, string][] = [
+    [id.toString(), '1000000'],
+    [wethId.toString(), (10n ** 16n).toString()],
+  ];
+  op.elements[0] = { ...op.elements[0], idsAndAmounts: locks, spendTokens: locks };
+  const c = await authorized(op, await sponsor.signTypedData(compactTypedData(op, compact)));
+  const filler = freshAddress();
+  const shortTag = lockTagFor(allocator, 0, 0);
+  const claims = [
+    { id, allocatedAmount: 1_000_000n, portions: [{ claimant: asLock(filler), amount: 1_000_000n }] },
+    {
+      id: wethId,
+      allocatedAmount: 10n ** 16n,
+      portions: [{ claimant: (BigInt(shortTag) << 160n) | BigInt(filler), amount: 10n ** 16n }],
+    },
+  ];
+  const args = (overrides: Record<string, unknown> = {}) => [
+    {
+      allocatorData: c.allocatorData,
+      sponsorSignature: c.sponsorSignature,
+      sponsor: op.sponsor,
+      nonce: BigInt(op.nonce),
+      expires: BigInt(op.expires),
+      witness: c.witness,
+      witnessTypestring: MANDATE_WITNESS,
+      claims,
+      additionalChains: c.additionalChains,
+      ...overrides,
+    },
+  ];
+  // The locks are an ordered list in what the sponsor signed.
+  const swapped = { ...op, elements: [{ ...op.elements[0], idsAndAmounts: [locks[1], locks[0]] }, op.elements[1]] };
+  expect(await revertOf('batchMultichainClaim', args({ claims: [claims[1], claims[0]] }), arbiter.address)).toEqual([
+    'InvalidSponsorSignature',
+    [sponsor.address, claimHashOf(swapped)],
+  ]);
+
+  const hash = await chain.send(compact, 'DevnetCompact', 'batchMultichainClaim', args(), arbiter.address);
+  expect(await lockBalance(filler)).toBe(1_000_000n);
+  expect(await lockBalance(filler, BigInt(tokenId(shortTag, weth)))).toBe(10n ** 16n);
+  expect(await lockBalance(filler, wethId)).toBe(0n);
+  expect([await lockBalance(sponsor.address), await lockBalance(sponsor.address, wethId)]).toEqual([0n, 0n]);
+  expect((await claimEvents(hash))[0].args).toMatchObject({ claimHash: claimHashOf(op), nonce: BigInt(op.nonce) });
+});
+
+test('allocatedBatchTransfer withdraws several locks as the service signs a batch withdrawal (a BatchCompact)', async () => {
+  const owner = privateKeyToAccount(generatePrivateKey());
+  await deposit(owner.address, 300_000n);
+  await deposit(owner.address, 5n, owner.address, lockTag, weth);
+  const recipient = freshAddress();
+  const withdrawalNonce = nonce++;
+  const expires = (await now()) + 600n;
+  const allocatorData = await allocatorKey.signTypedData(
+    batchCompactAuthorization(chainId, compact, owner.address, withdrawalNonce, expires, [
+      { lockTag, token: usdc, amount: 300_000n },
+      { lockTag, token: weth, amount: 5n },
+    ]),
+  );
+  const transfers = [
+    { id, portions: [{ claimant: asToken(recipient), amount: 300_000n }] },
+    { id: wethId, portions: [{ claimant: asToken(recipient), amount: 5n }] },
+  ];
+  const transfer = (t = transfers) => [{ allocatorData, nonce: withdrawalNonce, expires, transfers: t }];
+  expect(await revertOf('allocatedBatchTransfer', transfer([transfers[1], transfers[0]]), owner.address)).toEqual([
+    'InvalidAllocation',
+    [allocator],
+  ]);
+  await chain.send(compact, 'DevnetCompact', 'allocatedBatchTransfer', transfer(), owner.address);
+  expect([await tokenBalance(recipient), await tokenBalance(recipient, weth)]).toEqual([300_000n, 5n]);
+  expect([await lockBalance(owner.address), await lockBalance(owner.address, wethId)]).toEqual([0n, 0n]);
+});
+
+test("a forced withdrawal completes without the allocator, only once the lock's reset period passed", async () => {
+  const owner = freshAddress();
+  const shortTag = lockTagFor(allocator, 0, 1); // a reset period of 15 s
+  const shortId = BigInt(tokenId(shortTag, usdc));
+  await deposit(owner, 1_000n, owner, shortTag);
+  const premature = ['PrematureWithdrawal', [shortId]];
+  expect(await revertOf('forcedWithdrawal', [shortId, owner, 1_000n], owner)).toEqual(premature);
+  const hash = await chain.send(compact, 'DevnetCompact', 'enableForcedWithdrawal', [shortId], owner);
+  expect((await claimEvents(hash))[0].args).toEqual({
+    account: owner,
+    id: shortId,
+    activating: true,
+    withdrawableAt: (await now()) + 15n,
+  });
+  expect(await revertOf('forcedWithdrawal', [shortId, owner, 1_000n], owner)).toEqual(premature);
+  await chain.test.increaseTime({ seconds: 20 });
+  await chain.test.mine({ blocks: 1 });
+  await chain.send(compact, 'DevnetCompact', 'forcedWithdrawal', [shortId, owner, 1_000n], owner);
+  expect([await tokenBalance(owner), await lockBalance(owner, shortId)]).toEqual([1_000n, 0n]);
 });
 
 test('a claim is refused once `expires` passed', async () => {
