@@ -3,6 +3,8 @@ import {
   ContractFunctionRevertedError,
   encodeAbiParameters,
   getAddress,
+  hashStruct,
+  hashTypedData,
   parseEventLogs,
   zeroHash,
   type Abi,
@@ -11,7 +13,8 @@ import {
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import artifacts from '../../solidity/artifacts.json';
 import { lockTagFor } from '../../src/chains/lock-tag';
-import { batchCompactAuthorization, compactAuthorization } from '../../src/compact/eip712';
+import { batchCompactAuthorization, compactAuthorization, compactDomain } from '../../src/compact/eip712';
+import { members } from '../../src/signatures/eip712-members';
 import { authorizeClaim, type CompactClaim } from '../../src/intents/claim-authorization';
 import { tokenId } from '../../src/intents/quote';
 import { compactTypedData, MANDATE_WITNESS } from '../../src/intents/typed-data';
@@ -30,6 +33,7 @@ const abi = artifacts.DevnetCompact.abi as Abi;
 const arbiter = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
 const allocatorKey = privateKeyToAccount(generatePrivateKey());
 const OTHER_CHAIN = 10;
+const LOCK_MEMBERS = 'bytes12 lockTag,address token,uint256 amount';
 
 let chain: IndexedChain;
 let chainId: number;
@@ -504,6 +508,89 @@ test("a forced withdrawal completes without the allocator, only once the lock's 
   await chain.test.mine({ blocks: 1 });
   await chain.send(compact, 'DevnetCompact', 'forcedWithdrawal', [shortId, owner, 1_000n], owner);
   expect([await tokenBalance(owner), await lockBalance(owner, shortId)]).toEqual([1_000n, 0n]);
+});
+
+test('claim and batchClaim settle single-chain compacts without a witness, signed as EIP-712 Compact and BatchCompact', async () => {
+  const sponsor = privateKeyToAccount(generatePrivateKey());
+  await deposit(sponsor.address, 700_000n);
+  await deposit(sponsor.address, 9n, sponsor.address, lockTag, weth);
+  const expires = (await now()) + 600n;
+  const domain = compactDomain(chainId, compact);
+  const lock = (token: Hex, amount: bigint) => ({ lockTag, token, amount });
+  const filler = freshAddress();
+
+  const single = {
+    domain,
+    types: { Compact: members('address arbiter,address sponsor,uint256 nonce,uint256 expires,' + LOCK_MEMBERS) },
+    primaryType: 'Compact' as const,
+    message: { arbiter: arbiter.address, sponsor: sponsor.address, nonce: nonce++, expires, ...lock(usdc, 400_000n) },
+  };
+  const claimArgs = async (signature: Hex) => [
+    {
+      allocatorData: await allocatorKey.sign({ hash: hashTypedData(single) }),
+      sponsorSignature: signature,
+      sponsor: sponsor.address,
+      nonce: single.message.nonce,
+      expires,
+      witness: zeroHash,
+      witnessTypestring: '',
+      id,
+      allocatedAmount: 400_000n,
+      claimants: [{ claimant: asToken(filler), amount: 400_000n }],
+    },
+  ];
+  const otherSigner = privateKeyToAccount(generatePrivateKey());
+  expect(await revertOf('claim', await claimArgs(await otherSigner.signTypedData(single)), arbiter.address)).toEqual([
+    'InvalidSponsorSignature',
+    [sponsor.address, hashStruct({ types: single.types, primaryType: 'Compact', data: single.message })],
+  ]);
+  await chain.send(
+    compact,
+    'DevnetCompact',
+    'claim',
+    await claimArgs(await sponsor.signTypedData(single)),
+    arbiter.address,
+  );
+  expect(await tokenBalance(filler)).toBe(400_000n);
+
+  const batch = {
+    domain,
+    types: {
+      BatchCompact: members('address arbiter,address sponsor,uint256 nonce,uint256 expires,Lock[] commitments'),
+      Lock: members(LOCK_MEMBERS),
+    },
+    primaryType: 'BatchCompact' as const,
+    message: {
+      arbiter: arbiter.address,
+      sponsor: sponsor.address,
+      nonce: nonce++,
+      expires,
+      commitments: [lock(usdc, 300_000n), lock(weth, 9n)],
+    },
+  };
+  await chain.send(
+    compact,
+    'DevnetCompact',
+    'batchClaim',
+    [
+      {
+        allocatorData: await allocatorKey.sign({ hash: hashTypedData(batch) }),
+        sponsorSignature: await sponsor.signTypedData(batch),
+        sponsor: sponsor.address,
+        nonce: batch.message.nonce,
+        expires,
+        witness: zeroHash,
+        witnessTypestring: '',
+        claims: [
+          { id, allocatedAmount: 300_000n, portions: [{ claimant: asLock(filler), amount: 300_000n }] },
+          { id: wethId, allocatedAmount: 9n, portions: [{ claimant: asToken(filler), amount: 9n }] },
+        ],
+      },
+    ],
+    arbiter.address,
+  );
+  expect([await lockBalance(filler), await tokenBalance(filler, weth)]).toEqual([300_000n, 9n]);
+  expect([await lockBalance(sponsor.address), await lockBalance(sponsor.address, wethId)]).toEqual([0n, 0n]);
 });
 
 test('a claim is refused once `expires` passed', async () => {
