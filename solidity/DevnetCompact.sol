@@ -292,10 +292,12 @@ contract DevnetCompact {
         return true;
     }
 
+    /// The lock tag's reset period (bits 252-254 of the id) in seconds: the table src/chains/lock-tag.ts holds too.
     function resetPeriodSeconds(uint256 id) public pure returns (uint256) {
-        uint256 period = (id >> 252) & 0x7;
-        // 1 s, 15 s, 1 min, 10 min, 1 h 5 min, 1 day, 7 days 1 h, 30 days
-        return (0x278d00094890015180000f3c00025800003c00000f000001 >> (period * 24)) & 0xffffff;
+        uint24[8] memory seconds_ = [
+            uint24(1), 15, 1 minutes, 10 minutes, 1 hours + 5 minutes, 1 days, 7 days + 1 hours, 30 days
+        ];
+        return seconds_[(id >> 252) & 0x7];
     }
 
     // ---- allocated transfers (the service's withdrawals) ----
