@@ -26,7 +26,8 @@ import { deployContract, startIndexedChain, type IndexedChain } from '../support
  * solidity/DevnetCompact.sol with a SignerAllocator on anvil: real deposits, and claims built the way the service
  * and the published client build them (the sponsor signs compactTypedData, the service's authorizeClaim signs
  * allocatorData and derives witness and additionalChains), checked against the claim hash rebuilt by hand
- * (test/support/compact-claim.ts). Each refusal reverts with its own error.
+ * (test/support/compact-claim.ts). Each refusal reverts with its own error; a changed mandate and a caller other than
+ * the arbiter fail the sponsor's signature, whose error names the claim hash the contract rebuilt.
  */
 const abi = artifacts.DevnetCompact.abi as Abi;
 // anvil's second default dev account, funded on every fresh chain: the elements' arbiter.
@@ -221,7 +222,7 @@ test('a deposit takes the tokens and mints the lock to the recipient; an unregis
   ]);
 });
 
-test('multichainClaim on the notarized chain pays the claimants as the arbiter asks, emits Claim and spends the nonce; each refusal has its own error', async () => {
+test('multichainClaim on the notarized chain pays the claimants as the arbiter asks, emits Claim and spends the nonce; each refusal names its cause', async () => {
   const sponsor = privateKeyToAccount(generatePrivateKey());
   await deposit(sponsor.address, 3_000_000n);
   const op = await intent(sponsor.address, [chainId, OTHER_CHAIN], 2_000_000n);
