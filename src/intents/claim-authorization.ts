@@ -26,7 +26,8 @@ export function claimHashes(op: Pick<IntentOp, 'sponsor' | 'nonce' | 'expires' |
 /**
  * One origin element's claim through The Compact: `multichainClaim` on the notarized chain (the first element's, whose
  * domain the sponsor signed in), `exogenousClaim` elsewhere, with the element inserted after
- * `additionalChains[chainIndex]`. `allocatorData` is null once the intent's reservations on the chain were released.
+ * `additionalChains[chainIndex]`; an element that commits more than one lock is claimed by the batch form of the same
+ * (`batchMultichainClaim`, `exogenousBatchClaim`), which take a component per lock. `allocatorData` is null once the intent's reservations on the chain were released.
  */
 export type CompactClaim = {
   chainId: number;
@@ -37,7 +38,10 @@ export type CompactClaim = {
   additionalChains: Hex[];
   sponsorSignature: OriginSignature;
   allocatorData: Hex | null;
-} & ({ claim: 'multichainClaim' } | { claim: 'exogenousClaim'; chainIndex: number });
+} & (
+  | { claim: 'multichainClaim' | 'batchMultichainClaim' }
+  | { claim: 'exogenousClaim' | 'exogenousBatchClaim'; chainIndex: number }
+);
 
 /** An element the arbiter claims without The Compact (Permit2 pulls wallet funds): the allocator authorizes nothing. */
 export interface UnallocatedClaim {
@@ -56,6 +60,9 @@ export interface ClaimAuthorization {
 }
 
 const fundingOf = (e: Element) => e.mandate.qualifier.settlementContext.fundingMethod;
+
+/** An element that commits more than one lock: The Compact claims it with a component per lock. */
+const batch = (e: { idsAndAmounts: unknown[] }) => e.idsAndAmounts.length > 1;
 
 /**
  * What a relayer needs from the allocator to claim an intent on each origin chain. For each chain whose reservation
@@ -99,7 +106,9 @@ export async function authorizeClaim(
         chainId,
         fundingMethod: 'COMPACT',
         compact: deps.compact,
-        ...(i === 0 ? { claim: 'multichainClaim' as const } : { claim: 'exogenousClaim' as const, chainIndex: i - 1 }),
+        ...(i === 0
+          ? { claim: batch(e) ? ('batchMultichainClaim' as const) : ('multichainClaim' as const) }
+          : { claim: batch(e) ? ('exogenousBatchClaim' as const) : ('exogenousClaim' as const), chainIndex: i - 1 }),
         notarizedChainId,
         witness: hashes[i].witness,
         additionalChains: hashes.filter((_, j) => j !== i).map((h) => h.hash),

@@ -215,7 +215,10 @@ export const claimAuthorizationResponse = {
           chainId: safeUint(1),
           fundingMethod: { enum: ['COMPACT', 'PERMIT2', 'NO_FUNDING'] },
           compact: address,
-          claim: { enum: ['multichainClaim', 'exogenousClaim'] },
+          claim: {
+            enum: ['multichainClaim', 'exogenousClaim', 'batchMultichainClaim', 'exogenousBatchClaim'],
+            description: 'the batch forms for an element that commits more than one lock',
+          },
           notarizedChainId: safeUint(1),
           chainIndex: safeUint(),
           witness: bytes32,

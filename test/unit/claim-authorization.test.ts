@@ -141,7 +141,8 @@ test('a relayer can claim: allocatorData per chain recovers to the allocator ove
     chainId: 8453,
     fundingMethod: 'COMPACT',
     compact: CLIENT_COMPACT,
-    claim: 'multichainClaim',
+    // Base commits two locks (USDC and WETH): The Compact claims them with a component each, the batch form.
+    claim: 'batchMultichainClaim',
     notarizedChainId: 8453,
     sponsorSignature,
   });
