@@ -92,6 +92,10 @@ export function createApp(services: Services): Koa {
     // Koa answers a failed request itself (ctx.onerror): the promise of its handler never rejects.
     const server = http.createServer({ maxHeaderSize: LIMITS.headerBytes }, (req, res) => void handle(req, res));
     server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => answerClientError(services, err, socket));
+    // Idle keep-alive connections outlive the clients' and proxies' own idle timeouts (60 s is common), so a client
+    // never sends a request on a socket the server is closing at that moment.
+    server.keepAliveTimeout = 65_000;
+    server.headersTimeout = 66_000;
     return server.listen(...(args as Parameters<Server['listen']>));
   }) as Koa['listen'];
 

@@ -24,10 +24,6 @@ async function main() {
   const services = createServices(rt, db, temporal, logger);
   const app = createApp(services);
   const server = app.listen(rt.config.port, rt.config.host);
-  // Idle keep-alive connections outlive the clients' and proxies' own idle timeouts (60 s is common), so a client
-  // never sends a request on a socket the server is closing at that moment.
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
   await once(server, 'listening');
   logger.info(
     { port: rt.config.port, allocatorAddress: rt.allocatorAddress, orchestratorAddress: rt.orchestratorAddress },
