@@ -11,7 +11,7 @@ import { ConfigError } from '../env';
 export interface DevnetChain {
   chainId: number;
   rpcUrl: string;
-  /** CompactEvents, standing in for The Compact */
+  /** DevnetCompact, at the service's COMPACT_ADDRESS */
   compact: Hex;
   filler: Hex;
   usdc: Hex;

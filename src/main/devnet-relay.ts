@@ -1,8 +1,9 @@
-import { getAddress, recoverAddress, type Hex } from 'viem';
+import { getAddress } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { splitLockId } from '../chains/lock-tag';
+import { compactClaimPayload } from '../dev/compact-claim';
+import type { ClaimAuthorization } from '../intents/claim-authorization';
 import { permit2WitnessCall } from '../intents/permit2-call';
-import { allocatorDigest } from '../compact/eip712';
 import { callApi, devnetChain, readDevnet, sendContract, type Devnet } from '../dev/devnet-tools';
 import { waitFor } from '../dev/processes';
 import type { IntentOp, Submission } from '../intents/types';
@@ -11,22 +12,16 @@ import { exitOnError } from '../runtime';
 const USAGE = 'usage: npm run devnet:relay -- <apiKey> <intentId>...   (fills each intent, then claims it)';
 const WAIT_MS = 120_000;
 
-interface Authorization {
-  chainId: number;
-  fundingMethod: 'COMPACT' | 'PERMIT2';
-  compact?: Hex;
-  allocatorData: Hex | null;
-}
-
 /**
  * A relayer for the devnet, using the service's API as a relayer does: for each intent it reads the signed
  * operation (`GET /intent-operation/{id}?full=true`), pays the recipient exactly the mandate's `tokenOut` on the
  * destination chain through our Filler (approving it first), waits until the service has seen the fill (FILLED: read
  * from the chain by its indexer, nothing is posted to it), then takes the claim authorization
- * (`GET /intent-operation/{id}/claim-authorization`) and claims each origin element: a lock through CompactEvents,
- * which stands in for The Compact on the devnet, after checking the allocator's signature as The Compact would; wallet
- * funds through Permit2 with the sponsor's signature, as the element's arbiter (the devnet makes the relayer the
- * arbiter). Then it waits for COMPLETED.
+ * (`GET /intent-operation/{id}/claim-authorization`) and claims each origin element as the element's arbiter (the
+ * devnet makes the relayer the arbiter): a lock through the claim function the authorization names, on the devnet's
+ * DevnetCompact, which checks the sponsor's and the allocator's signatures, the nonce and the expiry as The Compact
+ * does and pays the relayer the tokens; wallet funds through Permit2 with the sponsor's signature. Then it waits for
+ * COMPLETED.
  */
 async function relay(devnet: Devnet, apiKey: string, intentId: string): Promise<void> {
   const relayer = devnet.accounts[0];
@@ -68,18 +63,17 @@ async function relay(devnet: Devnet, apiKey: string, intentId: string): Promise<
   const res = await fetch(`${devnet.api}/intent-operation/${intentId}/claim-authorization`, {
     headers: { 'x-api-key': apiKey },
   });
-  const auth = (await res.json()) as { message?: string; claimHash: Hex; elements: Authorization[] };
+  const auth = (await res.json()) as ClaimAuthorization & { message?: string };
   if (!res.ok) return log(`no claim: ${auth.message}`);
-  const { allocatorAddress } = (await (await fetch(`${devnet.api}/health`)).json()) as { allocatorAddress: Hex };
   const relayerAddress = privateKeyToAccount(relayer.privateKey).address;
   let claimed = 0;
   for (const [i, element] of auth.elements.entries()) {
     const chain = devnetChain(devnet, element.chainId);
     const el = op.elements[i];
+    // Permit2 pays only its spender, the element's arbiter, and The Compact takes the caller as the arbiter.
+    if (getAddress(el.arbiter) !== relayerAddress)
+      throw new Error(`chain ${element.chainId}: the arbiter is ${el.arbiter}, not this relayer (${relayerAddress})`);
     if (element.fundingMethod === 'PERMIT2') {
-      // The signed spender is the element's arbiter and Permit2 takes msg.sender as the spender: only it can claim.
-      if (getAddress(el.arbiter) !== relayerAddress)
-        throw new Error(`chain ${element.chainId}: the arbiter is ${el.arbiter}, not this relayer (${relayerAddress})`);
       const signature = signatures.originSignatures[i];
       if (typeof signature !== 'string') throw new Error(`chain ${element.chainId}: not a Permit2 signature`);
       const { permit, witness, witnessTypeString } = permit2WitnessCall(el, op.nonce, op.expires);
@@ -101,20 +95,13 @@ async function relay(devnet: Devnet, apiKey: string, intentId: string): Promise<
       log(`chain ${element.chainId}: the allocator authorizes no claim (settled already)`);
       continue;
     }
-    const digest = allocatorDigest(auth.claimHash, element.chainId, element.compact!);
-    if ((await recoverAddress({ hash: digest, signature: element.allocatorData })) !== getAddress(allocatorAddress))
-      throw new Error(`chain ${element.chainId}: allocatorData is not the allocator's signature`);
-    for (const [lockId, amount] of el.idsAndAmounts) {
-      const tx = await sendContract(chain, relayer.privateKey, chain.compact, 'CompactEvents', 'claim', [
-        op.sponsor,
-        allocatorAddress,
-        BigInt(op.nonce),
-        BigInt(lockId),
-        BigInt(amount),
-        relayerAddress,
-      ]);
-      log(`claimed on ${chain.chainId}: ${amount} of lock ${lockId} (${tx})`);
-    }
+    // Each lock's allocated amount, all to the relayer as the token itself (a claimant of lock tag 0).
+    const payload = compactClaimPayload(op, element, (_, amount) => [{ claimant: BigInt(relayerAddress), amount }]);
+    const tx = await sendContract(chain, relayer.privateKey, element.compact, 'DevnetCompact', element.claim, [
+      payload,
+    ]);
+    const locks = el.idsAndAmounts.map(([lockId, amount]) => `${amount} of lock ${lockId}`).join(', ');
+    log(`claimed on ${chain.chainId} through ${element.claim}: ${locks} (${tx})`);
     claimed++;
   }
   if (claimed === auth.elements.length) log(`the service reads it as ${await statusIn(['COMPLETED'])}`);

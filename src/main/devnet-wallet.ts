@@ -9,8 +9,8 @@ const USAGE = [
 
 /**
  * The devnet user's wallet (account 1 of `npm run devnet`): a deposit into a resource lock, or an ERC-20 transfer.
- * The deposit goes to CompactEvents, which stands in for The Compact: it records the lock's balance and emits The
- * Compact's Transfer, and holds no tokens (docs/chain-indexer.md, A local devnet).
+ * The deposit goes to DevnetCompact as to The Compact: the user approves it for the USDC, and `depositERC20` takes the
+ * tokens and mints the lock to the account (docs/chain-indexer.md, A local devnet).
  */
 async function main(argv: string[]) {
   const devnet = readDevnet();
@@ -26,10 +26,13 @@ async function main(argv: string[]) {
     const account = rest[1] ?? user.address;
     const { lockTag } = (await (await fetch(`${devnet.api}/health`)).json()) as { lockTag: string };
     const id = BigInt(tokenId(lockTag, chain.usdc));
-    const tx = await sendContract(chain, user.privateKey, chain.compact, 'CompactEvents', 'deposit', [
+    const amount = usdcUnits(rest[0]);
+    await sendContract(chain, user.privateKey, chain.usdc, 'TestToken', 'approve', [chain.compact, amount]);
+    const tx = await sendContract(chain, user.privateKey, chain.compact, 'DevnetCompact', 'depositERC20', [
+      chain.usdc,
+      lockTag,
+      amount,
       account,
-      id,
-      usdcUnits(rest[0]),
     ]);
     console.log(JSON.stringify({ account, chainId: chain.chainId, lockId: id.toString(), tx }));
   } else {

@@ -6,12 +6,14 @@ import { bytesToHex, createTestClient, createWalletClient, http as rpc, type Abi
 import { mnemonicToAccount, type HDAccount } from 'viem/accounts';
 import { rpcClient } from '../chains/rpc';
 import artifacts from '../../solidity/artifacts.json';
+import { allocatorId } from '../chains/lock-tag';
 import { loadChainRegistry } from '../chains/registry';
-import { loadConfig } from '../config';
+import { compactAddress } from '../compact/config';
+import { ConfigError, loadConfig } from '../config';
 import { devnetFile, type Devnet, type DevnetChain } from '../dev/devnet-tools';
 import { projectRoot, stopProcess, waitFor } from '../dev/processes';
 import { PERMIT2_ADDRESS } from '../intents/typed-data';
-import { exitOnError } from '../runtime';
+import { exitOnError, loadRuntime } from '../runtime';
 
 /** Two testnets of the registry, so their tokens and routes are the service's own. */
 const CHAIN_IDS = [84532, 421614];
@@ -66,15 +68,23 @@ function startReceiver(port: number): Promise<string> {
   });
 }
 
+/** Where the devnet's compact and allocator go: the service's COMPACT_ADDRESS and its allocator key's address. */
+interface Addresses {
+  compact: Hex;
+  allocator: Hex;
+}
+
 /**
- * An anvil chain with our contracts deployed, our Permit2's code at Permit2's address, our token's code at the
- * registry's USDC and USDC for every account.
+ * An anvil chain with our contracts deployed, DevnetCompact's code at the service's compact address with a
+ * SignerAllocator of the service's allocator key registered at that key's address, our Permit2's code at Permit2's
+ * address, our token's code at the registry's USDC and USDC for every account.
  */
 async function startChain(
   chainId: number,
   port: number,
   blockTime: number,
   accounts: HDAccount[],
+  at: Addresses,
 ): Promise<DevnetChain> {
   const anvil = path.join(path.dirname(require.resolve('@foundry-rs/anvil/package.json')), 'bin.mjs');
   const proc = spawn(
@@ -104,18 +114,35 @@ async function startChain(
     });
     return (await mined(hash)).contractAddress!;
   };
-  const compact = await deploy('CompactEvents');
+  const copy = async (address: Hex, name: keyof typeof artifacts, args: unknown[] = []) => {
+    const deployed = await deploy(name, args);
+    await test.setCode({ address, bytecode: (await client.getCode({ address: deployed }))! });
+  };
+  // The client and the service sign in the domain of the compact at COMPACT_ADDRESS: DevnetCompact's code goes
+  // there (it computes its domain separator from its own address at each call, and keeps no constructor state).
+  const compact = at.compact;
+  await copy(compact, 'DevnetCompact');
+  // The lock tag names the allocator by the low bits of its key's address: the allocator contract sits at that
+  // address, checking the key's signatures (signer and compact are immutables, so they travel with the code).
+  await copy(at.allocator, 'SignerAllocator', [at.allocator, compact]);
+  await mined(
+    await wallet.writeContract({
+      chain: null,
+      address: compact,
+      abi: artifacts.DevnetCompact.abi as Abi,
+      functionName: '__registerAllocator',
+      args: [at.allocator, '0x'],
+    }),
+  );
   const filler = await deploy('Filler');
   // Our Permit2's runtime code where clients and deposit accounts expect Permit2 (it keeps no constructor state).
   const permit2 = PERMIT2_ADDRESS as Hex;
-  const deployed = await deploy('Permit2');
-  await test.setCode({ address: permit2, bytecode: (await client.getCode({ address: deployed }))! });
+  await copy(permit2, 'Permit2');
   // Our token's code at the registry's USDC address, so its balances are ones the service lists.
   const usdc = loadChainRegistry()
     .chain(chainId)!
     .tokens.find((t) => t.symbol === 'USDC')!.address as Hex;
-  const template = await deploy('TestToken', ['USD Coin (devnet)', 'USDC', 6]);
-  await test.setCode({ address: usdc, bytecode: (await client.getCode({ address: template }))! });
+  await copy(usdc, 'TestToken', ['USD Coin (devnet)', 'USDC', 6]);
   for (const a of accounts) {
     const hash = await wallet.writeContract({
       chain: null,
@@ -131,11 +158,11 @@ async function startChain(
 
 /**
  * `npm run devnet`: two anvil chains (Base Sepolia's and Arbitrum Sepolia's chain ids) with our contracts deployed
- * (solidity/: The Compact's events, the filler, our Permit2 at Permit2's address, a test USDC at the registry's USDC
- * address), funded accounts printed with their keys, a webhook receiver that prints deliveries,
- * `<DATA_DIR>/devnet.json` for the `devnet:*` scripts, and `npm start` with the chain indexer following both. The
- * Compact is not deployed: its source is not in this repository, and CompactEvents stands in for it
- * (docs/chain-indexer.md).
+ * (solidity/: DevnetCompact at COMPACT_ADDRESS with a SignerAllocator of the service's allocator key registered, the
+ * filler, our Permit2 at Permit2's address, a test USDC at the registry's USDC address), funded accounts printed with
+ * their keys, a webhook receiver that prints deliveries, `<DATA_DIR>/devnet.json` for the `devnet:*` scripts, and
+ * `npm start` with the chain indexer following both. The Compact itself is not deployed: its source is not in this
+ * repository, and DevnetCompact enforces what it does for the claims the devnet makes (docs/chain-indexer.md).
  */
 async function main() {
   process.on('SIGINT', () => void shutdown(0));
@@ -150,8 +177,15 @@ async function main() {
     // itself here, standing in for an arbiter contract, so it is the intents' arbiter.
     INTENT_ARBITER: accounts[0].address,
   };
+  // The service's own keys (generated into DATA_DIR once, as `npm start` below reads them).
+  const rt = loadRuntime();
+  if ((BigInt(rt.defaultLockTag) & ((1n << 92n) - 1n)) !== allocatorId(rt.allocatorAddress))
+    throw new ConfigError(
+      `ALLOCATOR_LOCK_TAG names another allocator than ALLOCATOR_PRIVATE_KEY (${rt.allocatorAddress})`,
+    );
+  const at = { compact: compactAddress(process.env) as Hex, allocator: rt.allocatorAddress };
   const chains = await Promise.all(
-    CHAIN_IDS.map((chainId, i) => startChain(chainId, portBase + i, blockTime, accounts)),
+    CHAIN_IDS.map((chainId, i) => startChain(chainId, portBase + i, blockTime, accounts, at)),
   );
   for (const { chainId, rpcUrl, compact, filler } of chains)
     Object.assign(env, {
@@ -163,7 +197,7 @@ async function main() {
     });
   const lines = chains.flatMap(({ chainId, rpcUrl, compact, filler, usdc, permit2 }) => [
     `  ${registry.chain(chainId)!.name} (${chainId})  ${rpcUrl}`,
-    `    CompactEvents ${compact}  (The Compact's events: deposit, withdraw, claim, setForcedWithdrawal)`,
+    `    DevnetCompact ${compact}  (The Compact's deposits and claims, at COMPACT_ADDRESS; allocator ${at.allocator})`,
     `    Filler        ${filler}  (fill(nonce, token, recipient, amount), fillTokenOut(nonce, recipient, tokenOut))`,
     `    Permit2       ${permit2}  (ours: permitWitnessTransferFrom, the intents' arbiter is account 0)`,
     `    USDC          ${usdc}  (our test token; 1,000 USDC minted to each account below)`,
@@ -189,7 +223,6 @@ async function main() {
       ...lines,
       '  Accounts (10,000 ETH each on both chains):',
       ...keys.map((a, i) => `    ${a.address}  ${a.privateKey}${roles[i] ? `  (${roles[i]})` : ''}`),
-      '  The Compact itself is not deployed here: its sources are not in this repository.',
       `  Webhook receiver: ${webhookReceiver}  (prints each delivery here as [webhook] <type> <data>)`,
       `  Written to ${devnetFile()} for the devnet:* scripts.`,
       '',

@@ -15,9 +15,10 @@ import artifacts from '../../solidity/artifacts.json';
 import { lockTagFor } from '../../src/chains/lock-tag';
 import { batchCompactAuthorization, compactAuthorization, compactDomain } from '../../src/compact/eip712';
 import { members } from '../../src/signatures/eip712-members';
+import { compactClaimPayload } from '../../src/dev/compact-claim';
 import { authorizeClaim, type CompactClaim } from '../../src/intents/claim-authorization';
 import { tokenId } from '../../src/intents/quote';
-import { compactTypedData, MANDATE_WITNESS } from '../../src/intents/typed-data';
+import { compactTypedData } from '../../src/intents/typed-data';
 import type { Element, IntentOp } from '../../src/intents/types';
 import { claimDigest, claimHashOf } from '../support/compact-claim';
 import { deployContract, startIndexedChain, type IndexedChain } from '../support/indexed-chain';
@@ -160,22 +161,8 @@ function payload(
   claimants: [bigint, bigint][],
   overrides: Record<string, unknown> = {},
 ) {
-  const el = op.elements.find((e) => Number(e.chainId) === chainId)!;
   return {
-    allocatorData: c.allocatorData,
-    sponsorSignature: c.sponsorSignature,
-    sponsor: op.sponsor,
-    nonce: BigInt(op.nonce),
-    expires: BigInt(op.expires),
-    witness: c.witness,
-    witnessTypestring: MANDATE_WITNESS,
-    id: BigInt(el.idsAndAmounts[0][0]),
-    allocatedAmount: BigInt(el.idsAndAmounts[0][1]),
-    claimants: claimants.map(([claimant, amount]) => ({ claimant, amount })),
-    additionalChains: c.additionalChains,
-    ...(c.claim === 'exogenousClaim'
-      ? { chainIndex: BigInt(c.chainIndex), notarizedChainId: BigInt(c.notarizedChainId) }
-      : {}),
+    ...compactClaimPayload(op, c, () => claimants.map(([claimant, amount]) => ({ claimant, amount }))),
     ...overrides,
   };
 }
@@ -436,20 +423,10 @@ test('batchMultichainClaim spends each lock of an element; a claimant may take i
       portions: [{ claimant: (BigInt(shortTag) << 160n) | BigInt(filler), amount: 10n ** 16n }],
     },
   ];
-  const args = (overrides: Record<string, unknown> = {}) => [
-    {
-      allocatorData: c.allocatorData,
-      sponsorSignature: c.sponsorSignature,
-      sponsor: op.sponsor,
-      nonce: BigInt(op.nonce),
-      expires: BigInt(op.expires),
-      witness: c.witness,
-      witnessTypestring: MANDATE_WITNESS,
-      claims,
-      additionalChains: c.additionalChains,
-      ...overrides,
-    },
-  ];
+  // The shared builder gives each lock a component in the element's order, with the portions asked for.
+  const built = compactClaimPayload(op, c, (lockId) => claims.find((x) => x.id === lockId)!.portions);
+  expect(built.claims).toEqual(claims);
+  const args = (overrides: Record<string, unknown> = {}) => [{ ...built, ...overrides }];
   // The locks are an ordered list in what the sponsor signed.
   const swapped = { ...op, elements: [{ ...op.elements[0], idsAndAmounts: [locks[1], locks[0]] }, op.elements[1]] };
   expect(await revertOf('batchMultichainClaim', args({ claims: [claims[1], claims[0]] }), arbiter.address)).toEqual([

@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import { createPublicClient, erc20Abi, getAddress, http, type Hex } from 'viem';
 import { openDatabase } from '../../src/db/data-source';
 import { dropDatabase, ensureDatabase, withDatabase } from '../../src/db/provision';
+import type { Devnet } from '../../src/dev/devnet-tools';
 import { projectRoot, waitFor } from '../../src/dev/processes';
 import { readTestEnv } from '../support/env';
 import { offsetSequences } from '../support/harness';
@@ -24,6 +25,7 @@ jest.setTimeout(300_000);
 
 const run = promisify(execFile);
 const USER = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+const RELAYER = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
 const WAIT_MS = 90_000;
 
 /** The ```sh blocks of the Walk-through section, unindented. */
@@ -207,6 +209,18 @@ test('the devnet walk-through: deposit, portfolio, an SDK 1.15.0 intent relayed 
     async () => lockedIn(await step(blocks[6].split('\n')[1]), 84532) === String(10_000_000n - BigInt(spent)),
     WAIT_MS,
   );
+  // The claim moved the tokens: DevnetCompact holds what the lock kept and paid the relayer (account 0) the rest.
+  const { chains } = JSON.parse(fs.readFileSync(path.join(dataDir, 'devnet.json'), 'utf8')) as Devnet;
+  const { rpcUrl, compact, usdc: baseUsdc } = chains.find((c) => c.chainId === 84532)!;
+  const usdcOf = (owner: Hex) =>
+    createPublicClient({ transport: http(rpcUrl) }).readContract({
+      address: baseUsdc,
+      abi: erc20Abi,
+      functionName: 'balanceOf',
+      args: [owner],
+    });
+  expect(await usdcOf(compact)).toBe(10_000_000n - BigInt(spent));
+  expect(await usdcOf(RELAYER)).toBe(1_000_000_000n + BigInt(spent));
 
   // 8. A webhook endpoint (the devnet's receiver) and a managed deposit account: a DepositAccount at one address on
   // both chains.
