@@ -33,9 +33,9 @@ async function main() {
   const stop = async () => {
     if (stopping) return;
     stopping = true;
-    server.close();
     // Open order-feed streams never end on their own.
     services.relayerFeeds.endAll();
+    server.close();
     await once(server, 'close');
     await services.outbox.drain();
     await temporal.connection.close();

@@ -103,8 +103,10 @@ export async function startApi(opts: { ownDatabase?: boolean; settings?: Record<
     indexerKey: rt.secrets.indexerApiKey,
     async close() {
       if (env !== run) await stopFollowing(temporal, env.taskQueue);
-      server.close();
       services.relayerFeeds.endAll();
+      server.close();
+      // Keep-alive connections wait past any client's idle timeout: a test run's are dropped at once.
+      server.closeAllConnections();
       await once(server, 'close');
       await services.outbox.drain();
       await temporal.connection.close();
