@@ -11,34 +11,42 @@ export async function createProject(db: Db, name: string): Promise<{ projectId: 
 }
 
 /**
- * Resolves API keys (stored as SHA-256 hashes) to projects. Hits are cached briefly so the hot path does not read
- * the DB on every request; a revoked key stops working within `ttlMs`.
+ * Keys stored as SHA-256 hashes, resolved through `lookup`. Hits are cached briefly so the hot path does not read the
+ * DB on every request; a revoked key stops working within `ttlMs`. Unknown keys are cached for a second only, so a
+ * freshly issued key works almost at once.
  */
+export class CachedKeys<T> {
+  private cache = new Map<string, { hit: T | null; until: number }>();
+
+  constructor(
+    private readonly lookup: (hash: string) => Promise<T | undefined>,
+    private readonly ttlMs = 30_000,
+    private readonly maxEntries = 10_000,
+  ) {}
+
+  async resolve(key: string): Promise<T | null> {
+    const hash = hashKey(key);
+    const now = Date.now();
+    const cached = this.cache.get(hash);
+    if (cached && cached.until > now) return cached.hit;
+    const hit = (await this.lookup(hash)) ?? null;
+    if (this.cache.size >= this.maxEntries) this.cache.clear();
+    this.cache.set(hash, { hit, until: now + (hit ? this.ttlMs : 1000) });
+    return hit;
+  }
+}
+
+/** A project's key: the project and its own quota (null: the configured default). */
 export interface ResolvedKey {
   projectId: string;
   quota: Quota;
 }
 
-export class ApiKeyStore {
-  private cache = new Map<string, { hit: ResolvedKey | null; until: number }>();
-
-  constructor(
-    private readonly db: Db,
-    private readonly ttlMs = 30_000,
-    private readonly maxEntries = 10_000,
-  ) {}
-
-  /** The key's project and the project's own quota (null: the configured default). */
-  async resolve(key: string): Promise<ResolvedKey | null> {
-    const hash = hashKey(key);
-    const now = Date.now();
-    const cached = this.cache.get(hash);
-    if (cached && cached.until > now) return cached.hit;
-    const row = await liveKeyProject(this.db, hash);
-    const hit = row ? { projectId: row.projectId, quota: { rps: row.rateLimitRps, burst: row.rateLimitBurst } } : null;
-    if (this.cache.size >= this.maxEntries) this.cache.clear();
-    // Unknown keys are cached for a shorter time so a freshly created key works almost at once.
-    this.cache.set(hash, { hit, until: now + (row ? this.ttlMs : 1000) });
-    return hit;
+export class ApiKeyStore extends CachedKeys<ResolvedKey> {
+  constructor(db: Db) {
+    super(async (hash) => {
+      const row = await liveKeyProject(db, hash);
+      return row && { projectId: row.projectId, quota: { rps: row.rateLimitRps, burst: row.rateLimitBurst } };
+    });
   }
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Db } from '../db/types';
 import { DomainError } from '../errors';
-import { hashKey } from '../projects/api-keys';
+import { CachedKeys, hashKey } from '../projects/api-keys';
 import { insertRelayerKey, liveRelayer } from './store';
 
 /** A new relayer's key, shown once (only its hash is kept). A name already given is refused. */
@@ -17,28 +17,9 @@ export interface Relayer {
   name: string;
 }
 
-/**
- * Resolves relayer keys to relayers. Hits are cached briefly so a relayer polling the feed does not read the key on
- * every request; a revoked key stops working within `ttlMs`.
- */
-export class RelayerKeyStore {
-  private cache = new Map<string, { hit: Relayer | null; until: number }>();
-
-  constructor(
-    private readonly db: Db,
-    private readonly ttlMs = 30_000,
-    private readonly maxEntries = 1000,
-  ) {}
-
-  async resolve(key: string): Promise<Relayer | null> {
-    const hash = hashKey(key);
-    const now = Date.now();
-    const cached = this.cache.get(hash);
-    if (cached && cached.until > now) return cached.hit;
-    const hit = (await liveRelayer(this.db, hash)) ?? null;
-    if (this.cache.size >= this.maxEntries) this.cache.clear();
-    // Unknown keys are cached for a shorter time so a freshly issued key works almost at once.
-    this.cache.set(hash, { hit, until: now + (hit ? this.ttlMs : 1000) });
-    return hit;
+/** Relayer keys resolved to relayers, cached as project keys are (CachedKeys). */
+export class RelayerKeyStore extends CachedKeys<Relayer> {
+  constructor(db: Db) {
+    super((hash) => liveRelayer(db, hash), 30_000, 1000);
   }
 }
