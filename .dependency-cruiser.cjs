@@ -6,10 +6,11 @@
  *
  * What both sides of a workflow share (its id, signals, queries, input and result types) lives in
  * workflows/contracts/<workflow>.ts; the pure state modules beside the workflows (workflows/*-state.ts) hold its
- * deterministic decisions. The domain (src) imports only those, never a workflow implementation; contracts and pure modules import neither implementations nor activities, so nothing
+ * deterministic decisions; the relayer's workflow (`npm run relayer`) has the same two beside it in workflows/relayer/
+ * (contract.ts, relay-state.ts). The domain (src) imports only those, never a workflow implementation; contracts and pure modules import neither implementations nor activities, so nothing
  * the domain imports leads back to it.
  */
-const SHARED = '^workflows/(contracts/[^/]+|[^/]+-state)\\.ts$';
+const SHARED = '^workflows/(contracts/[^/]+|[^/]+-state|relayer/(contract|[^/]+-state))\\.ts$';
 
 /**
  * The HTTP edge: the modules that may import src/http. Every other module under src is the domain, which throws

@@ -213,7 +213,7 @@ async function main() {
   fs.mkdirSync(path.dirname(devnetFile()), { recursive: true });
   fs.writeFileSync(devnetFile(), `${JSON.stringify(devnet, null, 2)}\n`);
   const roles = [
-    'deployer, relayer and arbiter (npm run devnet:relay)',
+    'deployer, relayer and arbiter (npm run relayer -- --devnet)',
     'user (npm run devnet:deposit, devnet:intent, devnet:transfer)',
   ];
   console.log(

@@ -1,0 +1,228 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import { encodeFunctionData, erc20Abi, getAddress, parseAbi, type PublicClient } from 'viem';
+import type { PrivateKeyAccount } from 'viem/accounts';
+import type { ChainRegistry } from '../chains/registry';
+import { splitLockId } from '../chains/lock-tag';
+import type { IntentOp, Submission } from '../intents/types';
+import type { Logger } from '../logger';
+import type {
+  ClaimAuthorizationView,
+  FeedIntent,
+  FillFacts,
+  RelayActivities,
+  SignedOrDone,
+} from '../../workflows/relayer/contract';
+import { feesBySymbol, feesInWei } from '../../workflows/relayer/relay-state';
+import { claimCall, claimedAlready } from './claims';
+import type { RelayerBotConfig } from './config';
+import type { RelayerMetrics } from './metrics';
+import { RelayerApi, ServiceError } from './service';
+import { Nonces, sendSigned, signCall } from './transactions';
+
+export interface RelayDeps {
+  config: RelayerBotConfig;
+  account: PrivateKeyAccount;
+  client(chainId: number): PublicClient;
+  api: RelayerApi;
+  registry: ChainRegistry;
+  metrics: RelayerMetrics;
+  log: Logger;
+}
+
+const fillerAbi = parseAbi([
+  'event Filled(uint256 indexed nonce, address indexed recipient, address token, uint256 amount)',
+  'function fillTokenOut(uint256 nonce, address recipient, uint256[2][] tokenOut)',
+]);
+
+const opOf = (intent: FeedIntent) => intent.operation as IntentOp;
+
+/** The relayer's activities (workflows/relayer/contract.ts): chain and API I/O, each safe to run twice. */
+export function createRelayActivities(deps: RelayDeps): RelayActivities {
+  const { config, account } = deps;
+  const nonces = new Nonces(config.stepSeconds * 2000);
+  const chain = (chainId: number) => {
+    const c = config.chains.find((x) => x.chainId === chainId);
+    if (!c) throw ApplicationFailure.nonRetryable(`chain ${chainId} is not one of the relayer's (RPC_URL_${chainId})`);
+    return c;
+  };
+  const filler = (chainId: number) => {
+    const f = chain(chainId).filler;
+    if (!f) throw ApplicationFailure.nonRetryable(`no settlement contract on ${chainId} (RELAYER_FILLER_${chainId})`);
+    return f;
+  };
+
+  /** A fill of this intent mined within the lookback, and who sent it. */
+  async function findFill(intent: FeedIntent): Promise<FillFacts['filled']> {
+    const client = deps.client(intent.fill.chainId);
+    const latest = await client.getBlockNumber();
+    const logs = await client.getLogs({
+      address: filler(intent.fill.chainId),
+      event: fillerAbi[0],
+      args: { nonce: BigInt(intent.id) },
+      fromBlock: latest > config.lookbackBlocks ? latest - config.lookbackBlocks : 0n,
+      toBlock: latest,
+    });
+    if (!logs.length) return null;
+    const tx = await client.getTransaction({ hash: logs[0].transactionHash });
+    return { by: getAddress(tx.from) === account.address ? 'us' : 'other', tx: logs[0].transactionHash };
+  }
+
+  const fillCall = (intent: FeedIntent) => ({
+    to: filler(intent.fill.chainId),
+    data: encodeFunctionData({
+      abi: fillerAbi,
+      functionName: 'fillTokenOut',
+      args: [
+        BigInt(intent.id),
+        getAddress(intent.fill.recipient),
+        opOf(intent).elements[0].mandate.tokenOut.map(([id, amount]) => [BigInt(id), BigInt(amount)] as const),
+      ],
+    }),
+  });
+
+  const symbolOf = (chainId: number, token: string) => deps.registry.token(chainId, token)?.symbol ?? token;
+
+  /** What the claims pay and the fill pays, per token symbol. */
+  function fees(intent: FeedIntent): Record<string, string> {
+    const claimed = opOf(intent).elements.flatMap((e) =>
+      e.idsAndAmounts.map(([id, amount]) => ({ symbol: symbolOf(Number(e.chainId), splitLockId(id).token), amount })),
+    );
+    const paid = intent.fill.tokens.map((t) => ({ symbol: symbolOf(intent.fill.chainId, t.token), amount: t.amount }));
+    return feesBySymbol(claimed, paid);
+  }
+
+  /** Wei for one smallest unit of each priced symbol, ×10^18, by the token's decimals in the registry. */
+  function weiPerUnit(intent: FeedIntent): Record<string, string> {
+    const out: Record<string, string> = {};
+    const tokens = [
+      ...opOf(intent).elements.flatMap((e) =>
+        e.idsAndAmounts.map(([id]) => deps.registry.token(Number(e.chainId), splitLockId(id).token)),
+      ),
+      ...intent.fill.tokens.map((t) => deps.registry.token(intent.fill.chainId, t.token)),
+    ];
+    for (const t of tokens) {
+      const price = t && config.prices[t.symbol];
+      if (t && price !== undefined) out[t.symbol] = ((price * 10n ** 18n) / 10n ** BigInt(t.decimals)).toString();
+    }
+    return out;
+  }
+
+  return {
+    async readFillFacts(intent) {
+      const client = deps.client(intent.fill.chainId);
+      const [block, inventory, filled] = await Promise.all([
+        client.getBlock(),
+        Promise.all(
+          intent.fill.tokens.map(async ({ token, amount }) => ({
+            token,
+            needed: amount,
+            held: (
+              await client.readContract({
+                address: getAddress(token),
+                abi: erc20Abi,
+                functionName: 'balanceOf',
+                args: [account.address],
+              })
+            ).toString(),
+          })),
+        ),
+        findFill(intent),
+      ]);
+      // The fill's gas by estimate where it can be estimated (it cannot without the inventory), the claims' by setting.
+      const fillGas = await client
+        .estimateGas({ account: account.address, ...fillCall(intent) })
+        .catch(() => config.claimGas);
+      let gasWei = fillGas * (await client.getGasPrice());
+      for (const e of opOf(intent).elements)
+        gasWei += config.claimGas * (await deps.client(Number(e.chainId)).getGasPrice());
+      return {
+        now: Number(block.timestamp),
+        fillDeadline: intent.fill.fillDeadline,
+        inventory,
+        feesWei: feesInWei(fees(intent), weiPerUnit(intent)),
+        gasWei: gasWei.toString(),
+        filled,
+      };
+    },
+
+    async signFill(intent): Promise<SignedOrDone> {
+      const filled = await findFill(intent);
+      if (filled?.by === 'us') return { done: filled.tx };
+      if (filled)
+        throw ApplicationFailure.nonRetryable(`intent ${intent.id} was filled by another relayer (${filled.tx})`);
+      const chainId = intent.fill.chainId;
+      const client = deps.client(chainId);
+      const signed = await nonces.take(
+        chainId,
+        () => client.getTransactionCount({ address: account.address, blockTag: 'pending' }),
+        (nonce) => signCall(client, account, chainId, nonce, fillCall(intent)),
+      );
+      return { signed };
+    },
+
+    async sendSigned(tx, step) {
+      const sent = await sendSigned(deps.client(tx.chainId), tx, step, config.stepSeconds * 800);
+      if (sent.status !== 'replaced') {
+        (step === 'fill' ? deps.metrics.fills : deps.metrics.claims).inc({ chain: tx.chainId, status: sent.status });
+        deps.metrics.gasSpentWei.inc({ chain: tx.chainId }, Number(sent.gasWei));
+      }
+      deps.log.info({ step, chainId: tx.chainId, tx: tx.hash, nonce: tx.nonce, status: sent.status }, 'sent');
+      return sent;
+    },
+
+    async awaitProven(intent, fillTx): Promise<ClaimAuthorizationView> {
+      const intentId = intent.id;
+      let auth;
+      try {
+        auth = await deps.api.claimAuthorization(intentId);
+      } catch (e) {
+        if (e instanceof ServiceError && (e.status === 409 || e.status === 404))
+          throw ApplicationFailure.nonRetryable(e.message);
+        throw e;
+      }
+      const attested = auth.elements.map((e) => (e as { fillAttestation?: unknown }).fillAttestation);
+      if (attested.some((a) => a === null))
+        throw ApplicationFailure.retryable(`the service has not proven the fill ${fillTx} of ${intentId} yet`);
+      if (attested.every((a) => a === undefined)) {
+        // A service without fill attestations: the fill at two blocks' depth stands in for its proof.
+        const client = deps.client(intent.fill.chainId);
+        const receipt = await client.getTransactionReceipt({ hash: fillTx as `0x${string}` });
+        if (receipt.blockNumber + 2n > (await client.getBlockNumber()))
+          throw ApplicationFailure.retryable(`the fill ${fillTx} of ${intentId} is not 2 blocks deep yet`);
+      }
+      return {
+        elements: auth.elements.map((e) => ({
+          chainId: e.chainId,
+          fundingMethod: e.fundingMethod,
+          allocatorData: e.allocatorData,
+        })),
+      };
+    },
+
+    async signClaim(intent, index): Promise<SignedOrDone> {
+      const op = opOf(intent);
+      const element = (await deps.api.claimAuthorization(intent.id)).elements[index];
+      const client = deps.client(element.chainId);
+      const done = await claimedAlready(client, op, element, config.lookbackBlocks);
+      if (done) return { done };
+      const call = claimCall(op, intent.signatures as Submission, element, index, account.address);
+      const signed = await nonces.take(
+        element.chainId,
+        () => client.getTransactionCount({ address: account.address, blockTag: 'pending' }),
+        (nonce) => signCall(client, account, element.chainId, nonce, call),
+      );
+      return { signed };
+    },
+
+    async recordOutcome(intent, result) {
+      deps.metrics.intents.inc({ outcome: result.outcome });
+      const earned = result.outcome === 'claimed' ? fees(intent) : {};
+      for (const [symbol, amount] of Object.entries(earned))
+        if (BigInt(amount) > 0n) deps.metrics.feesEarned.inc({ symbol }, Number(amount));
+      // The outcome line, on stdout: what an operator (and the walk-through) reads of each intent.
+      console.log(
+        JSON.stringify({ intentId: intent.id, ...result, ...(result.outcome === 'claimed' ? { earned } : {}) }),
+      );
+    },
+  };
+}

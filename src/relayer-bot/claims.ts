@@ -1,0 +1,77 @@
+import { encodeFunctionData, getAddress, parseAbi, type Abi, type Hex, type PublicClient } from 'viem';
+import artifacts from '../../solidity/artifacts.json';
+import { compactClaimPayload } from '../dev/compact-claim';
+import type { ClaimAuthorization } from '../intents/claim-authorization';
+import { permit2WitnessCall } from '../intents/permit2-call';
+import { PERMIT2_ADDRESS } from '../intents/typed-data';
+import type { IntentOp, Submission } from '../intents/types';
+
+type AuthElement = ClaimAuthorization['elements'][number];
+
+const claimEvent = parseAbi([
+  'event Claim(address indexed sponsor, address indexed allocator, address indexed arbiter, bytes32 claimHash, uint256 nonce)',
+]);
+const permit2Abi = parseAbi(['function nonceBitmap(address owner, uint256 word) view returns (uint256)']);
+
+/**
+ * The claim of an origin element on its chain, paying `relayer`: a lock through the claim function the
+ * authorization names on The Compact (each lock's allocated amount, all to the relayer as the token itself), wallet
+ * funds through Permit2 with the sponsor's signature (Permit2 pays only the element's arbiter, which the devnet makes
+ * the relayer).
+ */
+export function claimCall(
+  op: IntentOp,
+  signatures: Submission,
+  element: AuthElement,
+  index: number,
+  relayer: Hex,
+): { to: Hex; data: Hex } {
+  if (element.fundingMethod === 'COMPACT') {
+    const payload = compactClaimPayload(op, element, (_, amount) => [{ claimant: BigInt(relayer), amount }]);
+    const abi = artifacts.DevnetCompact.abi as Abi;
+    return { to: element.compact, data: encodeFunctionData({ abi, functionName: element.claim, args: [payload] }) };
+  }
+  const signature = signatures.originSignatures[index];
+  if (typeof signature !== 'string') throw new Error(`chain ${element.chainId}: not a Permit2 signature`);
+  const { permit, witness, witnessTypeString } = permit2WitnessCall(op.elements[index], op.nonce, op.expires);
+  const details = permit.permitted.map(({ amount }) => ({ to: relayer, requestedAmount: amount }));
+  return {
+    to: PERMIT2_ADDRESS as Hex,
+    data: encodeFunctionData({
+      abi: artifacts.Permit2.abi as Abi,
+      functionName: 'permitWitnessTransferFrom',
+      args: [permit, details, op.sponsor, witness, witnessTypeString, signature],
+    }),
+  };
+}
+
+/**
+ * Whether the element's claim is mined already: the Compact's `Claim` of this sponsor and nonce (its transaction),
+ * or Permit2's nonce of the sponsor used. Read before a claim is signed, so a claim is never sent twice.
+ */
+export async function claimedAlready(
+  client: PublicClient,
+  op: IntentOp,
+  element: AuthElement,
+  lookback: bigint,
+): Promise<string | undefined> {
+  if (element.fundingMethod === 'COMPACT') {
+    const latest = await client.getBlockNumber();
+    const logs = await client.getLogs({
+      address: element.compact,
+      event: claimEvent[0],
+      args: { sponsor: getAddress(op.sponsor) },
+      fromBlock: latest > lookback ? latest - lookback : 0n,
+      toBlock: latest,
+    });
+    return logs.find((l) => l.args.nonce === BigInt(op.nonce))?.transactionHash;
+  }
+  const nonce = BigInt(op.nonce);
+  const word = await client.readContract({
+    address: PERMIT2_ADDRESS as Hex,
+    abi: permit2Abi,
+    functionName: 'nonceBitmap',
+    args: [getAddress(op.sponsor), nonce >> 8n],
+  });
+  return (word >> (nonce & 0xffn)) & 1n ? 'claimed earlier (Permit2 nonce used)' : undefined;
+}

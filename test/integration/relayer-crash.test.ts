@@ -1,0 +1,112 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { createPublicClient, erc20Abi, getAddress, http, parseAbiItem, type Hex } from 'viem';
+import { projectRoot, waitFor } from '../../src/dev/processes';
+import { DevnetRun, interrupt, relayedLine, type Terminal } from '../support/devnet';
+
+/**
+ * `npm run relayer` killed -9 right after it sent its fill, then right after it sent its claim (FAULT_INJECTION's
+ * crash points), started again each time: the intent is filled once and claimed once, read from the chains (the
+ * filler's `Filled` events of its nonce, The Compact's `Claim` of it, the balances), and reads COMPLETED. Each step
+ * runs again `RELAYER_STEP_TIMEOUT_SECONDS` after a crash, 5 s here.
+ */
+jest.setTimeout(300_000);
+
+const run = promisify(execFile);
+const WAIT_MS = 90_000;
+const RELAYER = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266';
+const USER = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+
+const stack = new DevnetRun();
+let relayer: Terminal | undefined;
+
+beforeAll(async () => {
+  await stack.prepare({ RELAYER_STEP_TIMEOUT_SECONDS: '5', RELAYER_RETRY_SECONDS: '1' });
+  await stack.start('npm run devnet');
+});
+afterAll(async () => {
+  if (relayer) await interrupt(relayer);
+  await stack.stop();
+});
+
+const sh = async (command: string) =>
+  (await run('bash', ['-c', command], { cwd: projectRoot, env: stack.env })).stdout.trim();
+
+/** The relayer, by itself (not through npm): the process that kills itself is the one whose end we see. */
+async function startRelayer(relayerKey: string, faults?: string): Promise<Terminal> {
+  const t = stack.terminal('exec node --import tsx src/main/relayer.ts --devnet', {
+    RELAYER_KEY: relayerKey,
+    ...(faults ? { NODE_ENV: 'test', FAULT_INJECTION: faults } : {}),
+  });
+  await waitFor('the relayer', async () => t.output().includes('Relayer up'), WAIT_MS);
+  return t;
+}
+
+const killed = (t: Terminal) =>
+  waitFor('the relayer killed by its crash point', async () => t.proc.signalCode === 'SIGKILL', WAIT_MS);
+
+test('killed -9 after its fill was sent and after its claim was sent: exactly one fill and one claim', async () => {
+  const { apiKey } = JSON.parse(await sh('npm run -s cli -- projects create crash | tail -1'));
+  const { relayerKey } = JSON.parse(await sh('npm run -s cli -- relayers add crash-relayer | tail -1'));
+  await sh('npm run -s devnet:deposit -- 84532 10');
+  const locked = async () =>
+    (await stack.get(`/accounts/${USER}/portfolio`, apiKey)).portfolio
+      .flatMap((t: { tokenChainBalance: unknown[] }) => t.tokenChainBalance)
+      .find((c: { chainId: number }) => c.chainId === 84532)?.balance.locked;
+  await waitFor('the deposit read', async () => (await locked()) === '10000000', WAIT_MS);
+
+  const first = await startRelayer(relayerKey, 'relayer-after-fill-sent');
+  const intentId = await sh(`npm run -s devnet:intent -- "${apiKey}" 421614 5`);
+  await killed(first);
+
+  const second = await startRelayer(relayerKey, 'relayer-after-claim-sent');
+  await killed(second);
+  expect(relayedLine(second.output(), intentId)).toBeUndefined();
+
+  relayer = await startRelayer(relayerKey);
+  await waitFor('the intent relayed', async () => relayedLine(relayer!.output(), intentId) !== undefined, WAIT_MS);
+  const outcome = JSON.parse(relayedLine(relayer.output(), intentId)!);
+  expect(outcome).toMatchObject({
+    outcome: 'claimed',
+    fill: expect.stringMatching(/^0x/),
+    claims: [expect.any(String)],
+  });
+  await waitFor(
+    'COMPLETED',
+    async () => (await stack.get(`/intent-operation/${intentId}`, apiKey)).status === 'COMPLETED',
+    WAIT_MS,
+  );
+
+  // On chain: one Filled of the intent's nonce on Arbitrum Sepolia, one Claim of it on Base Sepolia.
+  const { chains } = stack.described();
+  const [base, arb] = [84532, 421614].map((id) => chains.find((c) => c.chainId === id)!);
+  const client = (rpcUrl: string) => createPublicClient({ transport: http(rpcUrl) });
+  const fills = await client(arb.rpcUrl).getLogs({
+    address: arb.filler,
+    event: parseAbiItem(
+      'event Filled(uint256 indexed nonce, address indexed recipient, address token, uint256 amount)',
+    ),
+    args: { nonce: BigInt(intentId) },
+    fromBlock: 0n,
+  });
+  expect(fills.map((l) => l.transactionHash)).toEqual([outcome.fill]);
+  const claims = await client(base.rpcUrl).getLogs({
+    address: base.compact,
+    event: parseAbiItem(
+      'event Claim(address indexed sponsor, address indexed allocator, address indexed arbiter, bytes32 claimHash, uint256 nonce)',
+    ),
+    args: { sponsor: getAddress(USER) },
+    fromBlock: 0n,
+  });
+  expect(claims.filter((l) => l.args.nonce === BigInt(intentId)).map((l) => l.transactionHash)).toEqual(outcome.claims);
+
+  // And the balances: the user was paid the fill once, the relayer the lock once.
+  const op = (await stack.get(`/intent-operation/${intentId}?full=true`, apiKey)).intentOp;
+  const [[, spent]] = op.elements[0].idsAndAmounts;
+  const [[, paid]] = op.elements[0].mandate.tokenOut;
+  const usdc = (chain: typeof base, owner: Hex) =>
+    client(chain.rpcUrl).readContract({ address: chain.usdc, abi: erc20Abi, functionName: 'balanceOf', args: [owner] });
+  expect(await usdc(arb, USER)).toBe(1_000_000_000n + BigInt(paid));
+  expect(await usdc(arb, RELAYER)).toBe(1_000_000_000n - BigInt(paid));
+  expect(await usdc(base, RELAYER)).toBe(1_000_000_000n + BigInt(spent));
+});

@@ -1,0 +1,1 @@
+export { relayIntent } from './relay-intent';
