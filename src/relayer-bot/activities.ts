@@ -51,6 +51,17 @@ export function createRelayActivities(deps: RelayDeps): RelayActivities {
     return f;
   };
 
+  /** The chains of the intent this relayer has no RPC for (or, for the fill's, no filler), as a reason to skip it. */
+  function unsupportedChains(intent: FeedIntent): string | null {
+    const known = (chainId: number) => config.chains.some((c) => c.chainId === chainId);
+    const dest = config.chains.find((c) => c.chainId === intent.fill.chainId);
+    if (!dest?.filler)
+      return `no settlement contract on chain ${intent.fill.chainId} (RELAYER_FILLER_${intent.fill.chainId})`;
+    const origins = opOf(intent).elements.map((e) => Number(e.chainId));
+    const missing = origins.filter((id) => !known(id));
+    return missing.length ? `no RPC_URL_<chainId> for the origin chains ${missing.join(', ')}` : null;
+  }
+
   /** A fill of this intent mined within the lookback, and who sent it. */
   async function findFill(intent: FeedIntent): Promise<FillFacts['filled']> {
     const client = deps.client(intent.fill.chainId);
@@ -109,6 +120,9 @@ export function createRelayActivities(deps: RelayDeps): RelayActivities {
 
   return {
     async readFillFacts(intent) {
+      const unsupported = unsupportedChains(intent);
+      if (unsupported)
+        return { unsupported, now: 0, fillDeadline: 0, inventory: [], feesWei: null, gasWei: '0', filled: null };
       const client = deps.client(intent.fill.chainId);
       const [block, inventory, filled] = await Promise.all([
         client.getBlock(),
@@ -136,6 +150,7 @@ export function createRelayActivities(deps: RelayDeps): RelayActivities {
       for (const e of opOf(intent).elements)
         gasWei += config.claimGas * (await deps.client(Number(e.chainId)).getGasPrice());
       return {
+        unsupported: null,
         now: Number(block.timestamp),
         fillDeadline: intent.fill.fillDeadline,
         inventory,

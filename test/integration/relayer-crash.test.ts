@@ -3,6 +3,7 @@ import { promisify } from 'node:util';
 import { createPublicClient, erc20Abi, getAddress, http, parseAbiItem, type Hex } from 'viem';
 import { projectRoot, waitFor } from '../../src/dev/processes';
 import { DevnetRun, interrupt, relayedLine, type Terminal } from '../support/devnet';
+import { freePort } from '../support/global-setup';
 
 /**
  * `npm run relayer` killed -9 right after it sent its fill, then right after it sent its claim (FAULT_INJECTION's
@@ -33,9 +34,10 @@ const sh = async (command: string) =>
   (await run('bash', ['-c', command], { cwd: projectRoot, env: stack.env })).stdout.trim();
 
 /** The relayer, by itself (not through npm): the process that kills itself is the one whose end we see. */
-async function startRelayer(relayerKey: string, faults?: string): Promise<Terminal> {
+async function startRelayer(relayerKey: string, faults?: string, metricsPort = 0): Promise<Terminal> {
   const t = stack.terminal('exec node --import tsx src/main/relayer.ts --devnet', {
     RELAYER_KEY: relayerKey,
+    RELAYER_METRICS_PORT: String(metricsPort),
     ...(faults ? { NODE_ENV: 'test', FAULT_INJECTION: faults } : {}),
   });
   await waitFor('the relayer', async () => t.output().includes('Relayer up'), WAIT_MS);
@@ -63,7 +65,8 @@ test('killed -9 after its fill was sent and after its claim was sent: exactly on
   await killed(second);
   expect(relayedLine(second.output(), intentId)).toBeUndefined();
 
-  relayer = await startRelayer(relayerKey);
+  const metricsPort = await freePort();
+  relayer = await startRelayer(relayerKey, undefined, metricsPort);
   await waitFor('the intent relayed', async () => relayedLine(relayer!.output(), intentId) !== undefined, WAIT_MS);
   const outcome = JSON.parse(relayedLine(relayer.output(), intentId)!);
   expect(outcome).toMatchObject({
@@ -76,6 +79,14 @@ test('killed -9 after its fill was sent and after its claim was sent: exactly on
     async () => (await stack.get(`/intent-operation/${intentId}`, apiKey)).status === 'COMPLETED',
     WAIT_MS,
   );
+
+  // Its counters, since this start: the claim it resumed, mined on Base Sepolia, and the intent's fees.
+  const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+  expect(metrics).toContain('relayer_claims_total{chain="84532",status="mined"} 1');
+  expect(metrics).toContain('relayer_intents_total{outcome="claimed"} 1');
+  expect(metrics).toMatch(/^relayer_gas_spent_wei_total\{chain="84532"\} [1-9]/m);
+  expect(metrics).toMatch(/^relayer_fees_earned_total\{symbol="USDC"\} [1-9]/m);
+  expect(metrics).not.toContain('relayer_fills_total{');
 
   // On chain: one Filled of the intent's nonce on Arbitrum Sepolia, one Claim of it on Base Sepolia.
   const { chains } = stack.described();

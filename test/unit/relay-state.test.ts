@@ -2,6 +2,7 @@ import type { FillFacts } from '../../workflows/relayer/contract';
 import { claimSteps, decideFill, feesBySymbol, feesInWei } from '../../workflows/relayer/relay-state';
 
 const facts = (over: Partial<FillFacts> = {}): FillFacts => ({
+  unsupported: null,
   now: 1000,
   fillDeadline: 2000,
   inventory: [{ token: '0xusdc', held: '5000000', needed: '5000000' }],
@@ -29,6 +30,10 @@ describe("the relayer's decisions", () => {
     expect(decideFill(facts({ feesWei: '-5' }))).toMatchObject({ fill: false });
     expect(decideFill(facts({ feesWei: null }))).toMatchObject({ fill: false, reason: expect.stringMatching(/price/) });
     expect(decideFill(facts({ now: 2000 }))).toEqual({ fill: false, reason: 'the fill deadline 2000 has passed' });
+    expect(decideFill(facts({ unsupported: 'no settlement contract on chain 10' }))).toEqual({
+      fill: false,
+      reason: 'no settlement contract on chain 10',
+    });
   });
 
   test('a fill of its own already mined is taken up whatever else holds; another relayer’s is left to it', () => {

@@ -30,6 +30,8 @@ export interface RelayInput {
 
 /** What the decision reads, amounts as decimal strings (payloads are JSON). */
 export interface FillFacts {
+  /** why this relayer cannot relay the intent at all (a chain it has no RPC or filler for), else null */
+  unsupported: string | null;
   /** unix seconds, the destination chain's latest block */
   now: number;
   fillDeadline: number;

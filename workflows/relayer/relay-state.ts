@@ -3,7 +3,7 @@ import type { ClaimAuthorizationView, FillFacts } from './contract';
 /**
  * The relayer's decisions, pure (workflows/relayer/relay-intent.ts acts on them; test/unit/relay-state.test.ts).
  *
- * The fill rule: fill only while the fill deadline is ahead, when nobody has filled the intent yet, when the relayer
+ * The fill rule: fill only on chains the relayer is set up for, while the fill deadline is ahead, when nobody has filled the intent yet, when the relayer
  * holds every token the fill pays on the destination chain, and when the intent's fees, valued in wei, cover the
  * gas of the fill and of every claim at current gas prices. A fill of ours already mined (a run before a crash) is
  * taken up, never sent again.
@@ -11,6 +11,7 @@ import type { ClaimAuthorizationView, FillFacts } from './contract';
 export type Decision = { fill: true; resume?: string } | { fill: false; reason: string };
 
 export function decideFill(f: FillFacts): Decision {
+  if (f.unsupported) return { fill: false, reason: f.unsupported };
   if (f.filled?.by === 'us') return { fill: true, resume: f.filled.tx };
   if (f.filled) return { fill: false, reason: `filled by another relayer (${f.filled.tx})` };
   if (f.now >= f.fillDeadline) return { fill: false, reason: `the fill deadline ${f.fillDeadline} has passed` };
