@@ -62,6 +62,17 @@ export function createRelayActivities(deps: RelayDeps): RelayActivities {
     return missing.length ? `no RPC_URL_<chainId> for the origin chains ${missing.join(', ')}` : null;
   }
 
+  /** The claim authorization; one the service refuses for good (expired, released, unknown) ends the intent. */
+  async function authorization(intentId: string) {
+    try {
+      return await deps.api.claimAuthorization(intentId);
+    } catch (e) {
+      if (e instanceof ServiceError && (e.status === 409 || e.status === 404))
+        throw ApplicationFailure.nonRetryable(e.message);
+      throw e;
+    }
+  }
+
   /** A fill of this intent mined within the lookback, and who sent it. */
   async function findFill(intent: FeedIntent): Promise<FillFacts['filled']> {
     const client = deps.client(intent.fill.chainId);
@@ -167,6 +178,9 @@ export function createRelayActivities(deps: RelayDeps): RelayActivities {
         throw ApplicationFailure.nonRetryable(`intent ${intent.id} was filled by another relayer (${filled.tx})`);
       const chainId = intent.fill.chainId;
       const client = deps.client(chainId);
+      // A fill that cannot be sent (it would revert) is tried again, but never past the deadline.
+      if ((await client.getBlock()).timestamp >= BigInt(intent.fill.fillDeadline))
+        throw ApplicationFailure.nonRetryable(`the fill deadline ${intent.fill.fillDeadline} has passed`);
       const signed = await nonces.take(
         chainId,
         () => client.getTransactionCount({ address: account.address, blockTag: 'pending' }),
@@ -187,14 +201,7 @@ export function createRelayActivities(deps: RelayDeps): RelayActivities {
 
     async awaitProven(intent, fillTx): Promise<ClaimAuthorizationView> {
       const intentId = intent.id;
-      let auth;
-      try {
-        auth = await deps.api.claimAuthorization(intentId);
-      } catch (e) {
-        if (e instanceof ServiceError && (e.status === 409 || e.status === 404))
-          throw ApplicationFailure.nonRetryable(e.message);
-        throw e;
-      }
+      const auth = await authorization(intentId);
       const attested = auth.elements.map((e) => (e as { fillAttestation?: unknown }).fillAttestation);
       if (attested.some((a) => a === null))
         throw ApplicationFailure.retryable(`the service has not proven the fill ${fillTx} of ${intentId} yet`);
@@ -216,7 +223,7 @@ export function createRelayActivities(deps: RelayDeps): RelayActivities {
 
     async signClaim(intent, index): Promise<SignedOrDone> {
       const op = opOf(intent);
-      const element = (await deps.api.claimAuthorization(intent.id)).elements[index];
+      const element = (await authorization(intent.id)).elements[index];
       const client = deps.client(element.chainId);
       const done = await claimedAlready(client, op, element, config.lookbackBlocks);
       if (done) return { done };

@@ -1,4 +1,4 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { ActivityFailure, proxyActivities } from '@temporalio/workflow';
 import type { RelayActivities, RelayInput, RelayResult, SignedOrDone, SignedTx } from './contract';
 import { claimSteps, decideFill } from './relay-state';
 
@@ -22,6 +22,20 @@ export async function relayIntent(input: RelayInput): Promise<RelayResult> {
     return result;
   };
 
+  try {
+    return await relay(input, acts, done);
+  } catch (e) {
+    // A step that can never succeed (the intent expired, another relayer filled it): the intent ends here.
+    if (e instanceof ActivityFailure) return done({ outcome: 'failed', reason: e.cause?.message ?? e.message });
+    throw e;
+  }
+}
+
+async function relay(
+  { intent }: RelayInput,
+  acts: RelayActivities,
+  done: (result: RelayResult) => Promise<RelayResult>,
+): Promise<RelayResult> {
   const decision = decideFill(await acts.readFillFacts(intent));
   if (!decision.fill) return done({ outcome: 'skipped', reason: decision.reason });
   const fill = decision.resume ?? (await mined(acts, () => acts.signFill(intent), 'fill'));
