@@ -1,5 +1,4 @@
 import { getAddress } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
 import { splitLockId } from '../chains/lock-tag';
 import { compactClaimPayload } from '../dev/compact-claim';
 import type { ClaimAuthorization } from '../intents/claim-authorization';
@@ -17,11 +16,11 @@ const WAIT_MS = 120_000;
  * operation (`GET /intent-operation/{id}?full=true`), pays the recipient exactly the mandate's `tokenOut` on the
  * destination chain through our Filler (approving it first), waits until the service has seen the fill (FILLED: read
  * from the chain by its indexer, nothing is posted to it), then takes the claim authorization
- * (`GET /intent-operation/{id}/claim-authorization`) and claims each origin element as the element's arbiter (the
- * devnet makes the relayer the arbiter): a lock through the claim function the authorization names, on the devnet's
- * DevnetCompact, which checks the sponsor's and the allocator's signatures, the nonce and the expiry as The Compact
- * does and pays the relayer the tokens; wallet funds through Permit2 with the sponsor's signature. Then it waits for
- * COMPLETED.
+ * (`GET /intent-operation/{id}/claim-authorization`) with the service's attestation of its fill, and claims each origin
+ * element through the element's arbiter (our IntentArbiter): a lock through the claim function the authorization
+ * names, which the arbiter makes on the devnet's DevnetCompact (it checks the sponsor's and the allocator's
+ * signatures, the nonce and the expiry as The Compact does) paying the relayer the tokens; wallet funds through
+ * Permit2, the arbiter being the spender the sponsor signed. Then it waits for COMPLETED.
  */
 async function relay(devnet: Devnet, apiKey: string, intentId: string): Promise<void> {
   const relayer = devnet.accounts[0];
@@ -65,29 +64,31 @@ async function relay(devnet: Devnet, apiKey: string, intentId: string): Promise<
   });
   const auth = (await res.json()) as ClaimAuthorization & { message?: string };
   if (!res.ok) return log(`no claim: ${auth.message}`);
-  const relayerAddress = privateKeyToAccount(relayer.privateKey).address;
   let claimed = 0;
   for (const [i, element] of auth.elements.entries()) {
     const chain = devnetChain(devnet, element.chainId);
     const el = op.elements[i];
-    // Permit2 pays only its spender, the element's arbiter, and The Compact takes the caller as the arbiter.
-    if (getAddress(el.arbiter) !== relayerAddress)
-      throw new Error(`chain ${element.chainId}: the arbiter is ${el.arbiter}, not this relayer (${relayerAddress})`);
+    if (!element.fillAttestation) {
+      log(`chain ${element.chainId}: no attestation for the arbiter ${el.arbiter} (settled already, or not ours)`);
+      continue;
+    }
+    // The arbiter claims for the relayer the service attests, once shown the attestation: the fill's sender.
+    const { signature: attestation, ...attested } = element.fillAttestation;
     if (element.fundingMethod === 'PERMIT2') {
       const signature = signatures.originSignatures[i];
       if (typeof signature !== 'string') throw new Error(`chain ${element.chainId}: not a Permit2 signature`);
       const { permit, witness, witnessTypeString } = permit2WitnessCall(el, op.nonce, op.expires);
-      const transferDetails = permit.permitted.map(({ amount }) => ({ to: relayerAddress, requestedAmount: amount }));
-      const tx = await sendContract(chain, relayer.privateKey, chain.permit2, 'Permit2', 'permitWitnessTransferFrom', [
+      const tx = await sendContract(chain, relayer.privateKey, element.arbiter, 'IntentArbiter', 'permit2Claim', [
         permit,
-        transferDetails,
         op.sponsor,
         witness,
         witnessTypeString,
         signature,
+        attested,
+        attestation,
       ]);
       const pulled = permit.permitted.map(({ token, amount }) => `${amount} of ${token}`).join(', ');
-      log(`claimed on ${chain.chainId} through Permit2: ${pulled} from ${op.sponsor} (${tx})`);
+      log(`claimed on ${chain.chainId} through the arbiter and Permit2: ${pulled} from ${op.sponsor} (${tx})`);
       claimed++;
       continue;
     }
@@ -95,13 +96,15 @@ async function relay(devnet: Devnet, apiKey: string, intentId: string): Promise<
       log(`chain ${element.chainId}: the allocator authorizes no claim (settled already)`);
       continue;
     }
-    // Each lock's allocated amount, all to the relayer as the token itself (a claimant of lock tag 0).
-    const payload = compactClaimPayload(op, element, (_, amount) => [{ claimant: BigInt(relayerAddress), amount }]);
-    const tx = await sendContract(chain, relayer.privateKey, element.compact, 'DevnetCompact', element.claim, [
+    // Each lock's allocated amount, all to the attested relayer as the token itself (a claimant of lock tag 0).
+    const payload = compactClaimPayload(op, element, (_, amount) => [{ claimant: BigInt(attested.relayer), amount }]);
+    const tx = await sendContract(chain, relayer.privateKey, element.arbiter, 'IntentArbiter', element.claim, [
       payload,
+      attested,
+      attestation,
     ]);
     const locks = el.idsAndAmounts.map(([lockId, amount]) => `${amount} of lock ${lockId}`).join(', ');
-    log(`claimed on ${chain.chainId} through ${element.claim}: ${locks} (${tx})`);
+    log(`claimed on ${chain.chainId} through the arbiter's ${element.claim}: ${locks} (${tx})`);
     claimed++;
   }
   if (claimed === auth.elements.length) log(`the service reads it as ${await statusIn(['COMPLETED'])}`);
