@@ -51,6 +51,26 @@ contract IntentArbiter {
         );
     }
 
+    /// A single-chain compact of one lock.
+    function claim(DevnetCompact.SingleClaim calldata c, FillAttestation calldata a, bytes calldata attesterSignature)
+        external
+        returns (bytes32 claimHash)
+    {
+        _paysRelayer(c.claimants, a.relayer);
+        claimHash = compact.claim(c);
+        _attested(claimHash, a, attesterSignature);
+    }
+
+    /// A single-chain compact of several locks.
+    function batchClaim(DevnetCompact.BatchClaim calldata c, FillAttestation calldata a, bytes calldata attesterSignature)
+        external
+        returns (bytes32 claimHash)
+    {
+        _batchPaysRelayer(c.claims, a.relayer);
+        claimHash = compact.batchClaim(c);
+        _attested(claimHash, a, attesterSignature);
+    }
+
     /// On the notarized chain, an element of one lock.
     function multichainClaim(
         DevnetCompact.MultichainClaim calldata c,

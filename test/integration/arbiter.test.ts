@@ -3,6 +3,8 @@ import {
   ContractFunctionRevertedError,
   encodeAbiParameters,
   getAddress,
+  hashStruct,
+  hashTypedData,
   maxUint256,
   parseEventLogs,
   zeroHash,
@@ -13,6 +15,8 @@ import {
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import artifacts from '../../solidity/artifacts.json';
 import { lockTagFor } from '../../src/chains/lock-tag';
+import { compactDomain } from '../../src/compact/eip712';
+import { members } from '../../src/signatures/eip712-members';
 import { compactClaimPayload } from '../../src/dev/compact-claim';
 import {
   authorizeClaim,
@@ -265,4 +269,70 @@ test("the arbiter pulls a Permit2-funded element to the attested relayer, as the
   await chain.send(arbiter, 'IntentArbiter', 'permit2Claim', args(attesterSignature), relayer);
   expect(await balanceOf(sponsor.address)).toBe(0n);
   expect(await balanceOf(relayer)).toBe(2_000_000n);
+});
+
+test("the arbiter makes The Compact's single-chain claim too, for the attested relayer only", async () => {
+  const sponsor = privateKeyToAccount(generatePrivateKey());
+  await chain.send(usdc, 'TestToken', 'mint', [sponsor.address, 400_000n]);
+  await chain.send(usdc, 'TestToken', 'approve', [compact, 400_000n], sponsor.address);
+  await chain.send(
+    compact,
+    'DevnetCompact',
+    'depositERC20',
+    [usdc, lockTag, 400_000n, sponsor.address],
+    sponsor.address,
+  );
+  const { timestamp } = await chain.public.getBlock();
+  const single = {
+    domain: compactDomain(chainId, compact),
+    types: {
+      Compact: members(
+        'address arbiter,address sponsor,uint256 nonce,uint256 expires,bytes12 lockTag,address token,uint256 amount',
+      ),
+    },
+    primaryType: 'Compact' as const,
+    message: {
+      arbiter,
+      sponsor: sponsor.address,
+      nonce: nonce++,
+      expires: timestamp + 600n,
+      lockTag,
+      token: usdc,
+      amount: 400_000n,
+    },
+  };
+  const relayer = freshAddress();
+  const { signature, ...attested } = await attestFill(
+    attesterKey,
+    { chainId, arbiter },
+    {
+      claimHash: hashStruct({ types: single.types, primaryType: 'Compact', data: single.message }),
+      fillChainId: 10,
+      fillTransaction: `0x${'ab'.repeat(32)}`,
+      relayer,
+    },
+  );
+  const args = async (claimant: Hex) => [
+    {
+      allocatorData: await allocatorKey.sign({ hash: hashTypedData(single) }),
+      sponsorSignature: await sponsor.signTypedData(single),
+      sponsor: sponsor.address,
+      nonce: single.message.nonce,
+      expires: single.message.expires,
+      witness: zeroHash,
+      witnessTypestring: '',
+      id,
+      allocatedAmount: 400_000n,
+      claimants: [{ claimant: BigInt(claimant), amount: 400_000n }],
+    },
+    attested,
+    signature,
+  ];
+  const thief = freshAddress();
+  expect(await revertOf(arbiter, 'claim', await args(thief), thief)).toEqual([
+    'NotTheRelayer',
+    [BigInt(thief), relayer],
+  ]);
+  await chain.send(arbiter, 'IntentArbiter', 'claim', await args(relayer), relayer);
+  expect(await balanceOf(relayer)).toBe(400_000n);
 });
