@@ -84,6 +84,8 @@ export interface Secrets {
   complianceSessionKey: string;
   orchestratorPrivateKey: `0x${string}`;
   allocatorPrivateKey: `0x${string}`;
+  /** signs fill attestations for the arbiters (INTENT_ARBITER_<chainId>); unset in production without one */
+  fillAttesterPrivateKey?: `0x${string}`;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -123,6 +125,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       complianceSessionKey: sessionKey(env, 'COMPLIANCE_SESSION_KEY'),
       orchestratorPrivateKey: privateKey(env, 'ORCHESTRATOR_PRIVATE_KEY'),
       allocatorPrivateKey: privateKey(env, 'ALLOCATOR_PRIVATE_KEY'),
+      fillAttesterPrivateKey: privateKey(env, 'FILL_ATTESTER_PRIVATE_KEY'),
     },
   };
   checkDepositHistory(config.deposits, config.intents.claimWindowSeconds);
@@ -146,5 +149,6 @@ export function toEnv(config: Config, secrets: Secrets): Record<string, string> 
     COMPLIANCE_SESSION_KEY: secrets.complianceSessionKey,
     ORCHESTRATOR_PRIVATE_KEY: secrets.orchestratorPrivateKey,
     ALLOCATOR_PRIVATE_KEY: secrets.allocatorPrivateKey,
+    ...(secrets.fillAttesterPrivateKey ? { FILL_ATTESTER_PRIVATE_KEY: secrets.fillAttesterPrivateKey } : {}),
   };
 }

@@ -8,6 +8,7 @@ const NAMES: Record<keyof Secrets, string> = {
   indexerApiKey: 'INDEXER_API_KEY',
   orchestratorPrivateKey: 'ORCHESTRATOR_PRIVATE_KEY',
   allocatorPrivateKey: 'ALLOCATOR_PRIVATE_KEY',
+  fillAttesterPrivateKey: 'FILL_ATTESTER_PRIVATE_KEY',
   complianceSessionKey: 'COMPLIANCE_SESSION_KEY',
 };
 
@@ -18,11 +19,14 @@ function generate(name: keyof Secrets): string {
 }
 
 /**
- * Production refuses to start without every secret. Elsewhere a missing secret is generated once and kept in
- * `<dataDir>/secrets.json`, so keys (and the addresses derived from them) stay stable across restarts.
+ * Production refuses to start without every secret it uses (the fill attester's key only where an arbiter is
+ * configured). Elsewhere a missing secret is generated once and kept in `<dataDir>/secrets.json`, so keys (and the
+ * addresses derived from them) stay stable across restarts.
  */
 export function resolveSecrets(config: Config): { secrets: Secrets; generated: string[] } {
-  const missing = (Object.keys(NAMES) as (keyof Secrets)[]).filter((k) => !config.secrets[k]);
+  const used = (k: keyof Secrets) =>
+    k !== 'fillAttesterPrivateKey' || config.env !== 'production' || config.intents.arbiters.size > 0;
+  const missing = (Object.keys(NAMES) as (keyof Secrets)[]).filter((k) => !config.secrets[k] && used(k));
   if (missing.length === 0) return { secrets: config.secrets as Secrets, generated: [] };
   if (config.env === 'production') {
     throw new ConfigError(

@@ -70,6 +70,7 @@ export function createServices(rt: Runtime, db: Db, temporal: Client, logger: Lo
     defaultLockTag: rt.defaultLockTag,
     orchestrator: fastAccount(rt.secrets.orchestratorPrivateKey),
     allocator: fastAccount(rt.secrets.allocatorPrivateKey),
+    ...(rt.secrets.fillAttesterPrivateKey ? { attester: fastAccount(rt.secrets.fillAttesterPrivateKey) } : {}),
     nonces: new NonceBlock(db),
     clock,
     complianceSessionKey: rt.secrets.complianceSessionKey,

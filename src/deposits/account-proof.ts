@@ -40,6 +40,7 @@ export function reservedAddress(address: string, registry: ChainRegistry, config
   const contracts = [
     PERMIT2_ADDRESS,
     config.intents.arbiter,
+    ...config.intents.arbiters.values(),
     config.intents.compactSigningContract,
     config.allocator.compactAddress,
     ...config.chainIndexer.chains.flatMap((c) => [c.compact, c.permit2, ...(c.filler ? [c.filler] : [])]),

@@ -17,6 +17,8 @@ export interface DevnetChain {
   usdc: Hex;
   /** our Permit2, at Permit2's canonical address */
   permit2: Hex;
+  /** our IntentArbiter, the intents' arbiter on this chain (INTENT_ARBITER_<chainId>) */
+  arbiter: Hex;
 }
 
 /** What `npm run devnet` started, written to <DATA_DIR>/devnet.json for the devnet's helper scripts. */

@@ -47,6 +47,8 @@ export interface Services {
   defaultLockTag: `0x${string}`;
   orchestrator: PrivateKeyAccount;
   allocator: PrivateKeyAccount;
+  /** signs fill attestations for our arbiters (INTENT_ARBITER_<chainId>); absent in production without one */
+  attester?: PrivateKeyAccount;
   /** quote nonces, a block of sequence values at a time */
   nonces: NonceBlock;
   /** the time, injectable so tests can move it (session expiry) without sleeping */

@@ -1,7 +1,9 @@
-import { hashStruct, type Hex, type TypedData } from 'viem';
+import { getAddress, hashStruct, type Hex, type TypedData } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { allocatorDigest } from '../compact/eip712';
 import { DomainError } from '../errors';
+import { attestFill, fillSender, permit2ClaimHash, type FillAttestation, type FillAttester } from './fill-attestation';
+import { permit2WitnessCall } from './permit2-call';
 import type { ClaimableIntent } from './store';
 import { MANDATE_WITNESS, multichainCompact } from './typed-data';
 import type { Element, FundingMethod, IntentOp, OriginSignature } from './types';
@@ -29,7 +31,7 @@ export function claimHashes(op: Pick<IntentOp, 'sponsor' | 'nonce' | 'expires' |
  * `additionalChains[chainIndex]`; an element that commits more than one lock is claimed by the batch form of the same
  * (`batchMultichainClaim`, `exogenousBatchClaim`), which take a component per lock. `allocatorData` is null once the intent's reservations on the chain were released.
  */
-export type CompactClaim = {
+export type CompactClaim = Attested & {
   chainId: number;
   fundingMethod: 'COMPACT';
   compact: Hex;
@@ -39,12 +41,21 @@ export type CompactClaim = {
   sponsorSignature: OriginSignature;
   allocatorData: Hex | null;
 } & (
-  | { claim: 'multichainClaim' | 'batchMultichainClaim' }
-  | { claim: 'exogenousClaim' | 'exogenousBatchClaim'; chainIndex: number }
-);
+    | { claim: 'multichainClaim' | 'batchMultichainClaim' }
+    | { claim: 'exogenousClaim' | 'exogenousBatchClaim'; chainIndex: number }
+  );
+
+/**
+ * The element's signed arbiter, and when it is our arbiter contract on that chain (INTENT_ARBITER_<chainId>) and the
+ * fill is proven, the service's attestation of the fill that the arbiter checks before it claims for the relayer.
+ */
+export interface Attested {
+  arbiter: Hex;
+  fillAttestation: FillAttestation | null;
+}
 
 /** An element the arbiter claims without The Compact (Permit2 pulls wallet funds): the allocator authorizes nothing. */
-export interface UnallocatedClaim {
+export interface UnallocatedClaim extends Attested {
   chainId: number;
   fundingMethod: Exclude<FundingMethod, 'COMPACT'>;
   allocatorData: null;
@@ -73,11 +84,15 @@ const batch = (e: { idsAndAmounts: unknown[] }) => e.idsAndAmounts.length > 1;
  * Refused (409) past `expires`, when the contract takes no claim, and when every chain's reservation is released
  * (claims settled, or the intent cancelled: a voided deposit's), whatever funds it.
  */
-export async function authorizeClaim(
-  intent: ClaimableIntent,
-  deps: { compact: Hex; allocator: PrivateKeyAccount },
-): Promise<ClaimAuthorization> {
+export interface ClaimSigners {
+  compact: Hex;
+  allocator: PrivateKeyAccount;
+  attester?: FillAttester;
+}
+
+export async function authorizeClaim(intent: ClaimableIntent, deps: ClaimSigners): Promise<ClaimAuthorization> {
   const { id, operation: op, signatures, heldChainIds } = intent;
+  const attest = await attestation(intent, deps.attester);
   if (intent.expired)
     throw new DomainError('CONFLICT', `Intent ${id} expired at ${op.expires}: The Compact accepts no claim of it`);
   const head = { nonce: op.nonce, expires: op.expires, sponsor: op.sponsor };
@@ -90,11 +105,16 @@ export async function authorizeClaim(
   }
   // A Permit2-funded element makes every origin signature a Permit2 one (the client signs one kind per intent).
   if (op.elements.some((e) => fundingOf(e) === 'PERMIT2')) {
-    const elements = op.elements.map((e) => ({
-      chainId: Number(e.chainId),
-      fundingMethod: fundingOf(e) as UnallocatedClaim['fundingMethod'],
-      allocatorData: null,
-    }));
+    const elements = await Promise.all(
+      op.elements.map(async (e) => ({
+        chainId: Number(e.chainId),
+        fundingMethod: fundingOf(e) as UnallocatedClaim['fundingMethod'],
+        allocatorData: null,
+        ...(await attest(e, () =>
+          permit2ClaimHash(op.sponsor, BigInt(op.nonce), permit2WitnessCall(e, op.nonce, op.expires).witness),
+        )),
+      })),
+    );
     return { ...head, claimHash: null, witnessTypestring: null, elements };
   }
   const { claimHash, elements: hashes } = claimHashes(op);
@@ -116,8 +136,42 @@ export async function authorizeClaim(
         allocatorData: heldChainIds.includes(chainId)
           ? await deps.allocator.sign({ hash: allocatorDigest(claimHash, chainId, deps.compact) })
           : null,
+        ...(await attest(e, () => claimHash)),
       };
     }),
   );
   return { ...head, claimHash, witnessTypestring: MANDATE_WITNESS, elements };
+}
+
+/**
+ * Per element, its arbiter and the fill attestation: made only for an element that names the arbiter configured on
+ * its chain, once the fill is proven (the intent's fill is recorded only at the settlement depth), paying whoever
+ * sent the fill transaction.
+ */
+async function attestation(intent: ClaimableIntent, attester: FillAttester | undefined) {
+  const fill = intent.fill;
+  const fillChainId = Number(intent.operation.elements[0].mandate.destinationChainId);
+  const relayer =
+    attester && fill ? await fillSender(attester.rpc, fillChainId, fill.transactionHash as Hex) : undefined;
+  return async (e: Element, claimHash: () => Hex): Promise<Attested> => {
+    const chainId = Number(e.chainId);
+    const arbiter = getAddress(e.arbiter);
+    const ours = attester?.arbiters.get(chainId);
+    if (!attester || !fill || !relayer || !ours || getAddress(ours) !== arbiter)
+      return { arbiter, fillAttestation: null };
+    const fillTransaction = fill.transactionHash as Hex;
+    return {
+      arbiter,
+      fillAttestation: await attestFill(
+        attester.account,
+        { chainId, arbiter },
+        {
+          claimHash: claimHash(),
+          fillChainId,
+          fillTransaction,
+          relayer,
+        },
+      ),
+    };
+  };
 }

@@ -1,6 +1,20 @@
 import { compactAddress } from '../compact/config';
 import { addressVar, int } from '../env';
 
+/** INTENT_ARBITER_<chainId>: our arbiter contract on that chain (solidity/IntentArbiter.sol). */
+function arbiters(env: NodeJS.ProcessEnv): Map<number, `0x${string}`> {
+  const out = new Map<number, `0x${string}`>();
+  for (const name of Object.keys(env)) {
+    const chain = /^INTENT_ARBITER_(\d+)$/.exec(name);
+    if (chain && env[name]) out.set(Number(chain[1]), addressVar(env, name, '0x'));
+  }
+  return out;
+}
+
+/** The arbiter an element on `chainId` names: the chain's arbiter contract, else INTENT_ARBITER. */
+export const arbiterOn = (config: Pick<IntentConfig, 'arbiter' | 'arbiters'>, chainId: number): `0x${string}` =>
+  config.arbiters.get(chainId) ?? config.arbiter;
+
 /** Intent quote, fill and claim settings (docs/configuration.md: INTENT_* and COMPACT_SIGNING_CONTRACT). */
 export type IntentConfig = ReturnType<typeof intentConfig>;
 
@@ -17,5 +31,6 @@ export function intentConfig(env: NodeJS.ProcessEnv) {
      */
     compactSigningContract: addressVar(env, 'COMPACT_SIGNING_CONTRACT', compactAddress(env)),
     arbiter: addressVar(env, 'INTENT_ARBITER', '0x000000000006e2569CaF8Ff021810790e0A0D740'),
+    arbiters: arbiters(env),
   };
 }

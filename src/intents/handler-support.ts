@@ -1,11 +1,19 @@
 import { DomainError } from '../errors';
 import type { Services } from '../http/services';
+import type { ClaimSigners } from './claim-authorization';
 import type { QuoteDeps } from './quote-service';
 import type { SubmitDeps } from './submit';
 import { splitIntents } from './split';
 import { liquidityOn } from './store';
 import { leftToSweeper } from '../outbox/left-to-sweeper';
 import { intentWorkflowType } from '../../workflows/contracts/intent-lifecycle';
+
+/** What signs a claim authorization: the allocator, and the fill attester where arbiters are configured. */
+export const claimSigners = (s: Services): ClaimSigners => ({
+  compact: s.config.allocator.compactAddress,
+  allocator: s.allocator,
+  ...(s.attester ? { attester: { account: s.attester, arbiters: s.config.intents.arbiters, rpc: s.rpc } } : {}),
+});
 
 export const quoteDeps = (s: Services): QuoteDeps => ({
   registry: s.registry,

@@ -1,7 +1,7 @@
 import { encodeAbiParameters, getAddress, isAddress, zeroHash } from 'viem';
 import type { ChainRegistry, TokenInfo } from '../chains/registry';
 import { resetPeriodSeconds } from '../chains/lock-tag';
-import type { IntentConfig } from './config';
+import { arbiterOn, type IntentConfig } from './config';
 import { DomainError } from '../errors';
 import { Plan, TokenRequest } from './plan-finder';
 import type { Source } from '../ledger/ledger';
@@ -185,7 +185,7 @@ export function buildIntentOp(args: {
       s.amount.toString(),
     ]);
     return {
-      arbiter: config.arbiter,
+      arbiter: arbiterOn(config, chainId),
       chainId: String(chainId),
       idsAndAmounts,
       spendTokens: idsAndAmounts,

@@ -3,7 +3,7 @@ import { routeGroup } from '../http/route';
 import { ALPS } from '../http/versions';
 import { presentAlpsStatus } from './alps-presenter';
 import { authorizeClaim } from './claim-authorization';
-import { quoteDeps, splitOrRefuse, submitDeps } from './handler-support';
+import { claimSigners, quoteDeps, splitOrRefuse, submitDeps } from './handler-support';
 import { createQuote, quoteCost } from './quote-service';
 import {
   claimAuthorizationResponse,
@@ -83,7 +83,7 @@ export const intentRoutes = [
       const intent = await readClaimable(s.db, BigInt(params.id).toString(), project(ctx));
       return {
         status: 200,
-        body: await authorizeClaim(intent, { compact: s.config.allocator.compactAddress, allocator: s.allocator }),
+        body: await authorizeClaim(intent, claimSigners(s)),
       };
     },
   }),

@@ -210,7 +210,7 @@ export const claimAuthorizationResponse = {
       type: 'array',
       items: {
         type: 'object',
-        required: ['chainId', 'fundingMethod', 'allocatorData'],
+        required: ['chainId', 'fundingMethod', 'allocatorData', 'arbiter', 'fillAttestation'],
         properties: {
           chainId: safeUint(1),
           fundingMethod: { enum: ['COMPACT', 'PERMIT2', 'NO_FUNDING'] },
@@ -228,6 +228,25 @@ export const claimAuthorizationResponse = {
             ...nullable(hex),
             description:
               "the allocator's signature for this chain; null: none needed (Permit2), or the chain's reservation was released",
+          },
+          arbiter: {
+            ...address,
+            description: "the element's signed arbiter: the only caller The Compact and Permit2 take",
+          },
+          fillAttestation: {
+            ...nullable({
+              type: 'object',
+              required: ['claimHash', 'fillChainId', 'fillTransaction', 'relayer', 'signature'],
+              properties: {
+                claimHash: bytes32,
+                fillChainId: safeUint(1),
+                fillTransaction: bytes32,
+                relayer: address,
+                signature: hex,
+              },
+            }),
+            description:
+              "the service's EIP-712 FillAttestation for the arbiter on this chain (IntentArbiter): null unless the element names the arbiter configured there and the fill is proven",
           },
         },
       },

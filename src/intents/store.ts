@@ -69,6 +69,8 @@ export interface ClaimableIntent {
   expired: boolean;
   /** the origin chains where every reservation of the intent is still held (none released by a settled claim or after `expires`) */
   heldChainIds: number[];
+  /** the fill the chain indexer proved at the settlement depth, if any */
+  fill: { transactionHash: string } | null;
 }
 
 /**
@@ -76,15 +78,20 @@ export interface ClaimableIntent {
  * intent alike; of any project without it (a relayer's key, which may fill them all).
  */
 export async function readClaimable(db: Db, id: string, projectId?: string): Promise<ClaimableIntent> {
-  const [row]: { operation: IntentOp; signatures: Submission; expired: boolean; heldChainIds: string[] }[] =
-    await preparedQuery(
-      db,
-      `SELECT i.operation, i.signatures, (i.operation->>'expires')::numeric <= extract(epoch FROM now()) AS expired,
+  const [row]: {
+    operation: IntentOp;
+    signatures: Submission;
+    expired: boolean;
+    heldChainIds: string[];
+    fill: { transactionHash: string } | null;
+  }[] = await preparedQuery(
+    db,
+    `SELECT i.operation, i.signatures, i.fill, (i.operation->>'expires')::numeric <= extract(epoch FROM now()) AS expired,
        ARRAY(SELECT r.chain_id FROM reservations r WHERE r.owner_kind = 'intent' AND r.owner_id = $1::text
          GROUP BY r.chain_id HAVING bool_and(r.released_at IS NULL)) AS "heldChainIds"
      FROM intents i JOIN quotes q ON q.nonce = i.id WHERE i.id = $1::numeric AND ($2::uuid IS NULL OR q.project_id = $2)`,
-      [id, projectId ?? null],
-    );
+    [id, projectId ?? null],
+  );
   if (!row) throw noSuchIntent(id);
   return {
     id,
@@ -92,6 +99,7 @@ export async function readClaimable(db: Db, id: string, projectId?: string): Pro
     signatures: row.signatures,
     expired: row.expired,
     heldChainIds: row.heldChainIds.map(Number),
+    fill: row.fill,
   };
 }
 

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { bytesToHex, createTestClient, createWalletClient, http as rpc, type Abi, type Hex } from 'viem';
-import { mnemonicToAccount, type HDAccount } from 'viem/accounts';
+import { mnemonicToAccount, privateKeyToAccount, type HDAccount } from 'viem/accounts';
 import { rpcClient } from '../chains/rpc';
 import artifacts from '../../solidity/artifacts.json';
 import { allocatorId } from '../chains/lock-tag';
@@ -68,11 +68,18 @@ function startReceiver(port: number): Promise<string> {
   });
 }
 
-/** Where the devnet's compact and allocator go: the service's COMPACT_ADDRESS and its allocator key's address. */
+/**
+ * Where the devnet's compact and allocator go, the service's COMPACT_ADDRESS and its allocator key's address, and the
+ * key the arbiter takes attestations from (the service's FILL_ATTESTER_PRIVATE_KEY).
+ */
 interface Addresses {
   compact: Hex;
   allocator: Hex;
+  attester: Hex;
 }
+
+/** Our arbiter's place on both chains (its immutables travel with its code), so intents name one arbiter. */
+const ARBITER = '0x00000000000000000000000000000000a4b17e40';
 
 /**
  * An anvil chain with our contracts deployed, DevnetCompact's code at the service's compact address with a
@@ -138,6 +145,9 @@ async function startChain(
   // Our Permit2's runtime code where clients and deposit accounts expect Permit2 (it keeps no constructor state).
   const permit2 = PERMIT2_ADDRESS as Hex;
   await copy(permit2, 'Permit2');
+  // The arbiter the service names in its intents: it claims for a relayer once shown the service's fill attestation.
+  const arbiter = ARBITER as Hex;
+  await copy(arbiter, 'IntentArbiter', [compact, permit2, at.attester]);
   // Our token's code at the registry's USDC address, so its balances are ones the service lists.
   const usdc = loadChainRegistry()
     .chain(chainId)!
@@ -153,13 +163,13 @@ async function startChain(
     });
     await mined(hash);
   }
-  return { chainId, rpcUrl: url, compact, filler, usdc, permit2 };
+  return { chainId, rpcUrl: url, compact, filler, usdc, permit2, arbiter };
 }
 
 /**
  * `npm run devnet`: two anvil chains (Base Sepolia's and Arbitrum Sepolia's chain ids) with our contracts deployed
  * (solidity/: DevnetCompact at COMPACT_ADDRESS with a SignerAllocator of the service's allocator key registered, the
- * filler, our Permit2 at Permit2's address, a test USDC at the registry's USDC address), funded accounts printed with
+ * filler, our Permit2 at Permit2's address, our IntentArbiter taking the service's fill attestations, a test USDC at the registry's USDC address), funded accounts printed with
  * their keys, a webhook receiver that prints deliveries, `<DATA_DIR>/devnet.json` for the `devnet:*` scripts, and
  * `npm start` with the chain indexer following both. The Compact itself is not deployed: its source is not in this
  * repository, and DevnetCompact enforces what it does for the claims the devnet makes (docs/chain-indexer.md).
@@ -173,9 +183,6 @@ async function main() {
   const env: Record<string, string> = {
     INDEXER_CHAINS: CHAIN_IDS.join(','),
     INDEXER_POLL_MS: process.env.INDEXER_POLL_MS ?? '1000',
-    // Permit2 pays only its spender, which is the element's arbiter: the relayer claims Permit2-funded elements
-    // itself here, standing in for an arbiter contract, so it is the intents' arbiter.
-    INTENT_ARBITER: accounts[0].address,
   };
   // The service's own keys (generated into DATA_DIR once, as `npm start` below reads them).
   const rt = loadRuntime();
@@ -183,23 +190,29 @@ async function main() {
     throw new ConfigError(
       `ALLOCATOR_LOCK_TAG names another allocator than ALLOCATOR_PRIVATE_KEY (${rt.allocatorAddress})`,
     );
-  const at = { compact: compactAddress(process.env) as Hex, allocator: rt.allocatorAddress };
+  const at = {
+    compact: compactAddress(process.env) as Hex,
+    allocator: rt.allocatorAddress,
+    attester: privateKeyToAccount(rt.secrets.fillAttesterPrivateKey!).address,
+  };
   const chains = await Promise.all(
     CHAIN_IDS.map((chainId, i) => startChain(chainId, portBase + i, blockTime, accounts, at)),
   );
-  for (const { chainId, rpcUrl, compact, filler } of chains)
+  for (const { chainId, rpcUrl, compact, filler, arbiter } of chains)
     Object.assign(env, {
       [`RPC_URL_${chainId}`]: rpcUrl,
+      [`INTENT_ARBITER_${chainId}`]: arbiter,
       [`INDEXER_COMPACT_${chainId}`]: compact,
       [`INDEXER_FILL_CONTRACT_${chainId}`]: filler,
       [`INDEXER_CONFIRMATIONS_${chainId}`]: '1',
       [`INDEXER_SETTLEMENT_CONFIRMATIONS_${chainId}`]: '1',
     });
-  const lines = chains.flatMap(({ chainId, rpcUrl, compact, filler, usdc, permit2 }) => [
+  const lines = chains.flatMap(({ chainId, rpcUrl, compact, filler, usdc, permit2, arbiter }) => [
     `  ${registry.chain(chainId)!.name} (${chainId})  ${rpcUrl}`,
     `    DevnetCompact ${compact}  (The Compact's deposits and claims, at COMPACT_ADDRESS; allocator ${at.allocator})`,
     `    Filler        ${filler}  (fill(nonce, token, recipient, amount), fillTokenOut(nonce, recipient, tokenOut))`,
-    `    Permit2       ${permit2}  (ours: permitWitnessTransferFrom, the intents' arbiter is account 0)`,
+    `    Permit2       ${permit2}  (ours: permitWitnessTransferFrom, at Permit2's address)`,
+    `    IntentArbiter ${arbiter}  (the intents' arbiter: claims for a relayer with the service's fill attestation)`,
     `    USDC          ${usdc}  (our test token; 1,000 USDC minted to each account below)`,
   ]);
   const webhookReceiver = await startReceiver(portBase + 2);
@@ -213,7 +226,7 @@ async function main() {
   fs.mkdirSync(path.dirname(devnetFile()), { recursive: true });
   fs.writeFileSync(devnetFile(), `${JSON.stringify(devnet, null, 2)}\n`);
   const roles = [
-    'deployer, relayer and arbiter (npm run relayer -- --devnet)',
+    'deployer and relayer (npm run relayer -- --devnet)',
     'user (npm run devnet:deposit, devnet:intent, devnet:transfer)',
   ];
   console.log(

@@ -202,21 +202,21 @@ export function createRelayActivities(deps: RelayDeps): RelayActivities {
     async awaitProven(intent, fillTx): Promise<ClaimAuthorizationView> {
       const intentId = intent.id;
       const auth = await authorization(intentId);
-      const attested = auth.elements.map((e) => (e as { fillAttestation?: unknown }).fillAttestation);
-      if (attested.some((a) => a === null))
+      // Proven: the service attests the fill for each element whose arbiter is one it attests to (ours); it
+      // attests none before its indexer has proven the fill at depth.
+      if (!auth.elements.some((e) => e.fillAttestation))
         throw ApplicationFailure.retryable(`the service has not proven the fill ${fillTx} of ${intentId} yet`);
-      if (attested.every((a) => a === undefined)) {
-        // A service without fill attestations: the fill at two blocks' depth stands in for its proof.
-        const client = deps.client(intent.fill.chainId);
-        const receipt = await client.getTransactionReceipt({ hash: fillTx as `0x${string}` });
-        if (receipt.blockNumber + 2n > (await client.getBlockNumber()))
-          throw ApplicationFailure.retryable(`the fill ${fillTx} of ${intentId} is not 2 blocks deep yet`);
-      }
+      const other = auth.elements.find(
+        (e) => e.fillAttestation && getAddress(e.fillAttestation.relayer) !== account.address,
+      );
+      if (other)
+        throw ApplicationFailure.nonRetryable(`the service attests ${other.fillAttestation!.relayer}'s fill, not ours`);
       return {
         elements: auth.elements.map((e) => ({
           chainId: e.chainId,
           fundingMethod: e.fundingMethod,
           allocatorData: e.allocatorData,
+          attested: e.fillAttestation !== null,
         })),
       };
     },
@@ -227,7 +227,7 @@ export function createRelayActivities(deps: RelayDeps): RelayActivities {
       const client = deps.client(element.chainId);
       const done = await claimedAlready(client, op, element, config.lookbackBlocks);
       if (done) return { done };
-      const call = claimCall(op, intent.signatures as Submission, element, index, account.address);
+      const call = claimCall(op, intent.signatures as Submission, element, index);
       const signed = await nonces.take(
         element.chainId,
         () => client.getTransactionCount({ address: account.address, blockTag: 'pending' }),

@@ -14,35 +14,31 @@ const claimEvent = parseAbi([
 const permit2Abi = parseAbi(['function nonceBitmap(address owner, uint256 word) view returns (uint256)']);
 
 /**
- * The claim of an origin element on its chain, paying `relayer`: a lock through the claim function the
- * authorization names on The Compact (each lock's allocated amount, all to the relayer as the token itself), wallet
- * funds through Permit2 with the sponsor's signature (Permit2 pays only the element's arbiter, which the devnet makes
- * the relayer).
+ * The claim of an origin element on its chain, through the element's arbiter (solidity/IntentArbiter.sol), with the
+ * service's attestation of the fill: a lock through the arbiter's function of the name the authorization gives (it
+ * makes that claim on The Compact), each lock's allocated amount all to the attested relayer as the token itself;
+ * wallet funds through `permit2Claim`, the arbiter being the spender the sponsor signed, paying the relayer.
  */
 export function claimCall(
   op: IntentOp,
   signatures: Submission,
   element: AuthElement,
   index: number,
-  relayer: Hex,
 ): { to: Hex; data: Hex } {
+  if (!element.fillAttestation)
+    throw new Error(`chain ${element.chainId}: the service attests no fill for its arbiter`);
+  const { signature: attestation, ...attested } = element.fillAttestation;
+  const abi = artifacts.IntentArbiter.abi as Abi;
   if (element.fundingMethod === 'COMPACT') {
-    const payload = compactClaimPayload(op, element, (_, amount) => [{ claimant: BigInt(relayer), amount }]);
-    const abi = artifacts.DevnetCompact.abi as Abi;
-    return { to: element.compact, data: encodeFunctionData({ abi, functionName: element.claim, args: [payload] }) };
+    const payload = compactClaimPayload(op, element, (_, amount) => [{ claimant: BigInt(attested.relayer), amount }]);
+    const args = [payload, attested, attestation];
+    return { to: element.arbiter, data: encodeFunctionData({ abi, functionName: element.claim, args }) };
   }
   const signature = signatures.originSignatures[index];
   if (typeof signature !== 'string') throw new Error(`chain ${element.chainId}: not a Permit2 signature`);
   const { permit, witness, witnessTypeString } = permit2WitnessCall(op.elements[index], op.nonce, op.expires);
-  const details = permit.permitted.map(({ amount }) => ({ to: relayer, requestedAmount: amount }));
-  return {
-    to: PERMIT2_ADDRESS as Hex,
-    data: encodeFunctionData({
-      abi: artifacts.Permit2.abi as Abi,
-      functionName: 'permitWitnessTransferFrom',
-      args: [permit, details, op.sponsor, witness, witnessTypeString, signature],
-    }),
-  };
+  const args = [permit, op.sponsor, witness, witnessTypeString, signature, attested, attestation];
+  return { to: element.arbiter, data: encodeFunctionData({ abi, functionName: 'permit2Claim', args }) };
 }
 
 /**

@@ -1,6 +1,7 @@
 import { DomainError } from '../errors';
 import { routeGroup, type RouteDef } from '../http/route';
 import { authorizeClaim } from '../intents/claim-authorization';
+import { claimSigners } from '../intents/handler-support';
 import { claimAuthorizationResponse, statusParams } from '../intents/schemas';
 import { readClaimable } from '../intents/store';
 import { decodeCursor, presentOpenIntent } from './feed-presenter';
@@ -76,7 +77,7 @@ export const relayerRoutes: RouteDef[] = [
       const intent = await readClaimable(s.db, BigInt(params.id).toString());
       return {
         status: 200,
-        body: await authorizeClaim(intent, { compact: s.config.allocator.compactAddress, allocator: s.allocator }),
+        body: await authorizeClaim(intent, claimSigners(s)),
       };
     },
   }),

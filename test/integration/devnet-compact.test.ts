@@ -148,6 +148,7 @@ async function authorized(op: IntentOp, signature: Hex): Promise<CompactClaim> {
       signatures: { originSignatures: op.elements.map(() => signature), destinationSignature: signature },
       expired: false,
       heldChainIds: op.elements.map((e) => Number(e.chainId)),
+      fill: null,
     },
     { compact, allocator: allocatorKey },
   );
@@ -251,6 +252,7 @@ test('multichainClaim on the notarized chain pays the claimants as the arbiter a
         signatures: { originSignatures: [signature, signature], destinationSignature: signature },
         expired: false,
         heldChainIds: [OTHER_CHAIN],
+        fill: null,
       },
       { compact, allocator: allocatorKey },
     )

@@ -8,7 +8,8 @@ import { freePort } from '../support/global-setup';
 /**
  * `npm run relayer` killed -9 right after it sent its fill, then right after it sent its claim (FAULT_INJECTION's
  * crash points), started again each time: the intent is filled once and claimed once, read from the chains (the
- * filler's `Filled` events of its nonce, The Compact's `Claim` of it, the balances), and reads COMPLETED. Each step
+ * filler's `Filled` events of its nonce, The Compact's `Claim` of it through the arbiter, the balances), and reads
+ * COMPLETED. Each step
  * runs again `RELAYER_STEP_TIMEOUT_SECONDS` after a crash, 5 s here.
  */
 jest.setTimeout(300_000);
@@ -109,7 +110,10 @@ test('killed -9 after its fill was sent and after its claim was sent: exactly on
     args: { sponsor: getAddress(USER) },
     fromBlock: 0n,
   });
-  expect(claims.filter((l) => l.args.nonce === BigInt(intentId)).map((l) => l.transactionHash)).toEqual(outcome.claims);
+  const ofIntent = claims.filter((l) => l.args.nonce === BigInt(intentId));
+  expect(ofIntent.map((l) => l.transactionHash)).toEqual(outcome.claims);
+  // Claimed through the devnet's IntentArbiter, with the service's attestation of the relayer's fill.
+  expect(ofIntent[0].args.arbiter).toBe(getAddress(base.arbiter));
 
   // And the balances: the user was paid the fill once, the relayer the lock once.
   const op = (await stack.get(`/intent-operation/${intentId}?full=true`, apiKey)).intentOp;

@@ -1,7 +1,23 @@
 import path from 'node:path';
-import { encodeAbiParameters, hashStruct, recoverAddress, zeroHash, type Hex } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
-import { authorizeClaim, claimHashes, type CompactClaim } from '../../src/intents/claim-authorization';
+import {
+  encodeAbiParameters,
+  hashStruct,
+  recoverAddress,
+  recoverTypedDataAddress,
+  zeroHash,
+  type Hex,
+  type PublicClient,
+} from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import type { ChainRpc } from '../../src/chains/rpc';
+import { FILL_ATTESTATION_TYPES, permit2ClaimHash, type FillAttestation } from '../../src/intents/fill-attestation';
+import { permit2WitnessCall } from '../../src/intents/permit2-call';
+import {
+  authorizeClaim,
+  claimHashes,
+  type ClaimSigners,
+  type CompactClaim,
+} from '../../src/intents/claim-authorization';
 import { MANDATE_WITNESS } from '../../src/intents/typed-data';
 import type { ClaimableIntent } from '../../src/intents/store';
 import type { IntentOp } from '../../src/intents/types';
@@ -32,12 +48,13 @@ const BASE_WETH = id('0x4200000000000000000000000000000000000006');
 const OP_USDC = id('0x0b2c639c533813f4aa9d7837caf62653d097ff85');
 const ARB_USDC = id('0xaf88d065e77c8cc2239327c5edb3a432268e5831');
 
+const ARBITER = '0x000000000006e2569CaF8Ff021810790e0A0D740';
 const element = (
   chainId: string,
   idsAndAmounts: [string, string][],
   fundingMethod: 'COMPACT' | 'PERMIT2' = 'COMPACT',
 ) => ({
-  arbiter: '0x000000000006e2569CaF8Ff021810790e0A0D740',
+  arbiter: ARBITER,
   chainId,
   idsAndAmounts,
   spendTokens: idsAndAmounts,
@@ -95,6 +112,7 @@ const intent = (o: IntentOp, heldChainIds: number[], expired = false): Claimable
   signatures: { originSignatures: o.elements.map(() => sponsorSignature), destinationSignature: sponsorSignature },
   expired,
   heldChainIds,
+  fill: null,
 });
 
 const allocator = fastAccount(TEST_SECRETS.ALLOCATOR_PRIVATE_KEY as Hex);
@@ -197,10 +215,61 @@ test('a relayer can claim: nothing for a chain whose reservation was released, 4
     claimHash: null,
     witnessTypestring: null,
     elements: [
-      { chainId: 8453, fundingMethod: 'PERMIT2', allocatorData: null },
-      { chainId: 10, fundingMethod: 'PERMIT2', allocatorData: null },
+      { chainId: 8453, fundingMethod: 'PERMIT2', allocatorData: null, arbiter: ARBITER, fillAttestation: null },
+      { chainId: 10, fundingMethod: 'PERMIT2', allocatorData: null, arbiter: ARBITER, fillAttestation: null },
     ],
   });
   // A cancelled intent (a voided deposit's bridge) holds nothing: its Permit2 claim is not authorized either.
   await expect(authorizeClaim(intent(permit2, []), deps)).rejects.toMatchObject({ code: 'CONFLICT' });
+});
+
+test('a proven fill gets an attestation per element that names the arbiter of its chain, for the relayer that sent it, in that arbiter domain', async () => {
+  const attester = privateKeyToAccount(generatePrivateKey());
+  const relayer = '0x5555555555555555555555555555555555555555';
+  const fillTransaction = `0x${'f1'.repeat(32)}` as Hex;
+  const asked: [number, Hex][] = [];
+  const rpc: ChainRpc = {
+    client: (chainId) =>
+      ({
+        getTransaction: async ({ hash }: { hash: Hex }) => (asked.push([chainId, hash]), { from: relayer }),
+      }) as unknown as PublicClient,
+  };
+  // Our arbiter is configured on Base only: Optimism's element is attested nothing.
+  const deps: ClaimSigners = {
+    compact: CLIENT_COMPACT as Hex,
+    allocator: fastAccount(TEST_SECRETS.ALLOCATOR_PRIVATE_KEY as Hex),
+    attester: { account: attester, arbiters: new Map([[8453, ARBITER as Hex]]), rpc },
+  };
+  const verify = async (chainId: number, a: FillAttestation | null) =>
+    recoverTypedDataAddress({
+      domain: { name: 'IntentArbiter', version: '1', chainId, verifyingContract: ARBITER },
+      types: FILL_ATTESTATION_TYPES,
+      primaryType: 'FillAttestation',
+      message: { ...a!, fillChainId: BigInt(a!.fillChainId) },
+      signature: a!.signature,
+    });
+
+  const o = op();
+  expect((await authorizeClaim(intent(o, [8453, 10]), deps)).elements.map((e) => e.fillAttestation)).toEqual([
+    null,
+    null,
+  ]); // no fill yet
+  const filled = { ...intent(o, [8453, 10]), fill: { transactionHash: fillTransaction } };
+  const [base, optimism] = (await authorizeClaim(filled, deps)).elements;
+  expect(asked).toEqual([[42161, fillTransaction]]);
+  expect(base.fillAttestation).toMatchObject({
+    claimHash: claimHashes(o).claimHash,
+    fillChainId: 42161,
+    fillTransaction,
+    relayer,
+  });
+  expect(await verify(8453, base.fillAttestation)).toBe(attester.address);
+  expect(optimism).toMatchObject({ arbiter: ARBITER, fillAttestation: null });
+
+  // A Permit2 element's claim is Permit2's pull: its hash binds the owner, the nonce and the signed witness.
+  const p = op('PERMIT2');
+  const [permit2] = (await authorizeClaim({ ...filled, operation: p }, deps)).elements;
+  const witness = permit2WitnessCall(p.elements[0], p.nonce, p.expires).witness;
+  expect(permit2.fillAttestation?.claimHash).toBe(permit2ClaimHash(p.sponsor, 42n, witness));
+  expect(await verify(8453, permit2.fillAttestation)).toBe(attester.address);
 });

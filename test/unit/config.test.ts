@@ -31,6 +31,7 @@ test('development generates missing secrets once and keeps them', () => {
     'INDEXER_API_KEY',
     'ORCHESTRATOR_PRIVATE_KEY',
     'ALLOCATOR_PRIVATE_KEY',
+    'FILL_ATTESTER_PRIVATE_KEY',
     'COMPLIANCE_SESSION_KEY',
   ]);
   expect(first.secrets.complianceSessionKey.length).toBeGreaterThanOrEqual(32);

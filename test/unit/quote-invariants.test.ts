@@ -219,6 +219,7 @@ describe('21.9 deadlines and prices are bounded', () => {
             quoteTtlSeconds: 300,
             compactSigningContract: '0x73d2dc0c21fca4ec1601895d50df7f5624f07d3f' as const,
             arbiter: '0x000000000000000000000000000000000000a11c' as const,
+            arbiters: new Map(),
           };
           const input: IntentInput = {
             destinationChainId: DESTINATION,
@@ -292,6 +293,7 @@ describe('21.9 deadlines and prices are bounded', () => {
           quoteTtlSeconds: 300,
           compactSigningContract: '0x73d2dc0c21fca4ec1601895d50df7f5624f07d3f',
           arbiter: '0x000000000000000000000000000000000000a11c',
+          arbiters: new Map(),
         },
         registry,
         market: { tokenPrices: {}, gasPrices: {} },

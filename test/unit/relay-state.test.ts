@@ -45,16 +45,18 @@ describe("the relayer's decisions", () => {
     });
   });
 
-  test('claims every element but a lock the allocator no longer authorizes', () => {
+  test('claims every element the service attests the fill for, but a lock the allocator no longer authorizes', () => {
     expect(
       claimSteps({
         elements: [
-          { chainId: 1, fundingMethod: 'COMPACT', allocatorData: '0xaa' },
-          { chainId: 2, fundingMethod: 'COMPACT', allocatorData: null },
-          { chainId: 3, fundingMethod: 'PERMIT2', allocatorData: null },
+          { chainId: 1, fundingMethod: 'COMPACT', allocatorData: '0xaa', attested: true },
+          { chainId: 2, fundingMethod: 'COMPACT', allocatorData: null, attested: true },
+          { chainId: 3, fundingMethod: 'PERMIT2', allocatorData: null, attested: true },
+          { chainId: 4, fundingMethod: 'COMPACT', allocatorData: '0xbb', attested: false },
+          { chainId: 5, fundingMethod: 'PERMIT2', allocatorData: null, attested: false },
         ],
       }),
-    ).toEqual(['claim', 'settled', 'claim']);
+    ).toEqual(['claim', 'settled', 'claim', 'unattested', 'unattested']);
   });
 
   test('fees: claims less fills per symbol, valued in wei at each price (wei per unit ×10^18); null if unpriced', () => {

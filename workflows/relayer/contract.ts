@@ -65,7 +65,8 @@ export interface ClaimElement {
   chainId: number;
   fundingMethod: string;
   allocatorData: string | null;
-  claim?: string;
+  /** whether the service attests the fill for this element's arbiter (our arbiter, the fill proven) */
+  attested: boolean;
 }
 
 export interface ClaimAuthorizationView {
@@ -91,7 +92,7 @@ export interface RelayActivities {
   /** The claim authorization once the service reports the fill proven; retried until then. */
   awaitProven(intent: FeedIntent, fillTx: string): Promise<ClaimAuthorizationView>;
   /** The claim of element `index`, signed; done if that element's claim is mined already. */
-  signClaim(intent: FeedIntent, index: number, fillTx: string): Promise<SignedOrDone>;
+  signClaim(intent: FeedIntent, index: number): Promise<SignedOrDone>;
   /** Counts and logs a finished intent (the relayer's metrics). */
   recordOutcome(intent: FeedIntent, result: RelayResult): Promise<void>;
 }

@@ -43,9 +43,11 @@ async function relay(
 
   const auth = await acts.awaitProven(intent, fill);
   const claims: string[] = [];
-  for (const [index, step] of claimSteps(auth).entries()) {
-    if (step === 'settled') continue;
-    const claim = await mined(acts, () => acts.signClaim(intent, index, fill), 'claim');
+  const steps = claimSteps(auth);
+  if (steps.every((s) => s !== 'claim')) return done({ outcome: 'failed', reason: `nothing to claim: ${steps}` });
+  for (const [index, step] of steps.entries()) {
+    if (step !== 'claim') continue;
+    const claim = await mined(acts, () => acts.signClaim(intent, index), 'claim');
     if (typeof claim !== 'string')
       return done({ outcome: 'failed', reason: `the claim on chain ${auth.elements[index].chainId} reverted` });
     claims.push(claim);

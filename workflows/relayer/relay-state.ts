@@ -28,14 +28,17 @@ export function decideFill(f: FillFacts): Decision {
 }
 
 /** What is done with each origin element once the fill is proven. */
-export type ClaimStep = 'claim' | 'settled';
+export type ClaimStep = 'claim' | 'settled' | 'unattested';
 
 /**
  * A lock the allocator no longer authorizes (its reservation released: claimed already, or cancelled) is settled;
- * every other element, a lock or wallet funds through Permit2, is claimed.
+ * an element the service attests no fill for has an arbiter that is not the service's, which pays no relayer
+ * without it; every other element, a lock or wallet funds through Permit2, is claimed through its arbiter.
  */
 export const claimSteps = (auth: ClaimAuthorizationView): ClaimStep[] =>
-  auth.elements.map((e) => (e.fundingMethod === 'COMPACT' && !e.allocatorData ? 'settled' : 'claim'));
+  auth.elements.map((e) =>
+    e.fundingMethod === 'COMPACT' && !e.allocatorData ? 'settled' : e.attested ? 'claim' : 'unattested',
+  );
 
 /** The fees an intent earns, per token symbol: what its claims pay less what its fill pays (negative: a loss). */
 export function feesBySymbol(
