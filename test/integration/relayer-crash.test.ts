@@ -45,8 +45,13 @@ async function startRelayer(relayerKey: string, faults?: string, metricsPort = 0
   return t;
 }
 
+/** Waits for the relayer to kill itself at its crash point; if it does not, fails with what it printed. */
 const killed = (t: Terminal) =>
-  waitFor('the relayer killed by its crash point', async () => t.proc.signalCode === 'SIGKILL', WAIT_MS);
+  waitFor('the relayer killed by its crash point', async () => t.proc.signalCode === 'SIGKILL', WAIT_MS).catch(
+    (e: Error) => {
+      throw new Error(`${e.message}; it printed:\n${t.output()}`);
+    },
+  );
 
 test('killed -9 after its fill was sent and after its claim was sent: exactly one fill and one claim', async () => {
   const { apiKey } = JSON.parse(await sh('npm run -s cli -- projects create crash | tail -1'));
