@@ -10,6 +10,7 @@ import { allocatorId } from '../chains/lock-tag';
 import { loadChainRegistry } from '../chains/registry';
 import { compactAddress } from '../compact/config';
 import { ConfigError, loadConfig } from '../config';
+import { devnetContract, placeContract, type DevnetContract, type DevnetRole } from '../dev/contract-artifact';
 import { devnetFile, type Devnet, type DevnetChain } from '../dev/devnet-tools';
 import { projectRoot, stopProcess, waitFor } from '../dev/processes';
 import { PERMIT2_ADDRESS } from '../intents/typed-data';
@@ -74,10 +75,14 @@ interface Addresses {
   allocator: Hex;
 }
 
+/** The compact and Permit2 the devnet places: ours, or the ones DEVNET_*_ARTIFACT name (docs/chain-indexer.md). */
+type Contracts = Record<DevnetRole, DevnetContract>;
+
 /**
- * An anvil chain with our contracts deployed, DevnetCompact's code at the service's compact address with a
- * SignerAllocator of the service's allocator key registered at that key's address, our Permit2's code at Permit2's
- * address, our token's code at the registry's USDC and USDC for every account.
+ * An anvil chain with our contracts deployed, the compact (DevnetCompact, or the swapped-in one) at the service's
+ * compact address with a SignerAllocator of the service's allocator key registered at that key's address, Permit2
+ * (ours, or the swapped-in one) at Permit2's address, our token's code at the registry's USDC and USDC for every
+ * account.
  */
 async function startChain(
   chainId: number,
@@ -85,6 +90,7 @@ async function startChain(
   blockTime: number,
   accounts: HDAccount[],
   at: Addresses,
+  contracts: Contracts,
 ): Promise<DevnetChain> {
   const anvil = path.join(path.dirname(require.resolve('@foundry-rs/anvil/package.json')), 'bin.mjs');
   const proc = spawn(
@@ -118,10 +124,12 @@ async function startChain(
     const deployed = await deploy(name, args);
     await test.setCode({ address, bytecode: (await client.getCode({ address: deployed }))! });
   };
-  // The client and the service sign in the domain of the compact at COMPACT_ADDRESS: DevnetCompact's code goes
-  // there (it computes its domain separator from its own address at each call, and keeps no constructor state).
+  // Permit2 first, as on a real chain: The Compact's constructor records whether Permit2 has code.
+  const permit2 = PERMIT2_ADDRESS as Hex;
+  await placeContract({ public: client, test, wallet }, permit2, contracts.permit2);
+  // The client and the service sign in the domain of the compact at COMPACT_ADDRESS: the compact is placed there.
   const compact = at.compact;
-  await copy(compact, 'DevnetCompact');
+  await placeContract({ public: client, test, wallet }, compact, contracts.compact);
   // The lock tag names the allocator by the low bits of its key's address: the allocator contract sits at that
   // address, checking the key's signatures (signer and compact are immutables, so they travel with the code).
   await copy(at.allocator, 'SignerAllocator', [at.allocator, compact]);
@@ -135,9 +143,6 @@ async function startChain(
     }),
   );
   const filler = await deploy('Filler');
-  // Our Permit2's runtime code where clients and deposit accounts expect Permit2 (it keeps no constructor state).
-  const permit2 = PERMIT2_ADDRESS as Hex;
-  await copy(permit2, 'Permit2');
   // Our token's code at the registry's USDC address, so its balances are ones the service lists.
   const usdc = loadChainRegistry()
     .chain(chainId)!
@@ -161,8 +166,9 @@ async function startChain(
  * (solidity/: DevnetCompact at COMPACT_ADDRESS with a SignerAllocator of the service's allocator key registered, the
  * filler, our Permit2 at Permit2's address, a test USDC at the registry's USDC address), funded accounts printed with
  * their keys, a webhook receiver that prints deliveries, `<DATA_DIR>/devnet.json` for the `devnet:*` scripts, and
- * `npm start` with the chain indexer following both. The Compact itself is not deployed: its source is not in this
- * repository, and DevnetCompact enforces what it does for the claims the devnet makes (docs/chain-indexer.md).
+ * `npm start` with the chain indexer following both. The Compact itself is not in this repository: DevnetCompact
+ * enforces what it does for the claims the devnet makes, and DEVNET_COMPACT_ARTIFACT / DEVNET_PERMIT2_ARTIFACT swap
+ * the real contracts in from files of their builds (docs/chain-indexer.md, Our contracts).
  */
 async function main() {
   process.on('SIGINT', () => void shutdown(0));
@@ -184,8 +190,12 @@ async function main() {
       `ALLOCATOR_LOCK_TAG names another allocator than ALLOCATOR_PRIVATE_KEY (${rt.allocatorAddress})`,
     );
   const at = { compact: compactAddress(process.env) as Hex, allocator: rt.allocatorAddress };
+  const contracts = {
+    compact: devnetContract(process.env, 'compact'),
+    permit2: devnetContract(process.env, 'permit2'),
+  };
   const chains = await Promise.all(
-    CHAIN_IDS.map((chainId, i) => startChain(chainId, portBase + i, blockTime, accounts, at)),
+    CHAIN_IDS.map((chainId, i) => startChain(chainId, portBase + i, blockTime, accounts, at, contracts)),
   );
   for (const { chainId, rpcUrl, compact, filler } of chains)
     Object.assign(env, {
@@ -197,9 +207,9 @@ async function main() {
     });
   const lines = chains.flatMap(({ chainId, rpcUrl, compact, filler, usdc, permit2 }) => [
     `  ${registry.chain(chainId)!.name} (${chainId})  ${rpcUrl}`,
-    `    DevnetCompact ${compact}  (The Compact's deposits and claims, at COMPACT_ADDRESS; allocator ${at.allocator})`,
+    `    Compact       ${compact}  (${contracts.compact.source}, at COMPACT_ADDRESS; allocator ${at.allocator})`,
     `    Filler        ${filler}  (fill(nonce, token, recipient, amount), fillTokenOut(nonce, recipient, tokenOut))`,
-    `    Permit2       ${permit2}  (ours: permitWitnessTransferFrom, the intents' arbiter is account 0)`,
+    `    Permit2       ${permit2}  (${contracts.permit2.source}; the intents' arbiter is account 0)`,
     `    USDC          ${usdc}  (our test token; 1,000 USDC minted to each account below)`,
   ]);
   const webhookReceiver = await startReceiver(portBase + 2);
