@@ -7,11 +7,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {
   domainSeparator,
-  encodeDeployData,
   isHex,
   toFunctionSignature,
   type Abi,
   type AbiFunction,
+  type BaseError,
   type Account,
   type Chain,
   type Hex,
@@ -120,14 +120,21 @@ export interface ChainClients {
  * nonce is set to a new contract's, 1, so contracts the constructor creates get the addresses a real creation gives
  * them (The Compact finds its metadata renderer by that nonce).
  */
-export async function placeContract(chain: ChainClients, address: Hex, contract: DevnetContract, args: unknown[] = []) {
-  const { abi, bytecode } = contract;
-  await chain.test.setCode({ address, bytecode: args.length ? encodeDeployData({ abi, bytecode, args }) : bytecode });
+export async function placeContract(chain: ChainClients, address: Hex, contract: DevnetContract) {
+  await chain.test.setCode({ address, bytecode: contract.bytecode });
   await chain.test.setNonce({ address, nonce: 1 });
   // The call returns the runtime code; the same call as a transaction keeps the constructor's storage and creations.
-  const { data: runtime } = await chain.public.call({ account: chain.wallet.account, to: address });
+  let runtime: Hex | undefined;
+  try {
+    ({ data: runtime } = await chain.public.call({ account: chain.wallet.account, to: address }));
+  } catch (err) {
+    const reason = (err as BaseError).shortMessage ?? String(err);
+    throw new ConfigError(`${contract.source}: its constructor reverted at ${address} (${reason})`);
+  }
   if (!runtime || runtime === '0x') throw new ConfigError(`${contract.source}: its constructor returned no code`);
   const hash = await chain.wallet.sendTransaction({ chain: null, to: address });
+  // Mined before the runtime code replaces the creation code, which the transaction must run (the devnet's chains
+  // mine on a timer).
   await chain.test.mine({ blocks: 1 });
   if ((await chain.public.waitForTransactionReceipt({ hash })).status !== 'success')
     throw new ConfigError(`${contract.source}: its constructor reverted at ${address} (${hash})`);

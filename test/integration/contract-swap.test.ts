@@ -42,7 +42,7 @@ import { deployContract, startIndexedChain, type IndexedChain } from '../support
  * time and written out as a Foundry `out/X.sol/X.json` (the compact) and as an entry of our artifacts.json (Permit2).
  * Placed where the devnet places them, they answer that address's domain, keep what their constructor stored, and
  * take a deposit and pay a claim, or a Permit2 pull, signed in that domain; created elsewhere and copied, they fail
- * the devnet's domain check.
+ * the devnet's domain check. A constructor that reverts stops the placement.
  */
 const FIXTURE = `// SPDX-License-Identifier: MIT
 pragma solidity ^0.8.24;
@@ -65,6 +65,12 @@ contract ConstructedCompact is DevnetCompact {
 
     function DOMAIN_SEPARATOR() public view override returns (bytes32) {
         return cachedDomain;
+    }
+}
+
+contract Unconstructible is Permit2 {
+    constructor() {
+        revert("not here");
     }
 }
 
@@ -92,6 +98,7 @@ let chainId: number;
 let dir: string;
 let compact: DevnetContract;
 let permit2: DevnetContract;
+let unconstructible: DevnetContract;
 let usdc: Hex;
 
 beforeAll(async () => {
@@ -110,6 +117,8 @@ beforeAll(async () => {
   const env = { DEVNET_COMPACT_ARTIFACT: foundry, DEVNET_PERMIT2_ARTIFACT: path.join(dir, 'permit2.json') };
   compact = devnetContract(env, 'compact');
   permit2 = devnetContract(env, 'permit2');
+  fs.writeFileSync(path.join(dir, 'unconstructible.json'), JSON.stringify(built.Unconstructible));
+  unconstructible = devnetContract({ DEVNET_PERMIT2_ARTIFACT: path.join(dir, 'unconstructible.json') }, 'permit2');
 
   chain = await startIndexedChain(31337);
   chainId = await chain.public.getChainId();
@@ -239,4 +248,13 @@ test("created elsewhere and its runtime code copied, the contract keeps its crea
   const refused = checkDomain(clients, copy, permit2);
   await expect(refused).rejects.toThrow(ConfigError);
   await expect(refused).rejects.toThrow(`at ${copy} answers DOMAIN_SEPARATOR()`);
+});
+
+test('a constructor that reverts at the address stops the placement, naming the file and the reason', async () => {
+  const address = privateKeyToAccount(generatePrivateKey()).address;
+  const placed = placeContract(clients, address, unconstructible);
+  await expect(placed).rejects.toThrow(ConfigError);
+  await expect(placed).rejects.toThrow(
+    new RegExp(`^${unconstructible.source}: its constructor reverted at ${address} \\(.*not here`),
+  );
 });
