@@ -56,7 +56,9 @@ contract Permit2 {
     /// owner => word position (nonce >> 8) => used nonces, one bit each (nonce & 0xff).
     mapping(address => mapping(uint256 => uint256)) public nonceBitmap;
 
-    function DOMAIN_SEPARATOR() public view returns (bytes32) {
+    /// Virtual so that a contract built on this one can cache it at construction, as the real contract does (the test
+    /// of the devnet's swap-in places such a one).
+    function DOMAIN_SEPARATOR() public view virtual returns (bytes32) {
         return keccak256(abi.encode(DOMAIN_TYPEHASH, NAME_HASH, block.chainid, address(this)));
     }
 
