@@ -102,10 +102,11 @@ let unconstructible: DevnetContract;
 let usdc: Hex;
 
 beforeAll(async () => {
-  const { 'DevnetCompact.sol': devnetCompact, 'Permit2.sol': ours } = contractSources();
+  const { 'DevnetCompact.sol': devnetCompact, 'Permit2.sol': ours, 'Signatures.sol': signatures } = contractSources();
   const built = compileSources({
     'DevnetCompact.sol': devnetCompact,
     'Permit2.sol': ours,
+    'Signatures.sol': signatures,
     'Constructed.sol': { content: FIXTURE },
   });
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'contract-swap-'));
