@@ -2,9 +2,9 @@
  * Head → visible at depth 0: the whole stack (bench/stack.ts: Temporal, PostgreSQL, a worker, the API) with the
  * worker following an anvil chain (chain id 8453, our DevnetCompact with the service's allocator registered) at
  * `INDEXER_CONFIRMATIONS_8453=0` and `INDEXER_POLL_MS` = `--poll-ms`. One block at a time: a deposit into a lock for
- * a fresh account is mined (anvil
- * mines on send: the clock starts when the send returns), then the account's portfolio is read through the HTTP API
- * every `--probe-ms` until the deposit shows; p50, p99 and max over `--blocks` blocks.
+ * a fresh account is mined (anvil mines on send: the clock starts when the send returns), then the account's
+ * portfolio is read through the HTTP API every `--probe-ms` until the deposit shows; p50, p99 and max over `--blocks`
+ * blocks.
  * Usage: npx tsx bench/chain-indexer-latency.ts [--blocks 200] [--poll-ms 100] [--probe-ms 5]
  * Needs DATABASE_URL and TEMPORAL_CLI like npm run bench. Prints the figures (bench/RESULTS.md, Chain indexer
  * head to visible, written by hand like Chain indexer backfill).

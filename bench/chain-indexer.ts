@@ -2,10 +2,10 @@
  * The chain indexer's backfill throughput beside the raw eth_getLogs rate of the same RPC in the same run. An anvil
  * chain (chain id 8453) with our DevnetCompact, `--logs` Transfer logs mined in blocks of `--per-block` (each block
  * one transaction of our DepositBatcher depositing into a lock for the same `--per-block` accounts: a range's logs
- * touch that many (account, lock) pairs), and in the same
- * blocks `--fills` fills through our Filler (default one per 10 Transfer logs, spread evenly over the blocks; every
- * tenth a `fillTokenOut` of two tokens, two Filled logs, the rest a `fill`), each of an intent recorded beforehand
- * (its quote and its PENDING intent, written in SQL) whose mandate it pays. Then:
+ * touch that many (account, lock) pairs), and in the same blocks `--fills` fills through our Filler (default one per
+ * 10 Transfer logs, spread evenly over the blocks; every tenth a `fillTokenOut` of two tokens, two Filled logs, the
+ * rest a `fill`), each of an intent recorded beforehand (its quote and its PENDING intent, written in SQL) whose
+ * mandate it pays. Then:
  * - raw: eth_getLogs over the whole range, in the indexer's ranges, of both contracts' logs, decoded by viem (what
  *   any indexer pays);
  * - indexer: `readChainRange` (src/chain-indexer/read-range.ts, in-process, without Temporal: its per-range overhead
@@ -103,8 +103,7 @@ async function main() {
     const db = await openDatabase(withDatabase(adminUrl, database), 10);
     if (fills.length) await recordIntents(db, fills, deadline);
 
-    // The load: each block one batch of deposits and its share of the fills, sent with automine off and mined
-    // together.
+    // The load: each block a batch of deposits and its share of the fills, sent with automine off, mined together.
     const test = createTestClient({ mode: 'anvil', transport: http(url) });
     const sender = createWalletClient({ transport: http(url, { batch: { batchSize: 200 } }) });
     let nonce = await client.getTransactionCount({ address: from });
