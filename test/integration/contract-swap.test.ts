@@ -33,7 +33,7 @@ import { permit2WitnessCall } from '../../src/intents/permit2-call';
 import { tokenId } from '../../src/intents/quote';
 import { compactTypedData, PERMIT2_ADDRESS, permit2TypedData } from '../../src/intents/typed-data';
 import type { Element, IntentOp } from '../../src/intents/types';
-import { deployContract, startIndexedChain, type IndexedChain } from '../support/indexed-chain';
+import { deployContract, deposit, fundDeposits, startIndexedChain, type IndexedChain } from '../support/indexed-chain';
 
 /**
  * The devnet's swap-in (DEVNET_COMPACT_ARTIFACT, DEVNET_PERMIT2_ARTIFACT, src/dev/contract-artifact.ts) with
@@ -180,15 +180,8 @@ test('the compact of a Foundry artifact is constructed at COMPACT_ADDRESS: its d
   await chain.send(COMPACT, 'DevnetCompact', '__registerAllocator', [allocator, '0x']);
   const lockTag = lockTagFor(allocator, 0, 6);
   const sponsor = privateKeyToAccount(generatePrivateKey());
-  await chain.send(usdc, 'TestToken', 'mint', [sponsor.address, 2_000_000n]);
-  await chain.send(usdc, 'TestToken', 'approve', [COMPACT, 2_000_000n], sponsor.address);
-  await chain.send(
-    COMPACT,
-    'DevnetCompact',
-    'depositERC20',
-    [usdc, lockTag, 2_000_000n, sponsor.address],
-    sponsor.address,
-  );
+  await fundDeposits(chain, COMPACT, usdc);
+  await deposit(chain, COMPACT, lockTag, usdc, sponsor.address, 2_000_000n);
   const op: IntentOp = {
     sponsor: sponsor.address,
     nonce: '1',
