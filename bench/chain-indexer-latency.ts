@@ -1,17 +1,19 @@
 /**
  * Head → visible at depth 0: the whole stack (bench/stack.ts: Temporal, PostgreSQL, a worker, the API) with the
- * worker following an anvil chain (chain id 8453, our CompactEvents) at `INDEXER_CONFIRMATIONS_8453=0` and
- * `INDEXER_POLL_MS` = `--poll-ms`. One block at a time: a deposit into a lock of a fresh account is mined (anvil
- * mines on send: the clock starts when the send returns), then the account's portfolio is read through the HTTP API
- * every `--probe-ms` until the deposit shows; p50, p99 and max over `--blocks` blocks.
+ * worker following an anvil chain (chain id 8453, our DevnetCompact with the service's allocator registered) at
+ * `INDEXER_CONFIRMATIONS_8453=0` and `INDEXER_POLL_MS` = `--poll-ms`. One block at a time: a deposit into a lock for
+ * a fresh account is mined (anvil mines on send: the clock starts when the send returns), then the account's
+ * portfolio is read through the HTTP API every `--probe-ms` until the deposit shows; p50, p99 and max over `--blocks`
+ * blocks.
  * Usage: npx tsx bench/chain-indexer-latency.ts [--blocks 200] [--poll-ms 100] [--probe-ms 5]
  * Needs DATABASE_URL and TEMPORAL_CLI like npm run bench. Prints the figures (bench/RESULTS.md, Chain indexer
  * head to visible, written by hand like Chain indexer backfill).
  */
 import os from 'node:os';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { tokenId } from '../src/intents/quote';
-import { COMPACT_ABI, startAnvil } from './anvil';
+import { maxUint256, type Abi, type Hex } from 'viem';
+import artifacts from '../solidity/artifacts.json';
+import { BASE_USDC, COMPACT_ABI, startAnvil } from './anvil';
 import { arg, runBench, type Kit } from './kit';
 import { percentile } from './measure';
 import { startStack } from './stack';
@@ -20,7 +22,6 @@ const BLOCKS = Number(arg('--blocks')) || 200;
 const POLL_MS = Number(arg('--poll-ms')) || 100;
 const PROBE_MS = Number(arg('--probe-ms')) || 5;
 const PORT = 18546;
-const BASE_USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
 const AMOUNT = 1_000_000n;
 
 const cleanup: Kit['cleanup'] = [];
@@ -38,8 +39,24 @@ async function main() {
       INDEXER_POLL_MS: String(POLL_MS),
     },
   });
-  const { lockTag } = (await (await fetch(`${stack.url}/health`)).json()) as { lockTag: string };
-  const id = BigInt(tokenId(lockTag, BASE_USDC));
+  const { lockTag, allocatorAddress } = (await (await fetch(`${stack.url}/health`)).json()) as {
+    lockTag: Hex;
+    allocatorAddress: Hex;
+  };
+  await chain.registerAllocator(allocatorAddress);
+  // The deposits are the deployer's USDC, which the compact may take: one transaction each.
+  const usdc = async (functionName: string, args: unknown[]) =>
+    chain.client.waitForTransactionReceipt({
+      hash: await chain.wallet.writeContract({
+        chain: null,
+        address: BASE_USDC,
+        abi: artifacts.TestToken.abi as Abi,
+        functionName,
+        args,
+      }),
+    });
+  await usdc('mint', [chain.wallet.account.address, 2n ** 200n]);
+  await usdc('approve', [chain.compact, maxUint256]);
   const locked = async (account: string) => {
     const res = await fetch(`${stack.url}/accounts/${account}/portfolio`, { headers: stack.headers });
     const { portfolio } = (await res.json()) as {
@@ -54,8 +71,8 @@ async function main() {
       chain: null,
       address: chain.compact,
       abi: COMPACT_ABI,
-      functionName: 'deposit',
-      args: [account, id, AMOUNT],
+      functionName: 'depositERC20',
+      args: [BASE_USDC, lockTag, AMOUNT, account],
     });
     const mined = performance.now();
     while ((await locked(account)) !== AMOUNT.toString()) await new Promise((r) => setTimeout(r, PROBE_MS));

@@ -1,10 +1,11 @@
 /**
  * The chain indexer's backfill throughput beside the raw eth_getLogs rate of the same RPC in the same run. An anvil
- * chain (chain id 8453) with our CompactEvents, `--logs` Transfer logs mined in blocks of `--per-block` (each block
- * mints to the same `--per-block` accounts: a range's logs touch that many (account, lock) pairs), and in the same
- * blocks `--fills` fills through our Filler (default one per 10 Transfer logs, spread evenly over the blocks; every
- * tenth a `fillTokenOut` of two tokens, two Filled logs, the rest a `fill`), each of an intent recorded beforehand
- * (its quote and its PENDING intent, written in SQL) whose mandate it pays. Then:
+ * chain (chain id 8453) with our DevnetCompact, `--logs` Transfer logs mined in blocks of `--per-block` (each block
+ * one transaction of our DepositBatcher depositing into a lock for the same `--per-block` accounts: a range's logs
+ * touch that many (account, lock) pairs), and in the same blocks `--fills` fills through our Filler (default one per
+ * 10 Transfer logs, spread evenly over the blocks; every tenth a `fillTokenOut` of two tokens, two Filled logs, the
+ * rest a `fill`), each of an intent recorded beforehand (its quote and its PENDING intent, written in SQL) whose
+ * mandate it pays. Then:
  * - raw: eth_getLogs over the whole range, in the indexer's ranges, of both contracts' logs, decoded by viem (what
  *   any indexer pays);
  * - indexer: `readChainRange` (src/chain-indexer/read-range.ts, in-process, without Temporal: its per-range overhead
@@ -47,7 +48,7 @@ import { tokenId } from '../src/intents/quote';
 import type { Outbox } from '../src/outbox/outbox';
 import { lockTagFor } from '../src/chains/lock-tag';
 import type { ChainCursor, ChainStream } from '../workflows/contracts/follow-chain';
-import { COMPACT_ABI, startAnvil } from './anvil';
+import { BASE_USDC, BATCHER_ABI, startAnvil } from './anvil';
 import { arg } from './kit';
 
 const LOGS = Number(arg('--logs')) || 100_000;
@@ -55,8 +56,8 @@ const PER_BLOCK = Number(arg('--per-block')) || 1000;
 const RANGE = Number(arg('--range')) || 10;
 const FILLS = arg('--fills') !== undefined ? Number(arg('--fills')) : Math.round(LOGS / 10);
 const PORT = 18545;
-const BASE_USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
-// The allocator key only names whose claims count.
+// The allocator key: the lock tag's allocator (registered with the compact, so the deposits are taken), and whose
+// claims count.
 const ALLOCATOR = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d';
 // The intents' sponsor (their nonces are `sponsor << 96 | n`, as the allocator's) and origin chain.
 const SPONSOR = '0x00000000000000000000000000000000005b0a50';
@@ -68,10 +69,11 @@ const TOKEN_ABI = artifacts.TestToken.abi as Abi;
 async function main() {
   const adminUrl = process.env.DATABASE_URL;
   if (!adminUrl) throw new Error('set DATABASE_URL');
-  const { url, client, wallet, compact, stop } = await startAnvil(PORT, 8453);
+  const { url, client, wallet, compact, batcher, registerAllocator, stop } = await startAnvil(PORT, 8453);
   try {
-    const lockTag = lockTagFor(privateKeyToAccount(ALLOCATOR).address, 0, 6);
-    const id = BigInt(tokenId(lockTag, BASE_USDC));
+    const allocator = privateKeyToAccount(ALLOCATOR).address;
+    await registerAllocator(allocator);
+    const lockTag = lockTagFor(allocator, 0, 6);
     const from = wallet.account.address;
     const deploy = async (name: 'Filler' | 'TestToken', args: unknown[] = []) => {
       const { abi, bytecode } = artifacts[name];
@@ -101,7 +103,7 @@ async function main() {
     const db = await openDatabase(withDatabase(adminUrl, database), 10);
     if (fills.length) await recordIntents(db, fills, deadline);
 
-    // The load: each block one depositMany and its share of the fills, sent with automine off and mined together.
+    // The load: each block a batch of deposits and its share of the fills, sent with automine off, mined together.
     const test = createTestClient({ mode: 'anvil', transport: http(url) });
     const sender = createWalletClient({ transport: http(url, { batch: { batchSize: 200 } }) });
     let nonce = await client.getTransactionCount({ address: from });
@@ -114,18 +116,22 @@ async function main() {
       2n *
       (await client.estimateContractGas({
         account: from,
-        address: compact,
-        abi: COMPACT_ABI,
+        address: batcher,
+        abi: BATCHER_ABI,
         functionName: 'depositMany',
-        args: [BigInt(PER_BLOCK), id, 1n],
+        args: [compact, BASE_USDC, lockTag, BigInt(PER_BLOCK), 1n],
       }));
     await test.setAutomine(false);
     const first = (await client.getBlockNumber()) + 1n;
     const blocks = Math.ceil(LOGS / PER_BLOCK);
     for (let b = 0; b < blocks; b++) {
       const mints = BigInt(Math.min(PER_BLOCK, LOGS - b * PER_BLOCK));
-      const data = encodeFunctionData({ abi: COMPACT_ABI, functionName: 'depositMany', args: [mints, id, 1n] });
-      const sends = [send(compact, data, depositGas)];
+      const data = encodeFunctionData({
+        abi: BATCHER_ABI,
+        functionName: 'depositMany',
+        args: [compact, BASE_USDC, lockTag, mints, 1n],
+      });
+      const sends = [send(batcher, data, depositGas)];
       for (let i = Math.floor((b * FILLS) / blocks); i < Math.floor(((b + 1) * FILLS) / blocks); i++)
         sends.push(send(filler, fills[i].data, fills[i].gas));
       await Promise.all(sends);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.24;
 
+import {Signatures} from "./Signatures.sol";
+
 /// A minimal contract account standing in for a managed deposit account on the devnet and in tests: one signer key,
 /// whose plain ECDSA signatures it accepts through ERC-1271 (as Permit2 asks a contract owner). It approves the
 /// canonical Permit2 for its tokens when deployed, as a managed account does at setup, so Permit2 can pull them with
@@ -25,8 +27,6 @@ contract DepositAccount {
     /// ERC-1271: valid iff the 65-byte (r, s, v) signature over `hash` itself (no prefix) recovers to the signer.
     function isValidSignature(bytes32 hash, bytes calldata signature) external view returns (bytes4) {
         if (signature.length != 65) return 0xffffffff;
-        address recovered =
-            ecrecover(hash, uint8(signature[64]), bytes32(signature[0:32]), bytes32(signature[32:64]));
-        return recovered == signer ? bytes4(0x1626ba7e) : bytes4(0xffffffff);
+        return Signatures.recover(hash, signature) == signer ? Signatures.ERC1271_MAGIC : bytes4(0xffffffff);
     }
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.24;
 
+import {Signatures} from "./Signatures.sol";
+
 /// What The Compact calls on an allocator to authorize a claim (IAllocator.authorizeClaim): it must return its own
 /// selector.
 interface IClaimAllocator {
@@ -212,7 +214,9 @@ contract DevnetCompact {
         return "The Compact";
     }
 
-    function DOMAIN_SEPARATOR() public view returns (bytes32) {
+    /// Virtual so that a contract built on this one can cache it at construction, as the real contract does (the test
+    /// of the devnet's swap-in places such a one).
+    function DOMAIN_SEPARATOR() public view virtual returns (bytes32) {
         return _domainSeparator(block.chainid);
     }
 
@@ -541,30 +545,8 @@ contract DevnetCompact {
 
     /// ECDSA (65 bytes, or 64 as EIP-2098) by the sponsor's key; failing that, ERC-1271 if the sponsor has code.
     function _validSignature(address signer, bytes32 digest, bytes calldata signature) private view returns (bool) {
-        if (_recover(digest, signature) == signer && signer != address(0)) return true;
-        if (signer.code.length == 0) return false;
-        (bool ok, bytes memory ret) =
-            signer.staticcall(abi.encodeWithSignature("isValidSignature(bytes32,bytes)", digest, signature));
-        return ok && ret.length >= 32 && bytes4(abi.decode(ret, (bytes32))) == 0x1626ba7e;
-    }
-
-    function _recover(bytes32 digest, bytes calldata signature) private pure returns (address) {
-        bytes32 r;
-        bytes32 s;
-        uint8 v;
-        if (signature.length == 65) {
-            r = bytes32(signature[0:32]);
-            s = bytes32(signature[32:64]);
-            v = uint8(signature[64]);
-        } else if (signature.length == 64) {
-            r = bytes32(signature[0:32]);
-            bytes32 vs = bytes32(signature[32:64]);
-            s = vs & bytes32(type(uint256).max >> 1);
-            v = uint8(uint256(vs >> 255)) + 27;
-        } else {
-            return address(0);
-        }
-        return ecrecover(digest, v, r, s);
+        if (Signatures.recover(digest, signature) == signer && signer != address(0)) return true;
+        return signer.code.length > 0 && Signatures.acceptedBy(signer, digest, signature);
     }
 
     /// An exogenous claim may only spend locks whose scope is multichain (the lock tag's top bit clear).

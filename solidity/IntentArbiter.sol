@@ -3,6 +3,7 @@ pragma solidity ^0.8.24;
 
 import {DevnetCompact} from "./DevnetCompact.sol";
 import {Permit2} from "./Permit2.sol";
+import {Signatures} from "./Signatures.sol";
 
 /// The arbiter the service names in its intents on an origin chain: it makes The Compact's claim of an element (or
 /// Permit2's pull of wallet funds) for the relayer that filled the intent, once shown the service's attestation of
@@ -157,14 +158,7 @@ contract IntentArbiter {
                 keccak256(abi.encode(ATTESTATION_TYPEHASH, claimHash, a.fillChainId, a.fillTransaction, a.relayer))
             )
         );
-        address signer = _recover(digest, signature);
+        address signer = Signatures.recover(digest, signature);
         if (signer != attester || signer == address(0)) revert InvalidAttestation(signer);
-    }
-
-    function _recover(bytes32 digest, bytes calldata signature) private pure returns (address) {
-        if (signature.length != 65) return address(0);
-        bytes32 r = bytes32(signature[0:32]);
-        bytes32 s = bytes32(signature[32:64]);
-        return ecrecover(digest, uint8(signature[64]), r, s);
     }
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.24;
 
+import {Signatures} from "./Signatures.sol";
+
 /// Permit2's SignatureTransfer witness pulls, ours: written from Permit2's published interface (names, types, typed
 /// data, errors), not from its code, so our tests and the devnet can check Permit2 pulls end to end. It is placed at
 /// Permit2's canonical address with anvil_setCode; a real deployment uses Uniswap's Permit2 at that same address.
@@ -56,7 +58,9 @@ contract Permit2 {
     /// owner => word position (nonce >> 8) => used nonces, one bit each (nonce & 0xff).
     mapping(address => mapping(uint256 => uint256)) public nonceBitmap;
 
-    function DOMAIN_SEPARATOR() public view returns (bytes32) {
+    /// Virtual so that a contract built on this one can cache it at construction, as the real contract does (the test
+    /// of the devnet's swap-in places such a one).
+    function DOMAIN_SEPARATOR() public view virtual returns (bytes32) {
         return keccak256(abi.encode(DOMAIN_TYPEHASH, NAME_HASH, block.chainid, address(this)));
     }
 
@@ -149,30 +153,11 @@ contract Permit2 {
     /// An account with code answers for itself (ERC-1271); any other owner must have signed the digest with its key.
     function _verify(address owner, bytes32 digest, bytes calldata signature) private view {
         if (owner.code.length > 0) {
-            (bool ok, bytes memory ret) =
-                owner.staticcall(abi.encodeWithSignature("isValidSignature(bytes32,bytes)", digest, signature));
-            if (!ok || ret.length < 32 || bytes4(abi.decode(ret, (bytes32))) != 0x1626ba7e) {
-                revert InvalidContractSignature();
-            }
+            if (!Signatures.acceptedBy(owner, digest, signature)) revert InvalidContractSignature();
             return;
         }
-        bytes32 r;
-        bytes32 s;
-        uint8 v;
-        if (signature.length == 65) {
-            r = bytes32(signature[0:32]);
-            s = bytes32(signature[32:64]);
-            v = uint8(signature[64]);
-        } else if (signature.length == 64) {
-            // EIP-2098: the top bit of the second word is v's parity, the rest is s.
-            r = bytes32(signature[0:32]);
-            bytes32 vs = bytes32(signature[32:64]);
-            s = vs & bytes32(uint256(type(uint256).max >> 1));
-            v = uint8(uint256(vs >> 255)) + 27;
-        } else {
-            revert InvalidSignatureLength();
-        }
-        address signer = ecrecover(digest, v, r, s);
+        if (signature.length != 65 && signature.length != 64) revert InvalidSignatureLength();
+        address signer = Signatures.recover(digest, signature);
         if (signer == address(0)) revert InvalidSignature();
         if (signer != owner) revert InvalidSigner();
     }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.24;
 
+import {Signatures} from "./Signatures.sol";
+
 interface ICompactDomain {
     function DOMAIN_SEPARATOR() external view returns (bytes32);
 }
@@ -48,9 +50,7 @@ contract SignerAllocator {
     ) public view returns (bool) {
         if (allocatorData.length != 65) return false;
         bytes32 digest = keccak256(abi.encodePacked(hex"1901", ICompactDomain(compact).DOMAIN_SEPARATOR(), claimHash));
-        address recovered =
-            ecrecover(digest, uint8(allocatorData[64]), bytes32(allocatorData[0:32]), bytes32(allocatorData[32:64]));
-        return recovered == signer;
+        return Signatures.recover(digest, allocatorData) == signer;
     }
 
     /// Plain ERC-6909 transfers of its locks are not allocated by this allocator.

@@ -10,14 +10,20 @@ import solc from 'solc';
 const dir = path.resolve(__dirname, '../../solidity');
 export const ARTIFACTS_FILE = path.join(dir, 'artifacts.json');
 
-export function compileContracts(): string {
-  const sources = Object.fromEntries(
+export type Artifacts = Record<string, { abi: unknown[]; bytecode: string }>;
+
+/** solidity/*.sol, by file name, as solc takes sources: a source beside them imports one by its name. */
+export const contractSources = (): Record<string, { content: string }> =>
+  Object.fromEntries(
     fs
       .readdirSync(dir)
       .filter((f) => f.endsWith('.sol'))
       .sort()
       .map((f) => [f, { content: fs.readFileSync(path.join(dir, f), 'utf8') }]),
   );
+
+/** Every deployable contract of `sources`, compiled as solidity/artifacts.json's are. */
+export function compileSources(sources: Record<string, { content: string }>): Artifacts {
   const input = {
     language: 'Solidity',
     sources,
@@ -32,7 +38,7 @@ export function compileContracts(): string {
   const output = JSON.parse(solc.compile(JSON.stringify(input)));
   const errors = (output.errors ?? []).filter((e: { severity: string }) => e.severity === 'error');
   if (errors.length) throw new Error(errors.map((e: { formattedMessage: string }) => e.formattedMessage).join('\n'));
-  const artifacts: Record<string, { abi: unknown[]; bytecode: string }> = {};
+  const artifacts: Artifacts = {};
   for (const file of Object.keys(sources)) {
     const compiled = output.contracts[file] as Record<
       string,
@@ -42,8 +48,10 @@ export function compileContracts(): string {
       if (c.evm.bytecode.object) artifacts[name] = { abi: c.abi, bytecode: `0x${c.evm.bytecode.object}` };
     }
   }
-  return `${JSON.stringify(artifacts, null, 2)}\n`;
+  return artifacts;
 }
+
+export const compileContracts = (): string => `${JSON.stringify(compileSources(contractSources()), null, 2)}\n`;
 
 if (require.main === module) {
   fs.writeFileSync(ARTIFACTS_FILE, compileContracts());

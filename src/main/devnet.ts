@@ -10,6 +10,7 @@ import { allocatorId } from '../chains/lock-tag';
 import { loadChainRegistry } from '../chains/registry';
 import { compactAddress } from '../compact/config';
 import { ConfigError, loadConfig } from '../config';
+import { devnetContract, placeContract, type DevnetContract, type DevnetRole } from '../dev/contract-artifact';
 import { devnetFile, type Devnet, type DevnetChain } from '../dev/devnet-tools';
 import { projectRoot, stopProcess, waitFor } from '../dev/processes';
 import { PERMIT2_ADDRESS } from '../intents/typed-data';
@@ -81,10 +82,14 @@ interface Addresses {
 /** Our arbiter's place on both chains (its immutables travel with its code), so intents name one arbiter. */
 const ARBITER = '0x00000000000000000000000000000000a4b17e40';
 
+/** The compact and Permit2 the devnet places: ours, or the ones DEVNET_*_ARTIFACT name (docs/chain-indexer.md). */
+type Contracts = Record<DevnetRole, DevnetContract>;
+
 /**
- * An anvil chain with our contracts deployed, DevnetCompact's code at the service's compact address with a
- * SignerAllocator of the service's allocator key registered at that key's address, our Permit2's code at Permit2's
- * address, our token's code at the registry's USDC and USDC for every account.
+ * An anvil chain with our contracts deployed, the compact (DevnetCompact, or the swapped-in one) at the service's
+ * compact address with a SignerAllocator of the service's allocator key registered at that key's address, Permit2
+ * (ours, or the swapped-in one) at Permit2's address, our token's code at the registry's USDC and USDC for every
+ * account.
  */
 async function startChain(
   chainId: number,
@@ -92,6 +97,7 @@ async function startChain(
   blockTime: number,
   accounts: HDAccount[],
   at: Addresses,
+  contracts: Contracts,
 ): Promise<DevnetChain> {
   const anvil = path.join(path.dirname(require.resolve('@foundry-rs/anvil/package.json')), 'bin.mjs');
   const proc = spawn(
@@ -125,10 +131,12 @@ async function startChain(
     const deployed = await deploy(name, args);
     await test.setCode({ address, bytecode: (await client.getCode({ address: deployed }))! });
   };
-  // The client and the service sign in the domain of the compact at COMPACT_ADDRESS: DevnetCompact's code goes
-  // there (it computes its domain separator from its own address at each call, and keeps no constructor state).
+  // Permit2 first, as on a real chain: The Compact's constructor records whether Permit2 has code.
+  const permit2 = PERMIT2_ADDRESS as Hex;
+  await placeContract({ public: client, test, wallet }, permit2, contracts.permit2);
+  // The client and the service sign in the domain of the compact at COMPACT_ADDRESS: the compact is placed there.
   const compact = at.compact;
-  await copy(compact, 'DevnetCompact');
+  await placeContract({ public: client, test, wallet }, compact, contracts.compact);
   // The lock tag names the allocator by the low bits of its key's address: the allocator contract sits at that
   // address, checking the key's signatures (signer and compact are immutables, so they travel with the code).
   await copy(at.allocator, 'SignerAllocator', [at.allocator, compact]);
@@ -142,9 +150,6 @@ async function startChain(
     }),
   );
   const filler = await deploy('Filler');
-  // Our Permit2's runtime code where clients and deposit accounts expect Permit2 (it keeps no constructor state).
-  const permit2 = PERMIT2_ADDRESS as Hex;
-  await copy(permit2, 'Permit2');
   // The arbiter the service names in its intents: it claims for a relayer once shown the service's fill attestation.
   const arbiter = ARBITER as Hex;
   await copy(arbiter, 'IntentArbiter', [compact, permit2, at.attester]);
@@ -171,8 +176,9 @@ async function startChain(
  * (solidity/: DevnetCompact at COMPACT_ADDRESS with a SignerAllocator of the service's allocator key registered, the
  * filler, our Permit2 at Permit2's address, our IntentArbiter taking the service's fill attestations, a test USDC at the registry's USDC address), funded accounts printed with
  * their keys, a webhook receiver that prints deliveries, `<DATA_DIR>/devnet.json` for the `devnet:*` scripts, and
- * `npm start` with the chain indexer following both. The Compact itself is not deployed: its source is not in this
- * repository, and DevnetCompact enforces what it does for the claims the devnet makes (docs/chain-indexer.md).
+ * `npm start` with the chain indexer following both. The Compact itself is not in this repository: DevnetCompact
+ * enforces what it does for the claims the devnet makes, and DEVNET_COMPACT_ARTIFACT / DEVNET_PERMIT2_ARTIFACT swap
+ * the real contracts in from files of their builds (docs/chain-indexer.md, Our contracts).
  */
 async function main() {
   process.on('SIGINT', () => void shutdown(0));
@@ -195,8 +201,12 @@ async function main() {
     allocator: rt.allocatorAddress,
     attester: privateKeyToAccount(rt.secrets.fillAttesterPrivateKey!).address,
   };
+  const contracts = {
+    compact: devnetContract(process.env, 'compact'),
+    permit2: devnetContract(process.env, 'permit2'),
+  };
   const chains = await Promise.all(
-    CHAIN_IDS.map((chainId, i) => startChain(chainId, portBase + i, blockTime, accounts, at)),
+    CHAIN_IDS.map((chainId, i) => startChain(chainId, portBase + i, blockTime, accounts, at, contracts)),
   );
   for (const { chainId, rpcUrl, compact, filler, arbiter } of chains)
     Object.assign(env, {
@@ -209,9 +219,9 @@ async function main() {
     });
   const lines = chains.flatMap(({ chainId, rpcUrl, compact, filler, usdc, permit2, arbiter }) => [
     `  ${registry.chain(chainId)!.name} (${chainId})  ${rpcUrl}`,
-    `    DevnetCompact ${compact}  (The Compact's deposits and claims, at COMPACT_ADDRESS; allocator ${at.allocator})`,
+    `    Compact       ${compact}  (${contracts.compact.source}, at COMPACT_ADDRESS; allocator ${at.allocator})`,
     `    Filler        ${filler}  (fill(nonce, token, recipient, amount), fillTokenOut(nonce, recipient, tokenOut))`,
-    `    Permit2       ${permit2}  (ours: permitWitnessTransferFrom, at Permit2's address)`,
+    `    Permit2       ${permit2}  (${contracts.permit2.source}, at Permit2's address)`,
     `    IntentArbiter ${arbiter}  (the intents' arbiter: claims for a relayer with the service's fill attestation)`,
     `    USDC          ${usdc}  (our test token; 1,000 USDC minted to each account below)`,
   ]);

@@ -30,7 +30,14 @@ import { tokenId } from '../../src/intents/quote';
 import { compactTypedData, PERMIT2_ADDRESS, permit2TypedData } from '../../src/intents/typed-data';
 import type { Element, IntentOp } from '../../src/intents/types';
 import { claimHashOf } from '../support/compact-claim';
-import { contractAt, deployContract, startIndexedChain, type IndexedChain } from '../support/indexed-chain';
+import {
+  contractAt,
+  deployContract,
+  deposit,
+  fundDeposits,
+  startIndexedChain,
+  type IndexedChain,
+} from '../support/indexed-chain';
 
 /**
  * solidity/IntentArbiter.sol between a relayer and DevnetCompact / our Permit2 on anvil: the service's claim
@@ -64,6 +71,7 @@ beforeAll(async () => {
   arbiter = getAddress(await deployContract(chain, 'IntentArbiter', [compact, PERMIT2_ADDRESS, attesterKey.address]));
   filler = await deployContract(chain, 'Filler');
   usdc = await deployContract(chain, 'TestToken', ['Test USD', 'TUSD', 6]);
+  await fundDeposits(chain, compact, usdc);
   lockTag = lockTagFor(allocator, 0, 6);
   id = BigInt(tokenId(lockTag, usdc));
 });
@@ -171,15 +179,7 @@ const claimable = (op: IntentOp, signatures: Hex[], fillTx: Hex) => ({
 
 test('the arbiter claims a lock for the relayer the service attests; another payee, attester or claim is refused, and the relayer cannot go around it', async () => {
   const sponsor = privateKeyToAccount(generatePrivateKey());
-  await chain.send(usdc, 'TestToken', 'mint', [sponsor.address, 2_000_000n]);
-  await chain.send(usdc, 'TestToken', 'approve', [compact, 2_000_000n], sponsor.address);
-  await chain.send(
-    compact,
-    'DevnetCompact',
-    'depositERC20',
-    [usdc, lockTag, 2_000_000n, sponsor.address],
-    sponsor.address,
-  );
+  await deposit(chain, compact, lockTag, usdc, sponsor.address, 2_000_000n);
   const op = await intent(sponsor.address, 'COMPACT', [chainId, OTHER_CHAIN]);
   const signature = await sponsor.signTypedData(compactTypedData(op, compact));
   const relayer = freshAddress();
@@ -273,15 +273,7 @@ test("the arbiter pulls a Permit2-funded element to the attested relayer, as the
 
 test("the arbiter makes The Compact's single-chain claim too, for the attested relayer only", async () => {
   const sponsor = privateKeyToAccount(generatePrivateKey());
-  await chain.send(usdc, 'TestToken', 'mint', [sponsor.address, 400_000n]);
-  await chain.send(usdc, 'TestToken', 'approve', [compact, 400_000n], sponsor.address);
-  await chain.send(
-    compact,
-    'DevnetCompact',
-    'depositERC20',
-    [usdc, lockTag, 400_000n, sponsor.address],
-    sponsor.address,
-  );
+  await deposit(chain, compact, lockTag, usdc, sponsor.address, 400_000n);
   const { timestamp } = await chain.public.getBlock();
   const single = {
     domain: compactDomain(chainId, compact),

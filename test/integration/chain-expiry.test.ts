@@ -1,15 +1,23 @@
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import type { Hex } from 'viem';
 import { waitFor } from '../../src/dev/processes';
-import { tokenId } from '../../src/intents/quote';
+import { compactAddress } from '../../src/compact/config';
 import { availableBalances } from '../../src/ledger/store';
 import { Api, call, startApi, startWorker } from '../support/harness';
 import { ARB_USDC, BASE_USDC } from '../support/fixtures';
-import { submitOwnIntent } from '../support/intents';
+import { authorizedClaim, submitOwnIntent } from '../support/intents';
 import { registerManaged } from '../support/deposits';
 import { newProject, subscribe } from '../support/projects';
 import { Receiver } from '../support/receiver';
-import { deployContract, startIndexedChain, tokenAt, type IndexedChain } from '../support/indexed-chain';
+import {
+  compactAt,
+  deployContract,
+  deposit,
+  fundDeposits,
+  startIndexedChain,
+  tokenAt,
+  type IndexedChain,
+} from '../support/indexed-chain';
 
 /**
  * Expired holds free themselves: the chain indexer snapshots, at a block stamped at or after `expires`, every balance
@@ -37,10 +45,13 @@ beforeAll(async () => {
       DEPOSIT_BRIDGE_TIMEOUT_SECONDS: '2',
     },
   });
-  lockTag = (await call(api, 'GET', '/health')).json.lockTag;
+  const health = (await call(api, 'GET', '/health')).json;
+  lockTag = health.lockTag;
   [base, arb] = [await startIndexedChain(8453), await startIndexedChain(42161)];
-  compact = await deployContract(base, 'CompactEvents');
+  // Where the service signs claims and its clients sign intents, with the service's allocator its lock tag names.
+  compact = await compactAt(base, compactAddress(api.env.env) as Hex, health.allocatorAddress);
   await tokenAt(base, BASE_USDC);
+  await fundDeposits(base, compact, BASE_USDC);
   const filler = await deployContract(arb, 'Filler');
   await tokenAt(arb, ARB_USDC);
   await startWorker({
@@ -76,8 +87,8 @@ const afterEmptyBlocks = (what: string, probe: () => Promise<boolean>) =>
 const available = async (account: string) =>
   (await availableBalances(api.db.manager, account, lockTag)).find((b) => b.chainId === '8453')?.available;
 /** 5 USDC into the account's lock on Base, confirmed: the ledger can reserve them. */
-async function lockFunds(account: string) {
-  await base.send(compact, 'CompactEvents', 'deposit', [account, BigInt(tokenId(lockTag, BASE_USDC)), 5_000_000n]);
+async function lockFunds(account: Hex) {
+  await deposit(base, compact, lockTag, BASE_USDC, account, 5_000_000n);
   await confirm();
   await eventually('the locked funds', async () => (await available(account)) === '5000000');
 }
@@ -134,6 +145,10 @@ test('irreversible decisions wait for confirmation: a release at expires seen on
   const intentId = await submitOwnIntent(api, sponsor);
   const { intentOp } = (await call(api, 'GET', `/intent-operation/${intentId}?full=true`)).json;
   const expires = Number(intentOp.expires);
+  // The relayer's claim, authorized while the intent is live (the service refuses one past `expires`).
+  const claim = await authorizedClaim(api, base, intentId, (_, amount) => [
+    { claimant: BigInt(base.sender.address), amount },
+  ]);
   const fork = await base.test.snapshot();
 
   // The branch that loses: past `expires` with no claim, a block that moves the sponsor's lock, read at depth 0 (the
@@ -148,7 +163,7 @@ test('irreversible decisions wait for confirmation: a release at expires seen on
         )
       ).length > 0,
   );
-  await base.send(compact, 'CompactEvents', 'deposit', [sponsor.address, BigInt(tokenId(lockTag, BASE_USDC)), 1n]);
+  await deposit(base, compact, lockTag, BASE_USDC, sponsor.address, 1n);
   const shownLocked = async () =>
     (await call(api, 'GET', `/accounts/${sponsor.address}/portfolio`)).json.portfolio?.[0]?.tokenChainBalance?.find(
       (c: { chainId: number }) => c.chainId === 8453,
@@ -167,15 +182,8 @@ test('irreversible decisions wait for confirmation: a release at expires seen on
   // The branch that wins carries A's claim, mined before `expires`: the funds a release there freed were never free.
   await base.test.revert({ id: fork });
   await base.test.setNextBlockTimestamp({ timestamp: BigInt(expires - 1) });
-  const [[id, amount]] = intentOp.elements[0].idsAndAmounts;
-  await base.send(compact, 'CompactEvents', 'claim', [
-    sponsor.address,
-    (await call(api, 'GET', '/health')).json.allocatorAddress,
-    BigInt(intentId),
-    BigInt(id),
-    BigInt(amount),
-    base.sender.address,
-  ]);
+  const [[, amount]] = intentOp.elements[0].idsAndAmounts;
+  await claim();
   await afterEmptyBlocks('the claim settled', async () => !(await held(intentId)));
   expect(await available(sponsor.address)).toBe((5_000_000n - BigInt(amount)).toString());
 });

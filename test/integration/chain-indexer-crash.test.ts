@@ -2,13 +2,21 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import type { Abi, Hex } from 'viem';
 import artifacts from '../../solidity/artifacts.json';
 import { waitFor } from '../../src/dev/processes';
+import { compactAddress } from '../../src/compact/config';
 import { tokenId } from '../../src/intents/quote';
 import { Api, call, killWorkers, startApi, startWorker } from '../support/harness';
 import { ARB_USDC } from '../support/fixtures';
 import { DP, registerManaged } from '../support/deposits';
 import { newProject, subscribe, type Project } from '../support/projects';
 import { Receiver } from '../support/receiver';
-import { deployContract, startIndexedChain, tokenAt, type IndexedChain } from '../support/indexed-chain';
+import {
+  compactAt,
+  deposit,
+  fundDeposits,
+  startIndexedChain,
+  tokenAt,
+  type IndexedChain,
+} from '../support/indexed-chain';
 
 /**
  * kill -9 of the worker that reads a chain, in the middle of its backfill: a chain (Ethereum's id, followed by no
@@ -25,6 +33,7 @@ const TRANSFERS = 60;
 let api: Api;
 let chain: IndexedChain;
 let compact: Hex;
+let lockTag: string;
 let p: Project;
 let r: Receiver;
 
@@ -32,8 +41,12 @@ beforeAll(async () => {
   // Anvil's blocks are numbered from 0 at today's timestamps: kept apart from the stamped events of other suites.
   api = await startApi({ ownDatabase: true });
   chain = await startIndexedChain(CHAIN);
-  compact = await deployContract(chain, 'CompactEvents');
+  const health = (await call(api, 'GET', '/health')).json;
+  lockTag = health.lockTag;
+  // Real deposits into the service's lock: the compact with the service's allocator its lock tag names.
+  compact = await compactAt(chain, compactAddress(api.env.env) as Hex, health.allocatorAddress);
   await tokenAt(chain, USDC);
+  await fundDeposits(chain, compact, USDC);
   p = await newProject(api, 'chain-indexer-crash');
   r = await new Receiver([]).start();
   await subscribe(p, r);
@@ -49,7 +62,7 @@ const balanceOf = (address: Hex, functionName: string, args: unknown[]) =>
 const compactBalance = (account: string, id: bigint) =>
   chain.public.readContract({
     address: compact,
-    abi: artifacts.CompactEvents.abi as Abi,
+    abi: artifacts.DevnetCompact.abi as Abi,
     functionName: 'balanceOf',
     args: [account, id],
   }) as Promise<bigint>;
@@ -64,8 +77,7 @@ async function usdc(account: string): Promise<{ locked: string; unlocked: string
 }
 
 test('a worker killed with SIGKILL mid-backfill loses and duplicates nothing once restarted', async () => {
-  const health = (await call(api, 'GET', '/health')).json;
-  const lockId = BigInt(tokenId(health.lockTag, USDC));
+  const lockId = BigInt(tokenId(lockTag, USDC));
   const accounts = await Promise.all(
     [0, 1, 2].map(async () => (await registerManaged(p, { chain: 'eip155:42161', token: ARB_USDC })).address),
   );
@@ -75,7 +87,7 @@ test('a worker killed with SIGKILL mid-backfill loses and duplicates nothing onc
   const transfers: Hex[] = [];
   for (let i = 0; i < TRANSFERS; i++) {
     transfers.push(await chain.send(USDC, 'TestToken', 'transfer', [accounts[i % 3], BigInt(1_000_000 + i)]));
-    await chain.send(compact, 'CompactEvents', 'deposit', [sponsors[i % 3], lockId, BigInt(2_000_000 + i)]);
+    await deposit(chain, compact, lockTag, USDC, sponsors[i % 3], BigInt(2_000_000 + i));
   }
   await chain.test.mine({ blocks: 1 }); // the settlements' depth
 

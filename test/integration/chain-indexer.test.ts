@@ -1,22 +1,36 @@
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { parseAbi, type Hex } from 'viem';
+import { parseAbi, parseEventLogs, type Abi, type Hex } from 'viem';
+import artifacts from '../../solidity/artifacts.json';
 import { waitFor } from '../../src/dev/processes';
 import { tokenId } from '../../src/intents/quote';
 import { proveAccount } from '../../src/projects/account-store';
 import { Api, call, startApi, startWorker } from '../support/harness';
 import { ARB_USDC, BASE_USDC } from '../support/fixtures';
-import { submitOwnIntent } from '../support/intents';
+import { authorizedClaim, submitOwnIntent } from '../support/intents';
 import { DP, projectSigner, registerManaged } from '../support/deposits';
 import { newProject, subscribe, type Project } from '../support/projects';
 import { Receiver } from '../support/receiver';
-import { contractAt, deployContract, startIndexedChain, tokenAt, type IndexedChain } from '../support/indexed-chain';
+import {
+  compactAt,
+  contractAt,
+  deployContract,
+  deposit,
+  fundDeposits,
+  startIndexedChain,
+  tokenAt,
+  type IndexedChain,
+} from '../support/indexed-chain';
 import { permit2WitnessCall } from '../../src/intents/permit2-call';
 import { PERMIT2_ADDRESS } from '../../src/intents/typed-data';
+import { compactAddress } from '../../src/compact/config';
+import { resetPeriodSeconds } from '../../src/chains/lock-tag';
 
 /**
- * The chain indexer against real chains: two anvil chains serve Base (origin: our contract emitting The Compact's
- * events, USDC) and Arbitrum (destination: our filler, USDC); a worker that follows both reads them, and what
- * happens on chain is observed through the HTTP API only: no event is posted by hand.
+ * The chain indexer against real chains: anvil chains serve Base (origin: our DevnetCompact with the service's
+ * allocator, USDC) and Arbitrum (destination: our filler, USDC), and Optimism and Polygon for the reorgs; a worker
+ * that follows them reads them, and what happens on chain is observed through the HTTP API only: no event is posted
+ * by hand. Deposits, withdrawals and claims are real ones: the compact takes and pays the tokens, and checks the
+ * service's signatures.
  */
 jest.setTimeout(120_000);
 
@@ -29,29 +43,34 @@ let compact: Hex;
 let filler: Hex;
 let lockTag: string;
 const POLYGON_USDC = '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359';
-let allocator: Hex;
+const OP_USDC = '0x0b2C639c533813f4Aa9D7837CAf62653d097Ff85';
 const receivers: Receiver[] = [];
 const ARBITER = privateKeyToAccount(generatePrivateKey()).address;
+const COMPACT_ABI = artifacts.DevnetCompact.abi as Abi;
 
 beforeAll(async () => {
   // Anvil's blocks are numbered from 0 at today's timestamps: kept apart from the stamped events of other suites.
-  // The arbiter quotes name: Permit2 pays only it, so the test claims through Permit2 as it.
+  // The arbiter quotes name: Permit2 pays only it and The Compact takes claims only from it, so the test claims as it.
   api = await startApi({ ownDatabase: true, settings: { INTENT_ARBITER: ARBITER } });
   const health = (await call(api, 'GET', '/health')).json;
   lockTag = health.lockTag;
-  allocator = health.allocatorAddress;
   [base, arb, op, polygon] = [
     await startIndexedChain(8453),
     await startIndexedChain(42161),
     await startIndexedChain(10),
     await startIndexedChain(137),
   ];
-  // Deployed first on each chain, so at one address on all of them.
-  compact = await deployContract(base, 'CompactEvents');
-  expect(await deployContract(op, 'CompactEvents')).toBe(compact);
-  expect(await deployContract(polygon, 'CompactEvents')).toBe(compact);
-  await tokenAt(polygon, POLYGON_USDC);
-  await tokenAt(base, BASE_USDC);
+  // Where the service signs claims and its clients sign intents, with the service's allocator its lock tag names.
+  compact = compactAddress(api.env.env) as Hex;
+  for (const [chain, usdc] of [
+    [base, BASE_USDC],
+    [op, OP_USDC],
+    [polygon, POLYGON_USDC],
+  ] as const) {
+    await compactAt(chain, compact, health.allocatorAddress);
+    await tokenAt(chain, usdc);
+    await fundDeposits(chain, compact, usdc);
+  }
   await contractAt(base, 'Permit2', PERMIT2_ADDRESS);
   filler = await deployContract(arb, 'Filler');
   await tokenAt(arb, ARB_USDC);
@@ -91,6 +110,9 @@ afterAll(async () => {
 /** Base's confirmation depth: what is mined is reported once this many blocks are on top of it. */
 const confirm = () => base.test.mine({ blocks: 2 });
 const lockId = (token: string) => BigInt(tokenId(lockTag, token));
+/** A deposit of the test's own USDC into the service's lock for `account`: one transaction. */
+const depositOn = (chain: IndexedChain, usdc: Hex, account: Hex, amount: bigint) =>
+  deposit(chain, compact, lockTag, usdc, account, amount);
 
 async function usdcOn(chainId: number, account: string): Promise<{ locked: string; unlocked: string } | undefined> {
   const { json } = await call(api, 'GET', `/accounts/${account}/portfolio`);
@@ -104,12 +126,27 @@ const baseUsdc = (account: string) => usdcOn(8453, account);
 
 const eventually = (what: string, probe: () => Promise<boolean>) => waitFor(what, probe, 60_000);
 
+/** JSON with its integers as strings: the withdrawal's ids and nonces exceed a double's precision. */
+const parseExact = (text: string) => JSON.parse(text.replace(/([:[,]\s*)(\d+)(?=\s*[,}\]])/g, '$1"$2"'));
+
 test('a deposit into a lock and a withdrawal from it show in the portfolio once confirmed', async () => {
   const account = privateKeyToAccount(generatePrivateKey()).address;
-  await base.send(compact, 'CompactEvents', 'deposit', [account, lockId(BASE_USDC), 5_000_000n]);
+  await depositOn(base, BASE_USDC, account, 5_000_000n);
   await confirm();
   await eventually('the deposit in the portfolio', async () => (await baseUsdc(account))?.locked === '5000000');
-  await base.send(compact, 'CompactEvents', 'withdraw', [account, lockId(BASE_USDC), 2_000_000n]);
+  // The withdrawal the service allocates, made by the account.
+  await proveAccount(api.db.manager, api.projectId, account, 'operator');
+  const res = await call(api, 'POST', '/withdrawals', {
+    body: { account, chainId: 8453, tokenAddress: BASE_USDC, amount: '2000000', recipient: account },
+  });
+  expect(res.status).toBe(200);
+  const { allocatorData, transferDetails: t } = parseExact(res.text);
+  const recipients = t.recipients.map((r: { claimant: string; amount: string }) => ({
+    claimant: BigInt(r.claimant),
+    amount: BigInt(r.amount),
+  }));
+  const transfer = { allocatorData, nonce: BigInt(t.nonce), expires: BigInt(t.expires), id: BigInt(t.id), recipients };
+  await base.send(compact, 'DevnetCompact', 'allocatedTransfer', [transfer], account);
   // Not yet confirmed: the portfolio still shows the deposit; two blocks later it shows the withdrawal.
   expect((await baseUsdc(account))?.locked).toBe('5000000');
   await confirm();
@@ -118,7 +155,7 @@ test('a deposit into a lock and a withdrawal from it show in the portfolio once 
 
 test('a fill proves payment: fills paying less or elsewhere are refused, the real fill after them and its Claim complete the intent', async () => {
   const sponsor = privateKeyToAccount(generatePrivateKey());
-  await base.send(compact, 'CompactEvents', 'deposit', [sponsor.address, lockId(BASE_USDC), 10_000_000n]);
+  await depositOn(base, BASE_USDC, sponsor.address, 10_000_000n);
   await confirm();
   await eventually('the funds', async () => (await baseUsdc(sponsor.address))?.locked === '10000000');
   const intentId = await submitOwnIntent(api, sponsor);
@@ -144,38 +181,48 @@ test('a fill proves payment: fills paying less or elsewhere are refused, the rea
   expect(filled.fillTransactionHash).toBe(real);
   expect(fakes).not.toContain(real);
 
-  await base.send(compact, 'CompactEvents', 'claim', [
-    sponsor.address,
-    allocator,
-    BigInt(intentId),
-    lockId(BASE_USDC),
-    1_100_000n,
-    base.sender.address,
+  // The relayer's claim through the compact, from the arbiter the intent names: its allocated amount, paid in USDC.
+  const claim = await authorizedClaim(api, base, intentId, (_, amount) => [
+    { claimant: BigInt(base.sender.address), amount },
   ]);
+  await claim();
   await confirm();
   await eventually('the claim', async () => (await status()) === 'COMPLETED');
   const full = (await call(api, 'GET', `/intent-operation/${intentId}?full=true`)).json;
   expect(full.claims).toEqual([expect.objectContaining({ chainId: 8453 })]);
   // The claim's transfer out of the lock is reported too.
-  await eventually('the claimed lock', async () => (await baseUsdc(sponsor.address))?.locked === '8900000');
+  const [[, claimed]] = full.intentOp.elements[0].idsAndAmounts;
+  await eventually(
+    'the claimed lock',
+    async () => (await baseUsdc(sponsor.address))?.locked === (10_000_000n - BigInt(claimed)).toString(),
+  );
 });
 
 test('a forced withdrawal being enabled stops allocation from the lock; disabling it frees it again', async () => {
   const account = privateKeyToAccount(generatePrivateKey()).address;
-  await base.send(compact, 'CompactEvents', 'deposit', [account, lockId(BASE_USDC), 1_000_000n]);
+  await depositOn(base, BASE_USDC, account, 1_000_000n);
   await proveAccount(api.db.manager, api.projectId, account, 'operator');
   const withdraw = () =>
     call(api, 'POST', '/withdrawals', {
       body: { account, chainId: 8453, tokenAddress: BASE_USDC, amount: '1', recipient: account },
     });
-  const far = BigInt(Math.floor(Date.now() / 1000) + 86_400);
-  await base.send(compact, 'CompactEvents', 'setForcedWithdrawal', [account, lockId(BASE_USDC), true, far]);
+  // The account starts it: withdrawable once the lock's reset period passed, far beyond this test, so pending.
+  const enabled = await base.send(compact, 'DevnetCompact', 'enableForcedWithdrawal', [lockId(BASE_USDC)], account);
+  const { logs, blockNumber } = await base.public.getTransactionReceipt({ hash: enabled });
+  const [status] = parseEventLogs({ abi: COMPACT_ABI, logs, eventName: 'ForcedWithdrawalStatusUpdated' });
+  const { timestamp } = await base.public.getBlock({ blockNumber });
+  expect(status.args).toEqual({
+    account,
+    id: lockId(BASE_USDC),
+    activating: true,
+    withdrawableAt: timestamp + BigInt(resetPeriodSeconds(lockTag)),
+  });
   await confirm();
   await eventually('the pending forced withdrawal', async () => {
     const res = await withdraw();
     return res.status === 400 && /forced withdrawal is pending/.test(res.json.message);
   });
-  await base.send(compact, 'CompactEvents', 'setForcedWithdrawal', [account, lockId(BASE_USDC), false, 0n]);
+  await base.send(compact, 'DevnetCompact', 'disableForcedWithdrawal', [lockId(BASE_USDC)], account);
   await confirm();
   await eventually('the disabled forced withdrawal', async () => (await withdraw()).status === 200);
 });
@@ -394,7 +441,6 @@ describe('deposit accounts', () => {
 });
 
 describe('reorgs', () => {
-  const OP_USDC = '0x0b2C639c533813f4Aa9D7837CAf62653d097Ff85';
   /** The events recorded from a chain's blocks with these hashes. */
   const recordedFrom = async (chainId: number, hashes: Hex[]) =>
     (
@@ -413,18 +459,18 @@ describe('reorgs', () => {
     const account = privateKeyToAccount(generatePrivateKey()).address;
     // A marker two blocks below the fork: at depth 3 it is read only once the head is the abandoned branch's.
     const marker = privateKeyToAccount(generatePrivateKey()).address;
-    await op.send(compact, 'CompactEvents', 'deposit', [marker, lockId(OP_USDC), 1n]);
+    await depositOn(op, OP_USDC, marker, 1n);
     await op.test.mine({ blocks: 1 });
     const fork = await op.public.getBlockNumber();
     const snapshot = await op.test.snapshot();
-    await op.send(compact, 'CompactEvents', 'deposit', [account, lockId(OP_USDC), 7_000_000n]);
+    await depositOn(op, OP_USDC, account, 7_000_000n);
     await op.test.mine({ blocks: 1 });
     const abandoned = await hashesAbove(op, fork); // two blocks: less than the depth of 3
     expect(abandoned).toHaveLength(2);
     // The indexer has read up to the marker, so it saw the abandoned head: what keeps that branch out is the depth.
     await eventually('the marker', async () => (await usdcOn(10, marker))?.locked === '1');
     await op.test.revert({ id: snapshot });
-    await op.send(compact, 'CompactEvents', 'deposit', [account, lockId(OP_USDC), 4_000_000n]);
+    await depositOn(op, OP_USDC, account, 4_000_000n);
     await op.test.mine({ blocks: 3 });
     await eventually('the winning branch', async () => (await usdcOn(10, account))?.locked === '4000000');
     expect(await recordedFrom(10, abandoned)).toBe(0);
@@ -439,7 +485,7 @@ describe('reorgs', () => {
     const fork = await polygon.public.getBlockNumber();
     const snapshot = await polygon.test.snapshot();
     const abandonedTx = await polygon.send(POLYGON_USDC, 'TestToken', 'transfer', [depositAccount, 9_000_000n]);
-    await polygon.send(compact, 'CompactEvents', 'deposit', [account, lockId(POLYGON_USDC), 9_000_000n]);
+    await depositOn(polygon, POLYGON_USDC, account, 9_000_000n);
     // The lock's balance is reported at depth 0; the transfer, one block deep, not yet (deposits wait for 2).
     await eventually('the lock at depth 0', async () => (await usdcOn(137, account))?.locked === '9000000');
     const abandoned = await hashesAbove(polygon, fork);

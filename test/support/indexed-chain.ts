@@ -3,6 +3,7 @@ import {
   createTestClient,
   createWalletClient,
   http,
+  maxUint256,
   type Abi,
   type Hex,
   type PublicClient,
@@ -86,3 +87,33 @@ export async function contractAt(chain: IndexedChain, name: Name, address: Hex, 
 /** Our test token's code at `address` (a token the chain registry lists), with empty storage. */
 export const tokenAt = (chain: IndexedChain, address: Hex, decimals = 6): Promise<Hex> =>
   contractAt(chain, 'TestToken', address, ['Test USD', 'TUSD', decimals]);
+
+/**
+ * DevnetCompact's code at `at` with a SignerAllocator of `allocator` at that address, registered, as `npm run devnet`
+ * sets them up: where `allocator` is the service's allocator key's address, the service's lock tag names it, so its
+ * locks take real deposits and the claims it authorizes settle (and count as its own). `at`: COMPACT_ADDRESS, whose
+ * domain the service and its clients sign in.
+ */
+export async function compactAt(chain: IndexedChain, at: Hex, allocator: Hex): Promise<Hex> {
+  await contractAt(chain, 'DevnetCompact', at);
+  // Signer and compact are immutables: they travel with the code.
+  await contractAt(chain, 'SignerAllocator', allocator, [allocator, at]);
+  await chain.send(at, 'DevnetCompact', '__registerAllocator', [allocator, '0x']);
+  return at;
+}
+
+/** Plenty of `token` for the sender, which `compact` may take: each `deposit` of it after this is one transaction. */
+export async function fundDeposits(chain: IndexedChain, compact: Hex, token: Hex): Promise<void> {
+  await chain.send(token, 'TestToken', 'mint', [chain.sender.address, 10n ** 30n]);
+  await chain.send(token, 'TestToken', 'approve', [compact, maxUint256]);
+}
+
+/** A deposit of the sender's `token` into the lock (lockTag, token) for `recipient`, after `fundDeposits`. */
+export const deposit = (
+  chain: IndexedChain,
+  compact: Hex,
+  lockTag: string,
+  token: Hex,
+  recipient: Hex,
+  amount: bigint,
+) => chain.send(compact, 'DevnetCompact', 'depositERC20', [token, lockTag, amount, recipient]);

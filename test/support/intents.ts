@@ -1,6 +1,11 @@
+import type { Hex } from 'viem';
 import type { privateKeyToAccount } from 'viem/accounts';
+import { compactClaimPayload, type Component } from '../../src/dev/compact-claim';
+import type { CompactClaim } from '../../src/intents/claim-authorization';
+import type { IntentOp } from '../../src/intents/types';
 import { ARB_USDC, getCompactTypedData } from './fixtures';
 import { type Api, call, until } from './harness';
+import type { IndexedChain } from './indexed-chain';
 
 type Account = ReturnType<typeof privateKeyToAccount>;
 
@@ -40,3 +45,22 @@ export const statusOf = async (api: Api, id: string) =>
 /** Waits until the intent's status is `status`. */
 export const reaches = (api: Api, id: string, status: string, ms?: number) =>
   until(status, async () => ((await statusOf(api, id)) === status ? true : undefined), ms);
+
+/**
+ * The intent's claim on `chain` as its arbiter makes it, from the service's claim authorization asked for now (GET
+ * /intent-operation/{id}/claim-authorization, refused past `expires`): the claim function it names on the compact it
+ * names, sent from the element's arbiter when called, each lock of the element paid out as `portions` says.
+ */
+export async function authorizedClaim(
+  api: Api,
+  chain: IndexedChain,
+  id: string,
+  portions: (id: bigint, amount: bigint) => Component[],
+): Promise<() => Promise<Hex>> {
+  const auth = await call(api, 'GET', `/intent-operation/${id}/claim-authorization`);
+  if (auth.status !== 200) throw new Error(`claim authorization: ${auth.status} ${auth.text}`);
+  const c = (auth.json.elements as CompactClaim[]).find((e) => e.chainId === chain.chainId);
+  if (!c) throw new Error(`no claim of intent ${id} on chain ${chain.chainId}`);
+  const op: IntentOp = (await call(api, 'GET', `/intent-operation/${id}?full=true`)).json.intentOp;
+  return () => chain.send(c.compact, 'DevnetCompact', c.claim, [compactClaimPayload(op, c, portions)], c.arbiter);
+}
