@@ -10,11 +10,12 @@ import type { Sent, SignedTx } from '../../workflows/relayer/contract';
  * account. A signed transaction that loses its nonce to another is found out when sent (`replaced`).
  */
 export class Nonces {
+  /** chain → nonce → until when it is held */
   private readonly held = new Map<number, Map<number, number>>();
+  /** chain → the signature running there: one at a time, so two never take the same nonce */
+  private readonly queue = new Map<number, Promise<unknown>>();
 
   constructor(private readonly holdMs: number) {}
-
-  private queue = new Map<number, Promise<unknown>>();
 
   /** Runs `sign` with the next free nonce of `chainId`, one signature at a time per chain. */
   async take<T>(chainId: number, pending: () => Promise<number>, sign: (nonce: number) => Promise<T>): Promise<T> {
