@@ -1,6 +1,6 @@
 import { encodeFunctionData, getAddress, parseAbi, type Abi, type Hex, type PublicClient } from 'viem';
 import artifacts from '../../solidity/artifacts.json';
-import { compactClaimPayload } from '../dev/compact-claim';
+import { compactClaimPayload } from './claim-payload';
 import type { ClaimAuthorization } from '../intents/claim-authorization';
 import { permit2WitnessCall } from '../intents/permit2-call';
 import { PERMIT2_ADDRESS } from '../intents/typed-data';

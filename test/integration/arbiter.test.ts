@@ -17,7 +17,7 @@ import artifacts from '../../solidity/artifacts.json';
 import { lockTagFor } from '../../src/chains/lock-tag';
 import { compactDomain } from '../../src/compact/eip712';
 import { members } from '../../src/signatures/eip712-members';
-import { compactClaimPayload } from '../../src/dev/compact-claim';
+import { compactClaimPayload } from '../../src/relayer-bot/claim-payload';
 import {
   authorizeClaim,
   type ClaimSigners,

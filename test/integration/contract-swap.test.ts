@@ -19,7 +19,7 @@ import { lockTagFor } from '../../src/chains/lock-tag';
 import { compactAddress } from '../../src/compact/config';
 import { compactDomain } from '../../src/compact/eip712';
 import { compileSources, contractSources } from '../../src/dev/build-contracts';
-import { compactClaimPayload } from '../../src/dev/compact-claim';
+import { compactClaimPayload } from '../../src/relayer-bot/claim-payload';
 import {
   checkDomain,
   devnetContract,

@@ -15,7 +15,7 @@ import artifacts from '../../solidity/artifacts.json';
 import { lockTagFor } from '../../src/chains/lock-tag';
 import { batchCompactAuthorization, compactAuthorization, compactDomain } from '../../src/compact/eip712';
 import { members } from '../../src/signatures/eip712-members';
-import { compactClaimPayload } from '../../src/dev/compact-claim';
+import { compactClaimPayload } from '../../src/relayer-bot/claim-payload';
 import { authorizeClaim, type CompactClaim } from '../../src/intents/claim-authorization';
 import { tokenId } from '../../src/intents/quote';
 import { compactTypedData } from '../../src/intents/typed-data';

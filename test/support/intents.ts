@@ -1,6 +1,6 @@
 import type { Hex } from 'viem';
 import type { privateKeyToAccount } from 'viem/accounts';
-import { compactClaimPayload, type Component } from '../../src/dev/compact-claim';
+import { compactClaimPayload, type Component } from '../../src/relayer-bot/claim-payload';
 import type { CompactClaim } from '../../src/intents/claim-authorization';
 import type { IntentOp } from '../../src/intents/types';
 import { ARB_USDC, getCompactTypedData } from './fixtures';
