@@ -104,11 +104,13 @@ export function createRelayActivities(deps: RelayDeps): RelayActivities {
 
   const symbolOf = (chainId: number, token: string) => deps.registry.token(chainId, token)?.symbol ?? token;
 
-  /** What the claims pay and the fill pays, per token symbol. */
-  function fees(intent: FeedIntent): Record<string, string> {
-    const claimed = opOf(intent).elements.flatMap((e) =>
-      e.idsAndAmounts.map(([id, amount]) => ({ symbol: symbolOf(Number(e.chainId), splitLockId(id).token), amount })),
-    );
+  /** What the claims of `elements` (the indices of origin elements; all by default) pay less what the fill pays, per symbol. */
+  function fees(intent: FeedIntent, elements?: number[]): Record<string, string> {
+    const claimed = opOf(intent)
+      .elements.filter((_, i) => !elements || elements.includes(i))
+      .flatMap((e) =>
+        e.idsAndAmounts.map(([id, amount]) => ({ symbol: symbolOf(Number(e.chainId), splitLockId(id).token), amount })),
+      );
     const paid = intent.fill.tokens.map((t) => ({ symbol: symbolOf(intent.fill.chainId, t.token), amount: t.amount }));
     return feesBySymbol(claimed, paid);
   }
@@ -238,7 +240,7 @@ export function createRelayActivities(deps: RelayDeps): RelayActivities {
 
     async recordOutcome(intent, result) {
       deps.metrics.intents.inc({ outcome: result.outcome });
-      const earned = result.outcome === 'claimed' ? fees(intent) : {};
+      const earned = result.outcome === 'claimed' ? fees(intent, result.elements) : {};
       for (const [symbol, amount] of Object.entries(earned))
         if (BigInt(amount) > 0n) deps.metrics.feesEarned.inc({ symbol }, Number(amount));
       // The outcome line, on stdout: what an operator (and the walk-through) reads of each intent.

@@ -79,7 +79,8 @@ export type SignedOrDone = { done: string } | { signed: SignedTx };
 export type RelayResult =
   | { outcome: 'skipped'; reason: string }
   | { outcome: 'failed'; reason: string }
-  | { outcome: 'claimed'; fill: string; claims: string[] };
+  /** `elements`: the origin elements claimed, in order of `claims` (the others were settled or not attested) */
+  | { outcome: 'claimed'; fill: string; claims: string[]; elements: number[] };
 
 /** The relayer's activities (src/relayer-bot/activities.ts): I/O only, each safe to run twice. */
 export interface RelayActivities {

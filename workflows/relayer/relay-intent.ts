@@ -43,6 +43,7 @@ async function relay(
 
   const auth = await acts.awaitProven(intent, fill);
   const claims: string[] = [];
+  const elements: number[] = [];
   const steps = claimSteps(auth);
   if (steps.every((s) => s !== 'claim')) return done({ outcome: 'failed', reason: `nothing to claim: ${steps}` });
   for (const [index, step] of steps.entries()) {
@@ -51,8 +52,9 @@ async function relay(
     if (typeof claim !== 'string')
       return done({ outcome: 'failed', reason: `the claim on chain ${auth.elements[index].chainId} reverted` });
     claims.push(claim);
+    elements.push(index);
   }
-  return done({ outcome: 'claimed', fill, claims });
+  return done({ outcome: 'claimed', fill, claims, elements });
 }
 
 /**
