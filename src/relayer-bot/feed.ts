@@ -1,3 +1,4 @@
+import { ConfigError } from '../env';
 import type { Logger } from '../logger';
 import type { FeedIntent } from '../../workflows/relayer/contract';
 import type { RelayerApi } from './service';
@@ -16,6 +17,7 @@ export async function followFeed(
   onIntent: (intent: FeedIntent) => Promise<void>,
   log: Logger,
   signal: AbortSignal,
+  reconnectMs = RECONNECT_MS,
 ): Promise<void> {
   let lastEventId: string | undefined;
   while (!signal.aborted) {
@@ -24,6 +26,9 @@ export async function followFeed(
         headers: api.headers(lastEventId ? { 'last-event-id': lastEventId } : {}),
         signal,
       });
+      // A refused key stays refused: the relayer stops rather than knock forever.
+      if (res.status === 401)
+        throw new ConfigError(`RELAYER_KEY is refused by ${api.url} (401): issue one with npm run cli -- relayers add`);
       if (!res.ok || !res.body) throw new Error(`the order feed answered ${res.status}: ${await res.text()}`);
       if (!lastEventId) {
         for (let cursor: string | undefined; ;) {
@@ -46,9 +51,10 @@ export async function followFeed(
       }
     } catch (e) {
       if (signal.aborted) return;
+      if (e instanceof ConfigError) throw e;
       log.warn({ err: e instanceof Error ? e.message : String(e) }, 'order feed dropped: reconnecting');
     }
-    await new Promise((resolve) => setTimeout(resolve, RECONNECT_MS));
+    await new Promise((resolve) => setTimeout(resolve, reconnectMs));
   }
 }
 
