@@ -16,9 +16,10 @@ COPY scripts ./scripts
 COPY src ./src
 COPY workflows ./workflows
 COPY activities ./activities
+COPY solidity/artifacts.json ./solidity/
 RUN npm run build
 
-# The image: production dependencies, the build and the CLI's launcher; no sources.
+# The image: production dependencies, the build and the launchers of the CLI and the relayer; no sources.
 FROM node:20-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
@@ -27,7 +28,7 @@ ENV WORKFLOW_BUNDLE=/app/dist/workflow-bundle.js
 COPY package.json package-lock.json ./
 COPY --from=dependencies /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
-COPY scripts/cli.mjs ./scripts/
+COPY scripts/launch.mjs scripts/cli.mjs scripts/relayer.mjs ./scripts/
 USER node
 EXPOSE 3000
 CMD ["npm", "run", "api"]

@@ -3,7 +3,8 @@
  * It needs production dependencies only, since a deployment runs `npm ci --omit=dev` before it:
  * - every module of src/, workflows/ and activities/ transpiled on its own to CommonJS by @swc/core (the compiler the
  *   Temporal SDK's workflow bundler brings anyway), each with its source map; `npm run typecheck` checks the types;
- * - the JSON files the code imports, copied beside it;
+ * - the JSON files the code imports, copied beside it, and our contracts' ABIs (solidity/artifacts.json, which the
+ *   relayer calls them with);
  * - the workflows bundled once into dist/workflow-bundle.js, for a worker to load (WORKFLOW_BUNDLE) instead of
  *   bundling them at each start.
  */
@@ -47,7 +48,8 @@ const modules = (
   )
 )
   .flat()
-  .filter((f) => (f.endsWith('.ts') && !f.endsWith('.d.ts')) || f.endsWith('.json'));
+  .filter((f) => (f.endsWith('.ts') && !f.endsWith('.d.ts')) || f.endsWith('.json'))
+  .concat('solidity/artifacts.json');
 await Promise.all(modules.map(build));
 
 const { code } = await temporal.bundleWorkflowCode({
