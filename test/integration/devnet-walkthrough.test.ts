@@ -144,6 +144,20 @@ test('the devnet walk-through: deposit, portfolio, an SDK 1.15.0 intent relayed 
     });
   expect(await usdcOf(compact)).toBe(10_000_000n - BigInt(spent));
   expect(await usdcOf(RELAYER)).toBe(1_000_000_000n + BigInt(spent));
+  // And the fill paid the user on Arbitrum Sepolia, out of the relayer's USDC there.
+  const arb = chains.find((c) => c.chainId === 421614)!;
+  const arbUsdcOf = (owner: Hex) =>
+    createPublicClient({ transport: http(arb.rpcUrl) }).readContract({
+      address: arb.usdc,
+      abi: erc20Abi,
+      functionName: 'balanceOf',
+      args: [owner],
+    });
+  const { recipient, tokenOut } = submitted.intentOp.elements[0].mandate;
+  const [[, paid]] = tokenOut;
+  expect(getAddress(recipient)).toBe(USER);
+  expect(await arbUsdcOf(USER)).toBe(1_000_000_000n + BigInt(paid));
+  expect(await arbUsdcOf(RELAYER)).toBe(1_000_000_000n - BigInt(paid));
 
   // 8. A webhook endpoint (the devnet's receiver) and a managed deposit account: a DepositAccount at one address on
   // both chains.
@@ -217,6 +231,14 @@ test('the devnet walk-through: deposit, portfolio, an SDK 1.15.0 intent relayed 
   expect(
     await base.readContract({ address: usdc, abi: erc20Abi, functionName: 'balanceOf', args: [account as Hex] }),
   ).toBe(5_000_000n - BigInt(pulled));
+  // The relayer was paid what Permit2 pulled on Base Sepolia, and paid the bridge's recipient on Arbitrum Sepolia.
+  const bridged = bridge.intentOp.elements[0].mandate;
+  const [[, bridgePaid]] = bridged.tokenOut;
+  expect(await usdcOf(RELAYER)).toBe(1_000_000_000n + BigInt(spent) + BigInt(pulled));
+  expect(await arbUsdcOf(RELAYER)).toBe(1_000_000_000n - BigInt(paid) - BigInt(bridgePaid));
+  const bridgeRecipient = getAddress(bridged.recipient);
+  const held = bridgeRecipient === USER ? 1_000_000_000n + BigInt(paid) : 0n; // what it held on Arbitrum before
+  expect(await arbUsdcOf(bridgeRecipient)).toBe(held + BigInt(bridgePaid));
 
   // Every event the service ingested came from its chain indexer (ids `chain:<chainId>:…`), none was posted.
   const db = await openDatabase(stack.env.DATABASE_URL, 1);
