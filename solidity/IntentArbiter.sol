@@ -12,9 +12,9 @@ import {Signatures} from "./Signatures.sol";
 /// cross-chain message or an oracle in its place.
 ///
 /// The Compact takes msg.sender as the arbiter, so a relayer cannot claim an intent that names this contract except
-/// through it. Every claimant must be the attested relayer (as the token, lock tag 0, or in a lock of its own), and
-/// the attestation must be for the claim hash The Compact rebuilt and signed by the attester; anything else reverts
-/// the whole claim. The claim structs are The Compact's (ITheCompactClaims), so the real Compact can stand behind it.
+/// through it. Only the attested relayer may call, every claimant must be it (as the token, lock tag 0, or in a lock
+/// of its own), and the attestation must be for the claim hash The Compact rebuilt and signed by the attester;
+/// anything else reverts the whole claim. The claim structs are The Compact's (ITheCompactClaims), so the real Compact can stand behind it.
 /// No constructor state beyond immutables, and the domain is built from address(this) on each call: the runtime code
 /// may be placed anywhere.
 contract IntentArbiter {
@@ -28,6 +28,7 @@ contract IntentArbiter {
     }
 
     error NotTheRelayer(uint256 claimant, address relayer);
+    error CallerNotTheRelayer(address caller, address relayer);
     error AttestationOfAnotherClaim(bytes32 attested, bytes32 claimHash);
     error InvalidAttestation(address signer);
 
@@ -150,6 +151,9 @@ contract IntentArbiter {
     }
 
     function _attested(bytes32 claimHash, FillAttestation calldata a, bytes calldata signature) private view {
+        // Only the relayer sends its claim: anyone else holding the attestation could spend the claim's nonce with
+        // claimants that pay the relayer nothing.
+        if (msg.sender != a.relayer) revert CallerNotTheRelayer(msg.sender, a.relayer);
         if (a.claimHash != claimHash) revert AttestationOfAnotherClaim(a.claimHash, claimHash);
         bytes32 digest = keccak256(
             abi.encodePacked(

@@ -92,7 +92,6 @@ export interface ClaimSigners {
 
 export async function authorizeClaim(intent: ClaimableIntent, deps: ClaimSigners): Promise<ClaimAuthorization> {
   const { id, operation: op, signatures, heldChainIds } = intent;
-  const attest = await attestation(intent, deps.attester);
   if (intent.expired)
     throw new DomainError('CONFLICT', `Intent ${id} expired at ${op.expires}: The Compact accepts no claim of it`);
   const head = { nonce: op.nonce, expires: op.expires, sponsor: op.sponsor };
@@ -103,6 +102,7 @@ export async function authorizeClaim(intent: ClaimableIntent, deps: ClaimSigners
       `Intent ${id} holds no reserved funds any more (its claims settled, or it was cancelled): no claim of it is authorized`,
     );
   }
+  const attest = await attestation(intent, deps.attester);
   // A Permit2-funded element makes every origin signature a Permit2 one (the client signs one kind per intent).
   if (op.elements.some((e) => fundingOf(e) === 'PERMIT2')) {
     const elements = await Promise.all(
@@ -150,9 +150,12 @@ export async function authorizeClaim(intent: ClaimableIntent, deps: ClaimSigners
  */
 async function attestation(intent: ClaimableIntent, attester: FillAttester | undefined) {
   const fill = intent.fill;
-  const fillChainId = Number(intent.operation.elements[0].mandate.destinationChainId);
+  const fillChainId = fill?.chainId ?? Number(intent.operation.elements[0].mandate.destinationChainId);
+  // A fill whose sender cannot be read now (the RPC down) is attested to nobody yet: the relayer asks again.
   const relayer =
-    attester && fill ? await fillSender(attester.rpc, fillChainId, fill.transactionHash as Hex) : undefined;
+    attester && fill
+      ? await fillSender(attester.rpc, fillChainId, fill.transactionHash as Hex).catch(() => undefined)
+      : undefined;
   return async (e: Element, claimHash: () => Hex): Promise<Attested> => {
     const chainId = Number(e.chainId);
     const arbiter = getAddress(e.arbiter);

@@ -70,7 +70,7 @@ export interface ClaimableIntent {
   /** the origin chains where every reservation of the intent is still held (none released by a settled claim or after `expires`) */
   heldChainIds: number[];
   /** the fill the chain indexer proved at the settlement depth, if any */
-  fill: { transactionHash: string } | null;
+  fill: { chainId: number; transactionHash: string } | null;
 }
 
 /**
@@ -83,7 +83,7 @@ export async function readClaimable(db: Db, id: string, projectId?: string): Pro
     signatures: Submission;
     expired: boolean;
     heldChainIds: string[];
-    fill: { transactionHash: string } | null;
+    fill: { chainId: number; transactionHash: string } | null;
   }[] = await preparedQuery(
     db,
     `SELECT i.operation, i.signatures, i.fill, (i.operation->>'expires')::numeric <= extract(epoch FROM now()) AS expired,

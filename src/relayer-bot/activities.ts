@@ -73,7 +73,11 @@ export function createRelayActivities(deps: RelayDeps): RelayActivities {
     }
   }
 
-  /** A fill of this intent mined within the lookback, and who sent it. */
+  /**
+   * A fill of this intent mined within the lookback, and who sent it: one of ours whatever it paid (it was built from
+   * the mandate), else another relayer's only if its transaction paid the mandate's recipient every token in full,
+   * as the service counts a fill; a `Filled` event anyone can emit for dust does not keep this relayer away.
+   */
   async function findFill(intent: FeedIntent): Promise<FillFacts['filled']> {
     const client = deps.client(intent.fill.chainId);
     const latest = await client.getBlockNumber();
@@ -84,9 +88,18 @@ export function createRelayActivities(deps: RelayDeps): RelayActivities {
       fromBlock: latest > config.lookbackBlocks ? latest - config.lookbackBlocks : 0n,
       toBlock: latest,
     });
-    if (!logs.length) return null;
-    const tx = await client.getTransaction({ hash: logs[0].transactionHash });
-    return { by: getAddress(tx.from) === account.address ? 'us' : 'other', tx: logs[0].transactionHash };
+    const recipient = getAddress(intent.fill.recipient);
+    for (const hash of new Set(logs.map((l) => l.transactionHash))) {
+      const tx = await client.getTransaction({ hash });
+      if (getAddress(tx.from) === account.address) return { by: 'us', tx: hash };
+      const paid = (token: string) =>
+        logs
+          .filter((l) => l.transactionHash === hash && getAddress(l.args.recipient!) === recipient)
+          .filter((l) => getAddress(l.args.token!) === getAddress(token))
+          .reduce((sum, l) => sum + l.args.amount!, 0n);
+      if (intent.fill.tokens.every((t) => paid(t.token) >= BigInt(t.amount))) return { by: 'other', tx: hash };
+    }
+    return null;
   }
 
   const fillCall = (intent: FeedIntent) => ({

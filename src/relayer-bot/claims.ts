@@ -42,8 +42,10 @@ export function claimCall(
 }
 
 /**
- * Whether the element's claim is mined already: the Compact's `Claim` of this sponsor and nonce (its transaction),
- * or Permit2's nonce of the sponsor used. Read before a claim is signed, so a claim is never sent twice.
+ * Whether the element's claim is mined already: The Compact's `Claim` of this sponsor by the element's arbiter with
+ * the attested claim hash (its transaction; a `Claim` of the same nonce through another allocator or arbiter, which
+ * the sponsor could make, is not this one), or Permit2's nonce of the sponsor used. Read before a claim is signed,
+ * so a claim is never sent twice.
  */
 export async function claimedAlready(
   client: PublicClient,
@@ -56,11 +58,12 @@ export async function claimedAlready(
     const logs = await client.getLogs({
       address: element.compact,
       event: claimEvent[0],
-      args: { sponsor: getAddress(op.sponsor) },
+      args: { sponsor: getAddress(op.sponsor), arbiter: getAddress(element.arbiter) },
       fromBlock: latest > lookback ? latest - lookback : 0n,
       toBlock: latest,
     });
-    return logs.find((l) => l.args.nonce === BigInt(op.nonce))?.transactionHash;
+    const claimHash = element.fillAttestation?.claimHash;
+    return logs.find((l) => l.args.nonce === BigInt(op.nonce) && l.args.claimHash === claimHash)?.transactionHash;
   }
   const nonce = BigInt(op.nonce);
   const word = await client.readContract({

@@ -1,4 +1,4 @@
-import { keccak256, type Hex, type PublicClient } from 'viem';
+import { keccak256, TransactionReceiptNotFoundError, type Hex, type PublicClient } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { crashPoint } from '../faults';
 import type { Sent, SignedTx } from '../../workflows/relayer/contract';
@@ -76,17 +76,30 @@ export async function sendSigned(
   step: 'fill' | 'claim',
   waitMs: number,
 ): Promise<Sent> {
-  const receipt = await client.getTransactionReceipt({ hash: tx.hash as Hex }).catch(() => undefined);
+  const receipt = await receiptOf(client, tx.hash as Hex);
   if (receipt) return outcome(receipt);
   const mined = await client.getTransactionCount({ address: tx.from as Hex, blockTag: 'latest' });
   if (mined > tx.nonce) {
     // The nonce is used: by this transaction (its receipt came in since the read above) or by another.
-    const late = await client.getTransactionReceipt({ hash: tx.hash as Hex }).catch(() => undefined);
+    const late = await receiptOf(client, tx.hash as Hex);
     return late ? outcome(late) : { status: 'replaced' };
   }
   await client.sendRawTransaction({ serializedTransaction: tx.raw as Hex }).catch(() => undefined);
   crashPoint(step === 'fill' ? 'relayer-after-fill-sent' : 'relayer-after-claim-sent');
   return outcome(await client.waitForTransactionReceipt({ hash: tx.hash as Hex, timeout: waitMs }));
+}
+
+/**
+ * The transaction's receipt, or undefined when the node has none. Any other failure (a rate limit, a node down)
+ * throws, for Temporal to ask again: taken for "no receipt", it could make a mined transaction look replaced.
+ */
+async function receiptOf(client: PublicClient, hash: Hex) {
+  try {
+    return await client.getTransactionReceipt({ hash });
+  } catch (e) {
+    if (e instanceof TransactionReceiptNotFoundError) return undefined;
+    throw e;
+  }
 }
 
 function outcome(receipt: { status: string; blockNumber: bigint; gasUsed: bigint; effectiveGasPrice: bigint }): Sent {

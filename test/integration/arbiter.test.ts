@@ -174,10 +174,10 @@ const claimable = (op: IntentOp, signatures: Hex[], fillTx: Hex) => ({
   signatures: { originSignatures: signatures, destinationSignature: signatures[0] },
   expired: false,
   heldChainIds: op.elements.map((e) => Number(e.chainId)),
-  fill: { transactionHash: fillTx },
+  fill: { chainId, transactionHash: fillTx },
 });
 
-test('the arbiter claims a lock for the relayer the service attests; another payee, attester or claim is refused, and the relayer cannot go around it', async () => {
+test('the arbiter claims a lock for the relayer the service attests, sent by it; another payee, sender, attester or claim is refused, and the relayer cannot go around it', async () => {
   const sponsor = privateKeyToAccount(generatePrivateKey());
   await deposit(chain, compact, lockTag, usdc, sponsor.address, 2_000_000n);
   const op = await intent(sponsor.address, 'COMPACT', [chainId, OTHER_CHAIN]);
@@ -225,8 +225,10 @@ test('the arbiter claims a lock for the relayer the service attests; another pay
   );
   expect(direct).toBe('InvalidSponsorSignature');
 
-  // Anyone may send it: the relayer is paid all the same.
-  const hash = await chain.send(arbiter, 'IntentArbiter', 'multichainClaim', claim(), chain.sender.address);
+  // Sent by anyone but the relayer: refused, as it could spend the claim's nonce paying the relayer nothing.
+  expect(await viaArbiter(claim(toRelayer(relayer)), thief)).toEqual(['CallerNotTheRelayer', [thief, relayer]]);
+
+  const hash = await chain.send(arbiter, 'IntentArbiter', 'multichainClaim', claim(), relayer);
   expect(await balanceOf(relayer)).toBe(2_000_000n);
   expect(await lockBalance(sponsor.address)).toBe(0n);
   const { logs } = await chain.public.getTransactionReceipt({ hash });

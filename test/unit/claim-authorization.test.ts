@@ -254,7 +254,7 @@ test('a proven fill gets an attestation per element that names the arbiter of it
     null,
     null,
   ]); // no fill yet
-  const filled = { ...intent(o, [8453, 10]), fill: { transactionHash: fillTransaction } };
+  const filled = { ...intent(o, [8453, 10]), fill: { chainId: 42161, transactionHash: fillTransaction } };
   const [base, optimism] = (await authorizeClaim(filled, deps)).elements;
   expect(asked).toEqual([[42161, fillTransaction]]);
   expect(base.fillAttestation).toMatchObject({
