@@ -1,4 +1,4 @@
-import { ActivityFailure, proxyActivities } from '@temporalio/workflow';
+import { ActivityFailure, proxyActivities, sleep } from '@temporalio/workflow';
 import type { RelayActivities, RelayInput, RelayResult, SignedOrDone, SignedTx } from './contract';
 import { claimSteps, decideFill } from './relay-state';
 
@@ -31,11 +31,15 @@ export async function relayIntent(input: RelayInput): Promise<RelayResult> {
   }
 }
 
+/** How many times a claim that reverted is signed and sent. */
+const CLAIM_TRIES = 3;
+
 async function relay(
-  { intent }: RelayInput,
+  input: RelayInput,
   acts: RelayActivities,
   done: (result: RelayResult) => Promise<RelayResult>,
 ): Promise<RelayResult> {
+  const { intent } = input;
   const decision = decideFill(await acts.readFillFacts(intent));
   if (!decision.fill) return done({ outcome: 'skipped', reason: decision.reason });
   const fill = decision.resume ?? (await mined(acts, () => acts.signFill(intent), 'fill'));
@@ -48,9 +52,18 @@ async function relay(
   if (steps.every((s) => s !== 'claim')) return done({ outcome: 'failed', reason: `nothing to claim: ${steps}` });
   for (const [index, step] of steps.entries()) {
     if (step !== 'claim') continue;
-    const claim = await mined(acts, () => acts.signClaim(intent, index), 'claim');
+    // A claim that reverted may pass later (gas estimated anew, the chain moved on): tried again a few times,
+    // each time after the chain is read for it done.
+    let claim = await mined(acts, () => acts.signClaim(intent, index), 'claim');
+    for (let tries = 1; typeof claim !== 'string' && tries < CLAIM_TRIES; tries++) {
+      await sleep(input.retrySeconds * 1000 * 2 ** tries);
+      claim = await mined(acts, () => acts.signClaim(intent, index), 'claim');
+    }
     if (typeof claim !== 'string')
-      return done({ outcome: 'failed', reason: `the claim on chain ${auth.elements[index].chainId} reverted` });
+      return done({
+        outcome: 'failed',
+        reason: `the claim on chain ${auth.elements[index].chainId} reverted ${CLAIM_TRIES} times`,
+      });
     claims.push(claim);
     elements.push(index);
   }
