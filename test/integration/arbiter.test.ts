@@ -1,7 +1,6 @@
 import {
   BaseError,
   ContractFunctionRevertedError,
-  encodeAbiParameters,
   getAddress,
   hashStruct,
   hashTypedData,
@@ -38,6 +37,7 @@ import {
   startIndexedChain,
   type IndexedChain,
 } from '../support/indexed-chain';
+import { testElement } from '../support/test-element';
 
 /**
  * solidity/IntentArbiter.sol between a relayer and DevnetCompact / our Permit2 on anvil: the service's claim
@@ -115,30 +115,14 @@ async function revertOf(address: Hex, functionName: string, args: unknown[], fro
 }
 
 function element(elementChainId: number, amount: bigint, fundingMethod: 'COMPACT' | 'PERMIT2'): Element {
-  const idsAndAmounts: [string, string][] = [[id.toString(), amount.toString()]];
-  return {
+  return testElement({
     arbiter,
-    chainId: String(elementChainId),
-    idsAndAmounts,
-    spendTokens: idsAndAmounts,
-    beforeFill: false,
-    mandate: {
-      recipient: '0x1111111111111111111111111111111111111111',
-      tokenOut: [[tokenId('0x000000000000000000000000', usdc), '990000']],
-      destinationChainId: String(chainId),
-      fillDeadline: '4000000000',
-      minGas: '0',
-      preClaimOps: { vt: zeroHash, ops: [] },
-      destinationOps: { vt: zeroHash, ops: [] },
-      qualifier: {
-        settlementContext: { settlementLayer: 'ACROSS', fundingMethod, using7579: false },
-        encodedVal: encodeAbiParameters(
-          [{ type: 'string' }, { type: 'string' }, { type: 'bool' }],
-          ['ACROSS', fundingMethod, false],
-        ),
-      },
-    },
-  };
+    chainId: elementChainId,
+    idsAndAmounts: [[id.toString(), amount.toString()]],
+    fundingMethod,
+    tokenOut: [[tokenId('0x000000000000000000000000', usdc), '990000']],
+    destinationChainId: chainId,
+  });
 }
 
 /** The relayer pays the mandate's tokenOut through the Filler: the transaction the service attests. */

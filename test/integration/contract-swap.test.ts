@@ -4,11 +4,9 @@ import path from 'node:path';
 import {
   createWalletClient,
   domainSeparator,
-  encodeAbiParameters,
   getContractAddress,
   http,
   maxUint256,
-  zeroHash,
   type Abi,
   type Hex,
   type TypedDataDefinition,
@@ -34,6 +32,7 @@ import { tokenId } from '../../src/intents/quote';
 import { compactTypedData, PERMIT2_ADDRESS, permit2TypedData } from '../../src/intents/typed-data';
 import type { Element, IntentOp } from '../../src/intents/types';
 import { deployContract, deposit, fundDeposits, startIndexedChain, type IndexedChain } from '../support/indexed-chain';
+import { BASE_USDC, testElement } from '../support/test-element';
 
 /**
  * The devnet's swap-in (DEVNET_COMPACT_ARTIFACT, DEVNET_PERMIT2_ARTIFACT, src/dev/contract-artifact.ts) with
@@ -137,31 +136,14 @@ const read = (address: Hex, abi: Abi, functionName: string, args: unknown[] = []
 const tokenBalance = (owner: Hex) => read(usdc, artifacts.TestToken.abi as Abi, 'balanceOf', [owner]);
 
 function element(lockTag: Hex, amount: bigint, fundingMethod: 'COMPACT' | 'PERMIT2'): Element {
-  const idsAndAmounts: [string, string][] = [[tokenId(lockTag, usdc), amount.toString()]];
-  const permit2Extra = fundingMethod === 'PERMIT2';
-  return {
+  return testElement({
     arbiter: arbiter.address,
-    chainId: String(chainId),
-    idsAndAmounts,
-    spendTokens: idsAndAmounts,
-    beforeFill: false,
-    mandate: {
-      recipient: '0x1111111111111111111111111111111111111111',
-      tokenOut: [[tokenId(lockTag, '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'), '990000']],
-      destinationChainId: '8453',
-      fillDeadline: '4000000000',
-      minGas: '0',
-      preClaimOps: { vt: zeroHash, ops: [] },
-      destinationOps: { vt: zeroHash, ops: [] },
-      qualifier: {
-        settlementContext: { settlementLayer: 'ACROSS', fundingMethod, using7579: false },
-        encodedVal: encodeAbiParameters(
-          [{ type: 'string' }, { type: 'string' }, { type: 'bool' }, ...(permit2Extra ? [{ type: 'uint256' }] : [])],
-          ['ACROSS', fundingMethod, false, ...(permit2Extra ? [7n] : [])],
-        ),
-      },
-    },
-  };
+    chainId,
+    idsAndAmounts: [[tokenId(lockTag, usdc), amount.toString()]],
+    fundingMethod,
+    tokenOut: [[tokenId(lockTag, BASE_USDC), '990000']],
+    ...(fundingMethod === 'PERMIT2' ? { settlementValue: 7n } : {}),
+  });
 }
 
 test('the compact of a Foundry artifact is constructed at COMPACT_ADDRESS: its domain, storage and creations are that address’s, and a claim signed there pays', async () => {

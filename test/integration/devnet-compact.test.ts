@@ -1,7 +1,6 @@
 import {
   BaseError,
   ContractFunctionRevertedError,
-  encodeAbiParameters,
   getAddress,
   hashStruct,
   hashTypedData,
@@ -22,6 +21,7 @@ import { compactTypedData } from '../../src/intents/typed-data';
 import type { Element, IntentOp } from '../../src/intents/types';
 import { claimDigest, claimHashOf } from '../support/compact-claim';
 import { deployContract, startIndexedChain, type IndexedChain } from '../support/indexed-chain';
+import { BASE_USDC, DESTINATION_OP, testElement } from '../support/test-element';
 
 /**
  * solidity/DevnetCompact.sol with a SignerAllocator on anvil: real deposits, and claims built the way the service
@@ -97,33 +97,15 @@ function element(
   amount: bigint,
   recipient = '0x1111111111111111111111111111111111111111',
 ): Element {
-  const idsAndAmounts: [string, string][] = [[id.toString(), amount.toString()]];
-  return {
+  return testElement({
     arbiter: arbiter.address,
-    chainId: String(elementChainId),
-    idsAndAmounts,
-    spendTokens: idsAndAmounts,
-    beforeFill: false,
-    mandate: {
-      recipient,
-      tokenOut: [[tokenId(lockTag, '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'), '990000']],
-      destinationChainId: '8453',
-      fillDeadline: '4000000000',
-      minGas: '0',
-      preClaimOps: { vt: zeroHash, ops: [] },
-      destinationOps: {
-        vt: zeroHash,
-        ops: [{ to: '0x2222222222222222222222222222222222222222', value: '0', data: '0xabcd' }],
-      },
-      qualifier: {
-        settlementContext: { settlementLayer: 'ACROSS', fundingMethod: 'COMPACT', using7579: false },
-        encodedVal: encodeAbiParameters(
-          [{ type: 'string' }, { type: 'string' }, { type: 'bool' }],
-          ['ACROSS', 'COMPACT', false],
-        ),
-      },
-    },
-  };
+    chainId: elementChainId,
+    idsAndAmounts: [[id.toString(), amount.toString()]],
+    fundingMethod: 'COMPACT',
+    tokenOut: [[tokenId(lockTag, BASE_USDC), '990000']],
+    recipient,
+    destinationOps: [DESTINATION_OP],
+  });
 }
 
 /** An intent of `sponsor` with an element on each chain of `chains` (the first notarized), `amount` from each. */

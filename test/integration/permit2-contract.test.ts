@@ -11,7 +11,6 @@ import {
   serializeCompactSignature,
   signatureToCompactSignature,
   toHex,
-  zeroHash,
   type Abi,
   type Hex,
   type TypedDataDefinition,
@@ -24,6 +23,7 @@ import { tokenId } from '../../src/intents/quote';
 import { MANDATE_WITNESS, PERMIT2_ADDRESS, permit2TypedData } from '../../src/intents/typed-data';
 import type { Element } from '../../src/intents/types';
 import { deployContract, startIndexedChain, type IndexedChain } from '../support/indexed-chain';
+import { BASE_USDC, DESTINATION_OP, testElement } from '../support/test-element';
 
 /**
  * solidity/Permit2.sol (our SignatureTransfer, placed at Permit2's canonical address) pulls an intent element's
@@ -56,36 +56,19 @@ afterAll(() => chain?.local.stop());
 
 /** An element as buildIntentOp lays out a Permit2-funded one: two wallet tokens spent on this chain. */
 function element(amounts: [bigint, bigint]): Element {
-  const idsAndAmounts: [string, string][] = [
-    [tokenId(lockTag, usdc), amounts[0].toString()],
-    [tokenId(lockTag, weth), amounts[1].toString()],
-  ];
-  return {
+  return testElement({
     arbiter: arbiter.address,
-    chainId: String(chainId),
-    idsAndAmounts,
-    spendTokens: idsAndAmounts,
-    beforeFill: false,
-    mandate: {
-      recipient: '0x1111111111111111111111111111111111111111',
-      tokenOut: [[tokenId(lockTag, '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'), '990000']],
-      destinationChainId: '8453',
-      fillDeadline: String(now + 600n),
-      minGas: '0',
-      preClaimOps: { vt: zeroHash, ops: [] },
-      destinationOps: {
-        vt: zeroHash,
-        ops: [{ to: '0x2222222222222222222222222222222222222222', value: '0', data: '0xabcd' }],
-      },
-      qualifier: {
-        settlementContext: { settlementLayer: 'ACROSS', fundingMethod: 'PERMIT2', using7579: false },
-        encodedVal: encodeAbiParameters(
-          [{ type: 'string' }, { type: 'string' }, { type: 'bool' }, { type: 'uint256' }],
-          ['ACROSS', 'PERMIT2', false, 7n],
-        ),
-      },
-    },
-  };
+    chainId,
+    idsAndAmounts: [
+      [tokenId(lockTag, usdc), amounts[0].toString()],
+      [tokenId(lockTag, weth), amounts[1].toString()],
+    ],
+    fundingMethod: 'PERMIT2',
+    tokenOut: [[tokenId(lockTag, BASE_USDC), '990000']],
+    fillDeadline: String(now + 600n),
+    destinationOps: [DESTINATION_OP],
+    settlementValue: 7n,
+  });
 }
 
 const AMOUNTS: [bigint, bigint] = [1_000_000n, 10n ** 16n];
