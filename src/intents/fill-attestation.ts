@@ -38,14 +38,24 @@ export interface FillAttester {
   rpc: ChainRpc;
 }
 
+/** Senders of proven fills already read: a fill proven at depth keeps its sender, and relayers ask again and again. */
+const senders = new Map<string, Hex>();
+const SENDERS_KEPT = 10_000;
+
 /**
  * Who sent a proven fill: the relayer the claim pays. Read from the destination chain (the indexer proved the fill
- * there, so its RPC is configured); undefined when this process cannot read that chain.
+ * there, so its RPC is configured) once per process; undefined when this process cannot read that chain.
  */
 export async function fillSender(rpc: ChainRpc, chainId: number, transactionHash: Hex): Promise<Hex | undefined> {
+  const key = `${chainId}:${transactionHash}`;
+  const known = senders.get(key);
+  if (known) return known;
   const client = rpc.client(chainId);
   if (!client) return undefined;
-  return getAddress((await client.getTransaction({ hash: transactionHash })).from);
+  const sender = getAddress((await client.getTransaction({ hash: transactionHash })).from);
+  if (senders.size >= SENDERS_KEPT) senders.delete(senders.keys().next().value!);
+  senders.set(key, sender);
+  return sender;
 }
 
 /** The attestation for one origin element, signed in the domain of the arbiter it names on its chain. */

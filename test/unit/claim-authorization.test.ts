@@ -272,4 +272,5 @@ test('a proven fill gets an attestation per element that names the arbiter of it
   const witness = permit2WitnessCall(p.elements[0], p.nonce, p.expires).witness;
   expect(permit2.fillAttestation?.claimHash).toBe(permit2ClaimHash(p.sponsor, 42n, witness));
   expect(await verify(8453, permit2.fillAttestation)).toBe(attester.address);
+  expect(asked).toHaveLength(1); // the proven fill's sender is read once
 });
