@@ -8,6 +8,8 @@ import { openDatabase } from '../../src/db/data-source';
 import { dropDatabase, ensureDatabase, withDatabase } from '../../src/db/provision';
 import type { Devnet } from '../../src/dev/devnet-tools';
 import { projectRoot, waitFor } from '../../src/dev/processes';
+import { createTemporalClient } from '../../src/temporal-sdk/client';
+import { CHAIN_STREAMS, followChainWorkflowId } from '../../workflows/contracts/follow-chain';
 import { readTestEnv } from './env';
 import { offsetSequences } from './harness';
 import { freePort } from './global-setup';
@@ -121,6 +123,30 @@ export class DevnetRun {
     }
   }
 
+  /**
+   * Ends the devnet's chain-indexer workflows: their ids name the chain alone, so the next devnet of this lane's
+   * namespace (the same chain ids) would otherwise find them running on a queue nobody polls, and read nothing.
+   */
+  private async stopFollowing(): Promise<void> {
+    const test = readTestEnv();
+    const temporal = createTemporalClient(test.temporalAddress, test.namespace);
+    try {
+      const ids = this.described().chains.flatMap(({ chainId }) =>
+        CHAIN_STREAMS.map((stream) => followChainWorkflowId(chainId, stream)),
+      );
+      await Promise.all(
+        ids.map((id) =>
+          temporal.workflow
+            .getHandle(id)
+            .terminate('the devnet stopped')
+            .catch(() => undefined),
+        ),
+      );
+    } finally {
+      await temporal.connection.close();
+    }
+  }
+
   /** What the devnet wrote to <DATA_DIR>/devnet.json. */
   described(): Devnet {
     return JSON.parse(fs.readFileSync(path.join(this.dataDir, 'devnet.json'), 'utf8')) as Devnet;
@@ -134,6 +160,7 @@ export class DevnetRun {
 
   async stop(): Promise<void> {
     if (this.devnet) await interrupt(this.devnet);
+    if (this.devnet) await this.stopFollowing();
     if (this.database) await dropDatabase(this.adminUrl, this.database).catch(() => undefined);
     if (this.dataDir) fs.rmSync(this.dataDir, { recursive: true, force: true });
   }
