@@ -1,7 +1,7 @@
 import type { Db } from '../src/db/types';
 import type { ChainRpc } from '../src/chains/rpc';
 import type { Config } from '../src/config';
-import { recordTransition, releaseIntent } from '../src/intents/transition-store';
+import { recordedLifecycle, recordTransition, releaseIntent } from '../src/intents/transition-store';
 import type { Outbox } from '../src/outbox/outbox';
 import type { IntentEvent, IntentStatus } from '../workflows/intent-state';
 import type { LifecycleActivities, LifecycleKind } from '../workflows/contracts/intent-lifecycle';
@@ -66,6 +66,7 @@ export function createActivities(deps: ActivityDeps, slots = workerSlots(deps.co
       await releaseIntent(db, id, kind, kind === 'bundle' ? undefined : report.queue);
       await report.deliver();
     },
+    readRecord: async (id: string, kind?: LifecycleKind) => (await recordedLifecycle(db, id, kind)) ?? null,
     finishWithdrawal: (nonce: string, status: WithdrawalOutcome, claim?: WithdrawalClaim) =>
       finishWithdrawal(db, nonce, status, claim),
     sweepOutbox: (graceSeconds: number) => deps.outbox.sweep(graceSeconds),

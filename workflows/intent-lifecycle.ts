@@ -2,6 +2,7 @@ import {
   allHandlersFinished,
   condition,
   makeContinueAsNewFunc,
+  patched,
   proxyLocalActivities,
   setCurrentDetails,
   setDefaultSignalHandler,
@@ -11,7 +12,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { LifecycleActivities } from './contracts/intent-lifecycle';
-import { IntentEvent, IntentState, IntentStatus, isTerminal, recordEvent } from './intent-state';
+import { adoptRecord, IntentEvent, IntentState, IntentStatus, isTerminal, recordEvent } from './intent-state';
 import {
   claimSignal,
   failureSignal,
@@ -26,7 +27,7 @@ import { IntentStatus as IntentStatusKey } from './contracts/search-attributes';
  * Transitions are short idempotent DB writes that make a status visible: local activities (no task-queue round
  * trips), retried until they succeed, since a lifecycle must never stop on a passing DB failure.
  */
-const { recordTransition, releaseIntent } = proxyLocalActivities<LifecycleActivities>({
+const { recordTransition, releaseIntent, readRecord } = proxyLocalActivities<LifecycleActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '200 milliseconds', maximumInterval: '30 seconds', backoffCoefficient: 2 },
 });
@@ -38,8 +39,21 @@ const { recordTransition, releaseIntent } = proxyLocalActivities<LifecycleActivi
 export const EVENTS_PER_RUN = 1000;
 
 /**
- * One accepted intent, from its recorded PENDING state until nothing more can happen to its funds: it persists
- * every transition before it is visible and keeps the IntentStatus search attribute and current details current.
+ * After the fill deadline the lifecycle reads its record again this long after, then twice as long each time until
+ * `expires`: a claim the indexer route recorded without waking it (src/ingestion/ingest.ts) ends it within about
+ * that time, at a few reads per intent however long its claim window.
+ */
+export const FIRST_REREAD_SECONDS = 30;
+
+/** Runs that read their record (those started before it ran only the signals they were sent). */
+const READS_RECORD = 'lifecycle-reads-record';
+
+/**
+ * One accepted intent, from its recorded PENDING state until nothing more can happen to its funds. The indexer route
+ * records fills and claims as it ingests them and wakes a lifecycle only once its start delay is over; so the
+ * lifecycle reads its record when it wakes (first, at the deadline, then at growing intervals until `expires`, and
+ * at `expires`), takes what was recorded, and persists its own transitions before they are visible. The IntentStatus
+ * search attribute and the current details follow what it has read.
  * A fill counts by its on-chain timestamp, so one that arrives within the grace after the deadline still fills it;
  * without one the intent EXPIRES. The reservations stay until the signature can no longer be claimed: claims settle
  * their chain (EXPIRED and FAILED intents included: the arbiter may still claim), and at `expires` whatever no claim
@@ -68,6 +82,19 @@ export async function runLifecycle(start: LifecycleStart, kind: 'intent' | 'bund
     if (events.includes(name)) queue.push({ ...(payload as object), type: name } as IntentEvent);
   });
   setCurrentDetails(state.status);
+  const readsRecord = patched(READS_RECORD);
+  const showStatus = (status: IntentStatus) => {
+    upsertSearchAttributes([{ key: IntentStatusKey, value: status }]);
+    setCurrentDetails(status);
+  };
+  let rereadDue = false;
+  const catchUp = async () => {
+    rereadDue = false;
+    const record = await readRecord(start.id, kind);
+    const next = record ? adoptRecord(state, record) : state;
+    if (next.status !== state.status) showStatus(next.status);
+    state = next;
+  };
 
   // The first task runs at the first event or when the start delay until the deadline ends (src/outbox/outbox.ts),
   // so the timers count from this activation's time, which the SDK's sandboxed Date replays identically.
@@ -75,35 +102,58 @@ export async function runLifecycle(start: LifecycleStart, kind: 'intent' | 'bund
   let deadlinePassed = false;
   let claimable = true;
   let recordedAhead = false;
-  void sleep(Math.max((start.fillDeadline + start.fillGraceSeconds) * 1000 - now, 1)).then(
-    () => (deadlinePassed = true),
-  );
+  const deadlineAt = (start.fillDeadline + start.fillGraceSeconds) * 1000;
+  // Started at the end of its start delay, a run that reads its record is past the deadline from its first task.
+  if (readsRecord && now >= deadlineAt) deadlinePassed = true;
+  else void sleep(Math.max(deadlineAt - now, 1)).then(() => (deadlinePassed = true));
   void sleep(Math.max(start.expires * 1000 - now, 1)).then(() => (claimable = false));
   const waitingForFill = () => !state.fill && !isTerminal(state.status) && !recordedAhead;
+  if (readsRecord) {
+    void rereads(start, now, (due) => (rereadDue = due));
+    // Woken early by a signal: what was recorded before it comes first. Past the deadline the loop reads at once.
+    if (!deadlinePassed) await catchUp();
+  }
   while (state.status !== 'COMPLETED') {
     await continueIfLong(start, state, handled, queue);
-    await condition(() => queue.length > 0 || !claimable || (deadlinePassed && waitingForFill()));
+    await condition(() => queue.length > 0 || !claimable || (deadlinePassed && waitingForFill()) || rereadDue);
     const event = queue.shift();
-    if (!event && !(deadlinePassed && waitingForFill())) break; // `expires` passed: nothing more can be claimed
+    if (!event && readsRecord) await catchUp(); // the deadline, a reread or `expires`: what was recorded meanwhile
+    if (!event && !(deadlinePassed && waitingForFill())) {
+      if (!claimable) break; // `expires` passed: nothing more can be claimed
+      continue;
+    }
     if (event) handled++;
     const next: IntentState = event ? recordEvent(state, event) : { ...state, status: 'EXPIRED' };
     if (next === state) continue; // a duplicate or out-of-date event: nothing to persist
     const outcome = await recordTransition(start.id, next.status, event, kind);
     if (!event && outcome === 'refused') {
-      // The indexer route recorded an event this run has not been signalled yet (a fill by the deadline, say:
-      // src/intents/store.ts, recordLifecycleEvents): its signal, queued in the same transaction, is on its way.
+      // The indexer route recorded an event this run has not taken yet (a fill by the deadline, say:
+      // src/intents/transition-store.ts, recordLifecycleEvents): the record has it (a run from before records were
+      // read waits for its signal, queued in the same transaction).
       recordedAhead = true;
+      if (readsRecord) await catchUp();
       continue;
     }
-    if (next.status !== state.status) {
-      upsertSearchAttributes([{ key: IntentStatusKey, value: next.status }]);
-      setCurrentDetails(next.status);
-    }
+    if (next.status !== state.status) showStatus(next.status);
     state = next;
   }
   if (state.status !== 'COMPLETED') await releaseIntent(start.id, kind);
   await condition(allHandlersFinished);
   return state.status;
+}
+
+/**
+ * Sets `due` at FIRST_REREAD_SECONDS after the deadline's grace, then at intervals twice as long each time, while
+ * another would come before `expires` (whose own read the lifecycle makes anyway).
+ */
+async function rereads(start: LifecycleStart, now: number, due: (due: boolean) => void): Promise<void> {
+  let at = Math.max((start.fillDeadline + start.fillGraceSeconds) * 1000, now);
+  for (let wait = FIRST_REREAD_SECONDS * 1000; at + wait < start.expires * 1000; wait *= 2) {
+    at += wait;
+    await sleep(at - now);
+    due(true);
+    now = at;
+  }
 }
 
 /**

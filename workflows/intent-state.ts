@@ -99,6 +99,24 @@ export function keepClaim(state: IntentState, claim: ChainTx): IntentState {
   return { ...state, claims: { ...state.claims, [chain]: chainTx(claim) } };
 }
 
+/**
+ * The state once the lifecycle has read its record (src/intents/transition-store.ts, recordedLifecycle), which the
+ * indexer route writes by the same rule (recordEvent) as it ingests events: a record at or ahead of the state is
+ * taken, first fill and first claims kept. One behind it changes nothing (the lifecycle records each of its own moves
+ * before taking it, so only a stale record is behind).
+ */
+export function adoptRecord(state: IntentState, record: IntentState): IntentState {
+  if (record.status !== state.status && !movesForward(state.status, record.status)) return state;
+  const fill = state.fill ?? record.fill;
+  const next: IntentState = {
+    ...state,
+    status: record.status,
+    claims: { ...record.claims, ...state.claims },
+    ...(fill ? { fill } : {}),
+  };
+  return JSON.stringify(next) === JSON.stringify(state) ? state : next;
+}
+
 const chainTx = ({ chainId, transactionHash, timestamp, blockNumber }: ChainTx): ChainTx => ({
   chainId,
   transactionHash,

@@ -117,7 +117,7 @@ async function deliver(
     deliveries
       .filter((_, i) => queued[i])
       .flatMap((d) =>
-        signalsFor(d, lifecycles.get(d.nonce), withdrawals.has(d.nonce), { ...awaiting, nonce: d.nonce }),
+        signalsFor(d, lifecycles.get(d.nonce), withdrawals.has(d.nonce), { ...awaiting, nonce: d.nonce }, now),
       ),
   );
   return { signals: [...signals, ...(await reportMoves(tx, moves))], moves };
@@ -171,17 +171,22 @@ const chainTx = (event: LifecycleEvent): ChainTx => ({
 /**
  * Who waits for a lifecycle event: the intent or legacy bundle whose id is the nonce (both run the same lifecycle;
  * its signals carry its start, which wakes it) and, for a Claim, the withdrawal with it. A withdrawal's nonce has no
- * other owner; any other nonce without one is awaited (`awaiting`: see AwaitedOwner).
+ * other owner; any other nonce without one is awaited (`awaiting`: see AwaitedOwner). A lifecycle still in its start
+ * delay (until its fill deadline's grace ends) is not woken: the event is in its record, which it reads when the delay
+ * ends (workflows/intent-lifecycle.ts). Waking it would cost Temporal a workflow start per event, which is what
+ * bounded a busy chain's fills and claims per second.
  */
 function signalsFor(
   { nonce, event }: Delivery,
   lifecycle: QueuedStart | undefined,
   withdrawal: boolean,
   awaiting: AwaitedOwner,
+  now: Date,
 ): Omit<QueuedSignal, 'id'>[] {
   if (event.type === 'claim' && withdrawal)
     return [{ workflowId: withdrawalWorkflowId(nonce), signal: withdrawalClaimSignal.name, payload: chainTx(event) }];
   if (withdrawal && !lifecycle) return [];
+  if (lifecycle && (lifecycle.delayUntil ?? 0) > now.getTime()) return [];
   const to = lifecycle
     ? { workflowId: lifecycle.workflowId, start: lifecycle }
     : { workflowId: awaitingWorkflowId(nonce), awaiting };

@@ -207,6 +207,44 @@ const claimOf = (id: string, kind: LifecycleKind, event: ChainTx): ChainClaim =>
 });
 
 /**
+ * What the record of the intent or bundle `id` holds of its lifecycle (undefined before its submit commits): the
+ * lifecycle takes from it the events the indexer route recorded without waking it (src/ingestion/ingest.ts).
+ */
+export async function recordedLifecycle(
+  db: Db,
+  id: string,
+  kind: LifecycleKind = 'intent',
+): Promise<IntentState | undefined> {
+  const [row]: LifecycleRow[] = await db.query(
+    `SELECT $2::text AS kind, ${LIFECYCLE_COLUMNS} FROM ${TABLE[kind]} WHERE id = $1`,
+    [id, kind],
+  );
+  return row && stateOf(row);
+}
+
+const LIFECYCLE_COLUMNS = `id::text, status, fill, claims, origin_chain_ids::text[] AS "originChainIds",
+  fill_deadline::text AS "fillDeadline", released_at IS NOT NULL AS released`;
+
+type LifecycleRow = {
+  id: string;
+  kind: LifecycleKind;
+  status: IntentStatus;
+  fill: ChainTx | null;
+  claims: Record<string, ChainTx>;
+  originChainIds: string[];
+  fillDeadline: string;
+  released: boolean;
+};
+
+const stateOf = (row: LifecycleRow): IntentState => ({
+  status: row.status,
+  originChainIds: row.originChainIds.map(Number),
+  fillDeadline: Number(row.fillDeadline),
+  claims: row.claims,
+  ...(row.fill ? { fill: row.fill } : {}),
+});
+
+/**
  * The recorded lifecycle state of these intents and bundles (by id; none for an id that is neither yet), their rows
  * locked for the rest of the transaction: intents, then bundles, each in id order, as every batch locks them.
  */
@@ -215,40 +253,14 @@ async function lockLifecycles(
   ids: string[],
 ): Promise<Map<string, { kind: LifecycleKind; state: IntentState; released: boolean }>> {
   if (!ids.length) return new Map();
-  const columns = `id::text, status, fill, claims, origin_chain_ids::text[] AS "originChainIds",
-    fill_deadline::text AS "fillDeadline", released_at IS NOT NULL AS released`;
-  const rows: {
-    id: string;
-    kind: LifecycleKind;
-    status: IntentStatus;
-    fill: ChainTx | null;
-    claims: Record<string, ChainTx>;
-    originChainIds: string[];
-    fillDeadline: string;
-    released: boolean;
-  }[] = await preparedQuery(
+  const rows: LifecycleRow[] = await preparedQuery(
     tx,
-    `WITH i AS (SELECT 'intent' AS kind, ${columns} FROM intents
+    `WITH i AS (SELECT 'intent' AS kind, ${LIFECYCLE_COLUMNS} FROM intents
        WHERE id = ANY(string_to_array($1, ',')::numeric[]) ORDER BY id FOR UPDATE),
-     b AS (SELECT 'bundle' AS kind, ${columns} FROM bundles
+     b AS (SELECT 'bundle' AS kind, ${LIFECYCLE_COLUMNS} FROM bundles
        WHERE id = ANY(string_to_array($1, ',')::numeric[]) ORDER BY id FOR UPDATE)
      SELECT * FROM i UNION ALL SELECT * FROM b`,
     [plainList(ids)],
   );
-  return new Map(
-    rows.map((row) => [
-      row.id,
-      {
-        kind: row.kind,
-        released: row.released,
-        state: {
-          status: row.status,
-          originChainIds: row.originChainIds.map(Number),
-          fillDeadline: Number(row.fillDeadline),
-          claims: row.claims,
-          ...(row.fill ? { fill: row.fill } : {}),
-        },
-      },
-    ]),
-  );
+  return new Map(rows.map((row) => [row.id, { kind: row.kind, released: row.released, state: stateOf(row) }]));
 }

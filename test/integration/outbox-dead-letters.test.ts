@@ -19,8 +19,13 @@ afterAll(() => api.close());
 /** A signed quote of a fresh account with 5 USDC locked on Base. */
 const quote = async () => signedQuote(api, await fundedAccount(api));
 
-async function submitted(): Promise<string> {
-  const { id, signedIntentOp } = await quote();
+/** A submitted intent; `deadlineIn`: its fill deadline that many seconds from now, else the fill window's. */
+async function submitted(deadlineIn?: number): Promise<string> {
+  const { id, signedIntentOp } = await signedQuote(
+    api,
+    await fundedAccount(api),
+    deadlineIn && Math.floor(Date.now() / 1000) + deadlineIn,
+  );
   expect((await call(api, 'POST', '/intent-operations', { body: { signedIntentOp } })).status).toBe(201);
   return id;
 }
@@ -170,28 +175,44 @@ test('21.9 an event for a nonce that never becomes an intent is dead-lettered on
 test('21.4 a lifecycle that receives many signals continues as new and ends in the right state', async () => {
   const id = await submitted();
   const handle = api.temporal.workflow.getHandle(`intent-${id}`);
+  const start = (await lifecycleStarts(api.db.manager, [id], api.services.config.intents.fillGraceSeconds)).get(id)!;
+  // As the outbox delivers events to a lifecycle past its start delay (an operator's signal-with-start wakes one in it).
+  const signal = async (events: { signal: string; payload: object }[]) =>
+    api.services.outbox.deliver(
+      await queueSignals(
+        api.db.manager,
+        events.map((e) => ({ workflowId: `intent-${id}`, start, ...e })),
+      ),
+    );
   // Claims of a chain after its first change nothing, each is a signal: more than the test server's continue-as-new
-  // suggestion. (Fills past the deadline would be stamped ahead of this server's clock, and refused.)
-  const late = Array.from({ length: 160 }, (_, i) => claimEvent(id, TX(1000 + i), { timestamp: 1 + i }));
-  await ingest(api, [{ id: eventId(), type: 'preconfirmation', chainId: 42161, nonce: id }, ...late]);
+  // suggestion.
+  await signal(
+    Array.from({ length: 160 }, (_, i) => ({
+      signal: 'claim',
+      payload: { chainId: 8453, transactionHash: TX(1000 + i), timestamp: 1 + i },
+    })),
+  );
   await until('continued as new', async () => {
     const d = await handle.describe();
     return d.raw.workflowExecutionInfo?.firstRunId && d.raw.workflowExecutionInfo.firstRunId !== d.runId
       ? true
       : undefined;
   });
-  await ingest(api, [fillEvent(id, TX(1)), claimEvent(id, TX(2), { timestamp: 2, blockNumber: '7' })]);
+  await signal([
+    { signal: 'fill', payload: { chainId: 42161, transactionHash: TX(1), timestamp: Math.floor(Date.now() / 1000) } },
+    { signal: 'claim', payload: { chainId: 8453, transactionHash: TX(2), timestamp: 2, blockNumber: '7' } },
+  ]);
   await reaches(api, id, 'COMPLETED');
   expect(await handle.result()).toBe('COMPLETED');
 }, 90_000);
 
 test('state never goes backwards: a dead letter of a lifecycle that ended is not retried once Temporal purged its run (the CLI answers with a conflict)', async () => {
-  const id = await submitted();
+  const id = await submitted(3);
   await ingest(api, [fillEvent(id, TX(1)), claimEvent(id, TX(2), { timestamp: 2, blockNumber: '7' })]);
   await reaches(api, id, 'COMPLETED');
   // Temporal's retention purges the closed run: nothing there remembers the workflow id any more (the dev server
   // deletes a closed run asynchronously, within about a minute). The status above is the indexer's record; the run
-  // closes once it has taken the events' signals, which would otherwise start it again after the purge.
+  // closes once it has read it at its deadline's grace, and an event then would start it again after the purge.
   const handle = api.temporal.workflow.getHandle(`intent-${id}`);
   expect(await handle.result()).toBe('COMPLETED');
   await api.temporal.workflowService.deleteWorkflowExecution({

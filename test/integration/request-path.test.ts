@@ -24,7 +24,7 @@ import {
   startWorker,
   until,
 } from '../support/harness';
-import { reaches, signedQuote, statusOf } from '../support/intents';
+import { filledPastItsDelay, reaches, signedQuote, statusOf } from '../support/intents';
 import { activeReservations } from '../support/reservations';
 import { queueSignals } from '../../src/outbox/store';
 import { lifecycleStarts } from '../../src/intents/store';
@@ -60,6 +60,12 @@ async function submitToDyingApi(then: (id: string, signedIntentOp: unknown) => P
     await stopProcess(faulty, 'SIGKILL');
   }
 }
+
+/** Whether the history holds a signal named `name`. */
+const signalled = (
+  history: { events?: { workflowExecutionSignaledEventAttributes?: { signalName?: string | null } | null }[] | null },
+  name: string,
+) => (history.events ?? []).some((e) => e.workflowExecutionSignaledEventAttributes?.signalName === name);
 
 const queuedStarts = async (id: string) =>
   (await api.db.query('SELECT count(*)::int AS n FROM workflow_outbox WHERE workflow_id = $1', [`intent-${id}`]))[0].n;
@@ -121,12 +127,10 @@ test(
 );
 
 test('an API killed after committing a batch and before signalling: the sweeper delivers its lifecycle events', async () => {
-  const account = await funded();
-  const { id, signedIntentOp } = await signedQuote(api, account);
-  expect((await call(api, 'POST', '/intent-operations', { body: { signedIntentOp } })).status).toBe(201);
+  const id = await filledPastItsDelay(api, await funded());
   const { child: faulty, port } = await spawnApi({ ...api.env.env, FAULT_INJECTION: 'ingest-after-commit' });
   try {
-    const events = [fillEvent(id, TX(7))];
+    const events = [claimEvent(id, TX(7), { blockNumber: '2' })];
     await expect(
       fetch(`http://127.0.0.1:${port}/indexer/events`, {
         method: 'POST',
@@ -136,7 +140,12 @@ test('an API killed after committing a batch and before signalling: the sweeper 
     ).rejects.toThrow();
     // The batch is recorded (a retry is a duplicate) and its signal waits in the outbox until the sweeper sends it.
     expect((await ingest(api, events)).json).toEqual({ received: 1, applied: 0, duplicates: 1 });
-    await reaches(api, id, 'FILLED');
+    await reaches(api, id, 'COMPLETED');
+    const lifecycle = api.temporal.workflow.getHandle(`intent-${id}`);
+    await until('the sweeper signalled the claim', async () =>
+      signalled(await lifecycle.fetchHistory(), 'claim') ? true : undefined,
+    );
+    expect(await lifecycle.result()).toBe('COMPLETED');
   } finally {
     await stopProcess(faulty, 'SIGKILL');
   }
@@ -224,7 +233,7 @@ test('a block number too large for the ledger is refused with 400 and the batch 
 
 test('ingestion is answered while no worker runs, and applied once a worker starts', async () => {
   const account = await funded();
-  const { id, signedIntentOp } = await signedQuote(api, account);
+  const { id, signedIntentOp } = await signedQuote(api, account, Math.floor(Date.now() / 1000) + 3);
   expect((await call(api, 'POST', '/intent-operations', { body: { signedIntentOp } })).status).toBe(201);
   killWorkers(api.env);
   try {
@@ -242,7 +251,7 @@ test('ingestion is answered while no worker runs, and applied once a worker star
     ]);
     expect(res.status).toBe(200);
     expect(res.json).toEqual({ received: 2, applied: 2, duplicates: 0 });
-    // Balances and the fill's status are recorded by the request itself; the fill's signal waits in its workflow.
+    // Balances and the fill's status are recorded by the request itself; the lifecycle reads it once it runs.
     const portfolio = await call(api, 'GET', `/accounts/${account.address}/portfolio`);
     expect(portfolio.json.portfolio[0].balance.unlocked).toBe('777');
     expect(await statusOf(api, id)).toBe('FILLED');
@@ -251,18 +260,16 @@ test('ingestion is answered while no worker runs, and applied once a worker star
   }
   const lifecycle = api.temporal.workflow.getHandle(`intent-${id}`);
   await until('the lifecycle has the fill', async () =>
-    (await lifecycle.query<{ status: string }>('state')).status === 'FILLED' ? true : undefined,
+    (await lifecycle.query<{ status: string }>('state').catch(() => undefined))?.status === 'FILLED' ? true : undefined,
   );
 }, 90_000);
 
 test('wait=true answers after every lifecycle signal of the batch was delivered', async () => {
-  const account = await funded();
-  const { id, signedIntentOp } = await signedQuote(api, account);
-  await call(api, 'POST', '/intent-operations', { body: { signedIntentOp } });
+  const id = await filledPastItsDelay(api, await funded());
   const res = await call(api, 'POST', '/indexer/events?wait=true', {
     body: {
       events: [
-        { id: eventId(), type: 'preconfirmation', chainId: 42161, nonce: id },
+        claimEvent(id, TX(4), { blockNumber: '4' }),
         claimEvent('123456789', TX(4), { timestamp: 4, blockNumber: '4' }),
       ],
     },
@@ -273,12 +280,11 @@ test('wait=true answers after every lifecycle signal of the batch was delivered'
     [`intent-${id}`, 'intent-123456789'],
   ]);
   expect(left).toEqual([]); // delivered; the one for an unknown nonce waits for an owner as awaiting-owner-123456789
-  await reaches(api, id, 'PRECONFIRMED');
+  expect(signalled(await api.temporal.workflow.getHandle(`intent-${id}`).fetchHistory(), 'claim')).toBe(true);
 });
 
 test('a stopping process drains the signals of a batch it answered before delivering them (no call left to a closed client)', async () => {
-  const { id, signedIntentOp } = await signedQuote(api, await funded());
-  await call(api, 'POST', '/intent-operations', { body: { signedIntentOp } });
+  const id = await filledPastItsDelay(api, await funded());
   await api.services.outbox.drain();
   // This intent's signal is held at its Temporal call until drain has been called, so the delivery is surely still
   // under way then (unheld, a fast local Temporal often finishes it before the answer is read).
@@ -299,9 +305,7 @@ test('a stopping process drains the signals of a batch it answered before delive
   });
   try {
     // Without wait=true the answer goes before the signal: drain is what a stopping API awaits before closing Temporal.
-    expect((await ingest(api, [{ id: eventId(), type: 'preconfirmation', chainId: 42161, nonce: id }])).status).toBe(
-      200,
-    );
+    expect((await ingest(api, [claimEvent(id, TX(9), { blockNumber: '2' })])).status).toBe(200);
     await atCall;
     const drained = api.services.outbox.drain();
     release();
@@ -330,7 +334,7 @@ test('a claimed reservation is released only when a balance snapshot at or after
 });
 
 test('an event for a lifecycle that has ended is dropped: its signal-with-start never starts a second run', async () => {
-  const { id, signedIntentOp } = await signedQuote(api, await funded());
+  const { id, signedIntentOp } = await signedQuote(api, await funded(), Math.floor(Date.now() / 1000) + 3);
   await call(api, 'POST', '/intent-operations', { body: { signedIntentOp } });
   await ingest(api, [fillEvent(id, TX(5)), claimEvent(id, TX(6), { timestamp: 6 })]);
   const handle = api.temporal.workflow.getHandle(`intent-${id}`);
@@ -352,8 +356,8 @@ test('an event for a lifecycle that has ended is dropped: its signal-with-start 
   expect(await statusOf(api, id)).toBe('COMPLETED');
 });
 
-test('a PENDING lifecycle waits out a start delay until its deadline, with no workflow task, and its first event wakes it', async () => {
-  const { id, signedIntentOp } = await signedQuote(api, await funded());
+test('a PENDING lifecycle waits out a start delay until its deadline, with no workflow task; events meanwhile do not wake it, it reads them from its record then', async () => {
+  const { id, signedIntentOp } = await signedQuote(api, await funded(), Math.floor(Date.now() / 1000) + 4);
   expect((await call(api, 'POST', '/intent-operations', { body: { signedIntentOp } })).status).toBe(201);
   await api.services.outbox.drain();
   const history = async () => (await api.temporal.workflow.getHandle(`intent-${id}`).fetchHistory()).events ?? [];
@@ -364,16 +368,26 @@ test('a PENDING lifecycle waits out a start delay until its deadline, with no wo
     Number(signedIntentOp.elements[0].mandate.fillDeadline) + api.services.config.intents.fillGraceSeconds;
   const backoff = Number(started.workflowExecutionStartedEventAttributes!.firstWorkflowTaskBackoff!.seconds);
   expect(Math.abs(Date.now() / 1000 + backoff - deadline)).toBeLessThan(5);
-  await ingest(api, [fillEvent(id, TX(5))]);
-  expect(await statusOf(api, id)).toBe('FILLED');
-  await until('the fill woke the lifecycle', async () =>
-    (await history()).some((e) => e.workflowTaskCompletedEventAttributes) ? true : undefined,
-  );
+  const batch = await call(api, 'POST', '/indexer/events?wait=true', {
+    body: { events: [fillEvent(id, TX(5)), claimEvent(id, TX(6), { blockNumber: '2' })] },
+    headers: { 'x-indexer-key': api.indexerKey },
+  });
+  expect(batch.status).toBe(200);
+  expect(await statusOf(api, id)).toBe('COMPLETED');
+  // Nothing was queued for it, and it still has no task: the batch woke nothing.
+  expect(await api.db.query('SELECT 1 FROM signal_outbox WHERE workflow_id = $1', [`intent-${id}`])).toEqual([]);
+  expect(await history()).toHaveLength(1);
+  // At the deadline's grace it reads its record, and ends there: one read, no transition of its own to write.
+  expect(await api.temporal.workflow.getHandle(`intent-${id}`).result()).toBe('COMPLETED');
+  const events = await history();
+  expect(events.filter((e) => e.workflowExecutionSignaledEventAttributes)).toEqual([]);
+  expect(events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity')).toHaveLength(1);
 });
 
 test('operators find lifecycles in Temporal by status, account and project (typed search attributes)', async () => {
   const account = await funded();
-  const { id, signedIntentOp } = await signedQuote(api, account);
+  // The status attribute follows what the lifecycle read: at its deadline's grace, the failure reported before it.
+  const { id, signedIntentOp } = await signedQuote(api, account, Math.floor(Date.now() / 1000) + 8);
   await call(api, 'POST', '/intent-operations', { body: { signedIntentOp } });
   const list = async (query: string) => {
     const ids: string[] = [];

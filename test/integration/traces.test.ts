@@ -178,18 +178,19 @@ test('a webhook test event: the request, its event row, the first attempt, the r
   expect(post.attributes).toMatchObject({ 'http.status_code': 200 });
 }, 120_000);
 
-test("an intent's submit, fill and claim: each request's outbox rows, performed in-process or by the sweeper, continue its trace into the lifecycle", async () => {
+test("an intent's submit and its events: each request's outbox rows, performed in-process or by the sweeper, continue its trace into the lifecycle", async () => {
   const account = await fundedAccount(traced);
-  // Submitted where Temporal is out of reach: the worker's sweeper starts the lifecycle from the outbox row.
-  const intentId = await submitOwnIntent(offline, account);
+  // Submitted where Temporal is out of reach: the worker's sweeper starts the lifecycle from the outbox row. Its
+  // deadline is close: the lifecycle's start delay ends then, and it reads its record in the submit's trace.
+  const intentId = await submitOwnIntent(offline, account, Math.floor(Date.now() / 1000) + 8);
   const submit = () => otlp.spans.find((s) => !s.parentSpanId && s.name === 'POST /intent-operations')?.traceId ?? null;
   const WORKER = 'intent-orchestrator-worker';
   const submitPath = [
     'outbox start intentLifecycle',
     'StartWorkflow:intentLifecycle',
     'RunWorkflow:intentLifecycle',
-    'StartActivity:recordTransition',
-    'RunActivity:recordTransition',
+    'StartActivity:readRecord',
+    'RunActivity:readRecord',
     'pg.query:*',
   ];
   // (The API's own attempt, which fails, has spans of its own in the trace: the sweeper's are the worker's.)
@@ -200,8 +201,9 @@ test("an intent's submit, fill and claim: each request's outbox rows, performed 
     30_000,
   );
 
-  // The fill from the API without Temporal (the sweeper signals it), the claim from the other (signalled at once):
-  // they complete the lifecycle, which ends its workflow span.
+  // The fill, before the deadline, is recorded and wakes nothing; past the start delay, a preconfirmation from the
+  // API without Temporal (the sweeper signals it) and the claim from the other (signalled at once) reach the
+  // lifecycle, which then ends its workflow span.
   const event = (type: string, chainId: number, n: number, timestamp: number) => ({
     id: `traced-${type}-${intentId}`,
     type,
@@ -210,10 +212,14 @@ test("an intent's submit, fill and claim: each request's outbox rows, performed 
     transactionHash: TX(n),
     timestamp,
   });
-  const fill = await ingest(offline, [event('fill', 42161, 1, Math.floor(Date.now() / 1000))]);
+  expect((await ingest(offline, [event('fill', 42161, 1, Math.floor(Date.now() / 1000))])).status).toBe(200);
+  await waitFor('the lifecycle read its record', async () => whole(submit(), submitPath), 60_000);
+  const preconfirmation = await ingest(offline, [
+    { id: `traced-pre-${intentId}`, type: 'preconfirmation', chainId: 42161, nonce: intentId },
+  ]);
   const claim = await ingest(traced, [event('claim', 8453, 2, 1_700_000_100)]);
-  expect([fill.status, claim.status]).toEqual([200, 200]);
-  const fillTrace = fill.headers.get('x-trace-id');
+  expect([preconfirmation.status, claim.status]).toEqual([200, 200]);
+  const preconfirmationTrace = preconfirmation.headers.get('x-trace-id');
   const claimTrace = claim.headers.get('x-trace-id');
   const signalPath = (name: string) => [
     `outbox signal ${name}`,
@@ -223,7 +229,9 @@ test("an intent's submit, fill and claim: each request's outbox rows, performed 
   await waitFor(
     'the lifecycle traced',
     async () =>
-      whole(submit(), submitPath) && whole(fillTrace, signalPath('fill')) && whole(claimTrace, signalPath('claim')),
+      whole(submit(), submitPath) &&
+      whole(preconfirmationTrace, signalPath('preconfirmation')) &&
+      whole(claimTrace, signalPath('claim')),
     60_000,
   );
 
@@ -234,7 +242,7 @@ test("an intent's submit, fill and claim: each request's outbox rows, performed 
   // All in the worker: the sweeper performed the start from the row's recorded trace context.
   expect(lifecycle.map((s) => s.service)).toEqual(submitPath.map(() => WORKER));
   for (const [traceId, name, performer] of [
-    [fillTrace, 'fill', WORKER],
+    [preconfirmationTrace, 'preconfirmation', WORKER],
     [claimTrace, 'claim', 'intent-orchestrator-api'],
   ] as const) {
     expect(rootOf(traceId)).toMatchObject({ kind: SERVER, name: 'POST /indexer/events' });

@@ -3,22 +3,24 @@ import type { privateKeyToAccount } from 'viem/accounts';
 import { compactClaimPayload, type Component } from '../../src/relayer-bot/claim-payload';
 import type { CompactClaim } from '../../src/intents/claim-authorization';
 import type { IntentOp } from '../../src/intents/types';
-import { ARB_USDC, getCompactTypedData } from './fixtures';
-import { type Api, call, until } from './harness';
+import { ARB_USDC, fillEvent, getCompactTypedData, TX } from './fixtures';
+import { type Api, call, ingest, until } from './harness';
 import type { IndexedChain } from './indexed-chain';
 
 type Account = ReturnType<typeof privateKeyToAccount>;
 
 /**
  * A fresh quote for the account's own intent, 1 USDC to Arbitrum from what it holds, signed by it (the 1.x client's
- * typed data): its id and the body's `signedIntentOp`. The account must be funded already.
+ * typed data): its id and the body's `signedIntentOp`. The account must be funded already. `customDeadline`: its fill
+ * deadline (unix seconds), else the fill window's.
  */
-export async function signedQuote(api: Api, account: Account) {
+export async function signedQuote(api: Api, account: Account, customDeadline?: number) {
   const route = await call(api, 'POST', '/intents/route', {
     body: {
       account: { address: account.address, accountType: 'EOA', setupOps: [] },
       destinationChainId: 42161,
       tokenRequests: [{ tokenAddress: ARB_USDC, amount: '1000000' }],
+      ...(customDeadline ? { options: { customDeadline } } : {}),
     },
   });
   expect(route.status).toBe(200);
@@ -30,11 +32,34 @@ export async function signedQuote(api: Api, account: Account) {
   };
 }
 
-/** The account's own intent (see `signedQuote`), accepted by the API: its id. */
-export async function submitOwnIntent(api: Api, account: Account): Promise<string> {
-  const { id, signedIntentOp } = await signedQuote(api, account);
+/** The account's own intent (see `signedQuote`, and its `customDeadline`), accepted by the API: its id. */
+export async function submitOwnIntent(api: Api, account: Account, customDeadline?: number): Promise<string> {
+  const { id, signedIntentOp } = await signedQuote(api, account, customDeadline);
   const res = await call(api, 'POST', '/intent-operations', { body: { signedIntentOp } });
   if (res.status !== 201) throw new Error(`submit: ${res.status} ${res.text}`);
+  return id;
+}
+
+/**
+ * The account's own intent, filled before a deadline `seconds` ahead, whose lifecycle has then run past its start
+ * delay (it read the fill from its record at the deadline's grace): the events reported from now on are signalled to
+ * it, for a minute (its claim window, which this API's quote is given). Its id.
+ */
+export async function filledPastItsDelay(api: Api, account: Account, seconds = 2): Promise<string> {
+  const config = api.services.config.intents;
+  const window = config.claimWindowSeconds;
+  config.claimWindowSeconds = 60;
+  const { id, signedIntentOp } = await signedQuote(api, account, Math.floor(Date.now() / 1000) + seconds).finally(
+    () => (config.claimWindowSeconds = window),
+  );
+  const res = await call(api, 'POST', '/intent-operations', { body: { signedIntentOp } });
+  if (res.status !== 201) throw new Error(`submit: ${res.status} ${res.text}`);
+  await ingest(api, [fillEvent(id, TX(1))]);
+  const lifecycle = api.temporal.workflow.getHandle(`intent-${id}`);
+  await until('the lifecycle read its fill', async () => {
+    const events = (await lifecycle.fetchHistory()).events ?? [];
+    return events.some((e) => e.upsertWorkflowSearchAttributesEventAttributes) ? true : undefined;
+  });
   return id;
 }
 

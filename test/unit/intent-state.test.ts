@@ -7,6 +7,7 @@ import {
   isTerminal,
   movesForward,
   recordEvent,
+  adoptRecord,
 } from '../../workflows/intent-state';
 
 const start: IntentState = { status: 'PENDING', originChainIds: [1, 8453], claims: {} };
@@ -152,4 +153,40 @@ test('the indexer route and the lifecycle record the same events in different or
       }
     }),
   );
+});
+
+test('a lifecycle that reads its record where it was not signalled ends where the record does, and never steps back', () => {
+  // The indexer route records every event; the lifecycle was signalled some of them (before its start delay ended,
+  // none) and reads the record at its wakes: whatever it had, after a read it is at the record's status.
+  const recordedAndSignalled = fc
+    .array(event, { maxLength: 10 })
+    .chain((events) => fc.tuple(fc.constant(events), fc.subarray(events), fc.subarray(events)));
+  fc.assert(
+    fc.property(recordedAndSignalled, ([recorded, before, after]) => {
+      const fold = (from: IntentState, events: IntentEvent[]) => events.reduce((s, e) => recordEvent(s, e), from);
+      const initial: IntentState = { ...start, fillDeadline: 100 };
+      const record = fold(initial, recorded);
+      const read = adoptRecord(fold(initial, before), record);
+      expect(read.status).toBe(record.status);
+      expect(read.fill?.transactionHash).toBe(
+        record.fill?.transactionHash ?? fold(initial, before).fill?.transactionHash,
+      );
+      // A signal taken after the read never moves it behind the record.
+      const later = fold(read, after);
+      expect(later.status === record.status || movesForward(record.status, later.status)).toBe(true);
+      // Read again: nothing new, the same object.
+      expect(adoptRecord(read, record)).toBe(read);
+    }),
+  );
+});
+
+test('a record behind the lifecycle (a stale one) changes nothing', () => {
+  const filled = applyEvent(start, { type: 'fill', ...tx(42161, 1) });
+  expect(adoptRecord(filled, start)).toBe(filled);
+  const completed = adoptRecord(start, {
+    ...filled,
+    status: 'COMPLETED',
+    claims: { '1': tx(1, 2), '8453': tx(8453, 3) },
+  });
+  expect(completed).toMatchObject({ status: 'COMPLETED', fill: tx(42161, 1) });
 });

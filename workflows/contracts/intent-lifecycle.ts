@@ -10,9 +10,9 @@ export const intentWorkflowType = 'intentLifecycle';
 export const intentWorkflowId = (id: string) => `intent-${id}`;
 
 /**
- * Signals, delivered from the indexer route's outbox as signal-with-start: a PENDING lifecycle waits out a start
- * delay until its fill deadline, and a plain signal would wait with it (operators use `temporal workflow
- * signal-with-start`, or the indexer route).
+ * Signals, delivered from the indexer route's outbox as signal-with-start to lifecycles past their start delay (one
+ * still in it reads its record when the delay ends instead: src/ingestion/ingest.ts), and from the awaiting-owner
+ * workflow. A plain signal would wait out the start delay (operators use `temporal workflow signal-with-start`).
  */
 export const preconfirmationSignal = defineSignal<[{ chainId: number }]>('preconfirmation');
 export const fillSignal = defineSignal<[ChainTx]>('fill');
@@ -49,4 +49,6 @@ export interface LifecycleActivities {
     kind?: LifecycleKind,
   ): Promise<TransitionOutcome>;
   releaseIntent(id: string, kind?: LifecycleKind): Promise<void>;
+  /** What the record holds of the lifecycle (null before its submit commits): the events ingested meanwhile. */
+  readRecord(id: string, kind?: LifecycleKind): Promise<IntentState | null>;
 }
