@@ -59,8 +59,9 @@ beforeAll(async () => {
     return { ...api, url };
   };
   traced = await startApiProcess({ LOG_LEVEL: 'info' }, logs);
+  // Its quotes' claim window is a minute: their lifecycles are still running when a test's late events reach them.
   offline = await startApiProcess(
-    { LOG_LEVEL: 'warn', TEMPORAL_ADDRESS: `127.0.0.1:${await freePort()}` },
+    { LOG_LEVEL: 'warn', TEMPORAL_ADDRESS: `127.0.0.1:${await freePort()}`, INTENT_CLAIM_WINDOW_SECONDS: '60' },
     offlineLogs,
   );
 }, 120_000);
