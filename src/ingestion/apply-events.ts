@@ -31,8 +31,9 @@ import {
  * activity that calls this may run twice. A snapshot older than the stored block is ignored (out-of-order delivery).
  * `screen` judges the events against what is stored (src/ingestion/screen.ts): the new ones it refuses are neither
  * applied nor recorded, so the same id sent again is judged again. `snapshotAccounts`: the accounts with new
- * confirmed snapshots, whose settled reservations the caller releases (last, after the batch's claims are recorded:
- * src/ingestion/ingest.ts).
+ * confirmed snapshots that hold reservations not released yet, whose settled reservations the caller releases (last,
+ * after the batch's claims are recorded: src/ingestion/ingest.ts); a batch of accounts that hold none skips both
+ * statements that look at them. No reservation is made in a batch's transaction, so none is missed.
  */
 export async function applyEvents(
   tx: Tx,
@@ -66,8 +67,10 @@ export async function applyEvents(
   }
   const balances = distinct.filter((e): e is BalanceEvent => isBalance(e) && fresh.has(e.id));
   const rows = fresh.size === distinct.length ? planned : balanceRows(balances, defaultLockTag);
-  await upsertBalances(tx, 'wallet_balances', rows.wallet);
-  await upsertBalances(tx, 'lock_balances', rows.lock);
+  const held = [
+    ...(await upsertBalances(tx, 'wallet_balances', rows.wallet)),
+    ...(await upsertBalances(tx, 'lock_balances', rows.lock)),
+  ];
   // Above the confirmation depth: for the portfolio only (no release or reservation rests on it).
   const shallow = balanceRows(
     distinct.filter((e): e is BalanceEvent => isShallow(e) && fresh.has(e.id)),
@@ -91,7 +94,7 @@ export async function applyEvents(
     ...(refused.length ? { refused: refused.map((r) => ({ index: index.get(r.id)!, ...r })) } : {}),
     deliveries: lifecycle.map((event) => ({ nonce: BigInt(event.nonce).toString(), event })),
     deposits: distinct.filter((e): e is DepositIndexerEvent => DEPOSIT_EVENT_TYPES.includes(e.type) && fresh.has(e.id)),
-    snapshotAccounts: [...new Set(balances.map((e) => e.account.toLowerCase()))],
+    snapshotAccounts: [...new Set(held)],
   };
 }
 

@@ -1,6 +1,7 @@
 import type { Db, Tx } from '../db/types';
 import { plainList } from '../db/plain-list';
 import { preparedQuery } from '../db/prepared';
+import { withUnreleasedReservation } from '../ledger/store';
 import type { ForcedWithdrawalEvent, GasEvent, IndexerEvent, LiquidityEvent, PriceEvent } from './types';
 
 /**
@@ -81,14 +82,15 @@ type Column = [name: string, type: string, value: (r: Balance) => string | numbe
 /**
  * Stores snapshots newer than (or as new as) the stored ones, in the rows' order. One list per column, split into an
  * array (`unnest`): PostgreSQL reads a batch's columns in less time than the same rows as one JSON document
- * (plainList). Prepared: the statement is one of two fixed texts.
+ * (plainList). Prepared: the statement is one of two fixed texts. Answers the rows' accounts that hold a reservation
+ * not released yet, whatever the upsert changed (withUnreleasedReservation).
  */
 export async function upsertBalances(
   tx: Tx,
   table: 'wallet_balances' | 'lock_balances',
   rows: Balance[],
-): Promise<void> {
-  if (rows.length === 0) return;
+): Promise<string[]> {
+  if (rows.length === 0) return [];
   const lock = table === 'lock_balances';
   const lockTag: Column[] = lock ? [['lock_tag', 'text', (r) => r.lockTag]] : [];
   const columns: Column[] = [
@@ -106,16 +108,19 @@ export async function upsertBalances(
   const key = lock ? 'account, chain_id, token, lock_tag' : 'account, chain_id, token';
   // WITH ORDINALITY keeps the rows' order, which keeps concurrent batches from deadlocking (apply-events.ts: latest).
   // A newer snapshot without a timestamp keeps the stored one as a lower bound (block timestamps never decrease).
-  await preparedQuery(
+  // The held accounts come in the same round trip, read from the account column the upsert splits too.
+  const held: { account: string }[] = await preparedQuery(
     tx,
-    `INSERT INTO ${table} (${cols})
+    `WITH upsert AS (INSERT INTO ${table} (${cols})
      SELECT ${cols} FROM unnest(${arrays}) WITH ORDINALITY AS r(${cols}, n) ORDER BY n
      ON CONFLICT (${key}) DO UPDATE SET amount = EXCLUDED.amount, block_number = EXCLUDED.block_number,
        block_timestamp = coalesce(EXCLUDED.block_timestamp, ${table}.block_timestamp),
        timestamp_block = CASE WHEN EXCLUDED.block_timestamp IS NULL THEN ${table}.timestamp_block ELSE EXCLUDED.timestamp_block END, updated_at = now()
-     WHERE ${table}.block_number <= EXCLUDED.block_number`,
+     WHERE ${table}.block_number <= EXCLUDED.block_number)
+     SELECT DISTINCT a.account FROM unnest(string_to_array($${columns.findIndex(([name]) => name === 'account') + 1}, ',')) AS a(account) ${withUnreleasedReservation('a.account')}`,
     columns.map(([, , value]) => plainList(rows.map(value))),
   );
+  return held.map((h) => h.account);
 }
 
 /**
