@@ -179,7 +179,8 @@ export async function nearestStoredTimes(
  * Per chain, the stored (block, timestamp) pairs of the span `from`..`to` (both included) and the nearest outside it,
  * below and above, from both balance tables: four index lookups and two range scans per chain, whatever the number
  * of blocks in the span. `inside`: the pairs strictly inside the span, at most `limit` + 1 of them per table (when
- * there are more than the blocks the caller judges, nearestStoredTimes costs less than reading them all).
+ * there are more than the blocks the caller judges, nearestStoredTimes costs less than reading them all). Prepared:
+ * planning its six lateral reads cost PostgreSQL more than running them.
  */
 export async function storedTimesAcross(
   tx: Tx,
@@ -189,7 +190,8 @@ export async function storedTimesAcross(
   const within = (table: string) =>
     `(SELECT timestamp_block, block_timestamp, true FROM ${table} t
       WHERE t.chain_id = e.chain_id AND t.timestamp_block > e.lo AND t.timestamp_block < e.hi LIMIT $4)`;
-  return tx.query(
+  return preparedQuery(
+    tx,
     `SELECT e.chain_id::text AS "chainId", n.timestamp_block::text AS block, n.block_timestamp::text AS timestamp, n.inside
      FROM unnest($1::bigint[], $2::bigint[], $3::bigint[]) AS e(chain_id, lo, hi)
      CROSS JOIN LATERAL (${CLOCK_TABLES.flatMap((table) => [nearestTime(table, '<=', 'DESC', 'e.lo'), nearestTime(table, '>=', 'ASC', 'e.hi'), within(table)]).join(' UNION ALL ')}) n`,
