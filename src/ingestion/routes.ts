@@ -26,10 +26,10 @@ export const indexerRoutes = [
     },
     async handler(_ctx, { body, query }, { registry, db, outbox, logger, metrics, defaultLockTag, config, clock }) {
       // Block numbers travel as decimal strings from here on (the wire accepts integers too): what is left is the
-      // domain's event, which TypeScript cannot follow through the test.
+      // domain's event, which TypeScript cannot follow through the test. Only events with an integer are copied.
       const events = body.events.map(
         (e) =>
-          ('blockNumber' in e && e.blockNumber !== undefined
+          ('blockNumber' in e && typeof e.blockNumber === 'number'
             ? { ...e, blockNumber: String(e.blockNumber) }
             : e) as IndexerEvent,
       );
