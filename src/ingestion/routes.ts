@@ -33,8 +33,11 @@ export const indexerRoutes = [
             ? { ...e, blockNumber: String(e.blockNumber) }
             : e) as IndexerEvent,
       );
+      // Events of one batch mostly share their chain and token: a run of the pair found last is not looked up again.
+      let found: { chainId: number; token: string } | undefined;
       events.forEach((event, index) => {
         if (!('chainId' in event)) return;
+        if ('token' in event && event.chainId === found?.chainId && event.token === found.token) return;
         if (!registry.chain(event.chainId))
           throw new DomainError('VALIDATION_ERROR', `Unsupported chain ${event.chainId}`, {
             context: { index, id: event.id },
@@ -49,6 +52,8 @@ export const indexerRoutes = [
             context: { index, id: event.id },
           });
         }
+        if ('token' in event && !DEPOSIT_EVENT_TYPES.includes(event.type))
+          found = { chainId: event.chainId, token: event.token };
       });
       const conflict = batchConflict(events, defaultLockTag);
       if (conflict)
