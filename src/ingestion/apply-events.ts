@@ -31,8 +31,9 @@ import {
  * activity that calls this may run twice. A snapshot older than the stored block is ignored (out-of-order delivery).
  * `screen` judges the events against what is stored (src/ingestion/screen.ts): the new ones it refuses are neither
  * applied nor recorded, so the same id sent again is judged again. `snapshotAccounts`: the accounts with new
- * confirmed snapshots, whose settled reservations the caller releases (last, after the batch's claims are recorded:
- * src/ingestion/ingest.ts).
+ * confirmed snapshots that hold reservations not released yet, whose settled reservations the caller releases (last,
+ * after the batch's claims are recorded: src/ingestion/ingest.ts); a batch of accounts that hold none skips both
+ * statements that look at them. No reservation is made in a batch's transaction, so none is missed.
  */
 export async function applyEvents(
   tx: Tx,
@@ -66,8 +67,10 @@ export async function applyEvents(
   }
   const balances = distinct.filter((e): e is BalanceEvent => isBalance(e) && fresh.has(e.id));
   const rows = fresh.size === distinct.length ? planned : balanceRows(balances, defaultLockTag);
-  await upsertBalances(tx, 'wallet_balances', rows.wallet);
-  await upsertBalances(tx, 'lock_balances', rows.lock);
+  const held = [
+    ...(await upsertBalances(tx, 'wallet_balances', rows.wallet)),
+    ...(await upsertBalances(tx, 'lock_balances', rows.lock)),
+  ];
   // Above the confirmation depth: for the portfolio only (no release or reservation rests on it).
   const shallow = balanceRows(
     distinct.filter((e): e is BalanceEvent => isShallow(e) && fresh.has(e.id)),
@@ -91,42 +94,38 @@ export async function applyEvents(
     ...(refused.length ? { refused: refused.map((r) => ({ index: index.get(r.id)!, ...r })) } : {}),
     deliveries: lifecycle.map((event) => ({ nonce: BigInt(event.nonce).toString(), event })),
     deposits: distinct.filter((e): e is DepositIndexerEvent => DEPOSIT_EVENT_TYPES.includes(e.type) && fresh.has(e.id)),
-    snapshotAccounts: [...new Set(balances.map((e) => e.account.toLowerCase()))],
+    snapshotAccounts: [...new Set(held)],
   };
 }
 
-/** The rows the balance events store, per table (latest). */
+/** The rows the balance events store, per table (latest). Built in one pass: a batch has a thousand. */
 function balanceRows(balances: BalanceEvent[], defaultLockTag: string): { wallet: Balance[]; lock: Balance[] } {
-  const stamp = (e: BalanceEvent) => ({
-    block: e.blockNumber,
-    timestamp: e.blockTimestamp,
-    timestampBlock: e.blockTimestamp === undefined ? undefined : e.blockNumber,
-  });
-  return {
-    wallet: latest(
-      balances
-        .filter((e) => e.unlocked !== undefined)
-        .map((e) => ({
-          chainId: e.chainId,
-          account: e.account.toLowerCase(),
-          token: e.token.toLowerCase(),
-          amount: e.unlocked!,
-          ...stamp(e),
-        })),
-    ),
-    lock: latest(
-      balances
-        .filter((e) => e.locked !== undefined)
-        .map((e) => ({
-          chainId: e.chainId,
-          account: e.account.toLowerCase(),
-          token: e.token.toLowerCase(),
-          lockTag: (e.lockTag ?? defaultLockTag).toLowerCase(),
-          amount: e.locked!,
-          ...stamp(e),
-        })),
-    ),
-  };
+  const wallet: Balance[] = [];
+  const lock: Balance[] = [];
+  const lockTag = defaultLockTag.toLowerCase();
+  for (const e of balances) {
+    const account = e.account.toLowerCase();
+    const token = e.token.toLowerCase();
+    const block = e.blockNumber;
+    const timestamp = e.blockTimestamp;
+    const timestampBlock = timestamp === undefined ? undefined : block;
+    if (e.unlocked !== undefined)
+      wallet.push({ chainId: e.chainId, account, token, amount: e.unlocked, block, timestamp, timestampBlock });
+    if (e.locked !== undefined) {
+      const tag = e.lockTag === undefined ? lockTag : e.lockTag.toLowerCase();
+      lock.push({
+        chainId: e.chainId,
+        account,
+        token,
+        lockTag: tag,
+        amount: e.locked,
+        block,
+        timestamp,
+        timestampBlock,
+      });
+    }
+  }
+  return { wallet: latest(wallet), lock: latest(lock) };
 }
 
 /**
@@ -139,16 +138,18 @@ export function latest(rows: Balance[]): Balance[] {
   for (const row of rows) {
     const key = `${row.chainId}:${row.account}:${row.token}:${row.lockTag ?? ''}`;
     const cur = best.get(key);
-    if (!cur || BigInt(row.block) >= BigInt(cur.block)) {
+    if (!cur) best.set(key, row);
+    else if (BigInt(row.block) >= BigInt(cur.block)) {
       const stamped = row.timestamp !== undefined ? row : cur;
       best.set(
         key,
-        stamped?.timestamp === undefined
+        stamped.timestamp === undefined
           ? row
           : { ...row, timestamp: stamped.timestamp, timestampBlock: stamped.timestampBlock },
       );
     }
   }
-  // A fixed row order keeps concurrent batches that touch the same keys from deadlocking each other.
-  return [...best.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
+  // A fixed row order keeps concurrent batches that touch the same keys from deadlocking each other. The default sort
+  // (UTF-16 code units, as `<` compares) runs without calling back into JavaScript.
+  return [...best.keys()].sort().map((key) => best.get(key)!);
 }

@@ -62,10 +62,12 @@ const pair = (message: string, a: Located, b: Located): Conflict => ({
  */
 export function batchConflict(events: IndexerEvent[], defaultLockTag: string): Conflict | undefined {
   const seen = new Set<string>();
-  const balances = events
-    .map((e, index) => ({ e, index, id: e.id }))
-    .filter(({ e }) => !seen.has(e.id) && seen.add(e.id))
-    .filter((x): x is { e: BalanceEvent; index: number; id: string } => x.e.type === 'balance');
+  const balances: (Located & { e: BalanceEvent })[] = [];
+  events.forEach((e, index) => {
+    if (seen.has(e.id)) return;
+    seen.add(e.id);
+    if (e.type === 'balance') balances.push({ e, index, id: e.id });
+  });
   return amountConflict(balances, defaultLockTag) ?? clockConflict(balances);
 }
 

@@ -1,6 +1,7 @@
 import type { Db, Tx } from '../db/types';
 import { plainList } from '../db/plain-list';
 import { preparedQuery } from '../db/prepared';
+import { withUnreleasedReservation } from '../ledger/store';
 import type { ForcedWithdrawalEvent, GasEvent, IndexerEvent, LiquidityEvent, PriceEvent } from './types';
 
 /**
@@ -81,14 +82,15 @@ type Column = [name: string, type: string, value: (r: Balance) => string | numbe
 /**
  * Stores snapshots newer than (or as new as) the stored ones, in the rows' order. One list per column, split into an
  * array (`unnest`): PostgreSQL reads a batch's columns in less time than the same rows as one JSON document
- * (plainList). Prepared: the statement is one of two fixed texts.
+ * (plainList). Prepared: the statement is one of two fixed texts. Answers the rows' accounts that hold a reservation
+ * not released yet, whatever the upsert changed (withUnreleasedReservation).
  */
 export async function upsertBalances(
   tx: Tx,
   table: 'wallet_balances' | 'lock_balances',
   rows: Balance[],
-): Promise<void> {
-  if (rows.length === 0) return;
+): Promise<string[]> {
+  if (rows.length === 0) return [];
   const lock = table === 'lock_balances';
   const lockTag: Column[] = lock ? [['lock_tag', 'text', (r) => r.lockTag]] : [];
   const columns: Column[] = [
@@ -106,16 +108,19 @@ export async function upsertBalances(
   const key = lock ? 'account, chain_id, token, lock_tag' : 'account, chain_id, token';
   // WITH ORDINALITY keeps the rows' order, which keeps concurrent batches from deadlocking (apply-events.ts: latest).
   // A newer snapshot without a timestamp keeps the stored one as a lower bound (block timestamps never decrease).
-  await preparedQuery(
+  // The held accounts come in the same round trip, read from the account column the upsert splits too.
+  const held: { account: string }[] = await preparedQuery(
     tx,
-    `INSERT INTO ${table} (${cols})
+    `WITH upsert AS (INSERT INTO ${table} (${cols})
      SELECT ${cols} FROM unnest(${arrays}) WITH ORDINALITY AS r(${cols}, n) ORDER BY n
      ON CONFLICT (${key}) DO UPDATE SET amount = EXCLUDED.amount, block_number = EXCLUDED.block_number,
        block_timestamp = coalesce(EXCLUDED.block_timestamp, ${table}.block_timestamp),
        timestamp_block = CASE WHEN EXCLUDED.block_timestamp IS NULL THEN ${table}.timestamp_block ELSE EXCLUDED.timestamp_block END, updated_at = now()
-     WHERE ${table}.block_number <= EXCLUDED.block_number`,
+     WHERE ${table}.block_number <= EXCLUDED.block_number)
+     SELECT DISTINCT a.account FROM unnest(string_to_array($${columns.findIndex(([name]) => name === 'account') + 1}, ',')) AS a(account) ${withUnreleasedReservation('a.account')}`,
     columns.map(([, , value]) => plainList(rows.map(value))),
   );
+  return held.map((h) => h.account);
 }
 
 /**
@@ -174,7 +179,8 @@ export async function nearestStoredTimes(
  * Per chain, the stored (block, timestamp) pairs of the span `from`..`to` (both included) and the nearest outside it,
  * below and above, from both balance tables: four index lookups and two range scans per chain, whatever the number
  * of blocks in the span. `inside`: the pairs strictly inside the span, at most `limit` + 1 of them per table (when
- * there are more than the blocks the caller judges, nearestStoredTimes costs less than reading them all).
+ * there are more than the blocks the caller judges, nearestStoredTimes costs less than reading them all). Prepared:
+ * planning its six lateral reads cost PostgreSQL more than running them.
  */
 export async function storedTimesAcross(
   tx: Tx,
@@ -184,7 +190,8 @@ export async function storedTimesAcross(
   const within = (table: string) =>
     `(SELECT timestamp_block, block_timestamp, true FROM ${table} t
       WHERE t.chain_id = e.chain_id AND t.timestamp_block > e.lo AND t.timestamp_block < e.hi LIMIT $4)`;
-  return tx.query(
+  return preparedQuery(
+    tx,
     `SELECT e.chain_id::text AS "chainId", n.timestamp_block::text AS block, n.block_timestamp::text AS timestamp, n.inside
      FROM unnest($1::bigint[], $2::bigint[], $3::bigint[]) AS e(chain_id, lo, hi)
      CROSS JOIN LATERAL (${CLOCK_TABLES.flatMap((table) => [nearestTime(table, '<=', 'DESC', 'e.lo'), nearestTime(table, '>=', 'ASC', 'e.hi'), within(table)]).join(' UNION ALL ')}) n`,

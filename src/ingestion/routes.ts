@@ -26,15 +26,18 @@ export const indexerRoutes = [
     },
     async handler(_ctx, { body, query }, { registry, db, outbox, logger, metrics, defaultLockTag, config, clock }) {
       // Block numbers travel as decimal strings from here on (the wire accepts integers too): what is left is the
-      // domain's event, which TypeScript cannot follow through the test.
+      // domain's event, which TypeScript cannot follow through the test. Only events with an integer are copied.
       const events = body.events.map(
         (e) =>
-          ('blockNumber' in e && e.blockNumber !== undefined
+          ('blockNumber' in e && typeof e.blockNumber === 'number'
             ? { ...e, blockNumber: String(e.blockNumber) }
             : e) as IndexerEvent,
       );
+      // Events of one batch mostly share their chain and token: a run of the pair found last is not looked up again.
+      let found: { chainId: number; token: string } | undefined;
       events.forEach((event, index) => {
         if (!('chainId' in event)) return;
+        if ('token' in event && event.chainId === found?.chainId && event.token === found.token) return;
         if (!registry.chain(event.chainId))
           throw new DomainError('VALIDATION_ERROR', `Unsupported chain ${event.chainId}`, {
             context: { index, id: event.id },
@@ -49,6 +52,8 @@ export const indexerRoutes = [
             context: { index, id: event.id },
           });
         }
+        if ('token' in event && !DEPOSIT_EVENT_TYPES.includes(event.type))
+          found = { chainId: event.chainId, token: event.token };
       });
       const conflict = batchConflict(events, defaultLockTag);
       if (conflict)

@@ -221,6 +221,14 @@ export async function releaseAccountsSettled(tx: Tx, accounts: string[]): Promis
   return released.map((r) => r.ownerId);
 }
 
+/**
+ * For a statement's FROM list after the relation that yields `account`: keeps the accounts with a reservation not
+ * released yet, each found by one probe of `reservations_active`. Only those can have reservations a new snapshot
+ * releases or shows gone, so a batch of snapshots learns in its upsert's round trip which accounts to look at again.
+ */
+export const withUnreleasedReservation = (account: string) =>
+  `CROSS JOIN LATERAL (SELECT 1 FROM reservations r WHERE r.account = ${account} AND r.released_at IS NULL LIMIT 1) held`;
+
 /** Releases these reservations (by id) as gone: their funds left the account, so no claim can pull them any more. */
 export async function releaseGoneReservations(tx: Tx, ids: string[]): Promise<void> {
   if (!ids.length) return;

@@ -361,3 +361,57 @@ test('attack pass: two balances of one key and block with different amounts refu
     (await api.db.query('SELECT amount FROM lock_balances WHERE account = $1', [account.toLowerCase()]))[0].amount,
   ).toBe('5');
 });
+
+test('attack pass: in a batch of new accounts, the one account that holds a reservation is still looked at: a refused or older snapshot of it releases nothing, its snapshot at `expires` releases the hold, and the batch sent again (its ids repeated inside it too) changes nothing', async () => {
+  const held = (await fundedAccount(api, '1000')).address;
+  await proveAccount(api.db.manager, api.projectId, held, 'operator');
+  const withdrawal = await call(api, 'POST', '/withdrawals', {
+    body: { account: held, chainId: 8453, tokenAddress: BASE_USDC, amount: '600', recipient: held },
+  });
+  expect(withdrawal.status).toBe(200);
+  const [{ nonce, expires }] = await api.db.query(
+    "SELECT nonce::text, (response->>'expires')::bigint AS expires FROM withdrawals WHERE account = $1",
+    [held.toLowerCase()],
+  );
+  await waitFor(
+    'withdrawal expired',
+    async () =>
+      (await api.db.query('SELECT status FROM withdrawals WHERE nonce = $1', [nonce]))[0].status === 'EXPIRED',
+    30_000,
+  );
+  // New accounts, each at its own block before `expires` (block = timestamp on Base in tests): none holds anything.
+  const newcomers = (from: number) =>
+    Array.from({ length: 20 }, (_, i) =>
+      snapshot(privateKeyToAccount(generatePrivateKey()).address, '5', from + i, from + i),
+    );
+  const at = Number(expires);
+
+  // Its snapshot an hour ahead of our clock is refused among applied newcomers: not recorded, nothing released.
+  const ahead = snapshot(held, '1000', blockAt(now() + 3600), now() + 3600);
+  const first = await ingest(api, [...newcomers(at - 100), ahead]);
+  expect(first.json).toMatchObject({ received: 21, applied: 20, refused: [{ index: 20, id: ahead.id }] });
+  expect(await activeReservations(api, nonce)).toBe(1);
+
+  // A snapshot before `expires` (all its funds still there) releases nothing either.
+  expect((await ingest(api, [...newcomers(at - 60), snapshot(held, '1000', at - 1, at - 1)])).json).toMatchObject({
+    applied: 21,
+  });
+  expect(await activeReservations(api, nonce)).toBe(1);
+
+  // At `expires`, beside twenty new accounts and with one newcomer's id repeated (another amount: the first wins).
+  const batch = [...newcomers(at - 30), snapshot(held, '1000', at, at)];
+  const repeated = { ...batch[3], locked: '6' };
+  expect((await ingest(api, [...batch, repeated])).json).toEqual({ received: 21, applied: 21, duplicates: 0 });
+  expect(await activeReservations(api, nonce)).toBe(0);
+  expect(
+    (await api.db.query('SELECT amount FROM lock_balances WHERE account = $1', [batch[3].account.toLowerCase()]))[0]
+      .amount,
+  ).toBe('5');
+
+  // The same batch again is all duplicates, and an older snapshot of the held account does not replace the stored one.
+  expect((await ingest(api, batch)).json).toEqual({ received: 21, applied: 0, duplicates: 21 });
+  expect((await ingest(api, [snapshot(held, '1', at - 2, at - 2)])).json).toMatchObject({ applied: 1 });
+  expect(
+    (await api.db.query('SELECT amount, block_number FROM lock_balances WHERE account = $1', [held.toLowerCase()]))[0],
+  ).toEqual({ amount: '1000', block_number: String(at) });
+});
