@@ -103,9 +103,15 @@ async function deliver(
 ): Promise<{ signals: QueuedSignal[]; moves: StatusMove[] }> {
   if (!deliveries.length) return { signals: [], moves: [] };
   const nonces = [...new Set(deliveries.map((d) => d.nonce))];
-  const lifecycles = await lifecycleStarts(tx, nonces, deps.config.intents.fillGraceSeconds);
+  const grace = deps.config.intents.fillGraceSeconds;
   const withdrawals = new Set(await withdrawalNonces(tx, nonces));
-  const moves = await recordEventsNow(tx, deliveries, withdrawals);
+  const { moves, owners } = await recordEventsNow(tx, deliveries, withdrawals);
+  // Lifecycles still in their start delay read their record when it ends: only the others are signalled.
+  const inDelay = new Set(
+    [...owners].filter(([, fillDeadline]) => (fillDeadline + grace) * 1000 > now.getTime()).map(([id]) => id),
+  );
+  const running = nonces.filter((n) => owners.has(n) && !inDelay.has(n));
+  const lifecycles = running.length ? await lifecycleStarts(tx, running, grace) : new Map<string, QueuedStart>();
   const queued = await toQueue(
     tx,
     deliveries.map((d) => ({ nonce: d.nonce, type: d.event.type, chainId: d.event.chainId })),
@@ -115,9 +121,9 @@ async function deliver(
   const signals = await queueSignals(
     tx,
     deliveries
-      .filter((_, i) => queued[i])
+      .filter((d, i) => queued[i] && !inDelay.has(d.nonce))
       .flatMap((d) =>
-        signalsFor(d, lifecycles.get(d.nonce), withdrawals.has(d.nonce), { ...awaiting, nonce: d.nonce }, now),
+        signalsFor(d, lifecycles.get(d.nonce), withdrawals.has(d.nonce), { ...awaiting, nonce: d.nonce }),
       ),
   );
   return { signals: [...signals, ...(await reportMoves(tx, moves))], moves };
@@ -141,14 +147,18 @@ const goneFailure = (g: GoneHold): Delivery => ({
  * after its lifecycle or withdrawal hold ended, when its signal finds no workflow. Both sides record them
  * idempotently, so either may come first.
  */
-async function recordEventsNow(tx: Tx, deliveries: Delivery[], withdrawals: Set<string>): Promise<StatusMove[]> {
-  const moves = await recordLifecycleEvents(
+async function recordEventsNow(
+  tx: Tx,
+  deliveries: Delivery[],
+  withdrawals: Set<string>,
+): Promise<{ moves: StatusMove[]; owners: Map<string, number> }> {
+  const recorded = await recordLifecycleEvents(
     tx,
     deliveries.filter((d) => !withdrawals.has(d.nonce)).map((d) => ({ id: d.nonce, event: intentEvent(d.event) })),
   );
   for (const d of deliveries.filter((d) => d.event.type === 'claim' && withdrawals.has(d.nonce)))
     await recordWithdrawalClaim(tx, d.nonce, chainTx(d.event));
-  return moves;
+  return recorded;
 }
 
 /**
@@ -171,22 +181,20 @@ const chainTx = (event: LifecycleEvent): ChainTx => ({
 /**
  * Who waits for a lifecycle event: the intent or legacy bundle whose id is the nonce (both run the same lifecycle;
  * its signals carry its start, which wakes it) and, for a Claim, the withdrawal with it. A withdrawal's nonce has no
- * other owner; any other nonce without one is awaited (`awaiting`: see AwaitedOwner). A lifecycle still in its start
- * delay (until its fill deadline's grace ends) is not woken: the event is in its record, which it reads when the delay
- * ends (workflows/intent-lifecycle.ts). Waking it would cost Temporal a workflow start per event, which is what
- * bounded a busy chain's fills and claims per second.
+ * other owner; any other nonce without one is awaited (`awaiting`: see AwaitedOwner). `lifecycle`: the start of one
+ * past its start delay (the caller signals none in it: the event is in its record, which the lifecycle reads when the
+ * delay ends, workflows/intent-lifecycle.ts; waking it would cost Temporal a workflow start per event, which is what
+ * bounded a busy chain's fills and claims per second).
  */
 function signalsFor(
   { nonce, event }: Delivery,
   lifecycle: QueuedStart | undefined,
   withdrawal: boolean,
   awaiting: AwaitedOwner,
-  now: Date,
 ): Omit<QueuedSignal, 'id'>[] {
   if (event.type === 'claim' && withdrawal)
     return [{ workflowId: withdrawalWorkflowId(nonce), signal: withdrawalClaimSignal.name, payload: chainTx(event) }];
   if (withdrawal && !lifecycle) return [];
-  if (lifecycle && (lifecycle.delayUntil ?? 0) > now.getTime()) return [];
   const to = lifecycle
     ? { workflowId: lifecycle.workflowId, start: lifecycle }
     : { workflowId: awaitingWorkflowId(nonce), awaiting };

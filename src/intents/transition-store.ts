@@ -165,9 +165,13 @@ export interface StatusMove {
  * beside the status, which stays: mined before `expires`, it settles its chain's reservations all the same. Nothing
  * is written for a nonce with no intent or bundle yet (its lifecycle records its events when they reach it). Each
  * owner's events apply in the order given; whatever the batch's size, its owners are locked, their transitions
- * written and their claims settled in a few statements. Returns the moves of the status.
+ * written and their claims settled in a few statements. Returns the moves of the status, and the fill deadline of
+ * each owner found (an intent or bundle; none for a nonce that is neither yet).
  */
-export async function recordLifecycleEvents(tx: Tx, events: IngestedEvent[]): Promise<StatusMove[]> {
+export async function recordLifecycleEvents(
+  tx: Tx,
+  events: IngestedEvent[],
+): Promise<{ moves: StatusMove[]; owners: Map<string, number> }> {
   const byOwner = new Map<string, IntentEvent[]>();
   for (const { id, event } of events) byOwner.set(id, [...(byOwner.get(id) ?? []), event]);
   const stored = await lockLifecycles(tx, [...byOwner.keys()]);
@@ -193,7 +197,7 @@ export async function recordLifecycleEvents(tx: Tx, events: IngestedEvent[]): Pr
   await writeTransitions(tx, 'intent', writes.intent);
   await writeTransitions(tx, 'bundle', writes.bundle);
   await settleOnClaims(tx, claims);
-  return moves;
+  return { moves, owners: new Map([...stored].map(([id, { state }]) => [id, state.fillDeadline!])) };
 }
 
 const claimAfterRelease = (state: IntentState, event: IntentEvent) =>
