@@ -25,7 +25,7 @@ import {
 import { COMPACT_BALANCE, ERC20_BALANCE, PERMIT2_NONCES } from './abi';
 import type { ChainIndexerConfig, FollowedChain } from './config';
 import { balanceLogs, inChainOrder, settlementLogs } from './chain-logs';
-import { eventId, keyDigest, toEvents, type BalanceRead } from './to-events';
+import { eventId, keyDigest, toEvents } from './to-events';
 import { watchedAccounts } from './store';
 
 export interface ChainIndexerDeps {
@@ -46,6 +46,11 @@ export interface ChainIndexerDeps {
 const REORG_HORIZON = 256n;
 /** How long a read caught up with the chain waits for its next block before it returns (the workflow then reads again). */
 const IDLE_MS = 30_000;
+/**
+ * balanceOf calls per multicall eth_call: a deployless call is creation code with the calls as its arguments, which
+ * must stay below the 48 KiB initcode limit (EIP-3860); 100 calls take about 31 KiB and a million gas.
+ */
+const MULTICALL_CALLS = 100;
 /** Events per ingestion transaction: the route's batch limit. */
 const BATCH = 1000;
 
@@ -159,7 +164,7 @@ export async function readChainRange(
     unconfirmed: stream === 'balances' && shallow,
     resnapshot: [...resnapshot, ...expiring],
     recipientOf: (nonce) => plans.get(nonce.toString())?.recipient,
-    balanceOf: (read: BalanceRead) => balanceOf(client, chain, read),
+    balancesOf: (keys, block) => balancesOf(client, chain, keys, block),
   });
   const voids = stillMissing(cursor.voids, deposits, to);
   if (voids.due.length) events.push(...voids.due.map((key) => voidEvent(chain.chainId, toBlock.hash!, key)));
@@ -281,22 +286,39 @@ async function nonceSpent(
   return ((word >> (nonce & 0xffn)) & 1n) === 1n;
 }
 
-function balanceOf(client: PublicClient, chain: FollowedChain, read: BalanceRead): Promise<bigint> {
-  return 'lockId' in read
-    ? client.readContract({
-        address: chain.compact,
-        abi: COMPACT_BALANCE,
-        functionName: 'balanceOf',
-        args: [read.account as `0x${string}`, BigInt(read.lockId)],
-        blockNumber: read.block,
-      })
-    : client.readContract({
-        address: read.token as `0x${string}`,
-        abi: ERC20_BALANCE,
-        functionName: 'balanceOf',
-        args: [read.account as `0x${string}`],
-        blockNumber: read.block,
-      });
+/**
+ * Every balance in a few eth_calls, sent together: viem's multicall, deployless (Multicall3's code runs in the call, so
+ * no chain needs it deployed). A balanceOf that fails fails the read, as a call of its own would.
+ */
+async function balancesOf(
+  client: PublicClient,
+  chain: FollowedChain,
+  keys: BalanceKey[],
+  block: bigint,
+): Promise<bigint[]> {
+  const calls = keys.map((key) =>
+    'lockId' in key
+      ? {
+          address: chain.compact,
+          abi: COMPACT_BALANCE,
+          functionName: 'balanceOf' as const,
+          args: [key.account as `0x${string}`, BigInt(key.lockId)] as const,
+        }
+      : {
+          address: key.token as `0x${string}`,
+          abi: ERC20_BALANCE,
+          functionName: 'balanceOf' as const,
+          args: [key.account as `0x${string}`] as const,
+        },
+  );
+  const chunks: (typeof calls)[] = [];
+  for (let i = 0; i < calls.length; i += MULTICALL_CALLS) chunks.push(calls.slice(i, i + MULTICALL_CALLS));
+  const read = await Promise.all(
+    chunks.map((contracts) =>
+      client.multicall({ contracts, allowFailure: false, deployless: true, batchSize: 0, blockNumber: block }),
+    ),
+  );
+  return read.flat() as bigint[];
 }
 
 /**

@@ -165,9 +165,9 @@ describe('what each log becomes', () => {
       end: block(3, 1_700_000_003),
       resnapshot,
       recipientOf: (nonce) => (nonce === 30n || nonce === 31n ? account : undefined),
-      balanceOf: async (r) => {
-        reads.push(r);
-        return 42n;
+      balancesOf: async (keys, at) => {
+        reads.push(...keys.map((key) => ({ ...key, block: at })));
+        return keys.map(() => 42n);
       },
     }).then((out) => ({ ...out, reads }));
   };
