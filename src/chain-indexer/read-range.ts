@@ -24,7 +24,7 @@ import {
 } from '../../workflows/contracts/follow-chain';
 import { COMPACT_BALANCE, ERC20_BALANCE, PERMIT2_NONCES } from './abi';
 import type { ChainIndexerConfig, FollowedChain } from './config';
-import { balanceLogs, inChainOrder, settlementLogs } from './chain-logs';
+import { balanceLogs, inChainOrder, settlementLogs, type ChainLog } from './chain-logs';
 import { eventId, keyDigest, toEvents } from './to-events';
 import { watchedAccounts } from './store';
 
@@ -58,6 +58,7 @@ const BATCH = 1000;
 export function chainIndexerActivities(deps: ChainIndexerDeps) {
   // Claims of this allocator's nonces are reported; other allocators' are not ours.
   const allocator = () => privateKeyToAccount(deps.config.secrets.allocatorPrivateKey!).address;
+  const ahead: Lookahead = new Map();
   return {
     readChainRange: (chainId: number, stream: ChainStream, cursor: ChainCursor): Promise<RangeRead> => {
       const chain = deps.config.chainIndexer.chains.find((c) => c.chainId === chainId);
@@ -66,10 +67,30 @@ export function chainIndexerActivities(deps: ChainIndexerDeps) {
       // The process's client of the chain (its config requires RPC_URL_<chainId>); a failed call fails the activity,
       // and Temporal's retry (with backoff) reads the range again.
       const client = deps.rpc.client(chainId)!;
-      return readChainRange({ ...deps, allocator: allocator() }, chain, stream, client, cursor);
+      return readChainRange({ ...deps, allocator: allocator() }, chain, stream, client, cursor, ahead);
     },
   };
 }
+
+/** What a range's reads of the chain found: its ends, its stream's logs and the headers of their blocks. */
+interface ChainRead {
+  head: bigint;
+  to: bigint;
+  fromBlock: Block;
+  toBlock: Block;
+  /** the accounts whose transfers `logs` holds (the `settlements` stream's filters), as `filterKey` writes them */
+  filter: string;
+  logs: ChainLog[];
+  blocks: Map<bigint, Block>;
+}
+
+/**
+ * Per chain and stream, the next range's chain reads, begun while this range is ingested (during a backfill, when the
+ * next range is confirmed already): the workflow asks for it at once, and finds its logs read. Taken only by the read
+ * that continues this range (its start, after this range's end hash) with the same filters; the checks of a range
+ * (its parent, its blocks' hashes, its end read again last) are made when it is taken.
+ */
+type Lookahead = Map<string, { from: bigint; parent: string; read: Promise<ChainRead | undefined> }>;
 
 /**
  * One step of a chain's stream: if the cursor's block was abandoned, rewind to the newest reported range still
@@ -82,10 +103,15 @@ export async function readChainRange(
   stream: ChainStream,
   client: PublicClient,
   cursor: ChainCursor,
+  ahead?: Lookahead,
 ): Promise<RangeRead> {
   const depth = BigInt(stream === 'settlements' ? chain.settlementConfirmations : chain.confirmations);
   const from = cursor.last ? BigInt(cursor.last.number) + 1n : BigInt(chain.startBlock);
-  let head = await client.getBlockNumber();
+  const key = `${chain.chainId}:${stream}`;
+  const next = ahead?.get(key);
+  ahead?.delete(key);
+  const early = next && next.from === from && next.parent === cursor.last?.hash ? await next.read : undefined;
+  let head = early?.head ?? (await client.getBlockNumber());
   // Caught up: the next block is waited for here, the head polled every INDEXER_POLL_MS, rather than in a workflow
   // timer (Temporal fires timers on whole seconds: a block would wait a second to be seen). The activity heartbeats.
   for (const idleUntil = Date.now() + IDLE_MS; head - depth < from && Date.now() < idleUntil;) {
@@ -94,9 +120,9 @@ export async function readChainRange(
   }
   const confirmed = head - depth;
   if (confirmed < from) return { cursor, events: 0, rewound: 0 };
-  const to = from + BigInt(chain.blockRange) - 1n < confirmed ? from + BigInt(chain.blockRange) - 1n : confirmed;
-  const toBlock = await client.getBlock({ blockNumber: to });
-  const fromBlock = from === to ? toBlock : await client.getBlock({ blockNumber: from });
+  const to =
+    early?.to ?? (from + BigInt(chain.blockRange) - 1n < confirmed ? from + BigInt(chain.blockRange) - 1n : confirmed);
+  const [fromBlock, toBlock] = early ? [early.fromBlock, early.toBlock] : await ends(client, from, to);
   // The range must continue the reported chain: else the cursor's block was abandoned.
   if (cursor.last && fromBlock.parentHash !== cursor.last.hash) return rewind(deps, chain, client, cursor);
 
@@ -111,36 +137,34 @@ export async function readChainRange(
       if (hold) hold.tokens.add(token);
       else holds.push({ nonce, tokens: new Set([token]) });
     }
-  // Balances read above the settlement depth are the portfolio's alone: the ledger's lock balances are then read in
-  // the settlements stream too, at its depth, so no reservation, release or credit rests on what a reorg can undo.
-  const shallow = chain.confirmations < chain.settlementConfirmations;
+  const filter = { accounts: watched.accounts, spenders: [...holders.keys()] };
+  const range = { head, to, fromBlock, toBlock };
+  const chainRead =
+    early?.filter === filterKey(filter) ? early : await readLogs(deps, chain, stream, client, filter, from, range);
+  // The next range is read while this one is judged and ingested, with this one's filters.
+  if (ahead && to < confirmed) {
+    const start = to + 1n;
+    const end = start + BigInt(chain.blockRange) - 1n < confirmed ? start + BigInt(chain.blockRange) - 1n : confirmed;
+    const read = ends(client, start, end)
+      .then(([startBlock, endBlock]) =>
+        readLogs(deps, chain, stream, client, filter, start, {
+          head,
+          to: end,
+          fromBlock: startBlock,
+          toBlock: endBlock,
+        }),
+      )
+      // A failed read ahead is made again by the range that needs it.
+      .catch(() => undefined);
+    ahead.set(key, { from: start, parent: toBlock.hash!, read });
+  }
+  const { logs: read, blocks } = chainRead;
+  const shallow = shallowBalances(chain);
   const ledgerLocks: ChainStream = shallow ? 'settlements' : 'balances';
-  const read =
-    stream === 'settlements'
-      ? inChainOrder([
-          ...(await settlementLogs(
-            client,
-            chain,
-            deps.allocator,
-            { ...watched, spenders: [...holders.keys()] },
-            from,
-            to,
-          )),
-          ...(shallow ? await balanceLogs(client, chain, from, to) : []),
-        ])
-      : await balanceLogs(client, chain, from, to);
   const logs = [
     ...read,
     ...(await permit2Claims(read, holders, (owner, nonce, block) => nonceSpent(client, chain, owner, nonce, block))),
   ];
-  const blocks = new Map<bigint, Block>([[to, toBlock]]);
-  // Concurrently: the transport batches them into few JSON-RPC requests.
-  const headers = [...new Set(logs.map((l) => l.blockNumber))].filter((n) => n !== to);
-  for (const b of await Promise.all(headers.map((n) => client.getBlock({ blockNumber: n })))) blocks.set(b.number!, b);
-  for (const l of logs) {
-    if (blocks.get(l.blockNumber)!.hash !== l.blockHash)
-      throw new Error(`block ${l.blockNumber} of chain ${chain.chainId} changed while its range was read`);
-  }
   // Holds past their `expires` at this range's end are released by a snapshot here, whatever moved on the account:
   // locks in the stream that reads the ledger's (The Compact's balanceOf), wallets in the `settlements` stream.
   const expiring = (await expiredHolds(deps.db, chain.chainId, Number(toBlock.timestamp)))
@@ -185,6 +209,61 @@ export async function readChainRange(
     events: events.length,
     rewound: 0,
   };
+}
+
+/** A range's first and last blocks' headers, read together. */
+async function ends(client: PublicClient, from: bigint, to: bigint): Promise<[Block, Block]> {
+  if (from === to) {
+    const block = await client.getBlock({ blockNumber: to });
+    return [block, block];
+  }
+  return Promise.all([client.getBlock({ blockNumber: from }), client.getBlock({ blockNumber: to })]);
+}
+
+/**
+ * Balances read above the settlement depth are the portfolio's alone: the ledger's lock balances are then read in the
+ * settlements stream too, at its depth, so no reservation, release or credit rests on what a reorg can undo.
+ */
+const shallowBalances = (chain: FollowedChain) => chain.confirmations < chain.settlementConfirmations;
+
+const filterKey = (filter: { accounts: string[]; spenders: string[] }) =>
+  JSON.stringify([filter.accounts, [...filter.spenders].sort()]);
+
+/**
+ * A range's logs of its stream and the headers of their blocks, each log checked against its block's header: logs of
+ * a block a reorg replaced while the range was read fail the read.
+ */
+async function readLogs(
+  deps: ChainIndexerDeps & { allocator: string },
+  chain: FollowedChain,
+  stream: ChainStream,
+  client: PublicClient,
+  filter: { accounts: string[]; spenders: string[] },
+  from: bigint,
+  range: Omit<ChainRead, 'filter' | 'logs' | 'blocks'>,
+): Promise<ChainRead> {
+  const { to, toBlock } = range;
+  const shallow = shallowBalances(chain);
+  const logs =
+    stream === 'settlements'
+      ? inChainOrder(
+          (
+            await Promise.all([
+              settlementLogs(client, chain, deps.allocator, filter, from, to),
+              shallow ? balanceLogs(client, chain, from, to) : [],
+            ])
+          ).flat(),
+        )
+      : await balanceLogs(client, chain, from, to);
+  const blocks = new Map<bigint, Block>([[to, toBlock]]);
+  // Concurrently: the transport batches them into few JSON-RPC requests.
+  const headers = [...new Set(logs.map((l) => l.blockNumber))].filter((n) => n !== to);
+  for (const b of await Promise.all(headers.map((n) => client.getBlock({ blockNumber: n })))) blocks.set(b.number!, b);
+  for (const l of logs) {
+    if (blocks.get(l.blockNumber)!.hash !== l.blockHash)
+      throw new Error(`block ${l.blockNumber} of chain ${chain.chainId} changed while its range was read`);
+  }
+  return { ...range, filter: filterKey(filter), logs, blocks };
 }
 
 /**
