@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { Db } from '../db/types';
-import type { Block, PublicClient } from 'viem';
+import type { PublicClient } from 'viem';
 import type { ChainRpc } from '../chains/rpc';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { ChainRegistry } from '../chains/registry';
@@ -22,9 +22,8 @@ import {
   type RangeRead,
   type ReportedRange,
 } from '../../workflows/contracts/follow-chain';
-import { COMPACT_BALANCE, ERC20_BALANCE, PERMIT2_NONCES } from './abi';
 import type { ChainIndexerConfig, FollowedChain } from './config';
-import { balanceLogs, inChainOrder, settlementLogs, type ChainLog } from './chain-logs';
+import { balancesOf, ends, filterKey, nonceSpent, readLogs, shallowBalances, type ChainRead } from './chain-reads';
 import { eventId, keyDigest, toEvents } from './to-events';
 import { watchedAccounts } from './store';
 
@@ -46,11 +45,6 @@ export interface ChainIndexerDeps {
 const REORG_HORIZON = 256n;
 /** How long a read caught up with the chain waits for its next block before it returns (the workflow then reads again). */
 const IDLE_MS = 30_000;
-/**
- * balanceOf calls per multicall eth_call: a deployless call is creation code with the calls as its arguments, which
- * must stay below the 48 KiB initcode limit (EIP-3860); 100 calls take about 31 KiB and a million gas.
- */
-const MULTICALL_CALLS = 100;
 /** Events per ingestion transaction: the route's batch limit. */
 const BATCH = 1000;
 
@@ -70,18 +64,6 @@ export function chainIndexerActivities(deps: ChainIndexerDeps) {
       return readChainRange({ ...deps, allocator: allocator() }, chain, stream, client, cursor, ahead);
     },
   };
-}
-
-/** What a range's reads of the chain found: its ends, its stream's logs and the headers of their blocks. */
-interface ChainRead {
-  head: bigint;
-  to: bigint;
-  fromBlock: Block;
-  toBlock: Block;
-  /** the accounts whose transfers `logs` holds (the `settlements` stream's filters), as `filterKey` writes them */
-  filter: string;
-  logs: ChainLog[];
-  blocks: Map<bigint, Block>;
 }
 
 /**
@@ -140,14 +122,16 @@ export async function readChainRange(
   const filter = { accounts: watched.accounts, spenders: [...holders.keys()] };
   const range = { head, to, fromBlock, toBlock };
   const chainRead =
-    early?.filter === filterKey(filter) ? early : await readLogs(deps, chain, stream, client, filter, from, range);
+    early?.filter === filterKey(filter)
+      ? early
+      : await readLogs(deps.allocator, chain, stream, client, filter, from, range);
   // The next range is read while this one is judged and ingested, with this one's filters.
   if (ahead && to < confirmed) {
     const start = to + 1n;
     const end = start + BigInt(chain.blockRange) - 1n < confirmed ? start + BigInt(chain.blockRange) - 1n : confirmed;
     const read = ends(client, start, end)
       .then(([startBlock, endBlock]) =>
-        readLogs(deps, chain, stream, client, filter, start, {
+        readLogs(deps.allocator, chain, stream, client, filter, start, {
           head,
           to: end,
           fromBlock: startBlock,
@@ -209,61 +193,6 @@ export async function readChainRange(
     events: events.length,
     rewound: 0,
   };
-}
-
-/** A range's first and last blocks' headers, read together. */
-async function ends(client: PublicClient, from: bigint, to: bigint): Promise<[Block, Block]> {
-  if (from === to) {
-    const block = await client.getBlock({ blockNumber: to });
-    return [block, block];
-  }
-  return Promise.all([client.getBlock({ blockNumber: from }), client.getBlock({ blockNumber: to })]);
-}
-
-/**
- * Balances read above the settlement depth are the portfolio's alone: the ledger's lock balances are then read in the
- * settlements stream too, at its depth, so no reservation, release or credit rests on what a reorg can undo.
- */
-const shallowBalances = (chain: FollowedChain) => chain.confirmations < chain.settlementConfirmations;
-
-const filterKey = (filter: { accounts: string[]; spenders: string[] }) =>
-  JSON.stringify([filter.accounts, [...filter.spenders].sort()]);
-
-/**
- * A range's logs of its stream and the headers of their blocks, each log checked against its block's header: logs of
- * a block a reorg replaced while the range was read fail the read.
- */
-async function readLogs(
-  deps: ChainIndexerDeps & { allocator: string },
-  chain: FollowedChain,
-  stream: ChainStream,
-  client: PublicClient,
-  filter: { accounts: string[]; spenders: string[] },
-  from: bigint,
-  range: Omit<ChainRead, 'filter' | 'logs' | 'blocks'>,
-): Promise<ChainRead> {
-  const { to, toBlock } = range;
-  const shallow = shallowBalances(chain);
-  const logs =
-    stream === 'settlements'
-      ? inChainOrder(
-          (
-            await Promise.all([
-              settlementLogs(client, chain, deps.allocator, filter, from, to),
-              shallow ? balanceLogs(client, chain, from, to) : [],
-            ])
-          ).flat(),
-        )
-      : await balanceLogs(client, chain, from, to);
-  const blocks = new Map<bigint, Block>([[to, toBlock]]);
-  // Concurrently: the transport batches them into few JSON-RPC requests.
-  const headers = [...new Set(logs.map((l) => l.blockNumber))].filter((n) => n !== to);
-  for (const b of await Promise.all(headers.map((n) => client.getBlock({ blockNumber: n })))) blocks.set(b.number!, b);
-  for (const l of logs) {
-    if (blocks.get(l.blockNumber)!.hash !== l.blockHash)
-      throw new Error(`block ${l.blockNumber} of chain ${chain.chainId} changed while its range was read`);
-  }
-  return { ...range, filter: filterKey(filter), logs, blocks };
 }
 
 /**
@@ -347,58 +276,6 @@ export async function rewind(
 }
 
 const unique = <K>(keys: K[]) => [...new Map(keys.map((k) => [JSON.stringify(k), k])).values()];
-
-async function nonceSpent(
-  client: PublicClient,
-  chain: FollowedChain,
-  owner: string,
-  nonce: bigint,
-  block: bigint,
-): Promise<boolean> {
-  const word = await client.readContract({
-    address: chain.permit2,
-    abi: PERMIT2_NONCES,
-    functionName: 'nonceBitmap',
-    args: [owner as `0x${string}`, nonce >> 8n],
-    blockNumber: block,
-  });
-  return ((word >> (nonce & 0xffn)) & 1n) === 1n;
-}
-
-/**
- * Every balance in a few eth_calls, sent together: viem's multicall, deployless (Multicall3's code runs in the call, so
- * no chain needs it deployed). A balanceOf that fails fails the read, as a call of its own would.
- */
-async function balancesOf(
-  client: PublicClient,
-  chain: FollowedChain,
-  keys: BalanceKey[],
-  block: bigint,
-): Promise<bigint[]> {
-  const calls = keys.map((key) =>
-    'lockId' in key
-      ? {
-          address: chain.compact,
-          abi: COMPACT_BALANCE,
-          functionName: 'balanceOf' as const,
-          args: [key.account as `0x${string}`, BigInt(key.lockId)] as const,
-        }
-      : {
-          address: key.token as `0x${string}`,
-          abi: ERC20_BALANCE,
-          functionName: 'balanceOf' as const,
-          args: [key.account as `0x${string}`] as const,
-        },
-  );
-  const chunks: (typeof calls)[] = [];
-  for (let i = 0; i < calls.length; i += MULTICALL_CALLS) chunks.push(calls.slice(i, i + MULTICALL_CALLS));
-  const read = await Promise.all(
-    chunks.map((contracts) =>
-      client.multicall({ contracts, allowFailure: false, deployless: true, batchSize: 0, blockNumber: block }),
-    ),
-  );
-  return read.flat() as bigint[];
-}
 
 /**
  * Through the ingestion domain function the route uses, in batches of the route's size: the same screening and
