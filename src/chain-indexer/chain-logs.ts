@@ -1,7 +1,7 @@
 import { parseAbiItem, parseEventLogs, type AbiEvent, type PublicClient } from 'viem';
 import { COMPACT_EVENTS, ERC20_TRANSFER, PERMIT2_NONCES } from './abi';
 import type { FollowedChain } from './config';
-import { logsInRange } from './get-logs';
+import { eventLogs, type EventLog } from './get-logs';
 
 /** Where a log is: what its event id and its block's checks are made of. */
 export interface LogPlace {
@@ -44,13 +44,10 @@ const TOPIC_CHUNK = 500;
 
 /** The Compact's ERC-6909 Transfers: the `balances` stream. */
 export async function balanceLogs(client: PublicClient, chain: FollowedChain, from: bigint, to: bigint) {
-  const transfers = await logsInRange(from, to, (fromBlock, toBlock) =>
-    client.getLogs({ address: chain.compact, event: COMPACT_EVENTS[0], fromBlock, toBlock, strict: true }),
-  );
-  // `strict` drops the logs whose data does not decode, so every argument is there.
+  const transfers = await eventLogs(client, { address: chain.compact, events: [COMPACT_EVENTS[0]] }, from, to);
   return inChainOrder(
     transfers.map((l): ChainLog => {
-      const { from, to, id } = l.args as Required<typeof l.args>;
+      const { from, to, id } = l.args as { from: string; to: string; id: bigint };
       return { ...placeOf(l), kind: 'lock-transfer', from, to, id };
     }),
   );
@@ -73,84 +70,76 @@ export async function settlementLogs(
   const { accounts } = watched;
   const deposits = new Set(accounts);
   const spenders = watched.spenders.filter((s) => !deposits.has(s));
-  const out: ChainLog[] = [];
-  const compact = await logsInRange(from, to, (fromBlock, toBlock) =>
-    client.getLogs({
-      address: chain.compact,
-      events: [COMPACT_EVENTS[1], COMPACT_EVENTS[2]],
-      fromBlock,
-      toBlock,
-      strict: true,
-    }),
-  );
-  for (const l of compact) {
-    if (l.eventName === 'Claim') {
-      const args = l.args as Required<typeof l.args>;
-      if (args.allocator.toLowerCase() === allocator.toLowerCase())
-        out.push({ ...placeOf(l), kind: 'claim', nonce: args.nonce });
-    } else out.push({ ...placeOf(l), kind: 'forced-withdrawal', ...(l.args as Required<typeof l.args>) });
-  }
-  if (chain.filler) {
-    const event = parseAbiItem(chain.fillEvent) as AbiEvent;
-    const fills = await logsInRange(from, to, (fromBlock, toBlock) =>
-      client.getLogs({ address: chain.filler, event, fromBlock, toBlock, strict: true }),
-    );
-    const declared = fills.map((l) => {
-      const { nonce, ...args } = l.args as { nonce: bigint } & Record<string, unknown>;
-      return { ...placeOf(l), kind: 'fill' as const, nonce, ...fillPays(args) };
-    });
-    const undeclared = [
-      ...new Set(
-        declared
-          .filter((f) => f.recipient === undefined || f.token === undefined || f.amount === undefined)
-          .map((f) => f.transactionHash),
+  const fillEvent = chain.filler ? (parseAbiItem(chain.fillEvent) as AbiEvent) : undefined;
+  const compact = chain.compact.toLowerCase();
+  const filler = chain.filler?.toLowerCase();
+  // Every request at once: the transport sends them to the node together. The Compact's and the filler's events
+  // are one request, one pass of the node over the range.
+  const [contracts, transfers, cancelled] = await Promise.all([
+    eventLogs(
+      client,
+      {
+        address: chain.filler ? [chain.compact, chain.filler] : chain.compact,
+        events: [COMPACT_EVENTS[1], COMPACT_EVENTS[2], ...(fillEvent ? [fillEvent] : [])],
+      },
+      from,
+      to,
+    ),
+    Promise.all(
+      [
+        ...chunks(accounts).flatMap((chunk) => [{ to: chunk }, { from: chunk }]),
+        ...chunks(spenders).map((chunk) => ({ from: chunk })),
+      ].map((args) => eventLogs(client, { events: [ERC20_TRANSFER], args }, from, to)),
+    ),
+    // Permit2 nonces a spender cancelled: spent, but by no claim.
+    Promise.all(
+      chunks(watched.spenders).map((owner) =>
+        eventLogs(client, { address: chain.permit2, events: [PERMIT2_NONCES[1]], args: { owner } }, from, to),
       ),
-    ];
-    const moves = new Map(
-      await Promise.all(undeclared.map(async (hash) => [hash, await transfersOf(client, hash)] as const)),
-    );
-    for (const f of declared)
-      out.push(moves.has(f.transactionHash) ? { ...f, transfers: moves.get(f.transactionHash) } : f);
-  }
-  const transfers: ChainLog[] = [];
-  const filters = [
-    ...chunks(accounts).flatMap((chunk) => [{ to: chunk }, { from: chunk }]),
-    ...chunks(spenders).map((chunk) => ({ from: chunk })),
-  ];
-  for (const args of filters) {
-    const logs = await logsInRange(from, to, (fromBlock, toBlock) =>
-      client.getLogs({ event: ERC20_TRANSFER, args, fromBlock, toBlock, strict: true }),
-    );
-    for (const l of logs)
-      transfers.push({
-        ...placeOf(l),
-        kind: 'token-transfer',
-        token: l.address,
-        ...(l.args as Required<typeof l.args>),
-      });
-  }
-  // Permit2 nonces a spender cancelled: spent, but by no claim.
-  for (const owner of chunks(watched.spenders)) {
-    const cancelled = await logsInRange(from, to, (fromBlock, toBlock) =>
-      client.getLogs({
-        address: chain.permit2,
-        event: PERMIT2_NONCES[1],
-        args: { owner },
-        fromBlock,
-        toBlock,
-        strict: true,
-      }),
-    );
-    for (const l of cancelled) {
-      const { owner: who, word, mask } = l.args as Required<typeof l.args>;
-      out.push({ ...placeOf(l), kind: 'nonce-invalidation', owner: who.toLowerCase(), word, mask });
+    ),
+  ]);
+  const out: ChainLog[] = [];
+  const fills: EventLog[] = [];
+  for (const l of contracts) {
+    if (l.address === filler && l.eventName === fillEvent!.name) fills.push(l);
+    else if (l.address !== compact) continue;
+    else if (l.eventName === 'Claim') {
+      const { allocator: by, nonce } = l.args as { allocator: string; nonce: bigint };
+      if (by === allocator.toLowerCase()) out.push({ ...placeOf(l), kind: 'claim', nonce });
+    } else if (l.eventName === 'ForcedWithdrawalStatusUpdated') {
+      const args = l.args as { account: string; id: bigint; activating: boolean; withdrawableAt: bigint };
+      out.push({ ...placeOf(l), kind: 'forced-withdrawal', ...args });
     }
+  }
+  const declared = fills.map((l) => {
+    const { nonce, ...args } = l.args as { nonce: bigint } & Record<string, unknown>;
+    return { ...placeOf(l), kind: 'fill' as const, nonce, ...fillPays(args) };
+  });
+  const undeclared = [
+    ...new Set(
+      declared
+        .filter((f) => f.recipient === undefined || f.token === undefined || f.amount === undefined)
+        .map((f) => f.transactionHash),
+    ),
+  ];
+  const moves = new Map(
+    await Promise.all(undeclared.map(async (hash) => [hash, await transfersOf(client, hash)] as const)),
+  );
+  for (const f of declared)
+    out.push(moves.has(f.transactionHash) ? { ...f, transfers: moves.get(f.transactionHash) } : f);
+  for (const l of cancelled.flat()) {
+    const { owner, word, mask } = l.args as { owner: string; word: bigint; mask: bigint };
+    out.push({ ...placeOf(l), kind: 'nonce-invalidation', owner, word, mask });
   }
   // A transfer between two watched accounts is found by both filters: once is enough.
   const seen = new Set<string>();
-  const once = transfers.filter(
-    (l) => !seen.has(`${l.blockHash}:${l.logIndex}`) && seen.add(`${l.blockHash}:${l.logIndex}`),
-  );
+  const once = transfers
+    .flat()
+    .filter((l) => !seen.has(`${l.blockHash}:${l.logIndex}`) && seen.add(`${l.blockHash}:${l.logIndex}`))
+    .map((l): ChainLog => {
+      const { from, to, value } = l.args as { from: string; to: string; value: bigint };
+      return { ...placeOf(l), kind: 'token-transfer', token: l.address, from, to, value };
+    });
   return inChainOrder([...out, ...once]);
 }
 

@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { Db } from '../db/types';
-import type { Block, PublicClient } from 'viem';
+import type { PublicClient } from 'viem';
 import type { ChainRpc } from '../chains/rpc';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { ChainRegistry } from '../chains/registry';
@@ -22,10 +22,9 @@ import {
   type RangeRead,
   type ReportedRange,
 } from '../../workflows/contracts/follow-chain';
-import { COMPACT_BALANCE, ERC20_BALANCE, PERMIT2_NONCES } from './abi';
 import type { ChainIndexerConfig, FollowedChain } from './config';
-import { balanceLogs, inChainOrder, settlementLogs } from './chain-logs';
-import { eventId, keyDigest, toEvents, type BalanceRead } from './to-events';
+import { balancesOf, ends, filterKey, nonceSpent, readLogs, shallowBalances, type ChainRead } from './chain-reads';
+import { eventId, keyDigest, toEvents } from './to-events';
 import { watchedAccounts } from './store';
 
 export interface ChainIndexerDeps {
@@ -53,6 +52,7 @@ const BATCH = 1000;
 export function chainIndexerActivities(deps: ChainIndexerDeps) {
   // Claims of this allocator's nonces are reported; other allocators' are not ours.
   const allocator = () => privateKeyToAccount(deps.config.secrets.allocatorPrivateKey!).address;
+  const ahead: Lookahead = new Map();
   return {
     readChainRange: (chainId: number, stream: ChainStream, cursor: ChainCursor): Promise<RangeRead> => {
       const chain = deps.config.chainIndexer.chains.find((c) => c.chainId === chainId);
@@ -61,10 +61,18 @@ export function chainIndexerActivities(deps: ChainIndexerDeps) {
       // The process's client of the chain (its config requires RPC_URL_<chainId>); a failed call fails the activity,
       // and Temporal's retry (with backoff) reads the range again.
       const client = deps.rpc.client(chainId)!;
-      return readChainRange({ ...deps, allocator: allocator() }, chain, stream, client, cursor);
+      return readChainRange({ ...deps, allocator: allocator() }, chain, stream, client, cursor, ahead);
     },
   };
 }
+
+/**
+ * Per chain and stream, the next range's chain reads, begun while this range is ingested (during a backfill, when the
+ * next range is confirmed already): the workflow asks for it at once, and finds its logs read. Taken only by the read
+ * that continues this range (its start, after this range's end hash) with the same filters; the checks of a range
+ * (its parent, its blocks' hashes, its end read again last) are made when it is taken.
+ */
+type Lookahead = Map<string, { from: bigint; parent: string; read: Promise<ChainRead | undefined> }>;
 
 /**
  * One step of a chain's stream: if the cursor's block was abandoned, rewind to the newest reported range still
@@ -77,10 +85,15 @@ export async function readChainRange(
   stream: ChainStream,
   client: PublicClient,
   cursor: ChainCursor,
+  ahead?: Lookahead,
 ): Promise<RangeRead> {
   const depth = BigInt(stream === 'settlements' ? chain.settlementConfirmations : chain.confirmations);
   const from = cursor.last ? BigInt(cursor.last.number) + 1n : BigInt(chain.startBlock);
-  let head = await client.getBlockNumber();
+  const key = `${chain.chainId}:${stream}`;
+  const next = ahead?.get(key);
+  ahead?.delete(key);
+  const early = next && next.from === from && next.parent === cursor.last?.hash ? await next.read : undefined;
+  let head = early?.head ?? (await client.getBlockNumber());
   // Caught up: the next block is waited for here, the head polled every INDEXER_POLL_MS, rather than in a workflow
   // timer (Temporal fires timers on whole seconds: a block would wait a second to be seen). The activity heartbeats.
   for (const idleUntil = Date.now() + IDLE_MS; head - depth < from && Date.now() < idleUntil;) {
@@ -89,9 +102,9 @@ export async function readChainRange(
   }
   const confirmed = head - depth;
   if (confirmed < from) return { cursor, events: 0, rewound: 0 };
-  const to = from + BigInt(chain.blockRange) - 1n < confirmed ? from + BigInt(chain.blockRange) - 1n : confirmed;
-  const toBlock = await client.getBlock({ blockNumber: to });
-  const fromBlock = from === to ? toBlock : await client.getBlock({ blockNumber: from });
+  const to =
+    early?.to ?? (from + BigInt(chain.blockRange) - 1n < confirmed ? from + BigInt(chain.blockRange) - 1n : confirmed);
+  const [fromBlock, toBlock] = early ? [early.fromBlock, early.toBlock] : await ends(client, from, to);
   // The range must continue the reported chain: else the cursor's block was abandoned.
   if (cursor.last && fromBlock.parentHash !== cursor.last.hash) return rewind(deps, chain, client, cursor);
 
@@ -106,36 +119,36 @@ export async function readChainRange(
       if (hold) hold.tokens.add(token);
       else holds.push({ nonce, tokens: new Set([token]) });
     }
-  // Balances read above the settlement depth are the portfolio's alone: the ledger's lock balances are then read in
-  // the settlements stream too, at its depth, so no reservation, release or credit rests on what a reorg can undo.
-  const shallow = chain.confirmations < chain.settlementConfirmations;
+  const filter = { accounts: watched.accounts, spenders: [...holders.keys()] };
+  const range = { head, to, fromBlock, toBlock };
+  const chainRead =
+    early?.filter === filterKey(filter)
+      ? early
+      : await readLogs(deps.allocator, chain, stream, client, filter, from, range);
+  // The next range is read while this one is judged and ingested, with this one's filters.
+  if (ahead && to < confirmed) {
+    const start = to + 1n;
+    const end = start + BigInt(chain.blockRange) - 1n < confirmed ? start + BigInt(chain.blockRange) - 1n : confirmed;
+    const read = ends(client, start, end)
+      .then(([startBlock, endBlock]) =>
+        readLogs(deps.allocator, chain, stream, client, filter, start, {
+          head,
+          to: end,
+          fromBlock: startBlock,
+          toBlock: endBlock,
+        }),
+      )
+      // A failed read ahead is made again by the range that needs it.
+      .catch(() => undefined);
+    ahead.set(key, { from: start, parent: toBlock.hash!, read });
+  }
+  const { logs: read, blocks } = chainRead;
+  const shallow = shallowBalances(chain);
   const ledgerLocks: ChainStream = shallow ? 'settlements' : 'balances';
-  const read =
-    stream === 'settlements'
-      ? inChainOrder([
-          ...(await settlementLogs(
-            client,
-            chain,
-            deps.allocator,
-            { ...watched, spenders: [...holders.keys()] },
-            from,
-            to,
-          )),
-          ...(shallow ? await balanceLogs(client, chain, from, to) : []),
-        ])
-      : await balanceLogs(client, chain, from, to);
   const logs = [
     ...read,
     ...(await permit2Claims(read, holders, (owner, nonce, block) => nonceSpent(client, chain, owner, nonce, block))),
   ];
-  const blocks = new Map<bigint, Block>([[to, toBlock]]);
-  // Concurrently: the transport batches them into few JSON-RPC requests.
-  const headers = [...new Set(logs.map((l) => l.blockNumber))].filter((n) => n !== to);
-  for (const b of await Promise.all(headers.map((n) => client.getBlock({ blockNumber: n })))) blocks.set(b.number!, b);
-  for (const l of logs) {
-    if (blocks.get(l.blockNumber)!.hash !== l.blockHash)
-      throw new Error(`block ${l.blockNumber} of chain ${chain.chainId} changed while its range was read`);
-  }
   // Holds past their `expires` at this range's end are released by a snapshot here, whatever moved on the account:
   // locks in the stream that reads the ledger's (The Compact's balanceOf), wallets in the `settlements` stream.
   const expiring = (await expiredHolds(deps.db, chain.chainId, Number(toBlock.timestamp)))
@@ -159,7 +172,7 @@ export async function readChainRange(
     unconfirmed: stream === 'balances' && shallow,
     resnapshot: [...resnapshot, ...expiring],
     recipientOf: (nonce) => plans.get(nonce.toString())?.recipient,
-    balanceOf: (read: BalanceRead) => balanceOf(client, chain, read),
+    balancesOf: (keys, block) => balancesOf(client, chain, keys, block),
   });
   const voids = stillMissing(cursor.voids, deposits, to);
   if (voids.due.length) events.push(...voids.due.map((key) => voidEvent(chain.chainId, toBlock.hash!, key)));
@@ -263,41 +276,6 @@ export async function rewind(
 }
 
 const unique = <K>(keys: K[]) => [...new Map(keys.map((k) => [JSON.stringify(k), k])).values()];
-
-async function nonceSpent(
-  client: PublicClient,
-  chain: FollowedChain,
-  owner: string,
-  nonce: bigint,
-  block: bigint,
-): Promise<boolean> {
-  const word = await client.readContract({
-    address: chain.permit2,
-    abi: PERMIT2_NONCES,
-    functionName: 'nonceBitmap',
-    args: [owner as `0x${string}`, nonce >> 8n],
-    blockNumber: block,
-  });
-  return ((word >> (nonce & 0xffn)) & 1n) === 1n;
-}
-
-function balanceOf(client: PublicClient, chain: FollowedChain, read: BalanceRead): Promise<bigint> {
-  return 'lockId' in read
-    ? client.readContract({
-        address: chain.compact,
-        abi: COMPACT_BALANCE,
-        functionName: 'balanceOf',
-        args: [read.account as `0x${string}`, BigInt(read.lockId)],
-        blockNumber: read.block,
-      })
-    : client.readContract({
-        address: read.token as `0x${string}`,
-        abi: ERC20_BALANCE,
-        functionName: 'balanceOf',
-        args: [read.account as `0x${string}`],
-        blockNumber: read.block,
-      });
-}
 
 /**
  * Through the ingestion domain function the route uses, in batches of the route's size: the same screening and

@@ -5,9 +5,6 @@ import type { IndexerEvent } from '../ingestion/types';
 import type { BalanceKey, DepositKey } from '../../workflows/contracts/follow-chain';
 import type { ChainLog, FillPays } from './chain-logs';
 
-/** A balance to read at a block: balanceOf(account, lockId) of The Compact, or balanceOf(account) of an ERC-20. */
-export type BalanceRead = BalanceKey & { block: bigint };
-
 const ZERO = '0x0000000000000000000000000000000000000000';
 
 /** An event id of its own per (chain, block hash, …): the same log read again, after a retry or a rewind, is a duplicate. */
@@ -33,7 +30,8 @@ export interface RangeLogs {
   resnapshot: BalanceKey[];
   /** the mandate's recipient of a fill's nonce (lowercase), for fill events that do not declare whom they paid */
   recipientOf(nonce: bigint): string | undefined;
-  balanceOf(read: BalanceRead): Promise<bigint>;
+  /** the balances at `block`, in the order of `keys`: balanceOf(account, lockId) of The Compact, or of an ERC-20 */
+  balancesOf(keys: BalanceKey[], block: bigint): Promise<bigint[]>;
 }
 
 /**
@@ -160,7 +158,7 @@ export async function toEvents(
   }
   for (const key of r.resnapshot) snapshot(key);
   const keys = [...balances.values()];
-  const amounts = await Promise.all(keys.map((key) => r.balanceOf({ ...key, block: r.end.number! })));
+  const amounts = keys.length ? await r.balancesOf(keys, r.end.number!) : [];
   const read = keys.map((key, i): IndexerEvent => {
     const base = {
       id: eventId(r.chainId, r.end.hash!, r.unconfirmed ? 'unconfirmed-balance' : 'balance', keyDigest(key)),

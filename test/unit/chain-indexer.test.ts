@@ -1,9 +1,19 @@
 import fs from 'node:fs';
-import type { Block } from 'viem';
+import {
+  encodeAbiParameters,
+  encodeEventTopics,
+  parseAbiItem,
+  parseEventLogs,
+  type Block,
+  type Hex,
+  type PublicClient,
+} from 'viem';
 import { loadChainRegistry } from '../../src/chains/registry';
 import type { ChainLog } from '../../src/chain-indexer/chain-logs';
 import { chainIndexerConfig } from '../../src/chain-indexer/config';
-import { logsInRange } from '../../src/chain-indexer/get-logs';
+import { eventLogs, logsInRange } from '../../src/chain-indexer/get-logs';
+import { COMPACT_EVENTS, ERC20_TRANSFER } from '../../src/chain-indexer/abi';
+import { DEFAULT_FILL_EVENT } from '../../src/chain-indexer/config';
 import { permit2Claims } from '../../src/chain-indexer/permit2-claims';
 import { rewind, stillMissing } from '../../src/chain-indexer/read-range';
 import { toEvents } from '../../src/chain-indexer/to-events';
@@ -53,6 +63,63 @@ describe('eth_getLogs ranges', () => {
       }),
     ).rejects.toThrow('exceeded');
   });
+  test("logs are decoded as viem's strict getLogs decodes them: a log whose topics or data do not fit is left out", async () => {
+    const a = '0x00000000000000000000000000000000000000aa';
+    const b = '0x00000000000000000000000000000000000000bb';
+    const fill = parseAbiItem(DEFAULT_FILL_EVENT);
+    const word = (v: bigint) => encodeAbiParameters([{ type: 'uint256' }], [v]);
+    const log = (i: number, topics: Hex[], data: Hex) => ({
+      address: '0x00000000000000000000000000000000000000Cc' as Hex,
+      blockNumber: '0x7',
+      blockHash: hash(7),
+      transactionHash: hash(70 + i),
+      transactionIndex: '0x0',
+      logIndex: `0x${i.toString(16)}`,
+      removed: false,
+      topics,
+      data,
+    });
+    const transfer = encodeEventTopics({ abi: [ERC20_TRANSFER], args: { from: a, to: b } }) as Hex[];
+    const logs = [
+      log(0, transfer, word(5n)),
+      // An ERC-721 Transfer: the same signature, its token id a topic and no data.
+      log(1, [...transfer, word(9n)], '0x'),
+      log(2, transfer, '0x01'),
+      log(3, transfer.slice(0, 2), word(5n)),
+      log(
+        4,
+        encodeEventTopics({ abi: [COMPACT_EVENTS[0]], args: { from: a, to: b, id: 3n } }) as Hex[],
+        encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [a, 4n]),
+      ),
+      log(
+        5,
+        encodeEventTopics({ abi: [fill], args: { nonce: 8n, recipient: b } }) as Hex[],
+        encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [a, 6n]),
+      ),
+    ];
+    const asked: unknown[] = [];
+    const client = {
+      request: async ({ params }: { params: unknown[] }) => {
+        asked.push(params[0]);
+        return logs;
+      },
+    } as unknown as PublicClient;
+    const events = [ERC20_TRANSFER, COMPACT_EVENTS[0], fill];
+    const ours = await eventLogs(client, { events }, 7n, 8n);
+    const viems = parseEventLogs({ abi: events, logs: logs as never, strict: true });
+    const lower = (args: Record<string, unknown>) =>
+      Object.fromEntries(Object.entries(args).map(([k, v]) => [k, typeof v === 'string' ? v.toLowerCase() : v]));
+    expect(ours.map((l) => [l.logIndex, l.eventName, l.args])).toEqual(
+      viems.map((l) => [l.logIndex, l.eventName, lower(l.args as Record<string, unknown>)]),
+    );
+    expect(ours.map((l) => l.logIndex)).toEqual([0, 4, 5]);
+    expect(asked[0]).toMatchObject({ fromBlock: '0x7', toBlock: '0x8' });
+    // Filtered by an indexed argument: the topics viem encodes for it.
+    await eventLogs(client, { events: [ERC20_TRANSFER], args: { to: [a, b] } }, 7n, 7n);
+    expect((asked[1] as { topics: unknown[] }).topics).toEqual(
+      encodeEventTopics({ abi: [ERC20_TRANSFER], args: { to: [a, b] } }),
+    );
+  });
 });
 
 describe('settings', () => {
@@ -98,9 +165,9 @@ describe('what each log becomes', () => {
       end: block(3, 1_700_000_003),
       resnapshot,
       recipientOf: (nonce) => (nonce === 30n || nonce === 31n ? account : undefined),
-      balanceOf: async (r) => {
-        reads.push(r);
-        return 42n;
+      balancesOf: async (keys, at) => {
+        reads.push(...keys.map((key) => ({ ...key, block: at })));
+        return keys.map(() => 42n);
       },
     }).then((out) => ({ ...out, reads }));
   };
