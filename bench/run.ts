@@ -19,7 +19,7 @@ import { projectRoot } from '../src/dev/processes';
 import { benchAnalytics } from './analytics';
 import { benchBaselines } from './baselines';
 import { cpuSample, processRss, settle } from './cpu';
-import { benchFillAfterBurst, benchFillLatency, BURST, type Latency } from './fill-latency';
+import { benchFillAfterBurst, benchFillLatency, BURST, untilStarted, type Latency } from './fill-latency';
 import { benchIngestion, benchLifecycleIngestion, benchNewcomerIngestion, benchOneEventBatches } from './indexer';
 import { arg, type Kit, type Result, runBench, type Stack } from './kit';
 import { measure, median, percentile } from './measure';
@@ -152,6 +152,8 @@ async function lifecycleReport(kit: Kit, stack: Stack): Promise<string[]> {
       while (next < signed.length) await stack.post('/intent-operations', { signedIntentOp: signed[next++] }, 201);
     }),
   );
+  // The submits' lifecycle starts are performed after their answers: the batches are measured once they are done.
+  await untilStarted(stack);
   const { fills, claims } = await benchLifecycleIngestion(
     kit,
     stack,

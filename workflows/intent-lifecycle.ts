@@ -110,8 +110,9 @@ export async function runLifecycle(start: LifecycleStart, kind: 'intent' | 'bund
   const waitingForFill = () => !state.fill && !isTerminal(state.status) && !recordedAhead;
   if (readsRecord) {
     void rereads(start, now, (due) => (rereadDue = due));
-    // Woken early by a signal: what was recorded before it comes first. Past the deadline the loop reads at once.
-    if (!deadlinePassed) await catchUp();
+    // Woken early by a signal: what was recorded before it comes first. Else the delay ended at the deadline, whose
+    // read the loop makes at once.
+    if (queue.length && !deadlinePassed) await catchUp();
   }
   while (state.status !== 'COMPLETED') {
     await continueIfLong(start, state, handled, queue);

@@ -102,16 +102,16 @@ export function keepClaim(state: IntentState, claim: ChainTx): IntentState {
 /**
  * The state once the lifecycle has read its record (src/intents/transition-store.ts, recordedLifecycle), which the
  * indexer route writes by the same rule (recordEvent) as it ingests events: a record at or ahead of the state is
- * taken, first fill and first claims kept. One behind it changes nothing (the lifecycle records each of its own moves
- * before taking it, so only a stale record is behind).
+ * taken, its fill and claims before the state's (the record keeps the first of each, whoever reported it). One behind
+ * it changes nothing (the lifecycle records each of its own moves before taking it, so only a stale record is behind).
  */
 export function adoptRecord(state: IntentState, record: IntentState): IntentState {
   if (record.status !== state.status && !movesForward(state.status, record.status)) return state;
-  const fill = state.fill ?? record.fill;
+  const fill = record.fill ?? state.fill;
   const next: IntentState = {
     ...state,
     status: record.status,
-    claims: { ...record.claims, ...state.claims },
+    claims: { ...state.claims, ...record.claims },
     ...(fill ? { fill } : {}),
   };
   return JSON.stringify(next) === JSON.stringify(state) ? state : next;

@@ -214,19 +214,32 @@ test("an intent's submit and its events: each request's outbox rows, performed i
     timestamp,
   });
   expect((await ingest(offline, [event('fill', 42161, 1, Math.floor(Date.now() / 1000))])).status).toBe(200);
-  await waitFor('the lifecycle read its record', async () => whole(submit(), submitPath), 60_000);
-  const preconfirmation = await ingest(offline, [
-    { id: `traced-pre-${intentId}`, type: 'preconfirmation', chainId: 42161, nonce: intentId },
-  ]);
-  const claim = await ingest(traced, [event('claim', 8453, 2, 1_700_000_100)]);
-  expect([preconfirmation.status, claim.status]).toEqual([200, 200]);
-  const preconfirmationTrace = preconfirmation.headers.get('x-trace-id');
-  const claimTrace = claim.headers.get('x-trace-id');
+  // Its run's span is exported when the run ends: that it read the fill shows in its history (the status it set).
+  const lifecycleHistory = async () =>
+    (await api.temporal.workflow.getHandle(`intent-${intentId}`).fetchHistory()).events ?? [];
+  await waitFor(
+    'the lifecycle read its record',
+    async () => (await lifecycleHistory()).some((e) => e.upsertWorkflowSearchAttributesEventAttributes),
+    60_000,
+  );
   const signalPath = (name: string) => [
     `outbox signal ${name}`,
     'SignalWithStartWorkflow:intentLifecycle',
     `HandleSignal:${name}`,
   ];
+  const preconfirmation = await ingest(offline, [
+    { id: `traced-pre-${intentId}`, type: 'preconfirmation', chainId: 42161, nonce: intentId },
+  ]);
+  const preconfirmationTrace = preconfirmation.headers.get('x-trace-id');
+  // Handled before the claim ends the lifecycle (a signal to an ended one is dropped).
+  await waitFor(
+    'the sweeper signalled the preconfirmation',
+    async () => whole(preconfirmationTrace, signalPath('preconfirmation')),
+    30_000,
+  );
+  const claim = await ingest(traced, [event('claim', 8453, 2, 1_700_000_100)]);
+  expect([preconfirmation.status, claim.status]).toEqual([200, 200]);
+  const claimTrace = claim.headers.get('x-trace-id');
   await waitFor(
     'the lifecycle traced',
     async () =>
