@@ -134,7 +134,8 @@ test('a worker killed with SIGKILL mid-backfill loses and duplicates nothing onc
   await waitFor(
     'every deposit and its webhook',
     async () => (await listed()).length >= TRANSFERS && received().length >= TRANSFERS,
-    120_000,
+    // About 30 s alone: a busy run's shared Temporal takes several times longer over its hundreds of one-block ranges.
+    240_000,
   );
   for (const a of accounts)
     await waitFor(

@@ -186,7 +186,7 @@ test('npm start serves a portfolio fed through the indexer route, and keeps it a
   } finally {
     await stopProcess(second.proc, 'SIGINT');
   }
-}, 180_000);
+}, 300_000);
 
 test('the CLI rejects bad usage with exit code 2', async () => {
   await expect(
