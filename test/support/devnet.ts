@@ -9,9 +9,8 @@ import { dropDatabase, ensureDatabase, withDatabase } from '../../src/db/provisi
 import type { Devnet } from '../../src/dev/devnet-tools';
 import { projectRoot, waitFor } from '../../src/dev/processes';
 import { createTemporalClient } from '../../src/temporal-sdk/client';
-import { CHAIN_STREAMS, followChainWorkflowId } from '../../workflows/contracts/follow-chain';
 import { readTestEnv } from './env';
-import { offsetSequences } from './harness';
+import { endChainFollowers, offsetSequences } from './harness';
 import { freePort } from './global-setup';
 
 const WAIT_MS = 90_000;
@@ -131,16 +130,10 @@ export class DevnetRun {
     const test = readTestEnv();
     const temporal = createTemporalClient(test.temporalAddress, test.namespace);
     try {
-      const ids = this.described().chains.flatMap(({ chainId }) =>
-        CHAIN_STREAMS.map((stream) => followChainWorkflowId(chainId, stream)),
-      );
-      await Promise.all(
-        ids.map((id) =>
-          temporal.workflow
-            .getHandle(id)
-            .terminate('the devnet stopped')
-            .catch(() => undefined),
-        ),
+      await endChainFollowers(
+        temporal,
+        this.described().chains.map(({ chainId }) => chainId),
+        'the devnet stopped',
       );
     } finally {
       await temporal.connection.close();

@@ -170,18 +170,21 @@ export async function startWorker(env: TestEnv): Promise<void> {
  * one Temporal, so a later suite following the same chain would otherwise find them running on a queue nobody polls.
  */
 async function stopFollowing(temporal: Client, taskQueue: string): Promise<void> {
-  const ids = (followed.get(taskQueue) ?? []).flatMap((chainId) =>
-    CHAIN_STREAMS.map((stream) => followChainWorkflowId(chainId, stream)),
-  );
+  await endChainFollowers(temporal, followed.get(taskQueue) ?? [], 'the suite ended');
+  followed.delete(taskQueue);
+}
+
+/** Terminates the chain-indexer workflows of these chains, every stream's, where they still run. */
+export async function endChainFollowers(temporal: Client, chainIds: number[], reason: string): Promise<void> {
+  const ids = chainIds.flatMap((chainId) => CHAIN_STREAMS.map((stream) => followChainWorkflowId(chainId, stream)));
   await Promise.all(
     ids.map((id) =>
       temporal.workflow
         .getHandle(id)
-        .terminate('the suite ended')
+        .terminate(reason)
         .catch(() => undefined),
     ),
   );
-  followed.delete(taskQueue);
 }
 
 export async function call(
