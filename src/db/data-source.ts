@@ -38,6 +38,7 @@ import { DepositIdentity1766173700000 } from './migrations/1766173700000-deposit
 import { GoneHolds1766173770000 } from './migrations/1766173770000-gone-holds';
 import { UnsupportedTransfers1766173800000 } from './migrations/1766173800000-unsupported-transfers';
 import { Relayers1766173900000 } from './migrations/1766173900000-relayers';
+import { QuotePlans1766174000000 } from './migrations/1766174000000-quote-plans';
 
 /**
  * How long a query waits for a pooled connection (pg `connectionTimeoutMillis`, also the connect timeout) before it
@@ -105,6 +106,7 @@ export function createDataSource(url: string, poolSize = 10, timeouts: PoolTimeo
       GoneHolds1766173770000,
       UnsupportedTransfers1766173800000,
       Relayers1766173900000,
+      QuotePlans1766174000000,
     ],
     migrationsTransactionMode: 'all',
     synchronize: false,

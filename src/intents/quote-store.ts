@@ -6,7 +6,7 @@ import { type IntentStatus } from '../../workflows/intent-state';
 import { type LifecycleKind } from '../../workflows/contracts/intent-lifecycle';
 import type { IntentOp } from './types';
 import { recordIntentNonces } from '../ledger/store';
-import { chainsOf, type StoredOperation, TABLE, workflowIdOf } from './lifecycle-kind';
+import { type StoredOperation, TABLE, workflowIdOf } from './lifecycle-kind';
 
 export interface StoredQuote {
   operation: IntentOp;
@@ -82,26 +82,37 @@ export interface QuotedPlan {
   tokenOut: { token: string; amount: bigint }[];
 }
 
-/** The plans of the quotes among `nonces` (of intents and legacy bundles, submitted or not). */
+/**
+ * The plans of the quotes among `nonces` (of intents and legacy bundles, submitted or not), from the columns kept
+ * beside each operation for this read (a batch of fills reads hundreds; the operations are stored out of line).
+ */
 export async function quotedPlans(tx: Tx, nonces: string[]): Promise<Map<string, QuotedPlan>> {
-  const rows: { nonce: string; operation: StoredOperation; quotedAt: string }[] = await preparedQuery(
+  const rows: {
+    nonce: string;
+    originChainIds: (string | number)[];
+    destinationChainId: string;
+    recipient: string;
+    tokenOut: [string, string][];
+    quotedAt: string;
+  }[] = await preparedQuery(
     tx,
-    'SELECT nonce::text, operation, floor(extract(epoch FROM created_at))::bigint AS "quotedAt" FROM quotes WHERE nonce = ANY($1::numeric[])',
+    `SELECT nonce::text, plan_origin_chain_ids AS "originChainIds", plan_destination_chain_id AS "destinationChainId",
+       plan_recipient AS recipient, plan_token_out AS "tokenOut", floor(extract(epoch FROM created_at))::bigint AS "quotedAt"
+     FROM quotes WHERE nonce = ANY($1::numeric[])`,
     [nonces],
   );
   return new Map(
-    rows.map((r) => {
-      const { mandate } = r.operation.elements[0];
-      return [
-        r.nonce,
-        {
-          ...chainsOf(r.operation),
-          quotedAt: Number(r.quotedAt),
-          recipient: mandate.recipient.toLowerCase(),
-          tokenOut: mandate.tokenOut.map(([id, amount]) => ({ token: tokenOfId(id), amount: BigInt(amount) })),
-        },
-      ];
-    }),
+    rows.map((r) => [
+      r.nonce,
+      {
+        // as chainsOf reads them from the whole operation
+        originChainIds: [...new Set(r.originChainIds.map(Number))],
+        destinationChainId: Number(r.destinationChainId),
+        quotedAt: Number(r.quotedAt),
+        recipient: r.recipient.toLowerCase(),
+        tokenOut: r.tokenOut.map(([id, amount]) => ({ token: tokenOfId(id), amount: BigInt(amount) })),
+      },
+    ]),
   );
 }
 
