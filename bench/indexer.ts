@@ -69,6 +69,65 @@ export async function benchNewcomerIngestion(kit: Kit, stack: Stack): Promise<Re
   return { ...r, rps: r.rps * 1000 };
 }
 
+/**
+ * The newcomer's batches as PostgreSQL alone stores them: per transaction, the 1,000 events recorded by id and their
+ * 1,000 balance rows upserted, in tables shaped as `indexer_events` and `lock_balances` (their keys and indexes), by
+ * the statements the route runs, their parameters built beforehand. No HTTP, validation, screening or release: what
+ * the database's part of a batch alone allows, one transaction after another (the floor the newcomer's row sits on).
+ */
+export async function benchIngestionFloor(kit: Kit, stack: Stack): Promise<Result> {
+  const since = Math.floor(Date.now() / 1000) - 30 * 86_400;
+  const batches = Array.from({ length: NEWCOMER_BATCHES }, (_, i) => {
+    const events = Array.from({ length: 1000 }, (_, j) => ({
+      ...balance(`0x${randomBytes(20).toString('hex')}`, String(1_000_000 + i * 1000 + j)),
+      blockTimestamp: since + 2 * (i * 1000 + j),
+    }));
+    const column = (f: (e: (typeof events)[number]) => string | number) => events.map(f).join(',');
+    return {
+      document: JSON.stringify(events),
+      columns: [
+        column((e) => e.chainId),
+        column((e) => e.account.toLowerCase()),
+        column((e) => e.token.toLowerCase()),
+        column(() => '0x000000000000000000000000'),
+        column((e) => e.locked),
+        column((e) => e.blockNumber),
+        column((e) => e.blockTimestamp),
+        column((e) => e.blockNumber),
+      ],
+    };
+  });
+  await stack.db.query('CREATE TABLE bench_floor_events (LIKE indexer_events INCLUDING ALL)');
+  await stack.db.query('CREATE TABLE bench_floor_balances (LIKE lock_balances INCLUDING ALL)');
+  const cols = 'chain_id, account, token, lock_tag, amount, block_number, block_timestamp, timestamp_block';
+  const types = ['bigint', 'text', 'text', 'text', 'numeric', 'bigint', 'bigint', 'bigint'];
+  const arrays = types.map((t, i) => `string_to_array($${i + 1}, ',', 'NULL')::${t}[]`).join(', ');
+  try {
+    const r = await kit.measure(
+      'PostgreSQL alone: 1,000 events recorded and 1,000 balance rows upserted per transaction',
+      1,
+      batches.length,
+      (i) =>
+        stack.db.transaction(async (tx) => {
+          await tx.query(
+            `INSERT INTO bench_floor_events (id, type, payload) SELECT e->>'id', e->>'type', e
+             FROM jsonb_array_elements($1::jsonb) e ON CONFLICT (id) DO NOTHING RETURNING id`,
+            [batches[i].document],
+          );
+          await tx.query(
+            `INSERT INTO bench_floor_balances (${cols}) SELECT ${cols} FROM unnest(${arrays}) WITH ORDINALITY AS r(${cols}, n)
+             ORDER BY n ON CONFLICT (account, chain_id, token, lock_tag) DO UPDATE SET amount = EXCLUDED.amount,
+             block_number = EXCLUDED.block_number WHERE bench_floor_balances.block_number <= EXCLUDED.block_number`,
+            batches[i].columns,
+          );
+        }),
+    );
+    return { ...r, rps: r.rps * 1000 };
+  } finally {
+    await stack.db.query('DROP TABLE bench_floor_events, bench_floor_balances');
+  }
+}
+
 /** Blocks of the one-event batches, each new so that every event is applied. */
 let eventSeq = 0;
 

@@ -20,7 +20,13 @@ import { benchAnalytics } from './analytics';
 import { benchBaselines } from './baselines';
 import { cpuSample, processRss, settle } from './cpu';
 import { benchFillAfterBurst, benchFillLatency, BURST, untilStarted, type Latency } from './fill-latency';
-import { benchIngestion, benchLifecycleIngestion, benchNewcomerIngestion, benchOneEventBatches } from './indexer';
+import {
+  benchIngestion,
+  benchIngestionFloor,
+  benchLifecycleIngestion,
+  benchNewcomerIngestion,
+  benchOneEventBatches,
+} from './indexer';
 import { arg, type Kit, type Result, runBench, type Stack } from './kit';
 import { measure, median, percentile } from './measure';
 import { benchQuotes, signedQuotes } from './quotes';
@@ -50,6 +56,8 @@ interface Rounds {
   results: Result[];
   eventsPerSecond: number;
   newcomer: Result;
+  /** the newcomer's batches as PostgreSQL alone stores them (benchIngestionFloor) */
+  floor: Result;
   fill: Latency;
   fillAfterBurst: Latency;
   spare: PrivateKeyAccount[];
@@ -67,6 +75,7 @@ async function requestRounds(kit: Kit, stack: Stack): Promise<Rounds> {
   const accounts = Array.from({ length: Math.max(total, 20_000) }, () => privateKeyToAccount(generatePrivateKey()));
   const eventsPerSecond = await benchIngestion(kit, stack, accounts);
   const newcomer = await benchNewcomerIngestion(kit, stack);
+  const floor = await benchIngestionFloor(kit, stack);
 
   const results: Result[] = [];
   const submittedAt1: string[] = [];
@@ -84,7 +93,7 @@ async function requestRounds(kit: Kit, stack: Stack): Promise<Rounds> {
   }
   const spare = accounts.slice(cursor, cursor + 60);
   const { fill, fillAfterBurst } = await fillRows(kit, stack, submittedAt1, accounts.slice(cursor + 60));
-  return { results, eventsPerSecond, newcomer, fill, fillAfterBurst, spare };
+  return { results, eventsPerSecond, newcomer, floor, fill, fillAfterBurst, spare };
 }
 
 /**
@@ -132,9 +141,10 @@ async function ingestionReport(kit: Kit, stack: Stack): Promise<string[]> {
   const accounts = Array.from({ length: 20_000 }, () => privateKeyToAccount(generatePrivateKey()));
   const eventsPerSecond = await benchIngestion(kit, stack, accounts);
   const newcomer = await benchNewcomerIngestion(kit, stack);
+  const floor = await benchIngestionFloor(kit, stack);
   return [
     `| balance events ingested per second (batches of 1,000, 2 indexers) | ${eventsPerSecond.toFixed(0)} | ≥ 10,000 |`,
-    newcomerRow(newcomer),
+    newcomerRow(newcomer, floor),
   ];
 }
 
@@ -171,6 +181,7 @@ async function requestReport(kit: Kit, stack: Stack, rounds: Rounds): Promise<st
     {
       eventsPerSecond: rounds.eventsPerSecond,
       newcomer: rounds.newcomer,
+      floor: rounds.floor,
       fill: rounds.fill,
       fillAfterBurst: rounds.fillAfterBurst,
       rss,
