@@ -163,6 +163,22 @@ export async function ensureDatabase(adminUrl: string, database: string): Promis
   });
 }
 
+/**
+ * Creates the database DATABASE_URL names when its server has none by that name (a fresh server's), as the embedded
+ * server's is: through the server's `postgres` database, with DATABASE_URL's user. What stops that stops the start.
+ */
+export async function ensureDatabaseOf(url: string): Promise<void> {
+  const database = decodeURIComponent(new URL(url).pathname.slice(1));
+  if (!database) return;
+  try {
+    await ensureDatabase(withDatabase(url, 'postgres'), database);
+  } catch (err) {
+    throw new ConfigError(
+      `DATABASE_URL: database "${database}" could not be found or created (${(err as Error).message}); create it, or name one that exists`,
+    );
+  }
+}
+
 export async function dropDatabase(adminUrl: string, database: string): Promise<void> {
   await admin(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS "${database.replace(/"/g, '')}" WITH (FORCE)`));
 }

@@ -5,6 +5,7 @@ import { openDatabase } from '../db/data-source';
 import {
   checkEmbeddedPostgresReachable,
   ensureDatabase,
+  ensureDatabaseOf,
   RunningPostgres,
   startEmbeddedPostgres,
 } from '../db/provision';
@@ -90,7 +91,7 @@ export function runStack(opts: StackOptions): void {
         console.error(`[postgres] ${l}`),
       );
       await ensureDatabase(postgres.url, EMBEDDED_DATABASE);
-    }
+    } else await ensureDatabaseOf(config.databaseUrl);
 
     let temporalAddress = config.temporalAddress;
     let temporalSummary = [`  Temporal            ${temporalAddress} (external)`];

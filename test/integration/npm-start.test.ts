@@ -4,7 +4,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { projectRoot, stopProcess, waitFor } from '../../src/dev/processes';
+import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
+import { dropDatabase, ensureDatabaseOf, withDatabase } from '../../src/db/provision';
 import { freePort } from '../support/global-setup';
+import { readTestEnv } from '../support/env';
 
 /**
  * `npm start` as a newcomer runs it (embedded PostgreSQL, Temporal dev server with its Web UI, worker, API), on
@@ -221,3 +225,30 @@ test('the CLI rejects bad usage with exit code 2', async () => {
   },
   120_000,
 );
+
+test('npm start creates the database DATABASE_URL names when its server has none, and says why it cannot', async () => {
+  const { adminUrl } = readTestEnv();
+  const database = `orchestrator_fresh_${randomBytes(4).toString('hex')}`;
+  const exists = async () => {
+    const client = new Client({ connectionString: adminUrl });
+    await client.connect();
+    try {
+      return (await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database])).rowCount === 1;
+    } finally {
+      await client.end();
+    }
+  };
+  try {
+    await ensureDatabaseOf(withDatabase(adminUrl, database));
+    expect(await exists()).toBe(true);
+    await ensureDatabaseOf(withDatabase(adminUrl, database)); // there already: nothing to do
+    expect(await exists()).toBe(true);
+  } finally {
+    await dropDatabase(adminUrl, database);
+  }
+  const stranger = new URL(withDatabase(adminUrl, database));
+  stranger.username = 'no_such_role';
+  await expect(ensureDatabaseOf(stranger.toString())).rejects.toThrow(
+    new RegExp(`^DATABASE_URL: database "${database}" could not be found or created \\(.*no_such_role.*\\); create it`),
+  );
+});
