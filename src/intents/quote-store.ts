@@ -84,7 +84,7 @@ export interface QuotedPlan {
 
 /**
  * The plans of the quotes among `nonces` (of intents and legacy bundles, submitted or not), from the columns kept
- * beside each operation for this read (a batch of fills reads hundreds; the operations are stored out of line).
+ * beside each operation for this read (a batch of fills reads hundreds; the operations are stored compressed).
  */
 export async function quotedPlans(tx: Tx, nonces: string[]): Promise<Map<string, QuotedPlan>> {
   const rows: {

@@ -5,8 +5,8 @@ export class QuotePlans1766174000000 implements MigrationInterface {
 
   async up(q: QueryRunner): Promise<void> {
     // What a fill or a claim is judged against (quotedPlans), kept beside the operation: a batch of fills reads hundreds
-    // of quotes, and each operation is stored out of line and compressed, so reading its mandate costs far more than
-    // reading these. Generated, so they always say what the operation says.
+    // of quotes, and each operation is stored compressed (out of line when large), so reading its mandate costs far
+    // more than reading these. Generated, so they always say what the operation says.
     await q.query(`ALTER TABLE quotes
       ADD COLUMN plan_origin_chain_ids jsonb GENERATED ALWAYS AS (jsonb_path_query_array(operation, '$.elements[*].chainId')) STORED,
       ADD COLUMN plan_destination_chain_id text GENERATED ALWAYS AS (operation #>> '{elements,0,mandate,destinationChainId}') STORED,
