@@ -216,8 +216,8 @@ export async function insertLifecycleKeys(
 /** Which of these nonces are withdrawals' (the allocator's, not intents'). */
 export async function withdrawalNonces(tx: Tx, nonces: string[]): Promise<string[]> {
   const rows: { nonce: string }[] = await tx.query(
-    'SELECT nonce::text FROM withdrawals WHERE nonce = ANY($1::numeric[])',
-    [nonces],
+    "SELECT nonce::text FROM withdrawals WHERE nonce = ANY(string_to_array($1, ',')::numeric[])",
+    [plainList(nonces)],
   );
   return rows.map((w) => w.nonce);
 }

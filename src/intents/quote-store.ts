@@ -1,4 +1,5 @@
 import type { Db, Tx } from '../db/types';
+import { plainList } from '../db/plain-list';
 import { preparedQuery, WITHOUT_FLUSH_WAIT } from '../db/prepared';
 import { type Reservation } from '../ledger/ledger';
 import { type Sponsored } from '../projects/sponsorship-store';
@@ -98,8 +99,8 @@ export async function quotedPlans(tx: Tx, nonces: string[]): Promise<Map<string,
     tx,
     `SELECT nonce::text, plan_origin_chain_ids AS "originChainIds", plan_destination_chain_id AS "destinationChainId",
        plan_recipient AS recipient, plan_token_out AS "tokenOut", floor(extract(epoch FROM created_at))::bigint AS "quotedAt"
-     FROM quotes WHERE nonce = ANY($1::numeric[])`,
-    [nonces],
+     FROM quotes WHERE nonce = ANY(string_to_array($1, ',')::numeric[])`,
+    [plainList(nonces)],
   );
   return new Map(
     rows.map((r) => [
