@@ -165,19 +165,30 @@ export async function ensureDatabase(adminUrl: string, database: string): Promis
 
 /**
  * Creates the database DATABASE_URL names when its server has none by that name (a fresh server's), as the embedded
- * server's is: through the server's `postgres` database, with DATABASE_URL's user. What stops that stops the start.
+ * server's is: through the server's `postgres` database, with DATABASE_URL's user, and only then (a managed server may
+ * not let that user reach `postgres`). What stops the start is said in one line.
  */
 export async function ensureDatabaseOf(url: string): Promise<void> {
   const database = decodeURIComponent(new URL(url).pathname.slice(1));
-  if (!database) return;
+  const why = (err: unknown) => (err as Error).message;
+  try {
+    await admin(url, async () => undefined);
+    return;
+  } catch (err) {
+    if ((err as { code?: string }).code !== MISSING_DATABASE || !database)
+      throw new ConfigError(`DATABASE_URL: cannot connect (${why(err)})`);
+  }
   try {
     await ensureDatabase(withDatabase(url, 'postgres'), database);
   } catch (err) {
     throw new ConfigError(
-      `DATABASE_URL: database "${database}" could not be found or created (${(err as Error).message}); create it, or name one that exists`,
+      `DATABASE_URL: database "${database}" does not exist and could not be created (${why(err)}); create it, or name one that exists`,
     );
   }
 }
+
+/** PostgreSQL's error code for a connection to a database the server does not have (invalid_catalog_name). */
+const MISSING_DATABASE = '3D000';
 
 export async function dropDatabase(adminUrl: string, database: string): Promise<void> {
   await admin(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS "${database.replace(/"/g, '')}" WITH (FORCE)`));
