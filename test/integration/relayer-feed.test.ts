@@ -4,7 +4,7 @@ import { createProject } from '../../src/projects/api-keys';
 import { createRelayerKey } from '../../src/relayers/keys';
 import { listRelayerKeys, revokeRelayerKey } from '../../src/relayers/store';
 import { ARB_USDC, BASE_USDC, fillEvent, getCompactTypedData, lockedSnapshot, TX } from '../support/fixtures';
-import { Api, call, ingest, startApi } from '../support/harness';
+import { Api, call, ingest, startApi, until } from '../support/harness';
 
 /* eslint-disable @typescript-eslint/no-require-imports, @typescript-eslint/no-explicit-any */
 const sdkDir = path.dirname(require.resolve('@rhinestone/sdk'));
@@ -47,7 +47,14 @@ async function submitted(p: number, amount = 1_000_000n) {
     originSignatures: intentOp.elements.map(() => signature),
     destinationSignature: signature,
   });
-  return { op: intentOp, id: result.id as string };
+  const id = result.id as string;
+  // The feed shows an intent once every transaction that began before its submit has ended, in any database of the
+  // server (docs/relayers.md); other suites' transactions can hold it back a moment.
+  await until(`intent ${id} on the feed`, async () => {
+    const page = await asRelayer('/relayer/intents?limit=200');
+    return page.json.intents.some((i: { id: string }) => i.id === id) || undefined;
+  });
+  return { op: intentOp, id };
 }
 
 const asRelayer = (pathAndQuery: string, key = relayerKey) =>
