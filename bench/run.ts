@@ -43,7 +43,7 @@ const REQUESTS = Number(arg('--requests')) || 1000; // fewer make the 32-client 
  * submit's CPU beside a bare workflow start (8 clients, after the warm-up round); `ingestion` is the two rows of
  * balance events in batches of 1,000 alone (two indexers over 20,000 accounts, then the newcomer's shape); `fill` the
  * two rows of fill → visible alone (over intents submitted one at a time for them); `lifecycle` lifecycle events in
- * batches (the fills, then the claims, of 1,000 intents), a section of its own that a whole run does not take.
+ * batches (the fills, then the claims, of 2,000 intents), a section of its own that a whole run does not take.
  */
 const ONLY = arg('--only')?.split(',');
 const LEVELS = [1, 8, 32];
@@ -148,8 +148,8 @@ async function ingestionReport(kit: Kit, stack: Stack): Promise<string[]> {
   ];
 }
 
-/** Intents whose fills and claims the lifecycle-event batches report. */
-const LIFECYCLE_INTENTS = 1000;
+/** Intents whose fills and claims the lifecycle-event batches report: eight batches of each, so a p50 rests on more than four. */
+const LIFECYCLE_INTENTS = 2000;
 
 /** Lifecycle events in batches (`--only lifecycle`): the fills, then the claims, of intents submitted before. */
 async function lifecycleReport(kit: Kit, stack: Stack): Promise<string[]> {
