@@ -57,8 +57,13 @@ test("a project over its quota gets 429 with Retry-After and RateLimit headers i
     expect(Number(a.headers.get('ratelimit-remaining'))).toBeGreaterThanOrEqual(0);
     expect(Number(a.headers.get('ratelimit-reset'))).toBeGreaterThanOrEqual(1);
   }
-  const deposit = await call(p, 'GET', '/deposit-processor/webhooks/events');
-  expect([deposit.status, deposit.json]).toEqual([429, { error: 'Too Many Requests', traceId: expect.any(String) }]);
+  // A volley again: a second gone since the last (a slow machine) gives the project one more request, the burst no more
+  // than three in 10 s, so some of six sent at once are refused.
+  const deposits = await volley(6, () => call(p, 'GET', '/deposit-processor/webhooks/events'));
+  expect(deposits.answers.find((a) => a.status === 429)?.json).toEqual({
+    error: 'Too Many Requests',
+    traceId: expect.any(String),
+  });
   // Not project routes: indexers and ops keep working while the project is over quota.
   for (let i = 0; i < 5; i++)
     expect(
