@@ -148,7 +148,10 @@ async function ingestionReport(kit: Kit, stack: Stack): Promise<string[]> {
   ];
 }
 
-/** Intents whose fills and claims the lifecycle-event batches report: eight batches of each, so a p50 rests on more than four. */
+/**
+ * Intents whose fills and claims the lifecycle-event batches report: eight batches of each, so the first (the API's
+ * warm-up) is not a quarter of the rate and the p50.
+ */
 const LIFECYCLE_INTENTS = 2000;
 
 /** Lifecycle events in batches (`--only lifecycle`): the fills, then the claims, of intents submitted before. */
